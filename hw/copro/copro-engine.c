@@ -1,0 +1,999 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro: the command processor of one engine
+ *
+ * An engine fetches submission descriptors from its ring, executes the
+ * packets of each DMA buffer on QEMU_CLOCK_VIRTUAL and reports completion
+ * with a fence and an interrupt.
+ *
+ * Time model: every packet is split into steps (a whole short packet, or a
+ * chunk of a COPY/FILL, a band of RECT rows, a slice of WORK). A step is
+ * first charged its modelled cost; its memory effects happen when the
+ * engine's clock reaches the end of the step. The engine clock ("cursor")
+ * advances by exactly the modelled costs while the engine stays busy, so
+ * results do not depend on how late a timer fires. With timing=instant
+ * every cost is zero.
+ *
+ * At most x-slice-packets steps run per main-loop slice, after which the
+ * engine reschedules its bottom half, so a buffer that never ends cannot
+ * stall QEMU or the guest.
+ *
+ * Copyright (c) 2026 The copro authors
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/units.h"
+#include "qemu/timer.h"
+#include "exec/memory.h"
+#include "migration/vmstate.h"
+#include "copro.h"
+#include "trace.h"
+
+#define COPRO_CHUNK_BYTES   (64 * KiB)      /* COPY/FILL/RECT step size */
+#define COPRO_WORK_SLICE_NS (100 * SCALE_US) /* WORK step size */
+#define COPRO_WAIT_POLL_NS  (20 * SCALE_US) /* WAIT re-check period */
+
+/* what a step did */
+typedef enum StepResult {
+    STEP_DONE,      /* packet retired */
+    STEP_MORE,      /* packet has more steps */
+    STEP_BLOCKED,   /* WAIT not satisfied */
+    STEP_FAULT,     /* engine halted */
+} StepResult;
+
+static const char *const copro_op_names[] = {
+    [COPRO_OP_NOP] = "NOP",
+    [COPRO_OP_TIMESTAMP] = "TIMESTAMP",
+    [COPRO_OP_INTERRUPT] = "INTERRUPT",
+    [COPRO_OP_FENCE] = "FENCE",
+    [COPRO_OP_WAIT] = "WAIT",
+    [COPRO_OP_COPY] = "COPY",
+    [COPRO_OP_FILL] = "FILL",
+    [COPRO_OP_SET_TARGET] = "SET_TARGET",
+    [COPRO_OP_RECT] = "RECT",
+    [COPRO_OP_WORK] = "WORK",
+};
+
+static const uint8_t copro_op_len[] = {
+    [COPRO_OP_NOP] = 0,             /* any */
+    [COPRO_OP_TIMESTAMP] = COPRO_LEN_TIMESTAMP,
+    [COPRO_OP_INTERRUPT] = COPRO_LEN_INTERRUPT,
+    [COPRO_OP_FENCE] = COPRO_LEN_FENCE,
+    [COPRO_OP_WAIT] = COPRO_LEN_WAIT,
+    [COPRO_OP_COPY] = COPRO_LEN_COPY,
+    [COPRO_OP_FILL] = COPRO_LEN_FILL,
+    [COPRO_OP_SET_TARGET] = COPRO_LEN_SET_TARGET,
+    [COPRO_OP_RECT] = COPRO_LEN_RECT,
+    [COPRO_OP_WORK] = COPRO_LEN_WORK,
+};
+
+const char *copro_op_name(uint32_t op)
+{
+    if (op < ARRAY_SIZE(copro_op_names) && copro_op_names[op]) {
+        return copro_op_names[op];
+    }
+    return "?";
+}
+
+const char *copro_engine_state_name(uint32_t state)
+{
+    static const char *const names[] = {
+        [COPRO_ENG_STATE_IDLE] = "idle",
+        [COPRO_ENG_STATE_BUSY] = "busy",
+        [COPRO_ENG_STATE_WAITING] = "waiting",
+        [COPRO_ENG_STATE_HALTED] = "halted",
+    };
+
+    return state < ARRAY_SIZE(names) ? names[state] : "?";
+}
+
+static bool copro_modelled(CoproEngine *e)
+{
+    return e->dev->timing == COPRO_TIMING_MODELLED;
+}
+
+/* ns needed to move @bytes at @rate bytes (or pixels) per second */
+static uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate)
+{
+    if (!copro_modelled(e)) {
+        return 0;
+    }
+    return muldiv64(units, NANOSECONDS_PER_SECOND, rate);
+}
+
+static uint64_t copro_packet_cost(CoproEngine *e)
+{
+    return copro_modelled(e) ? e->dev->packet_ns : 0;
+}
+
+/*
+ * Faults
+ */
+
+static void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
+                               uint32_t info)
+{
+    CoproState *s = e->dev;
+    bool error = kind <= COPRO_FAULT_LAST_ERROR;
+
+    e->state = COPRO_ENG_STATE_HALTED;
+    e->fault_kind = kind;
+    e->fault_offset = e->pc;
+    e->fault_addr = addr;
+    e->fault_fence = e->active ? e->desc.fence : 0;
+    e->fault_context = e->active ? e->desc.context : 0;
+    e->fault_info = info;
+    e->stat_faults++;
+    e->step_pending = false;
+    timer_del(e->timer);
+    trace_copro_engine_fault(e->index, kind, addr, e->pc, e->fault_fence);
+    qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u halted: %s at packet "
+                  "offset 0x%" PRIx32 ", address 0x%" PRIx64
+                  ", fence %" PRIu64 "\n", e->index,
+                  copro_fault_name(kind), e->pc, addr, e->fault_fence);
+    copro_raise_irq(s, COPRO_INT_ENG(e->index, error ? COPRO_INT_ERROR
+                                                     : COPRO_INT_FAULT));
+}
+
+const char *copro_fault_name(uint32_t kind)
+{
+    static const char *const names[] = {
+        [COPRO_FAULT_NONE] = "none",
+        [COPRO_FAULT_ILLEGAL_OPCODE] = "illegal opcode",
+        [COPRO_FAULT_BAD_LENGTH] = "bad packet length",
+        [COPRO_FAULT_BUFFER_OVERRUN] = "buffer overrun",
+        [COPRO_FAULT_BAD_DESCRIPTOR] = "bad descriptor",
+        [COPRO_FAULT_BAD_PACKET] = "bad packet fields",
+        [COPRO_FAULT_TRANSLATION] = "translation fault",
+        [COPRO_FAULT_DMA] = "DMA error",
+    };
+
+    return kind < ARRAY_SIZE(names) && names[kind] ? names[kind] : "?";
+}
+
+/*
+ * GPU memory. Every access goes through copro_translate(), which later
+ * grows the aperture and per-context address spaces. A failed access
+ * latches a fault and halts the engine; callers just stop.
+ */
+
+/* Map [addr, addr + len) to a host pointer into VRAM. */
+static uint8_t *copro_translate(CoproEngine *e, uint64_t addr, uint64_t len,
+                                bool is_write)
+{
+    CoproState *s = e->dev;
+
+    if (addr >= s->vram_size || len > s->vram_size - addr) {
+        copro_engine_fault(e, COPRO_FAULT_TRANSLATION, addr,
+                           is_write ? COPRO_FAULT_INFO_WRITE : 0);
+        return NULL;
+    }
+    return s->vram_ptr + addr;
+}
+
+static bool copro_mem_read(CoproEngine *e, uint64_t addr, void *buf,
+                           uint64_t len)
+{
+    uint8_t *p = copro_translate(e, addr, len, false);
+
+    if (!p) {
+        return false;
+    }
+    memcpy(buf, p, len);
+    return true;
+}
+
+static bool copro_mem_write(CoproEngine *e, uint64_t addr, const void *buf,
+                            uint64_t len)
+{
+    uint8_t *p = copro_translate(e, addr, len, true);
+
+    if (!p) {
+        return false;
+    }
+    memcpy(p, buf, len);
+    /* device writes must reach migration's dirty log */
+    memory_region_set_dirty(&e->dev->vram, addr, len);
+    return true;
+}
+
+static bool copro_mem_write64(CoproEngine *e, uint64_t addr, uint64_t val)
+{
+    uint64_t le = cpu_to_le64(val);
+
+    return copro_mem_write(e, addr, &le, sizeof(le));
+}
+
+static bool copro_mem_read64(CoproEngine *e, uint64_t addr, uint64_t *val)
+{
+    uint64_t le;
+
+    if (!copro_mem_read(e, addr, &le, sizeof(le))) {
+        return false;
+    }
+    *val = le64_to_cpu(le);
+    return true;
+}
+
+/*
+ * Statistics
+ */
+
+static CoproCtxStat *copro_ctx_stat(CoproState *s, uint32_t context)
+{
+    unsigned h = context % COPRO_CTX_STATS;
+
+    for (unsigned i = 0; i < COPRO_CTX_STATS; i++) {
+        CoproCtxStat *c = &s->ctx_stats[(h + i) % COPRO_CTX_STATS];
+
+        if (!c->used) {
+            c->used = 1;
+            c->context = context;
+            return c;
+        }
+        if (c->context == context) {
+            return c;
+        }
+    }
+    return NULL;    /* table full: the context is not accounted */
+}
+
+static void copro_account(CoproEngine *e, uint64_t ns)
+{
+    CoproCtxStat *c;
+
+    e->stat_busy_ns += ns;
+    c = copro_ctx_stat(e->dev, e->desc.context);
+    if (c) {
+        c->busy_ns += ns;
+    }
+}
+
+/*
+ * Packets
+ */
+
+static uint64_t dw64(const CoproPacket *p, unsigned i)
+{
+    return p->dw[i] | ((uint64_t)p->dw[i + 1] << 32);
+}
+
+/* Plan the next step of the current packet: returns its cost in ns. */
+static uint64_t copro_step_cost(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    CoproState *s = e->dev;
+    uint64_t first = p->progress == 0 ? copro_packet_cost(e) : 0;
+    uint64_t left;
+
+    switch (COPRO_PKT_OP(p->hdr)) {
+    case COPRO_OP_COPY:
+        left = dw64(p, 4) - p->progress;
+        return first + copro_cost(e, MIN(left, COPRO_CHUNK_BYTES),
+                                  s->copy_bw);
+    case COPRO_OP_FILL:
+        left = dw64(p, 2) - p->progress;
+        return first + copro_cost(e, MIN(left, COPRO_CHUNK_BYTES),
+                                  s->fill_bw);
+    case COPRO_OP_RECT:
+        return first + copro_cost(e, (uint64_t)e->rect_rows_step *
+                                  e->rect_w, s->pixel_rate);
+    case COPRO_OP_WORK:
+        left = dw64(p, 0) - p->progress;
+        return first + (copro_modelled(e) ? MIN(left, COPRO_WORK_SLICE_NS)
+                                          : 0);
+    case COPRO_OP_WAIT:
+        /* only the first check is charged; waiting is not busy time */
+        return p->progress == 0 ? first : 0;
+    default:
+        return first;
+    }
+}
+
+static StepResult copro_exec_copy(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    uint64_t dst = dw64(p, 0), src = dw64(p, 2), size = dw64(p, 4);
+    uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
+    g_autofree uint8_t *buf = NULL;
+
+    if (n) {
+        buf = g_malloc(n);
+        if (!copro_mem_read(e, src + p->progress, buf, n) ||
+            !copro_mem_write(e, dst + p->progress, buf, n)) {
+            return STEP_FAULT;
+        }
+    }
+    p->progress += n;
+    e->stat_bytes += n;
+    return p->progress < size ? STEP_MORE : STEP_DONE;
+}
+
+static StepResult copro_exec_fill(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    uint64_t dst = dw64(p, 0), size = dw64(p, 2);
+    uint32_t pattern = cpu_to_le32(p->dw[4]);
+    uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
+    g_autofree uint8_t *buf = NULL;
+
+    if (n) {
+        buf = g_malloc(n);
+        for (uint64_t i = 0; i < n; i += 4) {
+            memcpy(buf + i, &pattern, 4);
+        }
+        if (!copro_mem_write(e, dst + p->progress, buf, n)) {
+            return STEP_FAULT;
+        }
+    }
+    p->progress += n;
+    e->stat_bytes += n;
+    return p->progress < size ? STEP_MORE : STEP_DONE;
+}
+
+static bool copro_check_set_target(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    uint32_t slot = COPRO_PKT_FLAGS(p->hdr);
+    uint32_t pitch = p->dw[2], w = p->dw[3], h = p->dw[4], fmt = p->dw[5];
+    uint32_t bpp = copro_fmt_bpp(fmt);
+
+    return slot < COPRO_TARGET_SLOTS && bpp && w <= COPRO_TARGET_MAX_DIM &&
+           h <= COPRO_TARGET_MAX_DIM && (uint64_t)w * bpp <= pitch;
+}
+
+/* Clip the RECT to its target; sets rect_* and returns false if invalid. */
+static bool copro_prepare_rect(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    uint32_t slot = COPRO_PKT_FLAGS(p->hdr);
+    uint32_t x = p->dw[0], y = p->dw[1], w = p->dw[2], h = p->dw[3];
+    CoproTarget *t;
+    uint32_t bytes_per_row;
+
+    if (slot >= COPRO_TARGET_SLOTS || !e->targets[slot].format) {
+        return false;
+    }
+    t = &e->targets[slot];
+    x = MIN(x, t->width);
+    y = MIN(y, t->height);
+    e->rect_x = x;
+    e->rect_y = y;
+    e->rect_w = MIN(w, t->width - x);
+    e->rect_h = MIN(h, t->height - y);
+    bytes_per_row = MAX(e->rect_w * copro_fmt_bpp(t->format), 1);
+    e->rect_rows_step = MAX(COPRO_CHUNK_BYTES / bytes_per_row, 1);
+    e->rect_rows_step = MIN(e->rect_rows_step, e->rect_h - p->progress);
+    return true;
+}
+
+static StepResult copro_exec_rect(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    CoproTarget *t = &e->targets[COPRO_PKT_FLAGS(p->hdr)];
+    uint32_t bpp = copro_fmt_bpp(t->format);
+    uint32_t colour = cpu_to_le32(p->dw[4]);
+    uint64_t row_bytes = (uint64_t)e->rect_w * bpp;
+    g_autofree uint8_t *row = NULL;
+
+    if (row_bytes) {
+        row = g_malloc(row_bytes);
+        for (uint64_t i = 0; i < row_bytes; i += bpp) {
+            memcpy(row + i, &colour, bpp);
+        }
+        for (uint32_t r = 0; r < e->rect_rows_step; r++) {
+            uint64_t y = e->rect_y + p->progress + r;
+            uint64_t addr = t->addr + y * t->pitch +
+                            (uint64_t)e->rect_x * bpp;
+
+            if (!copro_mem_write(e, addr, row, row_bytes)) {
+                return STEP_FAULT;
+            }
+            e->stat_bytes += row_bytes;
+        }
+    }
+    p->progress += e->rect_rows_step;
+    if (p->progress < e->rect_h) {
+        e->rect_rows_step = MIN(e->rect_rows_step, e->rect_h - p->progress);
+        return STEP_MORE;
+    }
+    return STEP_DONE;
+}
+
+/* Called when the engine clock reaches the end of the step. */
+static StepResult copro_exec_step(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    CoproState *s = e->dev;
+    uint64_t v;
+    CoproTarget *t;
+
+    trace_copro_packet_exec(e->index, copro_op_name(COPRO_PKT_OP(p->hdr)),
+                            p->offset, p->progress);
+    switch (COPRO_PKT_OP(p->hdr)) {
+    case COPRO_OP_NOP:
+        return STEP_DONE;
+    case COPRO_OP_TIMESTAMP:
+        return copro_mem_write64(e, dw64(p, 0), e->cursor) ? STEP_DONE
+                                                           : STEP_FAULT;
+    case COPRO_OP_INTERRUPT:
+        e->user_data = p->dw[0];
+        copro_raise_irq(s, COPRO_INT_ENG(e->index, COPRO_INT_USER));
+        return STEP_DONE;
+    case COPRO_OP_FENCE:
+        if (!copro_mem_write64(e, dw64(p, 0), dw64(p, 2))) {
+            return STEP_FAULT;
+        }
+        if (COPRO_PKT_FLAGS(p->hdr) & COPRO_FENCE_IRQ) {
+            copro_raise_irq(s, COPRO_INT_ENG(e->index, COPRO_INT_FENCE));
+        }
+        copro_engines_fence_written(s);
+        return STEP_DONE;
+    case COPRO_OP_WAIT:
+        if (!copro_mem_read64(e, dw64(p, 0), &v)) {
+            return STEP_FAULT;
+        }
+        p->progress = 1;
+        return v >= dw64(p, 2) ? STEP_DONE : STEP_BLOCKED;
+    case COPRO_OP_COPY:
+        return copro_exec_copy(e);
+    case COPRO_OP_FILL:
+        return copro_exec_fill(e);
+    case COPRO_OP_SET_TARGET:
+        t = &e->targets[COPRO_PKT_FLAGS(p->hdr)];
+        t->addr = dw64(p, 0);
+        t->pitch = p->dw[2];
+        t->width = p->dw[3];
+        t->height = p->dw[4];
+        t->format = p->dw[5];
+        return STEP_DONE;
+    case COPRO_OP_RECT:
+        return copro_exec_rect(e);
+    case COPRO_OP_WORK:
+        v = dw64(p, 0) - p->progress;
+        p->progress += copro_modelled(e) ? MIN(v, COPRO_WORK_SLICE_NS) : v;
+        return p->progress < dw64(p, 0) ? STEP_MORE : STEP_DONE;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+/* Fetch and validate the packet at pc. */
+static bool copro_fetch_packet(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    uint32_t hdr, op, len;
+    uint64_t at = e->desc.dma_addr + e->pc;
+
+    if (e->desc.dma_len - e->pc < 4) {
+        copro_engine_fault(e, COPRO_FAULT_BUFFER_OVERRUN, at, 0);
+        return false;
+    }
+    if (!copro_mem_read(e, at, &hdr, 4)) {
+        return false;
+    }
+    hdr = le32_to_cpu(hdr);
+    op = COPRO_PKT_OP(hdr);
+    len = COPRO_PKT_LEN(hdr);
+    if (op >= ARRAY_SIZE(copro_op_names) || !copro_op_names[op]) {
+        copro_engine_fault(e, COPRO_FAULT_ILLEGAL_OPCODE, at, 0);
+        return false;
+    }
+    if (len == 0 || (copro_op_len[op] && len != copro_op_len[op])) {
+        copro_engine_fault(e, COPRO_FAULT_BAD_LENGTH, at, 0);
+        return false;
+    }
+    if ((uint64_t)len * 4 > e->desc.dma_len - e->pc) {
+        copro_engine_fault(e, COPRO_FAULT_BUFFER_OVERRUN, at, 0);
+        return false;
+    }
+    memset(p, 0, sizeof(*p));
+    p->offset = e->pc;
+    p->hdr = hdr;
+    if (op != COPRO_OP_NOP && len > 1) {
+        if (!copro_mem_read(e, at + 4, p->dw, (len - 1) * 4)) {
+            return false;
+        }
+        for (unsigned i = 0; i < len - 1; i++) {
+            p->dw[i] = le32_to_cpu(p->dw[i]);
+        }
+    }
+
+    /* field checks that do not need memory */
+    switch (op) {
+    case COPRO_OP_FILL:
+        if (dw64(p, 2) & 3) {
+            copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
+            return false;
+        }
+        break;
+    case COPRO_OP_SET_TARGET:
+        if (!copro_check_set_target(e)) {
+            copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
+            return false;
+        }
+        break;
+    case COPRO_OP_RECT:
+        if (!copro_prepare_rect(e)) {
+            copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
+            return false;
+        }
+        break;
+    }
+    e->in_packet = true;
+    return true;
+}
+
+/*
+ * Submissions
+ */
+
+static bool copro_load_submission(CoproEngine *e)
+{
+    struct copro_submit_desc *d = &e->desc;
+    uint64_t at = e->ring_base + (uint64_t)e->ring_head * COPRO_DESC_SIZE;
+
+    e->pc = 0;
+    if (!copro_mem_read(e, at, d, sizeof(*d))) {
+        return false;
+    }
+    d->dma_addr = le64_to_cpu(d->dma_addr);
+    d->dma_len = le32_to_cpu(d->dma_len);
+    d->flags = le32_to_cpu(d->flags);
+    d->fence = le64_to_cpu(d->fence);
+    d->context = le32_to_cpu(d->context);
+    d->save_addr = le64_to_cpu(d->save_addr);
+    e->ring_head = (e->ring_head + 1) & (e->ring_size - 1);
+    e->active = true;
+    trace_copro_submit_start(e->index, d->fence, d->context, d->dma_addr,
+                             d->dma_len);
+
+    if ((d->dma_addr & 3) || (d->dma_len & 3) || d->dma_len > COPRO_DMA_MAX ||
+        (d->flags & ~COPRO_SUBMIT_FLAGS_KNOWN) ||
+        (d->flags & COPRO_SUBMIT_RESUME) || d->reserved0 ||
+        d->reserved1[0] || d->reserved1[1] || d->reserved1[2]) {
+        copro_engine_fault(e, COPRO_FAULT_BAD_DESCRIPTOR, at, 0);
+        return false;
+    }
+    return true;
+}
+
+static bool copro_complete_submission(CoproEngine *e)
+{
+    CoproState *s = e->dev;
+    CoproCtxStat *c;
+
+    trace_copro_submit_end(e->index, e->desc.fence, e->cursor);
+    e->completed_fence = e->desc.fence;
+    if (e->fence_wb & COPRO_FENCE_WB_ENABLE) {
+        if (!copro_mem_write64(e, e->fence_wb & ~7ULL, e->desc.fence)) {
+            return false;
+        }
+    }
+    e->stat_submissions++;
+    c = copro_ctx_stat(s, e->desc.context);
+    if (c) {
+        c->submissions++;
+    }
+    e->active = false;
+    if (!(e->desc.flags & COPRO_SUBMIT_NO_IRQ)) {
+        copro_raise_irq(s, COPRO_INT_ENG(e->index, COPRO_INT_DMA_DONE));
+    }
+    copro_engines_fence_written(s);
+    return true;
+}
+
+/*
+ * The engine loop. Runs from the bottom half (doorbell, fence wake-up,
+ * slice continuation) and from the timer (end of a modelled step, WAIT
+ * poll).
+ */
+static void copro_engine_run(CoproEngine *e)
+{
+    int64_t now = copro_now_ns();
+    unsigned budget = e->dev->slice_packets;
+
+    if (e->state == COPRO_ENG_STATE_HALTED) {
+        return;
+    }
+    /* the engine clock restarts from now after an idle or blocked period */
+    if (!e->step_pending) {
+        e->cursor = MAX(e->cursor, now);
+    }
+
+    while (budget--) {
+        StepResult r;
+
+        if (e->step_pending) {
+            if (e->cursor > now) {
+                timer_mod(e->timer, e->cursor);
+                return;
+            }
+            e->step_pending = false;
+            r = copro_exec_step(e);
+            switch (r) {
+            case STEP_FAULT:
+                return;
+            case STEP_BLOCKED:
+                e->state = COPRO_ENG_STATE_WAITING;
+                e->cursor = now;
+                timer_mod(e->timer, now + COPRO_WAIT_POLL_NS);
+                return;
+            case STEP_DONE:
+                e->stat_packets++;
+                e->in_packet = false;
+                e->pc += COPRO_PKT_LEN(e->cur.hdr) * 4;
+                break;
+            case STEP_MORE:
+                break;
+            }
+            continue;
+        }
+
+        if (!e->active) {
+            if (e->ring_head == e->ring_tail || !e->ring_size) {
+                e->state = COPRO_ENG_STATE_IDLE;
+                return;
+            }
+            if (!copro_load_submission(e)) {
+                return;
+            }
+        }
+        e->state = COPRO_ENG_STATE_BUSY;
+        if (!e->in_packet) {
+            if (e->pc >= e->desc.dma_len) {
+                if (!copro_complete_submission(e)) {
+                    return;
+                }
+                continue;
+            }
+            if (!copro_fetch_packet(e)) {
+                return;
+            }
+        }
+        /* charge the next step; its effect happens when time catches up */
+        {
+            uint64_t cost = copro_step_cost(e);
+
+            copro_account(e, cost);
+            e->cursor += cost;
+            e->step_pending = true;
+        }
+    }
+    /* slice used up: let the main loop and the vCPUs run */
+    qemu_bh_schedule(e->bh);
+}
+
+static void copro_engine_bh(void *opaque)
+{
+    copro_engine_run(opaque);
+}
+
+/* Re-check a blocked WAIT; waiting time is not charged to the engine. */
+static void copro_engine_wake(CoproEngine *e)
+{
+    e->step_pending = true;
+    e->state = COPRO_ENG_STATE_BUSY;
+    e->cursor = copro_now_ns();
+}
+
+static void copro_engine_timer(void *opaque)
+{
+    CoproEngine *e = opaque;
+
+    if (e->state == COPRO_ENG_STATE_WAITING) {
+        copro_engine_wake(e);
+    }
+    copro_engine_run(e);
+}
+
+/* A fence was written: engines blocked in WAIT re-check now. */
+void copro_engines_fence_written(CoproState *s)
+{
+    for (unsigned i = 0; i < s->num_engines; i++) {
+        CoproEngine *e = &s->engines[i];
+
+        if (e->state == COPRO_ENG_STATE_WAITING) {
+            copro_engine_wake(e);
+            timer_del(e->timer);
+            qemu_bh_schedule(e->bh);
+        }
+    }
+}
+
+/*
+ * Registers
+ */
+
+static bool copro_engine_quiet(CoproEngine *e)
+{
+    return !e->active && e->ring_head == e->ring_tail;
+}
+
+uint64_t copro_engine_read(CoproEngine *e, hwaddr reg)
+{
+    switch (reg) {
+    case COPRO_ENG_RING_BASE:
+        return e->ring_base;
+    case COPRO_ENG_RING_SIZE:
+        return e->ring_size;
+    case COPRO_ENG_RING_HEAD:
+        return e->ring_head;
+    case COPRO_ENG_RING_TAIL:
+        return e->ring_tail;
+    case COPRO_ENG_STATE:
+        return e->state;
+    case COPRO_ENG_FENCE_WB:
+        return e->fence_wb;
+    case COPRO_ENG_COMPLETED_FENCE:
+        return e->completed_fence;
+    case COPRO_ENG_CURRENT_FENCE:
+        return e->active ? e->desc.fence : 0;
+    case COPRO_ENG_CURRENT_CONTEXT:
+        return e->active ? e->desc.context : 0;
+    case COPRO_ENG_FAULT_KIND:
+        return e->fault_kind;
+    case COPRO_ENG_FAULT_OFFSET:
+        return e->fault_offset;
+    case COPRO_ENG_FAULT_ADDR:
+        return e->fault_addr;
+    case COPRO_ENG_FAULT_FENCE:
+        return e->fault_fence;
+    case COPRO_ENG_ABORTED_FENCE:
+        return e->aborted_fence;
+    case COPRO_ENG_USER_DATA:
+        return e->user_data;
+    case COPRO_ENG_FAULT_CONTEXT:
+        return e->fault_context;
+    case COPRO_ENG_FAULT_INFO:
+        return e->fault_info;
+    case COPRO_ENG_STAT_BUSY_NS:
+        return e->stat_busy_ns;
+    case COPRO_ENG_STAT_SUBMISSIONS:
+        return e->stat_submissions;
+    case COPRO_ENG_STAT_PACKETS:
+        return e->stat_packets;
+    case COPRO_ENG_STAT_BYTES:
+        return e->stat_bytes;
+    case COPRO_ENG_STAT_FAULTS:
+        return e->stat_faults;
+    default:
+        return 0;
+    }
+}
+
+/* Abort the current buffer, drop queued entries and clear the fault. */
+static void copro_engine_soft_reset(CoproEngine *e)
+{
+    e->aborted_fence = e->active ? e->desc.fence : 0;
+    trace_copro_engine_reset(e->index, e->aborted_fence, e->completed_fence);
+    timer_del(e->timer);
+    e->active = false;
+    e->in_packet = false;
+    e->step_pending = false;
+    e->ring_head = e->ring_tail;
+    e->pc = 0;
+    memset(e->targets, 0, sizeof(e->targets));
+    e->fault_kind = COPRO_FAULT_NONE;
+    e->fault_offset = 0;
+    e->fault_addr = 0;
+    e->fault_fence = 0;
+    e->fault_context = 0;
+    e->fault_info = 0;
+    e->state = COPRO_ENG_STATE_IDLE;
+}
+
+void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
+                        uint64_t mask)
+{
+    switch (reg) {
+    case COPRO_ENG_RING_BASE:
+    case COPRO_ENG_RING_SIZE:
+        if (!copro_engine_quiet(e)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: ring "
+                          "reprogrammed while busy, ignored\n", e->index);
+            return;
+        }
+        if (reg == COPRO_ENG_RING_BASE) {
+            val = (e->ring_base & ~mask) | (val & mask);
+            if (val & (COPRO_DESC_SIZE - 1)) {
+                qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: "
+                              "misaligned ring base 0x%" PRIx64 "\n",
+                              e->index, val);
+            }
+            e->ring_base = val & ~(uint64_t)(COPRO_DESC_SIZE - 1);
+        } else {
+            if (val > COPRO_RING_MAX_ENTRIES ||
+                (val && !is_power_of_2(val))) {
+                qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: bad ring "
+                              "size %" PRIu64 ", ignored\n", e->index, val);
+                return;
+            }
+            e->ring_size = val;
+        }
+        e->ring_head = 0;
+        e->ring_tail = 0;
+        break;
+    case COPRO_ENG_RING_TAIL:
+        if (!e->ring_size || val >= e->ring_size) {
+            qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: doorbell tail "
+                          "%" PRIu64 " outside ring of %" PRIu32 " entries, "
+                          "ignored\n", e->index, val, e->ring_size);
+            return;
+        }
+        trace_copro_doorbell(e->index, val, e->ring_head);
+        e->ring_tail = val;
+        if (e->state != COPRO_ENG_STATE_HALTED) {
+            qemu_bh_schedule(e->bh);
+        }
+        break;
+    case COPRO_ENG_FENCE_WB:
+        e->fence_wb = (e->fence_wb & ~mask) | (val & mask);
+        break;
+    case COPRO_ENG_CONTROL:
+        if (val & COPRO_ENG_CTL_RESET) {
+            copro_engine_soft_reset(e);
+        }
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: register 0x%"
+                      HWADDR_PRIx " is not writable\n", e->index, reg);
+        break;
+    }
+}
+
+/*
+ * Lifecycle
+ */
+
+void copro_engine_init(CoproState *s, unsigned index)
+{
+    CoproEngine *e = &s->engines[index];
+
+    e->dev = s;
+    e->index = index;
+    e->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, copro_engine_timer, e);
+    e->bh = qemu_bh_new_guarded(copro_engine_bh, e,
+                                &DEVICE(s)->mem_reentrancy_guard);
+}
+
+void copro_engine_fini(CoproEngine *e)
+{
+    if (e->timer) {
+        timer_free(e->timer);
+        e->timer = NULL;
+    }
+    g_clear_pointer(&e->bh, qemu_bh_delete);
+}
+
+/* Power-on state: everything but the wiring is cleared. */
+void copro_engine_reset(CoproEngine *e)
+{
+    CoproState *s = e->dev;
+    unsigned index = e->index;
+    QEMUTimer *timer = e->timer;
+    QEMUBH *bh = e->bh;
+
+    if (timer) {
+        timer_del(timer);
+    }
+    if (bh) {
+        qemu_bh_cancel(bh);
+    }
+    memset(e, 0, sizeof(*e));
+    e->dev = s;
+    e->index = index;
+    e->timer = timer;
+    e->bh = bh;
+}
+
+/* Restart whatever was in flight when the state was saved. */
+void copro_engine_post_load(CoproEngine *e)
+{
+    if (e->state == COPRO_ENG_STATE_HALTED) {
+        return;
+    }
+    if (e->step_pending || e->active || e->ring_head != e->ring_tail ||
+        e->state == COPRO_ENG_STATE_WAITING) {
+        qemu_bh_schedule(e->bh);
+    }
+}
+
+static bool copro_engine_valid(void *opaque, int version_id)
+{
+    CoproEngine *e = opaque;
+
+    return e->ring_size <= COPRO_RING_MAX_ENTRIES &&
+           (!e->ring_size || (is_power_of_2(e->ring_size) &&
+                              e->ring_head < e->ring_size &&
+                              e->ring_tail < e->ring_size)) &&
+           e->state <= COPRO_ENG_STATE_HALTED &&
+           e->desc.dma_len <= COPRO_DMA_MAX &&
+           (!e->in_packet ||
+            (COPRO_PKT_OP(e->cur.hdr) < ARRAY_SIZE(copro_op_names) &&
+             COPRO_PKT_FLAGS(e->cur.hdr) < 256)) &&
+           (!e->in_packet || COPRO_PKT_OP(e->cur.hdr) != COPRO_OP_RECT ||
+            COPRO_PKT_FLAGS(e->cur.hdr) < COPRO_TARGET_SLOTS);
+}
+
+static const VMStateDescription vmstate_copro_target = {
+    .name = "copro/target",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(addr, CoproTarget),
+        VMSTATE_UINT32(pitch, CoproTarget),
+        VMSTATE_UINT32(width, CoproTarget),
+        VMSTATE_UINT32(height, CoproTarget),
+        VMSTATE_UINT32(format, CoproTarget),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+const VMStateDescription vmstate_copro_engine = {
+    .name = "copro/engine",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(ring_base, CoproEngine),
+        VMSTATE_UINT32(ring_size, CoproEngine),
+        VMSTATE_UINT32(ring_head, CoproEngine),
+        VMSTATE_UINT32(ring_tail, CoproEngine),
+        VMSTATE_UINT64(fence_wb, CoproEngine),
+        VMSTATE_UINT32(state, CoproEngine),
+        VMSTATE_BOOL(active, CoproEngine),
+        VMSTATE_UINT64(desc.dma_addr, CoproEngine),
+        VMSTATE_UINT32(desc.dma_len, CoproEngine),
+        VMSTATE_UINT32(desc.flags, CoproEngine),
+        VMSTATE_UINT64(desc.fence, CoproEngine),
+        VMSTATE_UINT32(desc.context, CoproEngine),
+        VMSTATE_UINT64(desc.save_addr, CoproEngine),
+        VMSTATE_UINT32(pc, CoproEngine),
+        VMSTATE_BOOL(in_packet, CoproEngine),
+        VMSTATE_BOOL(step_pending, CoproEngine),
+        VMSTATE_UINT32(cur.offset, CoproEngine),
+        VMSTATE_UINT32(cur.hdr, CoproEngine),
+        VMSTATE_UINT32_ARRAY(cur.dw, CoproEngine, COPRO_LEN_SET_TARGET - 1),
+        VMSTATE_UINT64(cur.progress, CoproEngine),
+        VMSTATE_UINT32(rect_x, CoproEngine),
+        VMSTATE_UINT32(rect_y, CoproEngine),
+        VMSTATE_UINT32(rect_w, CoproEngine),
+        VMSTATE_UINT32(rect_h, CoproEngine),
+        VMSTATE_UINT32(rect_rows_step, CoproEngine),
+        VMSTATE_STRUCT_ARRAY(targets, CoproEngine, COPRO_TARGET_SLOTS, 1,
+                             vmstate_copro_target, CoproTarget),
+        VMSTATE_INT64(cursor, CoproEngine),
+        VMSTATE_UINT64(completed_fence, CoproEngine),
+        VMSTATE_UINT32(user_data, CoproEngine),
+        VMSTATE_UINT32(fault_kind, CoproEngine),
+        VMSTATE_UINT32(fault_offset, CoproEngine),
+        VMSTATE_UINT64(fault_addr, CoproEngine),
+        VMSTATE_UINT64(fault_fence, CoproEngine),
+        VMSTATE_UINT32(fault_context, CoproEngine),
+        VMSTATE_UINT32(fault_info, CoproEngine),
+        VMSTATE_UINT64(aborted_fence, CoproEngine),
+        VMSTATE_UINT64(stat_busy_ns, CoproEngine),
+        VMSTATE_UINT64(stat_submissions, CoproEngine),
+        VMSTATE_UINT64(stat_packets, CoproEngine),
+        VMSTATE_UINT64(stat_bytes, CoproEngine),
+        VMSTATE_UINT64(stat_faults, CoproEngine),
+        VMSTATE_TIMER_PTR(timer, CoproEngine),
+        VMSTATE_VALIDATE("engine state in range", copro_engine_valid),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+const VMStateDescription vmstate_copro_ctx_stat = {
+    .name = "copro/ctx-stat",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(context, CoproCtxStat),
+        VMSTATE_UINT32(used, CoproCtxStat),
+        VMSTATE_UINT64(busy_ns, CoproCtxStat),
+        VMSTATE_UINT64(submissions, CoproCtxStat),
+        VMSTATE_END_OF_LIST()
+    },
+};

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro: monitor interface
+ *
+ * x-query-copro (QMP) returns the state of every copro device as data;
+ * "info copro" (HMP) prints the same for people.
+ *
+ * Copyright (c) 2026 The copro authors
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qapi/qapi-commands-machine.h"
+#include "qapi/qapi-types-machine.h"
+#include "monitor/monitor.h"
+#include "monitor/hmp.h"
+#include "qobject/qdict.h"
+#include "copro.h"
+
+static CoproEngineInfo *copro_engine_info(CoproEngine *e)
+{
+    CoproEngineInfo *info = g_new0(CoproEngineInfo, 1);
+
+    info->index = e->index;
+    info->state = g_strdup(copro_engine_state_name(e->state));
+    info->ring_base = e->ring_base;
+    info->ring_size = e->ring_size;
+    info->ring_head = e->ring_head;
+    info->ring_tail = e->ring_tail;
+    info->current_context = e->active ? e->desc.context : 0;
+    info->current_fence = e->active ? e->desc.fence : 0;
+    info->completed_fence = e->completed_fence;
+    info->fault = g_strdup(copro_fault_name(e->fault_kind));
+    info->fault_address = e->fault_addr;
+    info->fault_fence = e->fault_fence;
+    info->busy_ns = e->stat_busy_ns;
+    info->submissions = e->stat_submissions;
+    info->packets = e->stat_packets;
+    info->bytes = e->stat_bytes;
+    info->faults = e->stat_faults;
+    return info;
+}
+
+static CoproInfo *copro_info(CoproState *s)
+{
+    CoproInfo *info = g_new0(CoproInfo, 1);
+    CoproEngineInfoList **etail = &info->engines;
+    CoproContextInfoList **ctail = &info->contexts;
+
+    info->path = object_get_canonical_path(OBJECT(s));
+    info->vram_size = s->vram_size;
+    info->gpu_time_ns = copro_now_ns();
+    info->int_status = s->int_status;
+    info->int_mask = s->int_mask;
+    for (unsigned i = 0; i < s->num_engines; i++) {
+        QAPI_LIST_APPEND(etail, copro_engine_info(&s->engines[i]));
+    }
+    for (unsigned i = 0; i < COPRO_CTX_STATS; i++) {
+        CoproCtxStat *c = &s->ctx_stats[i];
+        CoproContextInfo *ci;
+
+        if (!c->used) {
+            continue;
+        }
+        ci = g_new0(CoproContextInfo, 1);
+        ci->context = c->context;
+        ci->busy_ns = c->busy_ns;
+        ci->submissions = c->submissions;
+        QAPI_LIST_APPEND(ctail, ci);
+    }
+    return info;
+}
+
+static int copro_collect(Object *obj, void *opaque)
+{
+    CoproInfoList ***tail = opaque;
+    CoproState *s = (CoproState *)object_dynamic_cast(obj, TYPE_COPRO);
+
+    if (s && DEVICE(s)->realized) {
+        QAPI_LIST_APPEND(*tail, copro_info(s));
+    }
+    return 0;
+}
+
+CoproInfoList *qmp_x_query_copro(Error **errp)
+{
+    CoproInfoList *head = NULL, **tail = &head;
+
+    object_child_foreach_recursive(object_get_root(), copro_collect, &tail);
+    return head;
+}
+
+static void hmp_info_copro(Monitor *mon, const QDict *qdict)
+{
+    g_autoptr(CoproInfoList) list = qmp_x_query_copro(NULL);
+
+    if (!list) {
+        monitor_printf(mon, "no copro device\n");
+        return;
+    }
+    for (CoproInfoList *l = list; l; l = l->next) {
+        CoproInfo *d = l->value;
+
+        monitor_printf(mon, "copro %s: vram %" PRIu64 " MiB, gpu time %"
+                       PRIu64 " ns, int status 0x%" PRIx64 " mask 0x%"
+                       PRIx64 "\n", d->path, d->vram_size >> 20,
+                       d->gpu_time_ns, d->int_status, d->int_mask);
+        for (CoproEngineInfoList *el = d->engines; el; el = el->next) {
+            CoproEngineInfo *e = el->value;
+
+            monitor_printf(mon, "  engine %" PRId64 ": %s, ring base 0x%"
+                           PRIx64 " size %u head %u tail %u\n",
+                           e->index, e->state, e->ring_base, e->ring_size,
+                           e->ring_head, e->ring_tail);
+            monitor_printf(mon, "    context %u fence %" PRIu64
+                           ", completed fence %" PRIu64 "\n",
+                           e->current_context, e->current_fence,
+                           e->completed_fence);
+            if (strcmp(e->fault, "none")) {
+                monitor_printf(mon, "    fault: %s at 0x%" PRIx64
+                               " (fence %" PRIu64 ")\n", e->fault,
+                               e->fault_address, e->fault_fence);
+            }
+            monitor_printf(mon, "    busy %" PRIu64 " ns, %" PRIu64
+                           " submissions, %" PRIu64 " packets, %" PRIu64
+                           " bytes, %" PRIu64 " faults\n", e->busy_ns,
+                           e->submissions, e->packets, e->bytes, e->faults);
+        }
+        for (CoproContextInfoList *cl = d->contexts; cl; cl = cl->next) {
+            CoproContextInfo *c = cl->value;
+
+            monitor_printf(mon, "  context %u: busy %" PRIu64 " ns, %"
+                           PRIu64 " submissions\n", c->context, c->busy_ns,
+                           c->submissions);
+        }
+    }
+}
+
+void copro_monitor_register(void)
+{
+    monitor_register_hmp("copro", true, hmp_info_copro);
+}

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro: a preemptible GPU-like coprocessor
+ *
+ * PCI function, register file, interrupts, reset and migration. The
+ * command processor (rings, packets, fences) is in copro-engine.c; the
+ * programming model is docs/specs/copro.rst and the register ABI is
+ * include/copro/copro_regs.h.
+ *
+ * Copyright (c) 2026 The copro authors
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/units.h"
+#include "qemu/bitops.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
+#include "hw/core/qdev-prop-internal.h"
+#include "hw/resettable.h"
+#include "migration/vmstate.h"
+#include "copro.h"
+#include "trace.h"
+
+#define COPRO_PCIE_CAP_OFFSET 0x80
+
+int64_t copro_now_ns(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/*
+ * Interrupts
+ */
+
+static bool copro_msix_on(CoproState *s)
+{
+    return msix_enabled(PCI_DEVICE(s));
+}
+
+static bool copro_msi_on(CoproState *s)
+{
+    return msi_enabled(PCI_DEVICE(s));
+}
+
+/* INTx follows (status & mask) when no message-signalled mode is on. */
+static void copro_update_intx(CoproState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    bool level = !copro_msix_on(s) && !copro_msi_on(s) &&
+                 (s->int_status & s->int_mask) != 0;
+
+    pci_set_irq(pdev, level);
+}
+
+/* Send messages for enabled causes that were just raised or unmasked. */
+static void copro_deliver(CoproState *s, uint64_t causes)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    causes &= s->int_mask;
+    if (!causes) {
+        return;
+    }
+    if (copro_msix_on(s)) {
+        for (unsigned e = 0; e < s->num_engines; e++) {
+            if (causes & COPRO_INT_ENGINE_MASK(e)) {
+                trace_copro_irq_msix(COPRO_MSIX_VEC_ENGINE(e), causes);
+                msix_notify(pdev, COPRO_MSIX_VEC_ENGINE(e));
+            }
+        }
+        if (causes & COPRO_INT_DEV_ALL) {
+            trace_copro_irq_msix(COPRO_MSIX_VEC_DEVICE(s->num_engines),
+                                 causes);
+            msix_notify(pdev, COPRO_MSIX_VEC_DEVICE(s->num_engines));
+        }
+    } else if (copro_msi_on(s)) {
+        trace_copro_irq_msi(causes);
+        msi_notify(pdev, 0);
+    }
+}
+
+void copro_raise_irq(CoproState *s, uint64_t causes)
+{
+    trace_copro_irq_raise(causes, s->int_status, s->int_mask);
+    s->int_status |= causes;
+    copro_deliver(s, causes);
+    copro_update_intx(s);
+}
+
+/*
+ * Register file
+ */
+
+typedef enum CoproRegAccess {
+    REG_RO,
+    REG_RW,
+    REG_W1C,
+    REG_WO,
+} CoproRegAccess;
+
+typedef struct CoproRegInfo {
+    hwaddr offset;
+    uint8_t width;          /* 4 or 8 bytes */
+    CoproRegAccess access;
+    const char *name;
+} CoproRegInfo;
+
+static const CoproRegInfo copro_global_regs[] = {
+    { COPRO_REG_ID,             4, REG_RO,  "ID" },
+    { COPRO_REG_VERSION,        4, REG_RO,  "VERSION" },
+    { COPRO_REG_CAPS,           4, REG_RO,  "CAPS" },
+    { COPRO_REG_NUM_ENGINES,    4, REG_RO,  "NUM_ENGINES" },
+    { COPRO_REG_VRAM_SIZE,      8, REG_RO,  "VRAM_SIZE" },
+    { COPRO_REG_APERTURE_SIZE,  8, REG_RO,  "APERTURE_SIZE" },
+    { COPRO_REG_APERTURE_BASE,  8, REG_RO,  "APERTURE_BASE" },
+    { COPRO_REG_PREEMPT_CAPS,   4, REG_RO,  "PREEMPT_CAPS" },
+    { COPRO_REG_MSIX_VECTORS,   4, REG_RO,  "MSIX_VECTORS" },
+    { COPRO_REG_SCRATCH,        4, REG_RW,  "SCRATCH" },
+    { COPRO_REG_GPU_TIME,       8, REG_RO,  "GPU_TIME" },
+    { COPRO_REG_INT_STATUS,     8, REG_W1C, "INT_STATUS" },
+    { COPRO_REG_INT_MASK,       8, REG_RW,  "INT_MASK" },
+    { COPRO_REG_INT_TEST,       4, REG_WO,  "INT_TEST" },
+    { COPRO_REG_INT_TEST_DATA,  4, REG_RO,  "INT_TEST_DATA" },
+};
+
+static const CoproRegInfo copro_engine_regs[] = {
+    { COPRO_ENG_RING_BASE,          8, REG_RW, "RING_BASE" },
+    { COPRO_ENG_RING_SIZE,          4, REG_RW, "RING_SIZE" },
+    { COPRO_ENG_RING_HEAD,          4, REG_RO, "RING_HEAD" },
+    { COPRO_ENG_RING_TAIL,          4, REG_RW, "RING_TAIL" },
+    { COPRO_ENG_STATE,              4, REG_RO, "STATE" },
+    { COPRO_ENG_FENCE_WB,           8, REG_RW, "FENCE_WB" },
+    { COPRO_ENG_COMPLETED_FENCE,    8, REG_RO, "COMPLETED_FENCE" },
+    { COPRO_ENG_CURRENT_FENCE,      8, REG_RO, "CURRENT_FENCE" },
+    { COPRO_ENG_CURRENT_CONTEXT,    4, REG_RO, "CURRENT_CONTEXT" },
+    { COPRO_ENG_CONTROL,            4, REG_WO, "CONTROL" },
+    { COPRO_ENG_FAULT_KIND,         4, REG_RO, "FAULT_KIND" },
+    { COPRO_ENG_FAULT_OFFSET,       4, REG_RO, "FAULT_OFFSET" },
+    { COPRO_ENG_FAULT_ADDR,         8, REG_RO, "FAULT_ADDR" },
+    { COPRO_ENG_FAULT_FENCE,        8, REG_RO, "FAULT_FENCE" },
+    { COPRO_ENG_ABORTED_FENCE,      8, REG_RO, "ABORTED_FENCE" },
+    { COPRO_ENG_USER_DATA,          4, REG_RO, "USER_DATA" },
+    { COPRO_ENG_FAULT_CONTEXT,      4, REG_RO, "FAULT_CONTEXT" },
+    { COPRO_ENG_FAULT_INFO,         4, REG_RO, "FAULT_INFO" },
+    { COPRO_ENG_STAT_BUSY_NS,       8, REG_RO, "STAT_BUSY_NS" },
+    { COPRO_ENG_STAT_SUBMISSIONS,   8, REG_RO, "STAT_SUBMISSIONS" },
+    { COPRO_ENG_STAT_PACKETS,       8, REG_RO, "STAT_PACKETS" },
+    { COPRO_ENG_STAT_BYTES,         8, REG_RO, "STAT_BYTES" },
+    { COPRO_ENG_STAT_FAULTS,        8, REG_RO, "STAT_FAULTS" },
+};
+
+static const CoproRegInfo *copro_find_reg(const CoproRegInfo *tab, size_t n,
+                                          hwaddr off)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (off >= tab[i].offset && off < tab[i].offset + tab[i].width) {
+            return &tab[i];
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Resolve an offset to a register. For engine registers *engine is set and
+ * the returned offset is relative to the engine block.
+ */
+static const CoproRegInfo *copro_decode(CoproState *s, hwaddr addr,
+                                        CoproEngine **engine, hwaddr *base)
+{
+    const CoproRegInfo *r;
+
+    *engine = NULL;
+    if (addr >= COPRO_ENG_BLOCK &&
+        addr < COPRO_ENG_BASE(COPRO_MAX_ENGINES)) {
+        unsigned idx = (addr - COPRO_ENG_BLOCK) / COPRO_ENG_STRIDE;
+        hwaddr off = (addr - COPRO_ENG_BLOCK) % COPRO_ENG_STRIDE;
+
+        if (idx >= s->num_engines) {
+            return NULL;
+        }
+        r = copro_find_reg(copro_engine_regs, ARRAY_SIZE(copro_engine_regs),
+                           off);
+        if (r) {
+            *engine = &s->engines[idx];
+            *base = r->offset;
+        }
+        return r;
+    }
+    r = copro_find_reg(copro_global_regs, ARRAY_SIZE(copro_global_regs),
+                       addr);
+    if (r) {
+        *base = r->offset;
+    }
+    return r;
+}
+
+static uint32_t copro_caps(CoproState *s)
+{
+    uint32_t caps = COPRO_CAP_CMD_PROCESSOR;
+
+    if (s->msix_enabled_prop) {
+        caps |= COPRO_CAP_MSIX;
+    }
+    return caps;
+}
+
+static uint64_t copro_global_read(CoproState *s, hwaddr reg)
+{
+    switch (reg) {
+    case COPRO_REG_ID:
+        return COPRO_ID_MAGIC;
+    case COPRO_REG_VERSION:
+        return COPRO_VERSION;
+    case COPRO_REG_CAPS:
+        return copro_caps(s);
+    case COPRO_REG_NUM_ENGINES:
+        return s->num_engines;
+    case COPRO_REG_VRAM_SIZE:
+        return s->vram_size;
+    case COPRO_REG_APERTURE_SIZE:
+    case COPRO_REG_APERTURE_BASE:
+        return 0;           /* no aperture yet */
+    case COPRO_REG_PREEMPT_CAPS:
+        return COPRO_PREEMPT_NONE;
+    case COPRO_REG_MSIX_VECTORS:
+        return s->msix_enabled_prop ? s->num_engines + 1 : 0;
+    case COPRO_REG_SCRATCH:
+        return s->scratch;
+    case COPRO_REG_GPU_TIME:
+        return copro_now_ns();
+    case COPRO_REG_INT_STATUS:
+        return s->int_status;
+    case COPRO_REG_INT_MASK:
+        return s->int_mask;
+    case COPRO_REG_INT_TEST_DATA:
+        return s->int_test_data;
+    default:
+        return 0;
+    }
+}
+
+/* val/mask are already shifted to the register's bit positions. */
+static void copro_global_write(CoproState *s, hwaddr reg, uint64_t val,
+                               uint64_t mask)
+{
+    uint64_t newly;
+
+    switch (reg) {
+    case COPRO_REG_SCRATCH:
+        s->scratch = val;
+        break;
+    case COPRO_REG_INT_STATUS:
+        s->int_status &= ~(val & mask);
+        copro_update_intx(s);
+        break;
+    case COPRO_REG_INT_MASK:
+        newly = (val & mask) & ~s->int_mask;
+        s->int_mask = (s->int_mask & ~mask) | (val & mask);
+        copro_deliver(s, newly & s->int_status);
+        copro_update_intx(s);
+        break;
+    case COPRO_REG_INT_TEST:
+        s->int_test_data = val;
+        copro_raise_irq(s, COPRO_INT_DEV_TEST);
+        break;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+static bool copro_access_ok(CoproState *s, hwaddr addr, unsigned size,
+                            bool is_write, const CoproRegInfo **reg,
+                            CoproEngine **engine, hwaddr *base)
+{
+    const char *what = is_write ? "write" : "read";
+
+    *reg = copro_decode(s, addr, engine, base);
+    if (!*reg) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "copro: %s of unknown register 0x%" HWADDR_PRIx "\n",
+                      what, addr);
+        trace_copro_mmio_bad(is_write, addr, size);
+        return false;
+    }
+    if ((size != 4 && size != 8) || size > (*reg)->width ||
+        (addr & (size - 1)) != 0) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "copro: bad %u-byte %s of %s at 0x%" HWADDR_PRIx
+                      " (register is %u bytes)\n", size, what, (*reg)->name,
+                      addr, (*reg)->width);
+        trace_copro_mmio_bad(is_write, addr, size);
+        return false;
+    }
+    return true;
+}
+
+static uint64_t copro_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    CoproState *s = opaque;
+    const CoproRegInfo *reg;
+    CoproEngine *e;
+    hwaddr base;
+    uint64_t val;
+
+    if (!copro_access_ok(s, addr, size, false, &reg, &e, &base)) {
+        return 0;
+    }
+    if (reg->access == REG_WO) {
+        val = 0;
+    } else if (e) {
+        val = copro_engine_read(e, base);
+    } else {
+        val = copro_global_read(s, base);
+    }
+    if (size < reg->width) {
+        val = extract64(val, (addr - (addr & ~7ULL)) * 8, size * 8);
+    }
+    trace_copro_mmio_read(addr, reg->name, size, val);
+    return val;
+}
+
+static void copro_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                             unsigned size)
+{
+    CoproState *s = opaque;
+    const CoproRegInfo *reg;
+    CoproEngine *e;
+    hwaddr base;
+    uint64_t mask = MAKE_64BIT_MASK(0, size * 8);
+    unsigned shift;
+
+    if (!copro_access_ok(s, addr, size, true, &reg, &e, &base)) {
+        return;
+    }
+    trace_copro_mmio_write(addr, reg->name, size, val);
+    if (reg->access == REG_RO) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "copro: write to read-only register %s at 0x%"
+                      HWADDR_PRIx "\n", reg->name, addr);
+        return;
+    }
+    shift = (addr & 7) * 8 * (reg->width == 8);
+    if (e) {
+        copro_engine_write(e, base, val << shift, mask << shift);
+    } else {
+        copro_global_write(s, base, val << shift, mask << shift);
+    }
+}
+
+static const MemoryRegionOps copro_mmio_ops = {
+    .read = copro_mmio_read,
+    .write = copro_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* Every size reaches the handlers so that bad ones can be logged. */
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/*
+ * Lifecycle
+ */
+
+static bool copro_check_props(CoproState *s, Error **errp)
+{
+    if (s->num_engines < 1 || s->num_engines > COPRO_MAX_ENGINES) {
+        error_setg(errp, "copro: engines=%" PRIu32 " is out of range "
+                   "(1 to %d)", s->num_engines, COPRO_MAX_ENGINES);
+        return false;
+    }
+    if (s->vram_size < COPRO_VRAM_MIN || s->vram_size > COPRO_VRAM_MAX ||
+        !is_power_of_2(s->vram_size)) {
+        error_setg(errp, "copro: vram=%" PRIu64 " bytes is not a power of "
+                   "two between %u MiB and %llu GiB", s->vram_size,
+                   COPRO_VRAM_MIN / (unsigned)MiB,
+                   COPRO_VRAM_MAX / GiB);
+        return false;
+    }
+    if (s->timing == COPRO_TIMING_MODELLED &&
+        (!s->copy_bw || !s->fill_bw || !s->pixel_rate)) {
+        error_setg(errp, "copro: copy-bw, fill-bw and pixel-rate must be "
+                   "non-zero");
+        return false;
+    }
+    if (!s->slice_packets) {
+        error_setg(errp, "copro: x-slice-packets must be non-zero");
+        return false;
+    }
+    return true;
+}
+
+static bool copro_init_irqs(CoproState *s, Error **errp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    Error *err = NULL;
+    int ret;
+
+    pci_config_set_interrupt_pin(pdev->config, 1);
+
+    if (s->msi_enabled_prop) {
+        ret = msi_init(pdev, 0, 1, true, false, &err);
+        if (ret == -ENOTSUP) {
+            /* the platform has no MSI: INTx still works */
+            warn_report_err(err);
+            err = NULL;
+        } else if (ret < 0) {
+            error_propagate(errp, err);
+            return false;
+        }
+    }
+    if (s->msix_enabled_prop) {
+        unsigned nvec = s->num_engines + 1;
+
+        ret = msix_init_exclusive_bar(pdev, nvec, COPRO_BAR_MSIX, &err);
+        if (ret == -ENOTSUP) {
+            warn_report_err(err);
+            s->msix_enabled_prop = false;
+        } else if (ret < 0) {
+            error_propagate(errp, err);
+            return false;
+        } else {
+            for (unsigned v = 0; v < nvec; v++) {
+                msix_vector_use(pdev, v);
+            }
+        }
+    }
+    return true;
+}
+
+static void copro_realize(PCIDevice *pdev, Error **errp)
+{
+    CoproState *s = COPRO(pdev);
+    ERRP_GUARD();
+
+    if (!copro_check_props(s, errp)) {
+        return;
+    }
+
+    pci_config_set_revision(pdev->config, COPRO_PCI_REVISION);
+
+    memory_region_init_io(&s->mmio, OBJECT(s), &copro_mmio_ops, s,
+                          "copro-mmio", COPRO_MMIO_SIZE);
+    pci_register_bar(pdev, COPRO_BAR_MMIO, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->mmio);
+
+    if (!memory_region_init_ram(&s->vram, OBJECT(s), "copro-vram",
+                                s->vram_size, errp)) {
+        return;
+    }
+    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
+    pci_register_bar(pdev, COPRO_BAR_VRAM,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->vram);
+
+    if (pci_bus_is_express(pci_get_bus(pdev))) {
+        if (pcie_endpoint_cap_init(pdev, COPRO_PCIE_CAP_OFFSET) < 0) {
+            error_setg(errp, "copro: cannot add the PCIe capability");
+            return;
+        }
+    } else {
+        pdev->cap_present &= ~QEMU_PCI_CAP_EXPRESS;
+    }
+
+    if (!copro_init_irqs(s, errp)) {
+        return;
+    }
+
+    for (unsigned i = 0; i < s->num_engines; i++) {
+        copro_engine_init(s, i);
+    }
+}
+
+static void copro_exit(PCIDevice *pdev)
+{
+    CoproState *s = COPRO(pdev);
+
+    for (unsigned i = 0; i < s->num_engines; i++) {
+        copro_engine_fini(&s->engines[i]);
+    }
+    if (s->msix_enabled_prop && msix_present(pdev)) {
+        msix_unuse_all_vectors(pdev);
+        msix_uninit_exclusive_bar(pdev);
+    }
+    msi_uninit(pdev);
+}
+
+static void copro_instance_init(Object *obj)
+{
+    PCIDevice *pdev = PCI_DEVICE(obj);
+
+    /* dropped in realize when the device is not on an Express bus */
+    pdev->cap_present |= QEMU_PCI_CAP_EXPRESS;
+}
+
+/*
+ * Reset returns every register to its power-on value and cancels the work
+ * of all engines (their timers and bottom halves). VRAM contents survive,
+ * as on real boards. The PCI core lowers INTx and resets MSI/MSI-X.
+ */
+static void copro_reset_hold(Object *obj, ResetType type)
+{
+    CoproState *s = COPRO(obj);
+
+    s->scratch = 0;
+    s->int_status = 0;
+    s->int_mask = 0;
+    s->int_test_data = 0;
+    memset(s->ctx_stats, 0, sizeof(s->ctx_stats));
+    for (unsigned i = 0; i < s->num_engines; i++) {
+        copro_engine_reset(&s->engines[i]);
+    }
+    copro_update_intx(s);
+}
+
+static int copro_post_load(void *opaque, int version_id)
+{
+    CoproState *s = opaque;
+
+    for (unsigned i = 0; i < s->num_engines; i++) {
+        copro_engine_post_load(&s->engines[i]);
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_copro = {
+    .name = "copro",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = copro_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_PCI_DEVICE(parent_obj, CoproState),
+        VMSTATE_MSIX(parent_obj, CoproState),
+        VMSTATE_UINT32(scratch, CoproState),
+        VMSTATE_UINT64(int_status, CoproState),
+        VMSTATE_UINT64(int_mask, CoproState),
+        VMSTATE_UINT32(int_test_data, CoproState),
+        VMSTATE_STRUCT_ARRAY(engines, CoproState, COPRO_MAX_ENGINES, 1,
+                             vmstate_copro_engine, CoproEngine),
+        VMSTATE_STRUCT_ARRAY(ctx_stats, CoproState, COPRO_CTX_STATS, 1,
+                             vmstate_copro_ctx_stat, CoproCtxStat),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const QEnumLookup copro_timing_lookup = {
+    .array = (const char *const[]) {
+        [COPRO_TIMING_MODELLED] = "modelled",
+        [COPRO_TIMING_INSTANT] = "instant",
+    },
+    .size = 2,
+};
+
+static const PropertyInfo copro_prop_timing = {
+    .type = "CoproTiming",
+    .description = "modelled/instant",
+    .enum_table = &copro_timing_lookup,
+    .get = qdev_propinfo_get_enum,
+    .set = qdev_propinfo_set_enum,
+    .set_default_value = qdev_propinfo_set_default_value_enum,
+};
+
+static const Property copro_properties[] = {
+    DEFINE_PROP_SIZE("vram", CoproState, vram_size, COPRO_VRAM_DEFAULT),
+    DEFINE_PROP_UINT32("engines", CoproState, num_engines, 2),
+    DEFINE_PROP_BOOL("msix", CoproState, msix_enabled_prop, true),
+    DEFINE_PROP_BOOL("msi", CoproState, msi_enabled_prop, true),
+    DEFINE_PROP_UNSIGNED("timing", CoproState, timing,
+                         COPRO_TIMING_MODELLED, copro_prop_timing,
+                         uint32_t),
+    DEFINE_PROP_UINT64("packet-ns", CoproState, packet_ns, 100),
+    DEFINE_PROP_UINT64("copy-bw", CoproState, copy_bw, 8 * GiB),
+    DEFINE_PROP_UINT64("fill-bw", CoproState, fill_bw, 16 * GiB),
+    DEFINE_PROP_UINT64("pixel-rate", CoproState, pixel_rate, 4000000000ULL),
+    DEFINE_PROP_UINT32("x-slice-packets", CoproState, slice_packets, 256),
+};
+
+static const struct {
+    const char *name;
+    const char *text;
+} copro_prop_docs[] = {
+    { "vram", "VRAM size behind BAR2: a power of two, 4 MiB to 4 GiB" },
+    { "engines", "number of engines, 1 to 4: engine 0 renders, engine 1 "
+      "copies/pages" },
+    { "msix", "offer MSI-X, one vector per engine plus one for device "
+      "events" },
+    { "msi", "offer single-vector MSI" },
+    { "timing", "modelled: packets take virtual time per the cost model; "
+      "instant: run as fast as the host can" },
+    { "packet-ns", "modelled cost of fetching and decoding one packet, "
+      "in ns" },
+    { "copy-bw", "modelled COPY bandwidth in bytes per second" },
+    { "fill-bw", "modelled FILL bandwidth in bytes per second" },
+    { "pixel-rate", "modelled RECT fill rate in pixels per second" },
+    { "x-slice-packets", "packets an engine executes per main-loop slice "
+      "before yielding" },
+};
+
+static void copro_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    k->realize = copro_realize;
+    k->exit = copro_exit;
+    k->vendor_id = COPRO_PCI_VENDOR_ID;
+    k->device_id = COPRO_PCI_DEVICE_ID;
+    k->revision = COPRO_PCI_REVISION;
+    k->class_id = COPRO_PCI_CLASS;
+    rc->phases.hold = copro_reset_hold;
+    dc->vmsd = &vmstate_copro;
+    dc->desc = "copro preemptible GPU-like coprocessor";
+    set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
+    device_class_set_props(dc, copro_properties);
+    for (size_t i = 0; i < ARRAY_SIZE(copro_prop_docs); i++) {
+        object_class_property_set_description(klass, copro_prop_docs[i].name,
+                                              copro_prop_docs[i].text);
+    }
+}
+
+static const TypeInfo copro_info = {
+    .name = TYPE_COPRO,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(CoproState),
+    .instance_init = copro_instance_init,
+    .class_init = copro_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void copro_register_types(void)
+{
+    type_register_static(&copro_info);
+    copro_monitor_register();
+}
+
+type_init(copro_register_types)

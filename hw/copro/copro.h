@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro: a preemptible GPU-like coprocessor (device-internal definitions)
+ *
+ * The guest-visible ABI lives in include/copro/; this header holds the
+ * device model's own state and is shared by the files in hw/copro/.
+ */
+#ifndef HW_COPRO_H
+#define HW_COPRO_H
+
+#include "hw/pci/pci_device.h"
+#include "qom/object.h"
+#include "copro/copro_regs.h"
+#include "copro/copro_cmd.h"
+
+#define TYPE_COPRO "copro"
+OBJECT_DECLARE_SIMPLE_TYPE(CoproState, COPRO)
+
+/* cost model of the command processor */
+typedef enum CoproTiming {
+    COPRO_TIMING_MODELLED,
+    COPRO_TIMING_INSTANT,
+} CoproTiming;
+
+typedef struct CoproTarget {
+    uint64_t addr;
+    uint32_t pitch;
+    uint32_t width;
+    uint32_t height;
+    uint32_t format;
+} CoproTarget;
+
+/* A packet being executed; long packets run in steps. */
+typedef struct CoproPacket {
+    uint32_t offset;        /* byte offset of the packet in the buffer */
+    uint32_t hdr;
+    uint32_t dw[COPRO_LEN_SET_TARGET - 1];  /* payload (largest packet) */
+    uint64_t progress;      /* bytes or rows done, or ns of WORK done */
+} CoproPacket;
+
+typedef struct CoproEngine {
+    struct CoproState *dev;
+    unsigned index;
+
+    /* driver-programmed registers */
+    uint64_t ring_base;
+    uint32_t ring_size;
+    uint32_t ring_head;
+    uint32_t ring_tail;
+    uint64_t fence_wb;
+
+    /* execution state */
+    uint32_t state;                 /* COPRO_ENG_STATE_* */
+    bool active;                    /* a submission is loaded */
+    struct copro_submit_desc desc;  /* the loaded submission */
+    uint32_t pc;                    /* byte offset of next packet */
+    bool in_packet;                 /* cur is fetched, not yet retired */
+    bool step_pending;              /* a step is charged, effect pending */
+    CoproPacket cur;
+    uint32_t rect_x, rect_y, rect_w, rect_h;    /* clipped RECT */
+    uint32_t rect_rows_step;        /* RECT rows per step */
+    CoproTarget targets[COPRO_TARGET_SLOTS];
+    int64_t cursor;                 /* engine clock: end of charged work */
+    uint64_t completed_fence;
+    uint32_t user_data;
+
+    /* fault latch */
+    uint32_t fault_kind;
+    uint32_t fault_offset;
+    uint64_t fault_addr;
+    uint64_t fault_fence;
+    uint32_t fault_context;
+    uint32_t fault_info;
+    uint64_t aborted_fence;
+
+    /* statistics */
+    uint64_t stat_busy_ns;
+    uint64_t stat_submissions;
+    uint64_t stat_packets;
+    uint64_t stat_bytes;
+    uint64_t stat_faults;
+
+    QEMUTimer *timer;
+    QEMUBH *bh;
+} CoproEngine;
+
+/* per-context busy time, for statistics (small open-addressed table) */
+#define COPRO_CTX_STATS 64
+typedef struct CoproCtxStat {
+    uint32_t context;
+    uint32_t used;
+    uint64_t busy_ns;
+    uint64_t submissions;
+} CoproCtxStat;
+
+struct CoproState {
+    PCIDevice parent_obj;
+
+    /* properties */
+    uint64_t vram_size;
+    uint32_t num_engines;
+    bool msix_enabled_prop;
+    bool msi_enabled_prop;
+    uint32_t timing;
+    uint64_t packet_ns;
+    uint64_t copy_bw;       /* bytes per second */
+    uint64_t fill_bw;       /* bytes per second */
+    uint64_t pixel_rate;    /* pixels per second */
+    uint32_t slice_packets; /* packets executed per main-loop slice */
+
+    MemoryRegion mmio;
+    MemoryRegion vram;
+    uint8_t *vram_ptr;
+
+    uint32_t scratch;
+    uint64_t int_status;
+    uint64_t int_mask;
+    uint32_t int_test_data;
+
+    CoproEngine engines[COPRO_MAX_ENGINES];
+    CoproCtxStat ctx_stats[COPRO_CTX_STATS];
+};
+
+/* copro.c */
+void copro_raise_irq(CoproState *s, uint64_t causes);
+int64_t copro_now_ns(void);
+
+/* copro-engine.c */
+void copro_engine_init(CoproState *s, unsigned index);
+void copro_engine_fini(CoproEngine *e);
+void copro_engine_reset(CoproEngine *e);
+uint64_t copro_engine_read(CoproEngine *e, hwaddr reg);
+void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
+                        uint64_t mask);
+void copro_engine_post_load(CoproEngine *e);
+void copro_engines_fence_written(CoproState *s);
+const char *copro_op_name(uint32_t op);
+const char *copro_fault_name(uint32_t kind);
+const char *copro_engine_state_name(uint32_t state);
+extern const VMStateDescription vmstate_copro_engine;
+extern const VMStateDescription vmstate_copro_ctx_stat;
+
+/* copro-monitor.c */
+void copro_monitor_register(void);
+
+#endif /* HW_COPRO_H */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro hardware ABI: ring entries (submission descriptors) and the packet
+ * formats of DMA buffers. See docs/specs/copro.rst.
+ *
+ * All structures are little-endian and naturally aligned.
+ */
+#ifndef COPRO_CMD_H
+#define COPRO_CMD_H
+
+#include <stdint.h>
+
+/*
+ * GPU address space. [0, vram) is VRAM; the aperture follows at
+ * COPRO_APERTURE_BASE (also readable from COPRO_REG_APERTURE_BASE).
+ */
+#define COPRO_APERTURE_BASE         (1ull << 40)
+#define COPRO_GPU_PAGE_SIZE         4096u
+
+/*
+ * Ring entry: one submission (WDDM's SubmitCommand). 64 bytes.
+ */
+struct copro_submit_desc {
+    uint64_t dma_addr;      /* GPU address of the DMA buffer, 4-aligned */
+    uint32_t dma_len;       /* bytes, multiple of 4, at most COPRO_DMA_MAX */
+    uint32_t flags;         /* COPRO_SUBMIT_* */
+    uint64_t fence;         /* fence id reported when the buffer retires */
+    uint32_t context;       /* context id, for statistics and faults */
+    uint32_t reserved0;     /* must be zero */
+    uint64_t save_addr;     /* context save area (preemption) */
+    uint64_t reserved1[3];  /* must be zero */
+};
+
+#define COPRO_DESC_SIZE             64u
+#define COPRO_DMA_MAX               (16u << 20)
+#define COPRO_RING_MAX_ENTRIES      4096u
+
+#define COPRO_SUBMIT_PAGING         (1u << 0)   /* paging buffer */
+#define COPRO_SUBMIT_RESUME         (1u << 1)   /* continue from save_addr */
+#define COPRO_SUBMIT_NO_IRQ         (1u << 2)   /* no DMA_DONE interrupt */
+#define COPRO_SUBMIT_FLAGS_KNOWN    0x7u
+
+/*
+ * Packets. Every packet starts with a header dword:
+ *   bits  0..7   opcode (COPRO_OP_*)
+ *   bits  8..15  flags (per opcode)
+ *   bits 16..31  length in dwords, header included (>= 1)
+ * Multi-dword fields are little-endian, low dword first.
+ */
+#define COPRO_PKT_HDR(op, flags, ndw) \
+    ((uint32_t)(op) | ((uint32_t)(flags) << 8) | ((uint32_t)(ndw) << 16))
+#define COPRO_PKT_OP(hdr)           ((hdr) & 0xffu)
+#define COPRO_PKT_FLAGS(hdr)        (((hdr) >> 8) & 0xffu)
+#define COPRO_PKT_LEN(hdr)          ((hdr) >> 16)
+
+enum copro_opcode {
+    COPRO_OP_NOP        = 0x00,     /* any length: padding */
+    COPRO_OP_TIMESTAMP  = 0x01,     /* addr64: write GPU time (u64 ns) */
+    COPRO_OP_INTERRUPT  = 0x02,     /* data32: USER interrupt, USER_DATA */
+    COPRO_OP_FENCE      = 0x03,     /* addr64, value64: write value */
+    COPRO_OP_WAIT       = 0x04,     /* addr64, value64: until *addr >= v */
+    COPRO_OP_COPY       = 0x05,     /* dst64, src64, size64 */
+    COPRO_OP_FILL       = 0x06,     /* dst64, size64, pattern32 */
+    COPRO_OP_SET_TARGET = 0x07,     /* addr64, pitch, width, height, fmt */
+    COPRO_OP_RECT       = 0x08,     /* x, y, w, h, colour */
+    COPRO_OP_WORK       = 0x09,     /* ns64: synthetic shader work */
+};
+
+/* packet lengths in dwords (header included) */
+#define COPRO_LEN_TIMESTAMP         3
+#define COPRO_LEN_INTERRUPT         2
+#define COPRO_LEN_FENCE             5
+#define COPRO_LEN_WAIT              5
+#define COPRO_LEN_COPY              7
+#define COPRO_LEN_FILL              6
+#define COPRO_LEN_SET_TARGET        7
+#define COPRO_LEN_RECT              6
+#define COPRO_LEN_WORK              3
+
+/* FENCE flags */
+#define COPRO_FENCE_IRQ             (1u << 0)   /* raise the FENCE cause */
+
+/* FILL: size is a multiple of 4; the pattern repeats every 4 bytes */
+
+/*
+ * SET_TARGET binds a surface to slot (header flags, < COPRO_TARGET_SLOTS).
+ * RECT draws into the slot named by its header flags; the rectangle is
+ * clipped to the surface. Colour is written in the surface's format
+ * (low bytes of the colour dword).
+ */
+#define COPRO_TARGET_SLOTS          4
+#define COPRO_FMT_R8                1   /* 1 byte per pixel */
+#define COPRO_FMT_RGB565            2   /* 2 bytes per pixel */
+#define COPRO_FMT_XRGB8888          3   /* 4 bytes per pixel */
+#define COPRO_TARGET_MAX_DIM        16384
+
+static inline uint32_t copro_fmt_bpp(uint32_t fmt)
+{
+    switch (fmt) {
+    case COPRO_FMT_R8:
+        return 1;
+    case COPRO_FMT_RGB565:
+        return 2;
+    case COPRO_FMT_XRGB8888:
+        return 4;
+    default:
+        return 0;
+    }
+}
+
+#endif /* COPRO_CMD_H */

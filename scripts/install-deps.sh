@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Install what building copro needs on Debian 12 (bookworm), as root.
+# Idempotent: packages already present are not reinstalled, and apt is not
+# touched at all when nothing is missing, so a second `make` stays fast.
+#
+# QEMU 10.0 needs meson >= 1.5, which bookworm only has in backports, and its
+# source package comes from trixie (deb-src only: no trixie binaries are ever
+# installed).
+set -euo pipefail
+
+PKGS=(build-essential pkg-config ninja-build libglib2.0-dev libpixman-1-dev
+      python3 python3-venv flex bison seabios dpkg-dev ccache
+      libjson-glib-dev xz-utils ca-certificates)
+BPO_PKGS=(meson qemu-system-data)
+
+SRC_LIST=/etc/apt/sources.list.d/copro.sources
+
+need_root() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "install-deps: missing packages ($*); run as root or install them" >&2
+        exit 1
+    fi
+}
+
+missing() {
+    local p out=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+            out+=("$p")
+    done
+    echo "${out[@]:-}"
+}
+
+meson_ok() {
+    command -v meson >/dev/null 2>&1 &&
+        /usr/bin/python3 - "$(meson --version)" <<'PY'
+import sys
+v = tuple(int(x) for x in sys.argv[1].split(".")[:2])
+sys.exit(0 if v >= (1, 5) else 1)
+PY
+}
+
+add_sources() {
+    [ -f "$SRC_LIST" ] && return 0
+    cat > "$SRC_LIST" <<'SRC'
+# Added by copro's scripts/install-deps.sh
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates bookworm-backports trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    APT_UPDATED=
+}
+
+APT_UPDATED=
+apt_update() {
+    if [ -z "$APT_UPDATED" ]; then
+        apt-get update -qq
+        APT_UPDATED=1
+    fi
+}
+
+miss=$(missing "${PKGS[@]}")
+bpo_miss=$(missing "${BPO_PKGS[@]}")
+if [ -z "$miss" ] && [ -z "$bpo_miss" ] && meson_ok && [ -f "$SRC_LIST" ]; then
+    exit 0
+fi
+need_root $miss $bpo_miss
+add_sources
+apt_update
+export DEBIAN_FRONTEND=noninteractive
+if [ -n "$miss" ]; then
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $miss
+fi
+if [ -n "$bpo_miss" ] || ! meson_ok; then
+    apt-get install -y -qq --no-install-recommends -t bookworm-backports \
+        "${BPO_PKGS[@]}"
+fi
+meson_ok || { echo "install-deps: meson >= 1.5 not available" >&2; exit 1; }
+echo "install-deps: done"

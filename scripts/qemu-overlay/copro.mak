@@ -1,0 +1,9 @@
+# Devices for copro's lean QEMU build (--with-devices-x86_64=copro).
+# With --without-default-devices only explicit =y lines and selects count.
+CONFIG_Q35=y
+CONFIG_I440FX=y
+CONFIG_ISA_DEBUG=y
+CONFIG_EDU=y
+CONFIG_VTD=y
+CONFIG_PCIE_PORT=y
+CONFIG_COPRO=y
