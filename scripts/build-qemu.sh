@@ -56,7 +56,7 @@ if [ ! -f "$bld/build.ninja" ]; then
         { tail -n 30 "$out/configure.log" >&2; rm -f "$bld/build.ninja"; exit 1; }
 fi
 
-qtests=(copro-test copro-cmd-test)
+qtests=(copro-test copro-cmd-test copro-bench)
 ninja -C "$bld" qemu-system-x86_64 "${qtests[@]/#/tests/qtest/}"
 mkdir -p "$links"
 ln -f "$bld/qemu-system-x86_64" "$links/qemu-system-x86_64"

@@ -18,6 +18,7 @@
 #   3        guest reported failure
 #   0        guest never reached isa-debug-exit: crash (e.g. triple fault
 #            under -no-reboot)
+#   127      guest aborted (fw_exit(FW_EXIT_ABORT), e.g. a CPU exception)
 #   124/137  timeout
 #   other    failure
 # Exit status: 0 only if the guest passed and every check passed.
@@ -98,6 +99,10 @@ case $status in
     ;;
 0)
     tap_line "not ok" "guest exited without reporting (crash?)"
+    failed=true
+    ;;
+127)
+    tap_line "not ok" "guest aborted (exit status 127: unhandled exception or internal error)"
     failed=true
     ;;
 124|137)

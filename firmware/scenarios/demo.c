@@ -33,6 +33,7 @@
 
 /* What the metrics line reports, filled as checks run. */
 struct demo_metrics {
+    bool found;
     const char *irq_mode;
     uint64_t vram_bytes_checked;
     uint64_t irq_latency_ns;
@@ -300,7 +301,7 @@ static void print_metrics(const struct report *r, const struct copro *c,
             "\"vram_mib\":%lu,\"bar2_mib\":%lu,\"vram_bytes_checked\":%lu,"
             "\"irq_latency_ns\":%lu,\"irq_count\":%u,"
             "\"tests\":%u,\"failures\":%u}\n",
-            c->mmio ? "true" : "false", m->irq_mode, c->info.num_engines,
+            m->found ? "true" : "false", m->irq_mode, c->info.num_engines,
             c->info.version >> 16, c->info.version & 0xffff, c->info.caps,
             c->info.vram_size / MIB, c->vram_bar.size / MIB,
             m->vram_bytes_checked, m->irq_latency_ns, m->irq_count,
@@ -325,7 +326,7 @@ int scenario_main(const struct boot_info *boot)
         goto out;
     }
 
-    found = copro_find(&c);
+    found = m.found = copro_find(&c);
     if (!report(&r, found, "copro device %s (vendor %#06x device %#06x)",
                 found ? "found" : "not found", COPRO_PCI_VENDOR_ID,
                 COPRO_PCI_DEVICE_ID)) {

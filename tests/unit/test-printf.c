@@ -5,24 +5,51 @@
  * host's snprintf, so the expectations are not just our own reading.
  */
 #include <glib.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/printf.h"
 
-/* Formats with both implementations and compares text and return value. */
-#define CHECK_LIKE_LIBC(fmt, ...) do { \
-        char ours_[256], libc_[256]; \
-        int n_ours_ = ksnprintf(ours_, sizeof(ours_), fmt, __VA_ARGS__); \
-        int n_libc_ = snprintf(libc_, sizeof(libc_), fmt, __VA_ARGS__); \
-        g_assert_cmpstr(ours_, ==, libc_); \
-        g_assert_cmpint(n_ours_, ==, n_libc_); \
-    } while (0)
+/*
+ * Formats with both implementations and compares text and return value.
+ * A plain function rather than a macro: it carries no format attribute,
+ * so the compiler accepts the odd flag combinations tested with it.
+ */
+static void check_like_libc(const char *fmt, ...)
+{
+    char ours[256], libc[256];
+    va_list ap, ap2;
+    int n_ours, n_libc;
 
-#define CHECK(expect, fmt, ...) do { \
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    n_ours = kvsnprintf(ours, sizeof(ours), fmt, ap);
+    n_libc = vsnprintf(libc, sizeof(libc), fmt, ap2);
+    va_end(ap2);
+    va_end(ap);
+    g_assert_cmpstr(ours, ==, libc);
+    g_assert_cmpint(n_ours, ==, n_libc);
+}
+
+/* Same, against a fixed expectation, also without format checking. */
+static void check_unchecked(const char *expect, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = kvsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    g_assert_cmpstr(buf, ==, expect);
+    g_assert_cmpint(n, ==, (int)strlen(expect));
+}
+
+#define CHECK(expect, ...) do { \
         char buf_[256]; \
-        int n_ = ksnprintf(buf_, sizeof(buf_), fmt, __VA_ARGS__); \
+        int n_ = ksnprintf(buf_, sizeof(buf_), __VA_ARGS__); \
         g_assert_cmpstr(buf_, ==, expect); \
         g_assert_cmpint(n_, ==, (int)strlen(expect)); \
     } while (0)
@@ -44,10 +71,10 @@ static void test_integers(void)
     CHECK("17", "%o", 15);
     CHECK("0", "%x", 0);
     CHECK("12345", "%zu", (size_t)12345);
-    CHECK_LIKE_LIBC("%i %d %u", -1, 0, 7u);
-    CHECK_LIKE_LIBC("%+d %+d % d % d", 5, -5, 5, -5);
-    CHECK_LIKE_LIBC("%#x %#X %#o %#x", 255u, 255u, 8u, 0u);
-    CHECK_LIKE_LIBC("%jd %td", (intmax_t)-3, (ptrdiff_t)-4);
+    check_like_libc("%i %d %u", -1, 0, 7u);
+    check_like_libc("%+d %+d % d % d", 5, -5, 5, -5);
+    check_like_libc("%#x %#X %#o %#x", 255u, 255u, 8u, 0u);
+    check_like_libc("%jd %td", (intmax_t)-3, (ptrdiff_t)-4);
 }
 
 static void test_width_and_padding(void)
@@ -65,11 +92,11 @@ static void test_width_and_padding(void)
     CHECK("x    |", "%-5c|", 'x');
     CHECK("   42", "%*d", 5, 42);
     CHECK("42   |", "%*d|", -5, 42);
-    CHECK_LIKE_LIBC("%-05d|", 42);          /* '-' overrides '0' */
-    CHECK_LIKE_LIBC("%08.3d|", 42);         /* precision disables '0' */
-    CHECK_LIKE_LIBC("%.0d|%.0x|", 0, 0u);   /* no digits for zero */
-    CHECK_LIKE_LIBC("%.5d|%-8.5x|", -42, 0xabu);
-    CHECK_LIKE_LIBC("%+08d| % 8d|", 42, 42);
+    check_like_libc("%-05d|", 42);          /* '-' overrides '0' */
+    check_like_libc("%08.3d|", 42);         /* precision disables '0' */
+    check_like_libc("%.0d|%.0x|", 0, 0u);   /* no digits for zero */
+    check_like_libc("%.5d|%-8.5x|", -42, 0xabu);
+    check_like_libc("%+08d| % 8d|", 42, 42);
 }
 
 static void test_strings_chars_pointers(void)
@@ -77,20 +104,21 @@ static void test_strings_chars_pointers(void)
     CHECK("hello world", "%s %s", "hello", "world");
     CHECK("hel", "%.3s", "hello");
     CHECK("he", "%.*s", 2, "hello");
-    CHECK("(null)", "%s", (char *)NULL);
+    check_unchecked("(null)", "%s", (char *)NULL);
     CHECK("a", "%c", 'a');
     CHECK("0x1000", "%p", (void *)0x1000);
     CHECK("0xffffffff80000000", "%p", (void *)0xffffffff80000000ul);
     CHECK("100%", "%d%%", 100);
-    CHECK("%", "%%", 0);
-    CHECK("plain", "plain", 0);
+    CHECK("%", "%%");
+    CHECK("plain", "plain");
 }
 
 static void test_unknown_conversion(void)
 {
     /* Shown verbatim so mistakes are visible; arguments not consumed. */
-    CHECK("%q 5", "%q %d", 5);
-    CHECK("end %", "end %", 0);
+    check_unchecked("%q 5", "%q %d", 5);
+    check_unchecked("end %", "end %");
+    check_unchecked("w %-5", "w %-5");
 }
 
 static void test_truncation(void)

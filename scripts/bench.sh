@@ -1,0 +1,13 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make bench: measurements, not tests. Nothing here asserts a speed; the
+# figures are printed for people (and quoted in issue notes).
+#
+#   bench.sh BUILDDIR
+set -euo pipefail
+build=$(realpath "$1")
+
+echo "== emulation throughput (timing=instant, host time, one run) =="
+QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench" |
+    grep -v '^#'

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Run QEMU's checkpatch.pl on copro's QEMU-side sources.
+#   checkpatch.sh QEMU_SRC FILE...
+# Files are checked by their path inside the QEMU tree (hw/copro/...,
+# tests/qtest/...), so checkpatch applies the rules of each directory.
+set -uo pipefail
+src=$1
+shift
+fail=0
+for f in "$@"; do
+    case "$f" in
+    */hw/copro/*) rel=hw/copro/$(basename "$f") ;;
+    */tests/qtest/*) rel=tests/qtest/$(basename "$f") ;;
+    *) rel=$f ;;
+    esac
+    if ! (cd "$src" && perl scripts/checkpatch.pl --no-tree -q -f "$rel"); then
+        echo "checkpatch: $rel has problems" >&2
+        fail=1
+    fi
+done
+exit $fail
