@@ -2,52 +2,62 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Print the closing line of `make check` from meson's test log.
 
-Counts every TAP subtest where meson recorded them (a qtest binary or a
-firmware scenario holds many checks), and every test otherwise:
+Each TAP test (qtest binaries, firmware scenarios, unit tests) holds many
+checks; they are counted from the TAP output meson recorded. A test without
+TAP output counts as one check. A test program that failed without a
+failing TAP line (a crash, a timeout) adds one failure.
 
     N passed, M failed
 """
 import json
+import re
 import sys
+
+TAP_LINE = re.compile(r"^(not ok|ok)\b(.*)$")
+
+
+def count_tap(stdout):
+    passed = failed = skipped = 0
+    for line in stdout.splitlines():
+        m = TAP_LINE.match(line)
+        if not m:
+            continue
+        if re.search(r"#\s*skip", m.group(2), re.I):
+            skipped += 1
+        elif m.group(1) == "ok" or re.search(r"#\s*todo", m.group(2), re.I):
+            passed += 1
+        else:
+            failed += 1
+    return passed, failed, skipped
 
 
 def main(path):
     passed = failed = skipped = 0
-    tests = failed_tests = 0
+    programs = failing = 0
     try:
         with open(path) as f:
-            lines = [json.loads(l) for l in f if l.strip()]
-    except OSError as e:
+            tests = [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError) as e:
         print(f"test-summary: {e}", file=sys.stderr)
         print("0 passed, 1 failed")
         return 1
-    for t in lines:
-        tests += 1
+    for t in tests:
+        programs += 1
         ok = t.get("result") in ("OK", "EXPECTEDFAIL", "SKIP")
+        p, f, s = count_tap(t.get("stdout") or "")
+        if p + f + s == 0:
+            if t.get("result") == "SKIP":
+                s = 1
+            elif ok:
+                p = 1
         if not ok:
-            failed_tests += 1
-        subs = t.get("subtests") or []
-        if subs:
-            for s in subs:
-                r = s.get("result")
-                if r == "SKIP":
-                    skipped += 1
-                elif r in ("OK", "EXPECTEDFAIL"):
-                    passed += 1
-                else:
-                    failed += 1
-            if not ok and all(s.get("result") in ("OK", "SKIP") for s in subs):
-                failed += 1     # e.g. a crash or timeout after the last check
-        elif t.get("result") == "SKIP":
-            skipped += 1
-        elif ok:
-            passed += 1
-        else:
-            failed += 1
-    print(f"{tests} test programs, {failed_tests} failing; "
+            failing += 1
+            f = max(f, 1)
+        passed, failed, skipped = passed + p, failed + f, skipped + s
+    print(f"{programs} test programs, {failing} failing, "
           f"{skipped} checks skipped")
     print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and failed_tests == 0 else 1
+    return 0 if failed == 0 and failing == 0 else 1
 
 
 if __name__ == "__main__":
