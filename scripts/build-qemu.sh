@@ -20,6 +20,12 @@ overlay=$repo/scripts/qemu-overlay
 src=$out/src
 bld=$out/build
 
+# One build at a time per OUTDIR: a concurrent copy of the tree would
+# interleave with this one.
+mkdir -p "$out"
+exec 9>"$out/.lock"
+flock 9
+
 pristine=$("$repo/scripts/fetch-qemu.sh")
 stamp="$pristine $(sha256sum "$overlay/copro.patch" | cut -d' ' -f1)"
 
@@ -37,6 +43,7 @@ fi
 # Links are refreshed every time: cheap, and they survive a moved checkout.
 ln -sfn "$repo/hw/copro" "$src/hw/copro"
 ln -sfn "$repo/include/copro" "$src/include/copro"
+ln -sf "$repo/qapi/copro.json" "$src/qapi/copro.json"
 ln -sf "$overlay/copro.mak" "$src/configs/devices/x86_64-softmmu/copro.mak"
 for t in "$repo"/tests/qtest/*.[ch]; do
     ln -sf "$t" "$src/tests/qtest/$(basename "$t")"
@@ -56,7 +63,8 @@ if [ ! -f "$bld/build.ninja" ]; then
         { tail -n 30 "$out/configure.log" >&2; rm -f "$bld/build.ninja"; exit 1; }
 fi
 
-qtests=(copro-test copro-cmd-test copro-bench)
+qtests=(copro-test copro-cmd-test copro-mmu-test copro-preempt-test
+        copro-bench)
 ninja -C "$bld" qemu-system-x86_64 "${qtests[@]/#/tests/qtest/}"
 mkdir -p "$links"
 ln -f "$bld/qemu-system-x86_64" "$links/qemu-system-x86_64"

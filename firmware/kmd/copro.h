@@ -29,6 +29,9 @@ struct copro_irq_log {
     volatile uint8_t last_vector;
     volatile uint64_t last_status;  /* causes acked by the last one */
     volatile uint64_t causes_seen;  /* OR of all causes acked */
+    /* Causes acked but not yet processed: the ISR ORs them in, the
+     * deferred handler (copro_cp_dpc) takes them with interrupts off. */
+    volatile uint64_t pending;
 };
 
 struct copro {

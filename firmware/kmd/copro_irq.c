@@ -40,6 +40,7 @@ static void copro_isr(struct irq_frame *f, void *ctx)
     c->irq.last_vector = vector;
     c->irq.last_status = status;
     c->irq.causes_seen |= status;
+    c->irq.pending |= status;
     c->irq.count++;
     lapic_eoi();
 }

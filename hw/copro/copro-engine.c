@@ -54,6 +54,7 @@ static const char *const copro_op_names[] = {
     [COPRO_OP_SET_TARGET] = "SET_TARGET",
     [COPRO_OP_RECT] = "RECT",
     [COPRO_OP_WORK] = "WORK",
+    [COPRO_OP_COPY_PTE] = "COPY_PTE",
 };
 
 static const uint8_t copro_op_len[] = {
@@ -67,6 +68,7 @@ static const uint8_t copro_op_len[] = {
     [COPRO_OP_SET_TARGET] = COPRO_LEN_SET_TARGET,
     [COPRO_OP_RECT] = COPRO_LEN_RECT,
     [COPRO_OP_WORK] = COPRO_LEN_WORK,
+    [COPRO_OP_COPY_PTE] = COPRO_LEN_COPY_PTE,
 };
 
 const char *copro_op_name(uint32_t op)
@@ -97,10 +99,18 @@ static bool copro_modelled(CoproEngine *e)
 /* ns needed to move @bytes at @rate bytes (or pixels) per second */
 static uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate)
 {
+    uint64_t lo, hi;
+
     if (!copro_modelled(e)) {
         return 0;
     }
-    return muldiv64(units, NANOSECONDS_PER_SECOND, rate);
+    /*
+     * 128-bit: rates are 64-bit (muldiv64 takes a 32-bit divisor), and
+     * units * 1e9 overflows 64 bits for large packets.
+     */
+    mulu64(&lo, &hi, units, NANOSECONDS_PER_SECOND);
+    divu128(&lo, &hi, rate);
+    return hi ? UINT64_MAX : lo;
 }
 
 static uint64_t copro_packet_cost(CoproEngine *e)
@@ -112,11 +122,11 @@ static uint64_t copro_packet_cost(CoproEngine *e)
  * Faults
  */
 
-static void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
-                               uint32_t info)
+void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
+                        uint32_t info)
 {
     CoproState *s = e->dev;
-    bool error = kind <= COPRO_FAULT_LAST_ERROR;
+    bool error = COPRO_FAULT_IS_ERROR(kind);
 
     e->state = COPRO_ENG_STATE_HALTED;
     e->fault_kind = kind;
@@ -148,55 +158,45 @@ const char *copro_fault_name(uint32_t kind)
         [COPRO_FAULT_BAD_PACKET] = "bad packet fields",
         [COPRO_FAULT_TRANSLATION] = "translation fault",
         [COPRO_FAULT_DMA] = "DMA error",
+        [COPRO_FAULT_INJECTED] = "injected fault",
+        [COPRO_FAULT_BAD_SAVE] = "bad save record",
+        [COPRO_FAULT_GART] = "GART fault",
+        [COPRO_FAULT_PAGE] = "page fault",
+        [COPRO_FAULT_TABLE] = "page table outside VRAM",
     };
 
     return kind < ARRAY_SIZE(names) && names[kind] ? names[kind] : "?";
 }
 
 /*
- * GPU memory. Every access goes through copro_translate(), which later
- * grows the aperture and per-context address spaces. A failed access
- * latches a fault and halts the engine; callers just stop.
+ * GPU memory. Every access goes through copro_mmu_rw() (copro-mmu.c): VRAM,
+ * the GART aperture and per-context address spaces. A failed access
+ * latches a fault and halts the engine; callers just stop. Accesses made
+ * for a submission use its context's address space; ring fetches and the
+ * fence write-back use the physical GPU address space.
  */
-
-/* Map [addr, addr + len) to a host pointer into VRAM. */
-static uint8_t *copro_translate(CoproEngine *e, uint64_t addr, uint64_t len,
-                                bool is_write)
+bool copro_mem_access(CoproEngine *e, bool physical, uint64_t addr,
+                      void *buf, uint64_t len, bool is_write)
 {
-    CoproState *s = e->dev;
+    CoproMemFault f;
 
-    if (addr >= s->vram_size || len > s->vram_size - addr) {
-        copro_engine_fault(e, COPRO_FAULT_TRANSLATION, addr,
-                           is_write ? COPRO_FAULT_INFO_WRITE : 0);
-        return NULL;
+    if (copro_mmu_rw(e, physical, addr, buf, len, is_write, &f)) {
+        return true;
     }
-    return s->vram_ptr + addr;
+    copro_engine_fault(e, f.kind, f.addr, f.info);
+    return false;
 }
 
 static bool copro_mem_read(CoproEngine *e, uint64_t addr, void *buf,
                            uint64_t len)
 {
-    uint8_t *p = copro_translate(e, addr, len, false);
-
-    if (!p) {
-        return false;
-    }
-    memcpy(buf, p, len);
-    return true;
+    return copro_mem_access(e, false, addr, buf, len, false);
 }
 
 static bool copro_mem_write(CoproEngine *e, uint64_t addr, const void *buf,
                             uint64_t len)
 {
-    uint8_t *p = copro_translate(e, addr, len, true);
-
-    if (!p) {
-        return false;
-    }
-    memcpy(p, buf, len);
-    /* device writes must reach migration's dirty log */
-    memory_region_set_dirty(&e->dev->vram, addr, len);
-    return true;
+    return copro_mem_access(e, false, addr, (void *)buf, len, true);
 }
 
 static bool copro_mem_write64(CoproEngine *e, uint64_t addr, uint64_t val)
@@ -277,6 +277,10 @@ static uint64_t copro_step_cost(CoproEngine *e)
         left = dw64(p, 2) - p->progress;
         return first + copro_cost(e, MIN(left, COPRO_CHUNK_BYTES),
                                   s->fill_bw);
+    case COPRO_OP_COPY_PTE:
+        left = (uint64_t)p->dw[4] * 8 - p->progress;
+        return first + copro_cost(e, MIN(left, COPRO_CHUNK_BYTES),
+                                  s->copy_bw);
     case COPRO_OP_RECT:
         return first + copro_cost(e, (uint64_t)e->rect_rows_step *
                                   e->rect_w, s->pixel_rate);
@@ -308,6 +312,31 @@ static StepResult copro_exec_copy(CoproEngine *e)
     }
     p->progress += n;
     e->stat_bytes += n;
+    return p->progress < size ? STEP_MORE : STEP_DONE;
+}
+
+/*
+ * COPY_PTE: copy page-table entries in 64 KiB chunks; every chunk drops
+ * all cached translations of the device, so later accesses of any engine
+ * see the new entries.
+ */
+static StepResult copro_exec_copy_pte(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    uint64_t dst = dw64(p, 0), src = dw64(p, 2);
+    uint64_t size = (uint64_t)p->dw[4] * 8;
+    uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
+    g_autofree uint8_t *buf = NULL;
+
+    if (n) {
+        buf = g_malloc(n);
+        if (!copro_mem_read(e, src + p->progress, buf, n) ||
+            !copro_mem_write(e, dst + p->progress, buf, n)) {
+            return STEP_FAULT;
+        }
+        copro_mmu_flush(e->dev);
+    }
+    p->progress += n;
     return p->progress < size ? STEP_MORE : STEP_DONE;
 }
 
@@ -345,7 +374,7 @@ static bool copro_check_set_target(CoproEngine *e)
 }
 
 /* Clip the RECT to its target; sets rect_* and returns false if invalid. */
-static bool copro_prepare_rect(CoproEngine *e)
+bool copro_prepare_rect(CoproEngine *e)
 {
     CoproPacket *p = &e->cur;
     uint32_t slot = COPRO_PKT_FLAGS(p->hdr);
@@ -441,6 +470,8 @@ static StepResult copro_exec_step(CoproEngine *e)
         return copro_exec_copy(e);
     case COPRO_OP_FILL:
         return copro_exec_fill(e);
+    case COPRO_OP_COPY_PTE:
+        return copro_exec_copy_pte(e);
     case COPRO_OP_SET_TARGET:
         t = &e->targets[COPRO_PKT_FLAGS(p->hdr)];
         t->addr = dw64(p, 0);
@@ -467,6 +498,11 @@ static bool copro_fetch_packet(CoproEngine *e)
     uint32_t hdr, op, len;
     uint64_t at = e->desc.dma_addr + e->pc;
 
+    if (e->inject & COPRO_INJECT_FAULT_NEXT) {
+        e->inject &= ~COPRO_INJECT_FAULT_NEXT;
+        copro_engine_fault(e, COPRO_FAULT_INJECTED, at, 0);
+        return false;
+    }
     if (e->desc.dma_len - e->pc < 4) {
         copro_engine_fault(e, COPRO_FAULT_BUFFER_OVERRUN, at, 0);
         return false;
@@ -505,6 +541,13 @@ static bool copro_fetch_packet(CoproEngine *e)
     switch (op) {
     case COPRO_OP_FILL:
         if (dw64(p, 2) & 3) {
+            copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
+            return false;
+        }
+        break;
+    case COPRO_OP_COPY_PTE:
+        if ((dw64(p, 0) & 7) || (dw64(p, 2) & 7) ||
+            p->dw[4] > COPRO_COPY_PTE_MAX) {
             copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
             return false;
         }
@@ -551,11 +594,13 @@ static bool copro_load_submission(CoproEngine *e)
                              d->dma_len);
 
     if ((d->dma_addr & 3) || (d->dma_len & 3) || d->dma_len > COPRO_DMA_MAX ||
-        (d->flags & ~COPRO_SUBMIT_FLAGS_KNOWN) ||
-        (d->flags & COPRO_SUBMIT_RESUME) || d->reserved0 ||
+        (d->flags & ~COPRO_SUBMIT_FLAGS_KNOWN) || d->reserved0 ||
         d->reserved1[0] || d->reserved1[1] || d->reserved1[2]) {
         copro_engine_fault(e, COPRO_FAULT_BAD_DESCRIPTOR, at, 0);
         return false;
+    }
+    if (d->flags & COPRO_SUBMIT_RESUME) {
+        return copro_preempt_restore(e);
     }
     return true;
 }
@@ -568,7 +613,9 @@ static bool copro_complete_submission(CoproEngine *e)
     trace_copro_submit_end(e->index, e->desc.fence, e->cursor);
     e->completed_fence = e->desc.fence;
     if (e->fence_wb & COPRO_FENCE_WB_ENABLE) {
-        if (!copro_mem_write64(e, e->fence_wb & ~7ULL, e->desc.fence)) {
+        uint64_t wb = cpu_to_le64(e->desc.fence);
+
+        if (!copro_mem_access(e, true, e->fence_wb & ~7ULL, &wb, 8, true)) {
             return false;
         }
     }
@@ -578,7 +625,10 @@ static bool copro_complete_submission(CoproEngine *e)
         c->submissions++;
     }
     e->active = false;
-    if (!(e->desc.flags & COPRO_SUBMIT_NO_IRQ)) {
+    if (e->inject & COPRO_INJECT_DROP_IRQ) {
+        /* injected: the fence is done but its interrupt is lost */
+        e->inject &= ~COPRO_INJECT_DROP_IRQ;
+    } else if (!(e->desc.flags & COPRO_SUBMIT_NO_IRQ)) {
         copro_raise_irq(s, COPRO_INT_ENG(e->index, COPRO_INT_DMA_DONE));
     }
     copro_engines_fence_written(s);
@@ -630,6 +680,17 @@ static void copro_engine_run(CoproEngine *e)
                 break;
             }
             continue;
+        }
+
+        /* every step boundary is a potential arbitration point */
+        if (e->preempt_pending && copro_preempt_arbitrate(e)) {
+            return;
+        }
+        if ((e->inject & COPRO_INJECT_HANG) && e->active) {
+            /* injected hang: busy forever, until an engine reset */
+            e->state = COPRO_ENG_STATE_BUSY;
+            timer_del(e->timer);
+            return;
         }
 
         if (!e->active) {
@@ -759,6 +820,23 @@ uint64_t copro_engine_read(CoproEngine *e, hwaddr reg)
         return e->stat_bytes;
     case COPRO_ENG_STAT_FAULTS:
         return e->stat_faults;
+    case COPRO_ENG_INJECT:
+        return e->inject;
+    case COPRO_ENG_PREEMPT_FENCE:
+        return e->preempt_fence;
+    case COPRO_ENG_PREEMPTED_FENCE:
+        return e->preempted_fence;
+    case COPRO_ENG_STAT_PREEMPTIONS:
+        return e->stat_preemptions;
+    case COPRO_ENG_STAT_PREEMPT_MIN:
+        return e->stat_preempt_min;
+    case COPRO_ENG_STAT_PREEMPT_MAX:
+        return e->stat_preempt_max;
+    case COPRO_ENG_STAT_PREEMPT_SUM:
+        return e->stat_preempt_sum;
+    case COPRO_ENG_STAT_TLB_HITS:
+    case COPRO_ENG_STAT_TLB_MISSES:
+        return copro_mmu_engine_stat(e, reg);
     default:
         return 0;
     }
@@ -767,9 +845,17 @@ uint64_t copro_engine_read(CoproEngine *e, hwaddr reg)
 /* Abort the current buffer, drop queued entries and clear the fault. */
 static void copro_engine_soft_reset(CoproEngine *e)
 {
+    int64_t now = copro_now_ns();
+
     e->aborted_fence = e->active ? e->desc.fence : 0;
     trace_copro_engine_reset(e->index, e->aborted_fence, e->completed_fence);
     timer_del(e->timer);
+    if (e->step_pending && e->cursor > now) {
+        /* the aborted step was charged in advance: refund what never ran */
+        copro_account(e, -(uint64_t)(e->cursor - now));
+    }
+    /* the engine clock restarts now, not at the end of the aborted step */
+    e->cursor = now;
     e->active = false;
     e->in_packet = false;
     e->step_pending = false;
@@ -782,6 +868,8 @@ static void copro_engine_soft_reset(CoproEngine *e)
     e->fault_fence = 0;
     e->fault_context = 0;
     e->fault_info = 0;
+    e->preempt_pending = false;
+    e->inject = 0;
     e->state = COPRO_ENG_STATE_IDLE;
 }
 
@@ -832,9 +920,17 @@ void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
     case COPRO_ENG_FENCE_WB:
         e->fence_wb = (e->fence_wb & ~mask) | (val & mask);
         break;
+    case COPRO_ENG_PREEMPT_REQ:
+        copro_preempt_request(e, val, mask);
+        break;
+    case COPRO_ENG_INJECT:
+        copro_inject_write(e, val);
+        break;
     case COPRO_ENG_CONTROL:
         if (val & COPRO_ENG_CTL_RESET) {
             copro_engine_soft_reset(e);
+        } else if (val & COPRO_ENG_CTL_RETRY) {
+            copro_engine_retry(e);
         }
         break;
     default:
@@ -979,6 +1075,16 @@ const VMStateDescription vmstate_copro_engine = {
         VMSTATE_UINT64(stat_packets, CoproEngine),
         VMSTATE_UINT64(stat_bytes, CoproEngine),
         VMSTATE_UINT64(stat_faults, CoproEngine),
+        VMSTATE_BOOL(preempt_pending, CoproEngine),
+        VMSTATE_UINT64(preempt_req, CoproEngine),
+        VMSTATE_INT64(preempt_req_time, CoproEngine),
+        VMSTATE_UINT64(preempt_fence, CoproEngine),
+        VMSTATE_UINT64(preempted_fence, CoproEngine),
+        VMSTATE_UINT64(stat_preemptions, CoproEngine),
+        VMSTATE_UINT64(stat_preempt_min, CoproEngine),
+        VMSTATE_UINT64(stat_preempt_max, CoproEngine),
+        VMSTATE_UINT64(stat_preempt_sum, CoproEngine),
+        VMSTATE_UINT32(inject, CoproEngine),
         VMSTATE_TIMER_PTR(timer, CoproEngine),
         VMSTATE_VALIDATE("engine state in range", copro_engine_valid),
         VMSTATE_END_OF_LIST()

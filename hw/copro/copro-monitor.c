@@ -10,8 +10,8 @@
 
 #include "qemu/osdep.h"
 #include "qapi/error.h"
-#include "qapi/qapi-commands-machine.h"
-#include "qapi/qapi-types-machine.h"
+#include "qapi/qapi-commands-copro.h"
+#include "qapi/qapi-types-copro.h"
 #include "monitor/monitor.h"
 #include "monitor/hmp.h"
 #include "qobject/qdict.h"
@@ -38,6 +38,14 @@ static CoproEngineInfo *copro_engine_info(CoproEngine *e)
     info->packets = e->stat_packets;
     info->bytes = e->stat_bytes;
     info->faults = e->stat_faults;
+    info->tlb_hits = copro_mmu_engine_stat(e, COPRO_ENG_STAT_TLB_HITS);
+    info->tlb_misses = copro_mmu_engine_stat(e, COPRO_ENG_STAT_TLB_MISSES);
+    info->preempt_pending = e->preempt_pending;
+    info->preemptions = e->stat_preemptions;
+    info->preempt_min_ns = e->stat_preempt_min;
+    info->preempt_max_ns = e->stat_preempt_max;
+    info->preempt_mean_ns = e->stat_preemptions ?
+        e->stat_preempt_sum / e->stat_preemptions : 0;
     return info;
 }
 
@@ -68,6 +76,7 @@ static CoproInfo *copro_info(CoproState *s)
         ci->submissions = c->submissions;
         QAPI_LIST_APPEND(ctail, ci);
     }
+    copro_mmu_info(s, info);
     return info;
 }
 
@@ -125,7 +134,16 @@ static void hmp_info_copro(Monitor *mon, const QDict *qdict)
                            " submissions, %" PRIu64 " packets, %" PRIu64
                            " bytes, %" PRIu64 " faults\n", e->busy_ns,
                            e->submissions, e->packets, e->bytes, e->faults);
+            monitor_printf(mon, "    translation cache: %" PRIu64 " hits, %"
+                           PRIu64 " misses\n", e->tlb_hits, e->tlb_misses);
+            monitor_printf(mon, "    preemptions %" PRIu64 "%s, latency min %"
+                           PRIu64 " mean %" PRIu64 " max %" PRIu64 " ns\n",
+                           e->preemptions,
+                           e->preempt_pending ? " (one pending)" : "",
+                           e->preempt_min_ns, e->preempt_mean_ns,
+                           e->preempt_max_ns);
         }
+        copro_mmu_hmp(mon, d);
         for (CoproContextInfoList *cl = d->contexts; cl; cl = cl->next) {
             CoproContextInfo *c = cl->value;
 

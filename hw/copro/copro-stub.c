@@ -6,7 +6,7 @@
  */
 
 #include "qemu/osdep.h"
-#include "qapi/qapi-commands-machine.h"
+#include "qapi/qapi-commands-copro.h"
 
 CoproInfoList *qmp_x_query_copro(Error **errp)
 {

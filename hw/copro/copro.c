@@ -129,6 +129,13 @@ static const CoproRegInfo copro_global_regs[] = {
     { COPRO_REG_INT_MASK,       8, REG_RW,  "INT_MASK" },
     { COPRO_REG_INT_TEST,       4, REG_WO,  "INT_TEST" },
     { COPRO_REG_INT_TEST_DATA,  4, REG_RO,  "INT_TEST_DATA" },
+    { COPRO_REG_GART_BASE,      8, REG_RW,  "GART_BASE" },
+    { COPRO_REG_GART_ENTRIES,   4, REG_RW,  "GART_ENTRIES" },
+    { COPRO_REG_GART_INVAL_FIRST, 4, REG_RW, "GART_INVAL_FIRST" },
+    { COPRO_REG_GART_INVAL,     4, REG_WO,  "GART_INVAL" },
+    { COPRO_REG_CTX_TABLE_BASE, 8, REG_RW,  "CTX_TABLE_BASE" },
+    { COPRO_REG_CTX_TABLE_SIZE, 4, REG_RW,  "CTX_TABLE_SIZE" },
+    { COPRO_REG_VM_INVAL,       4, REG_WO,  "VM_INVAL" },
 };
 
 static const CoproRegInfo copro_engine_regs[] = {
@@ -150,11 +157,21 @@ static const CoproRegInfo copro_engine_regs[] = {
     { COPRO_ENG_USER_DATA,          4, REG_RO, "USER_DATA" },
     { COPRO_ENG_FAULT_CONTEXT,      4, REG_RO, "FAULT_CONTEXT" },
     { COPRO_ENG_FAULT_INFO,         4, REG_RO, "FAULT_INFO" },
+    { COPRO_ENG_INJECT,             4, REG_RW, "INJECT" },
+    { COPRO_ENG_PREEMPT_REQ,        8, REG_WO, "PREEMPT_REQ" },
+    { COPRO_ENG_PREEMPT_FENCE,      8, REG_RO, "PREEMPT_FENCE" },
+    { COPRO_ENG_PREEMPTED_FENCE,    8, REG_RO, "PREEMPTED_FENCE" },
     { COPRO_ENG_STAT_BUSY_NS,       8, REG_RO, "STAT_BUSY_NS" },
     { COPRO_ENG_STAT_SUBMISSIONS,   8, REG_RO, "STAT_SUBMISSIONS" },
     { COPRO_ENG_STAT_PACKETS,       8, REG_RO, "STAT_PACKETS" },
     { COPRO_ENG_STAT_BYTES,         8, REG_RO, "STAT_BYTES" },
     { COPRO_ENG_STAT_FAULTS,        8, REG_RO, "STAT_FAULTS" },
+    { COPRO_ENG_STAT_PREEMPTIONS,   8, REG_RO, "STAT_PREEMPTIONS" },
+    { COPRO_ENG_STAT_PREEMPT_MIN,   8, REG_RO, "STAT_PREEMPT_MIN" },
+    { COPRO_ENG_STAT_PREEMPT_MAX,   8, REG_RO, "STAT_PREEMPT_MAX" },
+    { COPRO_ENG_STAT_PREEMPT_SUM,   8, REG_RO, "STAT_PREEMPT_SUM" },
+    { COPRO_ENG_STAT_TLB_HITS,      8, REG_RO, "STAT_TLB_HITS" },
+    { COPRO_ENG_STAT_TLB_MISSES,    8, REG_RO, "STAT_TLB_MISSES" },
 };
 
 static const CoproRegInfo *copro_find_reg(const CoproRegInfo *tab, size_t n,
@@ -204,10 +221,19 @@ static const CoproRegInfo *copro_decode(CoproState *s, hwaddr addr,
 
 static uint32_t copro_caps(CoproState *s)
 {
-    uint32_t caps = COPRO_CAP_CMD_PROCESSOR;
+    uint32_t caps = COPRO_CAP_CMD_PROCESSOR | COPRO_CAP_GPUVA;
 
     if (s->msix_enabled_prop) {
         caps |= COPRO_CAP_MSIX;
+    }
+    if (s->aperture_size) {
+        caps |= COPRO_CAP_GART;
+    }
+    if (s->preempt != COPRO_PREEMPT_NONE) {
+        caps |= COPRO_CAP_PREEMPTION;
+    }
+    if (s->fault_injection) {
+        caps |= COPRO_CAP_FAULT_INJECTION;
     }
     return caps;
 }
@@ -226,10 +252,13 @@ static uint64_t copro_global_read(CoproState *s, hwaddr reg)
     case COPRO_REG_VRAM_SIZE:
         return s->vram_size;
     case COPRO_REG_APERTURE_SIZE:
+        return s->aperture_size;
+    case COPRO_REG_GART_BASE ... COPRO_REG_VM_INVAL:
+        return copro_mmu_read(s, reg);
     case COPRO_REG_APERTURE_BASE:
-        return 0;           /* no aperture yet */
+        return COPRO_APERTURE_BASE;
     case COPRO_REG_PREEMPT_CAPS:
-        return COPRO_PREEMPT_NONE;
+        return s->preempt;
     case COPRO_REG_MSIX_VECTORS:
         return s->msix_enabled_prop ? s->num_engines + 1 : 0;
     case COPRO_REG_SCRATCH:
@@ -270,6 +299,9 @@ static void copro_global_write(CoproState *s, hwaddr reg, uint64_t val,
     case COPRO_REG_INT_TEST:
         s->int_test_data = val;
         copro_raise_irq(s, COPRO_INT_DEV_TEST);
+        break;
+    case COPRO_REG_GART_BASE ... COPRO_REG_VM_INVAL:
+        copro_mmu_write(s, reg, val, mask);
         break;
     default:
         g_assert_not_reached();
@@ -395,6 +427,13 @@ static bool copro_check_props(CoproState *s, Error **errp)
         (!s->copy_bw || !s->fill_bw || !s->pixel_rate)) {
         error_setg(errp, "copro: copy-bw, fill-bw and pixel-rate must be "
                    "non-zero");
+        return false;
+    }
+    if (s->aperture_size > COPRO_APERTURE_MAX ||
+        (s->aperture_size & (COPRO_GPU_PAGE_SIZE - 1))) {
+        error_setg(errp, "copro: aperture=%" PRIu64 " bytes is not a "
+                   "multiple of 4 KiB up to %llu GiB", s->aperture_size,
+                   COPRO_APERTURE_MAX / GiB);
         return false;
     }
     if (!s->slice_packets) {
@@ -525,6 +564,7 @@ static void copro_reset_hold(Object *obj, ResetType type)
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_reset(&s->engines[i]);
     }
+    copro_mmu_reset(s);
     copro_update_intx(s);
 }
 
@@ -556,6 +596,10 @@ static const VMStateDescription vmstate_copro = {
                              vmstate_copro_ctx_stat, CoproCtxStat),
         VMSTATE_END_OF_LIST()
     },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_copro_mmu,
+        NULL
+    },
 };
 
 static const QEnumLookup copro_timing_lookup = {
@@ -575,6 +619,25 @@ static const PropertyInfo copro_prop_timing = {
     .set_default_value = qdev_propinfo_set_default_value_enum,
 };
 
+static const QEnumLookup copro_preempt_lookup = {
+    .array = (const char *const[]) {
+        [COPRO_PREEMPT_NONE] = "none",
+        [COPRO_PREEMPT_DMA_BUFFER] = "dma-buffer",
+        [COPRO_PREEMPT_COMMAND] = "command",
+        [COPRO_PREEMPT_MID_COMMAND] = "mid-command",
+    },
+    .size = 4,
+};
+
+static const PropertyInfo copro_prop_preempt = {
+    .type = "CoproPreempt",
+    .description = "none/dma-buffer/command/mid-command",
+    .enum_table = &copro_preempt_lookup,
+    .get = qdev_propinfo_get_enum,
+    .set = qdev_propinfo_set_enum,
+    .set_default_value = qdev_propinfo_set_default_value_enum,
+};
+
 static const Property copro_properties[] = {
     DEFINE_PROP_SIZE("vram", CoproState, vram_size, COPRO_VRAM_DEFAULT),
     DEFINE_PROP_UINT32("engines", CoproState, num_engines, 2),
@@ -586,8 +649,15 @@ static const Property copro_properties[] = {
     DEFINE_PROP_UINT64("packet-ns", CoproState, packet_ns, 100),
     DEFINE_PROP_UINT64("copy-bw", CoproState, copy_bw, 8 * GiB),
     DEFINE_PROP_UINT64("fill-bw", CoproState, fill_bw, 16 * GiB),
+    DEFINE_PROP_SIZE("aperture", CoproState, aperture_size,
+                     COPRO_APERTURE_DEFAULT),
     DEFINE_PROP_UINT64("pixel-rate", CoproState, pixel_rate, 4000000000ULL),
     DEFINE_PROP_UINT32("x-slice-packets", CoproState, slice_packets, 256),
+    DEFINE_PROP_UNSIGNED("preempt", CoproState, preempt,
+                         COPRO_PREEMPT_MID_COMMAND, copro_prop_preempt,
+                         uint32_t),
+    DEFINE_PROP_BOOL("x-fault-injection", CoproState, fault_injection,
+                     false),
 };
 
 static const struct {
@@ -607,8 +677,14 @@ static const struct {
     { "copy-bw", "modelled COPY bandwidth in bytes per second" },
     { "fill-bw", "modelled FILL bandwidth in bytes per second" },
     { "pixel-rate", "modelled RECT fill rate in pixels per second" },
+    { "aperture", "GART aperture size (multiple of 4 KiB, 0 = none)" },
     { "x-slice-packets", "packets an engine executes per main-loop slice "
       "before yielding" },
+    { "preempt", "preemption granularity: none (legacy, never interrupts "
+      "a buffer), dma-buffer, command (between packets), mid-command "
+      "(inside long packets)" },
+    { "x-fault-injection", "enable the per-engine INJECT register (hang, "
+      "forced fault, dropped interrupt) for testing recovery" },
 };
 
 static void copro_class_init(ObjectClass *klass, void *data)

@@ -64,6 +64,18 @@ typedef struct CoproEngine {
     uint64_t completed_fence;
     uint32_t user_data;
 
+    /* preemption (copro-preempt.c) */
+    bool preempt_pending;
+    uint64_t preempt_req;           /* PREEMPT_REQ as written so far */
+    int64_t preempt_req_time;       /* virtual ns of the request */
+    uint64_t preempt_fence;         /* last request completed */
+    uint64_t preempted_fence;       /* submission it interrupted, or 0 */
+    uint64_t stat_preemptions;
+    uint64_t stat_preempt_min;
+    uint64_t stat_preempt_max;
+    uint64_t stat_preempt_sum;
+    uint32_t inject;                /* COPRO_INJECT_*, x-fault-injection */
+
     /* fault latch */
     uint32_t fault_kind;
     uint32_t fault_offset;
@@ -93,6 +105,51 @@ typedef struct CoproCtxStat {
     uint64_t submissions;
 } CoproCtxStat;
 
+/* GPU memory management (copro-mmu.c) */
+#define COPRO_TLB_SETS 128      /* per engine, per kind, direct-mapped */
+typedef struct CoproTlbEntry {
+    uint64_t page;      /* aperture page index, or context VA page */
+    uint64_t target;    /* guest-physical page, or GPU physical page */
+    uint32_t context;   /* VA entries: the context */
+    uint8_t valid;
+    uint8_t writable;
+} CoproTlbEntry;
+
+typedef struct CoproTlb {
+    CoproTlbEntry gart[COPRO_TLB_SETS];
+    CoproTlbEntry va[COPRO_TLB_SETS];
+    uint64_t hits;
+    uint64_t misses;
+} CoproTlb;
+
+typedef struct CoproMmuFault {
+    uint32_t valid;
+    uint32_t engine;
+    uint32_t kind;
+    uint32_t context;
+    uint32_t info;      /* COPRO_FAULT_INFO_* */
+    uint64_t addr;
+    uint64_t fence;
+} CoproMmuFault;
+
+typedef struct CoproMmu {
+    uint64_t gart_base;
+    uint32_t gart_entries;
+    uint32_t gart_inval_first;
+    uint64_t ctx_base;
+    uint32_t ctx_size;
+    uint32_t nfaults;
+    CoproMmuFault last_fault;
+    CoproTlb tlb[COPRO_MAX_ENGINES];
+} CoproMmu;
+
+/* a failed GPU memory access, for copro_engine_fault() */
+typedef struct CoproMemFault {
+    uint32_t kind;
+    uint64_t addr;
+    uint32_t info;
+} CoproMemFault;
+
 struct CoproState {
     PCIDevice parent_obj;
 
@@ -107,6 +164,8 @@ struct CoproState {
     uint64_t fill_bw;       /* bytes per second */
     uint64_t pixel_rate;    /* pixels per second */
     uint32_t slice_packets; /* packets executed per main-loop slice */
+    uint32_t preempt;       /* COPRO_PREEMPT_* granularity */
+    bool fault_injection;
 
     MemoryRegion mmio;
     MemoryRegion vram;
@@ -119,6 +178,9 @@ struct CoproState {
 
     CoproEngine engines[COPRO_MAX_ENGINES];
     CoproCtxStat ctx_stats[COPRO_CTX_STATS];
+
+    uint64_t aperture_size; /* property */
+    CoproMmu mmu;
 };
 
 /* copro.c */
@@ -139,6 +201,35 @@ const char *copro_fault_name(uint32_t kind);
 const char *copro_engine_state_name(uint32_t state);
 extern const VMStateDescription vmstate_copro_engine;
 extern const VMStateDescription vmstate_copro_ctx_stat;
+
+/* copro-mmu.c */
+bool copro_mmu_rw(CoproEngine *e, bool physical, uint64_t addr, void *buf,
+                  uint64_t len, bool is_write, CoproMemFault *f);
+void copro_mmu_flush(CoproState *s);
+void copro_mmu_reset(CoproState *s);
+uint64_t copro_mmu_read(CoproState *s, hwaddr reg);
+void copro_mmu_write(CoproState *s, hwaddr reg, uint64_t val, uint64_t mask);
+uint64_t copro_mmu_engine_stat(CoproEngine *e, hwaddr reg);
+uint64_t copro_mmu_gart_valid(CoproState *s);
+int copro_mmu_ctx_root(CoproState *s, uint32_t context, uint64_t *root);
+void copro_engine_retry(CoproEngine *e);
+struct CoproInfo;
+void copro_mmu_info(CoproState *s, struct CoproInfo *info);
+void copro_mmu_hmp(Monitor *mon, struct CoproInfo *d);
+extern const VMStateDescription vmstate_copro_mmu;
+
+/* copro-engine.c, for the other parts of the command processor */
+bool copro_mem_access(CoproEngine *e, bool physical, uint64_t addr,
+                      void *buf, uint64_t len, bool is_write);
+void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
+                        uint32_t info);
+bool copro_prepare_rect(CoproEngine *e);
+
+/* copro-preempt.c */
+void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask);
+bool copro_preempt_arbitrate(CoproEngine *e);
+bool copro_preempt_restore(CoproEngine *e);
+void copro_inject_write(CoproEngine *e, uint32_t val);
 
 /* copro-monitor.c */
 void copro_monitor_register(void);

@@ -41,6 +41,47 @@ struct copro_submit_desc {
 #define COPRO_SUBMIT_FLAGS_KNOWN    0x7u
 
 /*
+ * Save record, written to a submission's save_addr when it is preempted
+ * mid-buffer and read back when it is resubmitted with COPRO_SUBMIT_RESUME.
+ * The driver treats it as opaque apart from magic and the buffer fields;
+ * the device refuses a record whose magic, version or buffer does not match
+ * the resubmitted descriptor (COPRO_FAULT_BAD_SAVE). 256 bytes.
+ */
+struct copro_save_target {
+    uint64_t addr;
+    uint32_t pitch;
+    uint32_t width;
+    uint32_t height;
+    uint32_t format;
+};
+
+struct copro_save_record {
+    uint32_t magic;         /* COPRO_SAVE_MAGIC */
+    uint32_t version;       /* COPRO_SAVE_VERSION */
+    uint64_t dma_addr;      /* the preempted buffer */
+    uint32_t dma_len;
+    uint32_t offset;        /* byte offset of the packet to continue */
+    uint64_t fence;         /* fence of the preempted submission */
+    uint32_t context;
+    uint32_t in_packet;     /* 1: the packet at offset is partly done */
+    uint32_t hdr;           /* that packet's header and payload */
+    uint32_t payload[6];
+    uint32_t rect[5];       /* clipped RECT: x, y, w, h, rows per step */
+    uint64_t progress;      /* bytes, rows or ns of the packet done */
+    struct copro_save_target targets[4];    /* bound surfaces */
+    uint8_t reserved[64];
+};
+
+#define COPRO_SAVE_MAGIC            0x45564153u     /* "SAVE" */
+#define COPRO_SAVE_VERSION          1u
+#define COPRO_SAVE_SIZE             256u
+
+_Static_assert(sizeof(struct copro_submit_desc) == COPRO_DESC_SIZE,
+               "ring entry layout");
+_Static_assert(sizeof(struct copro_save_record) == COPRO_SAVE_SIZE,
+               "save record layout");
+
+/*
  * Packets. Every packet starts with a header dword:
  *   bits  0..7   opcode (COPRO_OP_*)
  *   bits  8..15  flags (per opcode)
@@ -64,6 +105,7 @@ enum copro_opcode {
     COPRO_OP_SET_TARGET = 0x07,     /* addr64, pitch, width, height, fmt */
     COPRO_OP_RECT       = 0x08,     /* x, y, w, h, colour */
     COPRO_OP_WORK       = 0x09,     /* ns64: synthetic shader work */
+    COPRO_OP_COPY_PTE   = 0x0a,     /* dst64, src64, count32: copy PTEs */
 };
 
 /* packet lengths in dwords (header included) */
@@ -76,6 +118,10 @@ enum copro_opcode {
 #define COPRO_LEN_SET_TARGET        7
 #define COPRO_LEN_RECT              6
 #define COPRO_LEN_WORK              3
+#define COPRO_LEN_COPY_PTE          6
+
+/* COPY_PTE: 8-aligned addresses, count at most COPRO_COPY_PTE_MAX */
+#define COPRO_COPY_PTE_MAX          (1u << 20)
 
 /* FENCE flags */
 #define COPRO_FENCE_IRQ             (1u << 0)   /* raise the FENCE cause */

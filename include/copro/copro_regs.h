@@ -142,18 +142,43 @@
 #define COPRO_ENG_USER_DATA         0x58    /* 32: RO, last INTERRUPT payload */
 #define COPRO_ENG_FAULT_CONTEXT     0x5c    /* 32: RO, context of the fault */
 #define COPRO_ENG_FAULT_INFO        0x60    /* 32: RO, COPRO_FAULT_INFO_* */
+#define COPRO_ENG_INJECT            0x64    /* 32: RW, COPRO_INJECT_* */
+#define COPRO_ENG_PREEMPT_REQ       0x68    /* 64: WO, preemption fence id */
+#define COPRO_ENG_PREEMPT_FENCE     0x70    /* 64: RO, last request done */
+#define COPRO_ENG_PREEMPTED_FENCE   0x78    /* 64: RO, interrupted fence */
 /* statistics, 64-bit, read-only, cleared by device reset only */
 #define COPRO_ENG_STAT_BUSY_NS      0x80    /* virtual ns spent executing */
 #define COPRO_ENG_STAT_SUBMISSIONS  0x88    /* submissions completed */
 #define COPRO_ENG_STAT_PACKETS      0x90    /* packets retired */
 #define COPRO_ENG_STAT_BYTES        0x98    /* bytes moved by COPY/FILL/RECT */
 #define COPRO_ENG_STAT_FAULTS       0xa0    /* faults and errors latched */
+#define COPRO_ENG_STAT_PREEMPTIONS  0xa8    /* preemption requests done */
+#define COPRO_ENG_STAT_PREEMPT_MIN  0xb0    /* request-to-saved, min ns */
+#define COPRO_ENG_STAT_PREEMPT_MAX  0xb8    /* request-to-saved, max ns */
+#define COPRO_ENG_STAT_PREEMPT_SUM  0xc0    /* sum, for the mean */
+#define COPRO_ENG_STAT_TLB_HITS     0xc8    /* translation-cache hits */
+#define COPRO_ENG_STAT_TLB_MISSES   0xd0    /* translation-cache misses */
+
+/*
+ * COPRO_ENG_PREEMPT_REQ: writing a fence id requests preemption. The
+ * request is made by an 8-byte write or by a 4-byte write to the upper
+ * half (write the lower half first). See docs/specs/copro.rst.
+ */
+
+/* COPRO_ENG_INJECT (only with x-fault-injection=on; reads 0 otherwise) */
+#define COPRO_INJECT_HANG           (1u << 0)   /* stop progressing, ignore
+                                                   preemption */
+#define COPRO_INJECT_FAULT_NEXT     (1u << 1)   /* fault at the next packet */
+#define COPRO_INJECT_DROP_IRQ       (1u << 2)   /* drop the next DMA_DONE */
+#define COPRO_INJECT_ALL            0x7u
 
 /* COPRO_ENG_FENCE_WB: bit 0 enables write-back; address is 8-aligned */
 #define COPRO_FENCE_WB_ENABLE       1ull
 
 /* COPRO_ENG_CONTROL */
 #define COPRO_ENG_CTL_RESET         (1u << 0)   /* abort, clear fault, idle */
+#define COPRO_ENG_CTL_RETRY         (1u << 4)   /* memory fault: clear it and
+                                                   restart the faulted step */
 
 /* COPRO_ENG_STATE */
 #define COPRO_ENG_STATE_IDLE        0   /* ring empty */
@@ -174,8 +199,65 @@
 #define COPRO_FAULT_LAST_ERROR      5
 #define COPRO_FAULT_TRANSLATION     6   /* GPU address does not translate */
 #define COPRO_FAULT_DMA             7   /* bus error on a DMA access */
+#define COPRO_FAULT_INJECTED        8   /* COPRO_INJECT_FAULT_NEXT */
+#define COPRO_FAULT_BAD_SAVE        9   /* RESUME with an invalid record */
+/* command errors raise ERROR; memory faults (and injected ones) FAULT */
+#define COPRO_FAULT_IS_ERROR(kind)  ((kind) <= COPRO_FAULT_LAST_ERROR || \
+                                     (kind) == COPRO_FAULT_BAD_SAVE)
+#define COPRO_FAULT_GART            10  /* aperture page: GART entry beyond
+                                           the table, invalid or read-only */
+#define COPRO_FAULT_PAGE            11  /* context VA: page-table entry
+                                           invalid or read-only, VA too big */
+#define COPRO_FAULT_TABLE           12  /* GART, context table or page table
+                                           lies outside VRAM */
 
 /* COPRO_ENG_FAULT_INFO */
 #define COPRO_FAULT_INFO_WRITE      (1u << 0)   /* access was a write */
+#define COPRO_FAULT_INFO_PROTECTION (1u << 1)   /* 1: write to a read-only
+                                                   page, 0: not present */
+#define COPRO_FAULT_INFO_VIRTUAL    (1u << 2)   /* address is a context VA */
+#define COPRO_FAULT_INFO_LEVEL_SHIFT 4          /* bits 4..7: table level */
+#define COPRO_FAULT_INFO_LEVEL(info) (((info) >> 4) & 0xfu)
+
+/*
+ * GART and MMU (docs/specs/copro.rst, "GPU memory"). The GART, the context
+ * table and all page tables live in VRAM; their addresses are VRAM offsets.
+ */
+#define COPRO_REG_GART_BASE         0x0200  /* 64: RW, table, 4 KiB-aligned */
+#define COPRO_REG_GART_ENTRIES      0x0208  /* 32: RW, entries, 0 = off */
+#define COPRO_REG_GART_INVAL_FIRST  0x020c  /* 32: RW, first entry */
+#define COPRO_REG_GART_INVAL        0x0210  /* 32: WO, count (0 = all) */
+#define COPRO_REG_CTX_TABLE_BASE    0x0218  /* 64: RW, 8-aligned */
+#define COPRO_REG_CTX_TABLE_SIZE    0x0220  /* 32: RW, entries, 0 = off */
+#define COPRO_REG_VM_INVAL          0x0224  /* 32: WO, context id */
+
+#define COPRO_APERTURE_DEFAULT      (256u << 20)
+#define COPRO_APERTURE_MAX          (1ull << 39)
+#define COPRO_CTX_TABLE_MAX         65536u
+#define COPRO_VM_INVAL_ALL          0xffffffffu /* every context and GART */
+
+/* GART entry (64-bit): one 4 KiB aperture page */
+#define COPRO_GART_VALID            (1ull << 0)
+#define COPRO_GART_WRITABLE         (1ull << 1)
+#define COPRO_GART_ADDR_MASK        0x000ffffffffff000ull   /* guest phys */
+
+/* Context table entry (64-bit) */
+#define COPRO_CTX_VALID             (1ull << 0) /* has a page table */
+#define COPRO_CTX_ROOT_MASK         0x000ffffffffff000ull   /* VRAM offset */
+
+/*
+ * Page tables: 3 levels of 512 64-bit entries (4 KiB tables), 39-bit VA.
+ * Level 2 (root) indexes VA[38:30], level 1 VA[29:21], level 0 (leaf)
+ * VA[20:12]. A level-1 entry with COPRO_PTE_64K points to a leaf table of
+ * 32 entries, each mapping a 64 KiB page (VA[20:16]).
+ */
+#define COPRO_VA_BITS               39
+#define COPRO_PT_LEVELS             3
+#define COPRO_PT_ENTRIES            512
+#define COPRO_PTE_VALID             (1ull << 0)
+#define COPRO_PTE_WRITABLE          (1ull << 1) /* leaf */
+#define COPRO_PTE_APERTURE          (1ull << 2) /* leaf: aperture offset */
+#define COPRO_PTE_64K               (1ull << 3) /* level 1: 64 KiB leaves */
+#define COPRO_PTE_ADDR_MASK         0x000ffffffffff000ull
 
 #endif /* COPRO_REGS_H */

@@ -6,6 +6,9 @@
 #ifndef COPRO_QTEST_H
 #define COPRO_QTEST_H
 
+#include "qemu/bswap.h"
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
@@ -146,6 +149,354 @@ static inline void copro_msix_route(Copro *c, unsigned vec, uint64_t addr,
 static inline bool copro_intx_status(Copro *c)
 {
     return qpci_config_readw(c->dev, PCI_STATUS) & PCI_STATUS_INTERRUPT;
+}
+
+/*
+ * Command processor helpers: DMA buffers are built on the host as a GArray
+ * of dwords (host order), then copied to VRAM little-endian.
+ */
+
+static inline GArray *copro_buf_new(void)
+{
+    return g_array_new(false, false, sizeof(uint32_t));
+}
+
+static inline void copro_buf_dw(GArray *b, uint32_t v)
+{
+    g_array_append_val(b, v);
+}
+
+static inline void copro_buf_qw(GArray *b, uint64_t v)
+{
+    copro_buf_dw(b, (uint32_t)v);
+    copro_buf_dw(b, v >> 32);
+}
+
+/* Length of the buffer in bytes. */
+static inline uint32_t copro_buf_bytes(GArray *b)
+{
+    return b->len * 4;
+}
+
+/* Copy @b to VRAM at @addr; returns its length in bytes. */
+static inline uint32_t copro_buf_put(Copro *c, uint64_t addr, GArray *b)
+{
+    g_autofree uint32_t *le = g_new(uint32_t, MAX(b->len, 1));
+
+    for (guint i = 0; i < b->len; i++) {
+        le[i] = cpu_to_le32(g_array_index(b, uint32_t, i));
+    }
+    if (b->len) {
+        vram_write(c, addr, le, b->len * 4);
+    }
+    return b->len * 4;
+}
+
+/* NOP of @ndw dwords; the payload is filled with @junk, never decoded. */
+static inline void copro_pkt_nop(GArray *b, uint32_t ndw, uint32_t junk)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_NOP, 0, ndw));
+    for (uint32_t i = 1; i < ndw; i++) {
+        copro_buf_dw(b, junk);
+    }
+}
+
+static inline void copro_pkt_timestamp(GArray *b, uint64_t addr)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_TIMESTAMP, 0,
+                                  COPRO_LEN_TIMESTAMP));
+    copro_buf_qw(b, addr);
+}
+
+static inline void copro_pkt_interrupt(GArray *b, uint32_t data)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_INTERRUPT, 0,
+                                  COPRO_LEN_INTERRUPT));
+    copro_buf_dw(b, data);
+}
+
+static inline void copro_pkt_fence(GArray *b, uint64_t addr, uint64_t value,
+                                   uint32_t flags)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_FENCE, flags, COPRO_LEN_FENCE));
+    copro_buf_qw(b, addr);
+    copro_buf_qw(b, value);
+}
+
+static inline void copro_pkt_wait(GArray *b, uint64_t addr, uint64_t value)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_WAIT, 0, COPRO_LEN_WAIT));
+    copro_buf_qw(b, addr);
+    copro_buf_qw(b, value);
+}
+
+static inline void copro_pkt_copy(GArray *b, uint64_t dst, uint64_t src,
+                                  uint64_t size)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_COPY, 0, COPRO_LEN_COPY));
+    copro_buf_qw(b, dst);
+    copro_buf_qw(b, src);
+    copro_buf_qw(b, size);
+}
+
+static inline void copro_pkt_fill(GArray *b, uint64_t dst, uint64_t size,
+                                  uint32_t pattern)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_FILL, 0, COPRO_LEN_FILL));
+    copro_buf_qw(b, dst);
+    copro_buf_qw(b, size);
+    copro_buf_dw(b, pattern);
+}
+
+static inline void copro_pkt_set_target(GArray *b, unsigned slot,
+                                        uint64_t addr, uint32_t pitch,
+                                        uint32_t width, uint32_t height,
+                                        uint32_t format)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_SET_TARGET, slot,
+                                  COPRO_LEN_SET_TARGET));
+    copro_buf_qw(b, addr);
+    copro_buf_dw(b, pitch);
+    copro_buf_dw(b, width);
+    copro_buf_dw(b, height);
+    copro_buf_dw(b, format);
+}
+
+static inline void copro_pkt_rect(GArray *b, unsigned slot, uint32_t x,
+                                  uint32_t y, uint32_t w, uint32_t h,
+                                  uint32_t colour)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_RECT, slot, COPRO_LEN_RECT));
+    copro_buf_dw(b, x);
+    copro_buf_dw(b, y);
+    copro_buf_dw(b, w);
+    copro_buf_dw(b, h);
+    copro_buf_dw(b, colour);
+}
+
+static inline void copro_pkt_work(GArray *b, uint64_t ns)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_WORK, 0, COPRO_LEN_WORK));
+    copro_buf_qw(b, ns);
+}
+
+/* Give engine @e a ring of @entries descriptors at GPU address @base. */
+static inline void copro_ring_setup(Copro *c, unsigned e, uint64_t base,
+                                    uint32_t entries)
+{
+    ewr64(c, e, COPRO_ENG_RING_BASE, base);
+    ewr32(c, e, COPRO_ENG_RING_SIZE, entries);
+}
+
+static inline struct copro_submit_desc copro_desc(uint64_t dma_addr,
+                                                  uint32_t dma_len,
+                                                  uint64_t fence,
+                                                  uint32_t context,
+                                                  uint32_t flags)
+{
+    return (struct copro_submit_desc) {
+        .dma_addr = dma_addr,
+        .dma_len = dma_len,
+        .flags = flags,
+        .fence = fence,
+        .context = context,
+    };
+}
+
+/* Write descriptor @d (host order) to VRAM at @at, little-endian. */
+static inline void copro_desc_put(Copro *c, uint64_t at,
+                                  const struct copro_submit_desc *d)
+{
+    struct copro_submit_desc le = {
+        .dma_addr = cpu_to_le64(d->dma_addr),
+        .dma_len = cpu_to_le32(d->dma_len),
+        .flags = cpu_to_le32(d->flags),
+        .fence = cpu_to_le64(d->fence),
+        .context = cpu_to_le32(d->context),
+        .reserved0 = cpu_to_le32(d->reserved0),
+        .save_addr = cpu_to_le64(d->save_addr),
+        .reserved1 = { cpu_to_le64(d->reserved1[0]),
+                       cpu_to_le64(d->reserved1[1]),
+                       cpu_to_le64(d->reserved1[2]) },
+    };
+
+    vram_write(c, at, &le, sizeof(le));
+}
+
+/* Write @d into entry @slot of engine @e's ring, without a doorbell. */
+static inline void copro_queue(Copro *c, unsigned e, uint32_t slot,
+                               const struct copro_submit_desc *d)
+{
+    uint64_t base = erd64(c, e, COPRO_ENG_RING_BASE);
+
+    copro_desc_put(c, base + (uint64_t)slot * COPRO_DESC_SIZE, d);
+}
+
+/* Put @d at the ring tail of engine @e and ring the doorbell. */
+static inline void copro_submit_desc(Copro *c, unsigned e,
+                                     const struct copro_submit_desc *d)
+{
+    uint32_t size = erd32(c, e, COPRO_ENG_RING_SIZE);
+    uint32_t tail = erd32(c, e, COPRO_ENG_RING_TAIL);
+
+    g_assert_cmpuint(size, !=, 0);
+    copro_queue(c, e, tail, d);
+    ewr32(c, e, COPRO_ENG_RING_TAIL, (tail + 1) & (size - 1));
+}
+
+static inline void copro_submit(Copro *c, unsigned e, uint64_t dma_addr,
+                                uint32_t dma_len, uint64_t fence,
+                                uint32_t context, uint32_t flags)
+{
+    struct copro_submit_desc d = copro_desc(dma_addr, dma_len, fence,
+                                            context, flags);
+
+    copro_submit_desc(c, e, &d);
+}
+
+/* The device clock (QEMU_CLOCK_VIRTUAL), ns. */
+static inline int64_t copro_time(Copro *c)
+{
+    return rd64(c, COPRO_REG_GPU_TIME);
+}
+
+/*
+ * Advance virtual time to exactly @t (not before now). Timers due on the
+ * way run at their deadlines; bottom halves they schedule run when the
+ * main loop next gets control, that is before the next qtest command.
+ */
+static inline void copro_clock_to(Copro *c, int64_t t)
+{
+    g_assert_cmpint(qtest_clock_set(c->qts, t), ==, t);
+}
+
+/*
+ * Let engine @e run until it has fetched everything and gone idle, or has
+ * halted, without advancing virtual time (timing=instant, or work that is
+ * already due). The engine runs from a bottom half that the main loop
+ * dispatches between qtest commands (and reschedules after each slice), so
+ * it is the register reads here that let it make progress. Returns the
+ * final state.
+ */
+static inline uint32_t copro_run(Copro *c, unsigned e)
+{
+    for (unsigned i = 0; i < 1000000; i++) {
+        uint32_t head = erd32(c, e, COPRO_ENG_RING_HEAD);
+        uint32_t tail = erd32(c, e, COPRO_ENG_RING_TAIL);
+        uint32_t state = erd32(c, e, COPRO_ENG_STATE);
+
+        if (state == COPRO_ENG_STATE_HALTED ||
+            (state == COPRO_ENG_STATE_IDLE && head == tail)) {
+            return state;
+        }
+    }
+    g_assert_not_reached();
+}
+
+/* x-query-copro: the only device's data; unref *rsp when done. */
+static inline QDict *copro_query(Copro *c, QDict **rsp)
+{
+    QList *devs;
+
+    *rsp = qtest_qmp(c->qts, "{'execute': 'x-query-copro'}");
+    devs = qdict_get_qlist(*rsp, "return");
+    g_assert_nonnull(devs);
+    g_assert_cmpuint(qlist_size(devs), ==, 1);
+    return qobject_to(QDict, qlist_peek(devs));
+}
+
+/* Engine @e of a device from copro_query(). */
+static inline QDict *copro_query_engine(QDict *dev, unsigned e)
+{
+    const QListEntry *le;
+
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(dev, "engines"), le) {
+        QDict *eng = qobject_to(QDict, qlist_entry_obj(le));
+
+        if (qdict_get_int(eng, "index") == e) {
+            return eng;
+        }
+    }
+    g_assert_not_reached();
+}
+
+/* Statistics of context @ctx from copro_query(), NULL if not listed. */
+static inline QDict *copro_query_context(QDict *dev, uint32_t ctx)
+{
+    const QListEntry *le;
+
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(dev, "contexts"), le) {
+        QDict *cd = qobject_to(QDict, qlist_entry_obj(le));
+
+        if (qdict_get_int(cd, "context") == ctx) {
+            return cd;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * GPU memory (GART aperture, per-context page tables): helpers shared by
+ * copro-mmu-test and copro-bench.
+ */
+
+static inline void copro_pkt_copy_pte(GArray *b, uint64_t dst, uint64_t src,
+                                      uint32_t count)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_COPY_PTE, 0, COPRO_LEN_COPY_PTE));
+    copro_buf_qw(b, dst);
+    copro_buf_qw(b, src);
+    copro_buf_dw(b, count);
+}
+
+/* Place the GART at VRAM offset @table with @entries entries, all invalid. */
+static inline void copro_gart_setup(Copro *c, uint64_t table,
+                                    uint32_t entries)
+{
+    g_autofree uint64_t *zero = g_new0(uint64_t, MAX(entries, 1));
+
+    vram_write(c, table, zero, (size_t)entries * 8);
+    wr64(c, COPRO_REG_GART_BASE, table);
+    wr32(c, COPRO_REG_GART_ENTRIES, entries);
+}
+
+/* GART entry @idx of the table at @table: aperture page -> @gpa. */
+static inline void copro_gart_map(Copro *c, uint64_t table, uint32_t idx,
+                                  uint64_t gpa, bool writable)
+{
+    vram_w64(c, table + (uint64_t)idx * 8, (gpa & COPRO_GART_ADDR_MASK) |
+             COPRO_GART_VALID | (writable ? COPRO_GART_WRITABLE : 0));
+}
+
+/* Invalidate GART entries [first, first + count); count 0: all. */
+static inline void copro_gart_inval(Copro *c, uint32_t first, uint32_t count)
+{
+    wr32(c, COPRO_REG_GART_INVAL_FIRST, first);
+    wr32(c, COPRO_REG_GART_INVAL, count);
+}
+
+/* GPU address of aperture page @idx. */
+static inline uint64_t copro_aperture(uint32_t idx)
+{
+    return COPRO_APERTURE_BASE + (uint64_t)idx * COPRO_GPU_PAGE_SIZE;
+}
+
+/*
+ * Let engine @e's bottom half load its submission: poll without advancing
+ * virtual time until the engine has left IDLE (or has nothing queued).
+ */
+static inline uint32_t copro_run_until_busy(Copro *c, unsigned e)
+{
+    for (unsigned i = 0; i < 100000; i++) {
+        uint32_t state = erd32(c, e, COPRO_ENG_STATE);
+
+        if (state != COPRO_ENG_STATE_IDLE ||
+            erd32(c, e, COPRO_ENG_RING_HEAD) ==
+            erd32(c, e, COPRO_ENG_RING_TAIL)) {
+            return state;
+        }
+    }
+    g_assert_not_reached();
 }
 
 #endif /* COPRO_QTEST_H */

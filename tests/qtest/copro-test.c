@@ -64,13 +64,18 @@ static void check_reset_values(Copro *c)
     g_assert_cmphex(rd32(c, COPRO_REG_ID), ==, COPRO_ID_MAGIC);
     g_assert_cmphex(rd32(c, COPRO_REG_VERSION), ==, COPRO_VERSION);
     g_assert_cmphex(rd32(c, COPRO_REG_CAPS), ==,
-                    COPRO_CAP_CMD_PROCESSOR | COPRO_CAP_MSIX);
+                    COPRO_CAP_CMD_PROCESSOR | COPRO_CAP_GART |
+                    COPRO_CAP_GPUVA | COPRO_CAP_PREEMPTION |
+                    COPRO_CAP_MSIX);
     g_assert_cmpuint(rd32(c, COPRO_REG_NUM_ENGINES), ==, 2);
     g_assert_cmphex(rd64(c, COPRO_REG_VRAM_SIZE), ==, COPRO_VRAM_DEFAULT);
     g_assert_cmphex(rd32(c, COPRO_REG_VRAM_SIZE), ==, COPRO_VRAM_DEFAULT);
     g_assert_cmphex(rd32(c, COPRO_REG_VRAM_SIZE + 4), ==, 0);
-    g_assert_cmphex(rd64(c, COPRO_REG_APERTURE_SIZE), ==, 0);
-    g_assert_cmphex(rd32(c, COPRO_REG_PREEMPT_CAPS), ==, COPRO_PREEMPT_NONE);
+    g_assert_cmphex(rd64(c, COPRO_REG_APERTURE_SIZE), ==,
+                    COPRO_APERTURE_DEFAULT);
+    g_assert_cmphex(rd64(c, COPRO_REG_APERTURE_BASE), ==, COPRO_APERTURE_BASE);
+    g_assert_cmphex(rd32(c, COPRO_REG_PREEMPT_CAPS), ==,
+                    COPRO_PREEMPT_MID_COMMAND);
     g_assert_cmpuint(rd32(c, COPRO_REG_MSIX_VECTORS), ==, 3);
     g_assert_cmphex(rd32(c, COPRO_REG_SCRATCH), ==, 0);
     g_assert_cmphex(rd64(c, COPRO_REG_INT_STATUS), ==, 0);

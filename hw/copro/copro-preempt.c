@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro: preemption and fault injection
+ *
+ * A preemption request (PREEMPT_REQ) is honoured at the engine's next
+ * arbitration point for the device's granularity (the "preempt" property):
+ *
+ *   none         when the ring has drained (legacy hardware: nothing is
+ *                ever interrupted, the request waits for all queued work)
+ *   dma-buffer   between submissions
+ *   command      between packets; a blocked WAIT counts as not started
+ *   mid-command  at every step boundary: inside COPY/FILL (64 KiB chunks),
+ *                RECT (bands of rows), WORK (100 us slices), WAIT
+ *
+ * Paging submissions are never interrupted. At the arbitration point the
+ * engine writes a save record to the submission's save area, drops the
+ * ring entries it had not fetched, and raises PREEMPTED. Resubmitting the
+ * buffer with COPRO_SUBMIT_RESUME and the same save area continues exactly
+ * where it stopped.
+ *
+ * Copyright (c) 2026 The copro authors
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
+#include "copro.h"
+#include "trace.h"
+
+/* A write to PREEMPT_REQ: the upper half (or a whole 8 bytes) triggers. */
+void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask)
+{
+    e->preempt_req = (e->preempt_req & ~mask) | (val & mask);
+    if (!(mask >> 32)) {
+        return;
+    }
+    if (!e->preempt_pending) {
+        e->preempt_pending = true;
+        e->preempt_req_time = copro_now_ns();
+    }
+    /* a second request before the first is honoured replaces its fence */
+    trace_copro_preempt_request(e->index, e->preempt_req, e->state);
+    if (e->state != COPRO_ENG_STATE_HALTED) {
+        qemu_bh_schedule(e->bh);
+    }
+}
+
+void copro_inject_write(CoproEngine *e, uint32_t val)
+{
+    if (!e->dev->fault_injection) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: INJECT written "
+                      "without x-fault-injection=on, ignored\n", e->index);
+        return;
+    }
+    if (val & ~COPRO_INJECT_ALL) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: unknown INJECT "
+                      "bits 0x%" PRIx32 " ignored\n", e->index,
+                      val & ~COPRO_INJECT_ALL);
+    }
+    trace_copro_inject(e->index, val & COPRO_INJECT_ALL);
+    e->inject = val & COPRO_INJECT_ALL;
+    /* clearing a hang lets the engine go on */
+    if (e->state != COPRO_ENG_STATE_HALTED) {
+        qemu_bh_schedule(e->bh);
+    }
+}
+
+static bool copro_packet_is_wait(CoproEngine *e)
+{
+    return e->in_packet && COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_WAIT;
+}
+
+/* Is the engine, between two steps, at an arbitration point? */
+static bool copro_at_arbitration_point(CoproEngine *e)
+{
+    if (!e->active) {
+        /* legacy hardware only stops once everything queued has run */
+        return e->dev->preempt != COPRO_PREEMPT_NONE ||
+               e->ring_head == e->ring_tail;
+    }
+    if (e->desc.flags & COPRO_SUBMIT_PAGING) {
+        return false;
+    }
+    switch (e->dev->preempt) {
+    case COPRO_PREEMPT_COMMAND:
+        return !e->in_packet || copro_packet_is_wait(e);
+    case COPRO_PREEMPT_MID_COMMAND:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void copro_save_record_fill(CoproEngine *e,
+                                   struct copro_save_record *r)
+{
+    /* a blocked WAIT is saved as not started: it is simply re-checked */
+    bool mid = e->in_packet && !copro_packet_is_wait(e);
+
+    memset(r, 0, sizeof(*r));
+    r->magic = cpu_to_le32(COPRO_SAVE_MAGIC);
+    r->version = cpu_to_le32(COPRO_SAVE_VERSION);
+    r->dma_addr = cpu_to_le64(e->desc.dma_addr);
+    r->dma_len = cpu_to_le32(e->desc.dma_len);
+    r->offset = cpu_to_le32(e->in_packet ? e->cur.offset : e->pc);
+    r->fence = cpu_to_le64(e->desc.fence);
+    r->context = cpu_to_le32(e->desc.context);
+    r->in_packet = cpu_to_le32(mid);
+    if (mid) {
+        r->hdr = cpu_to_le32(e->cur.hdr);
+        for (unsigned i = 0; i < ARRAY_SIZE(r->payload); i++) {
+            r->payload[i] = cpu_to_le32(e->cur.dw[i]);
+        }
+        r->progress = cpu_to_le64(e->cur.progress);
+        if (COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_RECT) {
+            /* informative: a resume re-clips from the payload */
+            r->rect[0] = cpu_to_le32(e->rect_x);
+            r->rect[1] = cpu_to_le32(e->rect_y);
+            r->rect[2] = cpu_to_le32(e->rect_w);
+            r->rect[3] = cpu_to_le32(e->rect_h);
+            r->rect[4] = cpu_to_le32(e->rect_rows_step);
+        }
+    }
+    for (unsigned i = 0; i < COPRO_TARGET_SLOTS; i++) {
+        r->targets[i].addr = cpu_to_le64(e->targets[i].addr);
+        r->targets[i].pitch = cpu_to_le32(e->targets[i].pitch);
+        r->targets[i].width = cpu_to_le32(e->targets[i].width);
+        r->targets[i].height = cpu_to_le32(e->targets[i].height);
+        r->targets[i].format = cpu_to_le32(e->targets[i].format);
+    }
+}
+
+static void copro_preempt_now(CoproEngine *e)
+{
+    int64_t latency = MAX(copro_now_ns() - e->preempt_req_time, 0);
+
+    if (e->active) {
+        struct copro_save_record r;
+
+        copro_save_record_fill(e, &r);
+        if (!copro_mem_access(e, false, e->desc.save_addr, &r, sizeof(r),
+                              true)) {
+            return;     /* faulted: the engine is halted */
+        }
+        e->preempted_fence = e->desc.fence;
+    } else {
+        e->preempted_fence = 0;
+    }
+
+    /* queued submissions are dropped: the driver resubmits them */
+    e->ring_head = e->ring_tail;
+    e->active = false;
+    e->in_packet = false;
+    e->step_pending = false;
+    e->pc = 0;
+    timer_del(e->timer);
+    e->state = COPRO_ENG_STATE_IDLE;
+
+    e->preempt_pending = false;
+    e->preempt_fence = e->preempt_req;
+    if (!e->stat_preemptions || latency < e->stat_preempt_min) {
+        e->stat_preempt_min = latency;
+    }
+    e->stat_preempt_max = MAX(e->stat_preempt_max, latency);
+    e->stat_preempt_sum += latency;
+    e->stat_preemptions++;
+    trace_copro_preempted(e->index, e->preempt_fence, e->preempted_fence,
+                          e->completed_fence, latency);
+    copro_raise_irq(e->dev, COPRO_INT_ENG(e->index, COPRO_INT_PREEMPTED));
+}
+
+/* Called at every step boundary while a request is pending. */
+bool copro_preempt_arbitrate(CoproEngine *e)
+{
+    if ((e->inject & COPRO_INJECT_HANG) && e->active) {
+        return false;   /* a hung engine ignores preemption */
+    }
+    if (!copro_at_arbitration_point(e)) {
+        return false;
+    }
+    copro_preempt_now(e);
+    return true;
+}
+
+static bool copro_target_ok(const CoproTarget *t)
+{
+    uint32_t bpp = copro_fmt_bpp(t->format);
+
+    if (!t->format) {
+        return true;    /* unbound */
+    }
+    return bpp && t->width <= COPRO_TARGET_MAX_DIM &&
+           t->height <= COPRO_TARGET_MAX_DIM &&
+           (uint64_t)t->width * bpp <= t->pitch;
+}
+
+/* Progress must lie strictly inside a packet that runs in several steps. */
+static bool copro_progress_ok(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+    uint64_t limit;
+
+    uint32_t len = COPRO_PKT_LEN(p->hdr);
+
+    switch (COPRO_PKT_OP(p->hdr)) {
+    case COPRO_OP_COPY:
+        limit = p->dw[4] | ((uint64_t)p->dw[5] << 32);
+        return len == COPRO_LEN_COPY && p->progress < limit;
+    case COPRO_OP_FILL:
+        limit = p->dw[2] | ((uint64_t)p->dw[3] << 32);
+        return len == COPRO_LEN_FILL && !(limit & 3) && p->progress < limit;
+    case COPRO_OP_WORK:
+        limit = p->dw[0] | ((uint64_t)p->dw[1] << 32);
+        return len == COPRO_LEN_WORK && p->progress < limit;
+    case COPRO_OP_COPY_PTE:
+        limit = (uint64_t)p->dw[4] * 8;
+        return len == COPRO_LEN_COPY_PTE && !(p->progress & 7) &&
+               p->progress < limit;
+    case COPRO_OP_RECT:
+        /* re-clip against the restored targets; sets the rect_* state */
+        return len == COPRO_LEN_RECT && copro_prepare_rect(e) &&
+               p->progress < e->rect_h;
+    default:
+        return false;
+    }
+}
+
+static bool copro_preempt_restore_fail(CoproEngine *e, const char *why)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: cannot resume fence "
+                  "%" PRIu64 ": %s\n", e->index, e->desc.fence, why);
+    copro_engine_fault(e, COPRO_FAULT_BAD_SAVE, e->desc.save_addr, 0);
+    return false;
+}
+
+/*
+ * Load the save record of a RESUME submission into the engine. Every field
+ * is checked against the descriptor and the packet rules: the record lives
+ * in guest-writable memory.
+ */
+bool copro_preempt_restore(CoproEngine *e)
+{
+    struct copro_save_record r;
+    uint32_t offset;
+
+    if (!copro_mem_access(e, false, e->desc.save_addr, &r, sizeof(r),
+                          false)) {
+        return false;
+    }
+    offset = le32_to_cpu(r.offset);
+    if (le32_to_cpu(r.magic) != COPRO_SAVE_MAGIC ||
+        le32_to_cpu(r.version) != COPRO_SAVE_VERSION) {
+        return copro_preempt_restore_fail(e, "no save record");
+    }
+    if (le64_to_cpu(r.dma_addr) != e->desc.dma_addr ||
+        le32_to_cpu(r.dma_len) != e->desc.dma_len) {
+        return copro_preempt_restore_fail(e, "record of another buffer");
+    }
+    if ((offset & 3) || offset > e->desc.dma_len) {
+        return copro_preempt_restore_fail(e, "bad offset");
+    }
+    for (unsigned i = 0; i < COPRO_TARGET_SLOTS; i++) {
+        CoproTarget *t = &e->targets[i];
+
+        t->addr = le64_to_cpu(r.targets[i].addr);
+        t->pitch = le32_to_cpu(r.targets[i].pitch);
+        t->width = le32_to_cpu(r.targets[i].width);
+        t->height = le32_to_cpu(r.targets[i].height);
+        t->format = le32_to_cpu(r.targets[i].format);
+        if (!copro_target_ok(t)) {
+            memset(e->targets, 0, sizeof(e->targets));
+            return copro_preempt_restore_fail(e, "bad bound target");
+        }
+    }
+
+    e->pc = offset;
+    e->in_packet = false;
+    if (le32_to_cpu(r.in_packet)) {
+        CoproPacket *p = &e->cur;
+
+        memset(p, 0, sizeof(*p));
+        p->offset = offset;
+        p->hdr = le32_to_cpu(r.hdr);
+        for (unsigned i = 0; i < ARRAY_SIZE(p->dw); i++) {
+            p->dw[i] = le32_to_cpu(r.payload[i]);
+        }
+        p->progress = le64_to_cpu(r.progress);
+        if ((uint64_t)offset + COPRO_PKT_LEN(p->hdr) * 4 > e->desc.dma_len ||
+            COPRO_PKT_FLAGS(p->hdr) >= COPRO_TARGET_SLOTS ||
+            !copro_progress_ok(e)) {
+            return copro_preempt_restore_fail(e, "bad packet state");
+        }
+        e->in_packet = true;
+    }
+    trace_copro_resume(e->index, e->desc.fence, offset, e->in_packet,
+                       e->cur.progress);
+    return true;
+}
