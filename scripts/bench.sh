@@ -11,3 +11,7 @@ build=$(realpath "$1")
 echo "== emulation throughput (timing=instant, host time, one run) =="
 QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench" |
     grep -v '^#'
+
+echo
+echo "== high-priority latency under a 10 s hog, per preemption mode (virtual time) =="
+bash "$(dirname "$0")/bench-hog.sh" "$build/qemu-run" "$build/firmware/hog.elf"

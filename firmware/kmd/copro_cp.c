@@ -125,16 +125,17 @@ static void ring_write(volatile struct copro_submit_desc *slot,
     }
 }
 
-uint64_t copro_cp_submit(struct copro_cp *cp, unsigned e,
-                         const struct copro_dmabuf *buf, uint32_t context,
-                         uint32_t flags)
+uint64_t copro_cp_submit_save(struct copro_cp *cp, unsigned e,
+                              uint64_t dma_addr, uint32_t dma_len,
+                              uint32_t context, uint32_t flags,
+                              uint64_t save_addr)
 {
     struct copro_engine *eng = &cp->eng[e];
     struct copro_submit_desc d;
     uint32_t head;
     uint64_t fence;
 
-    if (e >= cp->num_engines || (buf && !copro_dmabuf_ok(buf))) {
+    if (e >= cp->num_engines) {
         return 0;
     }
     /* RING_HEAD advances when the engine loads an entry (it keeps its own
@@ -144,9 +145,8 @@ uint64_t copro_cp_submit(struct copro_cp *cp, unsigned e,
         return 0;
     }
     fence = eng->last_submitted + 1;
-    d = copro_desc_make(buf ? buf->gpu_addr : 0,
-                        buf ? copro_dmabuf_bytes(buf) : 0, fence, context,
-                        flags);
+    d = copro_desc_make(dma_addr, dma_len, fence, context, flags);
+    d.save_addr = save_addr;
     ring_write(&eng->ring[eng->tail], &d);
     eng->tail = copro_ring_next(eng->tail, eng->ring_entries);
     eng->last_submitted = fence;
@@ -155,6 +155,18 @@ uint64_t copro_cp_submit(struct copro_cp *cp, unsigned e,
      * compiler from reordering). */
     copro_write32(cp->dev, eng_reg(e, COPRO_ENG_RING_TAIL), eng->tail);
     return fence;
+}
+
+uint64_t copro_cp_submit(struct copro_cp *cp, unsigned e,
+                         const struct copro_dmabuf *buf, uint32_t context,
+                         uint32_t flags)
+{
+    if (buf && !copro_dmabuf_ok(buf)) {
+        return 0;
+    }
+    return copro_cp_submit_save(cp, e, buf ? buf->gpu_addr : 0,
+                                buf ? copro_dmabuf_bytes(buf) : 0, context,
+                                flags, 0);
 }
 
 static void read_fault(struct copro_cp *cp, unsigned e, uint32_t cause)
@@ -192,6 +204,14 @@ static void engine_dpc(struct copro_cp *cp, unsigned e, uint32_t causes)
     completed = eng_read64(cp, e, COPRO_ENG_COMPLETED_FENCE);
     if (completed > eng->completed) {
         eng->completed = completed;
+    }
+    if (causes & COPRO_INT_PREEMPTED) {
+        eng->preempt.preempt_fence = eng_read64(cp, e,
+                                                COPRO_ENG_PREEMPT_FENCE);
+        eng->preempt.preempted_fence = eng_read64(cp, e,
+                                                  COPRO_ENG_PREEMPTED_FENCE);
+        eng->preempt.completed_fence = completed;
+        eng->preempt.count++;
     }
     if (causes & (COPRO_INT_FAULT | COPRO_INT_ERROR)) {
         read_fault(cp, e, causes & (COPRO_INT_FAULT | COPRO_INT_ERROR));

@@ -30,8 +30,8 @@
 
 /* Per-engine causes the driver enables and handles. */
 #define COPRO_CP_INT_CAUSES     (COPRO_INT_DMA_DONE | COPRO_INT_USER | \
-                                 COPRO_INT_FENCE | COPRO_INT_FAULT | \
-                                 COPRO_INT_ERROR)
+                                 COPRO_INT_FENCE | COPRO_INT_PREEMPTED | \
+                                 COPRO_INT_FAULT | COPRO_INT_ERROR)
 #define COPRO_CP_CAUSE_BITS     6   /* bits of COPRO_INT_ENGINE_ALL */
 
 struct copro_engine {
@@ -58,6 +58,16 @@ struct copro_engine {
     bool halted;
     struct copro_fault fault;
     unsigned faults;
+
+    /* Latched by the DPC at each PREEMPTED cause: the engine is idle
+     * then and the driver has not submitted since it asked, so the three
+     * fences describe the stop exactly (copro_preempt.c interprets them). */
+    struct {
+        unsigned count;             /* PREEMPTED causes seen */
+        uint64_t preempt_fence;     /* PREEMPT_FENCE: the request's id */
+        uint64_t preempted_fence;   /* PREEMPTED_FENCE, 0 if between */
+        uint64_t completed_fence;   /* COMPLETED_FENCE at that moment */
+    } preempt;
 
     uint32_t user_data;         /* USER_DATA at the last USER cause */
     unsigned irq_causes[COPRO_CP_CAUSE_BITS];  /* per cause bit */
@@ -106,6 +116,16 @@ static inline volatile uint8_t *copro_cp_cpu_ptr(const struct copro_cp *cp,
 uint64_t copro_cp_submit(struct copro_cp *cp, unsigned e,
                          const struct copro_dmabuf *buf, uint32_t context,
                          uint32_t flags);
+
+/*
+ * As copro_cp_submit, for a buffer given by address and length, with a
+ * context save area (COPRO_SUBMIT_RESUME continues from it; a preemption
+ * writes it). Used to resubmit what a preemption or reset left over.
+ */
+uint64_t copro_cp_submit_save(struct copro_cp *cp, unsigned e,
+                              uint64_t dma_addr, uint32_t dma_len,
+                              uint32_t context, uint32_t flags,
+                              uint64_t save_addr);
 
 /*
  * The deferred half of interrupt processing. Must run with interrupts

@@ -87,3 +87,39 @@ bool cmdline_has_flag(const char *cmdline, const char *flag)
 {
     return for_each_word(cmdline, match_flag, (void *)flag);
 }
+
+/* Decimal digits only: the scenarios take lengths and counts. */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+
+    if (!*s) {
+        return false;
+    }
+    for (; *s; s++) {
+        uint64_t d = (uint64_t)(*s - '0');
+
+        if (*s < '0' || *s > '9' || v > UINT64_MAX / 10 ||
+            (v == UINT64_MAX / 10 && d > UINT64_MAX % 10)) {
+            return false;
+        }
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+int cmdline_get_u64(const char *cmdline, const char *key, uint64_t *value)
+{
+    char buf[24];
+    uint64_t v;
+
+    if (!cmdline_get(cmdline, key, buf, sizeof(buf))) {
+        return 0;
+    }
+    if (!parse_u64(buf, &v)) {
+        return -1;
+    }
+    *value = v;
+    return 1;
+}

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Copies the value of the last "key=value" word into buf (NUL-terminated,
@@ -18,6 +19,13 @@
  */
 bool cmdline_get(const char *cmdline, const char *key, char *buf,
                  size_t size);
+
+/*
+ * The value of "key=<decimal>" in *value: returns 1 if found and valid,
+ * 0 if key is absent (*value untouched, so it can hold the default), -1
+ * if the value is not a decimal number that fits 64 bits.
+ */
+int cmdline_get_u64(const char *cmdline, const char *key, uint64_t *value);
 
 /* True if a word equals flag exactly. */
 bool cmdline_has_flag(const char *cmdline, const char *flag);

@@ -417,6 +417,10 @@ static StepResult copro_exec_rect(CoproEngine *e)
             uint64_t addr = t->addr + y * t->pitch +
                             (uint64_t)e->rect_x * bpp;
 
+            if (addr < t->addr) {
+                /* beyond 2^64: must fault, not wrap around into VRAM */
+                addr = UINT64_MAX;
+            }
             if (!copro_mem_write(e, addr, row, row_bytes)) {
                 return STEP_FAULT;
             }
@@ -611,14 +615,15 @@ static bool copro_complete_submission(CoproEngine *e)
     CoproCtxStat *c;
 
     trace_copro_submit_end(e->index, e->desc.fence, e->cursor);
-    e->completed_fence = e->desc.fence;
     if (e->fence_wb & COPRO_FENCE_WB_ENABLE) {
         uint64_t wb = cpu_to_le64(e->desc.fence);
 
+        /* a fault here leaves the submission in execution, not retired */
         if (!copro_mem_access(e, true, e->fence_wb & ~7ULL, &wb, 8, true)) {
             return false;
         }
     }
+    e->completed_fence = e->desc.fence;
     e->stat_submissions++;
     c = copro_ctx_stat(s, e->desc.context);
     if (c) {
@@ -640,6 +645,20 @@ static bool copro_complete_submission(CoproEngine *e)
  * slice continuation) and from the timer (end of a modelled step, WAIT
  * poll).
  */
+/*
+ * Injected hang: with a submission loaded, the engine stays busy and does
+ * nothing (no step, no memory access) until an engine reset.
+ */
+static bool copro_engine_hung(CoproEngine *e)
+{
+    if (!(e->inject & COPRO_INJECT_HANG) || !e->active) {
+        return false;
+    }
+    e->state = COPRO_ENG_STATE_BUSY;
+    timer_del(e->timer);
+    return true;
+}
+
 static void copro_engine_run(CoproEngine *e)
 {
     int64_t now = copro_now_ns();
@@ -653,14 +672,28 @@ static void copro_engine_run(CoproEngine *e)
         e->cursor = MAX(e->cursor, now);
     }
 
-    while (budget--) {
+    /*
+     * Only executed steps use the budget, and the engine yields with its
+     * next step charged, so the continuation does not restart the clock.
+     * Without a step each pass retires a ring entry or returns.
+     */
+    for (;;) {
         StepResult r;
 
+        if (copro_engine_hung(e)) {
+            return;
+        }
         if (e->step_pending) {
             if (e->cursor > now) {
                 timer_mod(e->timer, e->cursor);
                 return;
             }
+            if (!budget) {
+                /* slice used up: let the main loop and the vCPUs run */
+                qemu_bh_schedule(e->bh);
+                return;
+            }
+            budget--;
             e->step_pending = false;
             r = copro_exec_step(e);
             switch (r) {
@@ -686,12 +719,6 @@ static void copro_engine_run(CoproEngine *e)
         if (e->preempt_pending && copro_preempt_arbitrate(e)) {
             return;
         }
-        if ((e->inject & COPRO_INJECT_HANG) && e->active) {
-            /* injected hang: busy forever, until an engine reset */
-            e->state = COPRO_ENG_STATE_BUSY;
-            timer_del(e->timer);
-            return;
-        }
 
         if (!e->active) {
             if (e->ring_head == e->ring_tail || !e->ring_size) {
@@ -699,6 +726,9 @@ static void copro_engine_run(CoproEngine *e)
                 return;
             }
             if (!copro_load_submission(e)) {
+                return;
+            }
+            if (copro_engine_hung(e)) {
                 return;
             }
         }
@@ -723,8 +753,6 @@ static void copro_engine_run(CoproEngine *e)
             e->step_pending = true;
         }
     }
-    /* slice used up: let the main loop and the vCPUs run */
-    qemu_bh_schedule(e->bh);
 }
 
 static void copro_engine_bh(void *opaque)

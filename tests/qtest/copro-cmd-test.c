@@ -1279,12 +1279,18 @@ static void err_desc_flags(Copro *c, unsigned e, GArray *b, uint64_t buf,
     }
 }
 
-static void err_desc_resume(Copro *c, unsigned e, GArray *b, uint64_t buf,
-                            struct copro_submit_desc *d, ErrExpect *x)
+/* RESUME without a save record (save area of zeros): ERROR, not FAULT */
+static void err_resume_no_save(Copro *c, unsigned e, GArray *b, uint64_t buf,
+                               struct copro_submit_desc *d, ErrExpect *x)
 {
     if (d) {
+        vram_fill(c, SCR + 0x300, 0, COPRO_SAVE_SIZE);
         d->flags = COPRO_SUBMIT_RESUME;
-        desc_expect(c, e, x);
+        d->save_addr = SCR + 0x300;
+        x->kind = COPRO_FAULT_BAD_SAVE;
+        x->offset = 0;
+        x->addr = SCR + 0x300;
+        x->prefix_ran = false;
     }
 }
 
@@ -1391,7 +1397,7 @@ static void err_xlat_fence(Copro *c, unsigned e, GArray *b, uint64_t buf,
     xlat_expect(x, VRAM, true);
 }
 
-static void err_xlat_timestamp(Copro *c, unsigned e, GArray *b, uint64_t buf,
+static void err_gart_unmapped(Copro *c, unsigned e, GArray *b, uint64_t buf,
                                struct copro_submit_desc *d, ErrExpect *x)
 {
     if (d) {
@@ -1400,6 +1406,31 @@ static void err_xlat_timestamp(Copro *c, unsigned e, GArray *b, uint64_t buf,
     copro_pkt_timestamp(b, COPRO_APERTURE_BASE);
     xlat_expect(x, COPRO_APERTURE_BASE, true);
     x->kind = COPRO_FAULT_GART;     /* GART off: the page has no entry */
+}
+
+/* Between VRAM and the aperture: nothing there. */
+static void err_xlat_hole(Copro *c, unsigned e, GArray *b, uint64_t buf,
+                          struct copro_submit_desc *d, ErrExpect *x)
+{
+    if (d) {
+        return;
+    }
+    copro_pkt_timestamp(b, VRAM + 0x1000000);
+    xlat_expect(x, VRAM + 0x1000000, true);
+}
+
+/* Just past the end of the aperture. */
+static void err_xlat_aperture_end(Copro *c, unsigned e, GArray *b,
+                                  uint64_t buf, struct copro_submit_desc *d,
+                                  ErrExpect *x)
+{
+    uint64_t end = COPRO_APERTURE_BASE + rd64(c, COPRO_REG_APERTURE_SIZE);
+
+    if (d) {
+        return;
+    }
+    copro_pkt_fence(b, end, 1, 0);
+    xlat_expect(x, end, true);
 }
 
 static void err_xlat_wait(Copro *c, unsigned e, GArray *b, uint64_t buf,
@@ -1537,7 +1568,7 @@ static const ErrorCase error_cases[] = {
     { "bad-desc-reserved0", 1, err_desc_reserved0 },
     { "bad-desc-reserved1", 0, err_desc_reserved1 },
     { "bad-desc-flags", 1, err_desc_flags },
-    { "bad-desc-resume", 0, err_desc_resume },
+    { "resume-no-save", 0, err_resume_no_save },
     { "bad-target-format", 0, err_target_format },
     { "bad-target-format0", 1, err_target_format0 },
     { "bad-target-slot", 0, err_target_slot },
@@ -1547,7 +1578,9 @@ static const ErrorCase error_cases[] = {
     { "rect-bad-slot", 1, err_rect_slot },
     { "fill-size", 0, err_fill_size },
     { "xlat-fence", 0, err_xlat_fence },
-    { "xlat-timestamp", 1, err_xlat_timestamp },
+    { "gart-unmapped", 1, err_gart_unmapped },
+    { "xlat-hole", 1, err_xlat_hole },
+    { "xlat-aperture-end", 0, err_xlat_aperture_end },
     { "xlat-wait", 0, err_xlat_wait },
     { "xlat-copy-src", 1, err_xlat_copy_src },
     { "xlat-copy-dst", 0, err_xlat_copy_dst },
@@ -1568,7 +1601,11 @@ static const char *const fault_names[] = {
     [COPRO_FAULT_BAD_PACKET] = "bad packet fields",
     [COPRO_FAULT_TRANSLATION] = "translation fault",
     [COPRO_FAULT_DMA] = "DMA error",
+    [COPRO_FAULT_INJECTED] = "injected fault",
+    [COPRO_FAULT_BAD_SAVE] = "bad save record",
     [COPRO_FAULT_GART] = "GART fault",
+    [COPRO_FAULT_PAGE] = "page fault",
+    [COPRO_FAULT_TABLE] = "page table outside VRAM",
 };
 
 /* Case-specific effects of the packets that ran before the fault. */
@@ -1643,8 +1680,7 @@ static void test_error(const void *data)
     }
     qtest_clock_step(c.qts, 1000000);
 
-    cause = x.kind <= COPRO_FAULT_LAST_ERROR ? COPRO_INT_ERROR
-                                             : COPRO_INT_FAULT;
+    cause = COPRO_FAULT_IS_ERROR(x.kind) ? COPRO_INT_ERROR : COPRO_INT_FAULT;
     g_assert_cmpuint(erd32(&c, e, COPRO_ENG_STATE), ==,
                      COPRO_ENG_STATE_HALTED);
     g_assert_cmpuint(erd32(&c, e, COPRO_ENG_FAULT_KIND), ==, x.kind);
@@ -1670,7 +1706,7 @@ static void test_error(const void *data)
     eng = copro_query_engine(dev, e);
     g_assert_cmpstr(qdict_get_str(eng, "state"), ==, "halted");
     g_assert_cmpstr(qdict_get_str(eng, "fault"), ==, fault_names[x.kind]);
-    g_assert_cmphex(qdict_get_int(eng, "fault-address"), ==, x.addr);
+    g_assert_cmphex(copro_qdict_u64(eng, "fault-address"), ==, x.addr);
     g_assert_cmphex(qdict_get_int(eng, "fault-fence"), ==,
                     x.loaded ? ERR_FENCE : 0);
     g_assert_cmpuint(qdict_get_int(eng, "faults"), ==, 1);

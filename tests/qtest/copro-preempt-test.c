@@ -523,7 +523,7 @@ static void test_inject_hang(void)
 
     boot(&c, "x-fault-injection=on");
     g_assert_true(rd32(&c, COPRO_REG_CAPS) & COPRO_CAP_FAULT_INJECTION);
-    copro_pkt_work(b, 1000);
+    copro_pkt_fill(b, OUT, 16, 0x55555555);
     len = copro_buf_put(&c, BUF, b);
     ewr32(&c, 0, COPRO_ENG_INJECT, COPRO_INJECT_HANG);
     g_assert_cmphex(erd32(&c, 0, COPRO_ENG_INJECT), ==, COPRO_INJECT_HANG);
@@ -536,12 +536,15 @@ static void test_inject_hang(void)
     g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_BUSY);
     g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_CURRENT_FENCE), ==, 21);
     g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 0);
+    /* a hung engine touches no memory: the FILL has not happened */
+    g_assert_cmphex(vram_r32(&c, OUT), ==, 0);
     ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
     g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_ABORTED_FENCE), ==, 21);
     g_assert_cmphex(erd32(&c, 0, COPRO_ENG_INJECT), ==, 0);
     submit_save(&c, 0, BUF, len, 22, 0, SAVE);
     copro_clock_to(&c, t0 + 4000 * 1000);
     g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 22);
+    g_assert_cmphex(vram_r32(&c, OUT + 12), ==, 0x55555555);
     copro_shutdown(&c);
 }
 

@@ -9,6 +9,7 @@
 #include "qemu/bswap.h"
 #include "qobject/qdict.h"
 #include "qobject/qlist.h"
+#include "qobject/qnum.h"
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
@@ -403,6 +404,15 @@ static inline QDict *copro_query(Copro *c, QDict **rsp)
     g_assert_nonnull(devs);
     g_assert_cmpuint(qlist_size(devs), ==, 1);
     return qobject_to(QDict, qlist_peek(devs));
+}
+
+/* A uint64 member of a QMP answer (qdict_get_int() stops at INT64_MAX). */
+static inline uint64_t copro_qdict_u64(QDict *d, const char *key)
+{
+    QNum *n = qobject_to(QNum, qdict_get(d, key));
+
+    g_assert_nonnull(n);
+    return qnum_get_uint(n);
 }
 
 /* Engine @e of a device from copro_query(). */

@@ -53,6 +53,30 @@ static void test_flags(void)
     g_assert_false(cmdline_has_flag(NULL, "verbose"));
 }
 
+static void test_get_u64(void)
+{
+    uint64_t v = 7;
+
+    g_assert_cmpint(cmdline_get_u64("x.elf hog_ms=10000 n=0", "hog_ms", &v),
+                    ==, 1);
+    g_assert_cmpuint(v, ==, 10000);
+    g_assert_cmpint(cmdline_get_u64("x.elf n=0", "n", &v), ==, 1);
+    g_assert_cmpuint(v, ==, 0);
+    /* absent: the default stays */
+    v = 42;
+    g_assert_cmpint(cmdline_get_u64("x.elf n=1", "hog_ms", &v), ==, 0);
+    g_assert_cmpuint(v, ==, 42);
+    g_assert_cmpint(cmdline_get_u64("x.elf n=12x", "n", &v), ==, -1);
+    g_assert_cmpint(cmdline_get_u64("x.elf n=", "n", &v), ==, -1);
+    g_assert_cmpint(cmdline_get_u64("x.elf n=-1", "n", &v), ==, -1);
+    g_assert_cmpint(cmdline_get_u64("x.elf n=18446744073709551615", "n", &v),
+                    ==, 1);
+    g_assert_cmpuint(v, ==, UINT64_MAX);
+    g_assert_cmpint(cmdline_get_u64("x.elf n=18446744073709551616", "n", &v),
+                    ==, -1);
+    g_assert_cmpuint(v, ==, UINT64_MAX);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -60,5 +84,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cmdline/last-wins-and-empty", test_last_wins_and_empty);
     g_test_add_func("/cmdline/truncation", test_truncation);
     g_test_add_func("/cmdline/flags", test_flags);
+    g_test_add_func("/cmdline/get-u64", test_get_u64);
     return g_test_run();
 }
