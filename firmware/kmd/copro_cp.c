@@ -315,3 +315,72 @@ void copro_cp_engine_reset(struct copro_cp *cp, unsigned e,
     eng->halted = false;
     eng->fault = (struct copro_fault){ 0 };
 }
+
+/* Kinds CONTROL.RETRY restarts (docs/specs/copro.rst, "GPU page faults"). */
+static bool fault_retryable(uint32_t kind)
+{
+    return kind == COPRO_FAULT_TRANSLATION || kind == COPRO_FAULT_DMA ||
+           kind == COPRO_FAULT_GART || kind == COPRO_FAULT_PAGE ||
+           kind == COPRO_FAULT_TABLE;
+}
+
+bool copro_cp_engine_retry(struct copro_cp *cp, unsigned e)
+{
+    struct copro_engine *eng = &cp->eng[e];
+
+    copro_cp_dpc(cp);
+    if (!eng->halted || !fault_retryable(eng->fault.kind)) {
+        return false;
+    }
+    /* Clear the record first: if the retry faults again, the DPC sees a
+     * new FAULT cause and records it afresh. */
+    eng->halted = false;
+    eng->fault = (struct copro_fault){ 0 };
+    copro_write32(cp->dev, eng_reg(e, COPRO_ENG_CONTROL),
+                  COPRO_ENG_CTL_RETRY);
+    return true;
+}
+
+const char *copro_cp_ring_move(struct copro_cp *cp, unsigned e,
+                               volatile struct copro_submit_desc *ring_cpu,
+                               uint64_t ring_gpu, uint32_t ring_entries,
+                               volatile uint64_t *wb_cpu, uint64_t wb_gpu)
+{
+    struct copro_engine *eng = &cp->eng[e];
+    struct copro *dev = cp->dev;
+
+    if (e >= cp->num_engines) {
+        return "no such engine";
+    }
+    if (!copro_ring_size_valid(ring_entries) || (ring_gpu & 63) ||
+        (wb_gpu & 7)) {
+        return "ring size or alignment the device refuses";
+    }
+    copro_cp_dpc(cp);
+    if (eng->completed < eng->last_submitted &&
+        eng->lost_through < eng->last_submitted) {
+        return "engine has submissions outstanding";
+    }
+    if (eng_read32(cp, e, COPRO_ENG_STATE) != COPRO_ENG_STATE_IDLE) {
+        return "engine not idle";
+    }
+    *wb_cpu = eng->completed;
+    /* Writing RING_BASE/RING_SIZE resets head and tail to 0. */
+    copro_write64(dev, eng_reg(e, COPRO_ENG_RING_BASE), ring_gpu);
+    copro_write32(dev, eng_reg(e, COPRO_ENG_RING_SIZE), ring_entries);
+    copro_write64(dev, eng_reg(e, COPRO_ENG_FENCE_WB),
+                  wb_gpu | COPRO_FENCE_WB_ENABLE);
+    if (eng_read64(cp, e, COPRO_ENG_RING_BASE) != ring_gpu ||
+        eng_read32(cp, e, COPRO_ENG_RING_SIZE) != ring_entries ||
+        eng_read64(cp, e, COPRO_ENG_FENCE_WB) !=
+            (wb_gpu | COPRO_FENCE_WB_ENABLE)) {
+        return "ring registers did not take";
+    }
+    eng->ring = ring_cpu;
+    eng->ring_gpu = ring_gpu;
+    eng->ring_entries = ring_entries;
+    eng->fence_wb = wb_cpu;
+    eng->fence_wb_gpu = wb_gpu;
+    eng->tail = eng_read32(cp, e, COPRO_ENG_RING_TAIL);
+    return NULL;
+}

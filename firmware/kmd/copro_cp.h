@@ -171,6 +171,28 @@ struct copro_reset_report {
 void copro_cp_engine_reset(struct copro_cp *cp, unsigned e,
                            struct copro_reset_report *rep);
 
+/*
+ * Resumes engine e after a memory fault (CONTROL.RETRY) once the driver
+ * has fixed the mapping and invalidated: the engine restarts the step
+ * that faulted, and its submissions stay queued. The DPC runs first so a
+ * pending fault is recorded; the fault record is then cleared. Returns
+ * false (and does nothing) unless the recorded fault is a memory fault,
+ * the only kind the device retries.
+ */
+bool copro_cp_engine_retry(struct copro_cp *cp, unsigned e);
+
+/*
+ * Moves engine e's ring and fence write-back slot to new GPU memory (in
+ * the aperture, say): ring_cpu/ring_gpu for ring_entries descriptors
+ * (64-byte aligned GPU address), wb_cpu/wb_gpu for the 8-byte slot. The
+ * engine must be idle with nothing outstanding. Fence ids continue where
+ * they were. Returns NULL or why not.
+ */
+const char *copro_cp_ring_move(struct copro_cp *cp, unsigned e,
+                               volatile struct copro_submit_desc *ring_cpu,
+                               uint64_t ring_gpu, uint32_t ring_entries,
+                               volatile uint64_t *wb_cpu, uint64_t wb_gpu);
+
 static inline unsigned copro_cp_cause_count(const struct copro_engine *eng,
                                             uint32_t cause)
 {

@@ -239,6 +239,27 @@ uint32_t copro_emit_work(struct copro_dmabuf *b, uint64_t ns)
     return commit(b, p, COPRO_LEN_WORK);
 }
 
+uint32_t copro_emit_copy_pte(struct copro_dmabuf *b, uint64_t dst,
+                             uint64_t src, uint32_t count)
+{
+    uint32_t *p;
+
+    if ((dst | src) & 7) {
+        return refuse(b, "COPY_PTE address not 8-aligned");
+    }
+    if (count > COPRO_COPY_PTE_MAX) {
+        return refuse(b, "COPY_PTE count above COPRO_COPY_PTE_MAX");
+    }
+    p = begin(b, COPRO_OP_COPY_PTE, 0, COPRO_LEN_COPY_PTE);
+    if (!p) {
+        return COPRO_DMABUF_FAILED;
+    }
+    put64(p + 1, dst);
+    put64(p + 3, src);
+    p[5] = count;
+    return commit(b, p, COPRO_LEN_COPY_PTE);
+}
+
 uint32_t copro_emit_raw(struct copro_dmabuf *b, const uint32_t *dw,
                         uint32_t ndw)
 {

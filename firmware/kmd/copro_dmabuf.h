@@ -89,6 +89,9 @@ uint32_t copro_emit_set_target(struct copro_dmabuf *b, unsigned slot,
 uint32_t copro_emit_rect(struct copro_dmabuf *b, unsigned slot, uint32_t x,
                          uint32_t y, uint32_t w, uint32_t h, uint32_t colour);
 uint32_t copro_emit_work(struct copro_dmabuf *b, uint64_t ns);
+/* dst and src 8-aligned, 1 <= count <= COPRO_COPY_PTE_MAX entries */
+uint32_t copro_emit_copy_pte(struct copro_dmabuf *b, uint64_t dst,
+                             uint64_t src, uint32_t count);
 
 /*
  * Appends ndw dwords verbatim, unchecked: for tests that must hand the

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "lib/multiboot.h"
 
+#define MULTIBOOT_INFO_MEMORY   (1u << 0)
 #define MULTIBOOT_INFO_CMDLINE  (1u << 2)
 
 struct multiboot_info {
@@ -24,4 +25,19 @@ const char *multiboot_cmdline(uint32_t magic, uint32_t info_addr)
         return "";
     }
     return (const char *)(uintptr_t)mbi->cmdline;
+}
+
+uint64_t multiboot_ram_end(uint32_t magic, uint32_t info_addr)
+{
+    const struct multiboot_info *mbi;
+
+    if (magic != MULTIBOOT_BOOTLOADER_MAGIC || info_addr == 0) {
+        return 0;
+    }
+    mbi = (const struct multiboot_info *)(uintptr_t)info_addr;
+    if (!(mbi->flags & MULTIBOOT_INFO_MEMORY)) {
+        return 0;
+    }
+    /* mem_upper: KiB of contiguous RAM from 1 MiB up */
+    return (1ull << 20) + (uint64_t)mbi->mem_upper * 1024;
 }

@@ -13,4 +13,10 @@
  * not started by a multiboot loader at all). */
 const char *multiboot_cmdline(uint32_t magic, uint32_t info_addr);
 
+/*
+ * End of the RAM that starts at 1 MiB (mem_upper of the information
+ * structure), or 0 if the loader gave no memory information.
+ */
+uint64_t multiboot_ram_end(uint32_t magic, uint32_t info_addr);
+
 #endif /* FW_LIB_MULTIBOOT_H */

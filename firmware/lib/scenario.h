@@ -8,8 +8,19 @@
 #ifndef FW_LIB_SCENARIO_H
 #define FW_LIB_SCENARIO_H
 
+#include <stdint.h>
+
 struct boot_info {
     const char *cmdline;    /* QEMU -append, after the kernel file name */
+    /*
+     * RAM nobody uses: from the first page after the image and what the
+     * loader put behind it (the command line) to the end of the RAM
+     * above 1 MiB, capped at the identity map. Physical == virtual, so
+     * these are pointers as well as bus addresses. free_start ==
+     * free_end when the loader reported no memory.
+     */
+    uint64_t free_start;
+    uint64_t free_end;
 };
 
 int scenario_main(const struct boot_info *boot);

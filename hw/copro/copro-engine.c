@@ -517,7 +517,8 @@ static bool copro_fetch_packet(CoproEngine *e)
     hdr = le32_to_cpu(hdr);
     op = COPRO_PKT_OP(hdr);
     len = COPRO_PKT_LEN(hdr);
-    if (op >= ARRAY_SIZE(copro_op_names) || !copro_op_names[op]) {
+    if (op >= ARRAY_SIZE(copro_op_names) || !copro_op_names[op] ||
+        (e->index == COPRO_ENGINE_COPY && !(COPRO_COPY_ENGINE_OPS & BIT(op)))) {
         copro_engine_fault(e, COPRO_FAULT_ILLEGAL_OPCODE, at, 0);
         return false;
     }

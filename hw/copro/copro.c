@@ -590,8 +590,10 @@ static const VMStateDescription vmstate_copro = {
         VMSTATE_UINT64(int_status, CoproState),
         VMSTATE_UINT64(int_mask, CoproState),
         VMSTATE_UINT32(int_test_data, CoproState),
-        VMSTATE_STRUCT_ARRAY(engines, CoproState, COPRO_MAX_ENGINES, 1,
-                             vmstate_copro_engine, CoproEngine),
+        /* only the engines that exist: the others have no timer */
+        VMSTATE_UINT32_EQUAL(num_engines, CoproState, NULL),
+        VMSTATE_STRUCT_VARRAY_UINT32(engines, CoproState, num_engines, 1,
+                                     vmstate_copro_engine, CoproEngine),
         VMSTATE_STRUCT_ARRAY(ctx_stats, CoproState, COPRO_CTX_STATS, 1,
                              vmstate_copro_ctx_stat, CoproCtxStat),
         VMSTATE_END_OF_LIST()

@@ -108,6 +108,16 @@ enum copro_opcode {
     COPRO_OP_COPY_PTE   = 0x0a,     /* dst64, src64, count32: copy PTEs */
 };
 
+/*
+ * Opcodes the copy/paging engine (COPRO_ENGINE_COPY) executes; any other is
+ * ILLEGAL_OPCODE there. Every other engine is a render engine and runs all.
+ */
+#define COPRO_COPY_ENGINE_OPS                                              \
+    ((1u << COPRO_OP_NOP) | (1u << COPRO_OP_TIMESTAMP) |                   \
+     (1u << COPRO_OP_FENCE) | (1u << COPRO_OP_WAIT) |                      \
+     (1u << COPRO_OP_COPY) | (1u << COPRO_OP_FILL) |                       \
+     (1u << COPRO_OP_COPY_PTE))
+
 /* packet lengths in dwords (header included) */
 #define COPRO_LEN_TIMESTAMP         3
 #define COPRO_LEN_INTERRUPT         2

@@ -15,10 +15,12 @@
 /* VRAM layout (GPU addresses) */
 #define RING0       0x0000ull       /* engine 0 ring */
 #define RING1       0x1000ull       /* engine 1 ring */
+#define RING2       0x2000ull       /* engine 2 ring (engines=3) */
 #define RING_N      16              /* entries per ring */
 #define SCR         0x4000ull       /* fences, timestamps, write-back */
 #define BUF0        0x10000ull      /* engine 0 DMA buffers */
 #define BUF1        0x40000ull      /* engine 1 DMA buffers */
+#define BUF2        0x70000ull      /* engine 2 DMA buffers */
 #define DATA        0x100000ull     /* COPY/FILL/RECT data */
 #define VRAM        ((uint64_t)COPRO_VRAM_DEFAULT)
 
@@ -248,22 +250,25 @@ static void test_timestamp(void)
 
 /*
  * INTERRUPT raises the engine's USER cause when it executes and latches
- * its payload in USER_DATA (the last one wins), per engine.
+ * its payload in USER_DATA (the last one wins), per engine: engine 2 (a
+ * render engine with engines=3; the copy engine has no INTERRUPT) raises
+ * its own byte of INT_STATUS and has its own USER_DATA.
  */
 static void test_interrupt(void)
 {
     Copro c;
     g_autoptr(GArray) b0 = copro_buf_new();
-    g_autoptr(GArray) b1 = copro_buf_new();
+    g_autoptr(GArray) b2 = copro_buf_new();
     int64_t t0;
 
-    cmd_boot(&c, "");
+    cmd_boot(&c, "engines=3");
+    copro_ring_setup(&c, 2, RING2, RING_N);
     copro_pkt_interrupt(b0, 0xa5a5);
     copro_pkt_interrupt(b0, 0x5a5a0001);
-    copro_pkt_work(b1, 1000);
-    copro_pkt_interrupt(b1, 0x77);
-    copro_buf_put(&c, BUF1, b1);
-    copro_submit(&c, 1, BUF1, copro_buf_bytes(b1), 1, 0, 0);
+    copro_pkt_work(b2, 1000);
+    copro_pkt_interrupt(b2, 0x77);
+    copro_buf_put(&c, BUF2, b2);
+    copro_submit(&c, 2, BUF2, copro_buf_bytes(b2), 1, 0, 0);
     t0 = run_buf(&c, 0, BUF0, b0, 1, 0, 0);
 
     copro_clock_to(&c, t0 + PACKET_NS - 1);
@@ -279,14 +284,15 @@ static void test_interrupt(void)
     g_assert_cmphex(int_status(&c), ==,
                     COPRO_INT_ENG(0, COPRO_INT_USER | COPRO_INT_DMA_DONE));
     g_assert_cmphex(erd32(&c, 0, COPRO_ENG_USER_DATA), ==, 0x5a5a0001);
-    g_assert_cmphex(erd32(&c, 1, COPRO_ENG_USER_DATA), ==, 0);
+    g_assert_cmphex(erd32(&c, 2, COPRO_ENG_USER_DATA), ==, 0);
 
     copro_clock_to(&c, t0 + 2 * PACKET_NS + 1000);
     g_assert_cmphex(int_status(&c), ==,
                     COPRO_INT_ENG(0, COPRO_INT_USER | COPRO_INT_DMA_DONE) |
-                    COPRO_INT_ENG(1, COPRO_INT_USER | COPRO_INT_DMA_DONE));
-    g_assert_cmphex(erd32(&c, 1, COPRO_ENG_USER_DATA), ==, 0x77);
+                    COPRO_INT_ENG(2, COPRO_INT_USER | COPRO_INT_DMA_DONE));
+    g_assert_cmphex(erd32(&c, 2, COPRO_ENG_USER_DATA), ==, 0x77);
     g_assert_cmphex(erd32(&c, 0, COPRO_ENG_USER_DATA), ==, 0x5a5a0001);
+    g_assert_cmphex(erd32(&c, 1, COPRO_ENG_USER_DATA), ==, 0);
     copro_shutdown(&c);
 }
 
@@ -1104,6 +1110,37 @@ static void test_wait_cpu_write(void)
 }
 
 /*
+ * An engine reset while blocked in WAIT aborts that submission: no more
+ * polling, and a later CPU write to the location releases nothing.
+ */
+static void test_wait_reset(void)
+{
+    const uint64_t flag = SCR + 0x100;
+    Copro c;
+    g_autoptr(GArray) b = copro_buf_new();
+    int64_t t0;
+
+    cmd_boot(&c, "");
+    copro_pkt_wait(b, flag, 1);
+    copro_pkt_timestamp(b, SCR);
+    t0 = run_buf(&c, 1, BUF1, b, 7, 0, 0);
+    copro_clock_to(&c, t0 + 50000);
+    g_assert_cmpuint(erd32(&c, 1, COPRO_ENG_STATE), ==,
+                     COPRO_ENG_STATE_WAITING);
+    ewr32(&c, 1, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+    g_assert_cmphex(erd64(&c, 1, COPRO_ENG_ABORTED_FENCE), ==, 7);
+    assert_idle(&c, 1);
+    vram_w64(&c, flag, 1);
+    copro_clock_to(&c, t0 + 1000000);
+    assert_idle(&c, 1);
+    g_assert_cmphex(erd64(&c, 1, COPRO_ENG_COMPLETED_FENCE), ==, 0);
+    g_assert_cmphex(vram_r64(&c, SCR), ==, 0);
+    g_assert_cmpuint(erd64(&c, 1, COPRO_ENG_STAT_BUSY_NS), ==, PACKET_NS);
+    g_assert_cmphex(int_status(&c), ==, 0);
+    copro_shutdown(&c);
+}
+
+/*
  * Errors
  */
 
@@ -1177,9 +1214,10 @@ static void err_bad_length_long(Copro *c, unsigned e, GArray *b, uint64_t buf,
     if (d) {
         return;
     }
-    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_WORK, 0, COPRO_LEN_WORK + 1));
-    copro_buf_qw(b, 1);
-    copro_buf_dw(b, 0);
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_COPY, 0, COPRO_LEN_COPY + 1));
+    for (unsigned i = 0; i < COPRO_LEN_COPY; i++) {
+        copro_buf_dw(b, 0);
+    }
     x->kind = COPRO_FAULT_BAD_LENGTH;
 }
 
@@ -1570,13 +1608,13 @@ static const ErrorCase error_cases[] = {
     { "bad-desc-flags", 1, err_desc_flags },
     { "resume-no-save", 0, err_resume_no_save },
     { "bad-target-format", 0, err_target_format },
-    { "bad-target-format0", 1, err_target_format0 },
+    { "bad-target-format0", 0, err_target_format0 },
     { "bad-target-slot", 0, err_target_slot },
-    { "bad-target-pitch", 1, err_target_pitch },
+    { "bad-target-pitch", 0, err_target_pitch },
     { "bad-target-size", 0, err_target_dim },
     { "rect-unbound", 0, err_rect_unbound },
-    { "rect-bad-slot", 1, err_rect_slot },
-    { "fill-size", 0, err_fill_size },
+    { "rect-bad-slot", 0, err_rect_slot },
+    { "fill-size", 1, err_fill_size },
     { "xlat-fence", 0, err_xlat_fence },
     { "gart-unmapped", 1, err_gart_unmapped },
     { "xlat-hole", 1, err_xlat_hole },
@@ -1772,15 +1810,97 @@ static void test_error(const void *data)
 }
 
 /*
+ * The copy engine (engine 1) runs only the opcodes of
+ * COPRO_COPY_ENGINE_OPS (copy, fill, fences, waits, timestamps, PTE
+ * copies): any other halts it with ILLEGAL_OPCODE before its fields are
+ * looked at, and engine 0 (render) is not affected; the allowed ones run.
+ */
+static void test_copy_engine_ops(void)
+{
+    static const uint8_t len[] = {
+        [COPRO_OP_NOP] = 1,
+        [COPRO_OP_TIMESTAMP] = COPRO_LEN_TIMESTAMP,
+        [COPRO_OP_INTERRUPT] = COPRO_LEN_INTERRUPT,
+        [COPRO_OP_FENCE] = COPRO_LEN_FENCE,
+        [COPRO_OP_WAIT] = COPRO_LEN_WAIT,
+        [COPRO_OP_COPY] = COPRO_LEN_COPY,
+        [COPRO_OP_FILL] = COPRO_LEN_FILL,
+        [COPRO_OP_SET_TARGET] = COPRO_LEN_SET_TARGET,
+        [COPRO_OP_RECT] = COPRO_LEN_RECT,
+        [COPRO_OP_WORK] = COPRO_LEN_WORK,
+        [COPRO_OP_COPY_PTE] = COPRO_LEN_COPY_PTE,
+    };
+    const uint32_t render_only = (1u << COPRO_OP_INTERRUPT) |
+                                 (1u << COPRO_OP_SET_TARGET) |
+                                 (1u << COPRO_OP_RECT) |
+                                 (1u << COPRO_OP_WORK);
+    Copro c;
+    g_autoptr(GArray) ok = copro_buf_new();
+    unsigned refused = 0;
+
+    g_assert_cmphex(COPRO_COPY_ENGINE_OPS & render_only, ==, 0);
+    cmd_boot(&c, "");
+    for (uint32_t op = 0; op < G_N_ELEMENTS(len); op++) {
+        g_autoptr(GArray) b = copro_buf_new();
+        uint64_t buf = BUF1 + 0x100 * op;
+
+        if (COPRO_COPY_ENGINE_OPS & (1u << op)) {
+            continue;
+        }
+        /* all-zero payload: a RECT without a target, for instance */
+        copro_buf_dw(b, COPRO_PKT_HDR(op, 0, len[op]));
+        for (unsigned i = 1; i < len[op]; i++) {
+            copro_buf_dw(b, 0);
+        }
+        run_buf(&c, 1, buf, b, 0x100 + op, 2, 0);
+        qtest_clock_step(c.qts, 1000);
+        g_assert_cmpuint(erd32(&c, 1, COPRO_ENG_STATE), ==,
+                         COPRO_ENG_STATE_HALTED);
+        g_assert_cmpuint(erd32(&c, 1, COPRO_ENG_FAULT_KIND), ==,
+                         COPRO_FAULT_ILLEGAL_OPCODE);
+        g_assert_cmphex(erd64(&c, 1, COPRO_ENG_FAULT_ADDR), ==, buf);
+        g_assert_cmphex(erd32(&c, 1, COPRO_ENG_FAULT_OFFSET), ==, 0);
+        g_assert_cmphex(erd64(&c, 1, COPRO_ENG_FAULT_FENCE), ==, 0x100 + op);
+        g_assert_cmphex(int_status(&c), ==, COPRO_INT_ENG(1, COPRO_INT_ERROR));
+        g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==,
+                         COPRO_ENG_STATE_IDLE);
+        ewr32(&c, 1, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+        assert_idle(&c, 1);
+        int_ack_all(&c);
+        refused |= 1u << op;
+    }
+    g_assert_cmphex(refused & render_only, ==, render_only);
+
+    /* one of each allowed packet runs on engine 1 */
+    vram_w64(&c, SCR, 1);
+    copro_pkt_nop(ok, 2, 0);
+    copro_pkt_timestamp(ok, SCR + 8);
+    copro_pkt_fence(ok, SCR + 16, 0x1234, 0);
+    copro_pkt_wait(ok, SCR, 1);
+    copro_pkt_copy(ok, DATA + 0x100, DATA, 16);
+    copro_pkt_fill(ok, DATA + 0x200, 16, 0x01010101);
+    copro_pkt_copy_pte(ok, DATA + 0x300, DATA, 2);
+    run_buf(&c, 1, BUF1 + 0x2000, ok, 0x200, 2, 0);
+    qtest_clock_step(c.qts, 100000);
+    g_assert_cmphex(erd64(&c, 1, COPRO_ENG_COMPLETED_FENCE), ==, 0x200);
+    assert_idle(&c, 1);
+    g_assert_cmphex(vram_r64(&c, SCR + 16), ==, 0x1234);
+    g_assert_cmpuint(erd64(&c, 1, COPRO_ENG_STAT_PACKETS), ==, 7);
+    copro_shutdown(&c);
+}
+
+/*
  * CONTROL.RESET in the middle of a WORK aborts it (ABORTED_FENCE), drops
- * the queued entries, keeps COMPLETED_FENCE and the statistics, and
- * unbinds the targets: a RECT on a slot bound before the reset halts.
+ * the queued entries, keeps COMPLETED_FENCE and the statistics (busy time
+ * only up to the reset), and unbinds the targets: a RECT on a slot bound
+ * before the reset halts.
  */
 static void test_reset_busy(void)
 {
     Copro c;
     g_autoptr(GArray) b = copro_buf_new();
     g_autoptr(GArray) r = copro_buf_new();
+    QDict *rsp, *dev;
     int64_t t0;
 
     cmd_boot(&c, "");
@@ -1793,12 +1913,22 @@ static void test_reset_busy(void)
     g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_BUSY);
     g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_RING_HEAD), ==, 1);
 
+    /* the current WORK slice is charged up to t0 + 1000200 */
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_STAT_BUSY_NS), ==,
+                     1000000 + 2 * PACKET_NS);
+
     ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_ABORTED_FENCE), ==, 1);
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 0);
     assert_idle(&c, 0);
     g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_RING_HEAD), ==, 3);
     g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_STAT_PACKETS), ==, 1);
+    /* the part of the step that never ran is not busy time */
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_STAT_BUSY_NS), ==, 1000000);
+    dev = copro_query(&c, &rsp);
+    g_assert_cmpuint(qdict_get_int(copro_query_context(dev, 5), "busy-ns"),
+                     ==, 1000000);
+    qobject_unref(rsp);
     copro_clock_to(&c, t0 + 20000000);
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 0);
     g_assert_cmphex(int_status(&c), ==, 0);
@@ -1846,11 +1976,12 @@ static void test_irq_msix(void)
     wr64(&c, COPRO_REG_INT_MASK, COPRO_INT_ENGINE_MASK(0) |
          COPRO_INT_ENGINE_MASK(1));
 
-    copro_pkt_work(w, 1000);
+    copro_pkt_nop(w, 1, 0);
+    copro_pkt_timestamp(w, SCR + 0x100);
     t0 = run_buf(&c, 0, BUF0, w, 1, 0, 0);
-    copro_clock_to(&c, t0 + 1099);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS - 1);
     g_assert_cmphex(qtest_readl(c.qts, msg + 0), ==, 0);
-    copro_clock_to(&c, t0 + 1100);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS);
     g_assert_cmphex(qtest_readl(c.qts, msg + 0), ==, 0x100);
     g_assert_cmphex(qtest_readl(c.qts, msg + 4), ==, 0);
     g_assert_cmphex(qtest_readl(c.qts, msg + 8), ==, 0);
@@ -1859,7 +1990,9 @@ static void test_irq_msix(void)
     qtest_writel(c.qts, msg, 0);
 
     t0 = run_buf(&c, 1, BUF1, w, 1, 0, 0);
-    copro_clock_to(&c, t0 + 1100);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS - 1);
+    g_assert_cmphex(qtest_readl(c.qts, msg + 4), ==, 0);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS);
     g_assert_cmphex(qtest_readl(c.qts, msg + 4), ==, 0x101);
     g_assert_cmphex(qtest_readl(c.qts, msg + 0), ==, 0);
     g_assert_cmphex(qtest_readl(c.qts, msg + 8), ==, 0);
@@ -1901,6 +2034,58 @@ static void test_irq_msix(void)
 }
 
 /*
+ * With MSI (MSI-X off), every enabled cause of every engine sends the one
+ * vector, at the instant it is raised; masked causes send nothing.
+ */
+static void test_irq_msi(void)
+{
+    Copro c;
+    g_autoptr(GArray) w = copro_buf_new();
+    uint64_t msg;
+    uint8_t cap;
+    int64_t t0;
+
+    cmd_boot(&c, "msix=off");
+    cap = qpci_find_capability(c.dev, PCI_CAP_ID_MSI, 0);
+    g_assert_cmpuint(cap, !=, 0);
+    msg = guest_alloc(&c.qs->alloc, 64);
+    qtest_memset(c.qts, msg, 0, 64);
+    qpci_config_writel(c.dev, cap + PCI_MSI_ADDRESS_LO, msg & 0xffffffff);
+    qpci_config_writel(c.dev, cap + PCI_MSI_ADDRESS_HI, msg >> 32);
+    qpci_config_writew(c.dev, cap + PCI_MSI_DATA_64, 0x4321);
+    qpci_config_writew(c.dev, cap + PCI_MSI_FLAGS,
+                       qpci_config_readw(c.dev, cap + PCI_MSI_FLAGS) |
+                       PCI_MSI_FLAGS_ENABLE);
+    wr64(&c, COPRO_REG_INT_MASK, COPRO_INT_ENG(1, COPRO_INT_DMA_DONE) |
+         COPRO_INT_ENG(0, COPRO_INT_FENCE));
+
+    /* FENCE cause at t0 + 100, DMA_DONE at t0 + 200 */
+    copro_pkt_fence(w, SCR, 1, COPRO_FENCE_IRQ);
+    copro_pkt_nop(w, 1, 0);
+    t0 = run_buf(&c, 1, BUF1, w, 1, 0, 0);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS - 1);
+    /* engine 1's FENCE cause is pending but masked: no message */
+    g_assert_cmphex(int_status(&c), ==, COPRO_INT_ENG(1, COPRO_INT_FENCE));
+    g_assert_cmphex(qtest_readl(c.qts, msg), ==, 0);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS);
+    g_assert_cmphex(qtest_readl(c.qts, msg), ==, 0x4321);
+    int_ack_all(&c);
+    qtest_writel(c.qts, msg, 0);
+
+    /* engine 0: its FENCE cause is enabled, its DMA_DONE is not */
+    t0 = run_buf(&c, 0, BUF0, w, 2, 0, 0);
+    copro_clock_to(&c, t0 + PACKET_NS);
+    g_assert_cmphex(qtest_readl(c.qts, msg), ==, 0x4321);
+    qtest_writel(c.qts, msg, 0);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS);
+    g_assert_cmphex(int_status(&c), ==,
+                    COPRO_INT_ENG(0, COPRO_INT_FENCE | COPRO_INT_DMA_DONE));
+    g_assert_cmphex(qtest_readl(c.qts, msg), ==, 0);
+    g_assert_false(copro_intx_status(&c));
+    copro_shutdown(&c);
+}
+
+/*
  * Without MSI-X and MSI, DMA_DONE of either engine asserts INTx while it
  * is pending and enabled; acknowledging it lowers the line; NO_IRQ keeps
  * it low.
@@ -1921,7 +2106,8 @@ static void test_irq_intx(void)
     wr64(&c, COPRO_REG_INT_MASK, COPRO_INT_ENG(0, COPRO_INT_DMA_DONE) |
          COPRO_INT_ENG(1, COPRO_INT_DMA_DONE));
 
-    copro_pkt_work(w, 1000);
+    copro_pkt_nop(w, 1, 0);
+    copro_pkt_timestamp(w, SCR + 0x100);
     t0 = run_buf(&c, 1, BUF1, w, 1, 0, COPRO_SUBMIT_NO_IRQ);
     copro_clock_to(&c, t0 + 5000);
     g_assert_cmphex(erd64(&c, 1, COPRO_ENG_COMPLETED_FENCE), ==, 1);
@@ -1929,9 +2115,9 @@ static void test_irq_intx(void)
     g_assert_false(qtest_get_irq(c.qts, gsi));
 
     t0 = run_buf(&c, 1, BUF1, w, 2, 0, 0);
-    copro_clock_to(&c, t0 + 1099);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS - 1);
     g_assert_false(qtest_get_irq(c.qts, gsi));
-    copro_clock_to(&c, t0 + 1100);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS);
     g_assert_true(copro_intx_status(&c));
     g_assert_true(qtest_get_irq(c.qts, gsi));
     wr64(&c, COPRO_REG_INT_STATUS, COPRO_INT_ENG(1, COPRO_INT_DMA_DONE));
@@ -1939,7 +2125,7 @@ static void test_irq_intx(void)
     g_assert_false(qtest_get_irq(c.qts, gsi));
 
     t0 = run_buf(&c, 0, BUF0, w, 3, 0, 0);
-    copro_clock_to(&c, t0 + 1100);
+    copro_clock_to(&c, t0 + 2 * PACKET_NS);
     g_assert_true(qtest_get_irq(c.qts, gsi));
     g_assert_cmphex(int_status(&c), ==, COPRO_INT_ENG(0, COPRO_INT_DMA_DONE));
     wr64(&c, COPRO_REG_INT_STATUS, COPRO_INT_ENG(0, COPRO_INT_DMA_DONE));
@@ -2376,6 +2562,7 @@ int main(int argc, char **argv)
                         GINT_TO_POINTER(true), test_wait_cross_engine);
     qtest_add_func("/copro/cmd/wait/writeback", test_wait_writeback);
     qtest_add_func("/copro/cmd/wait/cpu-write", test_wait_cpu_write);
+    qtest_add_func("/copro/cmd/wait/reset", test_wait_reset);
     for (size_t i = 0; i < G_N_ELEMENTS(error_cases); i++) {
         g_autofree char *p = g_strdup_printf("/copro/cmd/error/%s",
                                              error_cases[i].name);
@@ -2383,7 +2570,9 @@ int main(int argc, char **argv)
         qtest_add_data_func(p, &error_cases[i], test_error);
     }
     qtest_add_func("/copro/cmd/error/reset-busy", test_reset_busy);
+    qtest_add_func("/copro/cmd/error/copy-engine-ops", test_copy_engine_ops);
     qtest_add_func("/copro/cmd/irq/msix", test_irq_msix);
+    qtest_add_func("/copro/cmd/irq/msi", test_irq_msi);
     qtest_add_func("/copro/cmd/irq/intx", test_irq_intx);
     qtest_add_func("/copro/cmd/monitor/live", test_monitor_live);
     qtest_add_func("/copro/cmd/time/model", test_timestamps_model);

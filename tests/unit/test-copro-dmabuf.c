@@ -229,6 +229,38 @@ static void test_work(void)
     assert_dwords(want, G_N_ELEMENTS(want));
 }
 
+static void test_copy_pte(void)
+{
+    const uint32_t want[] = {
+        COPRO_PKT_HDR(COPRO_OP_COPY_PTE, 0, COPRO_LEN_COPY_PTE),
+        0x00007008, 0x00000001, 0x00020000, 0x00000000, 4,
+    };
+
+    g_assert_cmpuint(G_N_ELEMENTS(want), ==, COPRO_LEN_COPY_PTE);
+    g_assert_cmpuint(copro_emit_copy_pte(fresh(8), 0x100007008ull, 0x20000,
+                                         4), ==, 0);
+    assert_dwords(want, G_N_ELEMENTS(want));
+
+    /* misaligned operands or too many entries: the device would refuse
+     * with BAD_PACKET, so nothing is written */
+    g_assert_cmpuint(copro_emit_copy_pte(fresh(8), 0x1004, 0x2000, 1), ==,
+                     COPRO_DMABUF_FAILED);
+    g_assert_nonnull(buf.error);
+    g_assert_cmpuint(buf.len_dw, ==, 0);
+    g_assert_cmpuint(copro_emit_copy_pte(fresh(8), 0x1000, 0x2002, 1), ==,
+                     COPRO_DMABUF_FAILED);
+    g_assert_cmpuint(copro_emit_copy_pte(fresh(8), 0x1000, 0x2000,
+                                         COPRO_COPY_PTE_MAX + 1), ==,
+                     COPRO_DMABUF_FAILED);
+    g_assert_cmpuint(copro_emit_copy_pte(fresh(8), 0x1000, 0x2000,
+                                         COPRO_COPY_PTE_MAX), ==, 0);
+    g_assert_cmphex(storage[5], ==, COPRO_COPY_PTE_MAX);
+    /* does not fit: 6 dwords into 5 */
+    g_assert_cmpuint(copro_emit_copy_pte(fresh(5), 0x1000, 0x2000, 1), ==,
+                     COPRO_DMABUF_FAILED);
+    g_assert_cmphex(storage[0], ==, CANARY);
+}
+
 static void test_raw(void)
 {
     const uint32_t bad[] = { COPRO_PKT_HDR(0x7f, 0, 1) };
@@ -317,6 +349,7 @@ int main(int argc, char **argv)
     g_test_add_func("/copro-dmabuf/set-target", test_set_target);
     g_test_add_func("/copro-dmabuf/rect", test_rect);
     g_test_add_func("/copro-dmabuf/work", test_work);
+    g_test_add_func("/copro-dmabuf/copy-pte", test_copy_pte);
     g_test_add_func("/copro-dmabuf/raw", test_raw);
     g_test_add_func("/copro-dmabuf/offsets", test_offsets_sequence);
     g_test_add_func("/copro-dmabuf/bounds", test_bounds);

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tiled: a tiled resource remapped in line with rendering, the WDDM
+ * tiled-resource example (UpdateTileMappings -> CopyPageTableEntries in a
+ * paging companion context, synchronised by monitored fences).
+ *
+ * The render context has its own GPU address space. Its surface is a VA
+ * range of four 64 KiB tiles; at first they map onto the "old" VRAM tile
+ * pages in order. On the render engine:
+ *
+ *   draw #42: SET_TARGET(surface VA) + RECTs + FENCE(render fence = 42)
+ *   draw #43: WAIT(paging fence >= 43) + SET_TARGET + RECTs +
+ *             FENCE(render fence = 43)
+ *
+ * and in between, on the copy engine, the paging companion context (no
+ * address space of its own: it addresses page tables physically):
+ *
+ *   WAIT(render fence >= 42) + COPY_PTE(staged entries -> live leaf
+ *   entries) + FENCE(paging fence = 43)
+ *
+ * The new mapping sends the tiles to the "new" tile pages in a shuffled
+ * order. Everything is submitted up front (the companion first, so it
+ * really blocks); the fences alone order the work. The CPU then checks the
+ * images byte for byte: the old tile pages hold #42's image and nothing of
+ * #43's, the new pages hold #43's image (tile by tile, in the new order)
+ * and nothing of #42's. #42's translations were cached by the render
+ * engine when #43 started; only COPY_PTE's flush makes #43 see the new
+ * tiles, so a missing flush shows as #43's pixels in the old pages.
+ *
+ * Command line: irq=auto|msix|msi|intx.
+ */
+#include <stdint.h>
+
+#include <copro/copro_cmd.h>
+#include <copro/copro_regs.h>
+
+#include "kmd/copro_cp.h"
+#include "kmd/copro_vm.h"
+#include "lib/console.h"
+#include "lib/wait.h"
+#include "lib/string.h"
+#include "scenarios/common.h"
+
+#define RING_ENTRIES        8
+#define PG                  4096u
+#define TILE                ((uint32_t)COPRO_PAGE_64K)
+#define TILES               4u
+#define SURF_W              256u
+#define SURF_H              256u
+#define SURF_PITCH          (SURF_W * 4)            /* XRGB8888 */
+#define SURF_BYTES          (SURF_PITCH * SURF_H)   /* = TILES * TILE */
+#define ROWS_PER_TILE       (TILE / SURF_PITCH)
+
+#define CTX_RENDER          1       /* own address space */
+#define CTX_PAGING          2       /* physical: the paging companion */
+
+/* The render context's VA layout. */
+#define VA_BUF              0x00100000ull   /* its DMA buffers, 4 KiB pages */
+#define VA_SYNC             0x00200000ull   /* fences and timestamps */
+#define VA_SURF             0x40000000ull   /* the tiled surface, 64 KiB */
+
+/* Slots in the sync page (8 bytes each). */
+enum { SYNC_RENDER_FENCE, SYNC_PAGING_FENCE, SYNC_TS_42, SYNC_TS_PAGING,
+       SYNC_TS_43 };
+
+#define DRAW_42             42
+#define DRAW_43             43
+#define CLEAR_OLD           0xff000000u
+#define CLEAR_NEW           0xff101010u
+#define RED                 0xffe02020u
+#define ORANGE              0xfff08000u
+#define BLUE                0xff2040e0u
+#define CYAN                0xff20e0e0u
+
+/* New mapping: surface tile i -> new tile page new_order[i]. */
+static const unsigned new_order[TILES] = { 2, 0, 3, 1 };
+
+struct rect {
+    uint32_t x, y, w, h, colour;
+};
+
+/* Both draws cross tile boundaries (a tile is 64 rows). */
+static const struct rect rects_42[] = {
+    { 10, 10, 100, 60, RED },
+    { 120, 50, 130, 150, ORANGE },
+};
+static const struct rect rects_43[] = {
+    { 0, 0, SURF_W, 20, BLUE },
+    { 40, 100, 80, 140, CYAN },
+};
+
+/* Expected contents of the old and new tile pages, as VRAM holds them. */
+static uint8_t want_old[TILES * TILE], want_new[TILES * TILE];
+
+struct tiled_metrics {
+    uint64_t ts_42, ts_paging, ts_43;
+    uint64_t render_fence, paging_fence;
+    uint64_t busy_ns[2];
+    uint64_t tlb_misses0;
+};
+
+static void put_pixel(uint8_t *row, uint32_t x, uint32_t colour)
+{
+    for (unsigned k = 0; k < 4; k++) {
+        row[x * 4 + k] = (uint8_t)(colour >> (8 * k));
+    }
+}
+
+/*
+ * Renders clear + rects into the tile pages of image, where surface tile
+ * t lives at page tile_page[t]: the image as the GPU should leave it.
+ */
+static void model_image(uint8_t *image, const unsigned *tile_page,
+                        uint32_t clear, const struct rect *rects,
+                        unsigned n)
+{
+    for (uint32_t y = 0; y < SURF_H; y++) {
+        uint8_t *row = image + tile_page[y / ROWS_PER_TILE] * TILE +
+                       (y % ROWS_PER_TILE) * SURF_PITCH;
+
+        for (uint32_t x = 0; x < SURF_W; x++) {
+            uint32_t c = clear;
+
+            for (unsigned k = 0; k < n; k++) {
+                const struct rect *r = &rects[k];
+                if (x >= r->x && x < r->x + r->w && y >= r->y &&
+                    y < r->y + r->h) {
+                    c = r->colour;
+                }
+            }
+            put_pixel(row, x, c);
+        }
+    }
+}
+
+static void emit_draw(struct copro_dmabuf *b, const struct rect *rects,
+                      unsigned n)
+{
+    const struct copro_surface s = {
+        .addr = VA_SURF, .pitch = SURF_PITCH, .width = SURF_W,
+        .height = SURF_H, .format = COPRO_FMT_XRGB8888,
+    };
+
+    /* Bound targets persist, but a draw must not rely on state another
+     * submission left (the seeds' rule after a split point). */
+    copro_emit_set_target(b, 0, &s);
+    for (unsigned k = 0; k < n; k++) {
+        copro_emit_rect(b, 0, rects[k].x, rects[k].y, rects[k].w,
+                        rects[k].h, rects[k].colour);
+    }
+}
+
+struct tiled_env {
+    struct report *r;
+    struct copro_cp *cp;
+    struct copro_vm vm;
+    struct copro_as as;
+    uint64_t bufs;          /* 4 DMA-buffer pages, VRAM */
+    uint64_t sync;          /* sync page, VRAM */
+    uint64_t old_tiles, new_tiles, stage;
+    volatile uint8_t *old_cpu, *new_cpu;
+};
+
+static bool setup(struct tiled_env *env)
+{
+    struct report *r = env->r;
+    struct copro_cp *cp = env->cp;
+    const char *err;
+
+    err = copro_vm_init(&env->vm, cp, 16, 32);
+    if (!report(r, err == NULL, "context table (16 entries) and page-table "
+                "pool%s%s", err ? ": " : "", err ? err : "")) {
+        return false;
+    }
+    env->old_cpu = copro_cp_alloc(cp, TILES * TILE, TILE, &env->old_tiles);
+    env->new_cpu = copro_cp_alloc(cp, TILES * TILE, TILE, &env->new_tiles);
+    if (!report(r, env->old_cpu && env->new_cpu &&
+                copro_cp_alloc(cp, 4 * PG, PG, &env->bufs) &&
+                copro_cp_alloc(cp, PG, PG, &env->sync) &&
+                copro_cp_alloc(cp, TILES * 8, 8, &env->stage),
+                "VRAM: old tiles at %#lx, new tiles at %#lx",
+                env->old_tiles, env->new_tiles)) {
+        return false;
+    }
+    err = copro_as_create(&env->vm, &env->as, CTX_RENDER);
+    if (!err) {
+        err = copro_as_map(&env->as, VA_BUF, env->bufs, 4 * PG, 0, PG);
+    }
+    if (!err) {
+        err = copro_as_map(&env->as, VA_SYNC, env->sync, PG,
+                           COPRO_PTE_WRITABLE, PG);
+    }
+    if (!err) {
+        err = copro_as_map(&env->as, VA_SURF, env->old_tiles, TILES * TILE,
+                           COPRO_PTE_WRITABLE, TILE);
+    }
+    return report(r, err == NULL, "context %u address space: root %#lx, "
+                  "buffers, sync page, %u 64 KiB tiles%s%s", CTX_RENDER,
+                  env->as.root, TILES, err ? ": " : "", err ? err : "");
+}
+
+/* Stages the new tile mapping and finds where COPY_PTE must put it. */
+static bool stage_new_mapping(struct tiled_env *env, uint64_t *live)
+{
+    struct report *r = env->r;
+    uint64_t slot;
+    bool contiguous = true;
+
+    for (unsigned i = 0; i < TILES; i++) {
+        vram_write64(env->cp, env->stage + i * 8,
+                     copro_pte_leaf(env->new_tiles + new_order[i] * TILE,
+                                    COPRO_PTE_WRITABLE));
+        if (copro_as_leaf_slot(&env->as, VA_SURF + i * TILE, &slot)) {
+            return report(r, false, "no leaf entry for tile %u", i);
+        }
+        if (i == 0) {
+            *live = slot;
+        }
+        contiguous &= slot == *live + i * 8;
+    }
+    /* One COPY_PTE covers the surface only if its leaf entries are
+     * consecutive, which a 64 KiB table gives for consecutive tiles. */
+    return report(r, contiguous, "surface leaf entries consecutive at VRAM "
+                  "%#lx", *live);
+}
+
+static void run_tiled(struct tiled_env *env, struct tiled_metrics *m)
+{
+    static const unsigned identity[TILES] = { 0, 1, 2, 3 };
+    struct report *r = env->r;
+    struct copro_cp *cp = env->cp;
+    struct copro_dmabuf d42, d43, paging;
+    struct engine_stats s0, s1, after;
+    struct copro_pt_walk w;
+    uint64_t live = 0, f42, f43, fpg;
+    uint32_t state;
+    bool ptes_ok = true;
+
+    if (!setup(env) || !stage_new_mapping(env, &live)) {
+        return;
+    }
+    for (unsigned i = 0; i < TILES * TILE / 4; i++) {
+        ((volatile uint32_t *)env->old_cpu)[i] = CLEAR_OLD;
+        ((volatile uint32_t *)env->new_cpu)[i] = CLEAR_NEW;
+    }
+    for (unsigned k = 0; k < PG / 8; k++) {
+        vram_write64(cp, env->sync + k * 8, 0);
+    }
+
+    /* The render context's buffers: built through the CPU view of the
+     * VRAM pages, executed at their VAs. */
+    copro_dmabuf_init(&d42, (void *)copro_cp_cpu_ptr(cp, env->bufs),
+                      VA_BUF, PG);
+    emit_draw(&d42, rects_42, 2);
+    copro_emit_timestamp(&d42, VA_SYNC + SYNC_TS_42 * 8);
+    copro_emit_fence(&d42, VA_SYNC + SYNC_RENDER_FENCE * 8, DRAW_42, true);
+
+    copro_dmabuf_init(&d43, (void *)copro_cp_cpu_ptr(cp, env->bufs + PG),
+                      VA_BUF + PG, PG);
+    copro_emit_wait(&d43, VA_SYNC + SYNC_PAGING_FENCE * 8, DRAW_43);
+    copro_emit_timestamp(&d43, VA_SYNC + SYNC_TS_43 * 8);
+    emit_draw(&d43, rects_43, 2);
+    copro_emit_fence(&d43, VA_SYNC + SYNC_RENDER_FENCE * 8, DRAW_43, true);
+
+    /* The companion: physical addresses (the sync page, the tables). */
+    copro_dmabuf_init(&paging,
+                      (void *)copro_cp_cpu_ptr(cp, env->bufs + 2 * PG),
+                      env->bufs + 2 * PG, PG);
+    copro_emit_wait(&paging, env->sync + SYNC_RENDER_FENCE * 8, DRAW_42);
+    copro_emit_timestamp(&paging, env->sync + SYNC_TS_PAGING * 8);
+    copro_emit_copy_pte(&paging, live, env->stage, TILES);
+    copro_emit_fence(&paging, env->sync + SYNC_PAGING_FENCE * 8, DRAW_43,
+                     false);
+    if (!report(r, copro_dmabuf_ok(&d42) && copro_dmabuf_ok(&d43) &&
+                copro_dmabuf_ok(&paging), "draw #42, draw #43 and the "
+                "paging buffer built")) {
+        return;
+    }
+    engine_stats_read(cp, 0, &s0);
+    engine_stats_read(cp, 1, &s1);
+
+    fpg = copro_cp_submit(cp, 1, &paging, CTX_PAGING, COPRO_SUBMIT_PAGING);
+    wait_ns(200 * US);
+    state = copro_read32(cp->dev, COPRO_ENG_BASE(1) + COPRO_ENG_STATE);
+    report(r, fpg != 0 && state == COPRO_ENG_STATE_WAITING,
+           "paging companion blocked on the render fence (STATE %u)", state);
+    f42 = copro_cp_submit(cp, 0, &d42, CTX_RENDER, 0);
+    f43 = copro_cp_submit(cp, 0, &d43, CTX_RENDER, 0);
+    check_fence_wait(r, cp, 0, f42, COPRO_WAIT_DONE, "draw #42");
+    check_fence_wait(r, cp, 1, fpg, COPRO_WAIT_DONE, "paging companion "
+                     "(WAIT 42, COPY_PTE, FENCE 43)");
+    check_fence_wait(r, cp, 0, f43, COPRO_WAIT_DONE, "draw #43");
+
+    m->render_fence = vram_read64(cp, env->sync + SYNC_RENDER_FENCE * 8);
+    m->paging_fence = vram_read64(cp, env->sync + SYNC_PAGING_FENCE * 8);
+    m->ts_42 = vram_read64(cp, env->sync + SYNC_TS_42 * 8);
+    m->ts_paging = vram_read64(cp, env->sync + SYNC_TS_PAGING * 8);
+    m->ts_43 = vram_read64(cp, env->sync + SYNC_TS_43 * 8);
+    report(r, m->render_fence == DRAW_43 && m->paging_fence == DRAW_43,
+           "monitored fences: render %lu, paging %lu (expected %u, %u)",
+           m->render_fence, m->paging_fence, DRAW_43, DRAW_43);
+    report(r, m->ts_42 && m->ts_paging >= m->ts_42 &&
+           m->ts_43 >= m->ts_paging, "order: #42 done at %lu <= page-table "
+           "update at %lu <= #43 start at %lu", m->ts_42, m->ts_paging,
+           m->ts_43);
+
+    for (unsigned i = 0; i < TILES; i++) {
+        uint64_t want = copro_pte_leaf(env->new_tiles + new_order[i] * TILE,
+                                       COPRO_PTE_WRITABLE);
+        ptes_ok &= vram_read64(cp, live + i * 8) == want;
+    }
+    report(r, ptes_ok, "live leaf entries hold the staged mapping");
+    copro_as_walk(&env->as, VA_SURF + TILE, true, &w);
+    report(r, w.ok && w.pa == env->new_tiles + new_order[1] * TILE &&
+           w.page_bytes == TILE, "software walk: tile 1 now at %#lx "
+           "(expected %#lx)", w.pa, env->new_tiles + new_order[1] * TILE);
+
+    model_image(want_old, identity, CLEAR_OLD, rects_42, 2);
+    model_image(want_new, new_order, CLEAR_NEW, rects_43, 2);
+    check_bytes(r, "old tile pages hold draw #42 only", env->old_cpu,
+                want_old, TILES * TILE);
+    check_bytes(r, "new tile pages hold draw #43 only, in the new tile "
+                "order", env->new_cpu, want_new, TILES * TILE);
+
+    engine_stats_read(cp, 0, &after);
+    m->busy_ns[0] = after.busy_ns - s0.busy_ns;
+    m->tlb_misses0 = copro_read64(cp->dev, COPRO_ENG_BASE(0) +
+                                  COPRO_ENG_STAT_TLB_MISSES);
+    engine_stats_read(cp, 1, &after);
+    m->busy_ns[1] = after.busy_ns - s1.busy_ns;
+    report(r, cp->eng[0].faults == 0 && cp->eng[1].faults == 0,
+           "no faults on either engine");
+}
+
+int scenario_main(const struct boot_info *boot)
+{
+    static struct copro dev;
+    static struct copro_cp cp;
+    static struct tiled_env env;
+    struct report r = { 0 };
+    struct tiled_metrics m = { 0 };
+
+    report_info("copro tiled scenario, command line: \"%s\"", boot->cmdline);
+    env.r = &r;
+    env.cp = &cp;
+    if (scenario_bringup(&r, boot, &dev, &cp, RING_ENTRIES) &&
+        report(&r, cp.num_engines >= 2, "two engines (%u)",
+               cp.num_engines)) {
+        run_tiled(&env, &m);
+        report(&r, dev.irq.spurious == 0, "no interrupt without a cause "
+               "(%u of %u)", dev.irq.spurious, dev.irq.count);
+    }
+    kprintf("METRICS {\"scenario\":\"tiled\",\"irq_mode\":\"%s\","
+            "\"render_fence\":%lu,\"paging_fence\":%lu,\"ts_42\":%lu,"
+            "\"ts_paging\":%lu,\"ts_43\":%lu,\"busy_ns\":[%lu,%lu],"
+            "\"tlb_misses\":%lu,\"irqs\":%u,\"tests\":%u,\"failures\":%u}\n",
+            copro_irq_mode_name(dev.irq_mode), m.render_fence,
+            m.paging_fence, m.ts_42, m.ts_paging, m.ts_43, m.busy_ns[0],
+            m.busy_ns[1], m.tlb_misses0, dev.irq.count, r.tests, r.failures);
+    return report_summary(&r);
+}
