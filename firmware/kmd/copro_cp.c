@@ -316,20 +316,12 @@ void copro_cp_engine_reset(struct copro_cp *cp, unsigned e,
     eng->fault = (struct copro_fault){ 0 };
 }
 
-/* Kinds CONTROL.RETRY restarts (docs/specs/copro.rst, "GPU page faults"). */
-static bool fault_retryable(uint32_t kind)
-{
-    return kind == COPRO_FAULT_TRANSLATION || kind == COPRO_FAULT_DMA ||
-           kind == COPRO_FAULT_GART || kind == COPRO_FAULT_PAGE ||
-           kind == COPRO_FAULT_TABLE;
-}
-
 bool copro_cp_engine_retry(struct copro_cp *cp, unsigned e)
 {
     struct copro_engine *eng = &cp->eng[e];
 
     copro_cp_dpc(cp);
-    if (!eng->halted || !fault_retryable(eng->fault.kind)) {
+    if (!eng->halted || !COPRO_FAULT_IS_RETRYABLE(eng->fault.kind)) {
         return false;
     }
     /* Clear the record first: if the retry faults again, the DPC sees a

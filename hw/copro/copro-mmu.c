@@ -422,17 +422,10 @@ bool copro_mmu_rw(CoproEngine *e, bool physical, uint64_t addr, void *buf,
  * fault and restarts the step that faulted (the fetch of the ring entry or
  * packet, or the packet step, which had not advanced its progress).
  */
-static bool copro_fault_retryable(uint32_t kind)
-{
-    return kind == COPRO_FAULT_TRANSLATION || kind == COPRO_FAULT_DMA ||
-           kind == COPRO_FAULT_GART || kind == COPRO_FAULT_PAGE ||
-           kind == COPRO_FAULT_TABLE;
-}
-
 void copro_engine_retry(CoproEngine *e)
 {
     if (e->state != COPRO_ENG_STATE_HALTED ||
-        !copro_fault_retryable(e->fault_kind)) {
+        !COPRO_FAULT_IS_RETRYABLE(e->fault_kind)) {
         qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: RETRY without a "
                       "memory fault latched, ignored\n", e->index);
         return;

@@ -210,6 +210,11 @@
                                            invalid or read-only, VA too big */
 #define COPRO_FAULT_TABLE           12  /* GART, context table or page table
                                            lies outside VRAM */
+/* memory faults that CONTROL.RETRY restarts once the mapping is fixed */
+#define COPRO_FAULT_IS_RETRYABLE(kind) \
+    ((kind) == COPRO_FAULT_TRANSLATION || (kind) == COPRO_FAULT_DMA || \
+     (kind) == COPRO_FAULT_GART || (kind) == COPRO_FAULT_PAGE || \
+     (kind) == COPRO_FAULT_TABLE)
 
 /* COPRO_ENG_FAULT_INFO */
 #define COPRO_FAULT_INFO_WRITE      (1u << 0)   /* access was a write */

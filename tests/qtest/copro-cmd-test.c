@@ -1890,6 +1890,46 @@ static void test_copy_engine_ops(void)
 }
 
 /*
+ * A ring whose last entries would lie beyond 2^64 does not wrap around to
+ * VRAM offset 0: fetching such an entry is a translation fault, like any
+ * other ring address outside the GPU address space.
+ */
+static void test_ring_wrap_2_64(void)
+{
+    const uint64_t base = -(uint64_t)COPRO_DESC_SIZE;
+    Copro c;
+    g_autoptr(GArray) b = copro_buf_new();
+    struct copro_submit_desc d;
+
+    cmd_boot(&c, "");
+    copro_ring_setup(&c, 0, base, 2);
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_RING_BASE), ==, base);
+    /* entry 0 is at 2^64 - 64: outside, fault; reset moves head to 1 */
+    ewr32(&c, 0, COPRO_ENG_RING_TAIL, 1);
+    g_assert_cmpuint(copro_run(&c, 0), ==, COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
+                     COPRO_FAULT_TRANSLATION);
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_FAULT_ADDR), ==, base);
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_RING_HEAD), ==, 1);
+
+    /* entry 1 would be at 2^64, i.e. 0 modulo 2^64: a valid descriptor */
+    copro_pkt_fence(b, SCR, 0xbad, 0);
+    d = copro_desc(BUF0, copro_buf_put(&c, BUF0, b), 9, 0, 0);
+    copro_desc_put(&c, 0, &d);
+    int_ack_all(&c);
+    ewr32(&c, 0, COPRO_ENG_RING_TAIL, 0);
+    g_assert_cmpuint(copro_run(&c, 0), ==, COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
+                     COPRO_FAULT_TRANSLATION);
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_FAULT_FENCE), ==, 0);
+    g_assert_cmphex(int_status(&c), ==, COPRO_INT_ENG(0, COPRO_INT_FAULT));
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 0);
+    g_assert_cmphex(vram_r64(&c, SCR), ==, 0);
+    copro_shutdown(&c);
+}
+
+/*
  * CONTROL.RESET in the middle of a WORK aborts it (ABORTED_FENCE), drops
  * the queued entries, keeps COMPLETED_FENCE and the statistics (busy time
  * only up to the reset), and unbinds the targets: a RECT on a slot bound
@@ -2554,6 +2594,7 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/cmd/ring/zero-length", test_zero_length);
     qtest_add_func("/copro/cmd/ring/fence-writeback", test_fence_writeback);
     qtest_add_func("/copro/cmd/ring/reprogram-busy", test_ring_reprogram);
+    qtest_add_func("/copro/cmd/ring/beyond-2-64", test_ring_wrap_2_64);
     qtest_add_func("/copro/cmd/ring/full-of-work", test_ring_full_work);
     qtest_add_func("/copro/cmd/ring/instant-flood", test_instant_flood);
     qtest_add_data_func("/copro/cmd/wait/cross-engine/stepped",
