@@ -296,21 +296,34 @@ static uint64_t copro_step_cost(CoproEngine *e)
     }
 }
 
+/*
+ * Copy the next chunk of the current packet's [src, src + size) to dst
+ * (forward, through the engine's bounce buffer). Returns the bytes moved,
+ * or -1 after a fault.
+ */
+static int64_t copro_copy_chunk(CoproEngine *e, uint64_t dst, uint64_t src,
+                                uint64_t size)
+{
+    CoproPacket *p = &e->cur;
+    uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
+
+    if (n && (!copro_mem_read(e, src + p->progress, e->bounce, n) ||
+              !copro_mem_write(e, dst + p->progress, e->bounce, n))) {
+        return -1;
+    }
+    p->progress += n;
+    return n;
+}
+
 static StepResult copro_exec_copy(CoproEngine *e)
 {
     CoproPacket *p = &e->cur;
-    uint64_t dst = dw64(p, 0), src = dw64(p, 2), size = dw64(p, 4);
-    uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
-    g_autofree uint8_t *buf = NULL;
+    uint64_t size = dw64(p, 4);
+    int64_t n = copro_copy_chunk(e, dw64(p, 0), dw64(p, 2), size);
 
-    if (n) {
-        buf = g_malloc(n);
-        if (!copro_mem_read(e, src + p->progress, buf, n) ||
-            !copro_mem_write(e, dst + p->progress, buf, n)) {
-            return STEP_FAULT;
-        }
+    if (n < 0) {
+        return STEP_FAULT;
     }
-    p->progress += n;
     e->stat_bytes += n;
     return p->progress < size ? STEP_MORE : STEP_DONE;
 }
@@ -323,20 +336,15 @@ static StepResult copro_exec_copy(CoproEngine *e)
 static StepResult copro_exec_copy_pte(CoproEngine *e)
 {
     CoproPacket *p = &e->cur;
-    uint64_t dst = dw64(p, 0), src = dw64(p, 2);
     uint64_t size = (uint64_t)p->dw[4] * 8;
-    uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
-    g_autofree uint8_t *buf = NULL;
+    int64_t n = copro_copy_chunk(e, dw64(p, 0), dw64(p, 2), size);
 
+    if (n < 0) {
+        return STEP_FAULT;
+    }
     if (n) {
-        buf = g_malloc(n);
-        if (!copro_mem_read(e, src + p->progress, buf, n) ||
-            !copro_mem_write(e, dst + p->progress, buf, n)) {
-            return STEP_FAULT;
-        }
         copro_mmu_flush(e->dev);
     }
-    p->progress += n;
     return p->progress < size ? STEP_MORE : STEP_DONE;
 }
 
@@ -346,14 +354,12 @@ static StepResult copro_exec_fill(CoproEngine *e)
     uint64_t dst = dw64(p, 0), size = dw64(p, 2);
     uint32_t pattern = cpu_to_le32(p->dw[4]);
     uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
-    g_autofree uint8_t *buf = NULL;
 
     if (n) {
-        buf = g_malloc(n);
         for (uint64_t i = 0; i < n; i += 4) {
-            memcpy(buf + i, &pattern, 4);
+            memcpy(e->bounce + i, &pattern, 4);
         }
-        if (!copro_mem_write(e, dst + p->progress, buf, n)) {
+        if (!copro_mem_write(e, dst + p->progress, e->bounce, n)) {
             return STEP_FAULT;
         }
     }
@@ -405,10 +411,10 @@ static StepResult copro_exec_rect(CoproEngine *e)
     uint32_t bpp = copro_fmt_bpp(t->format);
     uint32_t colour = cpu_to_le32(p->dw[4]);
     uint64_t row_bytes = (uint64_t)e->rect_w * bpp;
-    g_autofree uint8_t *row = NULL;
+    uint8_t *row = e->bounce;   /* a row is at most 16384 * 4 bytes */
 
+    QEMU_BUILD_BUG_ON(COPRO_TARGET_MAX_DIM * 4 > COPRO_CHUNK_BYTES);
     if (row_bytes) {
-        row = g_malloc(row_bytes);
         for (uint64_t i = 0; i < row_bytes; i += bpp) {
             memcpy(row + i, &colour, bpp);
         }
@@ -583,6 +589,10 @@ static bool copro_load_submission(CoproEngine *e)
     struct copro_submit_desc *d = &e->desc;
     uint64_t at = e->ring_base + (uint64_t)e->ring_head * COPRO_DESC_SIZE;
 
+    if (at < e->ring_base) {
+        /* beyond 2^64: must fault, not wrap around into VRAM */
+        at = UINT64_MAX;
+    }
     e->pc = 0;
     if (!copro_mem_read(e, at, d, sizeof(*d))) {
         return false;
@@ -982,6 +992,7 @@ void copro_engine_init(CoproState *s, unsigned index)
     e->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, copro_engine_timer, e);
     e->bh = qemu_bh_new_guarded(copro_engine_bh, e,
                                 &DEVICE(s)->mem_reentrancy_guard);
+    e->bounce = g_malloc(COPRO_CHUNK_BYTES);
 }
 
 void copro_engine_fini(CoproEngine *e)
@@ -991,6 +1002,7 @@ void copro_engine_fini(CoproEngine *e)
         e->timer = NULL;
     }
     g_clear_pointer(&e->bh, qemu_bh_delete);
+    g_clear_pointer(&e->bounce, g_free);
 }
 
 /* Power-on state: everything but the wiring is cleared. */
@@ -1000,6 +1012,7 @@ void copro_engine_reset(CoproEngine *e)
     unsigned index = e->index;
     QEMUTimer *timer = e->timer;
     QEMUBH *bh = e->bh;
+    uint8_t *bounce = e->bounce;
 
     if (timer) {
         timer_del(timer);
@@ -1012,6 +1025,7 @@ void copro_engine_reset(CoproEngine *e)
     e->index = index;
     e->timer = timer;
     e->bh = bh;
+    e->bounce = bounce;
 }
 
 /* Restart whatever was in flight when the state was saved. */

@@ -94,6 +94,7 @@ typedef struct CoproEngine {
 
     QEMUTimer *timer;
     QEMUBH *bh;
+    uint8_t *bounce;                /* one step's data (COPRO_CHUNK_BYTES) */
 } CoproEngine;
 
 /* per-context busy time, for statistics (small open-addressed table) */

@@ -1906,7 +1906,9 @@ static void test_ring_wrap_2_64(void)
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_RING_BASE), ==, base);
     /* entry 0 is at 2^64 - 64: outside, fault; reset moves head to 1 */
     ewr32(&c, 0, COPRO_ENG_RING_TAIL, 1);
-    g_assert_cmpuint(copro_run(&c, 0), ==, COPRO_ENG_STATE_HALTED);
+    qtest_clock_step(c.qts, 10000);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==,
+                     COPRO_ENG_STATE_HALTED);
     g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
                      COPRO_FAULT_TRANSLATION);
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_FAULT_ADDR), ==, base);
@@ -1919,9 +1921,14 @@ static void test_ring_wrap_2_64(void)
     copro_desc_put(&c, 0, &d);
     int_ack_all(&c);
     ewr32(&c, 0, COPRO_ENG_RING_TAIL, 0);
-    g_assert_cmpuint(copro_run(&c, 0), ==, COPRO_ENG_STATE_HALTED);
+    qtest_clock_step(c.qts, 10000);
+    g_assert_cmphex(vram_r64(&c, SCR), ==, 0);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==,
+                     COPRO_ENG_STATE_HALTED);
     g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
                      COPRO_FAULT_TRANSLATION);
+    /* the entry's address is not representable: the last address */
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_FAULT_ADDR), ==, UINT64_MAX);
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_FAULT_FENCE), ==, 0);
     g_assert_cmphex(int_status(&c), ==, COPRO_INT_ENG(0, COPRO_INT_FAULT));
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 0);
