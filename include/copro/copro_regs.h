@@ -194,7 +194,7 @@
 #define COPRO_FAULT_ILLEGAL_OPCODE  1   /* unknown packet opcode */
 #define COPRO_FAULT_BAD_LENGTH      2   /* packet length wrong for opcode */
 #define COPRO_FAULT_BUFFER_OVERRUN  3   /* packet runs past buffer end */
-#define COPRO_FAULT_BAD_DESCRIPTOR  4   /* ring entry or ring setup invalid */
+#define COPRO_FAULT_BAD_DESCRIPTOR  4   /* ring entry breaks a rule */
 #define COPRO_FAULT_BAD_PACKET      5   /* packet fields invalid */
 #define COPRO_FAULT_LAST_ERROR      5
 #define COPRO_FAULT_TRANSLATION     6   /* GPU address does not translate */
