@@ -368,16 +368,32 @@ static StepResult copro_exec_fill(CoproEngine *e)
     return p->progress < size ? STEP_MORE : STEP_DONE;
 }
 
+/* A bound (or unbound: format 0) surface the engine can draw into. */
+bool copro_target_ok(const CoproTarget *t)
+{
+    uint32_t bpp = copro_fmt_bpp(t->format);
+
+    if (!t->format) {
+        return true;
+    }
+    return bpp && t->width <= COPRO_TARGET_MAX_DIM &&
+           t->height <= COPRO_TARGET_MAX_DIM &&
+           (uint64_t)t->width * bpp <= t->pitch;
+}
+
 static bool copro_check_set_target(CoproEngine *e)
 {
     CoproPacket *p = &e->cur;
-    uint32_t slot = COPRO_PKT_FLAGS(p->hdr);
-    uint32_t pitch = p->dw[2], w = p->dw[3], h = p->dw[4], fmt = p->dw[5];
-    uint32_t bpp = copro_fmt_bpp(fmt);
+    CoproTarget t = {
+        .pitch = p->dw[2], .width = p->dw[3], .height = p->dw[4],
+        .format = p->dw[5],
+    };
 
-    return slot < COPRO_TARGET_SLOTS && bpp && w <= COPRO_TARGET_MAX_DIM &&
-           h <= COPRO_TARGET_MAX_DIM && (uint64_t)w * bpp <= pitch;
+    /* binding needs a real format: format 0 is only "unbound" state */
+    return COPRO_PKT_FLAGS(p->hdr) < COPRO_TARGET_SLOTS &&
+           copro_fmt_bpp(t.format) && copro_target_ok(&t);
 }
+
 
 /* Clip the RECT to its target; sets rect_* and returns false if invalid. */
 bool copro_prepare_rect(CoproEngine *e)
@@ -1029,15 +1045,34 @@ void copro_engine_reset(CoproEngine *e)
 }
 
 /* Restart whatever was in flight when the state was saved. */
-void copro_engine_post_load(CoproEngine *e)
+/*
+ * Restart whatever was in flight when the state was saved. Bound targets
+ * and the clipped RECT size bound the engine's bounce-buffer use, so they
+ * are checked, and the RECT state is derived again from the payload rather
+ * than trusted.
+ */
+bool copro_engine_post_load(CoproEngine *e)
 {
+    for (unsigned i = 0; i < COPRO_TARGET_SLOTS; i++) {
+        if (!copro_target_ok(&e->targets[i])) {
+            return false;
+        }
+    }
+    if (e->in_packet && COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_RECT) {
+        uint64_t done = e->cur.progress;
+
+        if (!copro_prepare_rect(e) || done > e->rect_h) {
+            return false;
+        }
+    }
     if (e->state == COPRO_ENG_STATE_HALTED) {
-        return;
+        return true;
     }
     if (e->step_pending || e->active || e->ring_head != e->ring_tail ||
         e->state == COPRO_ENG_STATE_WAITING) {
         qemu_bh_schedule(e->bh);
     }
+    return true;
 }
 
 static bool copro_engine_valid(void *opaque, int version_id)

@@ -183,18 +183,6 @@ bool copro_preempt_arbitrate(CoproEngine *e)
     return true;
 }
 
-static bool copro_target_ok(const CoproTarget *t)
-{
-    uint32_t bpp = copro_fmt_bpp(t->format);
-
-    if (!t->format) {
-        return true;    /* unbound */
-    }
-    return bpp && t->width <= COPRO_TARGET_MAX_DIM &&
-           t->height <= COPRO_TARGET_MAX_DIM &&
-           (uint64_t)t->width * bpp <= t->pitch;
-}
-
 /* Progress must lie strictly inside a packet that runs in several steps. */
 static bool copro_progress_ok(CoproEngine *e)
 {

@@ -12,6 +12,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/error-report.h"
 #include "qemu/module.h"
 #include "qemu/units.h"
 #include "qemu/bitops.h"
@@ -573,7 +574,10 @@ static int copro_post_load(void *opaque, int version_id)
     CoproState *s = opaque;
 
     for (unsigned i = 0; i < s->num_engines; i++) {
-        copro_engine_post_load(&s->engines[i]);
+        if (!copro_engine_post_load(&s->engines[i])) {
+            error_report("copro: engine %u: inconsistent migrated state", i);
+            return -EINVAL;
+        }
     }
     return 0;
 }

@@ -195,7 +195,7 @@ void copro_engine_reset(CoproEngine *e);
 uint64_t copro_engine_read(CoproEngine *e, hwaddr reg);
 void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
                         uint64_t mask);
-void copro_engine_post_load(CoproEngine *e);
+bool copro_engine_post_load(CoproEngine *e);
 void copro_engines_fence_written(CoproState *s);
 const char *copro_op_name(uint32_t op);
 const char *copro_fault_name(uint32_t kind);
@@ -225,6 +225,7 @@ bool copro_mem_access(CoproEngine *e, bool physical, uint64_t addr,
 void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
                         uint32_t info);
 bool copro_prepare_rect(CoproEngine *e);
+bool copro_target_ok(const CoproTarget *t);
 
 /* copro-preempt.c */
 void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask);
