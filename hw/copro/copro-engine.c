@@ -27,6 +27,7 @@
 #include "qemu/units.h"
 #include "qemu/timer.h"
 #include "exec/memory.h"
+#include "system/cpu-timers.h"
 #include "migration/vmstate.h"
 #include "copro.h"
 #include "trace.h"
@@ -717,7 +718,7 @@ static void copro_engine_run(CoproEngine *e)
             }
             if (!budget) {
                 /* slice used up: let the main loop and the vCPUs run */
-                qemu_bh_schedule(e->bh);
+                copro_engine_kick(e);
                 return;
             }
             budget--;
@@ -799,10 +800,27 @@ static void copro_engine_timer(void *opaque)
 {
     CoproEngine *e = opaque;
 
-    if (e->state == COPRO_ENG_STATE_WAITING) {
+    /* a pending preemption takes a blocked WAIT before it is re-checked */
+    if (e->state == COPRO_ENG_STATE_WAITING && !e->preempt_pending) {
         copro_engine_wake(e);
     }
     copro_engine_run(e);
+}
+
+/*
+ * Have the engine look at its work soon. Normally a bottom half. Under
+ * -icount a virtual-clock timer due now instead: the vCPU stops at its
+ * deadline until it has run, so the engine starts at the exact virtual
+ * time of the doorbell (or request) and runs are deterministic; a bottom
+ * half would run whenever the main loop got to it.
+ */
+void copro_engine_kick(CoproEngine *e)
+{
+    if (icount_enabled()) {
+        timer_mod(e->timer, copro_now_ns());
+    } else {
+        qemu_bh_schedule(e->bh);
+    }
 }
 
 /* A fence was written: engines blocked in WAIT re-check now. */
@@ -814,7 +832,7 @@ void copro_engines_fence_written(CoproState *s)
         if (e->state == COPRO_ENG_STATE_WAITING) {
             copro_engine_wake(e);
             timer_del(e->timer);
-            qemu_bh_schedule(e->bh);
+            copro_engine_kick(e);
         }
     }
 }
@@ -969,7 +987,7 @@ void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
         trace_copro_doorbell(e->index, val, e->ring_head);
         e->ring_tail = val;
         if (e->state != COPRO_ENG_STATE_HALTED) {
-            qemu_bh_schedule(e->bh);
+            copro_engine_kick(e);
         }
         break;
     case COPRO_ENG_FENCE_WB:
@@ -1070,7 +1088,7 @@ bool copro_engine_post_load(CoproEngine *e)
     }
     if (e->step_pending || e->active || e->ring_head != e->ring_tail ||
         e->state == COPRO_ENG_STATE_WAITING) {
-        qemu_bh_schedule(e->bh);
+        copro_engine_kick(e);
     }
     return true;
 }

@@ -438,7 +438,7 @@ void copro_engine_retry(CoproEngine *e)
     e->fault_context = 0;
     e->fault_info = 0;
     e->state = COPRO_ENG_STATE_BUSY;
-    qemu_bh_schedule(e->bh);
+    copro_engine_kick(e);
 }
 
 /*

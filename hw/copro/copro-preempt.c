@@ -42,7 +42,7 @@ void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask)
     /* a second request before the first is honoured replaces its fence */
     trace_copro_preempt_request(e->index, e->preempt_req, e->state);
     if (e->state != COPRO_ENG_STATE_HALTED) {
-        qemu_bh_schedule(e->bh);
+        copro_engine_kick(e);
     }
 }
 
@@ -62,7 +62,7 @@ void copro_inject_write(CoproEngine *e, uint32_t val)
     e->inject = val & COPRO_INJECT_ALL;
     /* clearing a hang lets the engine go on */
     if (e->state != COPRO_ENG_STATE_HALTED) {
-        qemu_bh_schedule(e->bh);
+        copro_engine_kick(e);
     }
 }
 

@@ -197,6 +197,7 @@ void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
                         uint64_t mask);
 bool copro_engine_post_load(CoproEngine *e);
 void copro_engines_fence_written(CoproState *s);
+void copro_engine_kick(CoproEngine *e);
 const char *copro_op_name(uint32_t op);
 const char *copro_fault_name(uint32_t kind);
 const char *copro_engine_state_name(uint32_t state);
