@@ -64,7 +64,7 @@ if [ ! -f "$bld/build.ninja" ]; then
 fi
 
 qtests=(copro-test copro-cmd-test copro-mmu-test copro-preempt-test
-        copro-migration-test copro-bench)
+        copro-migration-test copro-fuzz-test copro-bench)
 ninja -C "$bld" qemu-system-x86_64 "${qtests[@]/#/tests/qtest/}"
 mkdir -p "$links"
 ln -f "$bld/qemu-system-x86_64" "$links/qemu-system-x86_64"
