@@ -518,6 +518,30 @@ static StepResult copro_exec_step(CoproEngine *e)
     }
 }
 
+/*
+ * The field checks of the current packet that need no memory: made when it
+ * is fetched, and again on migration load, since the execution steps index
+ * targets and size the bounce buffer by these fields. RECT is clipped here.
+ */
+static bool copro_packet_fields_ok(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+
+    switch (COPRO_PKT_OP(p->hdr)) {
+    case COPRO_OP_FILL:
+        return !(dw64(p, 2) & 3);
+    case COPRO_OP_COPY_PTE:
+        return !(dw64(p, 0) & 7) && !(dw64(p, 2) & 7) &&
+               p->dw[4] <= COPRO_COPY_PTE_MAX;
+    case COPRO_OP_SET_TARGET:
+        return copro_check_set_target(e);
+    case COPRO_OP_RECT:
+        return copro_prepare_rect(e);
+    default:
+        return true;
+    }
+}
+
 /* Fetch and validate the packet at pc. */
 static bool copro_fetch_packet(CoproEngine *e)
 {
@@ -565,33 +589,9 @@ static bool copro_fetch_packet(CoproEngine *e)
         }
     }
 
-    /* field checks that do not need memory */
-    switch (op) {
-    case COPRO_OP_FILL:
-        if (dw64(p, 2) & 3) {
-            copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
-            return false;
-        }
-        break;
-    case COPRO_OP_COPY_PTE:
-        if ((dw64(p, 0) & 7) || (dw64(p, 2) & 7) ||
-            p->dw[4] > COPRO_COPY_PTE_MAX) {
-            copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
-            return false;
-        }
-        break;
-    case COPRO_OP_SET_TARGET:
-        if (!copro_check_set_target(e)) {
-            copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
-            return false;
-        }
-        break;
-    case COPRO_OP_RECT:
-        if (!copro_prepare_rect(e)) {
-            copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
-            return false;
-        }
-        break;
+    if (!copro_packet_fields_ok(e)) {
+        copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
+        return false;
     }
     e->in_packet = true;
     return true;
@@ -611,7 +611,8 @@ static bool copro_load_submission(CoproEngine *e)
         at = UINT64_MAX;
     }
     e->pc = 0;
-    if (!copro_mem_read(e, at, d, sizeof(*d))) {
+    /* ring entries live in the physical GPU address space */
+    if (!copro_mem_access(e, true, at, d, sizeof(*d), false)) {
         return false;
     }
     d->dma_addr = le64_to_cpu(d->dma_addr);
@@ -1076,12 +1077,10 @@ bool copro_engine_post_load(CoproEngine *e)
             return false;
         }
     }
-    if (e->in_packet && COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_RECT) {
-        uint64_t done = e->cur.progress;
-
-        if (!copro_prepare_rect(e) || done > e->rect_h) {
-            return false;
-        }
+    if (e->in_packet && (!copro_packet_fields_ok(e) ||
+                         (COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_RECT &&
+                          e->cur.progress > e->rect_h))) {
+        return false;
     }
     if (e->state == COPRO_ENG_STATE_HALTED) {
         return true;
@@ -1104,10 +1103,7 @@ static bool copro_engine_valid(void *opaque, int version_id)
            e->state <= COPRO_ENG_STATE_HALTED &&
            e->desc.dma_len <= COPRO_DMA_MAX &&
            (!e->in_packet ||
-            (COPRO_PKT_OP(e->cur.hdr) < ARRAY_SIZE(copro_op_names) &&
-             COPRO_PKT_FLAGS(e->cur.hdr) < 256)) &&
-           (!e->in_packet || COPRO_PKT_OP(e->cur.hdr) != COPRO_OP_RECT ||
-            COPRO_PKT_FLAGS(e->cur.hdr) < COPRO_TARGET_SLOTS);
+            COPRO_PKT_OP(e->cur.hdr) < ARRAY_SIZE(copro_op_names));
 }
 
 static const VMStateDescription vmstate_copro_target = {

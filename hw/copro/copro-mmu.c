@@ -538,12 +538,6 @@ uint64_t copro_mmu_gart_valid(CoproState *s)
     return n;
 }
 
-/* Root of @context for the monitor: -1 outside VRAM, 0 none, 1 *root. */
-int copro_mmu_ctx_root(CoproState *s, uint32_t context, uint64_t *root)
-{
-    return copro_ctx_root(s, context, root);
-}
-
 /* x-query-copro: GART, context table and the last fault. */
 void copro_mmu_info(CoproState *s, CoproInfo *info)
 {

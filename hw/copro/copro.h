@@ -213,7 +213,6 @@ uint64_t copro_mmu_read(CoproState *s, hwaddr reg);
 void copro_mmu_write(CoproState *s, hwaddr reg, uint64_t val, uint64_t mask);
 uint64_t copro_mmu_engine_stat(CoproEngine *e, hwaddr reg);
 uint64_t copro_mmu_gart_valid(CoproState *s);
-int copro_mmu_ctx_root(CoproState *s, uint32_t context, uint64_t *root);
 void copro_engine_retry(CoproEngine *e);
 struct CoproInfo;
 void copro_mmu_info(CoproState *s, struct CoproInfo *info);
