@@ -10,7 +10,7 @@
 # plus the qtest sources are symlinked in, so editing them only recompiles
 # what changed. The copy is redone only when the patch or the pristine tree
 # changes. Results are hard-linked into LINKDIR (default OUTDIR):
-# qemu-system-x86_64 and each of copro's qtests.
+# qemu-system-x86_64 and each of copro's qtests (tests/qtest/copro-qtests.txt).
 set -euo pipefail
 
 repo=$(realpath "$1")
@@ -32,7 +32,6 @@ stamp="$pristine $(sha256sum "$overlay/copro.patch" | cut -d' ' -f1)"
 if [ "$(cat "$src/.copro-stamp" 2>/dev/null)" != "$stamp" ]; then
     echo "build-qemu: preparing $src from $pristine"
     rm -rf "$src.new"
-    mkdir -p "$out"
     cp -a "$pristine" "$src.new"
     patch -s -p1 -d "$src.new" < "$overlay/copro.patch"
     rm -rf "$src"
@@ -45,7 +44,7 @@ ln -sfn "$repo/hw/copro" "$src/hw/copro"
 ln -sfn "$repo/include/copro" "$src/include/copro"
 ln -sf "$repo/qapi/copro.json" "$src/qapi/copro.json"
 ln -sf "$overlay/copro.mak" "$src/configs/devices/x86_64-softmmu/copro.mak"
-for t in "$repo"/tests/qtest/*.[ch]; do
+for t in "$repo"/tests/qtest/*.[ch] "$repo"/tests/qtest/copro-qtests.txt; do
     ln -sf "$t" "$src/tests/qtest/$(basename "$t")"
 done
 
@@ -63,8 +62,8 @@ if [ ! -f "$bld/build.ninja" ]; then
         { tail -n 30 "$out/configure.log" >&2; rm -f "$bld/build.ninja"; exit 1; }
 fi
 
-qtests=(copro-test copro-cmd-test copro-mmu-test copro-preempt-test
-        copro-migration-test copro-fuzz-test copro-bench)
+# the list QEMU's tests/qtest/meson.build reads too (see copro.patch)
+mapfile -t qtests < "$repo/tests/qtest/copro-qtests.txt"
 ninja -C "$bld" qemu-system-x86_64 "${qtests[@]/#/tests/qtest/}"
 mkdir -p "$links"
 ln -f "$bld/qemu-system-x86_64" "$links/qemu-system-x86_64"
