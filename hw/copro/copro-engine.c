@@ -33,7 +33,6 @@
 #include "trace.h"
 
 #define COPRO_CHUNK_BYTES   (64 * KiB)      /* COPY/FILL/RECT step size */
-#define COPRO_WORK_SLICE_NS (100 * SCALE_US) /* WORK step size */
 #define COPRO_WAIT_POLL_NS  (20 * SCALE_US) /* WAIT re-check period */
 
 /* what a step did */
@@ -117,6 +116,23 @@ static uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate)
 static uint64_t copro_packet_cost(CoproEngine *e)
 {
     return copro_modelled(e) ? e->dev->packet_ns : 0;
+}
+
+/*
+ * Saving (or restoring) the modelled context state of a preempted
+ * submission: ctx-state-size bytes at the copy bandwidth.
+ */
+uint64_t copro_ctx_switch_ns(CoproEngine *e)
+{
+    return copro_cost(e, e->dev->ctx_state_size, e->dev->copy_bw);
+}
+
+/* @base + @off in the GPU address space: beyond 2^64 faults, never wraps */
+uint64_t copro_gpu_addr_add(uint64_t base, uint64_t off)
+{
+    uint64_t sum;
+
+    return uadd64_overflow(base, off, &sum) ? UINT64_MAX : sum;
 }
 
 /*
@@ -241,7 +257,7 @@ static CoproCtxStat *copro_ctx_stat(CoproState *s, uint32_t context)
     return NULL;    /* table full: the context is not accounted */
 }
 
-static void copro_account(CoproEngine *e, uint64_t ns)
+void copro_account(CoproEngine *e, uint64_t ns)
 {
     CoproCtxStat *c;
 
@@ -287,7 +303,7 @@ static uint64_t copro_step_cost(CoproEngine *e)
                                   e->rect_w, s->pixel_rate);
     case COPRO_OP_WORK:
         left = dw64(p, 0) - p->progress;
-        return first + (copro_modelled(e) ? MIN(left, COPRO_WORK_SLICE_NS)
+        return first + (copro_modelled(e) ? MIN(left, s->arbitration_ns)
                                           : 0);
     case COPRO_OP_WAIT:
         /* only the first check is charged; waiting is not busy time */
@@ -308,8 +324,10 @@ static int64_t copro_copy_chunk(CoproEngine *e, uint64_t dst, uint64_t src,
     CoproPacket *p = &e->cur;
     uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
 
-    if (n && (!copro_mem_read(e, src + p->progress, e->bounce, n) ||
-              !copro_mem_write(e, dst + p->progress, e->bounce, n))) {
+    if (n && (!copro_mem_read(e, copro_gpu_addr_add(src, p->progress),
+                              e->bounce, n) ||
+              !copro_mem_write(e, copro_gpu_addr_add(dst, p->progress),
+                               e->bounce, n))) {
         return -1;
     }
     p->progress += n;
@@ -360,7 +378,8 @@ static StepResult copro_exec_fill(CoproEngine *e)
         for (uint64_t i = 0; i < n; i += 4) {
             memcpy(e->bounce + i, &pattern, 4);
         }
-        if (!copro_mem_write(e, dst + p->progress, e->bounce, n)) {
+        if (!copro_mem_write(e, copro_gpu_addr_add(dst, p->progress),
+                             e->bounce, n)) {
             return STEP_FAULT;
         }
     }
@@ -511,7 +530,7 @@ static StepResult copro_exec_step(CoproEngine *e)
         return copro_exec_rect(e);
     case COPRO_OP_WORK:
         v = dw64(p, 0) - p->progress;
-        p->progress += copro_modelled(e) ? MIN(v, COPRO_WORK_SLICE_NS) : v;
+        p->progress += copro_modelled(e) ? MIN(v, s->arbitration_ns) : v;
         return p->progress < dw64(p, 0) ? STEP_MORE : STEP_DONE;
     default:
         g_assert_not_reached();
@@ -519,10 +538,27 @@ static StepResult copro_exec_step(CoproEngine *e)
 }
 
 /*
- * The field checks of the current packet that need no memory: made when it
- * is fetched, and again on migration load, since the execution steps index
- * targets and size the bounce buffer by these fields. RECT is clipped here.
+ * The checks of the current packet that need no memory, as the fault kind
+ * it earns (0: it can execute). Made when it is fetched, and again
+ * wherever packet state comes from elsewhere (a RESUME save record, a
+ * migration stream), since the execution steps dispatch on the opcode,
+ * index targets and size the bounce buffer by these fields. RECT is
+ * clipped here.
  */
+static uint32_t copro_packet_header_check(CoproEngine *e, uint32_t hdr)
+{
+    uint32_t op = COPRO_PKT_OP(hdr), len = COPRO_PKT_LEN(hdr);
+
+    if (op >= ARRAY_SIZE(copro_op_names) || !copro_op_names[op] ||
+        (e->index == COPRO_ENGINE_COPY && !(COPRO_COPY_ENGINE_OPS & BIT(op)))) {
+        return COPRO_FAULT_ILLEGAL_OPCODE;
+    }
+    if (len == 0 || (copro_op_len[op] && len != copro_op_len[op])) {
+        return COPRO_FAULT_BAD_LENGTH;
+    }
+    return COPRO_FAULT_NONE;
+}
+
 static bool copro_packet_fields_ok(CoproEngine *e)
 {
     CoproPacket *p = &e->cur;
@@ -542,12 +578,54 @@ static bool copro_packet_fields_ok(CoproEngine *e)
     }
 }
 
+uint32_t copro_packet_check(CoproEngine *e)
+{
+    uint32_t kind = copro_packet_header_check(e, e->cur.hdr);
+
+    if (kind) {
+        return kind;
+    }
+    return copro_packet_fields_ok(e) ? COPRO_FAULT_NONE
+                                     : COPRO_FAULT_BAD_PACKET;
+}
+
+/*
+ * Progress of the current (checked) packet: what its steps can have left
+ * it at. Multi-step packets stop short of their size (a finished packet
+ * retires at once) and advance in whole units; single-step packets have
+ * none, but a WAIT that was checked once has 1.
+ */
+bool copro_packet_progress_ok(CoproEngine *e)
+{
+    CoproPacket *p = &e->cur;
+
+    switch (COPRO_PKT_OP(p->hdr)) {
+    case COPRO_OP_COPY:
+        return !p->progress || p->progress < dw64(p, 4);
+    case COPRO_OP_FILL:
+        return !(p->progress & 3) &&
+               (!p->progress || p->progress < dw64(p, 2));
+    case COPRO_OP_WORK:
+        return !p->progress || p->progress < dw64(p, 0);
+    case COPRO_OP_COPY_PTE:
+        return !(p->progress & 7) &&
+               (!p->progress || p->progress < (uint64_t)p->dw[4] * 8);
+    case COPRO_OP_RECT:
+        /* copro_packet_check() clipped it: rect_h is current */
+        return !p->progress || p->progress < e->rect_h;
+    case COPRO_OP_WAIT:
+        return p->progress <= 1;
+    default:
+        return !p->progress;
+    }
+}
+
 /* Fetch and validate the packet at pc. */
 static bool copro_fetch_packet(CoproEngine *e)
 {
     CoproPacket *p = &e->cur;
-    uint32_t hdr, op, len;
-    uint64_t at = e->desc.dma_addr + e->pc;
+    uint32_t hdr, len, kind;
+    uint64_t at = copro_gpu_addr_add(e->desc.dma_addr, e->pc);
 
     if (e->inject & COPRO_INJECT_FAULT_NEXT) {
         e->inject &= ~COPRO_INJECT_FAULT_NEXT;
@@ -562,15 +640,10 @@ static bool copro_fetch_packet(CoproEngine *e)
         return false;
     }
     hdr = le32_to_cpu(hdr);
-    op = COPRO_PKT_OP(hdr);
     len = COPRO_PKT_LEN(hdr);
-    if (op >= ARRAY_SIZE(copro_op_names) || !copro_op_names[op] ||
-        (e->index == COPRO_ENGINE_COPY && !(COPRO_COPY_ENGINE_OPS & BIT(op)))) {
-        copro_engine_fault(e, COPRO_FAULT_ILLEGAL_OPCODE, at, 0);
-        return false;
-    }
-    if (len == 0 || (copro_op_len[op] && len != copro_op_len[op])) {
-        copro_engine_fault(e, COPRO_FAULT_BAD_LENGTH, at, 0);
+    kind = copro_packet_header_check(e, hdr);
+    if (kind) {
+        copro_engine_fault(e, kind, at, 0);
         return false;
     }
     if ((uint64_t)len * 4 > e->desc.dma_len - e->pc) {
@@ -580,8 +653,9 @@ static bool copro_fetch_packet(CoproEngine *e)
     memset(p, 0, sizeof(*p));
     p->offset = e->pc;
     p->hdr = hdr;
-    if (op != COPRO_OP_NOP && len > 1) {
-        if (!copro_mem_read(e, at + 4, p->dw, (len - 1) * 4)) {
+    if (COPRO_PKT_OP(hdr) != COPRO_OP_NOP && len > 1) {
+        if (!copro_mem_read(e, copro_gpu_addr_add(at, 4), p->dw,
+                            (len - 1) * 4)) {
             return false;
         }
         for (unsigned i = 0; i < len - 1; i++) {
@@ -632,9 +706,9 @@ static bool copro_load_submission(CoproEngine *e)
         copro_engine_fault(e, COPRO_FAULT_BAD_DESCRIPTOR, at, 0);
         return false;
     }
-    if (d->flags & COPRO_SUBMIT_RESUME) {
-        return copro_preempt_restore(e);
-    }
+    /* the engine loop loads the save record; RETRY of a fault there
+     * loads it again rather than starting the buffer from offset 0 */
+    e->restore_pending = d->flags & COPRO_SUBMIT_RESUME;
     return true;
 }
 
@@ -688,13 +762,36 @@ static bool copro_engine_hung(CoproEngine *e)
     return true;
 }
 
+/*
+ * Let the main loop and the vCPUs run before the engine goes on. Under
+ * -icount the continuation is a timer one nanosecond on: the virtual
+ * clock stands still while due timers run, so a timer due now would run
+ * again in the same pass, for ever if steps cost nothing.
+ */
+static void copro_engine_yield(CoproEngine *e, int64_t now)
+{
+    if (icount_enabled()) {
+        timer_mod(e->timer, now + 1);
+    } else {
+        qemu_bh_schedule(e->bh);
+    }
+}
+
 static void copro_engine_run(CoproEngine *e)
 {
     int64_t now = copro_now_ns();
-    unsigned budget = e->dev->slice_packets;
 
     if (e->state == COPRO_ENG_STATE_HALTED) {
         return;
+    }
+    /*
+     * The slice budget: x-slice-packets steps per main-loop pass. Under
+     * -icount every pass at one virtual time shares it (several passes
+     * may run at the same virtual time: doorbells, fence wake-ups).
+     */
+    if (!icount_enabled() || e->slice_stamp != now) {
+        e->slice_stamp = now;
+        e->slice_used = 0;
     }
     /* the engine clock restarts from now after an idle or blocked period */
     if (!e->step_pending) {
@@ -717,12 +814,12 @@ static void copro_engine_run(CoproEngine *e)
                 timer_mod(e->timer, e->cursor);
                 return;
             }
-            if (!budget) {
+            if (e->slice_used >= e->dev->slice_packets) {
                 /* slice used up: let the main loop and the vCPUs run */
-                copro_engine_kick(e);
+                copro_engine_yield(e, now);
                 return;
             }
-            budget--;
+            e->slice_used++;
             e->step_pending = false;
             r = copro_exec_step(e);
             switch (r) {
@@ -745,7 +842,7 @@ static void copro_engine_run(CoproEngine *e)
         }
 
         /* every step boundary is a potential arbitration point */
-        if (e->preempt_pending && copro_preempt_arbitrate(e)) {
+        if (e->preempt_pending && copro_preempt_arbitrate(e, now)) {
             return;
         }
 
@@ -760,6 +857,9 @@ static void copro_engine_run(CoproEngine *e)
             if (copro_engine_hung(e)) {
                 return;
             }
+        }
+        if (e->restore_pending && !copro_preempt_restore(e)) {
+            return;
         }
         e->state = COPRO_ENG_STATE_BUSY;
         if (!e->in_packet) {
@@ -797,15 +897,25 @@ static void copro_engine_wake(CoproEngine *e)
     e->cursor = copro_now_ns();
 }
 
+/*
+ * The timer does most of the engine's work, DMA included, so it is
+ * guarded as aio_bh_call() guards the bottom half: while it runs, device
+ * DMA that lands on the device's own MMIO is refused by the memory core
+ * (the engine faults) instead of re-entering copro_mmio_write mid-step.
+ */
 static void copro_engine_timer(void *opaque)
 {
     CoproEngine *e = opaque;
+    MemReentrancyGuard *guard = &DEVICE(e->dev)->mem_reentrancy_guard;
+    bool was_engaged = guard->engaged_in_io;
 
+    guard->engaged_in_io = true;
     /* a pending preemption takes a blocked WAIT before it is re-checked */
     if (e->state == COPRO_ENG_STATE_WAITING && !e->preempt_pending) {
         copro_engine_wake(e);
     }
     copro_engine_run(e);
+    guard->engaged_in_io = was_engaged;
 }
 
 /*
@@ -924,8 +1034,9 @@ static void copro_engine_soft_reset(CoproEngine *e)
     e->aborted_fence = e->active ? e->desc.fence : 0;
     trace_copro_engine_reset(e->index, e->aborted_fence, e->completed_fence);
     timer_del(e->timer);
-    if (e->step_pending && e->cursor > now) {
-        /* the aborted step was charged in advance: refund what never ran */
+    if ((e->step_pending || e->preempt_saving) && e->cursor > now) {
+        /* the aborted step (or context save) was charged in advance:
+         * refund what never ran */
         copro_account(e, -(uint64_t)(e->cursor - now));
     }
     /* the engine clock restarts now, not at the end of the aborted step */
@@ -933,6 +1044,8 @@ static void copro_engine_soft_reset(CoproEngine *e)
     e->active = false;
     e->in_packet = false;
     e->step_pending = false;
+    e->restore_pending = false;
+    e->preempt_saving = false;
     e->ring_head = e->ring_tail;
     e->pc = 0;
     memset(e->targets, 0, sizeof(e->targets));
@@ -1063,32 +1176,59 @@ void copro_engine_reset(CoproEngine *e)
     e->bounce = bounce;
 }
 
-/* Restart whatever was in flight when the state was saved. */
+/* Has the engine anything to do, i.e. must it run when the VM does? */
+bool copro_engine_has_work(CoproEngine *e)
+{
+    return e->state != COPRO_ENG_STATE_HALTED &&
+           (e->step_pending || e->active || e->preempt_pending ||
+            e->ring_head != e->ring_tail ||
+            e->state == COPRO_ENG_STATE_WAITING);
+}
+
 /*
- * Restart whatever was in flight when the state was saved. Bound targets
- * and the clipped RECT size bound the engine's bounce-buffer use, so they
- * are checked, and the RECT state is derived again from the payload rather
- * than trusted.
+ * Check a migrated engine. The stream is untrusted input: every state
+ * from which the engine would execute the current packet (a charged step,
+ * a packet in progress, a WAIT to wake, a RETRY of a halted step) gets the
+ * checks fetch makes, and the bound targets and clipped RECT (which bound
+ * the bounce buffer) are checked or derived again. Nothing is restarted
+ * here: copro_vm_state_change() does that when the VM runs.
  */
 bool copro_engine_post_load(CoproEngine *e)
 {
+    CoproPacket *p = &e->cur;
+    bool executes = e->in_packet || e->step_pending ||
+                    e->state == COPRO_ENG_STATE_WAITING;
+
     for (unsigned i = 0; i < COPRO_TARGET_SLOTS; i++) {
         if (!copro_target_ok(&e->targets[i])) {
             return false;
         }
     }
-    if (e->in_packet && (!copro_packet_fields_ok(e) ||
-                         (COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_RECT &&
-                          e->cur.progress > e->rect_h))) {
+    if (e->active && (e->pc > e->desc.dma_len || (e->pc & 3))) {
         return false;
     }
-    if (e->state == COPRO_ENG_STATE_HALTED) {
-        return true;
+    if (executes) {
+        if (!e->active || !e->in_packet || p->offset != e->pc ||
+            (uint64_t)e->pc + COPRO_PKT_LEN(p->hdr) * 4 > e->desc.dma_len ||
+            copro_packet_check(e) != COPRO_FAULT_NONE ||
+            !copro_packet_progress_ok(e)) {
+            return false;
+        }
+        if (e->state == COPRO_ENG_STATE_WAITING &&
+            COPRO_PKT_OP(p->hdr) != COPRO_OP_WAIT) {
+            return false;
+        }
     }
-    if (e->step_pending || e->active || e->ring_head != e->ring_tail ||
-        e->state == COPRO_ENG_STATE_WAITING) {
-        copro_engine_kick(e);
+    if (e->restore_pending && (!e->active || e->in_packet)) {
+        return false;
     }
+    if (e->preempt_saving && (!e->active || !e->preempt_pending ||
+                              e->step_pending || e->restore_pending)) {
+        return false;
+    }
+    /* per-pass bookkeeping starts afresh on the destination */
+    e->slice_stamp = 0;
+    e->slice_used = 0;
     return true;
 }
 
@@ -1116,6 +1256,26 @@ static const VMStateDescription vmstate_copro_target = {
         VMSTATE_UINT32(width, CoproTarget),
         VMSTATE_UINT32(height, CoproTarget),
         VMSTATE_UINT32(format, CoproTarget),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool copro_engine_switch_needed(void *opaque)
+{
+    CoproEngine *e = opaque;
+
+    return e->restore_pending || e->preempt_saving;
+}
+
+/* a context switch in progress: a save record to load, or being saved */
+static const VMStateDescription vmstate_copro_engine_switch = {
+    .name = "copro/engine/switch",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = copro_engine_switch_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(restore_pending, CoproEngine),
+        VMSTATE_BOOL(preempt_saving, CoproEngine),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -1180,6 +1340,10 @@ const VMStateDescription vmstate_copro_engine = {
         VMSTATE_TIMER_PTR(timer, CoproEngine),
         VMSTATE_VALIDATE("engine state in range", copro_engine_valid),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_copro_engine_switch,
+        NULL
     },
 };
 

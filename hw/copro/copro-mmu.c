@@ -196,7 +196,8 @@ static bool copro_xlate_phys(CoproEngine *e, uint64_t pa, bool is_write,
                       fault_info(is_write, false, virt, 0));
             return false;
         }
-        if (!vram_ldq(s, s->mmu.gart_base + idx * 8, &ent)) {
+        if (!vram_ldq(s, copro_gpu_addr_add(s->mmu.gart_base, idx * 8),
+                      &ent)) {
             set_fault(f, COPRO_FAULT_TABLE, fa,
                       fault_info(is_write, false, virt, 0));
             return false;
@@ -237,7 +238,8 @@ static int copro_ctx_root(CoproState *s, uint32_t context, uint64_t *root)
     if (context >= s->mmu.ctx_size) {
         return 0;
     }
-    if (!vram_ldq(s, s->mmu.ctx_base + (uint64_t)context * 8, &ent)) {
+    if (!vram_ldq(s, copro_gpu_addr_add(s->mmu.ctx_base,
+                                        (uint64_t)context * 8), &ent)) {
         return -1;
     }
     if (!(ent & COPRO_CTX_VALID)) {
@@ -392,11 +394,19 @@ bool copro_mmu_rw(CoproEngine *e, bool physical, uint64_t addr, void *buf,
         }
         n = MIN(len, span);
         if (guest) {
-            MemTxResult r = pci_dma_rw(PCI_DEVICE(s), out, p, n,
-                                       is_write ? DMA_DIRECTION_FROM_DEVICE
-                                                : DMA_DIRECTION_TO_DEVICE,
-                                       MEMTXATTRS_UNSPECIFIED);
+            MemTxResult r = MEMTX_ACCESS_ERROR;
 
+            /* DMA onto the device's own BARs would re-enter it mid-step */
+            if (copro_dma_hits_self(s, out, n)) {
+                qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: DMA to bus "
+                              "address 0x%" PRIx64 " hits the device's own "
+                              "BARs, refused\n", e->index, out);
+            } else {
+                r = pci_dma_rw(PCI_DEVICE(s), out, p, n,
+                               is_write ? DMA_DIRECTION_FROM_DEVICE
+                                        : DMA_DIRECTION_TO_DEVICE,
+                               MEMTXATTRS_UNSPECIFIED);
+            }
             if (r != MEMTX_OK) {
                 set_fault(f, COPRO_FAULT_DMA, addr,
                           fault_info(is_write, false, virt, 0));

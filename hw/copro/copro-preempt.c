@@ -92,18 +92,40 @@ static bool copro_at_arbitration_point(CoproEngine *e)
     }
 }
 
+/* Packets that run in several steps and can stop part-way. */
+static bool copro_op_multi_step(uint32_t op)
+{
+    switch (op) {
+    case COPRO_OP_COPY:
+    case COPRO_OP_FILL:
+    case COPRO_OP_COPY_PTE:
+    case COPRO_OP_RECT:
+    case COPRO_OP_WORK:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void copro_save_record_fill(CoproEngine *e,
                                    struct copro_save_record *r)
 {
-    /* a blocked WAIT is saved as not started: it is simply re-checked */
-    bool mid = e->in_packet && !copro_packet_is_wait(e);
+    /*
+     * Only a multi-step packet with steps done is saved as partly done.
+     * Any other packet in progress is saved as not started and runs again
+     * on resume: a blocked WAIT is simply re-checked, and a single-step
+     * packet whose step faulted and is being retried (RETRY) had done
+     * nothing yet.
+     */
+    bool mid = e->in_packet && e->cur.progress &&
+               copro_op_multi_step(COPRO_PKT_OP(e->cur.hdr));
 
     memset(r, 0, sizeof(*r));
     r->magic = cpu_to_le32(COPRO_SAVE_MAGIC);
     r->version = cpu_to_le32(COPRO_SAVE_VERSION);
     r->dma_addr = cpu_to_le64(e->desc.dma_addr);
     r->dma_len = cpu_to_le32(e->desc.dma_len);
-    r->offset = cpu_to_le32(e->in_packet ? e->cur.offset : e->pc);
+    r->offset = cpu_to_le32(e->pc);
     r->fence = cpu_to_le64(e->desc.fence);
     r->context = cpu_to_le32(e->desc.context);
     r->in_packet = cpu_to_le32(mid);
@@ -153,6 +175,7 @@ static void copro_preempt_now(CoproEngine *e)
     e->active = false;
     e->in_packet = false;
     e->step_pending = false;
+    e->preempt_saving = false;
     e->pc = 0;
     timer_del(e->timer);
     e->state = COPRO_ENG_STATE_IDLE;
@@ -170,48 +193,37 @@ static void copro_preempt_now(CoproEngine *e)
     copro_raise_irq(e->dev, COPRO_INT_ENG(e->index, COPRO_INT_PREEMPTED));
 }
 
-/* Called at every step boundary while a request is pending. */
-bool copro_preempt_arbitrate(CoproEngine *e)
+/*
+ * Called at every step boundary while a request is pending; true when the
+ * engine stops for it. At an arbitration point with a submission loaded,
+ * the engine first spends the time of saving the context state
+ * (ctx-state-size at copy-bw, charged to that submission's context) and
+ * completes the preemption when its clock has passed it.
+ */
+bool copro_preempt_arbitrate(CoproEngine *e, int64_t now)
 {
-    if ((e->inject & COPRO_INJECT_HANG) && e->active) {
-        return false;   /* a hung engine ignores preemption */
+    if (!e->preempt_saving) {
+        uint64_t cost;
+
+        if ((e->inject & COPRO_INJECT_HANG) && e->active) {
+            return false;   /* a hung engine ignores preemption */
+        }
+        if (!copro_at_arbitration_point(e)) {
+            return false;
+        }
+        cost = e->active ? copro_ctx_switch_ns(e) : 0;
+        if (cost) {
+            copro_account(e, cost);
+            e->cursor += cost;
+            e->preempt_saving = true;
+        }
     }
-    if (!copro_at_arbitration_point(e)) {
-        return false;
+    if (e->preempt_saving && e->cursor > now) {
+        timer_mod(e->timer, e->cursor);
+        return true;
     }
     copro_preempt_now(e);
     return true;
-}
-
-/* Progress must lie strictly inside a packet that runs in several steps. */
-static bool copro_progress_ok(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    uint64_t limit;
-
-    uint32_t len = COPRO_PKT_LEN(p->hdr);
-
-    switch (COPRO_PKT_OP(p->hdr)) {
-    case COPRO_OP_COPY:
-        limit = p->dw[4] | ((uint64_t)p->dw[5] << 32);
-        return len == COPRO_LEN_COPY && p->progress < limit;
-    case COPRO_OP_FILL:
-        limit = p->dw[2] | ((uint64_t)p->dw[3] << 32);
-        return len == COPRO_LEN_FILL && !(limit & 3) && p->progress < limit;
-    case COPRO_OP_WORK:
-        limit = p->dw[0] | ((uint64_t)p->dw[1] << 32);
-        return len == COPRO_LEN_WORK && p->progress < limit;
-    case COPRO_OP_COPY_PTE:
-        limit = (uint64_t)p->dw[4] * 8;
-        return len == COPRO_LEN_COPY_PTE && !(p->progress & 7) &&
-               p->progress < limit;
-    case COPRO_OP_RECT:
-        /* re-clip against the restored targets; sets the rect_* state */
-        return len == COPRO_LEN_RECT && copro_prepare_rect(e) &&
-               p->progress < e->rect_h;
-    default:
-        return false;
-    }
 }
 
 static bool copro_preempt_restore_fail(CoproEngine *e, const char *why)
@@ -224,13 +236,16 @@ static bool copro_preempt_restore_fail(CoproEngine *e, const char *why)
 
 /*
  * Load the save record of a RESUME submission into the engine. Every field
- * is checked against the descriptor and the packet rules: the record lives
- * in guest-writable memory.
+ * is checked against the descriptor and with the checks fetch makes: the
+ * record lives in guest-writable memory. A memory fault reading it leaves
+ * restore_pending set, so RETRY reads it again. Restoring the context
+ * state costs as much time as saving it did.
  */
 bool copro_preempt_restore(CoproEngine *e)
 {
     struct copro_save_record r;
     uint32_t offset;
+    uint64_t cost;
 
     if (!copro_mem_access(e, false, e->desc.save_addr, &r, sizeof(r),
                           false)) {
@@ -275,12 +290,17 @@ bool copro_preempt_restore(CoproEngine *e)
         }
         p->progress = le64_to_cpu(r.progress);
         if ((uint64_t)offset + COPRO_PKT_LEN(p->hdr) * 4 > e->desc.dma_len ||
-            COPRO_PKT_FLAGS(p->hdr) >= COPRO_TARGET_SLOTS ||
-            !copro_progress_ok(e)) {
+            !copro_op_multi_step(COPRO_PKT_OP(p->hdr)) ||
+            copro_packet_check(e) != COPRO_FAULT_NONE ||
+            !copro_packet_progress_ok(e)) {
             return copro_preempt_restore_fail(e, "bad packet state");
         }
         e->in_packet = true;
     }
+    e->restore_pending = false;
+    cost = copro_ctx_switch_ns(e);
+    copro_account(e, cost);
+    e->cursor += cost;
     trace_copro_resume(e->index, e->desc.fence, offset, e->in_packet,
                        e->cur.progress);
     return true;

@@ -27,6 +27,7 @@
 #include "hw/core/qdev-prop-internal.h"
 #include "hw/resettable.h"
 #include "migration/vmstate.h"
+#include "system/runstate.h"
 #include "copro.h"
 #include "trace.h"
 
@@ -35,6 +36,27 @@
 int64_t copro_now_ns(void)
 {
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/*
+ * Does DMA to bus addresses [addr, addr + len) touch one of the device's
+ * own BARs? The engines refuse such DMA as a fault: it would reach the
+ * device's registers (or VRAM) from the middle of a step.
+ */
+bool copro_dma_hits_self(CoproState *s, dma_addr_t addr, dma_addr_t len)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    for (int bar = 0; bar < PCI_NUM_REGIONS; bar++) {
+        pcibus_t base = pci_get_bar_addr(pdev, bar);
+        pcibus_t size = pdev->io_regions[bar].size;
+
+        if (size && base != PCI_BAR_UNMAPPED &&
+            addr < base + size && base < addr + len) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /*
@@ -441,6 +463,25 @@ static bool copro_check_props(CoproState *s, Error **errp)
         error_setg(errp, "copro: x-slice-packets must be non-zero");
         return false;
     }
+    /* the engine clock is 64-bit ns: bounded costs cannot wrap it */
+    if (s->packet_ns > COPRO_PACKET_NS_MAX) {
+        error_setg(errp, "copro: packet-ns=%" PRIu64 " is above the limit "
+                   "of %llu ns (1 s)", s->packet_ns, COPRO_PACKET_NS_MAX);
+        return false;
+    }
+    if (s->arbitration_ns < COPRO_ARBITRATION_NS_MIN ||
+        s->arbitration_ns > COPRO_ARBITRATION_NS_MAX) {
+        error_setg(errp, "copro: arbitration-ns=%" PRIu64 " is out of "
+                   "range (%llu to %llu ns)", s->arbitration_ns,
+                   COPRO_ARBITRATION_NS_MIN, COPRO_ARBITRATION_NS_MAX);
+        return false;
+    }
+    if (s->ctx_state_size > COPRO_CTX_STATE_MAX) {
+        error_setg(errp, "copro: ctx-state-size=%" PRIu64 " bytes is above "
+                   "the limit of %llu GiB", s->ctx_state_size,
+                   COPRO_CTX_STATE_MAX / GiB);
+        return false;
+    }
     return true;
 }
 
@@ -480,6 +521,26 @@ static bool copro_init_irqs(CoproState *s, Error **errp)
         }
     }
     return true;
+}
+
+/*
+ * Engines go on with what they were doing when the VM starts running (after
+ * an incoming migration, loadvm or cont), not while the state is loading:
+ * their DMA must not touch guest memory before the VM owns it.
+ */
+static void copro_vm_state_change(void *opaque, bool running,
+                                  RunState state)
+{
+    CoproState *s = opaque;
+
+    if (!running) {
+        return;
+    }
+    for (unsigned i = 0; i < s->num_engines; i++) {
+        if (copro_engine_has_work(&s->engines[i])) {
+            copro_engine_kick(&s->engines[i]);
+        }
+    }
 }
 
 static void copro_realize(PCIDevice *pdev, Error **errp)
@@ -524,12 +585,16 @@ static void copro_realize(PCIDevice *pdev, Error **errp)
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_init(s, i);
     }
+    s->vmstate_change = qdev_add_vm_change_state_handler(DEVICE(s),
+                                                         copro_vm_state_change,
+                                                         s);
 }
 
 static void copro_exit(PCIDevice *pdev)
 {
     CoproState *s = COPRO(pdev);
 
+    g_clear_pointer(&s->vmstate_change, qemu_del_vm_change_state_handler);
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_fini(&s->engines[i]);
     }
@@ -659,6 +724,10 @@ static const Property copro_properties[] = {
                      COPRO_APERTURE_DEFAULT),
     DEFINE_PROP_UINT64("pixel-rate", CoproState, pixel_rate, 4000000000ULL),
     DEFINE_PROP_UINT32("x-slice-packets", CoproState, slice_packets, 256),
+    DEFINE_PROP_UINT64("arbitration-ns", CoproState, arbitration_ns,
+                       COPRO_ARBITRATION_NS_DEFAULT),
+    DEFINE_PROP_SIZE("ctx-state-size", CoproState, ctx_state_size,
+                     COPRO_CTX_STATE_DEFAULT),
     DEFINE_PROP_UNSIGNED("preempt", CoproState, preempt,
                          COPRO_PREEMPT_MID_COMMAND, copro_prop_preempt,
                          uint32_t),
@@ -686,6 +755,11 @@ static const struct {
     { "aperture", "GART aperture size (multiple of 4 KiB, 0 = none)" },
     { "x-slice-packets", "packets an engine executes per main-loop slice "
       "before yielding" },
+    { "arbitration-ns", "mid-command arbitration interval: WORK runs in "
+      "slices of this many virtual ns (1 us to 10 ms)" },
+    { "ctx-state-size", "modelled context state a preemption saves and a "
+      "resume restores, in bytes, moved at copy-bw (0: switches are "
+      "free)" },
     { "preempt", "preemption granularity: none (legacy, never interrupts "
       "a buffer), dma-buffer, command (between packets), mid-command "
       "(inside long packets)" },

@@ -9,12 +9,26 @@
 #define HW_COPRO_H
 
 #include "hw/pci/pci_device.h"
+#include "qemu/units.h"
 #include "qom/object.h"
 #include "copro/copro_regs.h"
 #include "copro/copro_cmd.h"
 
 #define TYPE_COPRO "copro"
 OBJECT_DECLARE_SIMPLE_TYPE(CoproState, COPRO)
+
+/* limits and defaults of the cost-model properties */
+#define COPRO_PACKET_NS_MAX             1000000000ULL   /* 1 s */
+#define COPRO_ARBITRATION_NS_MIN        1000ULL         /* 1 us */
+#define COPRO_ARBITRATION_NS_MAX        10000000ULL     /* 10 ms */
+#define COPRO_ARBITRATION_NS_DEFAULT    100000ULL       /* 100 us */
+/*
+ * 256 KiB at the default 8 GiB/s copy bandwidth: about 30 us to save and
+ * as much to restore, the order of a real GPU's context switch (tens of
+ * MB at hundreds of GB/s; Pascal-class: under 100 us).
+ */
+#define COPRO_CTX_STATE_DEFAULT         (256 * KiB)
+#define COPRO_CTX_STATE_MAX             (1ULL << 32)
 
 /* cost model of the command processor */
 typedef enum CoproTiming {
@@ -56,6 +70,8 @@ typedef struct CoproEngine {
     uint32_t pc;                    /* byte offset of next packet */
     bool in_packet;                 /* cur is fetched, not yet retired */
     bool step_pending;              /* a step is charged, effect pending */
+    bool restore_pending;           /* RESUME: save record not loaded yet
+                                       (a fault reading it is retried) */
     CoproPacket cur;
     uint32_t rect_x, rect_y, rect_w, rect_h;    /* clipped RECT */
     uint32_t rect_rows_step;        /* RECT rows per step */
@@ -66,6 +82,8 @@ typedef struct CoproEngine {
 
     /* preemption (copro-preempt.c) */
     bool preempt_pending;
+    bool preempt_saving;            /* at the arbitration point, saving
+                                       context state until cursor */
     uint64_t preempt_req;           /* PREEMPT_REQ as written so far */
     int64_t preempt_req_time;       /* virtual ns of the request */
     uint64_t preempt_fence;         /* last request completed */
@@ -91,6 +109,10 @@ typedef struct CoproEngine {
     uint64_t stat_packets;
     uint64_t stat_bytes;
     uint64_t stat_faults;
+
+    /* under -icount: steps run so far at virtual time slice_stamp */
+    int64_t slice_stamp;
+    uint32_t slice_used;
 
     QEMUTimer *timer;
     QEMUBH *bh;
@@ -165,6 +187,8 @@ struct CoproState {
     uint64_t fill_bw;       /* bytes per second */
     uint64_t pixel_rate;    /* pixels per second */
     uint32_t slice_packets; /* packets executed per main-loop slice */
+    uint64_t arbitration_ns; /* WORK slice: mid-command arbitration */
+    uint64_t ctx_state_size; /* bytes saved/restored per preemption */
     uint32_t preempt;       /* COPRO_PREEMPT_* granularity */
     bool fault_injection;
 
@@ -182,10 +206,13 @@ struct CoproState {
 
     uint64_t aperture_size; /* property */
     CoproMmu mmu;
+
+    VMChangeStateEntry *vmstate_change;
 };
 
 /* copro.c */
 void copro_raise_irq(CoproState *s, uint64_t causes);
+bool copro_dma_hits_self(CoproState *s, dma_addr_t addr, dma_addr_t len);
 int64_t copro_now_ns(void);
 
 /* copro-engine.c */
@@ -196,6 +223,7 @@ uint64_t copro_engine_read(CoproEngine *e, hwaddr reg);
 void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
                         uint64_t mask);
 bool copro_engine_post_load(CoproEngine *e);
+bool copro_engine_has_work(CoproEngine *e);
 void copro_engines_fence_written(CoproState *s);
 void copro_engine_kick(CoproEngine *e);
 const char *copro_op_name(uint32_t op);
@@ -226,10 +254,15 @@ void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
                         uint32_t info);
 bool copro_prepare_rect(CoproEngine *e);
 bool copro_target_ok(const CoproTarget *t);
+uint32_t copro_packet_check(CoproEngine *e);
+bool copro_packet_progress_ok(CoproEngine *e);
+uint64_t copro_ctx_switch_ns(CoproEngine *e);
+void copro_account(CoproEngine *e, uint64_t ns);
+uint64_t copro_gpu_addr_add(uint64_t base, uint64_t off);
 
 /* copro-preempt.c */
 void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask);
-bool copro_preempt_arbitrate(CoproEngine *e);
+bool copro_preempt_arbitrate(CoproEngine *e, int64_t now);
 bool copro_preempt_restore(CoproEngine *e);
 void copro_inject_write(CoproEngine *e, uint32_t val);
 

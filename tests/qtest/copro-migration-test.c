@@ -184,7 +184,7 @@ static void test_migrate_mid_buffer(void)
 static void test_migrate_preempt_pending(void)
 {
     g_autoptr(GArray) b = copro_buf_new();
-    const int64_t pkt = 100, slice = 100 * 1000;
+    const int64_t pkt = 100, slice = 100 * 1000, save = 30517;
     struct copro_submit_desc d;
     Copro src, dst;
     int64_t t0;
@@ -204,14 +204,16 @@ static void test_migrate_preempt_pending(void)
     g_assert_cmpuint(erd64(&src, 0, COPRO_ENG_STAT_PREEMPTIONS), ==, 0);
 
     copro_migrate(&src, &dst);
-    qtest_clock_set(dst.qts, t0 + pkt + 3 * slice - 1);
+    /* the arbitration point, then saving the default 256 KiB of context
+     * state at 8 GiB/s */
+    qtest_clock_set(dst.qts, t0 + pkt + 3 * slice + save - 1);
     g_assert_cmpuint(erd64(&dst, 0, COPRO_ENG_STAT_PREEMPTIONS), ==, 0);
-    qtest_clock_set(dst.qts, t0 + pkt + 3 * slice);
+    qtest_clock_set(dst.qts, t0 + pkt + 3 * slice + save);
     g_assert_cmpuint(erd64(&dst, 0, COPRO_ENG_STAT_PREEMPTIONS), ==, 1);
     g_assert_cmphex(erd64(&dst, 0, COPRO_ENG_PREEMPT_FENCE), ==, 0x55);
     g_assert_cmphex(erd64(&dst, 0, COPRO_ENG_PREEMPTED_FENCE), ==, 7);
     g_assert_cmpuint(erd64(&dst, 0, COPRO_ENG_STAT_PREEMPT_MAX), ==,
-                     pkt + 3 * slice - 250 * 1000);
+                     pkt + 3 * slice + save - 250 * 1000);
     g_assert_true(rd64(&dst, COPRO_REG_INT_STATUS) &
                   COPRO_INT_ENG(0, COPRO_INT_PREEMPTED));
 
@@ -230,6 +232,275 @@ static void test_migrate_preempt_pending(void)
     copro_shutdown(&dst);
 }
 
+/*
+ * Hostile migration streams. The engine state is found in a saved stream
+ * by a marker written to engine 0's FENCE_WB, and fields are patched at
+ * their offsets from it (the order of vmstate_copro_engine's fields;
+ * integers are big-endian on the wire, bools one byte).
+ */
+/* bit 0 clear: write-back stays off */
+#define MARKER          0xc0de5a5a12345670ull
+#define AT_RING_SIZE    (-12)
+#define AT_RING_TAIL    (-4)
+#define AT_ACTIVE       12
+#define AT_DMA_ADDR     13
+#define AT_DMA_LEN      21
+#define AT_FENCE        29
+#define AT_PC           49
+#define AT_IN_PACKET    53
+#define AT_STEP_PENDING 54
+#define AT_CUR_OFFSET   55
+#define AT_CUR_HDR      59
+#define AT_CUR_DW(i)    (63 + 4 * (i))
+#define AT_RECT_W       103
+#define AT_RECT_H       107
+#define AT_RECT_ROWS    111
+#define AT_TARGET0      115
+
+typedef struct Stream {
+    gchar *data;
+    gsize len;
+    gsize marker;
+} Stream;
+
+static void put_be32(Stream *st, int at, uint32_t v)
+{
+    stl_be_p(st->data + st->marker + at, v);
+}
+
+static void put_be64(Stream *st, int at, uint64_t v)
+{
+    stq_be_p(st->data + st->marker + at, v);
+}
+
+static void put_u8(Stream *st, int at, uint8_t v)
+{
+    st->data[st->marker + at] = v;
+}
+
+/*
+ * Boot a source with @devopts, let @prepare set it up, save its state to
+ * a file and read the file back with the marker located.
+ */
+static void save_stream(const char *devopts, void (*prepare)(Copro *c),
+                        Stream *st, char **file)
+{
+    g_autofree char *uri = NULL;
+    g_autoptr(GError) err = NULL;
+    uint8_t want[8];
+    Copro src;
+    QDict *rsp;
+
+    *file = g_strdup_printf("%s/copro-stream-%d.bin", g_get_tmp_dir(),
+                            getpid());
+    uri = g_strdup_printf("file:%s", *file);
+    copro_boot(&src, machine, devopts);
+    copro_ring_setup(&src, 0, RING0, 16);
+    ewr64(&src, 0, COPRO_ENG_FENCE_WB, MARKER);
+    if (prepare) {
+        prepare(&src);
+    }
+    rsp = qtest_qmp(src.qts, "{ 'execute': 'migrate', 'arguments': "
+                    "{ 'uri': %s } }", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    wait_migration(src.qts, "query-migrate");
+    copro_shutdown(&src);
+
+    g_assert_true(g_file_get_contents(*file, &st->data, &st->len, &err));
+    stq_be_p(want, MARKER);
+    st->marker = 0;
+    for (gsize i = 0; i + 8 <= st->len; i++) {
+        if (!memcmp(st->data + i, want, 8)) {
+            g_assert_cmpuint(st->marker, ==, 0);   /* exactly once */
+            st->marker = i;
+        }
+    }
+    g_assert_cmpuint(st->marker, >, 12);
+    /* the layout is what the offsets assume */
+    g_assert_cmphex(ldl_be_p(st->data + st->marker + AT_RING_SIZE), ==, 16);
+}
+
+/*
+ * Start a destination (@extra: more QEMU arguments), load @st into it and
+ * return whether the load succeeded. A refused stream leaves the
+ * destination running (exit-on-error off), so a crash shows as a failure.
+ */
+static bool load_stream(Copro *dst, const char *file, Stream *st,
+                        const char *devopts, const char *extra)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autoptr(GError) err = NULL;
+    QDict *rsp;
+
+    g_assert_true(g_file_set_contents(file, st->data, st->len, &err));
+    memset(dst, 0, sizeof(*dst));
+    dst->qs = qtest_pc_boot("%s -nodefaults -device copro,addr=%d.0%s%s "
+                            "-incoming defer %s", machine, COPRO_SLOT,
+                            *devopts ? "," : "", devopts, extra);
+    dst->qts = dst->qs->qts;
+    dst->dev = qpci_device_find(dst->qs->pcibus, QPCI_DEVFN(COPRO_SLOT, 0));
+    g_assert_nonnull(dst->dev);
+    rsp = qtest_qmp(dst->qts, "{ 'execute': 'migrate-incoming', "
+                    "'arguments': { 'uri': %s, 'exit-on-error': false } }",
+                    uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    for (int i = 0; i < 10000; i++) {
+        QDict *ret;
+        const char *status;
+        bool done, failed;
+
+        rsp = qtest_qmp(dst->qts, "{ 'execute': 'query-migrate' }");
+        ret = qdict_get_qdict(rsp, "return");
+        status = ret && qdict_haskey(ret, "status") ?
+                 qdict_get_str(ret, "status") : "";
+        done = !strcmp(status, "completed");
+        failed = !strcmp(status, "failed");
+        qobject_unref(rsp);
+        if (done || failed) {
+            return done;
+        }
+        g_usleep(10 * 1000);
+    }
+    g_assert_not_reached();
+}
+
+/* A submission loaded, its first packet state patched in by the caller. */
+static void patch_active(Stream *st, uint32_t hdr)
+{
+    put_u8(st, AT_ACTIVE, 1);
+    put_be64(st, AT_DMA_ADDR, BUF0);
+    put_be32(st, AT_DMA_LEN, 64);
+    put_be64(st, AT_FENCE, 0x77);
+    put_be32(st, AT_PC, 0);
+    put_be32(st, AT_CUR_OFFSET, 0);
+    put_be32(st, AT_CUR_HDR, hdr);
+}
+
+static void put_nop_buffer(Copro *c)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+
+    copro_pkt_nop(b, 16, 0);
+    copro_buf_put(c, BUF0, b);
+}
+
+/*
+ * Regression: every state from which the engine would execute the current
+ * packet is checked on load. These used to pass because the packet was
+ * only checked with in_packet set, yet a charged step (step_pending) is
+ * executed too: opcode 0xff reached g_assert_not_reached(), a stored RECT
+ * width overflowed the 64 KiB bounce buffer, SET_TARGET slot 0xff wrote
+ * past targets[]. The same patching with a valid packet loads and runs.
+ */
+static void test_migrate_hostile_stream(void)
+{
+    g_autofree char *file = NULL;
+    Stream st, orig;
+    Copro dst;
+
+    save_stream("", put_nop_buffer, &orig, &file);
+    st = orig;
+    st.data = g_memdup2(orig.data, orig.len);
+
+    /* control: a NOP with its step charged, valid in every field */
+    patch_active(&st, COPRO_PKT_HDR(COPRO_OP_NOP, 0, 1));
+    put_u8(&st, AT_IN_PACKET, 1);
+    put_u8(&st, AT_STEP_PENDING, 1);
+    g_assert_true(load_stream(&dst, file, &st, "", ""));
+    dst.mmio = (QPCIBar) { 0 };
+    copro_shutdown(&dst);
+
+    /* an unknown opcode with a step charged */
+    memcpy(st.data, orig.data, orig.len);
+    patch_active(&st, COPRO_PKT_HDR(0xff, 0, 1));
+    put_u8(&st, AT_STEP_PENDING, 1);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+
+    /* a RECT whose stored clipped width is far beyond any surface */
+    memcpy(st.data, orig.data, orig.len);
+    patch_active(&st, COPRO_PKT_HDR(COPRO_OP_RECT, 0, COPRO_LEN_RECT));
+    put_u8(&st, AT_STEP_PENDING, 1);
+    put_be32(&st, AT_CUR_DW(2), 16);
+    put_be32(&st, AT_CUR_DW(3), 1);
+    put_be32(&st, AT_RECT_W, 0x100000);
+    put_be32(&st, AT_RECT_H, 1);
+    put_be32(&st, AT_RECT_ROWS, 1);
+    put_be64(&st, AT_TARGET0, OUT);
+    put_be32(&st, AT_TARGET0 + 8, 4096);
+    put_be32(&st, AT_TARGET0 + 12, 16);
+    put_be32(&st, AT_TARGET0 + 16, 16);
+    put_be32(&st, AT_TARGET0 + 20, COPRO_FMT_XRGB8888);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+
+    /* SET_TARGET to slot 0xff */
+    memcpy(st.data, orig.data, orig.len);
+    patch_active(&st, COPRO_PKT_HDR(COPRO_OP_SET_TARGET, 0xff,
+                                    COPRO_LEN_SET_TARGET));
+    put_u8(&st, AT_STEP_PENDING, 1);
+    put_be32(&st, AT_CUR_DW(2), 4096);
+    put_be32(&st, AT_CUR_DW(3), 16);
+    put_be32(&st, AT_CUR_DW(4), 16);
+    put_be32(&st, AT_CUR_DW(5), COPRO_FMT_XRGB8888);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+
+    unlink(file);
+    g_free(st.data);
+    g_free(orig.data);
+}
+
+/* A FILL queued on engine 0's ring, doorbell not rung. */
+static void queue_fill(Copro *c)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    struct copro_submit_desc d;
+
+    copro_pkt_fill(b, OUT, 4096, 0x5a5a5a5a);
+    copro_buf_put(c, BUF0, b);
+    d = copro_desc(BUF0, b->len * 4, 0x42, 1, 0);
+    copro_queue(c, 0, 0, &d);
+}
+
+/*
+ * Regression: an engine with work must not start while the state loads
+ * (its DMA would touch guest memory before the VM owns it), only when the
+ * VM runs. The stream says engine 0 has one entry queued (tail 1); the
+ * destination is started paused (-S).
+ */
+static void test_migrate_no_dma_before_run(void)
+{
+    g_autofree char *file = NULL;
+    Stream st;
+    Copro dst;
+
+    save_stream("timing=instant", queue_fill, &st, &file);
+    put_be32(&st, AT_RING_TAIL, 1);
+    g_assert_true(load_stream(&dst, file, &st, "timing=instant", "-S"));
+    dst.mmio = qpci_iomap(dst.dev, COPRO_BAR_MMIO, NULL);
+    dst.vram = qpci_iomap(dst.dev, COPRO_BAR_VRAM, NULL);
+    for (int i = 0; i < 100; i++) {
+        g_assert_cmpuint(erd32(&dst, 0, COPRO_ENG_RING_HEAD), ==, 0);
+    }
+    g_assert_cmphex(vram_r32(&dst, OUT), ==, 0);
+    g_assert_cmpuint(erd64(&dst, 0, COPRO_ENG_COMPLETED_FENCE), ==, 0);
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'cont' }");
+    copro_run(&dst, 0);
+    g_assert_cmpuint(erd32(&dst, 0, COPRO_ENG_FAULT_KIND), ==, 0);
+    g_assert_cmpuint(copro_run(&dst, 0), ==, COPRO_ENG_STATE_IDLE);
+    g_assert_cmpuint(erd64(&dst, 0, COPRO_ENG_COMPLETED_FENCE), ==, 0x42);
+    g_assert_cmphex(vram_r32(&dst, OUT + 4092), ==, 0x5a5a5a5a);
+    copro_shutdown(&dst);
+    unlink(file);
+    g_free(st.data);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -240,5 +511,9 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/migration/mid-buffer", test_migrate_mid_buffer);
     qtest_add_func("/copro/migration/preempt-pending",
                    test_migrate_preempt_pending);
+    qtest_add_func("/copro/migration/hostile-stream",
+                   test_migrate_hostile_stream);
+    qtest_add_func("/copro/migration/no-dma-before-run",
+                   test_migrate_no_dma_before_run);
     return g_test_run();
 }

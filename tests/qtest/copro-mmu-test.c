@@ -1029,6 +1029,122 @@ static void test_iommu_translated(void)
     copro_shutdown(&c);
 }
 
+/*
+ * Regression: device DMA onto the device's own BARs is refused as a DMA
+ * fault. It used to reach copro_mmio_write from the middle of a step when
+ * the step ran from the (unguarded) engine timer, so an aperture page
+ * mapped onto BAR0 let a COPY write INT_TEST; onto BAR2 it wrote VRAM
+ * behind the engine's back. Modelled timing: the step runs from the timer.
+ */
+static void test_dma_to_self(void)
+{
+    const struct {
+        unsigned bar;
+        uint64_t offset;
+    } targets[] = {
+        { COPRO_BAR_MMIO, COPRO_REG_INT_TEST & ~(PG - 1) },
+        { COPRO_BAR_VRAM, 0x700000 },
+    };
+    Copro c;
+
+    copro_boot(&c, "-M q35", "");
+    copro_ring_setup(&c, 0, RING0, RING_N);
+    copro_gart_setup(&c, GART, 16);
+    for (size_t i = 0; i < G_N_ELEMENTS(targets); i++) {
+        QPCIBar *bar = targets[i].bar == COPRO_BAR_MMIO ? &c.mmio : &c.vram;
+        uint64_t page = bar->addr + targets[i].offset;
+        g_autoptr(GArray) b = copro_buf_new();
+        uint32_t len;
+
+        vram_w32(&c, DATA + (COPRO_REG_INT_TEST & (PG - 1)), 0x5eed);
+        vram_w32(&c, DATA + (COPRO_REG_INT_TEST_DATA & (PG - 1)), 0x5eed);
+        vram_w32(&c, 0x700000 + (COPRO_REG_INT_TEST & (PG - 1)), 0);
+        copro_gart_map(&c, GART, 3, page, true);
+        copro_gart_inval(&c, 0, 0);
+        copro_pkt_copy(b, copro_aperture(3), DATA, PG);
+        len = copro_buf_put(&c, BUF0, b);
+        copro_submit(&c, 0, BUF0, len, 10 + i, 0, 0);
+        copro_clock_to(&c, copro_time(&c) + 10 * 1000 * 1000);
+        g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==,
+                         COPRO_ENG_STATE_HALTED);
+        g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
+                         COPRO_FAULT_DMA);
+        g_assert_cmphex(erd64(&c, 0, COPRO_ENG_FAULT_ADDR), ==,
+                        copro_aperture(3));
+        /* nothing reached the registers or VRAM */
+        g_assert_cmphex(rd32(&c, COPRO_REG_INT_TEST_DATA), ==, 0);
+        g_assert_false(rd64(&c, COPRO_REG_INT_STATUS) & COPRO_INT_DEV_TEST);
+        g_assert_cmphex(vram_r32(&c, 0x700000 +
+                                 (COPRO_REG_INT_TEST & (PG - 1))), ==, 0);
+        ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+        wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
+    }
+    copro_shutdown(&c);
+}
+
+/*
+ * Regression: an MSI-X message whose address is the device's own BAR0,
+ * sent from the engine timer (a completion in modelled time), must not
+ * write the register: the timer is guarded like the bottom half.
+ */
+static void test_msix_to_self(void)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    Copro c;
+    uint32_t len;
+
+    copro_boot(&c, "-M q35", "");
+    copro_ring_setup(&c, 0, RING0, RING_N);
+    qpci_msix_enable(c.dev);
+    copro_msix_route(&c, 0, c.mmio.addr + COPRO_REG_INT_TEST, 0xbad);
+    wr64(&c, COPRO_REG_INT_MASK, COPRO_INT_ENGINE_MASK(0));
+    copro_pkt_nop(b, 1, 0);
+    len = copro_buf_put(&c, BUF0, b);
+    copro_submit(&c, 0, BUF0, len, 1, 0, 0);
+    copro_clock_to(&c, copro_time(&c) + 1000 * 1000);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 1);
+    g_assert_cmphex(rd32(&c, COPRO_REG_INT_TEST_DATA), ==, 0);
+    g_assert_false(rd64(&c, COPRO_REG_INT_STATUS) & COPRO_INT_DEV_TEST);
+    copro_shutdown(&c);
+}
+
+/*
+ * Regression: table bases near 2^64 must not wrap into VRAM. GART_BASE
+ * 4 KiB below 2^64 puts entry 600 at "VRAM offset 704" if the sum wraps;
+ * CTX_TABLE_BASE 128 bytes below puts context 20 at offset 32. Both are
+ * TABLE faults.
+ */
+static void test_table_base_wrap(void)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    g_autoptr(GArray) w = copro_buf_new();
+    uint64_t gpa;
+    Copro c;
+
+    mmu_boot(&c, "-M q35", "");
+    gpa = guest_pages(&c, 1);
+    /* what a wrapped lookup would find: a valid entry, a valid root */
+    vram_w64(&c, 704, gpa | COPRO_GART_VALID | COPRO_GART_WRITABLE);
+    vram_w64(&c, 32, PT | COPRO_CTX_VALID);
+    wr64(&c, COPRO_REG_GART_BASE, 0ull - PG);
+    wr32(&c, COPRO_REG_GART_ENTRIES, 1024);
+    copro_pkt_fill(b, copro_aperture(600), 64, 0x12345678);
+    g_assert_cmpuint(run_vram(&c, 0, BUF0, b, 0), ==, COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
+                     COPRO_FAULT_TABLE);
+    g_assert_cmphex(qtest_readl(c.qts, gpa), ==, 0);
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+
+    wr64(&c, COPRO_REG_CTX_TABLE_BASE, 0ull - 128);
+    wr32(&c, COPRO_REG_CTX_TABLE_SIZE, 32);
+    copro_pkt_fill(w, DATA, 64, 0x12345678);
+    g_assert_cmpuint(run_vram(&c, 0, BUF0, w, 20), ==,
+                     COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
+                     COPRO_FAULT_TABLE);
+    copro_shutdown(&c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1053,6 +1169,9 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/copro/mmu/fault/retry", test_retry);
     qtest_add_func("/copro/mmu/copy-pte", test_copy_pte);
+    qtest_add_func("/copro/mmu/dma-to-self", test_dma_to_self);
+    qtest_add_func("/copro/mmu/msix-to-self", test_msix_to_self);
+    qtest_add_func("/copro/mmu/table-base-wrap", test_table_base_wrap);
     qtest_add_func("/copro/mmu/monitor", test_monitor);
     qtest_add_func("/copro/mmu/iommu/passthrough", test_iommu_passthrough);
     qtest_add_func("/copro/mmu/iommu/translated", test_iommu_translated);

@@ -21,7 +21,9 @@
 #define OUT         (4 * MiB)       /* output area */
 #define OUT_SIZE    (2 * MiB)
 #define PKT_NS      100
-#define SLICE_NS    100000          /* COPRO_WORK_SLICE_NS */
+#define SLICE_NS    100000          /* arbitration-ns, default */
+#define GART        0x4000          /* GART table, 16 entries */
+#define TS          0x5000          /* timestamps */
 /* a 4 KiB FILL at the default 16 GiB/s */
 #define FILL4K_NS   (4096ULL * 1000000000ULL / (16ULL << 30))
 
@@ -29,9 +31,17 @@ static const char *const granularities[] = {
     "none", "dma-buffer", "command", "mid-command"
 };
 
+/*
+ * Most tests look at arbitration points and their exact timing, so they
+ * run with free context switches (ctx-state-size=0); the cost of a switch
+ * has tests of its own. @opts may set it again: the last value wins.
+ */
 static void boot(Copro *c, const char *opts)
 {
-    copro_boot(c, "-M q35", opts);
+    g_autofree char *all = g_strdup_printf("ctx-state-size=0%s%s",
+                                           *opts ? "," : "", opts);
+
+    copro_boot(c, "-M q35", all);
     copro_ring_setup(c, 0, RING0, 64);
     copro_ring_setup(c, 1, RING1, 64);
 }
@@ -629,6 +639,298 @@ static void test_bad_save(void)
     copro_shutdown(&c);
 }
 
+/* ns to move @bytes at the default 8 GiB/s copy bandwidth (truncated) */
+static uint64_t copy_ns(uint64_t bytes)
+{
+    return bytes * 1000000000ULL / (8ULL << 30);
+}
+
+/*
+ * One run of test_switch_cost: a 10 ms WORK then a TIMESTAMP, preempted
+ * 1.23 ms in, resumed at a fixed later time. Returns when PREEMPTED was
+ * raised (found exactly, ns by ns from the slice end) in *t_preempted and
+ * the resumed TIMESTAMP.
+ */
+static uint64_t switch_run(uint64_t state_size, uint64_t *t_preempted,
+                           uint64_t *busy_ns)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    g_autofree char *opts = g_strdup_printf("preempt=mid-command,"
+                                            "ctx-state-size=%" PRIu64,
+                                            state_size);
+    Copro c;
+    int64_t t0, t;
+    uint32_t len;
+    uint64_t ts;
+
+    boot(&c, opts);
+    copro_pkt_work(b, 10 * 1000 * 1000);
+    copro_pkt_timestamp(b, TS);
+    len = copro_buf_put(&c, BUF, b);
+    t0 = copro_time(&c);
+    submit_save(&c, 0, BUF, len, 5, 0, SAVE);
+    copro_run_until_busy(&c, 0);
+    copro_clock_to(&c, t0 + 1230 * 1000);
+    request(&c, 0, 99);
+    /* the 13th slice ends at t0 + PKT_NS + 13 * SLICE_NS */
+    t = t0 + PKT_NS + 13 * SLICE_NS;
+    copro_clock_to(&c, t);
+    while (!preempted(&c, 0)) {
+        g_assert_cmpint(t, <, t0 + 20 * 1000 * 1000);
+        copro_clock_to(&c, ++t);
+    }
+    *t_preempted = t - (t0 + PKT_NS + 13 * SLICE_NS);
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_PREEMPTED_FENCE), ==, 5);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_STAT_PREEMPT_MAX), ==,
+                     t - (t0 + 1230 * 1000));
+    ack_all(&c);
+    copro_clock_to(&c, t0 + 5 * 1000 * 1000);
+    submit_save(&c, 0, BUF, len, 6, COPRO_SUBMIT_RESUME, SAVE);
+    copro_clock_to(&c, t0 + 30 * 1000 * 1000);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 6);
+    ts = vram_r64(&c, TS);
+    *busy_ns = erd64(&c, 0, COPRO_ENG_STAT_BUSY_NS);
+    copro_shutdown(&c);
+    return ts - t0;
+}
+
+/*
+ * A context switch costs ctx-state-size at copy-bw to save (between the
+ * arbitration point and PREEMPTED, so in the request-to-saved latency) and
+ * as much again to restore on RESUME; both count as busy time.
+ */
+static void test_switch_cost(void)
+{
+    uint64_t lat0, lat1, busy0, busy1;
+    uint64_t ts0 = switch_run(0, &lat0, &busy0);
+    uint64_t ts1 = switch_run(1 * MiB, &lat1, &busy1);
+
+    g_assert_cmpuint(lat0, ==, 0);
+    g_assert_cmpuint(lat1, ==, copy_ns(1 * MiB));
+    /* the resumed run ends later by exactly the restore */
+    g_assert_cmpuint(ts1 - ts0, ==, copy_ns(1 * MiB));
+    g_assert_cmpuint(busy1 - busy0, ==, 2 * copy_ns(1 * MiB));
+}
+
+/* The default context state is documented as about 30 us per switch. */
+static void test_switch_cost_default(void)
+{
+    static const struct {
+        const char *prop;
+        uint64_t want;
+    } defaults[] = {
+        { "ctx-state-size", 256 * KiB },
+        { "arbitration-ns", SLICE_NS },
+    };
+    Copro c;
+
+    copro_boot(&c, "-M q35", "id=gpu");
+    for (size_t i = 0; i < G_N_ELEMENTS(defaults); i++) {
+        QDict *rsp = qtest_qmp(c.qts, "{'execute': 'qom-get', 'arguments':"
+                               " {'path': '/machine/peripheral/gpu',"
+                               " 'property': %s}}", defaults[i].prop);
+
+        g_assert_cmpuint(qdict_get_int(rsp, "return"), ==, defaults[i].want);
+        qobject_unref(rsp);
+    }
+    copro_shutdown(&c);
+    g_assert_cmpuint(copy_ns(256 * KiB), ==, 30517);
+}
+
+/* arbitration-ns sets the WORK slice, so the mid-command bound. */
+static void test_arbitration_ns(void)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    Copro c;
+    int64_t t0, end;
+    uint32_t len;
+
+    boot(&c, "preempt=mid-command,arbitration-ns=20000");
+    copro_pkt_work(b, 10 * 1000 * 1000);
+    len = copro_buf_put(&c, BUF, b);
+    t0 = copro_time(&c);
+    submit_save(&c, 0, BUF, len, 5, 0, SAVE);
+    copro_run_until_busy(&c, 0);
+    copro_clock_to(&c, t0 + 1230 * 1000);
+    request(&c, 0, 99);
+    /* slices end at t0 + 100 + k * 20 us: the next is k = 62 */
+    end = t0 + PKT_NS + 62 * 20000;
+    copro_clock_to(&c, end - 1);
+    g_assert_false(preempted(&c, 0));
+    copro_clock_to(&c, end);
+    g_assert_true(preempted(&c, 0));
+    copro_shutdown(&c);
+}
+
+/*
+ * Regression: a memory fault while reading a RESUME submission's save
+ * record, then RETRY, must load the record and go on from the saved
+ * offset; it used to run the buffer again from offset 0, repeating the
+ * packets before the preemption point.
+ */
+static void test_retry_resume(void)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    uint8_t zero[4096] = { 0 };
+    uint64_t save = copro_aperture(1), gpa;
+    uint32_t len;
+    Copro c;
+    int64_t t0;
+
+    boot(&c, "preempt=mid-command");
+    gpa = guest_alloc(&c.qs->alloc, 2 * 4096);
+    gpa = ROUND_UP(gpa, 4096);
+    copro_gart_setup(&c, GART, 16);
+    copro_gart_map(&c, GART, 1, gpa, true);
+    copro_gart_inval(&c, 0, 0);
+
+    copro_pkt_fill(b, OUT, 4096, 0x11111111);       /* before the point */
+    copro_pkt_work(b, 10 * 1000 * 1000);
+    copro_pkt_fill(b, OUT + 4096, 4096, 0x22222222);
+    len = copro_buf_put(&c, BUF, b);
+    t0 = copro_time(&c);
+    submit_save(&c, 0, BUF, len, 5, 0, save);
+    copro_run_until_busy(&c, 0);
+    copro_clock_to(&c, t0 + 1230 * 1000);
+    request(&c, 0, 99);
+    copro_clock_to(&c, t0 + 2 * 1000 * 1000);
+    g_assert_true(preempted(&c, 0));
+    ack_all(&c);
+
+    /* the record page becomes unreachable; the first FILL's output is
+     * cleared, so running it again would show */
+    vram_write(&c, OUT, zero, sizeof(zero));
+    vram_w64(&c, GART + 8, 0);
+    copro_gart_inval(&c, 1, 1);
+    submit_save(&c, 0, BUF, len, 6, COPRO_SUBMIT_RESUME, save);
+    copro_clock_to(&c, t0 + 3 * 1000 * 1000);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==,
+                     COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
+                     COPRO_FAULT_GART);
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_FAULT_ADDR), ==, save);
+
+    copro_gart_map(&c, GART, 1, gpa, true);
+    copro_gart_inval(&c, 1, 1);
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RETRY);
+    copro_clock_to(&c, t0 + 30 * 1000 * 1000);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_IDLE);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 6);
+    g_assert_cmphex(vram_r32(&c, OUT), ==, 0);
+    g_assert_cmphex(vram_r32(&c, OUT + 4096 + 4092), ==, 0x22222222);
+    copro_shutdown(&c);
+}
+
+/*
+ * Regression: preempting an engine at the RETRY of a faulted FENCE (a
+ * single-step packet, so nothing of it was done) must save the FENCE as
+ * not started; it used to save it as half-done, and the RESUME then
+ * halted with BAD_SAVE. The resumed run writes the fence as an
+ * uninterrupted one would.
+ */
+static void test_preempt_at_retry(void)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    uint64_t flag = copro_aperture(2), gpa;
+    struct copro_save_record r;
+    uint32_t len;
+    Copro c;
+
+    boot(&c, "preempt=mid-command,timing=instant");
+    gpa = ROUND_UP(guest_alloc(&c.qs->alloc, 2 * 4096), 4096);
+    copro_gart_setup(&c, GART, 16);
+    copro_pkt_fill(b, OUT, 4096, 0x33333333);
+    copro_pkt_fence(b, flag, 0x1234, 0);
+    copro_pkt_fill(b, OUT + 4096, 4096, 0x44444444);
+    len = copro_buf_put(&c, BUF, b);
+    submit_save(&c, 0, BUF, len, 5, 0, SAVE);
+    g_assert_cmpuint(copro_run(&c, 0), ==, COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
+                     COPRO_FAULT_GART);
+
+    /* a request to the halted engine waits for it to go on */
+    request(&c, 0, 99);
+    copro_run(&c, 0);
+    g_assert_false(preempted(&c, 0));
+    copro_gart_map(&c, GART, 2, gpa, true);
+    copro_gart_inval(&c, 2, 1);
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RETRY);
+    copro_run(&c, 0);
+    g_assert_true(preempted(&c, 0));
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_PREEMPTED_FENCE), ==, 5);
+    read_save(&c, SAVE, &r);
+    g_assert_cmpuint(le32_to_cpu(r.in_packet), ==, 0);
+    g_assert_cmpuint(le32_to_cpu(r.offset), ==, COPRO_LEN_FILL * 4);
+    g_assert_cmphex(qtest_readq(c.qts, gpa), ==, 0);
+    ack_all(&c);
+
+    submit_save(&c, 0, BUF, len, 6, COPRO_SUBMIT_RESUME, SAVE);
+    g_assert_cmpuint(copro_run(&c, 0), ==, COPRO_ENG_STATE_IDLE);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
+                     COPRO_FAULT_NONE);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 6);
+    g_assert_cmphex(qtest_readq(c.qts, gpa), ==, 0x1234);
+    g_assert_cmphex(vram_r32(&c, OUT + 4096), ==, 0x44444444);
+    copro_shutdown(&c);
+}
+
+/*
+ * RESUME applies the checks fetch makes to the saved packet: fields fetch
+ * would refuse are BAD_SAVE, however plausible the progress.
+ */
+static void test_resume_packet_checks(void)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    struct copro_save_record r = { 0 };
+    uint32_t len;
+    Copro c;
+    static const struct {
+        uint32_t hdr;
+        uint32_t payload[6];
+        uint64_t progress;
+    } bad[] = {
+        /* COPY_PTE of more than COPRO_COPY_PTE_MAX entries */
+        { COPRO_PKT_HDR(COPRO_OP_COPY_PTE, 0, COPRO_LEN_COPY_PTE),
+          { 0, 0, 0, 0, COPRO_COPY_PTE_MAX + 1 }, 8 },
+        /* COPY_PTE from an unaligned address */
+        { COPRO_PKT_HDR(COPRO_OP_COPY_PTE, 0, COPRO_LEN_COPY_PTE),
+          { 0, 0, 4, 0, 16 }, 8 },
+        /* FILL progress not a multiple of 4 */
+        { COPRO_PKT_HDR(COPRO_OP_FILL, 0, COPRO_LEN_FILL),
+          { OUT, 0, 4096, 0, 0 }, 6 },
+        /* FILL of a size not a multiple of 4 */
+        { COPRO_PKT_HDR(COPRO_OP_FILL, 0, COPRO_LEN_FILL),
+          { OUT, 0, 4098, 0, 0 }, 8 },
+        /* COPY_PTE on the copy engine's opcode list is fine; NOP is not
+         * a multi-step packet */
+        { COPRO_PKT_HDR(COPRO_OP_NOP, 0, 1), { 0 }, 4 },
+    };
+
+    boot(&c, "timing=instant");
+    copro_pkt_nop(b, 16, 0);
+    len = copro_buf_put(&c, BUF, b);
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        memset(&r, 0, sizeof(r));
+        r.magic = cpu_to_le32(COPRO_SAVE_MAGIC);
+        r.version = cpu_to_le32(COPRO_SAVE_VERSION);
+        r.dma_addr = cpu_to_le64(BUF);
+        r.dma_len = cpu_to_le32(len);
+        r.in_packet = cpu_to_le32(1);
+        r.hdr = cpu_to_le32(bad[i].hdr);
+        for (unsigned j = 0; j < 6; j++) {
+            r.payload[j] = cpu_to_le32(bad[i].payload[j]);
+        }
+        r.progress = cpu_to_le64(bad[i].progress);
+        vram_write(&c, SAVE, &r, sizeof(r));
+        submit_save(&c, 0, BUF, len, 50 + i, COPRO_SUBMIT_RESUME, SAVE);
+        g_assert_cmpuint(copro_run(&c, 0), ==, COPRO_ENG_STATE_HALTED);
+        g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_FAULT_KIND), ==,
+                         COPRO_FAULT_BAD_SAVE);
+        ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+    }
+    copro_shutdown(&c);
+}
+
 /* Preemption statistics are visible in x-query-copro. */
 static void test_monitor(void)
 {
@@ -674,5 +976,13 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/inject/fault-and-drop",
                    test_inject_fault_and_drop);
     qtest_add_func("/copro/inject/bad-save", test_bad_save);
+    qtest_add_func("/copro/preempt/switch-cost", test_switch_cost);
+    qtest_add_func("/copro/preempt/switch-cost-default",
+                   test_switch_cost_default);
+    qtest_add_func("/copro/preempt/arbitration-ns", test_arbitration_ns);
+    qtest_add_func("/copro/preempt/retry-resume", test_retry_resume);
+    qtest_add_func("/copro/preempt/preempt-at-retry", test_preempt_at_retry);
+    qtest_add_func("/copro/preempt/resume-packet-checks",
+                   test_resume_packet_checks);
     return g_test_run();
 }

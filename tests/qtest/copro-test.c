@@ -353,6 +353,46 @@ static void test_monitor(void)
     copro_shutdown(&c);
 }
 
+/*
+ * Out-of-range cost-model properties are refused when the device is
+ * created (device_add realizes it, so the error comes back over QMP):
+ * an unbounded packet-ns could wrap the 64-bit engine clock. The limits
+ * themselves are accepted.
+ */
+static void test_bad_cost_properties(void)
+{
+    static const struct {
+        const char *prop;
+        uint64_t val;
+        const char *why;
+    } bad[] = {
+        { "packet-ns", 1000000001ULL, "packet-ns=1000000001 is above" },
+        { "packet-ns", UINT64_MAX, "above the limit" },
+        { "arbitration-ns", 999, "arbitration-ns=999 is out of range" },
+        { "arbitration-ns", 10000001, "out of range" },
+        { "ctx-state-size", (1ULL << 32) + 1, "ctx-state-size=" },
+    };
+    QTestState *qts = qtest_init("-M pc -nodefaults");
+    QDict *rsp;
+
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments':"
+                        " {'driver': 'copro', 'id': 'bad', %s: %" PRIu64
+                        "}}", bad[i].prop, bad[i].val);
+        g_assert_true(qdict_haskey(rsp, "error"));
+        g_assert_nonnull(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"),
+                                              "desc"), bad[i].why));
+        qobject_unref(rsp);
+    }
+    rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments':"
+                    " {'driver': 'copro', 'id': 'good',"
+                    " 'packet-ns': 1000000000, 'arbitration-ns': 1000,"
+                    " 'ctx-state-size': %" PRIu64 "}}", (uint64_t)1 << 32);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    qtest_quit(qts);
+}
+
 static void test_monitor_no_device(void)
 {
     QTestState *qts = qtest_init("-M none");
@@ -383,6 +423,7 @@ int main(int argc, char **argv)
         qtest_add_data_func(msix, m, test_msix);
     }
     qtest_add_func("/copro/vram-property", test_vram_property);
+    qtest_add_func("/copro/bad-cost-properties", test_bad_cost_properties);
     qtest_add_func("/copro/regs/reset-values", test_reset_values);
     qtest_add_func("/copro/regs/read-write", test_read_write);
     qtest_add_func("/copro/regs/bad-access", test_bad_access);
