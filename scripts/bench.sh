@@ -15,3 +15,8 @@ QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench" |
 echo
 echo "== high-priority latency under a 10 s hog, per preemption mode (virtual time) =="
 bash "$(dirname "$0")/bench-hog.sh" "$build/qemu-run" "$build/firmware/hog.elf"
+
+echo
+echo "== cost of preemption: a 1 s hog preempted for frames over its whole run, mid-command (virtual time) =="
+bash "$(dirname "$0")/bench-hog.sh" --switch-cost "$build/qemu-run" \
+    "$build/firmware/hog.elf" 1000 1000

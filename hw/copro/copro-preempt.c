@@ -206,7 +206,7 @@ bool copro_preempt_arbitrate(CoproEngine *e, int64_t now)
         uint64_t cost;
 
         if ((e->inject & COPRO_INJECT_HANG) && e->active) {
-            return false;   /* a hung engine ignores preemption */
+            return false;   /* a hung engine defers preemption */
         }
         if (!copro_at_arbitration_point(e)) {
             return false;

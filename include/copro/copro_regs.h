@@ -166,8 +166,8 @@
  */
 
 /* COPRO_ENG_INJECT (only with x-fault-injection=on; reads 0 otherwise) */
-#define COPRO_INJECT_HANG           (1u << 0)   /* stop progressing, ignore
-                                                   preemption */
+#define COPRO_INJECT_HANG           (1u << 0)   /* stop progressing; defer
+                                                   preemption until reset */
 #define COPRO_INJECT_FAULT_NEXT     (1u << 1)   /* fault at the next packet */
 #define COPRO_INJECT_DROP_IRQ       (1u << 2)   /* drop the next DMA_DONE */
 #define COPRO_INJECT_ALL            0x7u

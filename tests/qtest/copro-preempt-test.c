@@ -524,7 +524,7 @@ static void test_inject_disabled(void)
     copro_shutdown(&c);
 }
 
-/* HANG: no progress, no completion, preemption ignored; reset recovers. */
+/* HANG: no progress, no completion, preemption deferred; reset recovers. */
 static void test_inject_hang(void)
 {
     g_autoptr(GArray) b = copro_buf_new();
