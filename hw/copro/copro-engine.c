@@ -841,6 +841,18 @@ static void copro_engine_run(CoproEngine *e)
             continue;
         }
 
+        /*
+         * A submission whose packets have all run retires before any
+         * arbitration: preempting it there would only make the driver
+         * resume it to retire it.
+         */
+        if (e->active && !e->in_packet && !e->restore_pending &&
+            !e->preempt_saving && e->pc >= e->desc.dma_len) {
+            if (!copro_complete_submission(e)) {
+                return;
+            }
+            continue;
+        }
         /* every step boundary is a potential arbitration point */
         if (e->preempt_pending && copro_preempt_arbitrate(e, now)) {
             return;

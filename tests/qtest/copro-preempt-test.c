@@ -931,6 +931,35 @@ static void test_resume_packet_checks(void)
     copro_shutdown(&c);
 }
 
+/*
+ * A request that arrives during a submission's last packet is honoured
+ * after the submission retires: PREEMPTED names no submission, and the
+ * driver has nothing to resume (it used to be preempted with all its
+ * packets done).
+ */
+static void test_last_packet(void)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    uint32_t len;
+    Copro c;
+    int64_t t0;
+
+    boot(&c, "preempt=command");
+    copro_pkt_work(b, 1000 * 1000);
+    len = copro_buf_put(&c, BUF, b);
+    t0 = copro_time(&c);
+    submit_save(&c, 0, BUF, len, 5, 0, SAVE);
+    copro_run_until_busy(&c, 0);
+    copro_clock_to(&c, t0 + 500 * 1000);
+    request(&c, 0, 99);
+    copro_clock_to(&c, t0 + 2 * 1000 * 1000);
+    g_assert_true(preempted(&c, 0));
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_PREEMPTED_FENCE), ==, 0);
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 5);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_STAT_SUBMISSIONS), ==, 1);
+    copro_shutdown(&c);
+}
+
 /* Preemption statistics are visible in x-query-copro. */
 static void test_monitor(void)
 {
@@ -981,6 +1010,7 @@ int main(int argc, char **argv)
                    test_switch_cost_default);
     qtest_add_func("/copro/preempt/arbitration-ns", test_arbitration_ns);
     qtest_add_func("/copro/preempt/retry-resume", test_retry_resume);
+    qtest_add_func("/copro/preempt/last-packet", test_last_packet);
     qtest_add_func("/copro/preempt/preempt-at-retry", test_preempt_at_retry);
     qtest_add_func("/copro/preempt/resume-packet-checks",
                    test_resume_packet_checks);
