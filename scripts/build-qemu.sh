@@ -48,23 +48,32 @@ for t in "$repo"/tests/qtest/*.[ch] "$repo"/tests/qtest/copro-qtests.txt; do
     ln -sf "$t" "$src/tests/qtest/$(basename "$t")"
 done
 
-if [ ! -f "$bld/build.ninja" ]; then
+# The UI: a graphic console for copro's display (pixman), PNG screendumps,
+# VNC, and an SDL window for people who run QEMU by hand. Tests use
+# -display none. A change of these options reconfigures from scratch.
+config_opts=(--python=/usr/bin/python3
+    --target-list=x86_64-softmmu
+    --without-default-features --without-default-devices
+    --with-devices-x86_64=copro
+    --enable-tcg --disable-tools --disable-docs --disable-werror
+    --disable-fdt --disable-download --disable-install-blobs
+    --enable-pixman --enable-png --enable-vnc --enable-sdl
+    --firmwarepath=/usr/share/seabios:/usr/share/qemu)
+config_stamp="${config_opts[*]}"
+
+if [ ! -f "$bld/build.ninja" ] ||
+   [ "$(cat "$bld/.copro-config" 2>/dev/null)" != "$config_stamp" ]; then
     echo "build-qemu: configuring QEMU in $bld"
     rm -rf "$bld"
     mkdir -p "$bld"
-    (cd "$bld" && "$src/configure" --python=/usr/bin/python3 \
-        --target-list=x86_64-softmmu \
-        --without-default-features --without-default-devices \
-        --with-devices-x86_64=copro \
-        --enable-tcg --disable-tools --disable-docs --disable-werror \
-        --disable-fdt --disable-download --disable-install-blobs \
-        --firmwarepath=/usr/share/seabios:/usr/share/qemu) >"$out/configure.log" 2>&1 ||
+    (cd "$bld" && "$src/configure" "${config_opts[@]}") >"$out/configure.log" 2>&1 ||
         { tail -n 30 "$out/configure.log" >&2; rm -f "$bld/build.ninja"; exit 1; }
+    echo "$config_stamp" > "$bld/.copro-config"
 fi
 
 # the list QEMU's tests/qtest/meson.build reads too (see copro.patch)
 mapfile -t qtests < "$repo/tests/qtest/copro-qtests.txt"
-ninja -C "$bld" qemu-system-x86_64 "${qtests[@]/#/tests/qtest/}"
+ninja -j "${COPRO_JOBS:-2}" -C "$bld" qemu-system-x86_64 "${qtests[@]/#/tests/qtest/}"
 mkdir -p "$links"
 ln -f "$bld/qemu-system-x86_64" "$links/qemu-system-x86_64"
 for t in "${qtests[@]}"; do

@@ -549,6 +549,25 @@ uint64_t copro_mmu_gart_valid(CoproState *s)
 }
 
 /* x-query-copro: GART, context table and the last fault. */
+/*
+ * The bus address of aperture offset @ap_off through the GART, uncached
+ * (the display reads through here, without a translation cache). False
+ * when the page is beyond GART_ENTRIES, its entry lies outside VRAM or is
+ * not valid.
+ */
+bool copro_gart_lookup(CoproState *s, uint64_t ap_off, uint64_t *bus)
+{
+    uint64_t idx = ap_off >> PAGE_BITS, ent;
+
+    if (ap_off >= s->aperture_size || idx >= s->mmu.gart_entries ||
+        !vram_ldq(s, copro_gpu_addr_add(s->mmu.gart_base, idx * 8), &ent) ||
+        !(ent & COPRO_GART_VALID)) {
+        return false;
+    }
+    *bus = (ent & COPRO_GART_ADDR_MASK) | (ap_off & PAGE_MASK_4K);
+    return true;
+}
+
 void copro_mmu_info(CoproState *s, CoproInfo *info)
 {
     CoproAddressSpaceInfoList **tail = &info->address_spaces;

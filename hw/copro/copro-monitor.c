@@ -77,6 +77,7 @@ static CoproInfo *copro_info(CoproState *s)
         QAPI_LIST_APPEND(ctail, ci);
     }
     copro_mmu_info(s, info);
+    copro_display_info(s, info);
     return info;
 }
 
@@ -144,6 +145,7 @@ static void hmp_info_copro(Monitor *mon, const QDict *qdict)
                            e->preempt_max_ns);
         }
         copro_mmu_hmp(mon, d);
+        copro_display_hmp(mon, d);
         for (CoproContextInfoList *cl = d->contexts; cl; cl = cl->next) {
             CoproContextInfo *c = cl->value;
 

@@ -159,6 +159,28 @@ static const CoproRegInfo copro_global_regs[] = {
     { COPRO_REG_CTX_TABLE_BASE, 8, REG_RW,  "CTX_TABLE_BASE" },
     { COPRO_REG_CTX_TABLE_SIZE, 4, REG_RW,  "CTX_TABLE_SIZE" },
     { COPRO_REG_VM_INVAL,       4, REG_WO,  "VM_INVAL" },
+    { COPRO_REG_DISP_CONTROL,   4, REG_RW,  "DISP_CONTROL" },
+    { COPRO_REG_DISP_STATUS,    4, REG_RO,  "DISP_STATUS" },
+    { COPRO_REG_DISP_SURFACE,   8, REG_RW,  "DISP_SURFACE" },
+    { COPRO_REG_DISP_PITCH,     4, REG_RW,  "DISP_PITCH" },
+    { COPRO_REG_DISP_WIDTH,     4, REG_RW,  "DISP_WIDTH" },
+    { COPRO_REG_DISP_HEIGHT,    4, REG_RW,  "DISP_HEIGHT" },
+    { COPRO_REG_DISP_FORMAT,    4, REG_RW,  "DISP_FORMAT" },
+    { COPRO_REG_DISP_FLIP,      8, REG_RW,  "DISP_FLIP" },
+    { COPRO_REG_DISP_SCANOUT,   8, REG_RO,  "DISP_SCANOUT" },
+    { COPRO_REG_DISP_VSYNC_COUNT, 8, REG_RO, "DISP_VSYNC_COUNT" },
+    { COPRO_REG_DISP_VSYNC_TIME, 8, REG_RO, "DISP_VSYNC_TIME" },
+    { COPRO_REG_DISP_FLIP_ADDR, 8, REG_RO,  "DISP_FLIP_ADDR" },
+    { COPRO_REG_DISP_FLIP_VSYNC, 8, REG_RO, "DISP_FLIP_VSYNC" },
+    { COPRO_REG_DISP_FLIPS,     8, REG_RO,  "DISP_FLIPS" },
+    { COPRO_REG_DISP_FLIPS_REPLACED, 8, REG_RO, "DISP_FLIPS_REPLACED" },
+    { COPRO_REG_DISP_PERIOD_NS, 8, REG_RO,  "DISP_PERIOD_NS" },
+    { COPRO_REG_DISP_REFRESH,   4, REG_RO,  "DISP_REFRESH" },
+    { COPRO_REG_DISP_ERROR,     4, REG_RO,  "DISP_ERROR" },
+    { COPRO_REG_DISP_ERROR_ADDR, 8, REG_RO, "DISP_ERROR_ADDR" },
+    { COPRO_REG_CURSOR_CONTROL, 4, REG_RW,  "CURSOR_CONTROL" },
+    { COPRO_REG_CURSOR_POS,     4, REG_RW,  "CURSOR_POS" },
+    { COPRO_REG_CURSOR_SURFACE, 8, REG_RW,  "CURSOR_SURFACE" },
 };
 
 static const CoproRegInfo copro_engine_regs[] = {
@@ -244,7 +266,8 @@ static const CoproRegInfo *copro_decode(CoproState *s, hwaddr addr,
 
 static uint32_t copro_caps(CoproState *s)
 {
-    uint32_t caps = COPRO_CAP_CMD_PROCESSOR | COPRO_CAP_GPUVA;
+    uint32_t caps = COPRO_CAP_CMD_PROCESSOR | COPRO_CAP_GPUVA |
+                    COPRO_CAP_DISPLAY;
 
     if (s->msix_enabled_prop) {
         caps |= COPRO_CAP_MSIX;
@@ -294,6 +317,8 @@ static uint64_t copro_global_read(CoproState *s, hwaddr reg)
         return s->int_mask;
     case COPRO_REG_INT_TEST_DATA:
         return s->int_test_data;
+    case COPRO_REG_DISP_CONTROL ... COPRO_REG_CURSOR_SURFACE:
+        return copro_display_read(s, reg);
     default:
         return 0;
     }
@@ -325,6 +350,9 @@ static void copro_global_write(CoproState *s, hwaddr reg, uint64_t val,
         break;
     case COPRO_REG_GART_BASE ... COPRO_REG_VM_INVAL:
         copro_mmu_write(s, reg, val, mask);
+        break;
+    case COPRO_REG_DISP_CONTROL ... COPRO_REG_CURSOR_SURFACE:
+        copro_display_write(s, reg, val, mask);
         break;
     default:
         g_assert_not_reached();
@@ -476,6 +504,11 @@ static bool copro_check_props(CoproState *s, Error **errp)
                    COPRO_ARBITRATION_NS_MIN, COPRO_ARBITRATION_NS_MAX);
         return false;
     }
+    if (s->refresh < 1 || s->refresh > COPRO_DISP_REFRESH_MAX) {
+        error_setg(errp, "copro: refresh=%" PRIu32 " Hz is out of range "
+                   "(1 to %d)", s->refresh, COPRO_DISP_REFRESH_MAX);
+        return false;
+    }
     if (s->ctx_state_size > COPRO_CTX_STATE_MAX) {
         error_setg(errp, "copro: ctx-state-size=%" PRIu64 " bytes is above "
                    "the limit of %llu GiB", s->ctx_state_size,
@@ -582,6 +615,7 @@ static void copro_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
+    copro_display_init(s);
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_init(s, i);
     }
@@ -595,6 +629,7 @@ static void copro_exit(PCIDevice *pdev)
     CoproState *s = COPRO(pdev);
 
     g_clear_pointer(&s->vmstate_change, qemu_del_vm_change_state_handler);
+    copro_display_fini(s);
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_fini(&s->engines[i]);
     }
@@ -631,6 +666,7 @@ static void copro_reset_hold(Object *obj, ResetType type)
         copro_engine_reset(&s->engines[i]);
     }
     copro_mmu_reset(s);
+    copro_display_reset(s);
     copro_update_intx(s);
 }
 
@@ -669,6 +705,7 @@ static const VMStateDescription vmstate_copro = {
     },
     .subsections = (const VMStateDescription * const []) {
         &vmstate_copro_mmu,
+        &vmstate_copro_display,
         NULL
     },
 };
@@ -733,6 +770,8 @@ static const Property copro_properties[] = {
                          uint32_t),
     DEFINE_PROP_BOOL("x-fault-injection", CoproState, fault_injection,
                      false),
+    DEFINE_PROP_UINT32("refresh", CoproState, refresh,
+                       COPRO_DISP_REFRESH_DEFAULT),
 };
 
 static const struct {
@@ -765,6 +804,8 @@ static const struct {
       "(inside long packets)" },
     { "x-fault-injection", "enable the per-engine INJECT register (hang, "
       "forced fault, dropped interrupt) for testing recovery" },
+    { "refresh", "display refresh rate in Hz (vsync period 1e9 / refresh "
+      "ns on the virtual clock), 1 to 1000" },
 };
 
 static void copro_class_init(ObjectClass *klass, void *data)

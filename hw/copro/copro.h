@@ -13,6 +13,7 @@
 #include "qom/object.h"
 #include "copro/copro_regs.h"
 #include "copro/copro_cmd.h"
+#include "copro-display.h"
 
 #define TYPE_COPRO "copro"
 OBJECT_DECLARE_SIMPLE_TYPE(CoproState, COPRO)
@@ -191,6 +192,7 @@ struct CoproState {
     uint64_t ctx_state_size; /* bytes saved/restored per preemption */
     uint32_t preempt;       /* COPRO_PREEMPT_* granularity */
     bool fault_injection;
+    uint32_t refresh;       /* display vsync rate, Hz */
 
     MemoryRegion mmio;
     MemoryRegion vram;
@@ -206,6 +208,7 @@ struct CoproState {
 
     uint64_t aperture_size; /* property */
     CoproMmu mmu;
+    CoproDisplay display;   /* copro-display.c */
 
     VMChangeStateEntry *vmstate_change;
 };
@@ -241,6 +244,7 @@ uint64_t copro_mmu_read(CoproState *s, hwaddr reg);
 void copro_mmu_write(CoproState *s, hwaddr reg, uint64_t val, uint64_t mask);
 uint64_t copro_mmu_engine_stat(CoproEngine *e, hwaddr reg);
 uint64_t copro_mmu_gart_valid(CoproState *s);
+bool copro_gart_lookup(CoproState *s, uint64_t ap_off, uint64_t *bus);
 void copro_engine_retry(CoproEngine *e);
 struct CoproInfo;
 void copro_mmu_info(CoproState *s, struct CoproInfo *info);

@@ -70,6 +70,7 @@
 #define COPRO_CAP_PREEMPTION        (1u << 3)   /* preemption requests */
 #define COPRO_CAP_FAULT_INJECTION   (1u << 4)   /* x-fault-injection=on */
 #define COPRO_CAP_MSIX              (1u << 5)   /* MSI-X capability present */
+#define COPRO_CAP_DISPLAY           (1u << 6)   /* display block (0x300) */
 
 /* COPRO_REG_PREEMPT_CAPS: finest preemption granularity, as WDDM reports */
 #define COPRO_PREEMPT_NONE          0   /* never interrupts a DMA buffer */
@@ -111,6 +112,8 @@
 /* device events */
 #define COPRO_INT_DEV_TEST          (1ull << 32)    /* COPRO_REG_INT_TEST */
 #define COPRO_INT_DEV_VSYNC         (1ull << 33)    /* display vsync */
+#define COPRO_INT_DEV_FLIP_DONE     (1ull << 34)    /* a flip took effect */
+#define COPRO_INT_DEV_DISPLAY_ERROR (1ull << 35)    /* surface refused */
 #define COPRO_INT_DEV_ALL           (0xffffffffull << 32)
 
 /* MSI-X vectors: one per engine, then one for device events */
@@ -264,5 +267,84 @@
 #define COPRO_PTE_APERTURE          (1ull << 2) /* leaf: aperture offset */
 #define COPRO_PTE_64K               (1ull << 3) /* level 1: 64 KiB leaves */
 #define COPRO_PTE_ADDR_MASK         0x000ffffffffff000ull
+
+/*
+ * Display (docs/specs/copro.rst, "Display"): one scanout with flip on
+ * vsync (WDDM's FlipOnVSyncMmIo) and a cursor plane.
+ *
+ * The mode registers (SURFACE, PITCH, WIDTH, HEIGHT, FORMAT) are staged:
+ * a write of CONTROL with ENABLE commits them at once. FLIP queues a new
+ * surface address (same geometry) that takes effect at the next vsync;
+ * a second FLIP before that vsync replaces the first (the last wins).
+ * Every surface the display is about to show (commit, flip) is checked;
+ * a bad one is refused with DISPLAY_ERROR and the screen goes black.
+ */
+#define COPRO_REG_DISP_CONTROL      0x0300  /* 32: RW, COPRO_DISP_CTL_* */
+#define COPRO_REG_DISP_STATUS       0x0304  /* 32: RO, COPRO_DISP_STS_* */
+#define COPRO_REG_DISP_SURFACE      0x0308  /* 64: RW, staged GPU address */
+#define COPRO_REG_DISP_PITCH        0x0310  /* 32: RW, staged bytes per row */
+#define COPRO_REG_DISP_WIDTH        0x0314  /* 32: RW, staged pixels */
+#define COPRO_REG_DISP_HEIGHT       0x0318  /* 32: RW, staged rows */
+#define COPRO_REG_DISP_FORMAT       0x031c  /* 32: RW, staged COPRO_FMT_* */
+#define COPRO_REG_DISP_FLIP         0x0320  /* 64: write: queue a flip;
+                                               read: address | PENDING */
+#define COPRO_REG_DISP_SCANOUT      0x0328  /* 64: RO, address shown */
+#define COPRO_REG_DISP_VSYNC_COUNT  0x0330  /* 64: RO, vsyncs since reset */
+#define COPRO_REG_DISP_VSYNC_TIME   0x0338  /* 64: RO, GPU time of the last */
+#define COPRO_REG_DISP_FLIP_ADDR    0x0340  /* 64: RO, last flip done */
+#define COPRO_REG_DISP_FLIP_VSYNC   0x0348  /* 64: RO, its VSYNC_COUNT */
+#define COPRO_REG_DISP_FLIPS        0x0350  /* 64: RO, flips done */
+#define COPRO_REG_DISP_FLIPS_REPLACED 0x0358 /* 64: RO, flips replaced by a
+                                               later FLIP before a vsync */
+#define COPRO_REG_DISP_PERIOD_NS    0x0360  /* 64: RO, 1e9 / refresh */
+#define COPRO_REG_DISP_REFRESH      0x0368  /* 32: RO, Hz ("refresh") */
+#define COPRO_REG_DISP_ERROR        0x036c  /* 32: RO, COPRO_DISP_ERR_* */
+#define COPRO_REG_DISP_ERROR_ADDR   0x0370  /* 64: RO, refused address */
+#define COPRO_REG_CURSOR_CONTROL    0x0380  /* 32: RW, COPRO_CURSOR_CTL_* */
+#define COPRO_REG_CURSOR_POS        0x0384  /* 32: RW, COPRO_CURSOR_POS() */
+#define COPRO_REG_CURSOR_SURFACE    0x0388  /* 64: RW, VRAM offset of the
+                                               cursor image */
+
+/* COPRO_REG_DISP_CONTROL */
+#define COPRO_DISP_CTL_ENABLE       (1u << 0)   /* scan out; a write with
+                                                   it set commits the mode */
+
+/* COPRO_REG_DISP_STATUS */
+#define COPRO_DISP_STS_ACTIVE       (1u << 0)   /* showing SCANOUT */
+#define COPRO_DISP_STS_FLIP_PENDING (1u << 1)   /* a flip waits for vsync */
+#define COPRO_DISP_STS_ERROR        (1u << 2)   /* black: surface refused */
+
+/* COPRO_REG_DISP_FLIP reads: the pending address with bit 0 set */
+#define COPRO_DISP_FLIP_PENDING     1ull
+
+/* COPRO_REG_DISP_ERROR: why the last surface was refused */
+#define COPRO_DISP_ERR_NONE         0
+#define COPRO_DISP_ERR_FORMAT       1   /* not R8, RGB565 or XRGB8888 */
+#define COPRO_DISP_ERR_SIZE         2   /* width or height 0 or too big */
+#define COPRO_DISP_ERR_PITCH        3   /* < width * bpp, not 4-aligned,
+                                           or above COPRO_DISP_MAX_PITCH */
+#define COPRO_DISP_ERR_ADDRESS      4   /* not 4-aligned, or not wholly in
+                                           VRAM or wholly in the aperture */
+#define COPRO_DISP_ERR_CURSOR       5   /* cursor image outside VRAM or
+                                           not 4-aligned */
+
+/* surface limits */
+#define COPRO_DISP_MAX_DIM          4096
+#define COPRO_DISP_MAX_PITCH        65536
+
+/* refresh property, Hz */
+#define COPRO_DISP_REFRESH_DEFAULT  60
+#define COPRO_DISP_REFRESH_MAX      1000
+
+/* Cursor plane: a 64 x 64 ARGB8888 image (not premultiplied), in VRAM */
+#define COPRO_CURSOR_CTL_ENABLE     (1u << 0)
+#define COPRO_CURSOR_SIZE           64
+#define COPRO_CURSOR_PITCH          (COPRO_CURSOR_SIZE * 4)
+#define COPRO_CURSOR_BYTES          (COPRO_CURSOR_PITCH * COPRO_CURSOR_SIZE)
+/* position of the image's top-left pixel: signed 16-bit x and y */
+#define COPRO_CURSOR_POS(x, y)      (((uint32_t)(uint16_t)(int16_t)(x)) | \
+                                     ((uint32_t)(uint16_t)(int16_t)(y) << 16))
+#define COPRO_CURSOR_POS_X(pos)     ((int16_t)((pos) & 0xffffu))
+#define COPRO_CURSOR_POS_Y(pos)     ((int16_t)((pos) >> 16))
 
 #endif /* COPRO_REGS_H */

@@ -1,0 +1,905 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro: the display block
+ *
+ * One scanout (a CRTC) with flip on vsync through MMIO, as WDDM's
+ * FlipOnVSyncMmIo display engines: the driver writes the next surface
+ * address to FLIP, and it takes effect at the next vertical sync, which
+ * runs on QEMU's virtual clock at the "refresh" rate. A cursor plane
+ * (64 x 64 ARGB8888 in VRAM) is blended over the scanout.
+ *
+ * The scanout is a QEMU graphic console. An XRGB8888 surface in VRAM
+ * without a cursor is handed to the UI as it is (VRAM is the console
+ * surface, as bochs-display does); anything else (R8, RGB565, a surface
+ * in the aperture, the cursor) is converted into a private XRGB8888
+ * surface. Only rows whose VRAM changed are redrawn (dirty logging on
+ * VRAM; the engines mark what they write); aperture surfaces are read
+ * through the GART with PCI DMA and redrawn whole.
+ *
+ * The programming model is docs/specs/copro.rst, "Display".
+ *
+ * Copyright (c) 2026 The copro authors
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/host-utils.h"
+#include "qapi/error.h"
+#include "qapi/qapi-types-copro.h"
+#include "migration/vmstate.h"
+#include "monitor/monitor.h"
+#include "system/dma.h"
+#include "ui/console.h"
+#include "ui/qemu-pixman.h"
+#include "copro.h"
+#include "trace.h"
+
+/* what the console shows when there is no valid geometry */
+#define COPRO_BLACK_WIDTH   640
+#define COPRO_BLACK_HEIGHT  480
+
+static int64_t copro_display_deadline(CoproState *s, uint64_t k)
+{
+    return s->display.epoch +
+           (int64_t)muldiv64(k, NANOSECONDS_PER_SECOND, s->refresh);
+}
+
+const char *copro_display_error_name(uint32_t code)
+{
+    switch (code) {
+    case COPRO_DISP_ERR_NONE:
+        return "none";
+    case COPRO_DISP_ERR_FORMAT:
+        return "bad format";
+    case COPRO_DISP_ERR_SIZE:
+        return "bad size";
+    case COPRO_DISP_ERR_PITCH:
+        return "bad pitch";
+    case COPRO_DISP_ERR_ADDRESS:
+        return "outside VRAM and the aperture";
+    case COPRO_DISP_ERR_CURSOR:
+        return "cursor image outside VRAM";
+    default:
+        return "?";
+    }
+}
+
+/*
+ * The surface check: every surface the display is about to show goes
+ * through it. Returns COPRO_DISP_ERR_NONE or why it is refused.
+ */
+static uint32_t copro_display_check(CoproState *s, const CoproScanout *sc)
+{
+    uint32_t bpp = copro_fmt_bpp(sc->format);
+    uint64_t extent, off;
+
+    if (!bpp) {
+        return COPRO_DISP_ERR_FORMAT;
+    }
+    if (!sc->width || !sc->height || sc->width > COPRO_DISP_MAX_DIM ||
+        sc->height > COPRO_DISP_MAX_DIM) {
+        return COPRO_DISP_ERR_SIZE;
+    }
+    if (sc->pitch < sc->width * bpp || (sc->pitch & 3) ||
+        sc->pitch > COPRO_DISP_MAX_PITCH) {
+        return COPRO_DISP_ERR_PITCH;
+    }
+    extent = (uint64_t)sc->pitch * (sc->height - 1) + sc->width * bpp;
+    if (sc->addr & 3) {
+        return COPRO_DISP_ERR_ADDRESS;
+    }
+    if (sc->addr < s->vram_size) {
+        return extent <= s->vram_size - sc->addr ? COPRO_DISP_ERR_NONE
+                                                 : COPRO_DISP_ERR_ADDRESS;
+    }
+    if (sc->addr < COPRO_APERTURE_BASE) {
+        return COPRO_DISP_ERR_ADDRESS;
+    }
+    off = sc->addr - COPRO_APERTURE_BASE;
+    if (off >= s->aperture_size || extent > s->aperture_size - off) {
+        return COPRO_DISP_ERR_ADDRESS;
+    }
+    return COPRO_DISP_ERR_NONE;
+}
+
+static bool copro_cursor_addr_ok(CoproState *s, uint64_t addr)
+{
+    return !(addr & 3) && s->vram_size >= COPRO_CURSOR_BYTES &&
+           addr <= s->vram_size - COPRO_CURSOR_BYTES;
+}
+
+static void copro_display_refuse(CoproState *s, uint32_t code, uint64_t addr,
+                                 const char *what)
+{
+    CoproDisplay *d = &s->display;
+
+    d->err_code = code;
+    d->err_addr = addr;
+    d->errors++;
+    qemu_log_mask(LOG_GUEST_ERROR, "copro: display: %s at 0x%" PRIx64
+                  " refused: %s\n", what, addr,
+                  copro_display_error_name(code));
+    trace_copro_disp_error(code, addr);
+}
+
+/*
+ * Show @sc: check it, and either scan it out or go black with the reason
+ * latched. Returns false (the caller raises DISPLAY_ERROR) on refusal.
+ */
+static bool copro_display_apply(CoproState *s, const CoproScanout *sc,
+                                const char *what)
+{
+    CoproDisplay *d = &s->display;
+    uint32_t err = copro_display_check(s, sc);
+
+    d->mode = *sc;
+    d->active = err == COPRO_DISP_ERR_NONE;
+    d->error = !d->active;
+    if (err) {
+        copro_display_refuse(s, err, sc->addr, what);
+        return false;
+    }
+    trace_copro_disp_scanout(sc->addr, sc->width, sc->height, sc->pitch,
+                             sc->format);
+    return true;
+}
+
+/*
+ * Vertical sync: a pending flip takes effect, then VSYNC (and FLIP_DONE
+ * or DISPLAY_ERROR) are raised together. The timer is guarded as the
+ * engine timer is: an MSI-X message aimed at the device's own registers
+ * is refused by the memory core instead of re-entering it.
+ */
+static void copro_display_vsync(void *opaque)
+{
+    CoproState *s = opaque;
+    CoproDisplay *d = &s->display;
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool was_engaged = guard->engaged_in_io;
+    uint64_t causes = COPRO_INT_DEV_VSYNC;
+    int64_t next;
+
+    guard->engaged_in_io = true;
+    d->index++;
+    d->vsync_count++;
+    d->vsync_time = copro_display_deadline(s, d->index);
+    if (d->flip_pending) {
+        CoproScanout sc = d->mode;
+
+        d->flip_pending = false;
+        sc.addr = d->flip_addr;
+        if (copro_display_apply(s, &sc, "flip")) {
+            d->flips++;
+            d->flip_done_addr = sc.addr;
+            d->flip_done_vsync = d->vsync_count;
+            causes |= COPRO_INT_DEV_FLIP_DONE;
+        } else {
+            causes |= COPRO_INT_DEV_DISPLAY_ERROR;
+        }
+    }
+    /* refresh vsyncs are exactly one second: keep index below refresh */
+    if (d->index >= s->refresh) {
+        d->epoch += NANOSECONDS_PER_SECOND;
+        d->index -= s->refresh;
+    }
+    next = copro_display_deadline(s, d->index + 1);
+    if (next <= copro_now_ns() - NANOSECONDS_PER_SECOND) {
+        /* only a doctored migration stream gets here: resynchronise */
+        d->epoch = copro_now_ns();
+        d->index = 0;
+        next = copro_display_deadline(s, 1);
+    }
+    timer_mod(d->timer, next);
+    trace_copro_disp_vsync(d->vsync_count, d->vsync_time, causes);
+    copro_raise_irq(s, causes);
+    guard->engaged_in_io = was_engaged;
+}
+
+static void copro_display_start(CoproState *s)
+{
+    CoproDisplay *d = &s->display;
+
+    d->epoch = copro_now_ns();
+    d->index = 0;
+    timer_mod(d->timer, copro_display_deadline(s, 1));
+}
+
+static void copro_display_control(CoproState *s, uint32_t val)
+{
+    CoproDisplay *d = &s->display;
+
+    if (val & ~COPRO_DISP_CTL_ENABLE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: display: reserved CONTROL "
+                      "bits 0x%x ignored\n", val & ~COPRO_DISP_CTL_ENABLE);
+    }
+    trace_copro_disp_control(val & COPRO_DISP_CTL_ENABLE);
+    if (!(val & COPRO_DISP_CTL_ENABLE)) {
+        d->control = 0;
+        d->active = false;
+        d->error = false;
+        d->flip_pending = false;
+        timer_del(d->timer);
+        return;
+    }
+    if (!(d->control & COPRO_DISP_CTL_ENABLE)) {
+        d->control = COPRO_DISP_CTL_ENABLE;
+        copro_display_start(s);
+    }
+    if (!copro_display_apply(s, &d->staged, "mode")) {
+        copro_raise_irq(s, COPRO_INT_DEV_DISPLAY_ERROR);
+    }
+}
+
+static void copro_display_flip(CoproState *s, uint64_t val, uint64_t mask)
+{
+    CoproDisplay *d = &s->display;
+
+    d->flip_req = (d->flip_req & ~mask) | (val & mask);
+    if (!(mask >> 32)) {
+        return;     /* the low half of a split write: wait for the high */
+    }
+    if (!(d->control & COPRO_DISP_CTL_ENABLE)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: display: FLIP to 0x%" PRIx64
+                      " while the display is off, ignored\n", d->flip_req);
+        return;
+    }
+    trace_copro_disp_flip(d->flip_req, d->flip_pending);
+    if (d->flip_pending) {
+        d->flips_replaced++;
+    }
+    d->flip_pending = true;
+    d->flip_addr = d->flip_req;
+}
+
+uint64_t copro_display_read(CoproState *s, hwaddr reg)
+{
+    CoproDisplay *d = &s->display;
+
+    switch (reg) {
+    case COPRO_REG_DISP_CONTROL:
+        return d->control;
+    case COPRO_REG_DISP_STATUS:
+        return (d->active ? COPRO_DISP_STS_ACTIVE : 0) |
+               (d->flip_pending ? COPRO_DISP_STS_FLIP_PENDING : 0) |
+               (d->error ? COPRO_DISP_STS_ERROR : 0);
+    case COPRO_REG_DISP_SURFACE:
+        return d->staged.addr;
+    case COPRO_REG_DISP_PITCH:
+        return d->staged.pitch;
+    case COPRO_REG_DISP_WIDTH:
+        return d->staged.width;
+    case COPRO_REG_DISP_HEIGHT:
+        return d->staged.height;
+    case COPRO_REG_DISP_FORMAT:
+        return d->staged.format;
+    case COPRO_REG_DISP_FLIP:
+        return d->flip_pending ? d->flip_addr | COPRO_DISP_FLIP_PENDING : 0;
+    case COPRO_REG_DISP_SCANOUT:
+        return d->mode.addr;
+    case COPRO_REG_DISP_VSYNC_COUNT:
+        return d->vsync_count;
+    case COPRO_REG_DISP_VSYNC_TIME:
+        return d->vsync_time;
+    case COPRO_REG_DISP_FLIP_ADDR:
+        return d->flip_done_addr;
+    case COPRO_REG_DISP_FLIP_VSYNC:
+        return d->flip_done_vsync;
+    case COPRO_REG_DISP_FLIPS:
+        return d->flips;
+    case COPRO_REG_DISP_FLIPS_REPLACED:
+        return d->flips_replaced;
+    case COPRO_REG_DISP_PERIOD_NS:
+        return NANOSECONDS_PER_SECOND / s->refresh;
+    case COPRO_REG_DISP_REFRESH:
+        return s->refresh;
+    case COPRO_REG_DISP_ERROR:
+        return d->err_code;
+    case COPRO_REG_DISP_ERROR_ADDR:
+        return d->err_addr;
+    case COPRO_REG_CURSOR_CONTROL:
+        return d->cursor_control;
+    case COPRO_REG_CURSOR_POS:
+        return d->cursor_pos;
+    case COPRO_REG_CURSOR_SURFACE:
+        return d->cursor_addr;
+    default:
+        return 0;
+    }
+}
+
+/* val/mask are already shifted to the register's bit positions. */
+void copro_display_write(CoproState *s, hwaddr reg, uint64_t val,
+                         uint64_t mask)
+{
+    CoproDisplay *d = &s->display;
+    uint64_t v;
+
+    switch (reg) {
+    case COPRO_REG_DISP_CONTROL:
+        copro_display_control(s, val);
+        break;
+    case COPRO_REG_DISP_SURFACE:
+        d->staged.addr = (d->staged.addr & ~mask) | (val & mask);
+        break;
+    case COPRO_REG_DISP_PITCH:
+        d->staged.pitch = val;
+        break;
+    case COPRO_REG_DISP_WIDTH:
+        d->staged.width = val;
+        break;
+    case COPRO_REG_DISP_HEIGHT:
+        d->staged.height = val;
+        break;
+    case COPRO_REG_DISP_FORMAT:
+        d->staged.format = val;
+        break;
+    case COPRO_REG_DISP_FLIP:
+        copro_display_flip(s, val, mask);
+        break;
+    case COPRO_REG_CURSOR_CONTROL:
+        if (val & ~COPRO_CURSOR_CTL_ENABLE) {
+            qemu_log_mask(LOG_GUEST_ERROR, "copro: display: reserved "
+                          "CURSOR_CONTROL bits 0x%" PRIx64 " ignored\n",
+                          val & ~(uint64_t)COPRO_CURSOR_CTL_ENABLE);
+        }
+        d->cursor_control = val & COPRO_CURSOR_CTL_ENABLE;
+        trace_copro_disp_cursor(d->cursor_control, d->cursor_pos,
+                                d->cursor_addr);
+        break;
+    case COPRO_REG_CURSOR_POS:
+        d->cursor_pos = val;
+        trace_copro_disp_cursor(d->cursor_control, d->cursor_pos,
+                                d->cursor_addr);
+        break;
+    case COPRO_REG_CURSOR_SURFACE:
+        v = (d->cursor_addr & ~mask) | (val & mask);
+        if (!copro_cursor_addr_ok(s, v)) {
+            copro_display_refuse(s, COPRO_DISP_ERR_CURSOR, v, "cursor");
+            copro_raise_irq(s, COPRO_INT_DEV_DISPLAY_ERROR);
+            break;
+        }
+        d->cursor_addr = v;
+        trace_copro_disp_cursor(d->cursor_control, d->cursor_pos,
+                                d->cursor_addr);
+        break;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+/*
+ * The graphic console
+ */
+
+static bool copro_cursor_on(CoproState *s)
+{
+    return s->display.cursor_control & COPRO_CURSOR_CTL_ENABLE;
+}
+
+/* What the console should show now. */
+static void copro_display_want(CoproState *s, CoproView *v)
+{
+    CoproDisplay *d = &s->display;
+    const CoproScanout *m = &d->mode;
+
+    memset(v, 0, sizeof(*v));
+    if (!d->active) {
+        v->kind = COPRO_VIEW_BLACK;
+        /* a refused flip keeps the committed size, if it is a size */
+        if (d->error && m->width && m->height &&
+            m->width <= COPRO_DISP_MAX_DIM &&
+            m->height <= COPRO_DISP_MAX_DIM) {
+            v->width = m->width;
+            v->height = m->height;
+        } else {
+            v->width = COPRO_BLACK_WIDTH;
+            v->height = COPRO_BLACK_HEIGHT;
+        }
+        return;
+    }
+    v->sc = *m;
+    v->width = m->width;
+    v->height = m->height;
+    if (m->format == COPRO_FMT_XRGB8888 && m->addr < s->vram_size &&
+        (uint64_t)m->pitch * m->height <= s->vram_size - m->addr &&
+        !copro_cursor_on(s)) {
+        v->kind = COPRO_VIEW_SHARED;
+    } else {
+        v->kind = COPRO_VIEW_CONVERTED;
+    }
+}
+
+static DisplaySurface *copro_display_surface(CoproState *s,
+                                             const CoproView *v)
+{
+    if (v->kind == COPRO_VIEW_SHARED) {
+        return qemu_create_displaysurface_from(v->width, v->height,
+                                               PIXMAN_LE_x8r8g8b8,
+                                               v->sc.pitch,
+                                               s->vram_ptr + v->sc.addr);
+    }
+    /* zero-filled: black */
+    return qemu_create_displaysurface(v->width, v->height);
+}
+
+/*
+ * Reads @len bytes at aperture offset @off through the GART. A page that
+ * does not translate, or whose DMA fails, reads as zero (black): the
+ * display does not fault.
+ */
+static void copro_display_read_aperture(CoproState *s, uint64_t off,
+                                        uint8_t *buf, uint32_t len)
+{
+    CoproDisplay *d = &s->display;
+
+    while (len) {
+        uint32_t n = MIN(len, COPRO_GPU_PAGE_SIZE -
+                              (off & (COPRO_GPU_PAGE_SIZE - 1)));
+        MemTxResult r = MEMTX_DECODE_ERROR;
+        uint64_t bus;
+
+        if (copro_gart_lookup(s, off, &bus) &&
+            !copro_dma_hits_self(s, bus, n)) {
+            r = pci_dma_read(PCI_DEVICE(s), bus, buf, n);
+        }
+        if (r != MEMTX_OK) {
+            memset(buf, 0, n);
+            if (!d->dma_warned) {
+                d->dma_warned = true;
+                qemu_log_mask(LOG_GUEST_ERROR, "copro: display: aperture "
+                              "offset 0x%" PRIx64 " unreadable (GART, DMA "
+                              "or own BAR): shown black\n", off);
+            }
+        }
+        buf += n;
+        off += n;
+        len -= n;
+    }
+}
+
+/* Row @y of the source in XRGB8888 (host order) into @dst. */
+static void copro_display_convert_row(CoproState *s, const CoproScanout *sc,
+                                      uint32_t y, uint32_t *dst)
+{
+    uint32_t bpp = copro_fmt_bpp(sc->format);
+    uint64_t at = sc->addr + (uint64_t)sc->pitch * y;
+    const uint8_t *src;
+
+    if (at < s->vram_size) {
+        src = s->vram_ptr + at;
+    } else {
+        copro_display_read_aperture(s, at - COPRO_APERTURE_BASE,
+                                    s->display.src_row, sc->width * bpp);
+        src = s->display.src_row;
+    }
+    for (uint32_t x = 0; x < sc->width; x++) {
+        uint32_t v, r, g, b;
+
+        switch (sc->format) {
+        case COPRO_FMT_R8:
+            v = src[x];
+            dst[x] = v << 16 | v << 8 | v;
+            break;
+        case COPRO_FMT_RGB565:
+            v = lduw_le_p(src + 2 * x);
+            r = v >> 11;
+            g = (v >> 5) & 0x3f;
+            b = v & 0x1f;
+            dst[x] = ((r << 3 | r >> 2) << 16) | ((g << 2 | g >> 4) << 8) |
+                     (b << 3 | b >> 2);
+            break;
+        default:
+            dst[x] = ldl_le_p(src + 4 * x) & 0xffffff;
+            break;
+        }
+    }
+}
+
+static uint32_t copro_blend(uint32_t c, uint32_t d, uint32_t a)
+{
+    return (c * a + d * (255 - a) + 127) / 255;
+}
+
+/* Blends the cursor's row over row @y of the converted surface. */
+static void copro_display_cursor_row(CoproState *s, uint32_t y,
+                                     uint32_t width, uint32_t *dst)
+{
+    CoproDisplay *d = &s->display;
+    int32_t cx = COPRO_CURSOR_POS_X(d->cursor_pos);
+    int32_t cy = COPRO_CURSOR_POS_Y(d->cursor_pos);
+    const uint8_t *img;
+
+    if ((int32_t)y < cy || (int32_t)y >= cy + COPRO_CURSOR_SIZE) {
+        return;
+    }
+    img = s->vram_ptr + d->cursor_addr + (y - cy) * COPRO_CURSOR_PITCH;
+    for (int32_t i = 0; i < COPRO_CURSOR_SIZE; i++) {
+        int32_t x = cx + i;
+        uint32_t c, a, p;
+
+        if (x < 0 || x >= (int32_t)width) {
+            continue;
+        }
+        c = ldl_le_p(img + 4 * i);
+        a = c >> 24;
+        if (!a) {
+            continue;
+        }
+        p = dst[x];
+        dst[x] = copro_blend((c >> 16) & 0xff, (p >> 16) & 0xff, a) << 16 |
+                 copro_blend((c >> 8) & 0xff, (p >> 8) & 0xff, a) << 8 |
+                 copro_blend(c & 0xff, p & 0xff, a);
+    }
+}
+
+/* Marks the rows [y, y + n) clipped to [0, h) in @rows. */
+static void copro_mark_rows(bool *rows, uint32_t h, int32_t y, int32_t n)
+{
+    for (int32_t i = MAX(y, 0); i < y + n && i < (int32_t)h; i++) {
+        rows[i] = true;
+    }
+}
+
+/* Sends the runs of marked rows to the UI. */
+static void copro_display_flush_rows(CoproDisplay *d, const bool *rows,
+                                     uint32_t w, uint32_t h)
+{
+    int32_t start = -1;
+
+    for (uint32_t y = 0; y <= h; y++) {
+        bool dirty = y < h && rows[y];
+
+        if (dirty && start < 0) {
+            start = y;
+        } else if (!dirty && start >= 0) {
+            dpy_gfx_update(d->con, 0, start, w, y - start);
+            start = -1;
+        }
+    }
+}
+
+static void copro_display_update_shared(CoproState *s, bool full)
+{
+    CoproDisplay *d = &s->display;
+    const CoproScanout *sc = &d->view.sc;
+    g_autofree bool *rows = NULL;
+    g_autofree DirtyBitmapSnapshot *snap = NULL;
+
+    if (full) {
+        dpy_gfx_update_full(d->con);
+        return;
+    }
+    rows = g_new0(bool, sc->height);
+    snap = memory_region_snapshot_and_clear_dirty(
+        &s->vram, sc->addr, (uint64_t)sc->pitch * sc->height,
+        DIRTY_MEMORY_VGA);
+    for (uint32_t y = 0; y < sc->height; y++) {
+        rows[y] = memory_region_snapshot_get_dirty(
+            &s->vram, snap, sc->addr + (uint64_t)sc->pitch * y,
+            sc->width * 4);
+    }
+    copro_display_flush_rows(d, rows, sc->width, sc->height);
+}
+
+static void copro_display_update_converted(CoproState *s, bool full)
+{
+    CoproDisplay *d = &s->display;
+    const CoproScanout *sc = &d->view.sc;
+    DisplaySurface *ds = qemu_console_surface(d->con);
+    uint32_t bpp = copro_fmt_bpp(sc->format);
+    bool cursor = copro_cursor_on(s);
+    int32_t cx = COPRO_CURSOR_POS_X(d->cursor_pos);
+    int32_t cy = COPRO_CURSOR_POS_Y(d->cursor_pos);
+    g_autofree bool *rows = g_new0(bool, sc->height);
+    g_autofree DirtyBitmapSnapshot *snap = NULL;
+    uint64_t lo, hi;
+
+    if (full || sc->addr >= s->vram_size) {
+        /* no dirty tracking of guest RAM through the GART */
+        copro_mark_rows(rows, sc->height, 0, sc->height);
+    } else {
+        lo = sc->addr;
+        hi = sc->addr + (uint64_t)sc->pitch * (sc->height - 1) +
+             sc->width * bpp;
+        if (cursor) {
+            lo = MIN(lo, d->cursor_addr);
+            hi = MAX(hi, d->cursor_addr + COPRO_CURSOR_BYTES);
+        }
+        snap = memory_region_snapshot_and_clear_dirty(&s->vram, lo, hi - lo,
+                                                      DIRTY_MEMORY_VGA);
+        for (uint32_t y = 0; y < sc->height; y++) {
+            rows[y] = memory_region_snapshot_get_dirty(
+                &s->vram, snap, sc->addr + (uint64_t)sc->pitch * y,
+                sc->width * bpp);
+        }
+        if (cursor && memory_region_snapshot_get_dirty(
+                &s->vram, snap, d->cursor_addr, COPRO_CURSOR_BYTES)) {
+            copro_mark_rows(rows, sc->height, cy, COPRO_CURSOR_SIZE);
+        }
+    }
+    /* where the cursor was (erase) and where it is (draw) */
+    if (d->cursor_drawn && (!cursor || cx != d->cursor_drawn_x ||
+                            cy != d->cursor_drawn_y)) {
+        copro_mark_rows(rows, sc->height, d->cursor_drawn_y,
+                        COPRO_CURSOR_SIZE);
+    }
+    if (cursor && (!d->cursor_drawn || cx != d->cursor_drawn_x ||
+                   cy != d->cursor_drawn_y)) {
+        copro_mark_rows(rows, sc->height, cy, COPRO_CURSOR_SIZE);
+    }
+    for (uint32_t y = 0; y < sc->height; y++) {
+        uint32_t *dst;
+
+        if (!rows[y]) {
+            continue;
+        }
+        dst = (uint32_t *)((uint8_t *)surface_data(ds) +
+                           (size_t)surface_stride(ds) * y);
+        copro_display_convert_row(s, sc, y, dst);
+        if (cursor) {
+            copro_display_cursor_row(s, y, sc->width, dst);
+        }
+    }
+    d->cursor_drawn = cursor;
+    d->cursor_drawn_x = cx;
+    d->cursor_drawn_y = cy;
+    copro_display_flush_rows(d, rows, sc->width, sc->height);
+}
+
+/*
+ * GraphicHwOps.gfx_update: called by the UI's refresh timer and by
+ * screendump, which then reads the console surface. The surface is
+ * rebuilt when what the display shows changed (mode, scanout address,
+ * format, cursor on or off), else only the rows that changed are redrawn.
+ */
+static void copro_display_update(void *opaque)
+{
+    CoproState *s = opaque;
+    CoproDisplay *d = &s->display;
+    CoproView want;
+    bool full = false;
+
+    copro_display_want(s, &want);
+    if (memcmp(&want, &d->view, sizeof(want))) {
+        d->view = want;
+        d->cursor_drawn = false;
+        d->dma_warned = false;
+        dpy_gfx_replace_surface(d->con, copro_display_surface(s, &want));
+        trace_copro_disp_console((int)want.kind, want.width, want.height);
+        full = true;
+    }
+    switch (d->view.kind) {
+    case COPRO_VIEW_SHARED:
+        copro_display_update_shared(s, full);
+        break;
+    case COPRO_VIEW_CONVERTED:
+        copro_display_update_converted(s, full);
+        break;
+    default:
+        if (full) {
+            dpy_gfx_update_full(d->con);
+        }
+        break;
+    }
+}
+
+static void copro_display_invalidate(void *opaque)
+{
+    CoproState *s = opaque;
+
+    s->display.view.kind = COPRO_VIEW_NONE;
+}
+
+static const GraphicHwOps copro_display_ops = {
+    .invalidate = copro_display_invalidate,
+    .gfx_update = copro_display_update,
+};
+
+/*
+ * Lifecycle
+ */
+
+/* After VRAM exists; the refresh property was checked with the others. */
+void copro_display_init(CoproState *s)
+{
+    CoproDisplay *d = &s->display;
+
+    d->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, copro_display_vsync, s);
+    d->src_row = g_malloc(COPRO_DISP_MAX_DIM * 4);
+    /* the engines mark what they write (memory_region_set_dirty) */
+    memory_region_set_log(&s->vram, true, DIRTY_MEMORY_VGA);
+    d->con = graphic_console_init(DEVICE(s), 0, &copro_display_ops, s);
+}
+
+void copro_display_fini(CoproState *s)
+{
+    CoproDisplay *d = &s->display;
+
+    if (d->con) {
+        graphic_console_close(d->con);
+        d->con = NULL;
+    }
+    if (d->timer) {
+        timer_free(d->timer);
+        d->timer = NULL;
+    }
+    g_clear_pointer(&d->src_row, g_free);
+}
+
+/* Display off, every register at its reset value; the console goes black. */
+void copro_display_reset(CoproState *s)
+{
+    CoproDisplay *d = &s->display;
+
+    if (d->timer) {
+        timer_del(d->timer);
+    }
+    d->control = 0;
+    memset(&d->staged, 0, sizeof(d->staged));
+    memset(&d->mode, 0, sizeof(d->mode));
+    d->active = false;
+    d->error = false;
+    d->flip_req = 0;
+    d->flip_pending = false;
+    d->flip_addr = 0;
+    d->epoch = 0;
+    d->index = 0;
+    d->vsync_count = 0;
+    d->vsync_time = 0;
+    d->flip_done_addr = 0;
+    d->flip_done_vsync = 0;
+    d->flips = 0;
+    d->flips_replaced = 0;
+    d->err_code = 0;
+    d->err_addr = 0;
+    d->errors = 0;
+    d->cursor_control = 0;
+    d->cursor_pos = 0;
+    d->cursor_addr = 0;
+    d->view.kind = COPRO_VIEW_NONE;
+}
+
+/*
+ * Monitor
+ */
+
+void copro_display_info(CoproState *s, CoproInfo *info)
+{
+    CoproDisplay *d = &s->display;
+    CoproDisplayInfo *di = g_new0(CoproDisplayInfo, 1);
+
+    di->enabled = d->control & COPRO_DISP_CTL_ENABLE;
+    di->active = d->active;
+    di->error = g_strdup(copro_display_error_name(d->error ? d->err_code
+                                                           : 0));
+    di->scanout = d->mode.addr;
+    di->width = d->mode.width;
+    di->height = d->mode.height;
+    di->pitch = d->mode.pitch;
+    di->format = d->mode.format;
+    di->flip_pending = d->flip_pending;
+    di->pending_address = d->flip_pending ? d->flip_addr : 0;
+    di->refresh = s->refresh;
+    di->vsyncs = d->vsync_count;
+    di->last_vsync_ns = d->vsync_time;
+    di->flips = d->flips;
+    di->flips_replaced = d->flips_replaced;
+    di->errors = d->errors;
+    di->cursor = copro_cursor_on(s);
+    di->cursor_x = COPRO_CURSOR_POS_X(d->cursor_pos);
+    di->cursor_y = COPRO_CURSOR_POS_Y(d->cursor_pos);
+    di->cursor_address = d->cursor_addr;
+    info->display = di;
+}
+
+void copro_display_hmp(Monitor *mon, CoproInfo *info)
+{
+    CoproDisplayInfo *d = info->display;
+
+    monitor_printf(mon, "  display: %s, %s", d->enabled ? "on" : "off",
+                   d->active ? "scanning out" : "black");
+    if (strcmp(d->error, "none")) {
+        monitor_printf(mon, " (surface refused: %s)", d->error);
+    }
+    monitor_printf(mon, ", %u Hz\n", d->refresh);
+    monitor_printf(mon, "    scanout 0x%" PRIx64 " %ux%u pitch %u format %u"
+                   ", flip %s", d->scanout, d->width, d->height, d->pitch,
+                   d->format, d->flip_pending ? "pending to" : "idle");
+    if (d->flip_pending) {
+        monitor_printf(mon, " 0x%" PRIx64, d->pending_address);
+    }
+    monitor_printf(mon, "\n    vsyncs %" PRIu64 " (last at %" PRIu64
+                   " ns), flips %" PRIu64 ", replaced %" PRIu64
+                   ", errors %" PRIu64 "\n", d->vsyncs, d->last_vsync_ns,
+                   d->flips, d->flips_replaced, d->errors);
+    monitor_printf(mon, "    cursor %s at (%" PRId64 ", %" PRId64
+                   "), image 0x%" PRIx64 "\n", d->cursor ? "on" : "off",
+                   d->cursor_x, d->cursor_y, d->cursor_address);
+}
+
+/*
+ * Migration. The destination checks everything that bounds a VRAM access
+ * or the vsync arithmetic before it trusts the stream.
+ */
+
+static bool copro_display_needed(void *opaque)
+{
+    return true;
+}
+
+static int copro_display_post_load(void *opaque, int version_id)
+{
+    CoproState *s = opaque;
+    CoproDisplay *d = &s->display;
+    bool on = d->control & COPRO_DISP_CTL_ENABLE;
+
+    if ((d->control & ~COPRO_DISP_CTL_ENABLE) ||
+        (d->cursor_control & ~COPRO_CURSOR_CTL_ENABLE) ||
+        (d->active && d->error) ||
+        (!on && (d->active || d->error || d->flip_pending)) ||
+        (d->active && copro_display_check(s, &d->mode)) ||
+        !copro_cursor_addr_ok(s, d->cursor_addr) ||
+        d->err_code > COPRO_DISP_ERR_CURSOR ||
+        d->index >= s->refresh || d->epoch < 0 ||
+        d->epoch > INT64_MAX / 2) {
+        error_report("copro: display: inconsistent migrated state");
+        return -EINVAL;
+    }
+    d->view.kind = COPRO_VIEW_NONE;
+    if (on) {
+        timer_mod(d->timer, copro_display_deadline(s, d->index + 1));
+    } else {
+        timer_del(d->timer);
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_copro_scanout = {
+    .name = "copro/scanout",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(addr, CoproScanout),
+        VMSTATE_UINT32(pitch, CoproScanout),
+        VMSTATE_UINT32(width, CoproScanout),
+        VMSTATE_UINT32(height, CoproScanout),
+        VMSTATE_UINT32(format, CoproScanout),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+const VMStateDescription vmstate_copro_display = {
+    .name = "copro/display",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = copro_display_needed,
+    .post_load = copro_display_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32_EQUAL(refresh, CoproState, NULL),
+        VMSTATE_UINT32(display.control, CoproState),
+        VMSTATE_STRUCT(display.staged, CoproState, 1, vmstate_copro_scanout,
+                       CoproScanout),
+        VMSTATE_BOOL(display.active, CoproState),
+        VMSTATE_BOOL(display.error, CoproState),
+        VMSTATE_STRUCT(display.mode, CoproState, 1, vmstate_copro_scanout,
+                       CoproScanout),
+        VMSTATE_UINT64(display.flip_req, CoproState),
+        VMSTATE_BOOL(display.flip_pending, CoproState),
+        VMSTATE_UINT64(display.flip_addr, CoproState),
+        VMSTATE_INT64(display.epoch, CoproState),
+        VMSTATE_UINT64(display.index, CoproState),
+        VMSTATE_UINT64(display.vsync_count, CoproState),
+        VMSTATE_INT64(display.vsync_time, CoproState),
+        VMSTATE_UINT64(display.flip_done_addr, CoproState),
+        VMSTATE_UINT64(display.flip_done_vsync, CoproState),
+        VMSTATE_UINT64(display.flips, CoproState),
+        VMSTATE_UINT64(display.flips_replaced, CoproState),
+        VMSTATE_UINT32(display.err_code, CoproState),
+        VMSTATE_UINT64(display.err_addr, CoproState),
+        VMSTATE_UINT64(display.errors, CoproState),
+        VMSTATE_UINT32(display.cursor_control, CoproState),
+        VMSTATE_UINT32(display.cursor_pos, CoproState),
+        VMSTATE_UINT64(display.cursor_addr, CoproState),
+        VMSTATE_END_OF_LIST()
+    },
+};

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro: the display block (scanout, flip on vsync, cursor plane) and its
+ * QEMU graphic console. Device-internal; the guest ABI is the DISP_ and
+ * CURSOR_ registers of include/copro/copro_regs.h.
+ */
+#ifndef HW_COPRO_DISPLAY_H
+#define HW_COPRO_DISPLAY_H
+
+#include "qemu/timer.h"
+
+struct CoproState;
+
+/* A surface as the display shows it: the checked, applied geometry. */
+typedef struct CoproScanout {
+    uint64_t addr;
+    uint32_t pitch;
+    uint32_t width;
+    uint32_t height;
+    uint32_t format;
+} CoproScanout;
+
+/* What the console surface currently holds (host side, not migrated). */
+typedef enum CoproViewKind {
+    COPRO_VIEW_NONE,        /* nothing built yet: next update rebuilds */
+    COPRO_VIEW_BLACK,       /* display off or in error */
+    COPRO_VIEW_SHARED,      /* XRGB8888 in VRAM, no cursor: VRAM itself */
+    COPRO_VIEW_CONVERTED,   /* a private XRGB8888 copy */
+} CoproViewKind;
+
+typedef struct CoproView {
+    CoproViewKind kind;
+    CoproScanout sc;        /* SHARED, CONVERTED: the source */
+    uint32_t width;         /* the console surface */
+    uint32_t height;
+} CoproView;
+
+typedef struct CoproDisplay {
+    /* staged mode registers; CONTROL.ENABLE commits them */
+    uint32_t control;
+    CoproScanout staged;
+
+    /*
+     * Applied state: the committed geometry with the address last applied
+     * (by a commit or a flip). It has passed the surface check while
+     * active; after a refusal it holds the refused surface.
+     */
+    bool active;            /* STATUS.ACTIVE: showing mode */
+    bool error;             /* STATUS.ERROR: black, surface refused */
+    CoproScanout mode;
+    uint64_t flip_req;      /* FLIP as written so far (low half) */
+    bool flip_pending;
+    uint64_t flip_addr;
+
+    /*
+     * vsync: number k after epoch is due at epoch + k * 1e9 / refresh
+     * (rounded down). The epoch is the enabling time, advanced by one
+     * second every refresh vsyncs so that k stays small; exact, as
+     * refresh vsyncs take exactly one second.
+     */
+    int64_t epoch;
+    uint64_t index;
+    uint64_t vsync_count;
+    int64_t vsync_time;
+
+    /* latches and counters */
+    uint64_t flip_done_addr;
+    uint64_t flip_done_vsync;
+    uint64_t flips;
+    uint64_t flips_replaced;
+    uint32_t err_code;
+    uint64_t err_addr;
+    uint64_t errors;
+
+    /* cursor plane: registers take effect at once */
+    uint32_t cursor_control;
+    uint32_t cursor_pos;
+    uint64_t cursor_addr;
+
+    QEMUTimer *timer;
+    QemuConsole *con;
+    CoproView view;
+    /* where the cursor was drawn in a converted view (to erase it) */
+    bool cursor_drawn;
+    int32_t cursor_drawn_x;
+    int32_t cursor_drawn_y;
+    bool dma_warned;        /* aperture read failure logged for view */
+    uint8_t *src_row;       /* one source row read through the GART */
+} CoproDisplay;
+
+void copro_display_init(struct CoproState *s);
+void copro_display_fini(struct CoproState *s);
+void copro_display_reset(struct CoproState *s);
+uint64_t copro_display_read(struct CoproState *s, hwaddr reg);
+void copro_display_write(struct CoproState *s, hwaddr reg, uint64_t val,
+                         uint64_t mask);
+const char *copro_display_error_name(uint32_t code);
+struct CoproInfo;
+void copro_display_info(struct CoproState *s, struct CoproInfo *info);
+void copro_display_hmp(Monitor *mon, struct CoproInfo *d);
+extern const VMStateDescription vmstate_copro_display;
+
+#endif /* HW_COPRO_DISPLAY_H */
