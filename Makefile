@@ -6,7 +6,7 @@
 BUILD ?= build
 MESON_SETUP_OPTS ?=
 
-.PHONY: all deps build run check bench clean distclean
+.PHONY: all deps build run show check bench clean distclean
 
 all: build
 
@@ -22,6 +22,15 @@ build: deps $(BUILD)/build.ninja
 # Boot the demo scenario and print its report.
 run: build
 	@bash scripts/run-firmware.sh $(BUILD)/qemu-run $(BUILD)/firmware/demo.elf -M q35 -device copro
+
+# Boot the display scenario: frames drawn by the GPU, flipped on vsync; its
+# last frame is saved as $(BUILD)/display.png and, when a display is
+# available ($$DISPLAY), stays in QEMU's SDL window until it is closed.
+# SHOW=sdl|vnc|none chooses (vnc serves it on VNC=:1 by default).
+show: build
+	@python3 scripts/show-display.py $(BUILD)/qemu-run \
+	  $(BUILD)/firmware/display.elf $(BUILD)/display.png \
+	  $(if $(SHOW),--window $(SHOW)) $(if $(VNC),--vnc $(VNC))
 
 # Run every test; the last line says how many passed and failed.
 check: build

@@ -41,6 +41,11 @@ struct copro {
     volatile void *mmio;
     volatile uint8_t *vram;
     struct copro_info info;
+    /* Interrupt-level work of other parts of the driver, called by the
+     * ISR with the causes it acknowledged (the display programs flips
+     * there, WDDM's DIRQL SetVidPnSourceAddress). NULL: none. */
+    void (*isr_hook)(void *ctx, uint64_t status);
+    void *isr_hook_ctx;
 
     /* Interrupt delivery, set by copro_irq_setup() */
     enum copro_irq_mode irq_mode;   /* never AUTO once set up */

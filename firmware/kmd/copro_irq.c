@@ -34,6 +34,11 @@ static void copro_isr(struct irq_frame *f, void *ctx)
 
     if (status) {
         copro_write64(c, COPRO_REG_INT_STATUS, status);
+        /* after the acknowledgement: what the hook does (a flip) may
+         * raise a cause again, which must not be lost */
+        if (c->isr_hook) {
+            c->isr_hook(c->isr_hook_ctx, status);
+        }
     } else {
         c->irq.spurious++;
     }
