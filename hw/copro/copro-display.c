@@ -593,6 +593,7 @@ static void copro_display_update_converted(CoproState *s, bool full)
     g_autofree bool *rows = g_new0(bool, sc->height);
     g_autofree DirtyBitmapSnapshot *snap = NULL;
     uint64_t lo, hi;
+    bool moved;
 
     if (full || sc->addr >= s->vram_size) {
         /* no dirty tracking of guest RAM through the GART */
@@ -618,13 +619,13 @@ static void copro_display_update_converted(CoproState *s, bool full)
         }
     }
     /* where the cursor was (erase) and where it is (draw) */
-    if (d->cursor_drawn && (!cursor || cx != d->cursor_drawn_x ||
-                            cy != d->cursor_drawn_y)) {
+    moved = !cursor || !d->cursor_drawn || cx != d->cursor_drawn_x ||
+            cy != d->cursor_drawn_y || d->cursor_addr != d->cursor_drawn_addr;
+    if (d->cursor_drawn && moved) {
         copro_mark_rows(rows, sc->height, d->cursor_drawn_y,
                         COPRO_CURSOR_SIZE);
     }
-    if (cursor && (!d->cursor_drawn || cx != d->cursor_drawn_x ||
-                   cy != d->cursor_drawn_y)) {
+    if (cursor && moved) {
         copro_mark_rows(rows, sc->height, cy, COPRO_CURSOR_SIZE);
     }
     for (uint32_t y = 0; y < sc->height; y++) {
@@ -643,6 +644,7 @@ static void copro_display_update_converted(CoproState *s, bool full)
     d->cursor_drawn = cursor;
     d->cursor_drawn_x = cx;
     d->cursor_drawn_y = cy;
+    d->cursor_drawn_addr = d->cursor_addr;
     copro_display_flush_rows(d, rows, sc->width, sc->height);
 }
 

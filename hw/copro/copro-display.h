@@ -84,6 +84,7 @@ typedef struct CoproDisplay {
     bool cursor_drawn;
     int32_t cursor_drawn_x;
     int32_t cursor_drawn_y;
+    uint64_t cursor_drawn_addr;
     bool dma_warned;        /* aperture read failure logged for view */
     uint8_t *src_row;       /* one source row read through the GART */
 } CoproDisplay;

@@ -751,9 +751,10 @@ static void test_screendump_formats(void)
     const uint32_t w = 40, h = 20, pitch565 = 96, pitch8 = 44;
     g_autofree uint8_t *img = g_malloc0(pitch565 * h);
     g_autofree uint32_t *want = g_new(uint32_t, w * h);
+    g_autoptr(GArray) pkts = copro_buf_new();
     Copro c;
 
-    copro_boot(&c, "-M q35", "");
+    copro_boot(&c, "-M q35", "timing=instant");
     for (uint32_t y = 0; y < h; y++) {
         for (uint32_t x = 0; x < w; x++) {
             uint16_t v = (x * 1657 + y * 6133) ^ 0x5a5a;
@@ -772,6 +773,20 @@ static void test_screendump_formats(void)
     stw_le_p(img, 0xffff);
     vram_write(&c, SURF_A, img, 2);
     want[0] = 0xffffff;
+    check_shot(&c, want, w, h);
+    /* the engine's writes reach the converted view (dirty marking) */
+    copro_ring_setup(&c, 0, RING, 16);
+    copro_pkt_set_target(pkts, 0, SURF_A, pitch565, w, h, COPRO_FMT_RGB565);
+    copro_pkt_rect(pkts, 0, 3, 4, 10, 2, 0xf81f);   /* magenta */
+    copro_buf_put(&c, BUF, pkts);
+    copro_submit(&c, 0, BUF, copro_buf_bytes(pkts), 1, 1, 0);
+    g_assert_cmpuint(copro_run(&c, 0), ==, COPRO_ENG_STATE_IDLE);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 1);
+    for (uint32_t y = 4; y < 6; y++) {
+        for (uint32_t x = 3; x < 13; x++) {
+            want[y * w + x] = 0xff00ff;
+        }
+    }
     check_shot(&c, want, w, h);
 
     for (uint32_t y = 0; y < h; y++) {
@@ -894,6 +909,24 @@ static void test_screendump_cursor(void)
              (60 - positions[2][0]) * 4, 0xff010203);
     vram_write(&c, CURSOR, cur, COPRO_CURSOR_BYTES);
     want[2 * W + 60] = 0x010203;
+    check_shot(&c, want, W, H);
+    /*
+     * Another image at another address, same position: redrawn. The image
+     * is written (and its dirty bits consumed by a screendump) before the
+     * switch, so only the address change can make the rows redraw.
+     */
+    for (uint32_t i = 0; i < COPRO_CURSOR_SIZE * COPRO_CURSOR_SIZE; i++) {
+        stl_le_p(cur + 4 * i, 0xff00ff00);
+    }
+    vram_write(&c, SURF_B, cur, COPRO_CURSOR_BYTES);
+    check_shot(&c, want, W, H);
+    wr64(&c, COPRO_REG_CURSOR_SURFACE, SURF_B);
+    memcpy(want, base, W * H * 4);
+    for (int y = 0; y < 4; y++) {
+        for (int x = 50; x < W; x++) {
+            want[y * W + x] = 0x00ff00;
+        }
+    }
     check_shot(&c, want, W, H);
     /* off again: the plain scanout */
     wr32(&c, COPRO_REG_CURSOR_CONTROL, 0);
@@ -1099,6 +1132,151 @@ static void test_migration_flip_pending(void)
 }
 
 /*
+ * Hostile migration streams: the display state is found in a saved stream
+ * by a marker in the staged SURFACE register (no side effect), and fields
+ * are patched at their offsets from it (vmstate_copro_display's order;
+ * integers big-endian on the wire, bools one byte). The destination must
+ * refuse every state that would bound a VRAM access or the vsync
+ * arithmetic wrongly, and load the unpatched stream.
+ */
+#define MARKER          0xd15b1a7c0de00000ull
+#define AT_CONTROL      (-4)
+#define AT_ACTIVE       24
+#define AT_ERROR        25
+#define AT_MODE_ADDR    26
+#define AT_MODE_PITCH   34
+#define AT_INDEX        75
+#define AT_CURSOR_CTL   151
+#define AT_CURSOR_ADDR  159
+
+typedef struct Stream {
+    gchar *data;
+    gsize len;
+    gsize marker;
+} Stream;
+
+static void save_stream(Stream *st, char **file)
+{
+    g_autofree char *uri = NULL;
+    uint8_t want[8];
+    Copro src;
+
+    *file = g_strdup_printf("%s/copro-disp-stream-%d.bin", g_get_tmp_dir(),
+                            getpid());
+    uri = g_strdup_printf("file:%s", *file);
+    copro_boot(&src, "-M q35", "");
+    disp_on(&src, SURF_A);
+    wr64(&src, COPRO_REG_CURSOR_SURFACE, CURSOR);
+    copro_clock_to(&src, copro_time(&src) + 3 * NS / 60);
+    wr64(&src, COPRO_REG_DISP_SURFACE, MARKER);
+    qtest_qmp_assert_success(src.qts, "{ 'execute': 'migrate', "
+                             "'arguments': { 'uri': %s } }", uri);
+    wait_migration(src.qts);
+    copro_shutdown(&src);
+
+    g_assert_true(g_file_get_contents(*file, &st->data, &st->len, NULL));
+    stq_be_p(want, MARKER);
+    st->marker = 0;
+    for (gsize i = 0; i + 8 <= st->len; i++) {
+        if (!memcmp(st->data + i, want, 8)) {
+            g_assert_cmpuint(st->marker, ==, 0);   /* exactly once */
+            st->marker = i;
+        }
+    }
+    g_assert_cmpuint(st->marker, >, 8);
+    /* the layout is what the offsets assume */
+    g_assert_cmphex(ldl_be_p(st->data + st->marker + AT_CONTROL), ==,
+                    COPRO_DISP_CTL_ENABLE);
+    g_assert_cmpuint(st->data[st->marker + AT_ACTIVE], ==, 1);
+    g_assert_cmphex(ldq_be_p(st->data + st->marker + AT_MODE_ADDR), ==,
+                    SURF_A);
+    g_assert_cmpuint(ldl_be_p(st->data + st->marker + AT_MODE_PITCH), ==,
+                     PITCH);
+    g_assert_cmphex(ldq_be_p(st->data + st->marker + AT_CURSOR_ADDR), ==,
+                    CURSOR);
+}
+
+/* Loads @st into a new destination; whether the load succeeded. */
+static bool load_stream(const char *file, const Stream *st)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    bool done = false, failed = false;
+    Copro dst;
+
+    g_assert_true(g_file_set_contents(file, st->data, st->len, NULL));
+    memset(&dst, 0, sizeof(dst));
+    dst.qs = qtest_pc_boot("-M q35 -nodefaults -device copro,addr=%d.0 "
+                           "-incoming defer", COPRO_SLOT);
+    dst.qts = dst.qs->qts;
+    dst.dev = qpci_device_find(dst.qs->pcibus, QPCI_DEVFN(COPRO_SLOT, 0));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s, "
+                             "'exit-on-error': false } }", uri);
+    for (int i = 0; i < 10000 && !done && !failed; i++) {
+        QDict *rsp = qtest_qmp(dst.qts, "{ 'execute': 'query-migrate' }");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *status = ret && qdict_haskey(ret, "status") ?
+                             qdict_get_str(ret, "status") : "";
+
+        done = !strcmp(status, "completed");
+        failed = !strcmp(status, "failed");
+        qobject_unref(rsp);
+        if (!done && !failed) {
+            g_usleep(10 * 1000);
+        }
+    }
+    g_assert_true(done || failed);
+    /* a refused stream leaves the destination alive */
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+    return done;
+}
+
+static void test_migration_hostile(void)
+{
+    g_autofree char *file = NULL;
+    g_autofree gchar *orig = NULL;
+    Stream st;
+
+    save_stream(&st, &file);
+    orig = g_memdup2(st.data, st.len);
+    g_assert_true(load_stream(file, &st));
+
+    /* an active surface that would read past the end of VRAM */
+    stq_be_p(st.data + st.marker + AT_MODE_ADDR, COPRO_VRAM_DEFAULT - 64);
+    g_assert_false(load_stream(file, &st));
+    memcpy(st.data, orig, st.len);
+    /* a pitch the surface check refuses */
+    stl_be_p(st.data + st.marker + AT_MODE_PITCH, 2);
+    g_assert_false(load_stream(file, &st));
+    memcpy(st.data, orig, st.len);
+    /* active and in error at once */
+    st.data[st.marker + AT_ERROR] = 1;
+    g_assert_false(load_stream(file, &st));
+    memcpy(st.data, orig, st.len);
+    /* showing a surface while off */
+    stl_be_p(st.data + st.marker + AT_CONTROL, 0);
+    g_assert_false(load_stream(file, &st));
+    memcpy(st.data, orig, st.len);
+    /* reserved CONTROL and CURSOR_CONTROL bits */
+    stl_be_p(st.data + st.marker + AT_CONTROL, 0x81);
+    g_assert_false(load_stream(file, &st));
+    memcpy(st.data, orig, st.len);
+    stl_be_p(st.data + st.marker + AT_CURSOR_CTL, 2);
+    g_assert_false(load_stream(file, &st));
+    memcpy(st.data, orig, st.len);
+    /* a cursor image past the end of VRAM */
+    stq_be_p(st.data + st.marker + AT_CURSOR_ADDR, COPRO_VRAM_DEFAULT - 4);
+    g_assert_false(load_stream(file, &st));
+    memcpy(st.data, orig, st.len);
+    /* a vsync phase outside [0, refresh) */
+    stq_be_p(st.data + st.marker + AT_INDEX, 60);
+    g_assert_false(load_stream(file, &st));
+    unlink(file);
+    g_free(st.data);
+}
+
+/*
  * Random display programming: whatever the guest writes, QEMU keeps
  * answering, screendumps work, and a good mode still shows afterwards.
  */
@@ -1186,6 +1364,8 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/display/monitor", test_monitor);
     qtest_add_func("/copro/display/migration-flip-pending",
                    test_migration_flip_pending);
+    qtest_add_func("/copro/display/migration-hostile",
+                   test_migration_hostile);
     qtest_add_func("/copro/display/fuzz", test_fuzz);
     return g_test_run();
 }
