@@ -289,6 +289,42 @@ static bool check_frame(struct report *r, struct display_run *run,
                   "as the model draws them", what, k, HEIGHT * PITCH / 4);
 }
 
+/*
+ * A present the display refuses (a surface running past the end of VRAM):
+ * the vsync raises DISPLAY_ERROR instead of FLIP_DONE and the screen goes
+ * black. The driver must see the flip consumed, or its queue would stall:
+ * the next present, the last frame again, is shown at the following vsync.
+ */
+static void check_refused(struct report *r, struct display_run *run,
+                          uint32_t last)
+{
+    struct copro_display *d = &run->disp;
+    uint64_t bad = run->cp->dev->info.vram_size - 64;
+    uint64_t flips = run->flips_seen;
+    uint32_t errors = d->errors, refused = d->flips_refused;
+
+    run->phase = NULL;
+    if (!report(r, copro_display_present(d, bad, COPRO_ENGINE_RENDER, 0,
+                                         last + 1) &&
+                copro_display_present(d, run->surf[last & 1],
+                                      COPRO_ENGINE_RENDER, 0, last + 2),
+                "presents of a bad and a good surface queued")) {
+        return;
+    }
+    run->next_tag = last + 2;   /* the refused one is never shown */
+    wait_flips(run, flips + 1);
+    report(r, d->flips_refused == refused + 1 && d->errors == errors + 1 &&
+           d->last_error == COPRO_DISP_ERR_ADDRESS &&
+           copro_read64(run->cp->dev, COPRO_REG_DISP_ERROR_ADDR) == bad,
+           "refused flip to %#lx seen by the driver (DISPLAY_ERROR, reason "
+           "%u)", bad, d->last_error);
+    report(r, run->flips_seen == flips + 1 && d->shown.tag == last + 2 &&
+           d->shown.addr == run->surf[last & 1] && run->out_of_order == 0,
+           "the next present shown after it (tag %u at %#lx)", d->shown.tag,
+           d->shown.addr);
+    check_frame(r, run, last & 1, last, "picture on screen again");
+}
+
 /* An arrow-ish cursor: opaque white edge, translucent body, clear rest. */
 static void make_cursor(volatile uint32_t *img)
 {
@@ -388,9 +424,9 @@ static void run_display(struct report *r, struct copro *dev,
            run->surf[last & 1], copro_read64(dev, COPRO_REG_DISP_SCANOUT));
     check_frame(r, run, last & 1, last, "picture on screen");
     check_frame(r, run, (last - 1) & 1, last - 1, "back buffer");
-    report(r, (copro_read32(dev, COPRO_REG_DISP_STATUS) &
-                ~COPRO_DISP_STS_FLIP_PENDING) == COPRO_DISP_STS_ACTIVE,
-           "display active, no error (STATUS %#x)",
+    check_refused(r, run, last);
+    report(r, copro_read32(dev, COPRO_REG_DISP_STATUS) ==
+           COPRO_DISP_STS_ACTIVE, "display active, no error (STATUS %#x)",
            copro_read32(dev, COPRO_REG_DISP_STATUS));
 }
 
