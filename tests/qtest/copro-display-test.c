@@ -1277,6 +1277,33 @@ static void test_migration_hostile(void)
 }
 
 /*
+ * Unplugging a device whose display is on (shared with the UI) closes its
+ * console: QEMU goes on, and a screendump shows QEMU's placeholder.
+ */
+static void test_unplug(void)
+{
+    g_autofree uint32_t *pic_a = NULL;
+    Shot s;
+    Copro c;
+
+    copro_boot(&c, "-M pc", "id=c1");
+    put_pattern(&c, SURF_A, PITCH, W, H, 0x44);
+    pic_a = expect_vram_xrgb(&c, SURF_A, PITCH, W, H);
+    disp_on(&c, SURF_A);
+    check_shot(&c, pic_a, W, H);
+    qpci_unplug_acpi_device_test(c.qts, "c1", COPRO_SLOT);
+    qtest_qmp_assert_success(c.qts, "{ 'execute': 'query-status' }");
+    screendump(&c, &s);
+    g_assert_cmpint(s.w, ==, W);
+    g_assert_cmpint(s.h, ==, H);
+    shot_free(&s);
+    /* the vsync timer went with the device */
+    qtest_clock_step(c.qts, NS);
+    qtest_qmp_assert_success(c.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&c);
+}
+
+/*
  * Random display programming: whatever the guest writes, QEMU keeps
  * answering, screendumps work, and a good mode still shows afterwards.
  */
@@ -1366,6 +1393,7 @@ int main(int argc, char **argv)
                    test_migration_flip_pending);
     qtest_add_func("/copro/display/migration-hostile",
                    test_migration_hostile);
+    qtest_add_func("/copro/display/unplug", test_unplug);
     qtest_add_func("/copro/display/fuzz", test_fuzz);
     return g_test_run();
 }
