@@ -662,8 +662,9 @@ static void copro_display_update(void *opaque)
     bool full = false;
 
     copro_display_want(s, &want);
+    /* both zero-filled, padding included, and copied whole */
     if (memcmp(&want, &d->view, sizeof(want))) {
-        d->view = want;
+        memcpy(&d->view, &want, sizeof(want));
         d->cursor_drawn = false;
         d->dma_warned = false;
         dpy_gfx_replace_surface(d->con, copro_display_surface(s, &want));
