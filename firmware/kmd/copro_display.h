@@ -20,6 +20,16 @@
  *    upcalls, WDDM's DXGK_INTERRUPT_CRTC_VSYNC and flip completion.
  * Callers (present, set_mode) run with interrupts disabled, which is how
  * the firmware runs outside its wait loops; the ISR cannot interleave.
+ *
+ * For the OS (kernel, compositor): after copro_cp_init (and the DDI),
+ * copro_display_init; run copro_display_dpc from the same DPC as the
+ * command processor's (the ISR's DPC request fires for display causes
+ * too). A present is DDI set_source_address [SetVidPnSourceAddress] with
+ * a fence: copro_display_present(d, primary, engine, fence of the
+ * submission that composed it, frame number), made once the scheduler
+ * has given that submission its fence. The flip_done upcall's `missed`
+ * is the missed-vblank measurement, the vsync upcall the periodic vsync
+ * event applications wait on.
  */
 #ifndef FW_KMD_COPRO_DISPLAY_H
 #define FW_KMD_COPRO_DISPLAY_H
