@@ -28,6 +28,7 @@
 #include "qemu/timer.h"
 #include "exec/memory.h"
 #include "system/cpu-timers.h"
+#include "system/runstate.h"
 #include "migration/vmstate.h"
 #include "copro.h"
 #include "trace.h"
@@ -781,7 +782,15 @@ static void copro_engine_run(CoproEngine *e)
 {
     int64_t now = copro_now_ns();
 
-    if (e->state == COPRO_ENG_STATE_HALTED) {
+    /*
+     * Nothing executes while the VM is stopped: a savevm or migration
+     * saves guest RAM and then the device, and a step run in between
+     * (under -icount the vCPU thread can still run a due timer while the
+     * VM is paused) would leave saved state that says a step is done whose
+     * memory effect was never saved. copro_vm_state_change() restarts the
+     * engines when the VM runs again.
+     */
+    if (!runstate_is_running() || e->state == COPRO_ENG_STATE_HALTED) {
         return;
     }
     /*
