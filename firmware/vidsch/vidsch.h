@@ -66,6 +66,10 @@ struct vidsch_config {
                                    below caps.ring_entries */
     uint64_t sync_poll_ns;      /* while a context is held on a wait, look
                                    at the value at least this often */
+    unsigned max_contexts;      /* table sizes: vidsch_create needs at */
+    unsigned max_buffers;       /* least vidsch_storage_size(these) bytes;
+                                   max_buffers also bounds the waits and
+                                   signals pending at once */
 };
 
 void vidsch_config_default(struct vidsch_config *c);
@@ -204,7 +208,9 @@ struct vidsch_trace {
 };
 
 /* Creates a scheduler over dev with env; NULL if out of memory (the
- * firmware gives it static storage: see vidsch_storage_size). */
+ * firmware gives it static storage: see vidsch_storage_size), or (added)
+ * if storage_bytes < vidsch_storage_size(cfg->max_contexts,
+ * cfg->max_buffers) or the storage is not 8-byte aligned. */
 struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
                              struct ddi_device *dev,
                              const struct vidsch_env *env,
