@@ -44,6 +44,9 @@ struct app {
     const struct app_ops *ops;
 
     bool started, stopping, drained;
+    /* The scenario expects TDR to blame it: losing its device (DDI_ELOST)
+     * is then the outcome to check, not a failure. */
+    bool expect_lost;
     uint64_t started_at, stopped_at;
 
     /* The first unexpected failure: which call, which code. */

@@ -46,6 +46,11 @@ static void frames_done(void *arg, int status)
         f->inflight--;
         a->completed++;
         f->last_completed = n;
+        if (f->log && n <= f->log_cap) {
+            f->log[n - 1] = (struct frameapp_record){
+                f->slot[s].release, f->slot[s].submit, start, end,
+            };
+        }
         if (start >= f->slot[s].submit && end >= start) {
             app_latency(a, start - f->slot[s].submit);
         } else {
@@ -89,6 +94,9 @@ static void submit(struct frameapp *f, uint64_t n)
     f->rec[2 * s] = 0;
     f->rec[2 * s + 1] = 0;
     f->slot[s].submit = kapi_now(a->proc);
+    if (!f->cfg.period_ns) {
+        f->slot[s].release = f->slot[s].submit;
+    }
     st = app_render(a, &f->cb);
     if (st == DDI_OK) {
         st = kapi_signal_gpu(a->proc, a->hctx, f->hsync, n);
@@ -141,10 +149,11 @@ void frameapp_start(struct app *a)
 
     f->t0 = kapi_now(a->proc);
     if (f->cfg.period_ns) {
-        release(f, f->t0);
+        /* Frame n is due at t0 + (n - 1) * period. */
+        f->t0 += f->cfg.first_release_ns;
+        kapi_timer_arm(a->proc, &f->timer, f->t0);
         return;
     }
-    f->slot[1].release = f->t0;
     frames_done(f, DDI_OK);     /* fills the pipeline */
 }
 

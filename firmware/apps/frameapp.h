@@ -39,11 +39,18 @@ typedef bool (*frameapp_build_fn)(struct frameapp *f, uint64_t n,
 /* Optional: frame n completed (after the figures were taken). */
 typedef void (*frameapp_done_fn)(struct frameapp *f, uint64_t n);
 
+/* What a frame did, for scenarios that look at every frame. */
+struct frameapp_record {
+    uint64_t release, submit, start, end;   /* GPU-clock ns */
+};
+
 struct frameapp_config {
     uint64_t period_ns;     /* 0: back to back */
     uint64_t deadline_ns;   /* after release; 0: no deadline */
     unsigned depth;         /* frames in flight at most (>= 1) */
     uint64_t max_frames;    /* 0: until stopped */
+    uint64_t first_release_ns;  /* periodic: frame 1 this long after
+                                   start */
 };
 
 struct frameapp {
@@ -64,6 +71,8 @@ struct frameapp {
                                dropped) */
     uint64_t last_completed;    /* the last frame that ran */
     unsigned inflight;
+    struct frameapp_record *log;    /* optional: frame n at log[n - 1] */
+    unsigned log_cap;
     struct {
         uint64_t release;   /* when it was due */
         uint64_t submit;    /* GPU time just before render */

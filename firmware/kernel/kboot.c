@@ -109,6 +109,7 @@ bool kboot_start(struct kboot *b, struct report *r,
     uint64_t seg_base = 0, seg_size = 0, arena, need;
     volatile uint8_t *seg_cpu = NULL;
     const char *err;
+    bool ok;
 
     b->sched = *cfg;
     if (!bring_up_device(b, r, boot)) {
@@ -116,18 +117,18 @@ bool kboot_start(struct kboot *b, struct report *r,
     }
     copro_ddi_init(&b->ddi, &b->cp);
     ddi = copro_ddi_device(&b->ddi);
-    if (!report(r, copro_ddi_take_segment(&b->ddi, &seg_base, &seg_size,
-                                          &seg_cpu),
-                "VRAM segment for the OS: %lu KiB at %#lx", seg_size >> 10,
-                seg_base)) {
+    ok = copro_ddi_take_segment(&b->ddi, &seg_base, &seg_size, &seg_cpu);
+    if (!report(r, ok, "VRAM segment for the OS: %lu KiB at %#lx",
+                seg_size >> 10, seg_base)) {
         return false;
     }
     /* The scheduler's tables come from free RAM: the firmware has no
      * heap, and their size is the scheduler's business. */
     page_alloc_init(&b->ram, boot->free_start, boot->free_end);
     need = kernel_arena_bytes();
-    if (!report(r, page_alloc_pages(&b->ram, (need + PAGE_ALLOC_PAGE - 1) /
-                                             PAGE_ALLOC_PAGE, 0, &arena),
+    ok = page_alloc_pages(&b->ram, (need + PAGE_ALLOC_PAGE - 1) /
+                                   PAGE_ALLOC_PAGE, 0, &arena);
+    if (!report(r, ok,
                 "scheduler storage: %lu KiB of RAM", need >> 10)) {
         return false;
     }
@@ -147,4 +148,17 @@ bool kboot_start(struct kboot *b, struct report *r,
         queue_dpc(b);
     }
     return true;
+}
+
+uint64_t kboot_engine_busy_ns(const struct kboot *b, unsigned e)
+{
+    if (e >= b->cp.num_engines) {
+        return 0;
+    }
+    return copro_read64(&b->dev, COPRO_ENG_BASE(e) + COPRO_ENG_STAT_BUSY_NS);
+}
+
+uint64_t kboot_interrupts(const struct kboot *b)
+{
+    return b->dev.irq.count;
 }

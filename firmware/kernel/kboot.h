@@ -58,4 +58,12 @@ bool kboot_start(struct kboot *b, struct report *r,
                  const struct boot_info *boot,
                  const struct vidsch_config *cfg);
 
+/*
+ * Measurements for scenarios, read from the device (its own accounting,
+ * not the scheduler's): engine e's busy time (STAT_BUSY_NS), and the
+ * interrupts taken.
+ */
+uint64_t kboot_engine_busy_ns(const struct kboot *b, unsigned e);
+uint64_t kboot_interrupts(const struct kboot *b);
+
 #endif /* FW_KERNEL_KBOOT_H */

@@ -70,6 +70,31 @@ static void env_context_lost(void *os, uint32_t hw_id)
     kqueue_push(&k->ev.work, &k->reap_work);
 }
 
+static void env_trace(void *os, const struct vidsch_trace *ev)
+{
+    struct kernel *k = os;
+
+    k->trace[k->trace_count++ % KERNEL_TRACE] = *ev;
+}
+
+const struct vidsch_trace *kernel_trace_find(const struct kernel *k,
+                                             enum vidsch_trace_kind kind,
+                                             uint64_t since, unsigned reason)
+{
+    uint64_t first = k->trace_count > KERNEL_TRACE ?
+                     k->trace_count - KERNEL_TRACE : 0;
+
+    for (uint64_t i = first; i < k->trace_count; i++) {
+        const struct vidsch_trace *t = &k->trace[i % KERNEL_TRACE];
+
+        if (t->kind == kind && t->time >= since &&
+            (reason == UINT32_MAX || t->reason == reason)) {
+            return t;
+        }
+    }
+    return NULL;
+}
+
 /* ---- after every entry into vidsch: sync values may have moved ---- */
 
 void kernel_after_vidsch(struct kernel *k)
@@ -344,7 +369,7 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
     k->env = (struct vidsch_env){
         .os = k, .now = env_now, .set_timer = env_set_timer,
         .queue_work = env_queue_work, .buffer_done = env_buffer_done,
-        .context_lost = env_context_lost,
+        .context_lost = env_context_lost, .trace = env_trace,
     };
     sched = *cfg;
     sched.max_contexts = KERNEL_MAX_CONTEXTS;

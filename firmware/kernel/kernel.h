@@ -43,6 +43,7 @@
 #define KERNEL_MAX_SHARED       32
 #define KERNEL_PROC_HANDLES     96
 #define KERNEL_SEGMENT_BLOCKS   512
+#define KERNEL_TRACE            256     /* scheduler decisions kept */
 
 /* Alignment of every allocation: enough for any packet's needs (8 for
  * fences) and a cache line so objects never share one. */
@@ -175,6 +176,11 @@ struct kernel {
     } shared[KERNEL_MAX_SHARED];
 
     struct kernel_stats stats;
+
+    /* The scheduler's last KERNEL_TRACE decisions (env->trace), oldest
+     * overwritten first: trace_count counts all of them. */
+    uint64_t trace_count;
+    struct vidsch_trace trace[KERNEL_TRACE];
 };
 
 /*
@@ -202,6 +208,13 @@ uint64_t kernel_now(const struct kernel *k);
 
 /* True when no buffer is in flight and vidsch is idle. */
 bool kernel_gpu_idle(const struct kernel *k);
+
+/* The first trace event of kind at or after time since (for reason, when
+ * kind is VIDSCH_TRACE_PREEMPT: UINT32_MAX for any), NULL if none is
+ * kept. */
+const struct vidsch_trace *kernel_trace_find(const struct kernel *k,
+                                             enum vidsch_trace_kind kind,
+                                             uint64_t since, unsigned reason);
 
 /* The scheduler's statistics of a context by hardware id (NULL if none). */
 const struct vidsch_ctx_stats *kernel_ctx_stats_by_hw(const struct kernel *k,

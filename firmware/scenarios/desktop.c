@@ -22,7 +22,7 @@
 #include "lib/console.h"
 #include "scenarios/os_common.h"
 
-#define HOG_MAX_MS      10000
+#define HOG_MAX_MS      ((uint64_t)10000)
 #define HOG_PACKET_NS   (1 * MS)
 
 static struct os_scenario s;
@@ -88,8 +88,8 @@ int scenario_main(const struct boot_info *boot)
         kprintf("\npolicy %s, quantum %lu us, %lu ms; engine busy %u.%u %%; "
                 "hog's first buffer done %s\n",
                 vidsch_policy_name(s.sched.policy), s.sched.quantum_ns / US,
-                duration_ms, os_engine_busy_permille(&s, 0) / 10,
-                os_engine_busy_permille(&s, 0) % 10,
+                duration_ms, os_busy_permille(&s) / 10,
+                os_busy_permille(&s) % 10,
                 hog.first_done_ns ? os_fmt_ns(hog_done, sizeof(hog_done),
                                               hog.first_done_ns)
                                   : "never");
@@ -100,7 +100,7 @@ int scenario_main(const struct boot_info *boot)
             "\"hog_done_ns\":%lu,\"busy_permille\":%u",
             vidsch_policy_name(s.sched.policy), s.sched.quantum_ns / US,
             duration_ms, hog_ms, hog.first_done_ns,
-            s.boot.k.vs ? os_engine_busy_permille(&s, 0) : 0);
+            os_busy_permille(&s));
     os_print_apps_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests,
             s.r.failures);

@@ -43,6 +43,7 @@ static void end_of_run(void *arg, uint64_t now)
 
     s->t_stop = now;
     s->stopped = true;
+    s->busy_at_stop = kboot_engine_busy_ns(&s->boot, COPRO_ENGINE_RENDER);
     for (unsigned i = 0; i < s->napps; i++) {
         app_stop(s->apps[i]);
     }
@@ -86,7 +87,10 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
                a->fail_what ? a->fail_what : "no failure",
                ddi_status_name(a->fail_status));
     }
+    s->stopped = false;
+    s->timed_out = false;
     s->t0 = kernel_now(k);
+    s->busy_at_t0 = kboot_engine_busy_ns(&s->boot, COPRO_ENGINE_RENDER);
     ktimer_init(&s->end_timer, end_of_run, s);
     ktimer_init(&s->limit_timer, run_limit, s);
     ktimer_arm(&k->ev.timers, &s->end_timer, s->t0 + duration_ns);
@@ -108,6 +112,13 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
     for (unsigned i = 0; i < s->napps; i++) {
         struct app *a = s->apps[i];
 
+        if (a->expect_lost) {
+            report(&s->r, a->fail_status == DDI_ELOST, "%s: lost its device "
+                   "to TDR, as expected (%s: %s)", a->name,
+                   a->fail_what ? a->fail_what : "no failure",
+                   ddi_status_name(a->fail_status));
+            continue;
+        }
         report(&s->r, a->fail_what == NULL, "%s: ran without failure%s%s%s%s",
                a->name, a->fail_what ? " (" : "",
                a->fail_what ? a->fail_what : "", a->fail_what ? ": " : "",
@@ -194,11 +205,12 @@ void os_print_apps_json(const struct os_scenario *s)
     kprintf("]");
 }
 
-unsigned os_engine_busy_permille(const struct os_scenario *s, unsigned e)
+unsigned os_busy_permille(const struct os_scenario *s)
 {
-    const struct vidsch_engine_stats *es =
-        vidsch_engine_stats(s->boot.k.vs, e);
-    uint64_t dur = s->t_end > s->t0 ? s->t_end - s->t0 : 1;
+    uint64_t dur = s->t_stop > s->t0 ? s->t_stop - s->t0 : 0;
 
-    return es ? (unsigned)(es->busy_ns * 1000 / dur) : 0;
+    if (!dur || s->busy_at_stop < s->busy_at_t0) {
+        return 0;
+    }
+    return (unsigned)((s->busy_at_stop - s->busy_at_t0) * 1000 / dur);
 }

@@ -34,6 +34,8 @@ struct os_scenario {
     struct ktimer end_timer, limit_timer;
     uint64_t t0, t_stop, t_end;
     bool stopped, timed_out;
+    /* the render engine's busy time (the device's count) at t0, t_stop */
+    uint64_t busy_at_t0, busy_at_stop;
 };
 
 /* One application's figures, as the table and METRICS print them. */
@@ -53,6 +55,12 @@ bool os_boot(struct os_scenario *s, const struct boot_info *boot,
              void (*defaults)(struct vidsch_config *c));
 
 void os_add_app(struct os_scenario *s, struct app *a);
+
+/* Forgets the apps (for a scenario that runs phases). */
+static inline void os_clear_apps(struct os_scenario *s)
+{
+    s->napps = 0;
+}
 
 /* Reads a decimal option with a default; false (reported) if bad. */
 bool os_option(struct os_scenario *s, const char *key, uint64_t *value);
@@ -74,9 +82,9 @@ void os_print_table(const struct os_scenario *s);
 /* ,"apps":[{...},...] for METRICS (no braces around it). */
 void os_print_apps_json(const struct os_scenario *s);
 
-/* Busy fraction of engine e between t0 and t_stop, per mille, from the
- * scheduler's accounting. */
-unsigned os_engine_busy_permille(const struct os_scenario *s, unsigned e);
+/* Busy fraction of the render engine from t0 to t_stop (while the apps
+ * ran), per mille, as the device counts it. */
+unsigned os_busy_permille(const struct os_scenario *s);
 
 /* "1.23 ms"-style, into buf. */
 const char *os_fmt_ns(char *buf, unsigned size, uint64_t ns);
