@@ -13,9 +13,13 @@ _Static_assert(offsetof(struct frameapp, app) == 0, "app first");
 
 static void submit(struct frameapp *f, uint64_t n);
 
+/* Drained: stopped, or all of its max_frames released, and nothing in
+ * flight. */
 static void check_drained(struct frameapp *f)
 {
-    if (f->app.stopping && f->inflight == 0) {
+    bool finished = f->cfg.max_frames && f->released >= f->cfg.max_frames;
+
+    if ((f->app.stopping || finished) && f->inflight == 0) {
         f->app.drained = true;
     }
 }

@@ -28,7 +28,7 @@
 #include "kernel/ktimer.h"
 #include "umd/umd.h"
 
-#define FRAMEAPP_SLOTS      64      /* timestamp records, reused mod */
+#define FRAMEAPP_SLOTS      256     /* timestamp records, reused mod */
 
 struct frameapp;
 

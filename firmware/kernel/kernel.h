@@ -36,10 +36,10 @@
 #define KERNEL_MAX_CONTEXTS     32
 #define KERNEL_MAX_ALLOCS       160
 #define KERNEL_MAX_SYNCS        64
-#define KERNEL_MAX_BUFFERS      64      /* DMA buffers in flight */
+#define KERNEL_MAX_BUFFERS      96      /* DMA buffers in flight */
 /* The scheduler's buffer table also holds pending GPU signals and waits. */
 #define KERNEL_SCHED_BUFFERS    (2 * KERNEL_MAX_BUFFERS)
-#define KERNEL_MAX_WAITS        64      /* CPU waits and lock waits */
+#define KERNEL_MAX_WAITS        128     /* CPU waits and lock waits */
 #define KERNEL_MAX_SHARED       32
 #define KERNEL_PROC_HANDLES     96
 #define KERNEL_SEGMENT_BLOCKS   512
