@@ -165,6 +165,7 @@ int kapi_destroy_device(struct kproc *p, uint32_t hdevice)
     handle_for_each(&p->handles, HANDLE_NONE, destroy_child, &w);
     handle_free(&p->handles, hdevice, HANDLE_DEVICE);
     dev->destroyed = true;
+    p->k->reap_objects = true;
     kqueue_push(&p->k->ev.work, &p->k->reap_work);
     return DDI_OK;
 }
@@ -463,6 +464,7 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     handle_free(&p->handles, hsync, HANDLE_SYNC);
     fail_waits(p->k, p, s);
     s->zombie = true;
+    p->k->reap_objects = true;
     kqueue_push(&p->k->ev.work, &p->k->reap_work);
     return DDI_OK;
 }
@@ -536,10 +538,12 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     return st;
 }
 
+/* A free wait slot, counted as pending: the caller fills it. */
 static struct kwait *new_wait(struct kernel *k)
 {
     for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
         if (k->waits[i].kind == KWAIT_NONE) {
+            k->nwaits++;
             return &k->waits[i];
         }
     }

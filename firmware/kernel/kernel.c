@@ -67,6 +67,7 @@ static void env_context_lost(void *os, uint32_t hw_id)
             k->stats.contexts_lost++;
         }
     }
+    k->tell_lost = true;
     kqueue_push(&k->ev.work, &k->reap_work);
 }
 
@@ -99,11 +100,8 @@ const struct vidsch_trace *kernel_trace_find(const struct kernel *k,
 
 void kernel_after_vidsch(struct kernel *k)
 {
-    for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
-        if (k->waits[i].kind != KWAIT_NONE) {
-            kqueue_push(&k->ev.work, &k->deliver_work);
-            return;
-        }
+    if (k->nwaits) {
+        kqueue_push(&k->ev.work, &k->deliver_work);
     }
 }
 
@@ -265,32 +263,44 @@ static void reap(void *arg)
             again = true;
         }
     }
-    for (unsigned i = 0; i < KERNEL_MAX_SYNCS; i++) {
-        struct ksync *s = &k->syncs[i];
+    if (k->reap_objects) {
+        k->reap_objects = false;
+        for (unsigned i = 0; i < KERNEL_MAX_SYNCS; i++) {
+            struct ksync *s = &k->syncs[i];
 
-        if (s->used && s->zombie && s->dev->contexts == 0) {
-            vidmm_segment_free(&k->seg, s->gpu);
-            *s = (struct ksync){ 0 };
+            if (s->used && s->zombie) {
+                if (s->dev->contexts == 0) {
+                    vidmm_segment_free(&k->seg, s->gpu);
+                    *s = (struct ksync){ 0 };
+                } else {
+                    k->reap_objects = true;
+                }
+            }
         }
-    }
-    for (unsigned i = 0; i < KERNEL_MAX_DEVICES; i++) {
-        struct kdevice *d = &k->devices[i];
-
-        if (d->used && d->destroyed && d->contexts == 0) {
+        for (unsigned i = 0; i < KERNEL_MAX_DEVICES; i++) {
+            struct kdevice *d = &k->devices[i];
             bool syncs = false;
 
+            if (!d->used || !d->destroyed) {
+                continue;
+            }
             for (unsigned j = 0; j < KERNEL_MAX_SYNCS; j++) {
                 syncs |= k->syncs[j].used && k->syncs[j].dev == d;
             }
-            if (!syncs) {
+            if (d->contexts == 0 && !syncs) {
                 *d = (struct kdevice){ 0 };
+            } else {
+                k->reap_objects = true;
             }
         }
     }
-    for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
-        if (k->procs[i].used) {
-            handle_for_each(&k->procs[i].handles, HANDLE_DEVICE, tell_lost,
-                            &k->procs[i]);
+    if (k->tell_lost) {
+        k->tell_lost = false;
+        for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
+            if (k->procs[i].used) {
+                handle_for_each(&k->procs[i].handles, HANDLE_DEVICE,
+                                tell_lost, &k->procs[i]);
+            }
         }
     }
     if (again) {
@@ -304,7 +314,7 @@ static void deliver(void *arg)
 {
     struct kernel *k = arg;
 
-    for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
+    for (unsigned i = 0; i < KERNEL_MAX_WAITS && k->nwaits; i++) {
         struct kwait w = k->waits[i];
         int st = DDI_OK;
         bool ready;
@@ -328,6 +338,7 @@ static void deliver(void *arg)
         }
         /* Free the slot first: the callback may wait again. */
         k->waits[i].kind = KWAIT_NONE;
+        k->nwaits--;
         k->stats.waits_done++;
         if (w.kind == KWAIT_SYNC) {
             w.u.sync.fn(w.arg, st);

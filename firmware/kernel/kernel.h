@@ -158,6 +158,9 @@ struct kernel {
     struct kitem reap_work;     /* finished buffers, lost contexts */
     struct kitem deliver_work;  /* satisfied CPU waits and locks */
     bool reap_contexts;         /* some context is destroying */
+    bool reap_objects;          /* a device or sync object awaits freeing */
+    bool tell_lost;             /* a device was removed: tell its process */
+    unsigned nwaits;            /* waits pending in waits[] */
 
     uint64_t seq;               /* last buffer sequence number */
     uint32_t next_hw_ctx;
