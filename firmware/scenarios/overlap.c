@@ -10,7 +10,7 @@
  * `make bench` compares the two. Checks only that every frame ran and
  * drew what it should.
  *
- * Command line: irq=..., duration_ms= (500), work_us= (200),
+ * Command line: irq=..., duration_ms= (500), work_us= (50),
  * serial_prepare, the scheduler options.
  */
 #include <stdint.h>
@@ -27,7 +27,7 @@ static const char *const names[NAPPS] = { "short-0", "short-1" };
 
 int scenario_main(const struct boot_info *boot)
 {
-    uint64_t duration_ms = 500, work_us = 200, frames = 0;
+    uint64_t duration_ms = 500, work_us = 50, frames = 0;
 
     kprintf("overlap: engine busy fraction with short buffers\n");
     if (os_option(&s, "duration_ms", &duration_ms) &&
