@@ -50,6 +50,9 @@ static void fill_zero(volatile void *cpu, uint64_t bytes)
 
 struct kproc *kapi_process_create(struct kernel *k, const char *name)
 {
+    if (!k) {
+        return NULL;
+    }
     for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
         struct kproc *p = &k->procs[i];
 
@@ -75,13 +78,16 @@ const char *kapi_process_name(const struct kproc *p)
 
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 {
+    if (!p) {
+        return;
+    }
     p->lost_fn = fn;
     p->lost_arg = arg;
 }
 
 uint64_t kapi_now(const struct kproc *p)
 {
-    return kernel_now(p->k);
+    return p ? kernel_now(p->k) : 0;
 }
 
 void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
@@ -91,12 +97,16 @@ void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
 
 void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 {
-    ktimer_arm(&p->k->ev.timers, t, when);
+    if (p && t && t->fn) {
+        ktimer_arm(&p->k->ev.timers, t, when);
+    }
 }
 
 void kapi_timer_cancel(struct kproc *p, struct ktimer *t)
 {
-    ktimer_cancel(&p->k->ev.timers, t);
+    if (p && t) {
+        ktimer_cancel(&p->k->ev.timers, t);
+    }
 }
 
 /* ---- devices ---- */

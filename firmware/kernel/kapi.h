@@ -48,7 +48,7 @@ void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg);
 uint64_t kapi_now(const struct kproc *p);
 void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg);
 /* Arms (or re-arms) t for time when; t is the caller's memory and must
- * stay valid while armed. */
+ * stay valid while armed. A timer without a function is not armed. */
 void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when);
 void kapi_timer_cancel(struct kproc *p, struct ktimer *t);
 
