@@ -39,6 +39,7 @@ static void check(struct app *a, struct report *r)
     uint64_t last = frameapp_last(&w->f);
     uint32_t want = last ? app_colour(w->cfg.tag, last) : 0;
     uint64_t pixels = (uint64_t)w->cfg.width * w->cfg.height, bad = 0;
+    uint32_t got = 0;
     volatile const uint32_t *px = NULL;
     volatile void *cpu = NULL;
     int st = kapi_lock(a->proc, w->hwin, KAPI_LOCK_DONOTWAIT, &cpu);
@@ -49,13 +50,15 @@ static void check(struct app *a, struct report *r)
     }
     px = cpu;
     for (uint64_t i = 0; i < pixels; i++) {
-        bad += px[i] != want;
+        if (px[i] != want && !bad++) {
+            got = px[i];
+        }
     }
     kapi_unlock(a->proc, w->hwin);
     report(r, bad == 0 && a->completed == a->submitted,
            "%s: window holds frame %lu's colour %#x (%lu of %lu pixels "
-           "differ), %lu of %lu frames completed", a->name, last, want, bad,
-           pixels, a->completed, a->submitted);
+           "differ, the first is %#x), %lu of %lu frames completed", a->name,
+           last, want, bad, pixels, got, a->completed, a->submitted);
 }
 
 static const struct app_ops winapp_ops = {
