@@ -69,8 +69,9 @@ print("hog preempt=%s: hi-prio submit-to-start latency median %s p99 %s "
          float(end) - float(start),
          "" if ok else "; FAILED (%d failed checks)" % m["failures"]))
 if "os_p99_ns" in m:
-    print("    split: device request-to-saved median %s p99 %s; the OS's "
-          "share median %s p99 %s max %s"
+    print("    split: the device's share (request-to-saved, or the hog it "
+          "cannot stop, to its end) median %s p99 %s; the OS's share "
+          "median %s p99 %s max %s"
           % (t(m["dev_median_ns"]), t(m["dev_p99_ns"]), t(m["os_median_ns"]),
              t(m["os_p99_ns"]), t(m["os_max_ns"])))
 sys.exit(0 if ok else 1)

@@ -77,9 +77,9 @@ int scenario_main(const struct boot_info *boot)
     char hog_done[16];
 
     kprintf("desktop: compositor, cursor, game and hog share the GPU\n");
-    if (os_option(&s, "duration_ms", &duration_ms) &&
-        os_option(&s, "hog_ms", &hog_ms) &&
-        os_option(&s, "video", &with_video) &&
+    if (os_option(&s, boot, "duration_ms", &duration_ms) &&
+        os_option(&s, boot, "hog_ms", &hog_ms) &&
+        os_option(&s, boot, "video", &with_video) &&
         report(&s.r, duration_ms > 0 && hog_ms > 0 && hog_ms <= HOG_MAX_MS,
                "duration %lu ms, hog buffers of %lu ms (at most %lu)",
                duration_ms, hog_ms, HOG_MAX_MS) &&

@@ -46,8 +46,8 @@ int scenario_main(const struct boot_info *boot)
     unsigned jain = 0;
 
     kprintf("fairness: %u NORMAL contexts with heavy frames\n", NAPPS);
-    if (os_option(&s, "duration_ms", &duration_ms) &&
-        os_option(&s, "work_us", &work_us) && os_boot(&s, boot, NULL)) {
+    if (os_option(&s, boot, "duration_ms", &duration_ms) &&
+        os_option(&s, boot, "work_us", &work_us) && os_boot(&s, boot, NULL)) {
         for (unsigned i = 0; i < NAPPS; i++) {
             struct winapp_config wc;
 

@@ -57,6 +57,19 @@ static struct frameapp_record rec[MAX_FRAMES];
 static uint32_t hog_cmd[(HOG_MAX_MS * 1000 / MIN_WORK_US + 64) * 3 + 256];
 static uint64_t lat[MAX_FRAMES], os_share[MAX_FRAMES], dev_share[MAX_FRAMES];
 
+/* The hog is one buffer: on a device that cannot stop it inside (none,
+ * dma-buffer) it holds the engine for all of hog_ms, healthily. The
+ * watchdog must not take that for a hang (WDDM's TdrDelay would be raised
+ * for such a workload too). */
+static uint64_t hog_ns_for_tdr;
+
+static void hog_defaults(struct vidsch_config *c)
+{
+    if (c->tdr_timeout_ns < hog_ns_for_tdr + 2000 * MS) {
+        c->tdr_timeout_ns = hog_ns_for_tdr + 2000 * MS;
+    }
+}
+
 struct split {
     uint64_t min, p50, p99, max;
 };
@@ -149,16 +162,16 @@ int scenario_main(const struct boot_info *boot)
     uint64_t requests = 0;
 
     kprintf("hog: preemption of a long low-priority buffer by frames\n");
-    if (os_option(&s, "hog_ms", &hog_ms) &&
-        os_option(&s, "frames_ms", &frames_ms) &&
-        os_option(&s, "period_us", &period_us) &&
-        os_option(&s, "work_us", &work_us) &&
+    if (os_option(&s, boot, "hog_ms", &hog_ms) &&
+        os_option(&s, boot, "frames_ms", &frames_ms) &&
+        os_option(&s, boot, "period_us", &period_us) &&
+        os_option(&s, boot, "work_us", &work_us) &&
         report(&s.r, hog_ms > 0 && hog_ms <= HOG_MAX_MS && period_us > 0 &&
                work_us >= MIN_WORK_US && work_us <= hog_ms * 1000,
                "hog of %lu ms (at most %lu) in %lu us packets (at least %u), "
                "frames every %lu us for %lu ms", hog_ms, HOG_MAX_MS,
                work_us, MIN_WORK_US, period_us, frames_ms) &&
-        os_boot(&s, boot, NULL)) {
+        (hog_ns_for_tdr = hog_ms * MS, os_boot(&s, boot, hog_defaults))) {
         struct hog_config hc = {
             .prio = VIDSCH_PRIO_BELOW_NORMAL, .hog_ns = hog_ms * MS,
             .work_packet_ns = work_us * US, .max_buffers = 1,

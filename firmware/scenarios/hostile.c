@@ -31,7 +31,7 @@ int scenario_main(const struct boot_info *boot)
 
     kprintf("hostile: malformed and hostile command buffers and calls "
             "beside a desktop\n");
-    if (os_option(&s, "duration_ms", &duration_ms) &&
+    if (os_option(&s, boot, "duration_ms", &duration_ms) &&
         os_boot(&s, boot, NULL)) {
         compositor_init(&comp, k, "compositor");
         cursor_config_default(&wc);

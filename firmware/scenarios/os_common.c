@@ -28,9 +28,10 @@ void os_add_app(struct os_scenario *s, struct app *a)
     }
 }
 
-bool os_option(struct os_scenario *s, const char *key, uint64_t *value)
+bool os_option(struct os_scenario *s, const struct boot_info *boot,
+               const char *key, uint64_t *value)
 {
-    if (cmdline_get_u64(s->cmdline, key, value) < 0) {
+    if (cmdline_get_u64(boot->cmdline, key, value) < 0) {
         return report(&s->r, false, "command line: %s= must be a decimal "
                       "number", key);
     }

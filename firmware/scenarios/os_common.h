@@ -62,8 +62,10 @@ static inline void os_clear_apps(struct os_scenario *s)
     s->napps = 0;
 }
 
-/* Reads a decimal option with a default; false (reported) if bad. */
-bool os_option(struct os_scenario *s, const char *key, uint64_t *value);
+/* Reads key=<decimal> from the command line into *value, which holds the
+ * default; false (reported) if the value is not a decimal number. */
+bool os_option(struct os_scenario *s, const struct boot_info *boot,
+               const char *key, uint64_t *value);
 
 /*
  * Starts every app, stops them after duration_ns, lets them drain (at

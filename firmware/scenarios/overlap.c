@@ -30,8 +30,8 @@ int scenario_main(const struct boot_info *boot)
     uint64_t duration_ms = 500, work_us = 50, frames = 0;
 
     kprintf("overlap: engine busy fraction with short buffers\n");
-    if (os_option(&s, "duration_ms", &duration_ms) &&
-        os_option(&s, "work_us", &work_us) && os_boot(&s, boot, NULL)) {
+    if (os_option(&s, boot, "duration_ms", &duration_ms) &&
+        os_option(&s, boot, "work_us", &work_us) && os_boot(&s, boot, NULL)) {
         for (unsigned i = 0; i < NAPPS; i++) {
             struct winapp_config wc;
 
