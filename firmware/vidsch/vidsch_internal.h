@@ -101,8 +101,11 @@ struct vidsch_ctx {
                                        not ended (it keeps its place at
                                        the head of its level) */
     int64_t credit;                 /* quantum: ns left in its turn */
-    uint64_t ready_since;           /* last elected, ran, or became ready:
-                                       what aging measures */
+    uint64_t ready_since;           /* since when it has wanted the engine
+                                       without running: set when new work
+                                       makes it ready and whenever a buffer
+                                       of it runs or ends a turn (what
+                                       aging measures) */
     uint64_t next_seq;              /* seq of the next submission */
     uint64_t done_seq;              /* buffers up to this one are done */
     unsigned on_gpu;                /* in the slot or on the ring */

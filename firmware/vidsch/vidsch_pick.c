@@ -83,13 +83,19 @@ static void rq_leave(struct vidsch *s, struct vidsch_ctx *c)
     }
 }
 
-static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head)
+static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
+                     bool new_work)
 {
     struct vidsch_engine *e = engine_of(s, c);
 
     switch (c->rstate) {
     case VS_CTX_READY:
-        c->ready_since = vs_now(s);
+        /* Aging measures how long a context has wanted the engine
+         * without getting it. A buffer handed back (unstaged, dropped)
+         * never ran: the wait goes on. */
+        if (new_work) {
+            c->ready_since = vs_now(s);
+        }
         if (fifo(s)) {
             break;
         }
@@ -149,7 +155,7 @@ static void fifo_feed(struct vidsch *s, struct vidsch_ctx *c)
 }
 
 static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
-                          bool at_head)
+                          bool at_head, bool new_work)
 {
     enum vs_ctx_state want;
 
@@ -169,7 +175,7 @@ static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
     if (want != c->rstate) {
         rq_leave(s, c);
         c->rstate = want;
-        rq_enter(s, c, at_head);
+        rq_enter(s, c, at_head, new_work);
     }
     /* a boost lasts until its buffers are done (or its turn ends) */
     if (c->boosted && c->rstate == VS_CTX_IDLE && !c->on_gpu) {
@@ -180,7 +186,7 @@ static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
 
 void vs_ctx_update(struct vidsch *s, struct vidsch_ctx *c)
 {
-    ctx_update_at(s, c, false);
+    ctx_update_at(s, c, false, true);
 }
 
 void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
@@ -208,7 +214,7 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
     }
     /* It was elected before whatever is ready now, so it keeps its place
      * at the head of its level; unless its turn is what ended. */
-    ctx_update_at(s, c, !(quantum(s) && vs_credit_now(s, c) <= 0));
+    ctx_update_at(s, c, !(quantum(s) && vs_credit_now(s, c) <= 0), false);
 }
 
 /* ---- aging and turns (quantum) ---- */
@@ -344,8 +350,7 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
     e->slot_prepared = b->prepared;
     e->stats.elected++;
     vs_trace(s, VIDSCH_TRACE_ELECT, e->index, c, b, 0, level);
-    c->ready_since = vs_now(s);
-    vs_ctx_update(s, c);
+    ctx_update_at(s, c, false, false);
     if (s->cfg.policy == VIDSCH_POLICY_PRIORITY &&
         c->rstate == VS_CTX_READY) {
         /* equal levels take turns buffer by buffer */
@@ -570,6 +575,12 @@ static bool may_elect(const struct vidsch *s, const struct vidsch_engine *e)
 void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
 {
     vs_tdr_poll(s, e);
+    if (s->sync_dirty) {
+        /* a signal was written (a retirement, a lost context): whoever
+         * it releases competes in the decisions below */
+        s->sync_dirty = false;
+        vs_poll_held(s);
+    }
     if (quantum(s)) {
         age(s, e);
     }

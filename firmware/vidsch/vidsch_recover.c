@@ -129,14 +129,9 @@ static struct vidsch_buf *stop_requeue(struct vidsch *s,
             e->stats.dropped++;
             break;
         }
-        if (fate == VIDSCH_FATE_PREEMPTED || fate == VIDSCH_FATE_ABORTED) {
-            /* it executed until now */
-            if (b == head) {
-                charge_head(s, e, b);
-            }
-        } else if (b == head && b->ctx) {
-            /* stopped between submissions: it never started after all */
-            b->ctx->ready_since = vs_now(s);
+        if ((fate == VIDSCH_FATE_PREEMPTED || fate == VIDSCH_FATE_ABORTED) &&
+            b == head) {
+            charge_head(s, e, b);   /* it executed until now */
         }
         if (b != aborted) {
             b->where = VS_SLOT;     /* in transit */
