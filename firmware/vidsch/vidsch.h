@@ -192,7 +192,9 @@ enum vidsch_trace_kind {
     VIDSCH_TRACE_BOOST,         /* aging boost (level: the boost level) */
     VIDSCH_TRACE_UNBOOST,       /* back to its own priority */
     VIDSCH_TRACE_HOLD,          /* context held on a wait */
-    VIDSCH_TRACE_RELEASE,       /* its wait is satisfied */
+    VIDSCH_TRACE_RELEASE,       /* not held any more (reason 1: its wait
+                                   is satisfied; 0: an older buffer of it
+                                   came back from the GPU, or it is gone) */
 };
 
 struct vidsch_trace {
@@ -204,7 +206,8 @@ struct vidsch_trace {
     uint64_t fence;
     uint32_t flags;             /* SUBMIT: COPRO_SUBMIT_* */
     unsigned level;             /* effective priority (ELECT, BOOST) */
-    unsigned reason;            /* PREEMPT: enum vidsch_preempt_reason */
+    unsigned reason;            /* PREEMPT: enum vidsch_preempt_reason;
+                                   RELEASE: see above */
 };
 
 /* Creates a scheduler over dev with env; NULL if out of memory (the

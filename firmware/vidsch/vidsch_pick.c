@@ -66,7 +66,7 @@ int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c)
 
 /* ---- context state ---- */
 
-static void rq_leave(struct vidsch *s, struct vidsch_ctx *c)
+static void rq_leave(struct vidsch *s, struct vidsch_ctx *c, bool new_work)
 {
     struct vidsch_engine *e = engine_of(s, c);
 
@@ -78,7 +78,7 @@ static void rq_leave(struct vidsch *s, struct vidsch_ctx *c)
         break;
     case VS_CTX_HELD:
         vs_list_remove(&s->held, &c->rq);
-        vs_trace(s, VIDSCH_TRACE_RELEASE, c->engine, c, NULL, 0, 0);
+        vs_trace(s, VIDSCH_TRACE_RELEASE, c->engine, c, NULL, 0, new_work);
         break;
     }
 }
@@ -111,8 +111,6 @@ static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
         vs_trace(s, VIDSCH_TRACE_HOLD, c->engine, c, NULL, 0, 0);
         break;
     case VS_CTX_IDLE:
-        /* nothing left to elect: the turn is over */
-        c->in_turn = false;
         break;
     }
 }
@@ -173,13 +171,18 @@ static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
                : VS_CTX_READY;
     }
     if (want != c->rstate) {
-        rq_leave(s, c);
+        rq_leave(s, c, new_work);
         c->rstate = want;
         rq_enter(s, c, at_head, new_work);
     }
-    /* a boost lasts until its buffers are done (or its turn ends) */
-    if (c->boosted && c->rstate == VS_CTX_IDLE && !c->on_gpu) {
-        unboost(s, c);
+    /* Nothing left to elect and nothing on the GPU: its turn (and any
+     * boost) is over. With buffers still on the GPU it is not: a stop may
+     * give them back, and they run in the same turn. */
+    if (c->rstate == VS_CTX_IDLE && !c->on_gpu) {
+        c->in_turn = false;
+        if (c->boosted) {
+            unboost(s, c);
+        }
     }
     vs_ctx_account(s, c);
 }
@@ -187,6 +190,52 @@ static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
 void vs_ctx_update(struct vidsch *s, struct vidsch_ctx *c)
 {
     ctx_update_at(s, c, false, true);
+}
+
+/*
+ * Puts b back in its context's queue in submission order: in front of
+ * everything never elected, behind older buffers given back before it (a
+ * stop hands back a ring's worth, newest first; a prepared buffer handed
+ * back comes behind its context's older ones). Only those can be ahead
+ * of it, so the walk is a few entries, whatever the number of contexts.
+ * In fifo order the same holds on the engine's list.
+ */
+static void queue_insert(struct vidsch *s, struct vidsch_engine *e,
+                         struct vidsch_buf *b)
+{
+    struct vidsch_ctx *c = b->ctx;
+    struct vs_link *pos = NULL;
+
+    for (struct vs_link *n = vs_list_first(&c->queue);
+         n && vs_container_of(n, struct vidsch_buf, link)->seq < b->seq;
+         n = vs_list_next(&c->queue, n)) {
+        pos = n;
+    }
+    if (pos) {
+        vs_list_insert_after(&c->queue, pos, &b->link);
+    } else {
+        vs_list_push_front(&c->queue, &b->link);
+    }
+    if (fifo(s)) {
+        unsigned budget = s->caps.ring_entries + 2;
+
+        pos = NULL;
+        for (struct vs_link *n = vs_list_first(&e->fifo); n && budget--;
+             n = vs_list_next(&e->fifo, n)) {
+            struct vidsch_buf *o = vs_container_of(n, struct vidsch_buf,
+                                                   fifo);
+
+            if (o->ctx == c && o->seq < b->seq) {
+                pos = n;
+            }
+        }
+        if (pos) {
+            vs_list_insert_after(&e->fifo, pos, &b->fifo);
+        } else {
+            vs_list_push_front(&e->fifo, &b->fifo);
+        }
+        b->in_fifo = true;
+    }
 }
 
 void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
@@ -207,11 +256,7 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
         return;
     }
     b->where = VS_QUEUED;
-    vs_list_push_front(&c->queue, &b->link);
-    if (fifo(s)) {
-        vs_list_push_front(&e->fifo, &b->fifo);
-        b->in_fifo = true;
-    }
+    queue_insert(s, e, b);
     /* It was elected before whatever is ready now, so it keeps its place
      * at the head of its level; unless its turn is what ended. */
     ctx_update_at(s, c, !(quantum(s) && vs_credit_now(s, c) <= 0), false);
@@ -219,19 +264,43 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
 
 /* ---- aging and turns (quantum) ---- */
 
+/*
+ * Aging looks at the first few contexts of each level below the top. A
+ * level is a FIFO by readiness, except that a context whose turn or
+ * buffer was interrupted goes back in front: such a context ran just
+ * now, and there are only ever a couple of them ahead (the turn holder,
+ * the one a stop cut), so whoever has waited longest is among the first
+ * VS_AGING_LOOK of its level. A context with a buffer on the engine is
+ * running, not starving.
+ */
+#define VS_AGING_LOOK   4
+
+static bool starving(const struct vidsch *s, const struct vidsch_ctx *c,
+                     uint64_t now)
+{
+    return !c->boosted && !c->on_gpu &&
+           now - c->ready_since >= s->cfg.aging_ns;
+}
+
 static void age(struct vidsch *s, struct vidsch_engine *e)
 {
     uint64_t now = vs_now(s);
 
     for (unsigned l = 0; l < VIDSCH_PRIO_REALTIME; l++) {
-        struct vidsch_ctx *c = rq_ctx(vidsch_ready_head(&e->rq, l));
+        struct vs_link *n = vidsch_ready_head(&e->rq, l);
+        struct vidsch_ctx *c = NULL;
 
-        /* the head of a level has waited longest there; one with a
-         * buffer on the engine is running, not starving */
-        if (!c || c->boosted || c->on_gpu ||
-            now - c->ready_since < s->cfg.aging_ns) {
+        for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
+            if (starving(s, rq_ctx(n), now)) {
+                c = rq_ctx(n);
+                break;
+            }
+            n = vs_list_next(&e->rq.level[l], n);
+        }
+        if (!c) {
             continue;
         }
+        /* boosted for one turn: to the top level, behind its others */
         vidsch_ready_remove(&e->rq, l, &c->rq);
         c->level = VIDSCH_PRIO_REALTIME;
         c->boosted = true;
@@ -266,9 +335,10 @@ static void begin_turn(struct vidsch *s, struct vidsch_ctx *c)
     int64_t q = (int64_t)s->cfg.quantum_ns;
     int64_t carry = c->credit < 0 ? c->credit : 0;
 
-    /* deficit round robin: pay back an overrun, at most one quantum */
-    if (carry < -q) {
-        carry = -q;
+    /* deficit round robin: pay back an overrun, at most one quantum; but
+     * a boosted turn is the starving context's due: a whole quantum */
+    if (carry < -q || c->boosted) {
+        carry = c->boosted ? 0 : -q;
     }
     c->in_turn = true;
     c->credit = q + carry;
@@ -308,7 +378,7 @@ static struct vidsch_ctx *pick_ctx(struct vidsch *s, struct vidsch_engine *e)
         if (left > 0) {
             return c;
         }
-        if (vidsch_ready_count(&e->rq, top) == 1) {
+        if (vidsch_ready_count(&e->rq, top) == 1 && !c->boosted) {
             /* nobody else at this level wants the engine: a new turn */
             c->credit += (int64_t)s->cfg.quantum_ns - left;
             return c;
@@ -378,13 +448,19 @@ static bool someone_waits(const struct vidsch_engine *e,
            e->slot->ctx->level >= c->level;
 }
 
-/* The slot's prepared buffer x should yield to what is ready now. */
+/* The slot's prepared buffer x should yield to what is ready now, or
+ * to an older buffer of its own context that a stop gave back (a
+ * context's buffers run in order: one save area, one stream). */
 static bool staged_outranked(struct vidsch *s, struct vidsch_engine *e,
                              const struct vidsch_buf *x)
 {
     const struct vidsch_ctx *d = x->ctx;
+    const struct vidsch_buf *older = d ? vs_queue_head(d) : NULL;
     int top = vidsch_ready_top(&e->rq);
 
+    if (older && older->seq < x->seq) {
+        return true;
+    }
     if (fifo(s) || !d || top < 0) {
         return false;
     }
@@ -621,11 +697,16 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e)
         return VS_NEVER;
     }
     for (unsigned l = 0; l < VIDSCH_PRIO_REALTIME; l++) {
-        struct vidsch_ctx *c = rq_ctx(vidsch_ready_head(&e->rq, l));
+        struct vs_link *n = vidsch_ready_head(&e->rq, l);
 
-        if (c && !c->boosted && !c->on_gpu &&
-            c->ready_since + s->cfg.aging_ns < when) {
-            when = c->ready_since + s->cfg.aging_ns;
+        for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
+            struct vidsch_ctx *c = rq_ctx(n);
+
+            if (!c->boosted && !c->on_gpu &&
+                c->ready_since + s->cfg.aging_ns < when) {
+                when = c->ready_since + s->cfg.aging_ns;
+            }
+            n = vs_list_next(&e->rq.level[l], n);
         }
     }
     /* the end of the running context's turn matters when someone waits */
