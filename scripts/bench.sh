@@ -15,3 +15,6 @@ QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench" |
 echo
 echo "== high-priority latency under a 10 s hog, per preemption mode (virtual time) =="
 bash "$(dirname "$0")/bench-hog.sh" "$build/qemu-run" "$build/firmware/hog.elf"
+
+echo
+bash "$(dirname "$0")/bench-sched.sh" "$build"

@@ -357,9 +357,11 @@ static struct vidsch_ctx *pick_ctx(struct vidsch *s, struct vidsch_engine *e)
     if (!quantum(s)) {
         return c;
     }
-    /* At most one context per level is in its turn (it stays the head),
-     * and ending a turn sends it to the tail: this loop ends within a
-     * few rounds whatever the number of contexts. */
+    /* Contexts in their turn sit at the head of their level, and only
+     * those with buffers on the GPU or just given back by a stop can be
+     * (a ring's worth); ending a turn sends one to the tail, out of its
+     * turn. So this loop ends within a few rounds whatever the number of
+     * contexts. */
     for (;;) {
         int64_t left;
 

@@ -1129,6 +1129,7 @@ struct sim_gpu *sim_gpu_create(struct sim_clock *clk,
                                    sizeof(struct copro_submit_desc));
     }
     g->cfg = *cfg;
+    g->mem_used = COPRO_GPU_PAGE_SIZE;
     engines_init(g);
     return g;
 }
@@ -1143,7 +1144,9 @@ void sim_gpu_reset(struct sim_gpu *g, const struct sim_gpu_config *cfg)
     }
     g->cfg = *cfg;
     g->cfg.mem_size = cfg->mem_size;
-    g->mem_used = 0;
+    /* page 0 is never handed out: GPU address 0 means "none" in the DDI
+     * (a save area, for one) */
+    g->mem_used = COPRO_GPU_PAGE_SIZE;
     g->ninject = 0;
     g->reset_gen = 0;
     memset(g->ctx_busy_ns, 0, sizeof(g->ctx_busy_ns));

@@ -181,7 +181,7 @@ void sim_gpu_inject(struct sim_gpu *g, uint64_t dma_addr, uint32_t offset,
                     enum sim_inject_kind kind);
 
 /* GPU memory: bytes at a GPU address, and a bump allocator for the
- * harness (zeroed memory; UINT64_MAX when full). */
+ * harness (zeroed memory, never page 0; UINT64_MAX when full). */
 static inline void *sim_gpu_ptr(struct sim_gpu *g, uint64_t gpu_addr)
 {
     return g->mem + gpu_addr;
