@@ -336,6 +336,39 @@ static void test_prepared_not_preempted(void)
     fake_fini(&f);
 }
 
+/* A stop gives back an older buffer of the context whose newer buffer
+ * is prepared in the slot: the older one runs first (one save area, one
+ * stream per context), the prepared one follows, unpatched again. */
+static void test_order_kept_after_stop(void)
+{
+    struct fake f;
+    struct vidsch_ctx *c, *d;
+    unsigned mark;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
+    c = fake_ctx(&f, 1, E0, VIDSCH_PRIO_ABOVE_NORMAL);
+    d = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, c, 0);
+    fake_work(&f);
+    fake_submit(&f, d, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_submit(&f, c, 2);
+    fake_work(&f);
+    /* c2 prepared: d1 below it on the ring must go, c0 is cut with it */
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    mark = f.nsub;
+    fake_preempted(&f, E0, 1, 0);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 0, 2);
+    g_assert_cmphex(f.sub[mark].flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmphex(f.sub[mark + 1].flags, ==, 0);
+    g_assert_cmpuint(f.npatch, ==, 3);
+    drain_in_order(&f, 3);
+    ASSERT_SUBS(&f, mark, 0, 2, 1);
+    fake_fini(&f);
+}
+
 /* dma-buffer granularity: the request stops between buffers. */
 static void test_dma_buffer_granularity(void)
 {
@@ -1049,6 +1082,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/priority/preemption", test_priority_preemption);
     g_test_add_func("/vidsch/prepared-not-preempted",
                     test_prepared_not_preempted);
+    g_test_add_func("/vidsch/order-kept-after-stop",
+                    test_order_kept_after_stop);
     g_test_add_func("/vidsch/granularity/dma-buffer",
                     test_dma_buffer_granularity);
     g_test_add_func("/vidsch/granularity/none-shallow-ring",
