@@ -103,13 +103,16 @@ struct vidsch_env {
 };
 
 /*
- * Callbacks and re-entry: buffer_done, context_lost and trace are called
- * with the scheduler's state consistent, and may call vidsch_submit,
- * vidsch_submit_paging, vidsch_signal, vidsch_wait, vidsch_sync_changed,
- * vidsch_ctx_create and the read-only queries (an application's fence
- * callback submitting its next frame at once is fine); the work they
- * start runs when the outermost vidsch call returns. They must not call
- * vidsch_timer, vidsch_worker, the upcalls or vidsch_ctx_destroy.
+ * Callbacks and re-entry: buffer_done and context_lost are called as the
+ * outermost vidsch call returns, with the scheduler's state consistent,
+ * and may call vidsch_submit, vidsch_submit_paging, vidsch_signal,
+ * vidsch_wait, vidsch_sync_changed, vidsch_ctx_create and the read-only
+ * queries (an application's fence callback submitting its next frame at
+ * once is fine); the work they start is scheduled before that call
+ * returns. They must not call vidsch_timer, vidsch_worker, the upcalls or
+ * vidsch_ctx_destroy. trace is called in the middle of decisions and must
+ * not call vidsch at all. set_timer and queue_work must not call back
+ * (they only arrange for a later call).
  */
 
 struct vidsch;                  /* opaque; vidsch_create gives one */

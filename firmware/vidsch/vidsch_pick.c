@@ -397,7 +397,6 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
 {
     struct vidsch_ctx *c;
     struct vidsch_buf *b;
-    unsigned level;
 
     if (fifo(s)) {
         b = vs_entry(vs_list_first(&e->fifo), struct vidsch_buf, fifo);
@@ -414,14 +413,13 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
         }
         b = vs_queue_head(c);
     }
-    level = c->level;
     vs_list_remove(&c->queue, &b->link);
     b->where = VS_SLOT;
     c->on_gpu++;
     e->slot = b;
     e->slot_prepared = b->prepared;
     e->stats.elected++;
-    vs_trace(s, VIDSCH_TRACE_ELECT, e->index, c, b, 0, level);
+    vs_trace(s, VIDSCH_TRACE_ELECT, e->index, c, b, 0, 0);
     ctx_update_at(s, c, false, false);
     if (s->cfg.policy == VIDSCH_POLICY_PRIORITY &&
         c->rstate == VS_CTX_READY) {
