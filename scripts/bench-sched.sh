@@ -11,7 +11,7 @@ set -euo pipefail
 build=$(realpath "$1")
 sched="$build/tests/sim/bench-sched"
 sim="$build/tests/sim/bench-sim"
-steps=20000
+steps=10000
 
 echo "== scheduler decision cost (host: one step = retire, quantum/aging checks, election,"
 echo "   preparation, ring write and the application's resubmission; all contexts NORMAL) =="
@@ -21,10 +21,10 @@ echo "   preparation, ring write and the application's resubmission; all context
 have_cg=0
 command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null &&
     have_cg=1
-printf "%-9s %16s %20s %14s\n" contexts "ns/step (min)" "instructions/step" "vs 4 contexts"
+printf "%-9s %16s %20s %14s\n" contexts "ns/step (min of 60)" "instructions/step" "vs 4 contexts"
 base=""
 for n in 4 64 1024; do
-    ns=$("$sched" --contexts=$n --steps=$steps --reps=15 |
+    ns=$("$sched" --contexts=$n --steps=$steps --reps=60 |
          sed -n 's/.*ns_per_step \([0-9.]*\).*/\1/p')
     ir="-"
     rel="-"
