@@ -196,8 +196,9 @@ enum vidsch_trace_kind {
     VIDSCH_TRACE_UNBOOST,       /* back to its own priority */
     VIDSCH_TRACE_HOLD,          /* context held on a wait */
     VIDSCH_TRACE_RELEASE,       /* not held any more (reason 1: its wait
-                                   is satisfied; 0: an older buffer of it
-                                   came back from the GPU, or it is gone) */
+                                   is satisfied and it has nothing on the
+                                   GPU, so its aging clock starts; 0:
+                                   otherwise) */
 };
 
 struct vidsch_trace {

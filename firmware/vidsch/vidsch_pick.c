@@ -20,8 +20,8 @@
  *            paid back on its next turn, up to one quantum); when it is
  *            over and another context of the level waits, the next one's
  *            buffer preempts it. A context ready for aging_ns without
- *            running is boosted to the top level for one turn, as
- *            Windows boosts starved threads.
+ *            running is boosted to the level currently on top for one
+ *            turn (see age()).
  *
  * The patent's rule that a buffer being prepared is not preempted holds:
  * the slot's buffer is only reconsidered once the worker has prepared it.
@@ -78,7 +78,8 @@ static void rq_leave(struct vidsch *s, struct vidsch_ctx *c, bool new_work)
         break;
     case VS_CTX_HELD:
         vs_list_remove(&s->held, &c->rq);
-        vs_trace(s, VIDSCH_TRACE_RELEASE, c->engine, c, NULL, 0, new_work);
+        vs_trace(s, VIDSCH_TRACE_RELEASE, c->engine, c, NULL, 0,
+                 new_work && !c->on_gpu);
         break;
     }
 }
@@ -91,9 +92,11 @@ static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
     switch (c->rstate) {
     case VS_CTX_READY:
         /* Aging measures how long a context has wanted the engine
-         * without getting it. A buffer handed back (unstaged, dropped)
-         * never ran: the wait goes on. */
-        if (new_work) {
+         * without getting it: the clock starts when work comes to a
+         * context that had none anywhere. A buffer handed back
+         * (unstaged, dropped) never ran, and new work behind buffers
+         * still waiting on the ring is more of the same wait. */
+        if (new_work && !c->on_gpu) {
             c->ready_since = vs_now(s);
         }
         if (fifo(s)) {
@@ -265,29 +268,38 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
 /* ---- aging and turns (quantum) ---- */
 
 /*
- * Aging looks at the first few contexts of each level below the top. A
- * level is a FIFO by readiness, except that a context whose turn or
- * buffer was interrupted goes back in front: such a context ran just
- * now, and there are only ever a couple of them ahead (the turn holder,
- * the one a stop cut), so whoever has waited longest is among the first
- * VS_AGING_LOOK of its level. A context with a buffer on the engine is
- * running, not starving.
+ * Aging. A context below the top ready level that has wanted the engine
+ * for aging_ns without running is boosted to the top level, at its tail,
+ * for one turn: it then takes its turn with whoever is winning the engine,
+ * behind those already waiting there, and never outranks them (Windows
+ * boosts starved threads in the same spirit; boosting to REALTIME instead
+ * would put a hog ahead of the compositor). If a higher level becomes
+ * ready before its turn comes, it follows to that level at once: it has
+ * waited its aging_ns already. So whatever runs on top, a starving
+ * context runs within aging_ns plus a turn per context of the top level.
+ *
+ * Only the first few contexts of each level are looked at. A level is a
+ * FIFO by readiness, except that a context whose turn or buffer was
+ * interrupted goes back in front: such a context ran just now, and there
+ * are only ever a couple of them ahead (the turn holder, the one a stop
+ * cut), so whoever has waited longest is among the first VS_AGING_LOOK.
+ * A context with a buffer on the engine is running, not starving.
  */
 #define VS_AGING_LOOK   4
 
 static bool starving(const struct vidsch *s, const struct vidsch_ctx *c,
                      uint64_t now)
 {
-    return !c->boosted && !c->on_gpu &&
-           now - c->ready_since >= s->cfg.aging_ns;
+    return !c->on_gpu && now - c->ready_since >= s->cfg.aging_ns;
 }
 
 static void age(struct vidsch *s, struct vidsch_engine *e)
 {
     uint64_t now = vs_now(s);
+    int top = vidsch_ready_top(&e->rq);
 
-    for (unsigned l = 0; l < VIDSCH_PRIO_REALTIME; l++) {
-        struct vs_link *n = vidsch_ready_head(&e->rq, l);
+    for (int l = 0; l < top; l++) {
+        struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);
         struct vidsch_ctx *c = NULL;
 
         for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
@@ -300,10 +312,10 @@ static void age(struct vidsch *s, struct vidsch_engine *e)
         if (!c) {
             continue;
         }
-        /* boosted for one turn: to the top level, behind its others */
-        vidsch_ready_remove(&e->rq, l, &c->rq);
-        c->level = VIDSCH_PRIO_REALTIME;
+        vidsch_ready_remove(&e->rq, (unsigned)l, &c->rq);
+        c->level = (uint8_t)top;
         c->boosted = true;
+        c->boost_spent = false;
         c->in_turn = false;
         vidsch_ready_push_back(&e->rq, c->level, &c->rq);
         c->stats.boosts++;
@@ -696,14 +708,13 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e)
     if (!quantum(s)) {
         return VS_NEVER;
     }
-    for (unsigned l = 0; l < VIDSCH_PRIO_REALTIME; l++) {
-        struct vs_link *n = vidsch_ready_head(&e->rq, l);
+    for (int l = 0; l < vidsch_ready_top(&e->rq); l++) {
+        struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);
 
         for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
             struct vidsch_ctx *c = rq_ctx(n);
 
-            if (!c->boosted && !c->on_gpu &&
-                c->ready_since + s->cfg.aging_ns < when) {
+            if (!c->on_gpu && c->ready_since + s->cfg.aging_ns < when) {
                 when = c->ready_since + s->cfg.aging_ns;
             }
             n = vs_list_next(&e->rq.level[l], n);

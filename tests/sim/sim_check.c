@@ -499,6 +499,11 @@ static void obs_loaded(void *arg, unsigned e,
         return;
     }
     b->loaded = true;
+    if (k->o->verbose) {
+        fprintf(stderr, "%12" PRIu64 " e%u   gpu loads  ctx %u cookie %ld "
+                "fence %" PRIu64 " flags %x\n", now_of(k), e, d->context,
+                (long)(b - k->buf), d->fence, d->flags);
+    }
     c = ctx_of(k, b);
     if (!c) {
         return;
@@ -532,8 +537,12 @@ static void obs_retired(void *arg, unsigned e,
     struct checker *k = arg;
     struct cbuf *b = buf_of_desc(k, d);
 
-    (void)e;
     if (b) {
+        if (k->o->verbose) {
+            fprintf(stderr, "%12" PRIu64 " e%u   gpu retires cookie %ld fence "
+                    "%" PRIu64 "\n", now_of(k), e, (long)(b - k->buf),
+                    d->fence);
+        }
         unload(k, b);
         b->retired++;
     }
@@ -547,6 +556,11 @@ static void obs_stopped(void *arg, unsigned e, bool reset,
     uint16_t list[WL_MAX_BUF];
     unsigned m = 0;
 
+    if (k->o->verbose) {
+        fprintf(stderr, "%12" PRIu64 " e%u   gpu %s: cut fence %" PRIu64
+                ", %u dropped\n", now_of(k), e,
+                reset ? "reset" : "preempted", cut ? cut->fence : 0, n);
+    }
     if (cut) {
         struct cbuf *b = buf_of_desc(k, cut);
 
@@ -735,7 +749,14 @@ static void run_op(void *obj, uint64_t idx)
 
     switch (op->kind) {
     case WL_SUBMIT:
-        was = electable(k, c);
+        /* the scheduler starts a context's aging clock when work comes
+         * to a context that had none queued or on the GPU */
+        was = false;
+        for (unsigned i = 0; i < c->nbuf; i++) {
+            uint8_t wh = k->buf[c->bufs[i]].where;
+
+            was |= wh == W_QUEUED || wh == W_SLOT || wh == W_RING;
+        }
         b->where = W_QUEUED;
         b->accepted = true;
         b->seq = c->next_seq;
