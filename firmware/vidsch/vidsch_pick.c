@@ -269,11 +269,11 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
 
 /*
  * Aging. A context below the top ready level that has wanted the engine
- * for aging_ns without running is boosted to the top level, at its tail,
- * for one turn: it then takes its turn with whoever is winning the engine,
- * behind those already waiting there, and never outranks them (Windows
- * boosts starved threads in the same spirit; boosting to REALTIME instead
- * would put a hog ahead of the compositor). If a higher level becomes
+ * for aging_ns without running is boosted, for one turn, to the top level
+ * (the highest with a ready context), at its tail: it takes its turn with
+ * whoever is winning the engine, behind those already waiting there, and
+ * never outranks them (Windows boosts starved threads in the same spirit;
+ * boosting to REALTIME instead would put a hog ahead of the compositor). If a higher level becomes
  * ready before its turn comes, it follows to that level at once: it has
  * waited its aging_ns already. So whatever runs on top, a starving
  * context runs within aging_ns plus a turn per context of the top level.
