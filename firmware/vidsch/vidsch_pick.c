@@ -660,6 +660,21 @@ static bool may_elect(const struct vidsch *s, const struct vidsch_engine *e)
     return dma_on_ring(e) <= e->depth;
 }
 
+/* A boosted context whose turn has used its quantum goes back to its own
+ * level at once, even with nobody else at the level it was boosted to:
+ * the levels it jumped over may be waiting, and its buffer on the ring
+ * must become theirs to preempt. (Only the running context spends
+ * credit, so only the ring's head needs looking at.) */
+static void expire_boost(struct vidsch *s, struct vidsch_engine *e)
+{
+    struct vidsch_buf *h = vs_ring_head(e);
+    struct vidsch_ctx *c = h ? h->ctx : NULL;
+
+    if (c && c->boosted && c->boost_spent && vs_credit_now(s, c) <= 0) {
+        vs_end_turn(s, c);
+    }
+}
+
 void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
 {
     vs_tdr_poll(s, e);
@@ -670,6 +685,7 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
         vs_poll_held(s);
     }
     if (quantum(s)) {
+        expire_boost(s, e);
         age(s, e);
     }
     for (unsigned pass = 0; pass < e->depth + 3; pass++) {
@@ -720,9 +736,11 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e)
             n = vs_list_next(&e->rq.level[l], n);
         }
     }
-    /* the end of the running context's turn matters when someone waits */
+    /* the end of the running context's turn matters when someone waits,
+     * and always when it is a boosted turn */
     h = vs_ring_head(e);
-    if (h && h->ctx && someone_waits(e, h->ctx)) {
+    if (h && h->ctx && (someone_waits(e, h->ctx) ||
+                        (h->ctx->boosted && h->ctx->boost_spent))) {
         int64_t left = vs_credit_now(s, h->ctx);
 
         if (left > 0 && vs_now(s) + (uint64_t)left < when) {

@@ -14,7 +14,13 @@
  *             while the current runs, and with serial_prepare (prepare
  *             only once the engine is idle), per preparation cost.
  *
- *   bench-sim [fairness|overlap]   (both by default)
+ *  desktop    a compositor (HIGH, 1.5 ms every 16.7 ms), a cursor
+ *             (REALTIME, 50 us every frame), a game (NORMAL, 6 ms frames
+ *             back to back) and a hog (IDLE, one 1 s buffer) for 2 s per
+ *             policy: frames, deadline misses (a frame not done by the
+ *             next vsync), submit-to-done latency, GPU time, boosts.
+ *
+ *   bench-sim [fairness|overlap|desktop]   (all by default)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -168,6 +174,150 @@ static void overlap(struct sim_host *h)
     }
 }
 
+/* ---- desktop: periodic compositor and cursor over a game and a hog ---- */
+
+#define FRAME_NS    16666667ull
+
+enum { COMPOSITOR, CURSOR, GAME, HOG, NDESK };
+
+static const struct {
+    const char *name;
+    enum vidsch_priority prio;
+    uint64_t work_ns;
+    uint64_t offset_ns;         /* periodic apps: submit at offset + k frames */
+    bool periodic;
+} desk[NDESK] = {
+    [COMPOSITOR] = { "compositor", VIDSCH_PRIO_HIGH, 1500 * US, 0, true },
+    [CURSOR] = { "cursor", VIDSCH_PRIO_REALTIME, 50 * US, 1 * MS, true },
+    [GAME] = { "game", VIDSCH_PRIO_NORMAL, 6 * MS, 0, false },
+    [HOG] = { "hog", VIDSCH_PRIO_IDLE, 1000 * MS, 0, false },
+};
+
+static struct {
+    struct vidsch_ctx *ctx[NDESK];
+    struct ddi_dmabuf buf[NDESK][2];
+    uint64_t submitted[NDESK][2];
+    unsigned frames[NDESK], misses[NDESK];
+    bool busy[NDESK];                   /* periodic: a frame in flight */
+    uint64_t lat_max[NDESK], lat_sum[NDESK];
+    uint64_t until;
+    struct sim_host *h;
+} D;
+
+static void desk_done(void *arg, uint64_t cookie, int status)
+{
+    unsigned a = (unsigned)(cookie / 2), k = (unsigned)(cookie % 2);
+    uint64_t now = D.h->clk.now, lat = now - D.submitted[a][k];
+
+    (void)arg;
+    if (status != DDI_OK) {
+        return;
+    }
+    D.frames[a]++;
+    D.lat_sum[a] += lat;
+    if (lat > D.lat_max[a]) {
+        D.lat_max[a] = lat;
+    }
+    if (desk[a].periodic) {
+        D.busy[a] = false;
+    } else if (a == GAME && now < D.until) {
+        D.submitted[a][k] = now;
+        vidsch_submit(D.h->vs, D.ctx[a], &D.buf[a][k], NULL, cookie);
+    }
+}
+
+/* A periodic app's vsync: its previous frame must be done by now (else
+ * a deadline miss, and this frame is skipped); then the next one. */
+static void desk_tick(void *obj, uint64_t a)
+{
+    struct sim_host *h = obj;
+
+    if (h->clk.now >= D.until) {
+        return;
+    }
+    if (D.busy[a]) {
+        D.misses[a]++;
+    } else {
+        D.busy[a] = true;
+        D.submitted[a][0] = h->clk.now;
+        vidsch_submit(h->vs, D.ctx[a], &D.buf[a][0], NULL, a * 2);
+    }
+    sim_at(&h->clk, h->clk.now + FRAME_NS, desk_tick, h, a);
+}
+
+static void desk_trace(void *arg, const struct vidsch_trace *ev)
+{
+    static const char *const names[] = {
+        "ELECT", "PREPARED", "UNSTAGE", "SUBMIT", "RETIRE", "PREEMPT",
+        "PREEMPTED", "RESET", "DEVICE_RESET", "LOST", "BOOST", "UNBOOST",
+        "HOLD", "RELEASE",
+    };
+
+    (void)arg;
+    fprintf(stderr, "%12" PRIu64 " %-10s ctx %u cookie %" PRIu64 " fence %"
+            PRIu64 " level %u reason %u\n", ev->time, names[ev->kind],
+            ev->context, ev->cookie, ev->fence, ev->level, ev->reason);
+}
+
+static void desktop(struct sim_host *h)
+{
+    static const enum vidsch_policy pol[] = {
+        VIDSCH_POLICY_FIFO, VIDSCH_POLICY_PRIORITY, VIDSCH_POLICY_QUANTUM,
+    };
+    struct sim_host_hooks hooks = { .buffer_done = desk_done };
+
+    if (getenv("BENCH_SIM_TRACE")) {
+        hooks.trace = desk_trace;   /* every decision, on stderr */
+    }
+
+    printf("%-9s %-11s %7s %7s %10s %10s %9s %7s   (2 s, mid-command, "
+           "prep 20 us)\n", "policy", "app", "frames", "misses", "lat mean",
+           "lat max", "GPU ms", "boosts");
+    for (unsigned p = 0; p < 3; p++) {
+        struct vidsch_config cfg;
+        struct sim_gpu_config g;
+
+        vidsch_config_default(&cfg);
+        cfg.policy = pol[p];
+        cfg.max_contexts = MAX_CTX;
+        cfg.max_buffers = MAX_CTX * IN_FLIGHT;
+        sim_gpu_config_default(&g);
+        g.engines = 1;
+        g.mem_size = 1 << 20;
+        memset(&D, 0, sizeof(D));
+        D.h = h;
+        D.until = 2000 * MS;
+        sim_host_start(h, &g, &cfg, 20 * US, 0, 1, &hooks, NULL);
+        for (unsigned a = 0; a < NDESK; a++) {
+            D.ctx[a] = vidsch_ctx_create(h->vs, a + 1, 0, desk[a].prio,
+                                         sim_gpu_alloc(h->gpu,
+                                                       COPRO_SAVE_SIZE, 64));
+            for (unsigned k = 0; k < 2; k++) {
+                build(h, &D.buf[a][k], desk[a].work_ns);
+            }
+            if (desk[a].periodic) {
+                sim_at(&h->clk, desk[a].offset_ns, desk_tick, h, a);
+            } else {
+                for (unsigned k = 0; k < (a == GAME ? 2u : 1u); k++) {
+                    vidsch_submit(h->vs, D.ctx[a], &D.buf[a][k], NULL,
+                                  a * 2 + k);
+                }
+            }
+        }
+        sim_host_run(h, D.until);
+        for (unsigned a = 0; a < NDESK; a++) {
+            printf("%-9s %-11s %7u %7u %8.2fms %8.2fms %9.1f %7" PRIu64 "\n",
+                   a ? "" : vidsch_policy_name(pol[p]), desk[a].name,
+                   D.frames[a], D.misses[a],
+                   D.frames[a] ? (double)D.lat_sum[a] / D.frames[a] / MS
+                               : 0.0,
+                   (double)D.lat_max[a] / MS,
+                   (double)h->gpu->ctx_busy_ns[a + 1] / MS,
+                   vidsch_ctx_stats(D.ctx[a])->boosts);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct sim_host h;
@@ -179,6 +329,9 @@ int main(int argc, char **argv)
     }
     if (all || !strcmp(argv[1], "overlap")) {
         overlap(&h);
+    }
+    if (all || !strcmp(argv[1], "desktop")) {
+        desktop(&h);
     }
     sim_host_fini(&h);
     return 0;

@@ -724,13 +724,18 @@ static void compute_bounds(struct checker *k)
            w->npaging * w->max_paging_ns;
     recovery = (w->nhang + w->nfault) *
                (w->vs.tdr_timeout_ns + w->vs.tdr_grace_ns + turn);
+    /* A context ready to run waits at most: aging_ns until it is boosted
+     * to the top level, a turn for everyone there, and the work of more
+     * urgent contexts already committed to the ring when it got there
+     * (higher levels are never preempted for it) */
     for (unsigned e = 0; e < w->gpu.engines; e++) {
         unsigned n = 0;
 
         for (unsigned c = 0; c < w->nctx; c++) {
             n += w->ctx[c].engine == e;
         }
-        k->bound_starve[e] = w->vs.aging_ns + (n + 2) * turn + recovery +
+        k->bound_starve[e] = w->vs.aging_ns + (n + 2) * turn +
+                             (depth + 1) * w->max_buf_ns + recovery +
                              2 * w->vs.sync_poll_ns;
     }
 }
