@@ -50,3 +50,6 @@ echo "== fairness: Jain's index of GPU time, 8 NORMAL contexts (GPU model, virtu
 echo
 echo "== overlap: GPU busy fraction, worker preparing during execution vs serial_prepare =="
 "$sim" overlap
+echo
+echo "== desktop on the GPU model: compositor (HIGH), cursor (REALTIME), game (NORMAL), hog (IDLE) =="
+"$sim" desktop
