@@ -341,16 +341,16 @@ void vs_end_turn(struct vidsch *s, struct vidsch_ctx *c)
 
 static void begin_turn(struct vidsch *s, struct vidsch_ctx *c)
 {
-    if (c->boosted) {
-        c->boost_spent = true;
-    }
     int64_t q = (int64_t)s->cfg.quantum_ns;
     int64_t carry = c->credit < 0 ? c->credit : 0;
 
-    /* deficit round robin: pay back an overrun, at most one quantum; but
-     * a boosted turn is the starving context's due: a whole quantum */
-    if (carry < -q || c->boosted) {
-        carry = c->boosted ? 0 : -q;
+    if (c->boosted) {
+        /* a boosted turn is the starving context's due: a whole quantum */
+        c->boost_spent = true;
+        carry = 0;
+    } else if (carry < -q) {
+        /* deficit round robin: an overrun is paid back, up to a quantum */
+        carry = -q;
     }
     c->in_turn = true;
     c->credit = q + carry;
