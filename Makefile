@@ -6,7 +6,7 @@
 BUILD ?= build
 MESON_SETUP_OPTS ?=
 
-.PHONY: all deps build run check bench clean distclean
+.PHONY: all deps build run check bench soak clean distclean
 
 all: build
 
@@ -34,6 +34,14 @@ check: build
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)
+
+# The scheduler's property tests over a million seeded workloads (make
+# check runs 10,000). Builds only the simulator, not QEMU; may run long.
+SOAK_SEEDS ?= 1000000
+SOAK_JOBS ?= 2
+soak: $(BUILD)/build.ninja
+	ninja -C $(BUILD) tests/sim/test-sim-props
+	@bash scripts/soak.sh $(BUILD)/tests/sim/test-sim-props $(SOAK_SEEDS) $(SOAK_JOBS)
 
 clean:
 	-ninja -C $(BUILD) -t clean

@@ -19,3 +19,6 @@ bash "$(dirname "$0")/bench-hog.sh" "$build/qemu-run" "$build/firmware/hog.elf"
 echo
 echo "== the OS: desktop per policy, overlap, fairness (virtual time) =="
 bash "$(dirname "$0")/bench-os.sh" "$build/qemu-run" "$build/firmware"
+
+echo
+bash "$(dirname "$0")/bench-sched.sh" "$build"

@@ -103,13 +103,16 @@ struct vidsch_env {
 };
 
 /*
- * Callbacks and re-entry: buffer_done, context_lost and trace are called
- * with the scheduler's state consistent, and may call vidsch_submit,
- * vidsch_submit_paging, vidsch_signal, vidsch_wait, vidsch_sync_changed,
- * vidsch_ctx_create and the read-only queries (an application's fence
- * callback submitting its next frame at once is fine); the work they
- * start runs when the outermost vidsch call returns. They must not call
- * vidsch_timer, vidsch_worker, the upcalls or vidsch_ctx_destroy.
+ * Callbacks and re-entry: buffer_done and context_lost are called as the
+ * outermost vidsch call returns, with the scheduler's state consistent,
+ * and may call vidsch_submit, vidsch_submit_paging, vidsch_signal,
+ * vidsch_wait, vidsch_sync_changed, vidsch_ctx_create and the read-only
+ * queries (an application's fence callback submitting its next frame at
+ * once is fine); the work they start is scheduled before that call
+ * returns. They must not call vidsch_timer, vidsch_worker, the upcalls or
+ * vidsch_ctx_destroy. trace is called in the middle of decisions and must
+ * not call vidsch at all. set_timer and queue_work must not call back
+ * (they only arrange for a later call).
  */
 
 struct vidsch;                  /* opaque; vidsch_create gives one */
@@ -192,7 +195,10 @@ enum vidsch_trace_kind {
     VIDSCH_TRACE_BOOST,         /* aging boost (level: the boost level) */
     VIDSCH_TRACE_UNBOOST,       /* back to its own priority */
     VIDSCH_TRACE_HOLD,          /* context held on a wait */
-    VIDSCH_TRACE_RELEASE,       /* its wait is satisfied */
+    VIDSCH_TRACE_RELEASE,       /* not held any more (reason 1: its wait
+                                   is satisfied and it has nothing on the
+                                   GPU, so its aging clock starts; 0:
+                                   otherwise) */
 };
 
 struct vidsch_trace {
@@ -204,7 +210,8 @@ struct vidsch_trace {
     uint64_t fence;
     uint32_t flags;             /* SUBMIT: COPRO_SUBMIT_* */
     unsigned level;             /* effective priority (ELECT, BOOST) */
-    unsigned reason;            /* PREEMPT: enum vidsch_preempt_reason */
+    unsigned reason;            /* PREEMPT: enum vidsch_preempt_reason;
+                                   RELEASE: see above */
 };
 
 /* Creates a scheduler over dev with env; NULL if out of memory (the

@@ -95,7 +95,7 @@ struct vidsch_ctx {
     uint8_t level;                  /* effective: base, or the boost */
     uint8_t rstate;                 /* enum vs_ctx_state */
     bool used, lost, dying;
-    bool boosted;                   /* aging: at the top level ... */
+    bool boosted;                   /* aging: at the level on top ... */
     bool boost_spent;               /* ... for one turn, begun already */
     bool in_turn;                   /* quantum: its turn has started and
                                        not ended (it keeps its place at

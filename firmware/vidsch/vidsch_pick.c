@@ -20,8 +20,8 @@
  *            paid back on its next turn, up to one quantum); when it is
  *            over and another context of the level waits, the next one's
  *            buffer preempts it. A context ready for aging_ns without
- *            running is boosted to the top level for one turn, as
- *            Windows boosts starved threads.
+ *            running is boosted to the level currently on top for one
+ *            turn (see age()).
  *
  * The patent's rule that a buffer being prepared is not preempted holds:
  * the slot's buffer is only reconsidered once the worker has prepared it.
@@ -66,7 +66,7 @@ int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c)
 
 /* ---- context state ---- */
 
-static void rq_leave(struct vidsch *s, struct vidsch_ctx *c)
+static void rq_leave(struct vidsch *s, struct vidsch_ctx *c, bool new_work)
 {
     struct vidsch_engine *e = engine_of(s, c);
 
@@ -78,7 +78,8 @@ static void rq_leave(struct vidsch *s, struct vidsch_ctx *c)
         break;
     case VS_CTX_HELD:
         vs_list_remove(&s->held, &c->rq);
-        vs_trace(s, VIDSCH_TRACE_RELEASE, c->engine, c, NULL, 0, 0);
+        vs_trace(s, VIDSCH_TRACE_RELEASE, c->engine, c, NULL, 0,
+                 new_work && !c->on_gpu);
         break;
     }
 }
@@ -91,9 +92,11 @@ static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
     switch (c->rstate) {
     case VS_CTX_READY:
         /* Aging measures how long a context has wanted the engine
-         * without getting it. A buffer handed back (unstaged, dropped)
-         * never ran: the wait goes on. */
-        if (new_work) {
+         * without getting it: the clock starts when work comes to a
+         * context that had none anywhere. A buffer handed back
+         * (unstaged, dropped) never ran, and new work behind buffers
+         * still waiting on the ring is more of the same wait. */
+        if (new_work && !c->on_gpu) {
             c->ready_since = vs_now(s);
         }
         if (fifo(s)) {
@@ -111,8 +114,6 @@ static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
         vs_trace(s, VIDSCH_TRACE_HOLD, c->engine, c, NULL, 0, 0);
         break;
     case VS_CTX_IDLE:
-        /* nothing left to elect: the turn is over */
-        c->in_turn = false;
         break;
     }
 }
@@ -173,13 +174,18 @@ static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
                : VS_CTX_READY;
     }
     if (want != c->rstate) {
-        rq_leave(s, c);
+        rq_leave(s, c, new_work);
         c->rstate = want;
         rq_enter(s, c, at_head, new_work);
     }
-    /* a boost lasts until its buffers are done (or its turn ends) */
-    if (c->boosted && c->rstate == VS_CTX_IDLE && !c->on_gpu) {
-        unboost(s, c);
+    /* Nothing left to elect and nothing on the GPU: its turn (and any
+     * boost) is over. With buffers still on the GPU it is not: a stop may
+     * give them back, and they run in the same turn. */
+    if (c->rstate == VS_CTX_IDLE && !c->on_gpu) {
+        c->in_turn = false;
+        if (c->boosted) {
+            unboost(s, c);
+        }
     }
     vs_ctx_account(s, c);
 }
@@ -187,6 +193,52 @@ static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
 void vs_ctx_update(struct vidsch *s, struct vidsch_ctx *c)
 {
     ctx_update_at(s, c, false, true);
+}
+
+/*
+ * Puts b back in its context's queue in submission order: in front of
+ * everything never elected, behind older buffers given back before it (a
+ * stop hands back a ring's worth, newest first; a prepared buffer handed
+ * back comes behind its context's older ones). Only those can be ahead
+ * of it, so the walk is a few entries, whatever the number of contexts.
+ * In fifo order the same holds on the engine's list.
+ */
+static void queue_insert(struct vidsch *s, struct vidsch_engine *e,
+                         struct vidsch_buf *b)
+{
+    struct vidsch_ctx *c = b->ctx;
+    struct vs_link *pos = NULL;
+
+    for (struct vs_link *n = vs_list_first(&c->queue);
+         n && vs_container_of(n, struct vidsch_buf, link)->seq < b->seq;
+         n = vs_list_next(&c->queue, n)) {
+        pos = n;
+    }
+    if (pos) {
+        vs_list_insert_after(&c->queue, pos, &b->link);
+    } else {
+        vs_list_push_front(&c->queue, &b->link);
+    }
+    if (fifo(s)) {
+        unsigned budget = s->caps.ring_entries + 2;
+
+        pos = NULL;
+        for (struct vs_link *n = vs_list_first(&e->fifo); n && budget--;
+             n = vs_list_next(&e->fifo, n)) {
+            struct vidsch_buf *o = vs_container_of(n, struct vidsch_buf,
+                                                   fifo);
+
+            if (o->ctx == c && o->seq < b->seq) {
+                pos = n;
+            }
+        }
+        if (pos) {
+            vs_list_insert_after(&e->fifo, pos, &b->fifo);
+        } else {
+            vs_list_push_front(&e->fifo, &b->fifo);
+        }
+        b->in_fifo = true;
+    }
 }
 
 void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
@@ -207,11 +259,7 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
         return;
     }
     b->where = VS_QUEUED;
-    vs_list_push_front(&c->queue, &b->link);
-    if (fifo(s)) {
-        vs_list_push_front(&e->fifo, &b->fifo);
-        b->in_fifo = true;
-    }
+    queue_insert(s, e, b);
     /* It was elected before whatever is ready now, so it keeps its place
      * at the head of its level; unless its turn is what ended. */
     ctx_update_at(s, c, !(quantum(s) && vs_credit_now(s, c) <= 0), false);
@@ -219,22 +267,55 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
 
 /* ---- aging and turns (quantum) ---- */
 
+/*
+ * Aging. A context below the top ready level that has wanted the engine
+ * for aging_ns without running is boosted, for one turn, to the top level
+ * (the highest with a ready context), at its tail: it takes its turn with
+ * whoever is winning the engine, behind those already waiting there, and
+ * never outranks them (Windows boosts starved threads in the same spirit;
+ * boosting to REALTIME instead would put a hog ahead of the compositor). If a higher level becomes
+ * ready before its turn comes, it follows to that level at once: it has
+ * waited its aging_ns already. So whatever runs on top, a starving
+ * context runs within aging_ns plus a turn per context of the top level.
+ *
+ * Only the first few contexts of each level are looked at. A level is a
+ * FIFO by readiness, except that a context whose turn or buffer was
+ * interrupted goes back in front: such a context ran just now, and there
+ * are only ever a couple of them ahead (the turn holder, the one a stop
+ * cut), so whoever has waited longest is among the first VS_AGING_LOOK.
+ * A context with a buffer on the engine is running, not starving.
+ */
+#define VS_AGING_LOOK   4
+
+static bool starving(const struct vidsch *s, const struct vidsch_ctx *c,
+                     uint64_t now)
+{
+    return !c->on_gpu && now - c->ready_since >= s->cfg.aging_ns;
+}
+
 static void age(struct vidsch *s, struct vidsch_engine *e)
 {
     uint64_t now = vs_now(s);
+    int top = vidsch_ready_top(&e->rq);
 
-    for (unsigned l = 0; l < VIDSCH_PRIO_REALTIME; l++) {
-        struct vidsch_ctx *c = rq_ctx(vidsch_ready_head(&e->rq, l));
+    for (int l = 0; l < top; l++) {
+        struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);
+        struct vidsch_ctx *c = NULL;
 
-        /* the head of a level has waited longest there; one with a
-         * buffer on the engine is running, not starving */
-        if (!c || c->boosted || c->on_gpu ||
-            now - c->ready_since < s->cfg.aging_ns) {
+        for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
+            if (starving(s, rq_ctx(n), now)) {
+                c = rq_ctx(n);
+                break;
+            }
+            n = vs_list_next(&e->rq.level[l], n);
+        }
+        if (!c) {
             continue;
         }
-        vidsch_ready_remove(&e->rq, l, &c->rq);
-        c->level = VIDSCH_PRIO_REALTIME;
+        vidsch_ready_remove(&e->rq, (unsigned)l, &c->rq);
+        c->level = (uint8_t)top;
         c->boosted = true;
+        c->boost_spent = false;
         c->in_turn = false;
         vidsch_ready_push_back(&e->rq, c->level, &c->rq);
         c->stats.boosts++;
@@ -260,14 +341,15 @@ void vs_end_turn(struct vidsch *s, struct vidsch_ctx *c)
 
 static void begin_turn(struct vidsch *s, struct vidsch_ctx *c)
 {
-    if (c->boosted) {
-        c->boost_spent = true;
-    }
     int64_t q = (int64_t)s->cfg.quantum_ns;
     int64_t carry = c->credit < 0 ? c->credit : 0;
 
-    /* deficit round robin: pay back an overrun, at most one quantum */
-    if (carry < -q) {
+    if (c->boosted) {
+        /* a boosted turn is the starving context's due: a whole quantum */
+        c->boost_spent = true;
+        carry = 0;
+    } else if (carry < -q) {
+        /* deficit round robin: an overrun is paid back, up to a quantum */
         carry = -q;
     }
     c->in_turn = true;
@@ -287,9 +369,11 @@ static struct vidsch_ctx *pick_ctx(struct vidsch *s, struct vidsch_engine *e)
     if (!quantum(s)) {
         return c;
     }
-    /* At most one context per level is in its turn (it stays the head),
-     * and ending a turn sends it to the tail: this loop ends within a
-     * few rounds whatever the number of contexts. */
+    /* Contexts in their turn sit at the head of their level, and only
+     * those with buffers on the GPU or just given back by a stop can be
+     * (a ring's worth); ending a turn sends one to the tail, out of its
+     * turn. So this loop ends within a few rounds whatever the number of
+     * contexts. */
     for (;;) {
         int64_t left;
 
@@ -308,7 +392,7 @@ static struct vidsch_ctx *pick_ctx(struct vidsch *s, struct vidsch_engine *e)
         if (left > 0) {
             return c;
         }
-        if (vidsch_ready_count(&e->rq, top) == 1) {
+        if (vidsch_ready_count(&e->rq, top) == 1 && !c->boosted) {
             /* nobody else at this level wants the engine: a new turn */
             c->credit += (int64_t)s->cfg.quantum_ns - left;
             return c;
@@ -325,7 +409,6 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
 {
     struct vidsch_ctx *c;
     struct vidsch_buf *b;
-    unsigned level;
 
     if (fifo(s)) {
         b = vs_entry(vs_list_first(&e->fifo), struct vidsch_buf, fifo);
@@ -342,14 +425,13 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
         }
         b = vs_queue_head(c);
     }
-    level = c->level;
     vs_list_remove(&c->queue, &b->link);
     b->where = VS_SLOT;
     c->on_gpu++;
     e->slot = b;
     e->slot_prepared = b->prepared;
     e->stats.elected++;
-    vs_trace(s, VIDSCH_TRACE_ELECT, e->index, c, b, 0, level);
+    vs_trace(s, VIDSCH_TRACE_ELECT, e->index, c, b, 0, 0);
     ctx_update_at(s, c, false, false);
     if (s->cfg.policy == VIDSCH_POLICY_PRIORITY &&
         c->rstate == VS_CTX_READY) {
@@ -378,13 +460,19 @@ static bool someone_waits(const struct vidsch_engine *e,
            e->slot->ctx->level >= c->level;
 }
 
-/* The slot's prepared buffer x should yield to what is ready now. */
+/* The slot's prepared buffer x should yield to what is ready now, or
+ * to an older buffer of its own context that a stop gave back (a
+ * context's buffers run in order: one save area, one stream). */
 static bool staged_outranked(struct vidsch *s, struct vidsch_engine *e,
                              const struct vidsch_buf *x)
 {
     const struct vidsch_ctx *d = x->ctx;
+    const struct vidsch_buf *older = d ? vs_queue_head(d) : NULL;
     int top = vidsch_ready_top(&e->rq);
 
+    if (older && older->seq < x->seq) {
+        return true;
+    }
     if (fifo(s) || !d || top < 0) {
         return false;
     }
@@ -572,6 +660,21 @@ static bool may_elect(const struct vidsch *s, const struct vidsch_engine *e)
     return dma_on_ring(e) <= e->depth;
 }
 
+/* A boosted context whose turn has used its quantum goes back to its own
+ * level at once, even with nobody else at the level it was boosted to:
+ * the levels it jumped over may be waiting, and its buffer on the ring
+ * must become theirs to preempt. (Only the running context spends
+ * credit, so only the ring's head needs looking at.) */
+static void expire_boost(struct vidsch *s, struct vidsch_engine *e)
+{
+    struct vidsch_buf *h = vs_ring_head(e);
+    struct vidsch_ctx *c = h ? h->ctx : NULL;
+
+    if (c && c->boosted && c->boost_spent && vs_credit_now(s, c) <= 0) {
+        vs_end_turn(s, c);
+    }
+}
+
 void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
 {
     vs_tdr_poll(s, e);
@@ -582,6 +685,7 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
         vs_poll_held(s);
     }
     if (quantum(s)) {
+        expire_boost(s, e);
         age(s, e);
     }
     for (unsigned pass = 0; pass < e->depth + 3; pass++) {
@@ -620,17 +724,23 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e)
     if (!quantum(s)) {
         return VS_NEVER;
     }
-    for (unsigned l = 0; l < VIDSCH_PRIO_REALTIME; l++) {
-        struct vidsch_ctx *c = rq_ctx(vidsch_ready_head(&e->rq, l));
+    for (int l = 0; l < vidsch_ready_top(&e->rq); l++) {
+        struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);
 
-        if (c && !c->boosted && !c->on_gpu &&
-            c->ready_since + s->cfg.aging_ns < when) {
-            when = c->ready_since + s->cfg.aging_ns;
+        for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
+            struct vidsch_ctx *c = rq_ctx(n);
+
+            if (!c->on_gpu && c->ready_since + s->cfg.aging_ns < when) {
+                when = c->ready_since + s->cfg.aging_ns;
+            }
+            n = vs_list_next(&e->rq.level[l], n);
         }
     }
-    /* the end of the running context's turn matters when someone waits */
+    /* the end of the running context's turn matters when someone waits,
+     * and always when it is a boosted turn */
     h = vs_ring_head(e);
-    if (h && h->ctx && someone_waits(e, h->ctx)) {
+    if (h && h->ctx && (someone_waits(e, h->ctx) ||
+                        (h->ctx->boosted && h->ctx->boost_spent))) {
         int64_t left = vs_credit_now(s, h->ctx);
 
         if (left > 0 && vs_now(s) + (uint64_t)left < when) {

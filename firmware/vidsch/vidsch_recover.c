@@ -52,7 +52,9 @@ void vs_head_changed(struct vidsch *s, struct vidsch_engine *e)
             c->stats.latency_max_ns = lat;
         }
     }
-    c->ready_since = now;
+    /* Not a sign that c ran (for aging): reaching the head of our list
+     * is when it starts unless a stop is on its way, which drops it. Its
+     * retirement or interruption says it ran (charge_head). */
     vs_ctx_account(s, c);
 }
 

@@ -87,6 +87,13 @@ static bool mem_ok(const struct sim_gpu *g, uint64_t addr, uint64_t len)
     return addr <= g->cfg.mem_size && len <= g->cfg.mem_size - addr;
 }
 
+static bool discarded(const struct sim_gpu *g, uint64_t addr, uint64_t len)
+{
+    return g->cfg.discard_size && addr >= g->cfg.discard_base &&
+           addr - g->cfg.discard_base <= g->cfg.discard_size &&
+           len <= g->cfg.discard_size - (addr - g->cfg.discard_base);
+}
+
 static void engine_fault(struct sim_engine *e, uint32_t kind, uint64_t addr);
 static void raise_irq(struct sim_engine *e, enum irq irq);
 
@@ -434,8 +441,10 @@ static enum step copy_chunk(struct sim_engine *e, uint64_t dst, uint64_t src,
             engine_fault(e, COPRO_FAULT_TRANSLATION, dst + p->progress);
             return STEP_FAULT;
         }
-        memmove(e->g->mem + dst + p->progress, e->g->mem + src + p->progress,
-                n);
+        if (!discarded(e->g, dst + p->progress, n)) {
+            memmove(e->g->mem + dst + p->progress,
+                    e->g->mem + src + p->progress, n);
+        }
     }
     p->progress += n;
     return p->progress < size ? STEP_MORE : STEP_DONE;
@@ -457,8 +466,17 @@ static enum step exec_fill(struct sim_engine *e)
             return STEP_FAULT;
         }
         m = e->g->mem + dst + p->progress;
-        for (uint64_t i = 0; i < n; i += 4) {
-            memcpy(m + i, &p->dw[4], 4);
+        if (!discarded(e->g, dst + p->progress, n)) {
+            /* the pattern, then doubling copies of it */
+            uint64_t done = 4;
+
+            memcpy(m, &p->dw[4], 4);
+            while (done < n) {
+                uint64_t c = done < n - done ? done : n - done;
+
+                memcpy(m + done, m, c);
+                done += c;
+            }
         }
     }
     p->progress += n;
@@ -1111,6 +1129,7 @@ struct sim_gpu *sim_gpu_create(struct sim_clock *clk,
                                    sizeof(struct copro_submit_desc));
     }
     g->cfg = *cfg;
+    g->mem_used = COPRO_GPU_PAGE_SIZE;
     engines_init(g);
     return g;
 }
@@ -1125,7 +1144,9 @@ void sim_gpu_reset(struct sim_gpu *g, const struct sim_gpu_config *cfg)
     }
     g->cfg = *cfg;
     g->cfg.mem_size = cfg->mem_size;
-    g->mem_used = 0;
+    /* page 0 is never handed out: GPU address 0 means "none" in the DDI
+     * (a save area, for one) */
+    g->mem_used = COPRO_GPU_PAGE_SIZE;
     g->ninject = 0;
     g->reset_gen = 0;
     memset(g->ctx_busy_ns, 0, sizeof(g->ctx_busy_ns));

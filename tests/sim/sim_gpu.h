@@ -60,6 +60,10 @@ struct sim_gpu_config {
     uint64_t ctx_state_size;    /* bytes saved or restored per switch */
     uint64_t upcall_ns;         /* interrupt to DPC */
     uint64_t mem_size;          /* simulated VRAM, bytes */
+    /* A window of VRAM the harness never reads (a target for FILLs that
+     * are only there to take time): writes inside it cost their time but
+     * are not stored, which keeps long runs fast. 0 size: none. */
+    uint64_t discard_base, discard_size;
 };
 
 /* The device's defaults (packet-ns 100, copy-bw 8 GiB/s, ...). */
@@ -177,7 +181,7 @@ void sim_gpu_inject(struct sim_gpu *g, uint64_t dma_addr, uint32_t offset,
                     enum sim_inject_kind kind);
 
 /* GPU memory: bytes at a GPU address, and a bump allocator for the
- * harness (zeroed memory; UINT64_MAX when full). */
+ * harness (zeroed memory, never page 0; UINT64_MAX when full). */
 static inline void *sim_gpu_ptr(struct sim_gpu *g, uint64_t gpu_addr)
 {
     return g->mem + gpu_addr;

@@ -336,6 +336,39 @@ static void test_prepared_not_preempted(void)
     fake_fini(&f);
 }
 
+/* A stop gives back an older buffer of the context whose newer buffer
+ * is prepared in the slot: the older one runs first (one save area, one
+ * stream per context), the prepared one follows, unpatched again. */
+static void test_order_kept_after_stop(void)
+{
+    struct fake f;
+    struct vidsch_ctx *c, *d;
+    unsigned mark;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
+    c = fake_ctx(&f, 1, E0, VIDSCH_PRIO_ABOVE_NORMAL);
+    d = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, c, 0);
+    fake_work(&f);
+    fake_submit(&f, d, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_submit(&f, c, 2);
+    fake_work(&f);
+    /* c2 prepared: d1 below it on the ring must go, c0 is cut with it */
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    mark = f.nsub;
+    fake_preempted(&f, E0, 1, 0);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 0, 2);
+    g_assert_cmphex(f.sub[mark].flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmphex(f.sub[mark + 1].flags, ==, 0);
+    g_assert_cmpuint(f.npatch, ==, 3);
+    drain_in_order(&f, 3);
+    ASSERT_SUBS(&f, mark, 0, 2, 1);
+    fake_fini(&f);
+}
+
 /* dma-buffer granularity: the request stops between buffers. */
 static void test_dma_buffer_granularity(void)
 {
@@ -477,11 +510,37 @@ static void test_quantum_alone_keeps_running(void)
 
 /* An IDLE context under a saturating NORMAL one: boosted after aging_ns
  * under quantum, starved for ever under priority. */
-static uint64_t run_starvation(enum vidsch_policy policy, unsigned *boosts)
+/* The GPU of the starvation runs: answers a preemption, or retires its
+ * oldest entry, every millisecond. */
+static void gpu_ms(struct fake *f, unsigned *answered)
+{
+    fake_advance(f, MS);
+    if (f->npreempt > *answered) {
+        fake_preempted(f, E0, fake_ring_oldest(f, E0),
+                       fake_ring_completed(f, E0));
+        *answered = f->npreempt;
+    } else {
+        fake_complete(f, E0, fake_ring_oldest(f, E0));
+    }
+}
+
+/*
+ * An IDLE context (cookie 40) under a saturating NORMAL one; with
+ * high_from_ms, a HIGH context also has work from then on for a few ms.
+ * Returns when the IDLE buffer reached the ring (0: never within 50 ms),
+ * its boosts, the levels of its first and last boosts, and the ring write
+ * index of the IDLE buffer and of the first HIGH buffer.
+ */
+struct starve {
+    unsigned boosts, boost_level, last_boost_level, idle_at, first_high_at;
+};
+
+static uint64_t run_starvation(enum vidsch_policy policy, unsigned high_from,
+                               struct starve *out)
 {
     struct fake f;
     struct vidsch_config cfg;
-    struct vidsch_ctx *n, *idle;
+    struct vidsch_ctx *n, *idle, *high;
     uint64_t t0, started = 0;
     unsigned next = 0, answered = 0;
 
@@ -493,6 +552,8 @@ static uint64_t run_starvation(enum vidsch_policy policy, unsigned *boosts)
     fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
     n = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
     idle = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    high = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
+    *out = (struct starve){ 0 };
     for (; next < 4; next++) {
         fake_submit(&f, n, next % 32);
         fake_work(&f);
@@ -503,41 +564,74 @@ static uint64_t run_starvation(enum vidsch_policy policy, unsigned *boosts)
     for (unsigned ms = 0; ms < 50 && !started; ms++) {
         unsigned from = f.nsub;
 
-        fake_advance(&f, MS);
-        /* the GPU answers a preemption, or retires its oldest entry */
-        if (f.npreempt > answered) {
-            fake_preempted(&f, E0, fake_ring_oldest(&f, E0),
-                           fake_ring_completed(&f, E0));
-            answered = f.npreempt;
-        } else {
-            fake_complete(&f, E0, fake_ring_oldest(&f, E0));
-        }
-        /* n keeps its queue full */
+        gpu_ms(&f, &answered);
+        /* n keeps its queue full; high brings 3 buffers at high_from */
         fake_submit(&f, n, next++ % 32);
+        if (high_from && ms + 1 == high_from) {
+            for (unsigned k = 50; k < 53; k++) {
+                fake_submit(&f, high, k);
+            }
+        }
         fake_work(&f);
         fake_work(&f);
         for (unsigned i = from; i < f.nsub; i++) {
-            if (fake_cookie_of(f.sub[i].dma_addr) == 40) {
+            unsigned cookie = fake_cookie_of(f.sub[i].dma_addr);
+
+            if (cookie == 40) {
                 started = f.now - t0;
+                out->idle_at = i;
+            }
+            if (cookie >= 50 && cookie < 53 && !out->first_high_at) {
+                out->first_high_at = i;
             }
         }
     }
-    *boosts = vidsch_ctx_stats(idle)->boosts;
+    out->boosts = vidsch_ctx_stats(idle)->boosts;
+    for (unsigned i = f.nev; i-- > 0;) {
+        if (f.ev[i].kind == VIDSCH_TRACE_BOOST && f.ev[i].context == 2) {
+            if (!out->last_boost_level) {
+                out->last_boost_level = f.ev[i].level;
+            }
+            out->boost_level = f.ev[i].level;    /* the first, at the end */
+        }
+    }
     fake_fini(&f);
     return started;
 }
 
 static void test_aging(void)
 {
-    unsigned boosts;
-    uint64_t t = run_starvation(VIDSCH_POLICY_QUANTUM, &boosts);
+    struct starve st;
+    uint64_t t = run_starvation(VIDSCH_POLICY_QUANTUM, 0, &st);
 
-    g_assert_cmpuint(boosts, ==, 1);
+    /* after aging_ns, boosted to the level on top (the saturating
+     * NORMAL), no higher; it runs once the running context's turn ends */
+    g_assert_cmpuint(st.boosts, ==, 1);
+    g_assert_cmpuint(st.boost_level, ==, VIDSCH_PRIO_NORMAL);
     g_assert_cmpuint(t, >=, 10 * MS);
-    g_assert_cmpuint(t, <=, 12 * MS);
+    g_assert_cmpuint(t, <=, 10 * MS + 2 * MS + 1 * MS);
     /* the priority policy has no aging: it starves */
-    g_assert_cmpuint(run_starvation(VIDSCH_POLICY_PRIORITY, &boosts), ==, 0);
-    g_assert_cmpuint(boosts, ==, 0);
+    g_assert_cmpuint(run_starvation(VIDSCH_POLICY_PRIORITY, 0, &st), ==, 0);
+    g_assert_cmpuint(st.boosts, ==, 0);
+}
+
+/* HIGH work ready when the IDLE context has aged: it is boosted to HIGH,
+ * not above, and takes its turn after the HIGH context's (round robin at
+ * that level). HIGH work coming just after the boost to NORMAL: it
+ * follows up to HIGH, behind that work too. */
+static void test_aging_never_outranks(void)
+{
+    struct starve st;
+
+    g_assert_cmpuint(run_starvation(VIDSCH_POLICY_QUANTUM, 9, &st), >, 0);
+    g_assert_cmpuint(st.boost_level, ==, VIDSCH_PRIO_HIGH);
+    g_assert_cmpuint(st.first_high_at, >, 0);
+    g_assert_cmpuint(st.idle_at, >, st.first_high_at);
+
+    g_assert_cmpuint(run_starvation(VIDSCH_POLICY_QUANTUM, 10, &st), >, 0);
+    g_assert_cmpuint(st.boost_level, ==, VIDSCH_PRIO_NORMAL);
+    g_assert_cmpuint(st.last_boost_level, ==, VIDSCH_PRIO_HIGH);
+    g_assert_cmpuint(st.idle_at, >, st.first_high_at);
 }
 
 /* ---- paging buffers ---- */
@@ -1049,6 +1143,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/priority/preemption", test_priority_preemption);
     g_test_add_func("/vidsch/prepared-not-preempted",
                     test_prepared_not_preempted);
+    g_test_add_func("/vidsch/order-kept-after-stop",
+                    test_order_kept_after_stop);
     g_test_add_func("/vidsch/granularity/dma-buffer",
                     test_dma_buffer_granularity);
     g_test_add_func("/vidsch/granularity/none-shallow-ring",
@@ -1057,6 +1153,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/quantum/alone-keeps-running",
                     test_quantum_alone_keeps_running);
     g_test_add_func("/vidsch/quantum/aging", test_aging);
+    g_test_add_func("/vidsch/quantum/aging-never-outranks",
+                    test_aging_never_outranks);
     g_test_add_func("/vidsch/paging/first-fence-kept",
                     test_paging_first_and_fence_kept);
     g_test_add_func("/vidsch/inconsistent-fences", test_inconsistent_fences);
