@@ -20,3 +20,10 @@ echo
 echo "== cost of preemption: a 1 s hog preempted for frames over its whole run, mid-command (virtual time) =="
 bash "$(dirname "$0")/bench-hog.sh" --switch-cost "$build/qemu-run" \
     "$build/firmware/hog.elf" 1000 1000
+
+echo
+echo "== the OS: desktop per policy, overlap, fairness (virtual time) =="
+bash "$(dirname "$0")/bench-os.sh" "$build/qemu-run" "$build/firmware"
+
+echo
+bash "$(dirname "$0")/bench-sched.sh" "$build"

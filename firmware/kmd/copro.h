@@ -53,6 +53,13 @@ struct copro {
     uint8_t intx_gsi;
     struct msix msix;
     struct copro_irq_log irq;
+
+    /* Called by the ISR when it latched causes into irq.pending, so the
+     * OS queues the driver's deferred processing (WDDM's DxgkCbQueueDpc
+     * from DxgkDdiInterruptRoutine). NULL: nobody is told (the scenarios
+     * that poll irq.pending themselves). */
+    void (*queue_dpc)(void *ctx);
+    void *queue_dpc_ctx;
 };
 
 /* Finds the device on the PCI bus; fills c->pci. */

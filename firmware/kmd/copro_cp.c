@@ -125,36 +125,48 @@ static void ring_write(volatile struct copro_submit_desc *slot,
     }
 }
 
-uint64_t copro_cp_submit_save(struct copro_cp *cp, unsigned e,
-                              uint64_t dma_addr, uint32_t dma_len,
-                              uint32_t context, uint32_t flags,
-                              uint64_t save_addr)
+bool copro_cp_submit_desc(struct copro_cp *cp, unsigned e,
+                          const struct copro_submit_desc *d)
 {
     struct copro_engine *eng = &cp->eng[e];
-    struct copro_submit_desc d;
     uint32_t head;
-    uint64_t fence;
 
     if (e >= cp->num_engines) {
-        return 0;
+        return false;
     }
     /* RING_HEAD advances when the engine loads an entry (it keeps its own
      * copy), so a slot behind head may be reused at once. */
     head = eng_read32(cp, e, COPRO_ENG_RING_HEAD);
     if (copro_ring_space(head, eng->tail, eng->ring_entries) == 0) {
-        return 0;
+        return false;
     }
-    fence = eng->last_submitted + 1;
-    d = copro_desc_make(dma_addr, dma_len, fence, context, flags);
-    d.save_addr = save_addr;
-    ring_write(&eng->ring[eng->tail], &d);
+    ring_write(&eng->ring[eng->tail], d);
     eng->tail = copro_ring_next(eng->tail, eng->ring_entries);
-    eng->last_submitted = fence;
+    if (d->fence > eng->last_submitted) {
+        eng->last_submitted = d->fence;
+    }
     /* The doorbell. Its MMIO store is ordered after the descriptor and
      * packet stores (x86 keeps stores in order; io.h's clobber keeps the
      * compiler from reordering). */
     copro_write32(cp->dev, eng_reg(e, COPRO_ENG_RING_TAIL), eng->tail);
-    return fence;
+    return true;
+}
+
+uint64_t copro_cp_submit_save(struct copro_cp *cp, unsigned e,
+                              uint64_t dma_addr, uint32_t dma_len,
+                              uint32_t context, uint32_t flags,
+                              uint64_t save_addr)
+{
+    struct copro_submit_desc d;
+    uint64_t fence;
+
+    if (e >= cp->num_engines) {
+        return 0;
+    }
+    fence = cp->eng[e].last_submitted + 1;
+    d = copro_desc_make(dma_addr, dma_len, fence, context, flags);
+    d.save_addr = save_addr;
+    return copro_cp_submit_desc(cp, e, &d) ? fence : 0;
 }
 
 uint64_t copro_cp_submit(struct copro_cp *cp, unsigned e,

@@ -118,6 +118,15 @@ uint64_t copro_cp_submit(struct copro_cp *cp, unsigned e,
                          uint32_t flags);
 
 /*
+ * Queues descriptor d as it is (its fence id is the caller's: the OS's
+ * scheduler numbers submissions through the DDI) on engine e and rings
+ * the doorbell. False if the ring is full or e does not exist.
+ * last_submitted follows the highest fence queued.
+ */
+bool copro_cp_submit_desc(struct copro_cp *cp, unsigned e,
+                          const struct copro_submit_desc *d);
+
+/*
  * As copro_cp_submit, for a buffer given by address and length, with a
  * context save area (COPRO_SUBMIT_RESUME continues from it; a preemption
  * writes it). Used to resubmit what a preemption or reset left over.

@@ -47,6 +47,9 @@ static void copro_isr(struct irq_frame *f, void *ctx)
     c->irq.causes_seen |= status;
     c->irq.pending |= status;
     c->irq.count++;
+    if (status && c->queue_dpc) {
+        c->queue_dpc(c->queue_dpc_ctx);
+    }
     lapic_eoi();
 }
 

@@ -59,9 +59,22 @@ struct vidsch_config {
     uint64_t tdr_window_ns;     /* ... that escalate to a device reset */
     bool serial_prepare;        /* prepare only once the engine is idle
                                    (the `overlap` baseline) */
+    /* Added by the scheduler (defaults from vidsch_config_default): */
+    unsigned ring_depth;        /* most submissions kept on an engine's
+                                   ring; 0: automatic (1 when the device
+                                   cannot preempt, 2 otherwise), always
+                                   below caps.ring_entries */
+    uint64_t sync_poll_ns;      /* while a context is held on a wait, look
+                                   at the value at least this often */
+    unsigned max_contexts;      /* table sizes: vidsch_create needs at */
+    unsigned max_buffers;       /* least vidsch_storage_size(these) bytes;
+                                   max_buffers also bounds the waits and
+                                   signals pending at once */
 };
 
 void vidsch_config_default(struct vidsch_config *c);
+
+struct vidsch_trace;            /* below */
 
 /*
  * What the scheduler needs from the OS around it. now() is the GPU clock
@@ -77,11 +90,30 @@ struct vidsch_env {
     uint64_t (*now)(void *os);
     void (*set_timer)(void *os, uint64_t when_ns);
     void (*queue_work)(void *os);
-    /* the buffer retired (status DDI_OK) or was lost (DDI_ELOST) */
+    /* the buffer retired (status DDI_OK) or was lost (DDI_ELOST); or
+     * (added) patch refused it at schedule time: that DDI error, and the
+     * buffer never ran */
     void (*buffer_done)(void *os, uint64_t cookie, int status);
     /* the context was put in error by TDR (its process: device removed) */
     void (*context_lost)(void *os, uint32_t context);
+    /* Added by the scheduler. Optional (NULL: none): every scheduling
+     * decision as it is made, for timelines and the host's property
+     * checkers (struct vidsch_trace below). */
+    void (*trace)(void *os, const struct vidsch_trace *ev);
 };
+
+/*
+ * Callbacks and re-entry: buffer_done and context_lost are called as the
+ * outermost vidsch call returns, with the scheduler's state consistent,
+ * and may call vidsch_submit, vidsch_submit_paging, vidsch_signal,
+ * vidsch_wait, vidsch_sync_changed, vidsch_ctx_create and the read-only
+ * queries (an application's fence callback submitting its next frame at
+ * once is fine); the work they start is scheduled before that call
+ * returns. They must not call vidsch_timer, vidsch_worker, the upcalls or
+ * vidsch_ctx_destroy. trace is called in the middle of decisions and must
+ * not call vidsch at all. set_timer and queue_work must not call back
+ * (they only arrange for a later call).
+ */
 
 struct vidsch;                  /* opaque; vidsch_create gives one */
 struct vidsch_ctx;              /* a scheduling context */
@@ -96,10 +128,96 @@ struct vidsch_ctx_stats {
     uint64_t latency_ns[8];     /* submit->start histogram: <10us, <100us,
                                    <1ms, <10ms, <100ms, <1s, <10s, more */
     uint64_t latency_max_ns;
+    /* Added by the scheduler: */
+    uint64_t resumed;           /* preempted buffers resubmitted (RESUME) */
+    uint64_t resubmitted;       /* dropped ring entries submitted again */
+    uint64_t boosts;            /* aging boosts against starvation */
+    uint64_t latency_sum_ns;    /* for the mean: latency_sum_ns/started */
+    uint64_t started;           /* buffers that started on the engine */
+};
+
+#define VIDSCH_LATENCY_BUCKETS  8
+
+/* Per-engine statistics (added by the scheduler). */
+struct vidsch_engine_stats {
+    uint64_t elected;           /* buffers chosen to run next */
+    uint64_t prepared;          /* ... prepared on the worker */
+    uint64_t submitted;         /* ring entries written (resubmits too) */
+    uint64_t completed;         /* buffers retired */
+    uint64_t unstaged;          /* prepared buffers handed back to their
+                                   context for more urgent work */
+    uint64_t preempt_requests[4];   /* by enum vidsch_preempt_reason */
+    uint64_t preemptions;       /* PREEMPTED upcalls acted on */
+    uint64_t preempted_mid_buffer;  /* ... that interrupted a buffer */
+    uint64_t dropped;           /* ring entries the engine dropped */
+    uint64_t resets;            /* engine resets (TDR, fault, device) */
+    uint64_t faults;            /* FAULTED upcalls acted on */
+    uint64_t stale_upcalls;     /* upcalls about work already settled */
+    uint64_t inconsistent;      /* fences that fit no outstanding list: a
+                                   driver or device bug (engine reset) */
+    uint64_t busy_ns;           /* sum of buffers' time on the engine */
+};
+
+/* Device-wide statistics (added by the scheduler). */
+struct vidsch_stats {
+    uint64_t tdr_resets;        /* engine resets for a timeout */
+    uint64_t device_resets;     /* every engine reset at once: too many
+                                   TDRs in the window, or a paging buffer
+                                   was hit */
+    uint64_t contexts_lost;
+};
+
+/* Why the scheduler asked an engine to preempt. */
+enum vidsch_preempt_reason {
+    VIDSCH_PREEMPT_PRIORITY,    /* more urgent work is prepared */
+    VIDSCH_PREEMPT_QUANTUM,     /* the running context's turn is over */
+    VIDSCH_PREEMPT_TDR,         /* the watchdog: no progress */
+    VIDSCH_PREEMPT_OTHER,
+};
+
+/*
+ * Trace events (env->trace), one per decision. A checker can rebuild the
+ * scheduler's view from them; the host property tests do.
+ */
+enum vidsch_trace_kind {
+    VIDSCH_TRACE_ELECT,         /* buffer chosen to run next (level: the
+                                   context's effective priority then) */
+    VIDSCH_TRACE_PREPARED,      /* the worker patched it */
+    VIDSCH_TRACE_UNSTAGE,       /* a prepared buffer handed back */
+    VIDSCH_TRACE_SUBMIT,        /* written to the ring (fence, flags) */
+    VIDSCH_TRACE_RETIRE,        /* retired */
+    VIDSCH_TRACE_PREEMPT,       /* preemption requested (reason) */
+    VIDSCH_TRACE_PREEMPTED,     /* preemption done (fence: the one it
+                                   interrupted, 0 if none) */
+    VIDSCH_TRACE_RESET,         /* engine reset (fence: aborted) */
+    VIDSCH_TRACE_DEVICE_RESET,
+    VIDSCH_TRACE_LOST,          /* context put in error */
+    VIDSCH_TRACE_BOOST,         /* aging boost (level: the boost level) */
+    VIDSCH_TRACE_UNBOOST,       /* back to its own priority */
+    VIDSCH_TRACE_HOLD,          /* context held on a wait */
+    VIDSCH_TRACE_RELEASE,       /* not held any more (reason 1: its wait
+                                   is satisfied and it has nothing on the
+                                   GPU, so its aging clock starts; 0:
+                                   otherwise) */
+};
+
+struct vidsch_trace {
+    enum vidsch_trace_kind kind;
+    unsigned engine;
+    uint64_t time;              /* env->now */
+    uint32_t context;           /* hardware id; 0 for paging or none */
+    uint64_t cookie;            /* the buffer's, when there is one */
+    uint64_t fence;
+    uint32_t flags;             /* SUBMIT: COPRO_SUBMIT_* */
+    unsigned level;             /* effective priority (ELECT, BOOST) */
+    unsigned reason;            /* PREEMPT: enum vidsch_preempt_reason;
+                                   RELEASE: see above */
 };
 
 /* Creates a scheduler over dev with env; NULL if out of memory (the
- * firmware gives it static storage: see vidsch_storage_size). */
+ * firmware gives it static storage: see vidsch_storage_size), or (added)
+ * if storage_bytes < vidsch_storage_size(cfg->max_contexts,
+ * cfg->max_buffers) or the storage is not 8-byte aligned. */
 struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
                              struct ddi_device *dev,
                              const struct vidsch_env *env,
@@ -127,7 +245,9 @@ bool vidsch_ctx_is_lost(const struct vidsch_ctx *c);
  * the kernel's until buffer_done(cookie). alloc: the allocation
  * descriptors of buf->alloc (placement filled by vidmm before patch; in
  * fixed placement they are final already). DDI_ELOST for a lost
- * context, DDI_ENOMEM if the scheduler's buffer table is full.
+ * context, DDI_ENOMEM if the scheduler's buffer table is full, (added)
+ * DDI_EINVAL if buf is not for the context's engine or its length breaks
+ * the descriptor rules.
  */
 int vidsch_submit(struct vidsch *s, struct vidsch_ctx *c,
                   struct ddi_dmabuf *buf, struct ddi_alloc_desc *alloc,
@@ -145,6 +265,32 @@ int vidsch_signal(struct vidsch *s, struct vidsch_ctx *c,
 int vidsch_wait(struct vidsch *s, struct vidsch_ctx *c,
                 volatile const uint64_t *cpu_addr, uint64_t value);
 void vidsch_sync_changed(struct vidsch *s);
+/*
+ * (added) The wait holds the buffers submitted on c after the call. When
+ * c is lost, its pending signals are written at once, so that no other
+ * context waits for ever on a removed device; signal and wait on a lost
+ * context return DDI_ELOST. DDI_ENOMEM when max_buffers waits and
+ * signals are pending already.
+ */
+
+/*
+ * A paging buffer (vidmm's transfers) for an engine: never preempted, put
+ * on the ring before any DMA buffer not yet there, and if an engine stop
+ * drops it, resubmitted first with its original fence id (as WDDM does).
+ * It is final: not patched. buffer_done(cookie) as for vidsch_submit.
+ * DDI_EINVAL for a bad engine, DDI_ENOMEM if the buffer table is full.
+ */
+int vidsch_submit_paging(struct vidsch *s, unsigned engine,
+                         struct ddi_dmabuf *buf, uint64_t cookie);
+
+/* Queries (added by the scheduler). */
+uint32_t vidsch_ctx_id(const struct vidsch_ctx *c);
+enum vidsch_priority vidsch_ctx_priority(const struct vidsch_ctx *c);
+unsigned vidsch_ctx_engine(const struct vidsch_ctx *c);
+const struct vidsch_engine_stats *vidsch_engine_stats(const struct vidsch *s,
+                                                      unsigned engine);
+const struct vidsch_stats *vidsch_stats(const struct vidsch *s);
+const char *vidsch_priority_name(enum vidsch_priority p);
 
 /* Entry points the environment calls. */
 void vidsch_timer(struct vidsch *s);       /* the timer it asked for */

@@ -77,3 +77,18 @@ void vidsch_tdr_reset_done(struct vidsch_tdr *t, uint64_t now,
 {
     restart(t, now, completed);
 }
+
+uint64_t vidsch_tdr_deadline(const struct vidsch_tdr *t)
+{
+    if (!t->busy) {
+        return UINT64_MAX;
+    }
+    switch (t->state) {
+    case VIDSCH_TDR_WATCHING:
+        return t->progress_at + t->cfg.timeout_ns;
+    case VIDSCH_TDR_PREEMPTING:
+        return t->timed_out_at + t->cfg.grace_ns;
+    default:
+        return UINT64_MAX;
+    }
+}

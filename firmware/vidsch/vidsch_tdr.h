@@ -2,7 +2,8 @@
 /*
  * The scheduler's timeout detection (the decision half of TDR) for one
  * engine: a watchdog fed with the time and the engine's COMPLETED_FENCE
- * at each tick (the caller drives it from the LAPIC timer).
+ * at each tick (the caller drives it from the LAPIC timer, or arms a one-shot
+ * timer at vidsch_tdr_deadline()).
  *
  * As in WDDM: when the engine has had work outstanding and retired
  * nothing for timeout_ns, the scheduler first asks it to preempt (a
@@ -71,5 +72,12 @@ void vidsch_tdr_preempted(struct vidsch_tdr *t, uint64_t now,
 /* The engine was reset; watching starts again from now. */
 void vidsch_tdr_reset_done(struct vidsch_tdr *t, uint64_t now,
                            uint64_t completed);
+
+/*
+ * The earliest time at which vidsch_tdr_check() may return an action, so
+ * that the caller can arm a one-shot timer rather than tick: UINT64_MAX
+ * while idle (at the last check) or already hung.
+ */
+uint64_t vidsch_tdr_deadline(const struct vidsch_tdr *t);
 
 #endif /* FW_VIDSCH_VIDSCH_TDR_H */

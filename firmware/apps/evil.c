@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "apps/evil.h"
+
+#include <stddef.h>
+
+#include <copro/copro_cmd.h>
+
+#define MS          1000000ull
+#define BUF_BYTES   4096u
+#define PATTERN     0xe5e5e5e5u
+
+_Static_assert(offsetof(struct evil, app) == 0, "app first");
+
+/* Submits raw words with the given lists on hctx. */
+static int render_raw(struct evil *e, uint32_t hctx, const uint32_t *dw,
+                      uint32_t bytes, const struct ddi_alloc_ref *alloc,
+                      unsigned nalloc, const struct ddi_patch_loc *patch,
+                      unsigned npatch)
+{
+    struct kapi_render_args a = {
+        .cmd = dw, .cmd_bytes = bytes, .alloc = alloc, .nalloc = nalloc,
+        .patch = patch, .npatch = npatch,
+    };
+
+    return kapi_render(e->app.proc, hctx, &a);
+}
+
+static int render_cb(struct evil *e, uint32_t hctx)
+{
+    struct kapi_render_args a = {
+        .cmd = umd_words(&e->cb), .cmd_bytes = umd_bytes(&e->cb),
+        .alloc = e->cb.alloc, .nalloc = e->cb.nalloc,
+        .patch = e->cb.patch, .npatch = e->cb.npatch,
+    };
+
+    return kapi_render(e->app.proc, hctx, &a);
+}
+
+/* Each attempt: a hostile call; returns the code the kernel gave. */
+static int attempt(struct evil *e, unsigned i)
+{
+    struct app *a = &e->app;
+    const struct app *v = &e->victim->f.app;
+    uint32_t words[16] = { 0 };
+    struct ddi_alloc_ref ref = { e->hbuf, 1 };
+    struct ddi_patch_loc pl = { 0 };
+    volatile void *cpu;
+    uint32_t h = 0;
+    int st;
+
+    umd_reset(&e->cb);
+    switch (i) {
+    case 0:     /* an opcode the device does not have */
+        words[0] = COPRO_PKT_HDR(0x42, 0, 1);
+        return render_raw(e, a->hctx, words, 4, NULL, 0, NULL, 0);
+    case 1:     /* INTERRUPT: the kernel's */
+        words[0] = COPRO_PKT_HDR(COPRO_OP_INTERRUPT, 0, COPRO_LEN_INTERRUPT);
+        return render_raw(e, a->hctx, words, 8, NULL, 0, NULL, 0);
+    case 2:     /* COPY_PTE: page tables are the kernel's */
+        words[0] = COPRO_PKT_HDR(COPRO_OP_COPY_PTE, 0, COPRO_LEN_COPY_PTE);
+        words[5] = 1;
+        return render_raw(e, a->hctx, words, 24, NULL, 0, NULL, 0);
+    case 3:     /* a render packet on the copy engine */
+        umd_set_target(&e->cb, 0, e->hbuf, 0, 64, 16, 16,
+                       COPRO_FMT_XRGB8888);
+        return render_cb(e, e->hcopyctx);
+    case 4:     /* FILL past the end of its allocation */
+        umd_fill(&e->cb, e->hbuf, 0, BUF_BYTES + 4, PATTERN);
+        return render_cb(e, a->hctx);
+    case 5:     /* COPY from the middle to far beyond */
+        umd_copy(&e->cb, e->hbuf, 0, e->hbuf, 2048, 1ull << 32);
+        return render_cb(e, a->hctx);
+    case 6:     /* the victim's window: its handle means nothing here */
+        umd_fill(&e->cb, e->victim->hwin, 0, 64, PATTERN);
+        return render_cb(e, a->hctx);
+    case 7:     /* the victim's context */
+        umd_fill(&e->cb, e->hbuf, 0, 64, PATTERN);
+        return render_cb(e, v->hctx);
+    case 8:     /* a stale handle: created, destroyed, then used */
+        h = app_alloc(a, 64, false);
+        kapi_destroy_allocation(a->proc, h);
+        umd_fill(&e->cb, h, 0, 64, PATTERN);
+        return render_cb(e, a->hctx);
+    case 9:     /* an address of its own in the buffer */
+        umd_fill(&e->cb, e->hbuf, 0, 64, PATTERN);
+        e->cb.enc.dw[1] = 0x1000;
+        return render_cb(e, a->hctx);
+    case 10:    /* a patch location on FILL's size field */
+        words[0] = COPRO_PKT_HDR(COPRO_OP_FILL, 0, COPRO_LEN_FILL);
+        pl = (struct ddi_patch_loc){ .slot = 0, .patch_offset = 12 };
+        return render_raw(e, a->hctx, words, 24, &ref, 1, &pl, 1);
+    case 11:    /* a command buffer of 64 MiB */
+        return render_raw(e, a->hctx, words, 64u << 20, NULL, 0, NULL, 0);
+    case 12:    /* WORK for 292 years */
+        umd_work(&e->cb, 1ull << 63);
+        return render_cb(e, a->hctx);
+    case 13:    /* an allocation list longer than any */
+        return render_raw(e, a->hctx, words, 4, &ref, 100000, NULL, 0);
+    case 14:    /* a RECT into whatever another context bound to slot 0 */
+        umd_rect(&e->cb, 0, 0, 0, 4096, 4096, PATTERN);
+        return render_cb(e, a->hctx);
+    case 15: {  /* an allocation of 2^62 bytes */
+        struct kapi_alloc_desc d = { .size = 1ull << 62 };
+
+        st = kapi_create_allocation(a->proc, a->hdev, &d, &h);
+        return st;
+    }
+    case 16:    /* open with a forged shared name */
+        return kapi_open_allocation(a->proc, a->hdev,
+                                    e->victim->shared ^ 0x100, &h);
+    case 17:    /* lock the victim's window by its handle value */
+        return kapi_lock(a->proc, e->victim->hwin, KAPI_LOCK_IGNORESYNC,
+                         &cpu);
+    case 18:    /* destroy the victim's context */
+        return kapi_destroy_context(a->proc, v->hctx);
+    case 19:    /* a monitored fence going back */
+        kapi_signal_cpu(a->proc, e->hsync, 10);
+        return kapi_signal_cpu(a->proc, e->hsync, 9);
+    case 20:    /* a context handle where an allocation is expected */
+        umd_fill(&e->cb, a->hctx, 0, 64, PATTERN);
+        return render_cb(e, a->hctx);
+    }
+    return DDI_OK;
+}
+
+static void add_case(struct evil *e, const char *what, int want)
+{
+    e->cases[e->ncases++] = (struct evil_case){ .what = what, .want = want };
+}
+
+static void tick(void *arg, uint64_t now)
+{
+    struct evil *e = arg;
+    struct evil_case *c;
+
+    if (e->app.stopping) {
+        return;
+    }
+    c = &e->cases[e->next];
+    c->last = attempt(e, e->next);
+    c->runs++;
+    c->wrong += c->last != c->want;
+    e->next = (e->next + 1) % e->ncases;
+    kapi_timer_arm(e->app.proc, &e->timer, now + e->period_ns);
+}
+
+static void final_done(void *arg, int status)
+{
+    struct evil *e = arg;
+
+    if (status != DDI_OK) {
+        app_fail(&e->app, "wait_cpu", status);
+    }
+    e->final_done = true;
+    e->app.completed++;
+    e->app.drained = true;
+}
+
+static void start(struct app *a)
+{
+    struct evil *e = (struct evil *)a;
+
+    tick(e, kapi_now(a->proc));
+}
+
+/* One well-formed buffer after all that: it must run. */
+static void stop(struct app *a)
+{
+    struct evil *e = (struct evil *)a;
+    int st;
+
+    kapi_timer_cancel(a->proc, &e->timer);
+    umd_reset(&e->cb);
+    umd_fill(&e->cb, e->hbuf, 0, BUF_BYTES, PATTERN);
+    st = render_cb(e, a->hctx);
+    if (st == DDI_OK) {
+        st = kapi_signal_gpu(a->proc, a->hctx, e->hsync, 100);
+    }
+    if (st == DDI_OK) {
+        st = kapi_wait_cpu(a->proc, e->hsync, 100, final_done, e);
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "final render", st);
+        a->drained = true;
+        return;
+    }
+    a->submitted++;
+}
+
+static void check(struct app *a, struct report *r)
+{
+    struct evil *e = (struct evil *)a;
+    volatile void *cpu = NULL;
+    uint64_t bad = 0;
+
+    for (unsigned i = 0; i < e->ncases; i++) {
+        const struct evil_case *c = &e->cases[i];
+
+        report(r, c->runs > 0 && c->wrong == 0, "%s: %s refused with %s "
+               "(%u attempts, %u answered otherwise, last %s)", a->name,
+               c->what, ddi_status_name(c->want), c->runs, c->wrong,
+               ddi_status_name(c->last));
+    }
+    if (kapi_lock(a->proc, e->hbuf, KAPI_LOCK_DONOTWAIT, &cpu) == DDI_OK) {
+        for (unsigned i = 0; i < BUF_BYTES / 4; i++) {
+            bad += ((volatile uint32_t *)cpu)[i] != PATTERN;
+        }
+        kapi_unlock(a->proc, e->hbuf);
+    } else {
+        bad = BUF_BYTES / 4;
+    }
+    report(r, e->final_done && bad == 0, "%s: its well-formed buffer still "
+           "ran after the refusals (%lu words wrong)", a->name, bad);
+}
+
+static const struct app_ops evil_ops = {
+    .start = start, .stop = stop, .check = check,
+};
+
+int evil_init(struct evil *e, struct kernel *k, const char *name,
+              const struct winapp *victim)
+{
+    struct app *a = &e->app;
+    int st;
+
+    e->victim = victim;
+    e->period_ns = 2 * MS;
+    umd_init(&e->cb, e->cmd, sizeof(e->cmd));
+    kapi_timer_init(&e->timer, tick, e);
+    add_case(e, "an unknown opcode", DDI_EOPCODE);
+    add_case(e, "INTERRUPT", DDI_EOPCODE);
+    add_case(e, "COPY_PTE", DDI_EOPCODE);
+    add_case(e, "SET_TARGET on the copy engine", DDI_EOPCODE);
+    add_case(e, "FILL past its allocation", DDI_EBOUNDS);
+    add_case(e, "a 4 GiB COPY from a 4 KiB allocation", DDI_EBOUNDS);
+    add_case(e, "another process's allocation handle", DDI_EHANDLE);
+    add_case(e, "another process's context handle", DDI_EHANDLE);
+    add_case(e, "a stale allocation handle", DDI_EHANDLE);
+    add_case(e, "an address in the command buffer", DDI_EINVAL);
+    add_case(e, "a patch location on a size field", DDI_EINVAL);
+    add_case(e, "a 64 MiB command buffer", DDI_EINVAL);
+    add_case(e, "WORK of 2^63 ns", DDI_EINVAL);
+    add_case(e, "an allocation list of 100000 entries", DDI_EINVAL);
+    add_case(e, "RECT on a target slot it did not bind", DDI_EINVAL);
+    add_case(e, "a 2^62-byte allocation", DDI_EINVAL);
+    add_case(e, "opening a forged shared name", DDI_EHANDLE);
+    add_case(e, "locking another process's allocation", DDI_EHANDLE);
+    add_case(e, "destroying another process's context", DDI_EHANDLE);
+    add_case(e, "a monitored fence signalled backwards", DDI_EINVAL);
+    add_case(e, "a context handle as an allocation", DDI_EHANDLE);
+    st = app_init(a, k, name, COPRO_ENGINE_RENDER, VIDSCH_PRIO_NORMAL,
+                  &evil_ops);
+    if (st != DDI_OK) {
+        return st;
+    }
+    st = kapi_create_context(a->proc, a->hdev, COPRO_ENGINE_COPY,
+                             VIDSCH_PRIO_NORMAL, &e->hcopyctx);
+    if (st == DDI_OK) {
+        st = kapi_create_sync(a->proc, a->hdev, 0, &e->hsync);
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "create_context/sync", st);
+        return st;
+    }
+    e->hbuf = app_alloc(a, BUF_BYTES, true);
+    return e->hbuf ? DDI_OK : a->fail_status;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "apps/frameapp.h"
+
+#include <stddef.h>
+
+/* Recovers the frame app from its embedded parts. */
+static struct frameapp *of_app(struct app *a)
+{
+    return (struct frameapp *)a;
+}
+
+_Static_assert(offsetof(struct frameapp, app) == 0, "app first");
+
+static void submit(struct frameapp *f, uint64_t n);
+
+/* Drained: stopped, or all of its max_frames released, and nothing in
+ * flight. */
+static void check_drained(struct frameapp *f)
+{
+    bool finished = f->cfg.max_frames && f->released >= f->cfg.max_frames;
+
+    if ((f->app.stopping || finished) && f->inflight == 0) {
+        f->app.drained = true;
+    }
+}
+
+/* Frames complete in order on one context: everything up to the sync
+ * value is done. */
+static void frames_done(void *arg, int status)
+{
+    struct frameapp *f = arg;
+    struct app *a = &f->app;
+    uint64_t value = 0;
+
+    if (status != DDI_OK) {
+        app_fail(a, "wait_cpu", status);
+        f->inflight = 0;
+        a->drained = a->stopping;
+        return;
+    }
+    kapi_sync_value(a->proc, f->hsync, &value);
+    while (f->done_through < value && f->done_through < f->released) {
+        uint64_t n = ++f->done_through;
+        unsigned s = n % FRAMEAPP_SLOTS;
+        uint64_t start = f->rec[2 * s], end = f->rec[2 * s + 1];
+
+        if (f->slot[s].dropped) {
+            continue;
+        }
+        f->inflight--;
+        a->completed++;
+        f->last_completed = n;
+        if (f->log && n <= f->log_cap) {
+            f->log[n - 1] = (struct frameapp_record){
+                f->slot[s].release, f->slot[s].submit, start, end,
+            };
+        }
+        if (start >= f->slot[s].submit && end >= start) {
+            app_latency(a, start - f->slot[s].submit);
+        } else {
+            app_fail(a, "frame timestamps", DDI_EINVAL);
+        }
+        if (f->cfg.deadline_ns &&
+            end > f->slot[s].release + f->cfg.deadline_ns) {
+            a->misses++;
+        }
+        if (f->done) {
+            f->done(f, n);
+        }
+    }
+    /* Back to back: the next frames go as soon as there is room. */
+    while (!f->cfg.period_ns && !a->stopping && !a->fail_what &&
+           f->inflight < f->cfg.depth &&
+           (!f->cfg.max_frames || f->released < f->cfg.max_frames)) {
+        submit(f, f->released + 1);
+    }
+    check_drained(f);
+}
+
+static void submit(struct frameapp *f, uint64_t n)
+{
+    struct app *a = &f->app;
+    unsigned s = n % FRAMEAPP_SLOTS;
+    int st;
+
+    f->released = n;
+    f->slot[s].dropped = false;
+    umd_reset(&f->cb);
+    umd_timestamp(&f->cb, f->hrec, 16 * s);
+    if (!f->build(f, n, &f->cb)) {
+        return;
+    }
+    umd_timestamp(&f->cb, f->hrec, 16 * s + 8);
+    if (!umd_ok(&f->cb)) {
+        app_fail(a, f->cb.error ? f->cb.error : "umd", DDI_EINVAL);
+        return;
+    }
+    f->rec[2 * s] = 0;
+    f->rec[2 * s + 1] = 0;
+    f->slot[s].submit = kapi_now(a->proc);
+    if (!f->cfg.period_ns) {
+        f->slot[s].release = f->slot[s].submit;
+    }
+    st = app_render(a, &f->cb);
+    if (st == DDI_OK) {
+        st = kapi_signal_gpu(a->proc, a->hctx, f->hsync, n);
+    }
+    if (st == DDI_OK) {
+        st = kapi_wait_cpu(a->proc, f->hsync, n, frames_done, f);
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "render/signal/wait", st);
+        return;
+    }
+    f->inflight++;
+    a->submitted++;
+}
+
+/* A periodic frame is due. */
+static void release(void *arg, uint64_t now)
+{
+    struct frameapp *f = arg;
+    struct app *a = &f->app;
+    uint64_t n = f->released + 1;
+    unsigned s = n % FRAMEAPP_SLOTS;
+
+    (void)now;
+    if (a->stopping || a->fail_what ||
+        (f->cfg.max_frames && n > f->cfg.max_frames)) {
+        check_drained(f);
+        return;
+    }
+    f->slot[s].release = f->t0 + (n - 1) * f->cfg.period_ns;
+    if (f->inflight >= f->cfg.depth) {
+        /* Still busy with earlier frames: this one is lost. It takes its
+         * number so the sync values stay in step. */
+        f->released = n;
+        f->slot[s].dropped = true;
+        a->dropped++;
+        a->misses++;
+        if (f->done_through == n - 1) {
+            f->done_through = n;
+        }
+    } else {
+        submit(f, n);
+    }
+    kapi_timer_arm(a->proc, &f->timer, f->t0 + n * f->cfg.period_ns);
+}
+
+void frameapp_start(struct app *a)
+{
+    struct frameapp *f = of_app(a);
+
+    f->t0 = kapi_now(a->proc);
+    if (f->cfg.period_ns) {
+        /* Frame n is due at t0 + (n - 1) * period. */
+        f->t0 += f->cfg.first_release_ns;
+        kapi_timer_arm(a->proc, &f->timer, f->t0);
+        return;
+    }
+    frames_done(f, DDI_OK);     /* fills the pipeline */
+}
+
+void frameapp_stop(struct app *a)
+{
+    struct frameapp *f = of_app(a);
+
+    kapi_timer_cancel(a->proc, &f->timer);
+    check_drained(f);
+}
+
+int frameapp_init(struct frameapp *f, const struct frameapp_config *cfg,
+                  frameapp_build_fn build, frameapp_done_fn done,
+                  uint32_t *cmd, uint32_t cmd_bytes)
+{
+    struct app *a = &f->app;
+    int st;
+
+    f->cfg = *cfg;
+    if (f->cfg.depth == 0) {
+        f->cfg.depth = 1;
+    }
+    if (f->cfg.depth >= FRAMEAPP_SLOTS / 2) {
+        f->cfg.depth = FRAMEAPP_SLOTS / 2;
+    }
+    f->build = build;
+    f->done = done;
+    umd_init(&f->cb, cmd, cmd_bytes);
+    kapi_timer_init(&f->timer, release, f);
+    f->hrec = app_alloc(a, FRAMEAPP_SLOTS * 16, true);
+    if (!f->hrec) {
+        return a->fail_status;
+    }
+    f->rec = (volatile uint64_t *)app_map(a, f->hrec);
+    if (!f->rec) {
+        return a->fail_status;
+    }
+    st = kapi_create_sync(a->proc, a->hdev, 0, &f->hsync);
+    if (st != DDI_OK) {
+        app_fail(a, "create_sync", st);
+    }
+    return st;
+}

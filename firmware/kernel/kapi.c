@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The application API (kapi.h) over the kernel's objects. Each call first
+ * resolves every handle against the calling process's table, then checks
+ * its arguments, and only then changes anything: a refused call leaves
+ * no trace.
+ */
+#include "kernel/kapi.h"
+
+#include <stddef.h>
+
+#include <copro/copro_cmd.h>
+
+#include "kernel/kernel.h"
+#include "kernel/kernel_internal.h"
+
+/* Shared names: bit 30 set so they never look like handles or 0. */
+#define SHARED_TAG      0x40000000u
+
+static struct kdevice *get_device(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_DEVICE) : NULL;
+}
+
+static struct kcontext *get_context(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_CONTEXT) : NULL;
+}
+
+static struct kalloc *get_alloc(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_ALLOCATION) : NULL;
+}
+
+static struct ksync *get_sync(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_SYNC) : NULL;
+}
+
+static void fill_zero(volatile void *cpu, uint64_t bytes)
+{
+    volatile uint64_t *q = cpu;
+
+    for (uint64_t i = 0; i < bytes / 8; i++) {
+        q[i] = 0;
+    }
+}
+
+/* ---- processes, time ---- */
+
+struct kproc *kapi_process_create(struct kernel *k, const char *name)
+{
+    if (!k) {
+        return NULL;
+    }
+    for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
+        struct kproc *p = &k->procs[i];
+
+        if (!p->used) {
+            if (k->next_proc_id == 0) {
+                return NULL;    /* ids ran out (255 processes) */
+            }
+            *p = (struct kproc){
+                .used = true, .id = k->next_proc_id++, .name = name, .k = k,
+            };
+            handle_table_init(&p->handles, p->id, p->slots,
+                              KERNEL_PROC_HANDLES);
+            return p;
+        }
+    }
+    return NULL;
+}
+
+const char *kapi_process_name(const struct kproc *p)
+{
+    return p ? p->name : "?";
+}
+
+void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
+{
+    if (!p) {
+        return;
+    }
+    p->lost_fn = fn;
+    p->lost_arg = arg;
+}
+
+uint64_t kapi_now(const struct kproc *p)
+{
+    return p ? kernel_now(p->k) : 0;
+}
+
+void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
+{
+    ktimer_init(t, fn, arg);
+}
+
+void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
+{
+    if (p && t && t->fn) {
+        ktimer_arm(&p->k->ev.timers, t, when);
+    }
+}
+
+void kapi_timer_cancel(struct kproc *p, struct ktimer *t)
+{
+    if (p && t) {
+        ktimer_cancel(&p->k->ev.timers, t);
+    }
+}
+
+/* ---- devices ---- */
+
+int kapi_create_device(struct kproc *p, uint32_t *hdevice)
+{
+    struct kernel *k;
+
+    if (!p || !hdevice) {
+        return DDI_EINVAL;
+    }
+    k = p->k;
+    for (unsigned i = 0; i < KERNEL_MAX_DEVICES; i++) {
+        struct kdevice *d = &k->devices[i];
+
+        if (!d->used) {
+            int st = handle_alloc(&p->handles, HANDLE_DEVICE, d, hdevice);
+
+            if (st == DDI_OK) {
+                *d = (struct kdevice){ .used = true, .proc = p };
+            }
+            return st;
+        }
+    }
+    return DDI_ENOMEM;
+}
+
+struct destroy_walk {
+    struct kproc *p;
+    struct kdevice *dev;
+};
+
+static void destroy_child(void *arg, uint32_t h, void *obj)
+{
+    struct destroy_walk *w = arg;
+
+    switch (handle_type_of(h)) {
+    case HANDLE_CONTEXT:
+        if (((struct kcontext *)obj)->dev == w->dev) {
+            kapi_destroy_context(w->p, h);
+        }
+        break;
+    case HANDLE_ALLOCATION:
+        if (((struct kalloc *)obj)->dev == w->dev) {
+            kapi_destroy_allocation(w->p, h);
+        }
+        break;
+    case HANDLE_SYNC:
+        if (((struct ksync *)obj)->dev == w->dev) {
+            kapi_destroy_sync(w->p, h);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+int kapi_destroy_device(struct kproc *p, uint32_t hdevice)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    struct destroy_walk w = { p, dev };
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    handle_for_each(&p->handles, HANDLE_NONE, destroy_child, &w);
+    handle_free(&p->handles, hdevice, HANDLE_DEVICE);
+    dev->destroyed = true;
+    p->k->reap_objects = true;
+    kqueue_push(&p->k->ev.work, &p->k->reap_work);
+    return DDI_OK;
+}
+
+/* ---- contexts ---- */
+
+int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
+                        enum vidsch_priority prio, uint32_t *hcontext)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    struct kcontext *c = NULL;
+    struct kernel *k;
+    uint64_t save;
+    int st;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    k = p->k;
+    if (!hcontext || engine >= k->caps.engines ||
+        (unsigned)prio >= VIDSCH_PRIO_COUNT) {
+        return DDI_EINVAL;
+    }
+    for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS && !c; i++) {
+        if (!k->contexts[i].used) {
+            c = &k->contexts[i];
+        }
+    }
+    if (!c || !vidmm_segment_alloc(&k->seg, COPRO_SAVE_SIZE,
+                                   KERNEL_ALLOC_ALIGN, &save)) {
+        return DDI_ENOMEM;
+    }
+    /* A zeroed save area has no magic: a RESUME before any preemption
+     * fails on the device instead of resuming garbage. */
+    fill_zero(vidmm_segment_cpu(&k->seg, save), COPRO_SAVE_SIZE);
+    *c = (struct kcontext){
+        .used = true, .dev = dev, .proc = p, .hw_id = k->next_hw_ctx++,
+        .engine = engine, .prio = prio, .save_gpu = save,
+    };
+    c->vctx = vidsch_ctx_create(k->vs, c->hw_id, engine, prio, save);
+    if (!c->vctx) {
+        vidmm_segment_free(&k->seg, save);
+        *c = (struct kcontext){ 0 };
+        return DDI_ENOMEM;
+    }
+    st = handle_alloc(&p->handles, HANDLE_CONTEXT, c, hcontext);
+    if (st != DDI_OK) {
+        /* Nothing was submitted: the scheduler lets go at once. */
+        vidsch_ctx_destroy(k->vs, c->vctx);
+        vidmm_segment_free(&k->seg, save);
+        *c = (struct kcontext){ 0 };
+        return st;
+    }
+    dev->contexts++;
+    return DDI_OK;
+}
+
+int kapi_destroy_context(struct kproc *p, uint32_t hcontext)
+{
+    struct kcontext *c = get_context(p, hcontext);
+
+    if (!c) {
+        return DDI_EHANDLE;
+    }
+    handle_free(&p->handles, hcontext, HANDLE_CONTEXT);
+    c->destroying = true;
+    p->k->reap_contexts = true;
+    kqueue_push(&p->k->ev.work, &p->k->reap_work);
+    return DDI_OK;
+}
+
+int kapi_context_stats(struct kproc *p, uint32_t hcontext,
+                       struct vidsch_ctx_stats *out)
+{
+    struct kcontext *c = get_context(p, hcontext);
+
+    if (!c) {
+        return DDI_EHANDLE;
+    }
+    if (!out) {
+        return DDI_EINVAL;
+    }
+    *out = *vidsch_ctx_stats(c->vctx);
+    return DDI_OK;
+}
+
+/* ---- allocations ---- */
+
+int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
+                           const struct kapi_alloc_desc *d, uint32_t *halloc)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    struct kalloc *a = NULL;
+    struct kernel *k;
+    uint64_t gpu, bytes;
+    int st;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    k = p->k;
+    if (!d || !halloc || d->size == 0 || d->size > k->seg.size) {
+        return DDI_EINVAL;
+    }
+    for (unsigned i = 0; i < KERNEL_MAX_ALLOCS && !a; i++) {
+        if (!k->allocs[i].used) {
+            a = &k->allocs[i];
+        }
+    }
+    bytes = (d->size + KERNEL_ALLOC_ALIGN - 1) & ~(uint64_t)(KERNEL_ALLOC_ALIGN - 1);
+    if (!a || !vidmm_segment_alloc(&k->seg, bytes, KERNEL_ALLOC_ALIGN,
+                                   &gpu)) {
+        return DDI_ENOMEM;
+    }
+    st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
+    if (st != DDI_OK) {
+        vidmm_segment_free(&k->seg, gpu);
+        return st;
+    }
+    *a = (struct kalloc){
+        .used = true, .dev = dev, .size = d->size, .gpu = gpu,
+        .cpu_visible = d->cpu_visible, .refs = 1,
+    };
+    if (d->zeroed) {
+        fill_zero(vidmm_segment_cpu(&k->seg, gpu), bytes);
+    }
+    return DDI_OK;
+}
+
+/* Waits on an object that goes away fail instead of touching it later. */
+static void fail_waits(struct kernel *k, struct kproc *p, const void *obj)
+{
+    for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
+        struct kwait *w = &k->waits[i];
+
+        if (w->kind == KWAIT_NONE || w->proc != p) {
+            continue;
+        }
+        if ((w->kind == KWAIT_SYNC && w->u.sync.sync == obj) ||
+            (w->kind == KWAIT_LOCK && w->u.lock.alloc == obj)) {
+            w->fail = DDI_EHANDLE;
+            kqueue_push(&k->ev.work, &k->deliver_work);
+        }
+    }
+}
+
+int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
+    fail_waits(p->k, p, a);
+    a->refs--;
+    if (a->refs == 0) {
+        a->locks = 0;
+    }
+    /* Freed now if no buffer in flight uses it, else when the last one
+     * retires (WDDM defers the destruction the same way). */
+    kernel_alloc_release(p->k, a);
+    return DDI_OK;
+}
+
+int kapi_allocation_size(struct kproc *p, uint32_t halloc, uint64_t *size)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (!size) {
+        return DDI_EINVAL;
+    }
+    *size = a->size;
+    return DDI_OK;
+}
+
+int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+    struct kernel *k;
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (!name) {
+        return DDI_EINVAL;
+    }
+    if (a->shared_name) {
+        *name = a->shared_name;
+        return DDI_OK;
+    }
+    k = p->k;
+    for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
+        if (!k->shared[i].obj) {
+            k->shared[i].obj = a;
+            k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
+            a->shared_name = SHARED_TAG | ((uint32_t)k->shared[i].gen << 8) |
+                             i;
+            *name = a->shared_name;
+            return DDI_OK;
+        }
+    }
+    return DDI_ENOMEM;
+}
+
+int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
+                         uint32_t *halloc)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    unsigned slot = name & 0xff;
+    struct kalloc *a;
+    int st;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    if (!halloc) {
+        return DDI_EINVAL;
+    }
+    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
+        !p->k->shared[slot].obj ||
+        ((struct kalloc *)p->k->shared[slot].obj)->shared_name != name) {
+        return DDI_EHANDLE;
+    }
+    a = p->k->shared[slot].obj;
+    st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
+    if (st == DDI_OK) {
+        a->refs++;
+    }
+    return st;
+}
+
+/* ---- sync objects ---- */
+
+int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
+                     uint32_t *hsync)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    struct ksync *s = NULL;
+    struct kernel *k;
+    uint64_t gpu;
+    int st;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    if (!hsync) {
+        return DDI_EINVAL;
+    }
+    k = p->k;
+    for (unsigned i = 0; i < KERNEL_MAX_SYNCS && !s; i++) {
+        if (!k->syncs[i].used) {
+            s = &k->syncs[i];
+        }
+    }
+    /* The value lives in VRAM: the CPU sees it through the segment, and
+     * a GPU WAIT or FENCE could address it too. */
+    if (!s || !vidmm_segment_alloc(&k->seg, 8, KERNEL_ALLOC_ALIGN, &gpu)) {
+        return DDI_ENOMEM;
+    }
+    st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
+    if (st != DDI_OK) {
+        vidmm_segment_free(&k->seg, gpu);
+        return st;
+    }
+    *s = (struct ksync){
+        .used = true, .dev = dev, .gpu = gpu,
+        .cpu = vidmm_segment_cpu(&k->seg, gpu),
+    };
+    *s->cpu = initial;
+    return DDI_OK;
+}
+
+int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
+{
+    struct ksync *s = get_sync(p, hsync);
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    handle_free(&p->handles, hsync, HANDLE_SYNC);
+    fail_waits(p->k, p, s);
+    s->zombie = true;
+    p->k->reap_objects = true;
+    kqueue_push(&p->k->ev.work, &p->k->reap_work);
+    return DDI_OK;
+}
+
+int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
+{
+    struct ksync *s = get_sync(p, hsync);
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    if (!value) {
+        return DDI_EINVAL;
+    }
+    *value = *s->cpu;
+    return DDI_OK;
+}
+
+int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
+{
+    struct ksync *s = get_sync(p, hsync);
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    if (s->dev->removed) {
+        return DDI_ELOST;
+    }
+    if (value < *s->cpu) {
+        return DDI_EINVAL;      /* a monitored fence never goes back */
+    }
+    *s->cpu = value;
+    vidsch_sync_changed(p->k->vs);
+    kernel_after_vidsch(p->k);
+    return DDI_OK;
+}
+
+int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
+                    uint64_t value)
+{
+    struct kcontext *c = get_context(p, hcontext);
+    struct ksync *s = get_sync(p, hsync);
+    int st;
+
+    if (!c || !s) {
+        return DDI_EHANDLE;
+    }
+    if (c->dev->removed || s->dev->removed) {
+        return DDI_ELOST;
+    }
+    st = vidsch_signal(p->k->vs, c->vctx, s->cpu, value);
+    kernel_after_vidsch(p->k);
+    return st;
+}
+
+int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
+                  uint64_t value)
+{
+    struct kcontext *c = get_context(p, hcontext);
+    struct ksync *s = get_sync(p, hsync);
+    int st;
+
+    if (!c || !s) {
+        return DDI_EHANDLE;
+    }
+    if (c->dev->removed || s->dev->removed) {
+        return DDI_ELOST;
+    }
+    st = vidsch_wait(p->k->vs, c->vctx, s->cpu, value);
+    kernel_after_vidsch(p->k);
+    return st;
+}
+
+/* A free wait slot, counted as pending: the caller fills it. */
+static struct kwait *new_wait(struct kernel *k)
+{
+    for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
+        if (k->waits[i].kind == KWAIT_NONE) {
+            k->nwaits++;
+            return &k->waits[i];
+        }
+    }
+    return NULL;
+}
+
+int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
+                  kapi_wait_fn fn, void *arg)
+{
+    struct ksync *s = get_sync(p, hsync);
+    struct kwait *w;
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    if (s->dev->removed) {
+        return DDI_ELOST;
+    }
+    if (!fn) {
+        return DDI_EINVAL;
+    }
+    w = new_wait(p->k);
+    if (!w) {
+        return DDI_ENOMEM;
+    }
+    *w = (struct kwait){
+        .kind = KWAIT_SYNC, .proc = p, .dev = s->dev,
+        .u.sync = { .sync = s, .value = value, .fn = fn }, .arg = arg,
+    };
+    kqueue_push(&p->k->ev.work, &p->k->deliver_work);
+    return DDI_OK;
+}
+
+/* ---- render ---- */
+
+static struct kbuffer *new_buffer(struct kernel *k)
+{
+    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+        if (!k->buffers[i].used) {
+            return &k->buffers[i];
+        }
+    }
+    return NULL;
+}
+
+int kapi_render(struct kproc *p, uint32_t hcontext,
+                const struct kapi_render_args *a)
+{
+    struct kcontext *c = get_context(p, hcontext);
+    struct ddi_render_args args;
+    struct kbuffer *kb;
+    struct kernel *k;
+    uint64_t dma;
+    int st;
+
+    if (!c) {
+        return DDI_EHANDLE;
+    }
+    if (c->dev->removed) {
+        return DDI_ELOST;
+    }
+    k = p->k;
+    if (!a || !a->cmd || a->cmd_bytes == 0 || a->cmd_bytes % 4 ||
+        a->cmd_bytes > k->caps.max_dma_bytes ||
+        a->nalloc > DDI_MAX_ALLOC_LIST || a->npatch > DDI_MAX_PATCH_LIST ||
+        (a->nalloc && !a->alloc) || (a->npatch && !a->patch)) {
+        k->stats.render_refusals++;
+        k->stats.last_refusal = DDI_EINVAL;
+        return DDI_EINVAL;
+    }
+    kb = new_buffer(k);
+    if (!kb) {
+        return DDI_ENOMEM;
+    }
+    kb->dmabuf.nalloc = 0;
+    for (unsigned i = 0; i < a->nalloc; i++) {
+        struct kalloc *al = get_alloc(p, a->alloc[i].handle);
+
+        if (!al) {
+            k->stats.render_refusals++;
+            k->stats.last_refusal = DDI_EHANDLE;
+            return DDI_EHANDLE;
+        }
+        kb->alloc[i] = al;
+        kb->desc[i] = (struct ddi_alloc_desc){
+            .size = al->size, .gpu_addr = al->gpu,
+            .cpu_visible = al->cpu_visible,
+        };
+    }
+    if (!vidmm_segment_alloc(&k->seg, a->cmd_bytes, KERNEL_ALLOC_ALIGN,
+                             &dma)) {
+        return DDI_ENOMEM;
+    }
+    kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(&k->seg, dma);
+    kb->dmabuf.gpu_addr = dma;
+    kb->dmabuf.cap_bytes = a->cmd_bytes;
+    args = (struct ddi_render_args){
+        .engine = c->engine, .cmd = a->cmd, .cmd_bytes = a->cmd_bytes,
+        .alloc = a->alloc, .nalloc = a->nalloc, .patch = a->patch,
+        .npatch = a->npatch, .alloc_desc = kb->desc,
+    };
+    st = k->dev.ops->render(k->dev.drv, &args, &kb->dmabuf);
+    if (st != DDI_OK) {
+        vidmm_segment_free(&k->seg, dma);
+        kb->dmabuf.nalloc = 0;
+        k->stats.render_refusals++;
+        k->stats.last_refusal = st;
+        return st;
+    }
+    kb->used = true;
+    kb->done = false;
+    kb->seq = ++k->seq;
+    kb->ctx = c;
+    kb->dma_gpu = dma;
+    for (unsigned i = 0; i < kb->dmabuf.nalloc; i++) {
+        kb->alloc[i]->busy++;
+    }
+    c->inflight++;
+    st = vidsch_submit(k->vs, c->vctx, &kb->dmabuf, kb->desc,
+                       (uint64_t)(uintptr_t)kb);
+    kernel_after_vidsch(k);
+    if (st != DDI_OK) {
+        kernel_buffer_free(k, kb);
+        return st;
+    }
+    k->stats.renders++;
+    return DDI_OK;
+}
+
+/* ---- lock ---- */
+
+int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
+              volatile void **cpu)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+    const unsigned known = KAPI_LOCK_DONOTWAIT | KAPI_LOCK_IGNORESYNC;
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (!cpu || !a->cpu_visible || (flags & ~known) || !(flags & known)) {
+        return DDI_EINVAL;
+    }
+    if (!(flags & KAPI_LOCK_IGNORESYNC) &&
+        !kernel_lock_ready(p->k, a, p->k->seq)) {
+        return DDI_EBUSY;
+    }
+    a->locks++;
+    *cpu = vidmm_segment_cpu(&p->k->seg, a->gpu);
+    return DDI_OK;
+}
+
+int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
+                   void *arg)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+    struct kwait *w;
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (!fn || !a->cpu_visible) {
+        return DDI_EINVAL;
+    }
+    w = new_wait(p->k);
+    if (!w) {
+        return DDI_ENOMEM;
+    }
+    *w = (struct kwait){
+        .kind = KWAIT_LOCK, .proc = p,
+        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn }, .arg = arg,
+    };
+    kqueue_push(&p->k->ev.work, &p->k->deliver_work);
+    return DDI_OK;
+}
+
+int kapi_unlock(struct kproc *p, uint32_t halloc)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (a->locks == 0) {
+        return DDI_EINVAL;
+    }
+    a->locks--;
+    return DDI_OK;
+}

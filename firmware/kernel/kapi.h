@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The application API of the copro OS, in the shape of D3DKMT (the thunks
+ * user mode calls into dxgkrnl): devices, contexts, allocations, sync
+ * objects (monitored fences), render, signal and wait on the CPU and the
+ * GPU, lock and unlock, plus the timers and callbacks an event-driven
+ * application needs.
+ *
+ * Every call names the calling process and its objects by handle; the
+ * kernel checks each handle against that process's table (wrong process,
+ * stale, wrong type: DDI_EHANDLE), every size and every pointer argument,
+ * and returns 0 or a negative DDI_E* code. No argument makes it crash.
+ * A context lost to TDR puts its device in the "removed" state: calls on
+ * it then return DDI_ELOST (D3D's DEVICE_REMOVED), destroying still works.
+ *
+ * Applications are state machines: a call never blocks. What would block
+ * in D3DKMT (waiting for a fence, locking an allocation the GPU uses)
+ * takes a callback instead, which the kernel runs later from its event
+ * loop at passive level (never from inside the call, never from an
+ * interrupt).
+ */
+#ifndef FW_KERNEL_KAPI_H
+#define FW_KERNEL_KAPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ddi/ddi.h"
+#include "kernel/ktimer.h"
+#include "vidsch/vidsch.h"
+
+struct kernel;
+struct kproc;
+
+/* ---- processes (the scenario creates them; apps run in one) ---- */
+
+/* A new process named name (kept, not copied); NULL when the table is
+ * full. */
+struct kproc *kapi_process_create(struct kernel *k, const char *name);
+const char *kapi_process_name(const struct kproc *p);
+
+/* Told once per device when TDR removed it (a context of it was guilty). */
+typedef void (*kapi_lost_fn)(void *arg, uint32_t hdevice);
+void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg);
+
+/* ---- time: the GPU clock, virtual ns; one-shot timers ---- */
+
+uint64_t kapi_now(const struct kproc *p);
+void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg);
+/* Arms (or re-arms) t for time when; t is the caller's memory and must
+ * stay valid while armed. A timer without a function is not armed. */
+void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when);
+void kapi_timer_cancel(struct kproc *p, struct ktimer *t);
+
+/* ---- device [D3DKMTCreateDevice] ---- */
+
+int kapi_create_device(struct kproc *p, uint32_t *hdevice);
+/* Destroys the device and every context, allocation and sync object the
+ * process created on it. */
+int kapi_destroy_device(struct kproc *p, uint32_t hdevice);
+
+/* ---- context [D3DKMTCreateContext]: one engine, one priority class ---- */
+
+int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
+                        enum vidsch_priority prio, uint32_t *hcontext);
+/* Its queued buffers are dropped (reported lost to the scheduler). */
+int kapi_destroy_context(struct kproc *p, uint32_t hcontext);
+int kapi_context_stats(struct kproc *p, uint32_t hcontext,
+                       struct vidsch_ctx_stats *out);
+
+/* ---- allocations [D3DKMTCreateAllocation] ---- */
+
+struct kapi_alloc_desc {
+    uint64_t size;          /* bytes, > 0 */
+    bool cpu_visible;       /* may be locked */
+    bool zeroed;            /* cleared before the handle is returned */
+};
+
+/* Fixed placement: the allocation gets VRAM now and keeps it. */
+int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
+                           const struct kapi_alloc_desc *d,
+                           uint32_t *halloc);
+int kapi_destroy_allocation(struct kproc *p, uint32_t halloc);
+int kapi_allocation_size(struct kproc *p, uint32_t halloc, uint64_t *size);
+
+/*
+ * Sharing [D3DKMTShareObjects / D3DKMTOpenResource]: share gives a global
+ * name for an allocation; open makes a handle to it in another process
+ * (on one of its devices). The allocation lives while any handle does.
+ */
+int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name);
+int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
+                         uint32_t *halloc);
+
+/* ---- sync objects: monitored fences [D3DKMTCreateSynchronizationObject2,
+ *      D3DDDI_MONITORED_FENCE] ---- */
+
+int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
+                     uint32_t *hsync);
+int kapi_destroy_sync(struct kproc *p, uint32_t hsync);
+/* The current value (what the CPU address holds). */
+int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value);
+
+/* [D3DKMTSignalSynchronizationObjectFromCpu]: value must not go back. */
+int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value);
+/* [D3DKMTSignalSynchronizationObjectFromGpu]: the value is written once
+ * every buffer submitted on the context before this call has retired. */
+int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
+                    uint64_t value);
+/* [D3DKMTWaitForSynchronizationObjectFromGpu]: nothing submitted on the
+ * context after this call runs before the value is reached. */
+int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
+                  uint64_t value);
+
+/* [D3DKMTWaitForSynchronizationObjectFromCpu], asynchronous: fn(arg,
+ * DDI_OK) once the value is reached, or fn(arg, DDI_ELOST) if the device
+ * is removed first. */
+typedef void (*kapi_wait_fn)(void *arg, int status);
+int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
+                  kapi_wait_fn fn, void *arg);
+
+/* ---- render [D3DKMTRender / D3DKMTSubmitCommand] ---- */
+
+struct kapi_render_args {
+    const uint32_t *cmd;            /* the command buffer (umd) */
+    uint32_t cmd_bytes;
+    const struct ddi_alloc_ref *alloc;
+    unsigned nalloc;
+    const struct ddi_patch_loc *patch;
+    unsigned npatch;
+};
+
+/*
+ * Validates the command buffer (DDI render), copies it into a kernel DMA
+ * buffer and queues it on the context. On refusal nothing reaches the
+ * GPU and the code says why (DDI_EINVAL, DDI_EBOUNDS, DDI_EOPCODE for the
+ * buffer; DDI_EHANDLE for a handle in its list; DDI_ENOMEM when the
+ * kernel is out of DMA-buffer memory or buffer records: retry later).
+ */
+int kapi_render(struct kproc *p, uint32_t hcontext,
+                const struct kapi_render_args *a);
+
+/* ---- CPU access [D3DKMTLock / D3DKMTUnlock] ---- */
+
+#define KAPI_LOCK_DONOTWAIT     (1u << 0)   /* DDI_EBUSY if the GPU uses it */
+#define KAPI_LOCK_IGNORESYNC    (1u << 1)   /* map now: the caller knows,
+                                               from its own fences, what
+                                               the GPU is done with */
+
+/* Maps a CPU-visible allocation now: flags must say what to do if the
+ * GPU still uses it (DONOTWAIT or IGNORESYNC). */
+int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
+              volatile void **cpu);
+/* Maps it once every buffer submitted so far that uses it has retired:
+ * fn(arg, DDI_OK, cpu), or fn(arg, DDI_ELOST, NULL). */
+typedef void (*kapi_lock_fn)(void *arg, int status, volatile void *cpu);
+int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
+                   void *arg);
+int kapi_unlock(struct kproc *p, uint32_t halloc);
+
+#endif /* FW_KERNEL_KAPI_H */

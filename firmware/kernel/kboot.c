@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "kernel/kboot.h"
+
+#include <stddef.h>
+
+#include "lib/cmdline.h"
+#include "lib/idt.h"
+
+#define COPRO_VECTOR_BASE   IRQ_VEC_DEVICE_BASE
+#define MIB                 ((uint64_t)1 << 20)
+
+/* The ISR's hook (interrupts disabled): queue the miniport's DPC. */
+static void queue_dpc(void *ctx)
+{
+    struct kboot *b = ctx;
+
+    kqueue_push(&b->k.ev.dpc, &b->dpc);
+}
+
+static void run_dpc(void *arg)
+{
+    struct kboot *b = arg;
+
+    copro_ddi_dpc(&b->ddi);
+}
+
+static bool option_u64(struct report *r, const char *cmdline, const char *key,
+                       uint64_t scale, uint64_t *out)
+{
+    uint64_t v;
+    int got = cmdline_get_u64(cmdline, key, &v);
+
+    if (got < 0 || (got > 0 && v > UINT64_MAX / scale)) {
+        return report(r, false, "command line: %s= must be a decimal number",
+                      key);
+    }
+    if (got > 0) {
+        *out = v * scale;
+    }
+    return true;
+}
+
+bool kboot_sched_options(struct report *r, const char *cmdline,
+                         struct vidsch_config *cfg)
+{
+    char arg[16];
+
+    if (cmdline_get(cmdline, "policy", arg, sizeof(arg)) &&
+        vidsch_policy_parse(arg, &cfg->policy) < 0) {
+        return report(r, false, "command line: unknown policy=%s (fifo, "
+                      "priority, quantum)", arg);
+    }
+    if (cmdline_has_flag(cmdline, "serial_prepare")) {
+        cfg->serial_prepare = true;
+    }
+    return option_u64(r, cmdline, "quantum_us", 1000, &cfg->quantum_ns) &&
+           option_u64(r, cmdline, "aging_ms", 1000000, &cfg->aging_ns) &&
+           option_u64(r, cmdline, "tdr_ms", 1000000, &cfg->tdr_timeout_ns) &&
+           option_u64(r, cmdline, "tdr_grace_ms", 1000000,
+                      &cfg->tdr_grace_ns);
+}
+
+static bool bring_up_device(struct kboot *b, struct report *r,
+                            const struct boot_info *boot)
+{
+    enum copro_irq_mode mode = COPRO_IRQ_AUTO;
+    struct copro *dev = &b->dev;
+    const char *err;
+    char arg[16];
+
+    if (cmdline_get(boot->cmdline, "irq", arg, sizeof(arg)) &&
+        !copro_irq_mode_parse(arg, &mode)) {
+        return report(r, false, "unknown irq= mode \"%s\" (auto, msix, msi, "
+                      "intx)", arg);
+    }
+    if (!report(r, copro_find(dev), "copro device found")) {
+        return false;
+    }
+    err = copro_map(dev);
+    if (!report(r, err == NULL, "BARs mapped%s%s", err ? ": " : "",
+                err ? err : "")) {
+        return false;
+    }
+    copro_read_info(dev);
+    err = copro_info_validate(&dev->info);
+    if (!report(r, err == NULL && (dev->info.caps & COPRO_CAP_CMD_PROCESSOR),
+                "identity: %u engines, %lu MiB VRAM, command processor%s%s",
+                dev->info.num_engines, dev->info.vram_size / MIB,
+                err ? ": " : "", err ? err : "")) {
+        return false;
+    }
+    err = copro_irq_setup(dev, mode, COPRO_VECTOR_BASE);
+    if (!report(r, err == NULL, "interrupts: %s requested, using %s%s%s",
+                copro_irq_mode_name(mode), copro_irq_mode_name(dev->irq_mode),
+                err ? ": " : "", err ? err : "")) {
+        return false;
+    }
+    err = copro_cp_init(&b->cp, dev, KBOOT_RING_ENTRIES);
+    return report(r, err == NULL, "miniport up: %u engines, %u-entry rings%s%s",
+                  b->cp.num_engines, KBOOT_RING_ENTRIES, err ? ": " : "",
+                  err ? err : "");
+}
+
+bool kboot_start(struct kboot *b, struct report *r,
+                 const struct boot_info *boot,
+                 const struct vidsch_config *cfg)
+{
+    struct ddi_device ddi;
+    uint64_t seg_base = 0, seg_size = 0, arena, need;
+    volatile uint8_t *seg_cpu = NULL;
+    const char *err;
+    bool ok;
+
+    b->sched = *cfg;
+    if (!bring_up_device(b, r, boot)) {
+        return false;
+    }
+    copro_ddi_init(&b->ddi, &b->cp);
+    ddi = copro_ddi_device(&b->ddi);
+    ok = copro_ddi_take_segment(&b->ddi, &seg_base, &seg_size, &seg_cpu);
+    if (!report(r, ok, "VRAM segment for the OS: %lu KiB at %#lx",
+                seg_size >> 10, seg_base)) {
+        return false;
+    }
+    /* The scheduler's tables come from free RAM: the firmware has no
+     * heap, and their size is the scheduler's business. */
+    page_alloc_init(&b->ram, boot->free_start, boot->free_end);
+    need = kernel_arena_bytes();
+    ok = page_alloc_pages(&b->ram, (need + PAGE_ALLOC_PAGE - 1) /
+                                   PAGE_ALLOC_PAGE, 0, &arena);
+    if (!report(r, ok,
+                "scheduler storage: %lu KiB of RAM", need >> 10)) {
+        return false;
+    }
+    err = kernel_init(&b->k, &ddi, seg_base, seg_size, seg_cpu, cfg,
+                      (void *)(uintptr_t)arena, need);
+    if (!report(r, err == NULL, "kernel up: policy %s, quantum %lu us%s%s",
+                vidsch_policy_name(cfg->policy), cfg->quantum_ns / 1000,
+                err ? ": " : "", err ? err : "")) {
+        return false;
+    }
+    kitem_init(&b->dpc, run_dpc, b);
+    copro_ddi_set_upcalls(&b->ddi, &kernel_upcalls, &b->k);
+    /* Last: from here an interrupt queues the DPC. */
+    b->dev.queue_dpc_ctx = b;
+    b->dev.queue_dpc = queue_dpc;
+    if (b->dev.irq.pending) {
+        queue_dpc(b);
+    }
+    return true;
+}
+
+uint64_t kboot_engine_busy_ns(const struct kboot *b, unsigned e)
+{
+    if (e >= b->cp.num_engines) {
+        return 0;
+    }
+    return copro_read64(&b->dev, COPRO_ENG_BASE(e) + COPRO_ENG_STAT_BUSY_NS);
+}
+
+uint64_t kboot_interrupts(const struct kboot *b)
+{
+    return b->dev.irq.count;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Bringing the OS up on a copro device: find and map it, set up its
+ * interrupt (MSI-X, MSI or INTx: irq= on the command line), start the
+ * miniport (rings, its DDI), hand the VRAM it does not use to the kernel
+ * as the segment, give the scheduler its storage from free RAM, start
+ * the kernel and wire the ISR to the kernel's DPC queue (WDDM's
+ * DxgkDdiStartDevice and DxgkCbQueueDpc). The one place that knows both
+ * the kernel and the copro driver.
+ *
+ * Command-line options read here (decimal numbers):
+ *   irq=auto|msix|msi|intx
+ *   policy=fifo|priority|quantum     scheduling policy
+ *   quantum_us=N                     quantum policy's turn
+ *   aging_ms=N                       starvation boost after this long
+ *   tdr_ms=N, tdr_grace_ms=N         watchdog timeout and grace
+ *   serial_prepare                   prepare only once the engine idles
+ */
+#ifndef FW_KERNEL_KBOOT_H
+#define FW_KERNEL_KBOOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/kernel.h"
+#include "kmd/copro.h"
+#include "kmd/copro_cp.h"
+#include "kmd/copro_ddi.h"
+#include "lib/page_alloc.h"
+#include "lib/report.h"
+#include "lib/scenario.h"
+
+#define KBOOT_RING_ENTRIES  64
+
+struct kboot {
+    struct copro dev;
+    struct copro_cp cp;
+    struct copro_ddi ddi;
+    struct kitem dpc;           /* the miniport's DPC in the kernel queue */
+    struct page_alloc ram;
+    struct kernel k;
+    struct vidsch_config sched;
+};
+
+/*
+ * Reads the scheduler options above into cfg, on top of what cfg holds
+ * (start from vidsch_config_default and a scenario's own defaults).
+ * False, having reported why, for a bad value.
+ */
+bool kboot_sched_options(struct report *r, const char *cmdline,
+                         struct vidsch_config *cfg);
+
+/*
+ * Brings everything up with scheduler configuration cfg, reporting each
+ * step as a check. False (reported) if the OS cannot run.
+ */
+bool kboot_start(struct kboot *b, struct report *r,
+                 const struct boot_info *boot,
+                 const struct vidsch_config *cfg);
+
+/*
+ * Measurements for scenarios, read from the device (its own accounting,
+ * not the scheduler's): engine e's busy time (STAT_BUSY_NS), and the
+ * interrupts taken.
+ */
+uint64_t kboot_engine_busy_ns(const struct kboot *b, unsigned e);
+uint64_t kboot_interrupts(const struct kboot *b);
+
+#endif /* FW_KERNEL_KBOOT_H */

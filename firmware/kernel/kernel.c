@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "kernel/kernel.h"
+
+#include <stddef.h>
+
+#include "kernel/kernel_internal.h"
+
+static void zero(void *p, uint64_t n)
+{
+    uint8_t *b = p;
+
+    while (n--) {
+        *b++ = 0;
+    }
+}
+
+uint64_t kernel_now(const struct kernel *k)
+{
+    return k->dev.ops->gpu_time(k->dev.drv);
+}
+
+/* ---- what vidsch asks of the kernel (struct vidsch_env) ---- */
+
+static uint64_t env_now(void *os)
+{
+    return kernel_now(os);
+}
+
+static void env_set_timer(void *os, uint64_t when_ns)
+{
+    struct kernel *k = os;
+
+    ktimer_arm(&k->ev.timers, &k->vidsch_timer, when_ns);
+}
+
+static void env_queue_work(void *os)
+{
+    struct kernel *k = os;
+
+    kqueue_push(&k->ev.work, &k->vidsch_work);
+}
+
+/* Called from inside vidsch: only record, the reaper acts. */
+static void env_buffer_done(void *os, uint64_t cookie, int status)
+{
+    struct kernel *k = os;
+    struct kbuffer *kb = (struct kbuffer *)(uintptr_t)cookie;
+
+    if (kb < k->buffers || kb >= k->buffers + KERNEL_MAX_BUFFERS ||
+        !kb->used || kb->done) {
+        return;     /* not ours: a scheduler bug, never a crash */
+    }
+    kb->done = true;
+    kb->status = status;
+    kqueue_push(&k->ev.work, &k->reap_work);
+}
+
+static void env_context_lost(void *os, uint32_t hw_id)
+{
+    struct kernel *k = os;
+
+    for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+        struct kcontext *c = &k->contexts[i];
+
+        if (c->used && c->hw_id == hw_id) {
+            c->dev->removed = true;
+            k->stats.contexts_lost++;
+        }
+    }
+    k->tell_lost = true;
+    kqueue_push(&k->ev.work, &k->reap_work);
+}
+
+static void env_trace(void *os, const struct vidsch_trace *ev)
+{
+    struct kernel *k = os;
+
+    k->trace[k->trace_count++ % KERNEL_TRACE] = *ev;
+}
+
+const struct vidsch_trace *kernel_trace_find(const struct kernel *k,
+                                             enum vidsch_trace_kind kind,
+                                             uint64_t since, unsigned reason)
+{
+    uint64_t first = k->trace_count > KERNEL_TRACE ?
+                     k->trace_count - KERNEL_TRACE : 0;
+
+    for (uint64_t i = first; i < k->trace_count; i++) {
+        const struct vidsch_trace *t = &k->trace[i % KERNEL_TRACE];
+
+        if (t->kind == kind && t->time >= since &&
+            (reason == UINT32_MAX || t->reason == reason)) {
+            return t;
+        }
+    }
+    return NULL;
+}
+
+/* ---- after every entry into vidsch: sync values may have moved ---- */
+
+void kernel_after_vidsch(struct kernel *k)
+{
+    if (k->nwaits) {
+        kqueue_push(&k->ev.work, &k->deliver_work);
+    }
+}
+
+static void on_vidsch_timer(void *arg, uint64_t now)
+{
+    struct kernel *k = arg;
+
+    (void)now;
+    vidsch_timer(k->vs);
+    kernel_after_vidsch(k);
+}
+
+static void on_vidsch_work(void *arg)
+{
+    struct kernel *k = arg;
+
+    vidsch_worker(k->vs);
+    kernel_after_vidsch(k);
+}
+
+/* ---- upcalls: the driver's DPC enters the scheduler through here ---- */
+
+static void up_dma_completed(void *os, unsigned engine, uint64_t completed)
+{
+    struct kernel *k = os;
+
+    vidsch_upcalls.dma_completed(k->vs, engine, completed);
+    kernel_after_vidsch(k);
+}
+
+static void up_preempted(void *os, unsigned engine, uint64_t preempt_fence,
+                         uint64_t preempted, uint64_t completed)
+{
+    struct kernel *k = os;
+
+    vidsch_upcalls.preempted(k->vs, engine, preempt_fence, preempted,
+                             completed);
+    kernel_after_vidsch(k);
+}
+
+static void up_faulted(void *os, unsigned engine, const struct ddi_fault *f)
+{
+    struct kernel *k = os;
+
+    vidsch_upcalls.faulted(k->vs, engine, f);
+    kernel_after_vidsch(k);
+}
+
+const struct ddi_upcalls kernel_upcalls = {
+    .dma_completed = up_dma_completed,
+    .preempted = up_preempted,
+    .faulted = up_faulted,
+};
+
+/* ---- object lifetimes ---- */
+
+void kernel_alloc_release(struct kernel *k, struct kalloc *a)
+{
+    if (a->refs || a->busy) {
+        return;
+    }
+    if (a->shared_name) {
+        unsigned slot = a->shared_name & 0xff;
+
+        if (slot < KERNEL_MAX_SHARED && k->shared[slot].obj == a) {
+            k->shared[slot].obj = NULL;
+        }
+    }
+    vidmm_segment_free(&k->seg, a->gpu);
+    *a = (struct kalloc){ 0 };
+}
+
+bool kernel_lock_ready(const struct kernel *k, const struct kalloc *a,
+                       uint64_t seq)
+{
+    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+        const struct kbuffer *kb = &k->buffers[i];
+
+        if (!kb->used || kb->done || kb->seq > seq) {
+            continue;
+        }
+        for (unsigned j = 0; j < kb->dmabuf.nalloc; j++) {
+            if (kb->alloc[j] == a) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
+{
+    for (unsigned j = 0; j < kb->dmabuf.nalloc; j++) {
+        if (kb->alloc[j]) {
+            kb->alloc[j]->busy--;
+            kernel_alloc_release(k, kb->alloc[j]);
+        }
+    }
+    if (kb->dma_gpu) {
+        vidmm_segment_free(&k->seg, kb->dma_gpu);
+    }
+    if (kb->ctx) {
+        kb->ctx->inflight--;
+    }
+    kb->used = false;
+    kb->done = false;
+    kb->ctx = NULL;
+    kb->dma_gpu = 0;
+    kb->dmabuf.nalloc = 0;
+}
+
+static void tell_lost(void *arg, uint32_t h, void *obj)
+{
+    struct kdevice *dev = obj;
+    struct kproc *p = arg;
+
+    if (dev->removed && !dev->lost_told) {
+        dev->lost_told = true;
+        if (p->lost_fn) {
+            p->lost_fn(p->lost_arg, h);
+        }
+    }
+}
+
+static void reap(void *arg)
+{
+    struct kernel *k = arg;
+    bool again = false;
+
+    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+        struct kbuffer *kb = &k->buffers[i];
+
+        if (kb->used && kb->done) {
+            if (kb->status == DDI_OK) {
+                k->stats.buffers_done++;
+            } else {
+                k->stats.buffers_lost++;
+            }
+            kernel_buffer_free(k, kb);
+        }
+    }
+    if (k->reap_contexts) {
+        k->reap_contexts = false;
+        for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+            struct kcontext *c = &k->contexts[i];
+
+            if (!c->used || !c->destroying) {
+                continue;
+            }
+            /* vidsch may report the dropped buffers from inside: they
+             * are reaped by the next pass. */
+            if (vidsch_ctx_destroy(k->vs, c->vctx)) {
+                vidmm_segment_free(&k->seg, c->save_gpu);
+                c->dev->contexts--;
+                *c = (struct kcontext){ 0 };
+            } else {
+                k->reap_contexts = true;
+            }
+            again = true;
+        }
+    }
+    if (k->reap_objects) {
+        k->reap_objects = false;
+        for (unsigned i = 0; i < KERNEL_MAX_SYNCS; i++) {
+            struct ksync *s = &k->syncs[i];
+
+            if (s->used && s->zombie) {
+                if (s->dev->contexts == 0) {
+                    vidmm_segment_free(&k->seg, s->gpu);
+                    *s = (struct ksync){ 0 };
+                } else {
+                    k->reap_objects = true;
+                }
+            }
+        }
+        for (unsigned i = 0; i < KERNEL_MAX_DEVICES; i++) {
+            struct kdevice *d = &k->devices[i];
+            bool syncs = false;
+
+            if (!d->used || !d->destroyed) {
+                continue;
+            }
+            for (unsigned j = 0; j < KERNEL_MAX_SYNCS; j++) {
+                syncs |= k->syncs[j].used && k->syncs[j].dev == d;
+            }
+            if (d->contexts == 0 && !syncs) {
+                *d = (struct kdevice){ 0 };
+            } else {
+                k->reap_objects = true;
+            }
+        }
+    }
+    if (k->tell_lost) {
+        k->tell_lost = false;
+        for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
+            if (k->procs[i].used) {
+                handle_for_each(&k->procs[i].handles, HANDLE_DEVICE,
+                                tell_lost, &k->procs[i]);
+            }
+        }
+    }
+    if (again) {
+        kqueue_push(&k->ev.work, &k->reap_work);
+    }
+    kqueue_push(&k->ev.work, &k->deliver_work);
+}
+
+/* Runs the applications' callbacks whose waits are over. */
+static void deliver(void *arg)
+{
+    struct kernel *k = arg;
+
+    for (unsigned i = 0; i < KERNEL_MAX_WAITS && k->nwaits; i++) {
+        struct kwait w = k->waits[i];
+        int st = DDI_OK;
+        bool ready;
+
+        if (w.kind == KWAIT_NONE) {
+            continue;
+        }
+        if (w.fail) {
+            st = w.fail;
+        } else if (w.dev && w.dev->removed) {
+            st = DDI_ELOST;
+        }
+        if (w.kind == KWAIT_SYNC) {
+            ready = st != DDI_OK || *w.u.sync.sync->cpu >= w.u.sync.value;
+        } else {
+            ready = st != DDI_OK ||
+                    kernel_lock_ready(k, w.u.lock.alloc, w.u.lock.seq);
+        }
+        if (!ready) {
+            continue;
+        }
+        /* Free the slot first: the callback may wait again. */
+        k->waits[i].kind = KWAIT_NONE;
+        k->nwaits--;
+        k->stats.waits_done++;
+        if (w.kind == KWAIT_SYNC) {
+            w.u.sync.fn(w.arg, st);
+        } else if (st != DDI_OK) {
+            w.u.lock.fn(w.arg, st, NULL);
+        } else {
+            w.u.lock.alloc->locks++;
+            w.u.lock.fn(w.arg, DDI_OK,
+                        vidmm_segment_cpu(&k->seg, w.u.lock.alloc->gpu));
+        }
+    }
+}
+
+uint64_t kernel_arena_bytes(void)
+{
+    return vidsch_storage_size(KERNEL_MAX_CONTEXTS, KERNEL_SCHED_BUFFERS);
+}
+
+const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
+                        uint64_t seg_base, uint64_t seg_size,
+                        volatile uint8_t *seg_cpu,
+                        const struct vidsch_config *cfg, void *arena,
+                        uint64_t arena_bytes)
+{
+    struct vidsch_config sched;
+
+    zero(k, sizeof(*k));
+    k->dev = *dev;
+    k->dev.ops->query_caps(k->dev.drv, &k->caps);
+    vidmm_segment_init(&k->seg, seg_base, seg_size, seg_cpu, k->seg_blocks,
+                       KERNEL_SEGMENT_BLOCKS);
+    kevents_init(&k->ev);
+    ktimer_init(&k->vidsch_timer, on_vidsch_timer, k);
+    kitem_init(&k->vidsch_work, on_vidsch_work, k);
+    kitem_init(&k->reap_work, reap, k);
+    kitem_init(&k->deliver_work, deliver, k);
+    k->next_hw_ctx = 1;
+    k->next_proc_id = 1;
+    k->env = (struct vidsch_env){
+        .os = k, .now = env_now, .set_timer = env_set_timer,
+        .queue_work = env_queue_work, .buffer_done = env_buffer_done,
+        .context_lost = env_context_lost, .trace = env_trace,
+    };
+    sched = *cfg;
+    sched.max_contexts = KERNEL_MAX_CONTEXTS;
+    sched.max_buffers = KERNEL_SCHED_BUFFERS;
+    if (arena_bytes < kernel_arena_bytes()) {
+        return "arena too small for the scheduler";
+    }
+    k->vs = vidsch_create(arena, arena_bytes, &k->dev, &k->env, &sched);
+    if (!k->vs) {
+        return "vidsch_create failed";
+    }
+    return NULL;
+}
+
+bool kernel_gpu_idle(const struct kernel *k)
+{
+    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+        if (k->buffers[i].used) {
+            return false;
+        }
+    }
+    return vidsch_idle(k->vs);
+}
+
+const struct vidsch_ctx_stats *kernel_ctx_stats_by_hw(const struct kernel *k,
+                                                      uint32_t hw_id)
+{
+    for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+        const struct kcontext *c = &k->contexts[i];
+
+        if (c->used && c->hw_id == hw_id) {
+            return vidsch_ctx_stats(c->vctx);
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The copro OS kernel (dxgkrnl's part): the objects behind the handles of
+ * kapi.h, the glue between the scheduler (vidsch), fixed-placement video
+ * memory (vidmm_segment), the GPU (the DDI) and the event loop, and the
+ * bookkeeping of submitted buffers, CPU waits and locks.
+ *
+ * Everything here is pure C over the DDI: the kernel never touches a
+ * register. The hardware-facing pieces are kloop.c (the CPU: halting,
+ * the LAPIC timer) and kboot.c (bringing the copro driver up and wiring
+ * its interrupt to the DPC queue).
+ *
+ * Levels, as in WDDM: the ISR only queues the driver's DPC; DPCs (the
+ * driver's deferred processing, whose upcalls enter vidsch) run first in
+ * the event loop; timers and work items (vidsch's worker, deliveries of
+ * completed CPU waits and locks to applications) run at passive level.
+ * Nothing re-enters vidsch: what vidsch reports from inside a call
+ * (buffer_done, context_lost) is only recorded there and acted on by a
+ * work item.
+ */
+#ifndef FW_KERNEL_KERNEL_H
+#define FW_KERNEL_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ddi/ddi.h"
+#include "kernel/handle.h"
+#include "kernel/kapi.h"
+#include "kernel/kevents.h"
+#include "vidmm/vidmm_segment.h"
+#include "vidsch/vidsch.h"
+
+#define KERNEL_MAX_PROCS        16
+#define KERNEL_MAX_DEVICES      24
+#define KERNEL_MAX_CONTEXTS     32
+#define KERNEL_MAX_ALLOCS       160
+#define KERNEL_MAX_SYNCS        64
+#define KERNEL_MAX_BUFFERS      96      /* DMA buffers in flight */
+/* The scheduler's buffer table also holds pending GPU signals and waits. */
+#define KERNEL_SCHED_BUFFERS    (2 * KERNEL_MAX_BUFFERS)
+#define KERNEL_MAX_WAITS        128     /* CPU waits and lock waits */
+#define KERNEL_MAX_SHARED       32
+#define KERNEL_PROC_HANDLES     96
+#define KERNEL_SEGMENT_BLOCKS   512
+#define KERNEL_TRACE            256     /* scheduler decisions kept */
+
+/* Alignment of every allocation: enough for any packet's needs (8 for
+ * fences) and a cache line so objects never share one. */
+#define KERNEL_ALLOC_ALIGN      64
+
+struct kdevice {
+    bool used;
+    bool removed;           /* TDR blamed one of its contexts */
+    bool lost_told;         /* the process's lost callback ran */
+    bool destroyed;         /* handle gone; freed once its contexts are */
+    struct kproc *proc;
+    unsigned contexts;      /* live context records, destroying ones too */
+};
+
+struct kcontext {
+    bool used;
+    bool destroying;        /* handle gone; waiting for vidsch to let go */
+    struct kdevice *dev;
+    struct kproc *proc;
+    uint32_t hw_id;         /* the ring descriptors' context id */
+    unsigned engine;
+    enum vidsch_priority prio;
+    struct vidsch_ctx *vctx;
+    uint64_t save_gpu;
+    unsigned inflight;      /* buffers submitted, not done */
+};
+
+struct kalloc {
+    bool used;
+    struct kdevice *dev;    /* the creator's device */
+    uint64_t size;
+    uint64_t gpu;
+    bool cpu_visible;
+    unsigned refs;          /* handles naming it, in any process */
+    unsigned busy;          /* in-flight buffers that use it */
+    unsigned locks;
+    uint32_t shared_name;   /* 0 if never shared */
+};
+
+struct ksync {
+    bool used;
+    bool zombie;            /* handle gone; storage kept until the
+                               device's contexts are (vidsch may still
+                               hold the address) */
+    struct kdevice *dev;
+    uint64_t gpu;
+    volatile uint64_t *cpu;
+};
+
+/* One submitted DMA buffer: vidsch's cookie is its address. */
+struct kbuffer {
+    bool used;
+    bool done;              /* buffer_done seen; reaped by a work item */
+    int status;
+    uint64_t seq;           /* submission order, kernel-wide */
+    struct kcontext *ctx;
+    uint64_t dma_gpu;       /* its VRAM, from the segment */
+    struct ddi_dmabuf dmabuf;
+    struct ddi_alloc_desc desc[DDI_MAX_ALLOC_LIST];
+    struct kalloc *alloc[DDI_MAX_ALLOC_LIST];
+};
+
+enum kwait_kind { KWAIT_NONE, KWAIT_SYNC, KWAIT_LOCK };
+
+/* A pending asynchronous wait of an application. */
+struct kwait {
+    enum kwait_kind kind;
+    struct kproc *proc;
+    struct kdevice *dev;    /* removal fails the wait */
+    union {
+        struct { struct ksync *sync; uint64_t value; kapi_wait_fn fn; }
+            sync;
+        struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn; }
+            lock;
+    } u;
+    void *arg;
+    int fail;               /* non-zero: deliver this status (the object
+                               waited on was destroyed) */
+};
+
+struct kproc {
+    bool used;
+    uint8_t id;
+    const char *name;
+    struct kernel *k;
+    struct handle_table handles;
+    struct handle_entry slots[KERNEL_PROC_HANDLES];
+    kapi_lost_fn lost_fn;
+    void *lost_arg;
+};
+
+/* Kernel-wide counters (printed by scenarios, used by the benchmark). */
+struct kernel_stats {
+    uint64_t renders, render_refusals, submits;
+    uint64_t buffers_done, buffers_lost;
+    uint64_t contexts_lost, waits_done;
+    int last_refusal;       /* DDI_E* of the last refused render */
+};
+
+struct kernel {
+    struct ddi_device dev;
+    struct ddi_caps caps;
+    struct vidsch *vs;
+    struct vidsch_env env;
+    struct kevents ev;
+
+    struct vidmm_segment seg;
+    struct vidmm_block seg_blocks[KERNEL_SEGMENT_BLOCKS];
+
+    struct ktimer vidsch_timer;
+    struct kitem vidsch_work;
+    struct kitem reap_work;     /* finished buffers, lost contexts */
+    struct kitem deliver_work;  /* satisfied CPU waits and locks */
+    bool reap_contexts;         /* some context is destroying */
+    bool reap_objects;          /* a device or sync object awaits freeing */
+    bool tell_lost;             /* a device was removed: tell its process */
+    unsigned nwaits;            /* waits pending in waits[] */
+
+    uint64_t seq;               /* last buffer sequence number */
+    uint32_t next_hw_ctx;
+    uint8_t next_proc_id;
+
+    struct kproc procs[KERNEL_MAX_PROCS];
+    struct kdevice devices[KERNEL_MAX_DEVICES];
+    struct kcontext contexts[KERNEL_MAX_CONTEXTS];
+    struct kalloc allocs[KERNEL_MAX_ALLOCS];
+    struct ksync syncs[KERNEL_MAX_SYNCS];
+    struct kbuffer buffers[KERNEL_MAX_BUFFERS];
+    struct kwait waits[KERNEL_MAX_WAITS];
+    struct {
+        void *obj;              /* struct kalloc *, NULL if free */
+        uint16_t gen;
+    } shared[KERNEL_MAX_SHARED];
+
+    struct kernel_stats stats;
+
+    /* The scheduler's last KERNEL_TRACE decisions (env->trace), oldest
+     * overwritten first: trace_count counts all of them. */
+    uint64_t trace_count;
+    struct vidsch_trace trace[KERNEL_TRACE];
+};
+
+/*
+ * Starts the kernel over GPU dev: the scheduler with cfg (its table sizes
+ * are the kernel's: KERNEL_MAX_CONTEXTS, KERNEL_SCHED_BUFFERS; its storage
+ * from arena), the segment [seg_base, seg_base + seg_size) seen by the
+ * CPU at seg_cpu for everything the kernel places in VRAM. Returns NULL
+ * or why not. The driver must then deliver its upcalls to
+ * kernel_upcalls with os = k.
+ */
+const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
+                        uint64_t seg_base, uint64_t seg_size,
+                        volatile uint8_t *seg_cpu,
+                        const struct vidsch_config *cfg, void *arena,
+                        uint64_t arena_bytes);
+
+/* The upcalls the driver must make (os = the struct kernel *). */
+extern const struct ddi_upcalls kernel_upcalls;
+
+/* Bytes of arena kernel_init needs for the scheduler (8-aligned). */
+uint64_t kernel_arena_bytes(void);
+
+/* The kernel's clock: the GPU's (virtual ns). */
+uint64_t kernel_now(const struct kernel *k);
+
+/* True when no buffer is in flight and vidsch is idle. */
+bool kernel_gpu_idle(const struct kernel *k);
+
+/* The first trace event of kind at or after time since (for reason, when
+ * kind is VIDSCH_TRACE_PREEMPT: UINT32_MAX for any), NULL if none is
+ * kept. */
+const struct vidsch_trace *kernel_trace_find(const struct kernel *k,
+                                             enum vidsch_trace_kind kind,
+                                             uint64_t since, unsigned reason);
+
+/* The scheduler's statistics of a context by hardware id (NULL if none). */
+const struct vidsch_ctx_stats *kernel_ctx_stats_by_hw(const struct kernel *k,
+                                                      uint32_t hw_id);
+
+#endif /* FW_KERNEL_KERNEL_H */

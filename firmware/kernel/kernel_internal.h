@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What kernel.c (object lifetimes, the scheduler's environment) and
+ * kapi.c (the calls) share. Not for anything outside kernel/.
+ */
+#ifndef FW_KERNEL_KERNEL_INTERNAL_H
+#define FW_KERNEL_KERNEL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/kernel.h"
+
+/* After a call into vidsch: sync values may have moved, run waits. */
+void kernel_after_vidsch(struct kernel *k);
+
+/* Frees a's VRAM and record once no handle and no buffer names it. */
+void kernel_alloc_release(struct kernel *k, struct kalloc *a);
+
+/* True when no buffer of sequence <= seq that uses a is in flight. */
+bool kernel_lock_ready(const struct kernel *k, const struct kalloc *a,
+                       uint64_t seq);
+
+/* Drops a buffer record and what it holds (VRAM, allocation uses). */
+void kernel_buffer_free(struct kernel *k, struct kbuffer *kb);
+
+#endif /* FW_KERNEL_KERNEL_INTERNAL_H */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "kernel/kevents.h"
+
+#include <stddef.h>
+
+void kevents_init(struct kevents *ev)
+{
+    *ev = (struct kevents){ 0 };
+    kqueue_init(&ev->dpc);
+    kqueue_init(&ev->work);
+    ktimer_list_init(&ev->timers);
+}
+
+enum kevents_step kevents_step(struct kevents *ev, uint64_t now,
+                               uint64_t *wake)
+{
+    struct kitem *it;
+    struct ktimer *t;
+
+    if ((it = kqueue_pop(&ev->dpc)) != NULL) {
+        ev->dpcs++;
+        it->fn(it->arg);
+        return KEVENTS_RAN_DPC;
+    }
+    if ((t = ktimer_pop_due(&ev->timers, now)) != NULL) {
+        ev->timers_fired++;
+        t->fn(t->arg, now);
+        return KEVENTS_RAN_TIMER;
+    }
+    if ((it = kqueue_pop(&ev->work)) != NULL) {
+        ev->works++;
+        it->fn(it->arg);
+        return KEVENTS_RAN_WORK;
+    }
+    ev->idles++;
+    if (!ktimer_next(&ev->timers, wake)) {
+        *wake = KEVENTS_NEVER;
+    }
+    return KEVENTS_IDLE;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The decisions of the kernel's event loop, without the hardware: one
+ * DPC queue, one work queue, one timer list, and the order in which they
+ * are served. kernel/kloop.c wraps this around the CPU (halt until the
+ * next interrupt, LAPIC one-shot for the next timer); tests/unit runs it
+ * with a fake clock.
+ *
+ * Order, as a WDDM kernel has it: DPCs first (they are the deferred half
+ * of interrupts: completions, preemptions and faults reach the scheduler
+ * there), then timers that are due, then one work item (passive level:
+ * the scheduler's worker, applications' callbacks). After every step the
+ * loop comes back here, so an interrupt that arrived during a work item
+ * is served before the next one.
+ *
+ * Pure C, no hardware: unit-tested on the host (tests/unit/test-kevents.c).
+ */
+#ifndef FW_KERNEL_KEVENTS_H
+#define FW_KERNEL_KEVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/kqueue.h"
+#include "kernel/ktimer.h"
+
+#define KEVENTS_NEVER   UINT64_MAX
+
+struct kevents {
+    struct kqueue dpc;
+    struct kqueue work;
+    struct ktimer_list timers;
+    /* counters */
+    uint64_t dpcs, timers_fired, works, idles;
+};
+
+enum kevents_step {
+    KEVENTS_RAN_DPC,
+    KEVENTS_RAN_TIMER,
+    KEVENTS_RAN_WORK,
+    KEVENTS_IDLE,       /* nothing to do before *wake (KEVENTS_NEVER) */
+};
+
+void kevents_init(struct kevents *ev);
+
+/*
+ * Runs the one thing that should run next at time now and says what it
+ * was; or, when nothing is ready, returns KEVENTS_IDLE with *wake the due
+ * time of the earliest timer (KEVENTS_NEVER if none): the caller sleeps
+ * until then or the next interrupt.
+ */
+enum kevents_step kevents_step(struct kevents *ev, uint64_t now,
+                               uint64_t *wake);
+
+#endif /* FW_KERNEL_KEVENTS_H */

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "kernel/ktimer.h"
+
+#include <stddef.h>
+
+void ktimer_list_init(struct ktimer_list *l)
+{
+    l->head = NULL;
+    l->count = 0;
+}
+
+void ktimer_init(struct ktimer *t, ktimer_fn fn, void *arg)
+{
+    *t = (struct ktimer){ .fn = fn, .arg = arg };
+}
+
+void ktimer_cancel(struct ktimer_list *l, struct ktimer *t)
+{
+    struct ktimer **pp;
+
+    if (!t->armed) {
+        return;
+    }
+    for (pp = &l->head; *pp; pp = &(*pp)->next) {
+        if (*pp == t) {
+            *pp = t->next;
+            l->count--;
+            break;
+        }
+    }
+    t->next = NULL;
+    t->armed = false;
+}
+
+void ktimer_arm(struct ktimer_list *l, struct ktimer *t, uint64_t when)
+{
+    struct ktimer **pp;
+
+    ktimer_cancel(l, t);
+    /* After every timer due at the same time or earlier: FIFO on ties. */
+    for (pp = &l->head; *pp && (*pp)->when <= when; pp = &(*pp)->next) {
+    }
+    t->when = when;
+    t->next = *pp;
+    t->armed = true;
+    *pp = t;
+    l->count++;
+}
+
+bool ktimer_next(const struct ktimer_list *l, uint64_t *when)
+{
+    if (!l->head) {
+        return false;
+    }
+    *when = l->head->when;
+    return true;
+}
+
+struct ktimer *ktimer_pop_due(struct ktimer_list *l, uint64_t now)
+{
+    struct ktimer *t = l->head;
+
+    if (!t || t->when > now) {
+        return NULL;
+    }
+    l->head = t->next;
+    l->count--;
+    t->next = NULL;
+    t->armed = false;
+    return t;
+}

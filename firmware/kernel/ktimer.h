@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel's timer list: any number of one-shot timers multiplexed onto
+ * the single LAPIC one-shot timer (WDDM's KeSetTimer on a DPC). The list
+ * is kept sorted by due time; timers due at the same time fire in the
+ * order they were armed. The event loop (kernel/kevents.c) fires the due
+ * ones and programs the LAPIC for the earliest of the rest.
+ *
+ * Timers are intrusive: the owner embeds a struct ktimer and the list
+ * never allocates. Times are GPU-clock ns (the kernel's clock).
+ *
+ * Pure C, no hardware: unit-tested on the host (tests/unit/test-kevents.c).
+ */
+#ifndef FW_KERNEL_KTIMER_H
+#define FW_KERNEL_KTIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ktimer;
+typedef void (*ktimer_fn)(void *arg, uint64_t now);
+
+struct ktimer {
+    uint64_t when;
+    ktimer_fn fn;
+    void *arg;
+    struct ktimer *next;
+    bool armed;
+};
+
+struct ktimer_list {
+    struct ktimer *head;    /* earliest first */
+    unsigned count;
+};
+
+void ktimer_list_init(struct ktimer_list *l);
+
+/* Sets up a timer that is not armed. */
+void ktimer_init(struct ktimer *t, ktimer_fn fn, void *arg);
+
+/* Arms t to fire at when; an armed timer is moved (re-arming replaces). */
+void ktimer_arm(struct ktimer_list *l, struct ktimer *t, uint64_t when);
+
+/* Disarms t; nothing happens if it is not armed. */
+void ktimer_cancel(struct ktimer_list *l, struct ktimer *t);
+
+/* The earliest due time in *when; false if no timer is armed. */
+bool ktimer_next(const struct ktimer_list *l, uint64_t *when);
+
+/* Removes and returns the earliest timer if it is due at now (when <=
+ * now), disarmed; NULL otherwise. The caller runs t->fn. */
+struct ktimer *ktimer_pop_due(struct ktimer_list *l, uint64_t now);
+
+#endif /* FW_KERNEL_KTIMER_H */

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "scenarios/os_common.h"
+
+#include <stddef.h>
+
+#include "kernel/kloop.h"
+#include "lib/cmdline.h"
+#include "lib/console.h"
+#include "lib/printf.h"
+#include "lib/stats.h"
+
+bool os_boot(struct os_scenario *s, const struct boot_info *boot,
+             void (*defaults)(struct vidsch_config *c))
+{
+    s->cmdline = boot->cmdline;
+    vidsch_config_default(&s->sched);
+    if (defaults) {
+        defaults(&s->sched);
+    }
+    return kboot_sched_options(&s->r, boot->cmdline, &s->sched) &&
+           kboot_start(&s->boot, &s->r, boot, &s->sched);
+}
+
+void os_add_app(struct os_scenario *s, struct app *a)
+{
+    if (s->napps < OS_MAX_APPS) {
+        s->apps[s->napps++] = a;
+    }
+}
+
+bool os_option(struct os_scenario *s, const struct boot_info *boot,
+               const char *key, uint64_t *value)
+{
+    if (cmdline_get_u64(boot->cmdline, key, value) < 0) {
+        return report(&s->r, false, "command line: %s= must be a decimal "
+                      "number", key);
+    }
+    return true;
+}
+
+static void end_of_run(void *arg, uint64_t now)
+{
+    struct os_scenario *s = arg;
+
+    s->t_stop = now;
+    s->stopped = true;
+    s->busy_at_stop = kboot_engine_busy_ns(&s->boot, COPRO_ENGINE_RENDER);
+    for (unsigned i = 0; i < s->napps; i++) {
+        app_stop(s->apps[i]);
+    }
+}
+
+static void run_limit(void *arg, uint64_t now)
+{
+    struct os_scenario *s = arg;
+
+    (void)now;
+    s->timed_out = true;
+}
+
+static bool run_over(void *arg)
+{
+    struct os_scenario *s = arg;
+
+    if (s->timed_out) {
+        return true;
+    }
+    /* Before the end too: applications with a fixed amount of work may
+     * all be done early. */
+    for (unsigned i = 0; i < s->napps; i++) {
+        if (!s->apps[i]->drained && !s->apps[i]->fail_what) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void os_run(struct os_scenario *s, uint64_t duration_ns,
+            uint64_t drain_limit_ns)
+{
+    struct kernel *k = &s->boot.k;
+
+    for (unsigned i = 0; i < s->napps; i++) {
+        struct app *a = s->apps[i];
+
+        report(&s->r, a->fail_what == NULL, "%s: set up (%s: %s)", a->name,
+               a->fail_what ? a->fail_what : "no failure",
+               ddi_status_name(a->fail_status));
+    }
+    s->stopped = false;
+    s->timed_out = false;
+    s->t0 = kernel_now(k);
+    s->busy_at_t0 = kboot_engine_busy_ns(&s->boot, COPRO_ENGINE_RENDER);
+    ktimer_init(&s->end_timer, end_of_run, s);
+    ktimer_init(&s->limit_timer, run_limit, s);
+    ktimer_arm(&k->ev.timers, &s->end_timer, s->t0 + duration_ns);
+    ktimer_arm(&k->ev.timers, &s->limit_timer,
+               s->t0 + duration_ns + drain_limit_ns);
+    for (unsigned i = 0; i < s->napps; i++) {
+        if (!s->apps[i]->fail_what) {
+            app_start(s->apps[i]);
+        }
+    }
+    kernel_run(k, run_over, s);
+    if (!s->stopped) {
+        end_of_run(s, kernel_now(k));
+    }
+    ktimer_cancel(&k->ev.timers, &s->end_timer);
+    ktimer_cancel(&k->ev.timers, &s->limit_timer);
+    s->t_end = kernel_now(k);
+    report(&s->r, !s->timed_out, "applications done: ran %lu ms, drained "
+           "in %lu ms (limit %lu ms after a run of at most %lu ms)",
+           (s->t_stop - s->t0) / MS, (s->t_end - s->t_stop) / MS,
+           drain_limit_ns / MS, duration_ns / MS);
+    for (unsigned i = 0; i < s->napps; i++) {
+        struct app *a = s->apps[i];
+
+        if (a->expect_lost) {
+            report(&s->r, a->fail_status == DDI_ELOST, "%s: lost its device "
+                   "to TDR, as expected (%s: %s)", a->name,
+                   a->fail_what ? a->fail_what : "no failure",
+                   ddi_status_name(a->fail_status));
+            continue;
+        }
+        report(&s->r, a->fail_what == NULL, "%s: ran without failure%s%s%s%s",
+               a->name, a->fail_what ? " (" : "",
+               a->fail_what ? a->fail_what : "", a->fail_what ? ": " : "",
+               a->fail_what ? ddi_status_name(a->fail_status) : "");
+        /* An app that failed was reported; its output would only echo
+         * the failure. */
+        if (a->drained && !a->fail_what && a->ops->check) {
+            a->ops->check(a, &s->r);
+        }
+    }
+}
+
+void os_app_figures(const struct os_scenario *s, const struct app *a,
+                    struct os_app_figures *f)
+{
+    static uint64_t sorted[APP_MAX_SAMPLES];
+    struct vidsch_ctx_stats st = { 0 };
+    uint64_t dur = s->t_stop > s->t0 ? s->t_stop - s->t0 : 1;
+
+    kapi_context_stats(a->proc, a->hctx, &st);
+    for (unsigned i = 0; i < a->nlat; i++) {
+        sorted[i] = a->lat[i];
+    }
+    stats_sort_u64(sorted, a->nlat);
+    *f = (struct os_app_figures){
+        .frames = a->completed, .misses = a->misses, .dropped = a->dropped,
+        .p50 = stats_percentile(sorted, a->nlat, 50),
+        .p99 = stats_percentile(sorted, a->nlat, 99),
+        .max = a->nlat ? sorted[a->nlat - 1] : 0,
+        .share_permille = (unsigned)(a->gpu_ns_at_stop * 1000 / dur),
+        .preemptions = st.preemptions,
+        .gpu_ns = st.gpu_ns,
+    };
+}
+
+const char *os_fmt_ns(char *buf, unsigned size, uint64_t ns)
+{
+    if (ns < 1000 * US) {
+        ksnprintf(buf, size, "%lu.%lu us", ns / US, (ns % US) / 100);
+    } else if (ns < 1000 * MS) {
+        ksnprintf(buf, size, "%lu.%02lu ms", ns / MS, (ns % MS) / (10 * US));
+    } else {
+        ksnprintf(buf, size, "%lu.%03lu s", ns / (1000 * MS),
+                  (ns % (1000 * MS)) / MS);
+    }
+    return buf;
+}
+
+void os_print_table(const struct os_scenario *s)
+{
+    char b1[16], b2[16], b3[16];
+
+    kprintf("%-12s %-13s %7s %7s %10s %10s %10s %7s %8s\n", "app", "priority",
+            "frames", "misses", "lat p50", "lat p99", "lat max", "gpu %",
+            "preempt");
+    for (unsigned i = 0; i < s->napps; i++) {
+        const struct app *a = s->apps[i];
+        struct os_app_figures f;
+
+        os_app_figures(s, a, &f);
+        kprintf("%-12s %-13s %7lu %7lu %10s %10s %10s %3u.%u %8lu\n",
+                a->name, vidsch_priority_name(a->prio), f.frames, f.misses,
+                os_fmt_ns(b1, sizeof(b1), f.p50),
+                os_fmt_ns(b2, sizeof(b2), f.p99),
+                os_fmt_ns(b3, sizeof(b3), f.max), f.share_permille / 10,
+                f.share_permille % 10, f.preemptions);
+    }
+}
+
+void os_print_apps_json(const struct os_scenario *s)
+{
+    kprintf(",\"apps\":[");
+    for (unsigned i = 0; i < s->napps; i++) {
+        const struct app *a = s->apps[i];
+        struct os_app_figures f;
+
+        os_app_figures(s, a, &f);
+        kprintf("%s{\"name\":\"%s\",\"priority\":\"%s\",\"frames\":%lu,"
+                "\"misses\":%lu,\"dropped\":%lu,\"lat_p50_ns\":%lu,"
+                "\"lat_p99_ns\":%lu,\"lat_max_ns\":%lu,\"gpu_ns\":%lu,"
+                "\"gpu_share_permille\":%u,\"preemptions\":%lu}",
+                i ? "," : "", a->name, vidsch_priority_name(a->prio),
+                f.frames, f.misses, f.dropped, f.p50, f.p99, f.max, f.gpu_ns,
+                f.share_permille, f.preemptions);
+    }
+    kprintf("]");
+}
+
+unsigned os_busy_permille(const struct os_scenario *s)
+{
+    uint64_t dur = s->t_stop > s->t0 ? s->t_stop - s->t0 : 0;
+
+    if (!dur || s->busy_at_stop < s->busy_at_t0) {
+        return 0;
+    }
+    return (unsigned)((s->busy_at_stop - s->busy_at_t0) * 1000 / dur);
+}

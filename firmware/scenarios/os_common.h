@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the OS scenarios share: boot the OS with the command line's
+ * scheduler options, run a set of applications for a virtual duration
+ * and let them drain, check their outputs, print the per-application
+ * table and the figures for METRICS. A scenario itself is then the
+ * applications, the policy, the duration and the checks: it never
+ * touches the device and never schedules.
+ */
+#ifndef FW_SCENARIOS_OS_COMMON_H
+#define FW_SCENARIOS_OS_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "apps/app.h"
+#include "kernel/kboot.h"
+#include "lib/report.h"
+#include "lib/scenario.h"
+
+#define OS_MAX_APPS     16
+#define MS              ((uint64_t)1000000)
+#define US              ((uint64_t)1000)
+
+struct os_scenario {
+    struct kboot boot;
+    struct report r;
+    struct vidsch_config sched;
+    const char *cmdline;
+
+    unsigned napps;
+    struct app *apps[OS_MAX_APPS];
+
+    struct ktimer end_timer, limit_timer;
+    uint64_t t0, t_stop, t_end;
+    bool stopped, timed_out;
+    /* the render engine's busy time (the device's count) at t0, t_stop */
+    uint64_t busy_at_t0, busy_at_stop;
+};
+
+/* One application's figures, as the table and METRICS print them. */
+struct os_app_figures {
+    uint64_t frames, misses, dropped;
+    uint64_t p50, p99, max;         /* submit-to-start, ns */
+    unsigned share_permille;        /* GPU time / duration, until stop */
+    uint64_t preemptions;
+    uint64_t gpu_ns;
+};
+
+/*
+ * Boots the OS: the scheduler options start from vidsch_config_default,
+ * then *defaults (may be NULL) adjusts them, then the command line.
+ */
+bool os_boot(struct os_scenario *s, const struct boot_info *boot,
+             void (*defaults)(struct vidsch_config *c));
+
+void os_add_app(struct os_scenario *s, struct app *a);
+
+/* Forgets the apps (for a scenario that runs phases). */
+static inline void os_clear_apps(struct os_scenario *s)
+{
+    s->napps = 0;
+}
+
+/* Reads key=<decimal> from the command line into *value, which holds the
+ * default; false (reported) if the value is not a decimal number. */
+bool os_option(struct os_scenario *s, const struct boot_info *boot,
+               const char *key, uint64_t *value);
+
+/*
+ * Starts every app, stops them after duration_ns, lets them drain (at
+ * most drain_limit_ns more), then checks that each was set up and ran
+ * without failure, and asks each to check its output.
+ */
+void os_run(struct os_scenario *s, uint64_t duration_ns,
+            uint64_t drain_limit_ns);
+
+void os_app_figures(const struct os_scenario *s, const struct app *a,
+                    struct os_app_figures *f);
+
+/* The per-application table. */
+void os_print_table(const struct os_scenario *s);
+
+/* ,"apps":[{...},...] for METRICS (no braces around it). */
+void os_print_apps_json(const struct os_scenario *s);
+
+/* Busy fraction of the render engine from t0 to t_stop (while the apps
+ * ran), per mille, as the device counts it. */
+unsigned os_busy_permille(const struct os_scenario *s);
+
+/* "1.23 ms"-style, into buf. */
+const char *os_fmt_ns(char *buf, unsigned size, uint64_t ns);
+
+#endif /* FW_SCENARIOS_OS_COMMON_H */

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "umd/umd.h"
+
+#include <stddef.h>
+
+/* One address field of a packet about to be emitted. */
+struct ref {
+    uint32_t handle;
+    uint64_t offset;
+    bool write;
+    unsigned dw;            /* its low dword, from the packet header */
+};
+
+void umd_init(struct umd_cmdbuf *b, uint32_t *storage, uint32_t bytes)
+{
+    copro_dmabuf_init(&b->enc, storage, 0, bytes);
+    b->nalloc = 0;
+    b->npatch = 0;
+    b->error = NULL;
+}
+
+void umd_reset(struct umd_cmdbuf *b)
+{
+    copro_dmabuf_reset(&b->enc);
+    b->nalloc = 0;
+    b->npatch = 0;
+    b->error = NULL;
+}
+
+static uint32_t refuse(struct umd_cmdbuf *b, const char *why)
+{
+    if (!b->error) {
+        b->error = why;
+    }
+    return UMD_FAILED;
+}
+
+int umd_slot(struct umd_cmdbuf *b, uint32_t handle, bool write)
+{
+    for (unsigned i = 0; i < b->nalloc; i++) {
+        if (b->alloc[i].handle == handle) {
+            b->alloc[i].write |= write;
+            return (int)i;
+        }
+    }
+    if (b->nalloc == DDI_MAX_ALLOC_LIST) {
+        return -1;
+    }
+    b->alloc[b->nalloc] = (struct ddi_alloc_ref){ handle, write };
+    return (int)b->nalloc++;
+}
+
+/* Room for n more patch locations and every new handle among refs? */
+static bool lists_fit(const struct umd_cmdbuf *b, const struct ref *refs,
+                      unsigned n)
+{
+    unsigned new_handles = 0;
+
+    if (b->npatch + n > DDI_MAX_PATCH_LIST) {
+        return false;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        bool known = false;
+
+        for (unsigned j = 0; j < b->nalloc && !known; j++) {
+            known = b->alloc[j].handle == refs[i].handle;
+        }
+        for (unsigned j = 0; j < i && !known; j++) {
+            known = refs[j].handle == refs[i].handle;
+        }
+        new_handles += !known;
+    }
+    return b->nalloc + new_handles <= DDI_MAX_ALLOC_LIST;
+}
+
+/*
+ * Emitted the packet at off (or UMD_FAILED) with refs as its address
+ * fields: records them, or takes the packet back if the lists are full.
+ */
+static uint32_t with_refs(struct umd_cmdbuf *b, uint32_t off,
+                          const struct ref *refs, unsigned n,
+                          uint32_t slot_id)
+{
+    if (off == UMD_FAILED) {
+        return refuse(b, b->enc.error);
+    }
+    if (!lists_fit(b, refs, n)) {
+        b->enc.len_dw = off / 4;
+        b->enc.packets--;
+        return refuse(b, "allocation or patch list full");
+    }
+    for (unsigned i = 0; i < n; i++) {
+        b->patch[b->npatch++] = (struct ddi_patch_loc){
+            .slot = (uint32_t)umd_slot(b, refs[i].handle, refs[i].write),
+            .patch_offset = off + 4 * refs[i].dw,
+            .alloc_offset = refs[i].offset,
+            .split_offset = off,
+            .slot_id = slot_id,
+        };
+    }
+    return off;
+}
+
+static uint32_t plain(struct umd_cmdbuf *b, uint32_t off)
+{
+    return off == UMD_FAILED ? refuse(b, b->enc.error) : off;
+}
+
+uint32_t umd_nop(struct umd_cmdbuf *b, uint32_t ndw)
+{
+    return plain(b, copro_emit_nop(&b->enc, ndw));
+}
+
+uint32_t umd_timestamp(struct umd_cmdbuf *b, uint32_t h, uint64_t off)
+{
+    struct ref r = { h, off, true, 1 };
+
+    return with_refs(b, copro_emit_timestamp(&b->enc, 0), &r, 1, 0);
+}
+
+uint32_t umd_fence(struct umd_cmdbuf *b, uint32_t h, uint64_t off,
+                   uint64_t value)
+{
+    struct ref r = { h, off, true, 1 };
+
+    return with_refs(b, copro_emit_fence(&b->enc, 0, value, false), &r, 1,
+                     0);
+}
+
+uint32_t umd_wait(struct umd_cmdbuf *b, uint32_t h, uint64_t off,
+                  uint64_t value)
+{
+    struct ref r = { h, off, false, 1 };
+
+    return with_refs(b, copro_emit_wait(&b->enc, 0, value), &r, 1, 0);
+}
+
+uint32_t umd_copy(struct umd_cmdbuf *b, uint32_t dst, uint64_t dst_off,
+                  uint32_t src, uint64_t src_off, uint64_t size)
+{
+    struct ref r[2] = { { dst, dst_off, true, 1 }, { src, src_off, false, 3 } };
+
+    return with_refs(b, copro_emit_copy(&b->enc, 0, 0, size), r, 2, 0);
+}
+
+uint32_t umd_fill(struct umd_cmdbuf *b, uint32_t h, uint64_t off,
+                  uint64_t size, uint32_t pattern)
+{
+    struct ref r = { h, off, true, 1 };
+
+    return with_refs(b, copro_emit_fill(&b->enc, 0, size, pattern), &r, 1,
+                     0);
+}
+
+uint32_t umd_set_target(struct umd_cmdbuf *b, unsigned slot, uint32_t h,
+                        uint64_t off, uint32_t pitch, uint32_t width,
+                        uint32_t height, uint32_t format)
+{
+    struct copro_surface s = {
+        .addr = 0, .pitch = pitch, .width = width, .height = height,
+        .format = format,
+    };
+    struct ref r = { h, off, true, 1 };
+
+    return with_refs(b, copro_emit_set_target(&b->enc, slot, &s), &r, 1,
+                     slot);
+}
+
+uint32_t umd_rect(struct umd_cmdbuf *b, unsigned slot, uint32_t x,
+                  uint32_t y, uint32_t w, uint32_t h, uint32_t colour)
+{
+    return plain(b, copro_emit_rect(&b->enc, slot, x, y, w, h, colour));
+}
+
+uint32_t umd_work(struct umd_cmdbuf *b, uint64_t ns)
+{
+    return plain(b, copro_emit_work(&b->enc, ns));
+}

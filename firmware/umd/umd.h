@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The user-mode driver (WDDM's UMD): what an application uses to build
+ * command buffers. The application names memory by allocation handle and
+ * offset, never by GPU address; the builder writes copro packets
+ * (through the kmd's packet encoders, with every address field left zero)
+ * and keeps, beside them, the allocation list (one entry per handle, with
+ * whether the buffer writes it) and the patch-location list (one entry
+ * per address field: which list slot, which offset in the allocation).
+ * render (kernel side) validates the three and the kernel patches the
+ * addresses in at schedule time.
+ *
+ * Every packet that uses an allocation is a split point (its byte offset
+ * is the patch location's split_offset): a DMA buffer may be cut there
+ * when its allocations do not all fit at once (the next vidmm step). A
+ * SET_TARGET records its target slot as slot_id, since after a split the
+ * target must be programmed again.
+ *
+ * As with copro_dmabuf, a packet that does not fit (buffer, allocation
+ * list or patch list full) is not written at all and the first failure is
+ * remembered in b->error.
+ *
+ * Pure C, no hardware: unit-tested on the host (tests/unit/test-umd.c).
+ */
+#ifndef FW_UMD_UMD_H
+#define FW_UMD_UMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ddi/ddi.h"
+#include "kmd/copro_dmabuf.h"
+
+#define UMD_FAILED      COPRO_DMABUF_FAILED
+
+struct umd_cmdbuf {
+    struct copro_dmabuf enc;        /* the packets, addresses zero */
+    unsigned nalloc;
+    struct ddi_alloc_ref alloc[DDI_MAX_ALLOC_LIST];
+    unsigned npatch;
+    struct ddi_patch_loc patch[DDI_MAX_PATCH_LIST];
+    const char *error;              /* first refused packet, NULL if none */
+};
+
+/* Starts an empty command buffer over bytes of storage (the app's). */
+void umd_init(struct umd_cmdbuf *b, uint32_t *storage, uint32_t bytes);
+
+/* Empties it (lists too), keeping the storage. */
+void umd_reset(struct umd_cmdbuf *b);
+
+static inline bool umd_ok(const struct umd_cmdbuf *b)
+{
+    return b->error == NULL && copro_dmabuf_ok(&b->enc);
+}
+
+static inline const uint32_t *umd_words(const struct umd_cmdbuf *b)
+{
+    return b->enc.dw;
+}
+
+static inline uint32_t umd_bytes(const struct umd_cmdbuf *b)
+{
+    return copro_dmabuf_bytes(&b->enc);
+}
+
+/*
+ * The list slot of handle, added if new; write marks it written (a slot
+ * once written stays so). -1 when the list is full.
+ */
+int umd_slot(struct umd_cmdbuf *b, uint32_t handle, bool write);
+
+/*
+ * Packets. Each returns the packet's byte offset, or UMD_FAILED. Offsets
+ * are bytes into the allocation named by its handle.
+ */
+uint32_t umd_nop(struct umd_cmdbuf *b, uint32_t ndw);
+uint32_t umd_timestamp(struct umd_cmdbuf *b, uint32_t h, uint64_t off);
+uint32_t umd_fence(struct umd_cmdbuf *b, uint32_t h, uint64_t off,
+                   uint64_t value);
+uint32_t umd_wait(struct umd_cmdbuf *b, uint32_t h, uint64_t off,
+                  uint64_t value);
+uint32_t umd_copy(struct umd_cmdbuf *b, uint32_t dst, uint64_t dst_off,
+                  uint32_t src, uint64_t src_off, uint64_t size);
+uint32_t umd_fill(struct umd_cmdbuf *b, uint32_t h, uint64_t off,
+                  uint64_t size, uint32_t pattern);
+/* Binds pitch x height rows at off in allocation h to target slot. */
+uint32_t umd_set_target(struct umd_cmdbuf *b, unsigned slot, uint32_t h,
+                        uint64_t off, uint32_t pitch, uint32_t width,
+                        uint32_t height, uint32_t format);
+uint32_t umd_rect(struct umd_cmdbuf *b, unsigned slot, uint32_t x,
+                  uint32_t y, uint32_t w, uint32_t h, uint32_t colour);
+uint32_t umd_work(struct umd_cmdbuf *b, uint64_t ns);
+
+#endif /* FW_UMD_UMD_H */

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vidsch's own records, shared by its modules (vidsch.c: the API, the
+ * upcalls and the event plumbing; vidsch_pick.c: policies, election and
+ * preemption decisions; vidsch_recover.c: what to do when an engine stops
+ * early; vidsch_sync.c: waits and signals). Nothing outside
+ * firmware/vidsch/ includes this.
+ *
+ * Where a buffer is at any time (WDDM's names in brackets):
+ *
+ *   context queue   submitted, not chosen yet [the context's queue of
+ *                   DMA buffers]; dropped and preempted ones come back to
+ *                   its front, in order
+ *   engine slot     elected: being prepared by the worker, or prepared
+ *                   and waiting for room on the ring ("being prepared" /
+ *                   "ready to submit" in the patent)
+ *   ring            submitted to the engine, in order [the hardware queue]
+ *   done list       finished; its buffer_done callback is pending
+ *
+ * Paging buffers skip the context queue: they wait on the engine's paging
+ * queue and go to the ring before anything else.
+ */
+#ifndef FW_VIDSCH_VIDSCH_INTERNAL_H
+#define FW_VIDSCH_VIDSCH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vidsch/vidsch.h"
+#include "vidsch/vidsch_list.h"
+#include "vidsch/vidsch_ready.h"
+#include "vidsch/vidsch_ring.h"
+#include "vidsch/vidsch_tdr.h"
+
+#define VS_NEVER            UINT64_MAX
+#define VS_TDR_HISTORY      16      /* most tdr_limit honoured */
+
+enum vs_where {
+    VS_FREE,
+    VS_QUEUED,              /* context queue, or an engine's paging queue */
+    VS_SLOT,
+    VS_RING,
+    VS_DONE,
+};
+
+struct vidsch_buf {
+    struct vs_link link;            /* context queue, paging queue, done
+                                       list or free list */
+    struct vs_link fifo;            /* the engine's fifo (fifo policy) */
+    struct vidsch_sub sub;          /* the ring entry: linked on the ring
+                                       while submitted; fence and flags
+                                       persist (RESUME, paging fence) */
+    struct vidsch_ctx *ctx;         /* NULL for a paging buffer */
+    struct ddi_dmabuf *dma;
+    struct ddi_alloc_desc *alloc;
+    uint64_t cookie;
+    uint64_t seq;                   /* per context, from 1 */
+    uint64_t submitted_at;          /* vidsch_submit */
+    unsigned engine;
+    unsigned submissions;           /* times put on the ring */
+    int status;                     /* on the done list */
+    uint8_t where;                  /* enum vs_where */
+    bool prepared;                  /* patched once: never again */
+    bool started;                   /* has been the ring's head */
+    bool in_fifo;
+};
+
+/* A wait (holds the context's buffers from seq on) or a signal (fires
+ * once the context's buffers up to seq are done). */
+struct vidsch_sync {
+    struct vs_link link;
+    volatile uint64_t *addr;
+    uint64_t value;
+    uint64_t seq;
+};
+
+enum vs_ctx_state {
+    VS_CTX_IDLE,            /* nothing electable */
+    VS_CTX_READY,           /* on its engine's ready queue (or fifo) */
+    VS_CTX_HELD,            /* its next buffer waits on a sync object */
+};
+
+struct vidsch_ctx {
+    struct vs_link rq;              /* ready level list or the held list */
+    struct vs_link lost_link;       /* lost notification pending */
+    struct vs_list queue;           /* buffers not on the GPU, in order */
+    struct vs_list waits;           /* struct vidsch_sync, by seq */
+    struct vs_list signals;         /* struct vidsch_sync, by seq */
+    struct vidsch_buf *unfed;       /* fifo: first queued buffer not yet
+                                       on the engine's fifo */
+    uint32_t id;
+    unsigned engine;
+    uint64_t save_addr;
+    uint8_t base;                   /* its priority class */
+    uint8_t level;                  /* effective: base, or the boost */
+    uint8_t rstate;                 /* enum vs_ctx_state */
+    bool used, lost, dying;
+    bool boosted;                   /* aging: at the level on top ... */
+    bool boost_spent;               /* ... for one turn, begun already */
+    bool in_turn;                   /* quantum: its turn has started and
+                                       not ended (it keeps its place at
+                                       the head of its level) */
+    int64_t credit;                 /* quantum: ns left in its turn */
+    uint64_t ready_since;           /* since when it has wanted the engine
+                                       without running: set when new work
+                                       makes it ready and whenever a buffer
+                                       of it runs or ends a turn (what
+                                       aging measures) */
+    uint64_t next_seq;              /* seq of the next submission */
+    uint64_t done_seq;              /* buffers up to this one are done */
+    unsigned on_gpu;                /* in the slot or on the ring */
+    bool acct_waiting;              /* queued_ns accounting */
+    uint64_t acct_mark;
+    struct vidsch_ctx_stats stats;
+};
+
+struct vidsch_engine {
+    unsigned index;
+    struct vidsch_ring ring;
+    struct vs_list paging;          /* paging buffers for the ring */
+    struct vidsch_buf *slot;        /* elected (being prepared / prepared) */
+    bool slot_prepared;
+    struct vidsch_ready rq;         /* priority and quantum policies */
+    struct vs_list fifo;            /* fifo policy: buffers in the order
+                                       they became electable */
+    uint64_t last_fence;            /* SubmissionFenceIds given */
+    uint64_t preempt_seq;           /* preemption request ids given */
+    uint64_t preempt_id;            /* request in flight, 0 if none */
+    uint64_t head_since;            /* when the ring's oldest entry began
+                                       executing (as far as we can tell:
+                                       when it reached the head) */
+    unsigned depth;                 /* ring entries the policy allows */
+    struct vidsch_tdr tdr;
+    struct vidsch_engine_stats stats;
+};
+
+struct vidsch {
+    const struct ddi_ops *ops;
+    void *drv;
+    struct vidsch_env env;
+    struct vidsch_config cfg;
+    struct ddi_caps caps;
+    unsigned nengines;
+    struct vidsch_engine engine[DDI_MAX_ENGINES];
+
+    struct vidsch_ctx *ctxs;
+    struct vidsch_buf *bufs;
+    struct vidsch_sync *syncs;
+    struct vs_list free_bufs, free_syncs;
+    struct vs_list held;            /* contexts held on a wait */
+    struct vs_list done;            /* finished buffers to report */
+    struct vs_list lost;            /* lost contexts to report */
+    unsigned live;                  /* buffer records in use */
+
+    unsigned nesting;               /* public calls in progress */
+    bool dirty;                     /* decisions to make before returning */
+    bool sync_dirty;                /* sync values may have changed */
+    bool work_queued;               /* env->queue_work outstanding */
+    unsigned worker_next;           /* engine the worker serves next */
+    uint64_t timer_at;              /* armed timer, VS_NEVER if none */
+    uint64_t last_poll;             /* held contexts last looked at */
+
+    uint64_t tdr_times[VS_TDR_HISTORY];     /* recent TDR resets */
+    unsigned tdr_count;
+
+    struct vidsch_stats stats;
+};
+
+/* ---- vidsch.c ---- */
+uint64_t vs_now(struct vidsch *s);
+void vs_trace(struct vidsch *s, enum vidsch_trace_kind kind, unsigned engine,
+              const struct vidsch_ctx *c, const struct vidsch_buf *b,
+              uint64_t fence, unsigned reason);
+/* Reports b finished with status (after its callback queue), updates its
+ * context's counters and signals. b must be off every list. */
+void vs_finish(struct vidsch *s, struct vidsch_buf *b, int status);
+void vs_ctx_account(struct vidsch *s, struct vidsch_ctx *c);
+
+/* ---- vidsch_pick.c ---- */
+/* Recomputes c's state (idle / ready / held) and its queue membership. */
+void vs_ctx_update(struct vidsch *s, struct vidsch_ctx *c);
+/* Every decision for one engine: unstage, preempt, fill the ring, elect. */
+void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e);
+/* Earliest time a decision of e depends on (quantum end, aging). */
+uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e);
+/* Quantum credit left to c, counting the buffer of c executing now. */
+int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c);
+void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
+                        enum vidsch_preempt_reason why);
+/* Ends c's turn (quantum): back to the tail of its own level. */
+void vs_end_turn(struct vidsch *s, struct vidsch_ctx *c);
+
+/* ---- vidsch_recover.c ---- */
+/* The ring's oldest entry changed (retire or stop): who runs now. */
+void vs_head_changed(struct vidsch *s, struct vidsch_engine *e);
+void vs_retire_upto(struct vidsch *s, struct vidsch_engine *e,
+                    uint64_t completed);
+void vs_on_preempted(struct vidsch *s, struct vidsch_engine *e,
+                     uint64_t preempt_fence, uint64_t preempted,
+                     uint64_t completed);
+void vs_on_fault(struct vidsch *s, struct vidsch_engine *e,
+                 const struct ddi_fault *f);
+void vs_tdr_poll(struct vidsch *s, struct vidsch_engine *e);
+/* Puts the context in error: its buffers lost, its signals written. */
+void vs_lose_ctx(struct vidsch *s, struct vidsch_ctx *c);
+/* Gives b back to whoever submits it next (context queue front, or the
+ * paging queue front), or reports it lost if its context is gone. */
+void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
+                      struct vidsch_buf *b);
+
+/* ---- vidsch_sync.c ---- */
+struct vidsch_sync *vs_sync_alloc(struct vidsch *s);
+void vs_sync_free(struct vidsch *s, struct vidsch_sync *y);
+/* Writes the signals of c whose buffers are all done (all if lost). */
+void vs_fire_signals(struct vidsch *s, struct vidsch_ctx *c);
+/* Looks again at every held context's wait. */
+void vs_poll_held(struct vidsch *s);
+/* The first wait of c that holds buffer seq and is not satisfied (drops
+ * the satisfied ones in front of it), or NULL. */
+struct vidsch_sync *vs_blocking_wait(struct vidsch *s, struct vidsch_ctx *c,
+                                     uint64_t seq);
+
+static inline struct vidsch_buf *vs_buf_of_sub(struct vidsch_sub *sub)
+{
+    return vs_container_of(sub, struct vidsch_buf, sub);
+}
+
+static inline struct vidsch_buf *vs_queue_head(const struct vidsch_ctx *c)
+{
+    return vs_entry(vs_list_first(&c->queue), struct vidsch_buf, link);
+}
+
+static inline struct vidsch_buf *vs_ring_head(const struct vidsch_engine *e)
+{
+    struct vidsch_sub *sub = vidsch_ring_oldest(&e->ring);
+
+    return sub ? vs_buf_of_sub(sub) : NULL;
+}
+
+static inline bool vs_is_paging(const struct vidsch_buf *b)
+{
+    return b->ctx == NULL;
+}
+
+#endif /* FW_VIDSCH_VIDSCH_INTERNAL_H */

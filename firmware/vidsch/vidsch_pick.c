@@ -1,0 +1,751 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vidsch's decisions for one engine: which context is ready, which buffer
+ * runs next (election), when to hand a prepared buffer back, when to
+ * preempt, and what goes on the ring. Every decision looks at a fixed
+ * number of things (the top of a bitmap, list heads, the few ring
+ * entries), never at every context, so its cost does not grow with the
+ * number of contexts.
+ *
+ * Policies:
+ *
+ *  fifo      buffers run in the order they became electable (submission
+ *            order, but a buffer held by a wait does not hold up others);
+ *            never preempts: the cooperative, pre-WDDM baseline.
+ *  priority  the highest ready level runs; equal levels take turns buffer
+ *            by buffer; a prepared buffer of a higher level preempts
+ *            lower ones on the ring.
+ *  quantum   priority, and within a level each context has a turn of
+ *            quantum_ns of GPU time (deficit round robin: an overrun is
+ *            paid back on its next turn, up to one quantum); when it is
+ *            over and another context of the level waits, the next one's
+ *            buffer preempts it. A context ready for aging_ns without
+ *            running is boosted to the level currently on top for one
+ *            turn (see age()).
+ *
+ * The patent's rule that a buffer being prepared is not preempted holds:
+ * the slot's buffer is only reconsidered once the worker has prepared it.
+ * A prepared buffer still waiting for room on the ring is handed back to
+ * its context (still prepared: it is not patched again) when something
+ * more urgent is ready, as a dropped ring entry would be.
+ */
+#include "vidsch/vidsch_internal.h"
+
+static bool fifo(const struct vidsch *s)
+{
+    return s->cfg.policy == VIDSCH_POLICY_FIFO;
+}
+
+static bool quantum(const struct vidsch *s)
+{
+    return s->cfg.policy == VIDSCH_POLICY_QUANTUM;
+}
+
+static struct vidsch_engine *engine_of(struct vidsch *s,
+                                       const struct vidsch_ctx *c)
+{
+    return &s->engine[c->engine];
+}
+
+static struct vidsch_ctx *rq_ctx(struct vs_link *n)
+{
+    return vs_entry(n, struct vidsch_ctx, rq);
+}
+
+int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c)
+{
+    const struct vidsch_engine *e = &s->engine[c->engine];
+    struct vidsch_buf *h = vs_ring_head(e);
+    int64_t credit = c->credit;
+
+    if (h && h->ctx == c) {
+        credit -= (int64_t)(vs_now(s) - e->head_since);
+    }
+    return credit;
+}
+
+/* ---- context state ---- */
+
+static void rq_leave(struct vidsch *s, struct vidsch_ctx *c, bool new_work)
+{
+    struct vidsch_engine *e = engine_of(s, c);
+
+    switch (c->rstate) {
+    case VS_CTX_READY:
+        if (!fifo(s)) {
+            vidsch_ready_remove(&e->rq, c->level, &c->rq);
+        }
+        break;
+    case VS_CTX_HELD:
+        vs_list_remove(&s->held, &c->rq);
+        vs_trace(s, VIDSCH_TRACE_RELEASE, c->engine, c, NULL, 0,
+                 new_work && !c->on_gpu);
+        break;
+    }
+}
+
+static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
+                     bool new_work)
+{
+    struct vidsch_engine *e = engine_of(s, c);
+
+    switch (c->rstate) {
+    case VS_CTX_READY:
+        /* Aging measures how long a context has wanted the engine
+         * without getting it: the clock starts when work comes to a
+         * context that had none anywhere. A buffer handed back
+         * (unstaged, dropped) never ran, and new work behind buffers
+         * still waiting on the ring is more of the same wait. */
+        if (new_work && !c->on_gpu) {
+            c->ready_since = vs_now(s);
+        }
+        if (fifo(s)) {
+            break;
+        }
+        /* an interrupted turn resumes before the others of its level */
+        if (at_head || c->in_turn) {
+            vidsch_ready_push_front(&e->rq, c->level, &c->rq);
+        } else {
+            vidsch_ready_push_back(&e->rq, c->level, &c->rq);
+        }
+        break;
+    case VS_CTX_HELD:
+        vs_list_push_back(&s->held, &c->rq);
+        vs_trace(s, VIDSCH_TRACE_HOLD, c->engine, c, NULL, 0, 0);
+        break;
+    case VS_CTX_IDLE:
+        break;
+    }
+}
+
+/* Back to its own level (at the tail) after its boosted turn. */
+static void unboost(struct vidsch *s, struct vidsch_ctx *c)
+{
+    struct vidsch_engine *e = engine_of(s, c);
+    bool ready = c->rstate == VS_CTX_READY && !fifo(s);
+
+    if (!c->boosted) {
+        return;
+    }
+    if (ready) {
+        vidsch_ready_remove(&e->rq, c->level, &c->rq);
+    }
+    c->boosted = false;
+    c->boost_spent = false;
+    c->level = c->base;
+    if (ready) {
+        vidsch_ready_push_back(&e->rq, c->level, &c->rq);
+    }
+    c->ready_since = vs_now(s);
+    vs_trace(s, VIDSCH_TRACE_UNBOOST, c->engine, c, NULL, 0, 0);
+}
+
+/* fifo: append c's buffers that became electable to the engine's fifo */
+static void fifo_feed(struct vidsch *s, struct vidsch_ctx *c)
+{
+    struct vidsch_engine *e = engine_of(s, c);
+
+    while (c->unfed && !vs_blocking_wait(s, c, c->unfed->seq)) {
+        struct vidsch_buf *b = c->unfed;
+
+        vs_list_push_back(&e->fifo, &b->fifo);
+        b->in_fifo = true;
+        c->unfed = vs_entry(vs_list_next(&c->queue, &b->link),
+                            struct vidsch_buf, link);
+    }
+}
+
+static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
+                          bool at_head, bool new_work)
+{
+    enum vs_ctx_state want;
+
+    if (!c->used || c->lost || c->dying) {
+        want = VS_CTX_IDLE;
+    } else if (fifo(s)) {
+        fifo_feed(s, c);
+        want = c->unfed ? VS_CTX_HELD
+               : vs_list_empty(&c->queue) ? VS_CTX_IDLE : VS_CTX_READY;
+    } else {
+        struct vidsch_buf *head = vs_queue_head(c);
+
+        want = !head ? VS_CTX_IDLE
+               : vs_blocking_wait(s, c, head->seq) ? VS_CTX_HELD
+               : VS_CTX_READY;
+    }
+    if (want != c->rstate) {
+        rq_leave(s, c, new_work);
+        c->rstate = want;
+        rq_enter(s, c, at_head, new_work);
+    }
+    /* Nothing left to elect and nothing on the GPU: its turn (and any
+     * boost) is over. With buffers still on the GPU it is not: a stop may
+     * give them back, and they run in the same turn. */
+    if (c->rstate == VS_CTX_IDLE && !c->on_gpu) {
+        c->in_turn = false;
+        if (c->boosted) {
+            unboost(s, c);
+        }
+    }
+    vs_ctx_account(s, c);
+}
+
+void vs_ctx_update(struct vidsch *s, struct vidsch_ctx *c)
+{
+    ctx_update_at(s, c, false, true);
+}
+
+/*
+ * Puts b back in its context's queue in submission order: in front of
+ * everything never elected, behind older buffers given back before it (a
+ * stop hands back a ring's worth, newest first; a prepared buffer handed
+ * back comes behind its context's older ones). Only those can be ahead
+ * of it, so the walk is a few entries, whatever the number of contexts.
+ * In fifo order the same holds on the engine's list.
+ */
+static void queue_insert(struct vidsch *s, struct vidsch_engine *e,
+                         struct vidsch_buf *b)
+{
+    struct vidsch_ctx *c = b->ctx;
+    struct vs_link *pos = NULL;
+
+    for (struct vs_link *n = vs_list_first(&c->queue);
+         n && vs_container_of(n, struct vidsch_buf, link)->seq < b->seq;
+         n = vs_list_next(&c->queue, n)) {
+        pos = n;
+    }
+    if (pos) {
+        vs_list_insert_after(&c->queue, pos, &b->link);
+    } else {
+        vs_list_push_front(&c->queue, &b->link);
+    }
+    if (fifo(s)) {
+        unsigned budget = s->caps.ring_entries + 2;
+
+        pos = NULL;
+        for (struct vs_link *n = vs_list_first(&e->fifo); n && budget--;
+             n = vs_list_next(&e->fifo, n)) {
+            struct vidsch_buf *o = vs_container_of(n, struct vidsch_buf,
+                                                   fifo);
+
+            if (o->ctx == c && o->seq < b->seq) {
+                pos = n;
+            }
+        }
+        if (pos) {
+            vs_list_insert_after(&e->fifo, pos, &b->fifo);
+        } else {
+            vs_list_push_front(&e->fifo, &b->fifo);
+        }
+        b->in_fifo = true;
+    }
+}
+
+void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
+                      struct vidsch_buf *b)
+{
+    struct vidsch_ctx *c = b->ctx;
+
+    if (!c) {
+        /* paging: first again, with its fence id */
+        b->where = VS_QUEUED;
+        vs_list_push_front(&e->paging, &b->link);
+        return;
+    }
+    c->on_gpu--;
+    if (c->lost || c->dying) {
+        vs_finish(s, b, DDI_ELOST);
+        vs_ctx_account(s, c);
+        return;
+    }
+    b->where = VS_QUEUED;
+    queue_insert(s, e, b);
+    /* It was elected before whatever is ready now, so it keeps its place
+     * at the head of its level; unless its turn is what ended. */
+    ctx_update_at(s, c, !(quantum(s) && vs_credit_now(s, c) <= 0), false);
+}
+
+/* ---- aging and turns (quantum) ---- */
+
+/*
+ * Aging. A context below the top ready level that has wanted the engine
+ * for aging_ns without running is boosted, for one turn, to the top level
+ * (the highest with a ready context), at its tail: it takes its turn with
+ * whoever is winning the engine, behind those already waiting there, and
+ * never outranks them (Windows boosts starved threads in the same spirit;
+ * boosting to REALTIME instead would put a hog ahead of the compositor). If a higher level becomes
+ * ready before its turn comes, it follows to that level at once: it has
+ * waited its aging_ns already. So whatever runs on top, a starving
+ * context runs within aging_ns plus a turn per context of the top level.
+ *
+ * Only the first few contexts of each level are looked at. A level is a
+ * FIFO by readiness, except that a context whose turn or buffer was
+ * interrupted goes back in front: such a context ran just now, and there
+ * are only ever a couple of them ahead (the turn holder, the one a stop
+ * cut), so whoever has waited longest is among the first VS_AGING_LOOK.
+ * A context with a buffer on the engine is running, not starving.
+ */
+#define VS_AGING_LOOK   4
+
+static bool starving(const struct vidsch *s, const struct vidsch_ctx *c,
+                     uint64_t now)
+{
+    return !c->on_gpu && now - c->ready_since >= s->cfg.aging_ns;
+}
+
+static void age(struct vidsch *s, struct vidsch_engine *e)
+{
+    uint64_t now = vs_now(s);
+    int top = vidsch_ready_top(&e->rq);
+
+    for (int l = 0; l < top; l++) {
+        struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);
+        struct vidsch_ctx *c = NULL;
+
+        for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
+            if (starving(s, rq_ctx(n), now)) {
+                c = rq_ctx(n);
+                break;
+            }
+            n = vs_list_next(&e->rq.level[l], n);
+        }
+        if (!c) {
+            continue;
+        }
+        vidsch_ready_remove(&e->rq, (unsigned)l, &c->rq);
+        c->level = (uint8_t)top;
+        c->boosted = true;
+        c->boost_spent = false;
+        c->in_turn = false;
+        vidsch_ready_push_back(&e->rq, c->level, &c->rq);
+        c->stats.boosts++;
+        vs_trace(s, VIDSCH_TRACE_BOOST, e->index, c, NULL, 0, 0);
+    }
+}
+
+void vs_end_turn(struct vidsch *s, struct vidsch_ctx *c)
+{
+    struct vidsch_engine *e = engine_of(s, c);
+
+    c->in_turn = false;
+    if (c->boosted) {
+        unboost(s, c);
+        return;
+    }
+    if (c->rstate == VS_CTX_READY) {
+        vidsch_ready_remove(&e->rq, c->level, &c->rq);
+        vidsch_ready_push_back(&e->rq, c->level, &c->rq);
+    }
+    c->ready_since = vs_now(s);
+}
+
+static void begin_turn(struct vidsch *s, struct vidsch_ctx *c)
+{
+    int64_t q = (int64_t)s->cfg.quantum_ns;
+    int64_t carry = c->credit < 0 ? c->credit : 0;
+
+    if (c->boosted) {
+        /* a boosted turn is the starving context's due: a whole quantum */
+        c->boost_spent = true;
+        carry = 0;
+    } else if (carry < -q) {
+        /* deficit round robin: an overrun is paid back, up to a quantum */
+        carry = -q;
+    }
+    c->in_turn = true;
+    c->credit = q + carry;
+}
+
+/* The context whose buffer runs next on e, or NULL. */
+static struct vidsch_ctx *pick_ctx(struct vidsch *s, struct vidsch_engine *e)
+{
+    int top = vidsch_ready_top(&e->rq);
+    struct vidsch_ctx *c;
+
+    if (top < 0) {
+        return NULL;
+    }
+    c = rq_ctx(vidsch_ready_head(&e->rq, top));
+    if (!quantum(s)) {
+        return c;
+    }
+    /* Contexts in their turn sit at the head of their level, and only
+     * those with buffers on the GPU or just given back by a stop can be
+     * (a ring's worth); ending a turn sends one to the tail, out of its
+     * turn. So this loop ends within a few rounds whatever the number of
+     * contexts. */
+    for (;;) {
+        int64_t left;
+
+        if (!c->in_turn && c->boosted && c->boost_spent) {
+            /* it had its boosted turn: one per aging, not a new rank */
+            unboost(s, c);
+            top = vidsch_ready_top(&e->rq);
+            c = rq_ctx(vidsch_ready_head(&e->rq, top));
+            continue;
+        }
+        if (!c->in_turn) {
+            begin_turn(s, c);
+            return c;
+        }
+        left = vs_credit_now(s, c);
+        if (left > 0) {
+            return c;
+        }
+        if (vidsch_ready_count(&e->rq, top) == 1 && !c->boosted) {
+            /* nobody else at this level wants the engine: a new turn */
+            c->credit += (int64_t)s->cfg.quantum_ns - left;
+            return c;
+        }
+        vs_end_turn(s, c);
+        top = vidsch_ready_top(&e->rq);
+        c = rq_ctx(vidsch_ready_head(&e->rq, top));
+    }
+}
+
+/* ---- election ---- */
+
+static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
+{
+    struct vidsch_ctx *c;
+    struct vidsch_buf *b;
+
+    if (fifo(s)) {
+        b = vs_entry(vs_list_first(&e->fifo), struct vidsch_buf, fifo);
+        if (!b) {
+            return NULL;
+        }
+        vs_list_remove(&e->fifo, &b->fifo);
+        b->in_fifo = false;
+        c = b->ctx;
+    } else {
+        c = pick_ctx(s, e);
+        if (!c) {
+            return NULL;
+        }
+        b = vs_queue_head(c);
+    }
+    vs_list_remove(&c->queue, &b->link);
+    b->where = VS_SLOT;
+    c->on_gpu++;
+    e->slot = b;
+    e->slot_prepared = b->prepared;
+    e->stats.elected++;
+    vs_trace(s, VIDSCH_TRACE_ELECT, e->index, c, b, 0, 0);
+    ctx_update_at(s, c, false, false);
+    if (s->cfg.policy == VIDSCH_POLICY_PRIORITY &&
+        c->rstate == VS_CTX_READY) {
+        /* equal levels take turns buffer by buffer */
+        vidsch_ready_remove(&e->rq, c->level, &c->rq);
+        vidsch_ready_push_back(&e->rq, c->level, &c->rq);
+    }
+    return b;
+}
+
+/* Is there, besides c, a context at level >= c's ready or elected? */
+static bool someone_waits(const struct vidsch_engine *e,
+                          const struct vidsch_ctx *c)
+{
+    int top = vidsch_ready_top(&e->rq);
+
+    if (top > c->level) {
+        return true;
+    }
+    if (top == c->level &&
+        vidsch_ready_count(&e->rq, top) >
+            (c->rstate == VS_CTX_READY && c->level == top ? 1u : 0u)) {
+        return true;
+    }
+    return e->slot && e->slot->ctx && e->slot->ctx != c &&
+           e->slot->ctx->level >= c->level;
+}
+
+/* The slot's prepared buffer x should yield to what is ready now, or
+ * to an older buffer of its own context that a stop gave back (a
+ * context's buffers run in order: one save area, one stream). */
+static bool staged_outranked(struct vidsch *s, struct vidsch_engine *e,
+                             const struct vidsch_buf *x)
+{
+    const struct vidsch_ctx *d = x->ctx;
+    const struct vidsch_buf *older = d ? vs_queue_head(d) : NULL;
+    int top = vidsch_ready_top(&e->rq);
+
+    if (older && older->seq < x->seq) {
+        return true;
+    }
+    if (fifo(s) || !d || top < 0) {
+        return false;
+    }
+    if (top > d->level) {
+        return true;
+    }
+    return quantum(s) && top == d->level && someone_waits(e, d) &&
+           vs_credit_now(s, d) <= 0;
+}
+
+static void unstage(struct vidsch *s, struct vidsch_engine *e)
+{
+    struct vidsch_buf *b = e->slot;
+
+    e->slot = NULL;
+    e->stats.unstaged++;
+    vs_trace(s, VIDSCH_TRACE_UNSTAGE, e->index, NULL, b, 0, 0);
+    vs_requeue_front(s, e, b);
+}
+
+/* Why entry r on the ring should make way for prepared x, or -1. */
+static int displaced_by(struct vidsch *s, const struct vidsch_buf *r,
+                        const struct vidsch_buf *x)
+{
+    const struct vidsch_ctx *c = r->ctx, *d = x->ctx;
+
+    if (!c || !d) {
+        return -1;      /* paging entries are never preempted */
+    }
+    if (d->level > c->level) {
+        return VIDSCH_PREEMPT_PRIORITY;
+    }
+    if (quantum(s) && d->level == c->level && c != d &&
+        vs_credit_now(s, c) <= 0) {
+        return VIDSCH_PREEMPT_QUANTUM;
+    }
+    return -1;
+}
+
+static int ring_displaced_by(struct vidsch *s, struct vidsch_engine *e,
+                             const struct vidsch_buf *x)
+{
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        int why = displaced_by(s, vs_buf_of_sub(
+            vs_container_of(n, struct vidsch_sub, link)), x);
+
+        if (why >= 0) {
+            return why;
+        }
+    }
+    return -1;
+}
+
+void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
+                        enum vidsch_preempt_reason why)
+{
+    uint64_t id;
+
+    if (e->preempt_id) {
+        return;
+    }
+    id = ++e->preempt_seq;
+    if (s->ops->preempt(s->drv, e->index, id) != DDI_OK) {
+        return;
+    }
+    e->preempt_id = id;
+    e->stats.preempt_requests[why]++;
+    vs_trace(s, VIDSCH_TRACE_PREEMPT, e->index, NULL, NULL, id, why);
+}
+
+/* ---- the ring ---- */
+
+/* Writes b to the ring [DxgkDdiSubmitCommand]; false if the driver
+ * refused (b stays where it was). */
+static bool ring_submit(struct vidsch *s, struct vidsch_engine *e,
+                        struct vidsch_buf *b)
+{
+    struct vidsch_ctx *c = b->ctx;
+    struct vidsch_sub *last = vs_entry(vs_list_last(&e->ring.subs),
+                                       struct vidsch_sub, link);
+    bool keep_fence = vs_is_paging(b) && b->sub.fence &&
+                      b->sub.fence > e->ring.completed &&
+                      (!last || b->sub.fence > last->fence);
+    uint64_t fence = keep_fence ? b->sub.fence : e->last_fence + 1;
+    struct ddi_submit_args a = {
+        .engine = e->index,
+        .dma_addr = b->dma->gpu_addr,
+        .dma_len = b->dma->len_bytes,
+        .fence = fence,
+        .context = c ? c->id : 0,
+        .save_addr = c ? c->save_addr : 0,
+        .flags = b->sub.flags,
+    };
+    bool was_empty = vidsch_ring_count(&e->ring) == 0;
+
+    /* a paging buffer keeps its fence unless that could no longer be
+     * told apart (never expected: it goes back first after a stop) */
+    if (vs_is_paging(b) && b->sub.fence && !keep_fence) {
+        e->stats.inconsistent++;
+    }
+    if (s->ops->submit(s->drv, &a) != DDI_OK) {
+        return false;
+    }
+    if (!keep_fence) {
+        e->last_fence = fence;
+    }
+    b->sub.fence = fence;
+    b->sub.save_addr = a.save_addr;
+    vidsch_ring_push(&e->ring, &b->sub);
+    b->where = VS_RING;
+    if (c) {
+        if (b->sub.flags & COPRO_SUBMIT_RESUME) {
+            c->stats.resumed++;
+        } else if (b->submissions) {
+            c->stats.resubmitted++;
+        }
+    }
+    b->submissions++;
+    e->stats.submitted++;
+    vs_trace(s, VIDSCH_TRACE_SUBMIT, e->index, NULL, b, fence, 0);
+    vidsch_tdr_submitted(&e->tdr, vs_now(s));
+    if (was_empty) {
+        vs_head_changed(s, e);
+    }
+    return true;
+}
+
+static unsigned ring_limit(const struct vidsch *s)
+{
+    return s->caps.ring_entries > 1 ? s->caps.ring_entries - 1 : 1;
+}
+
+/* DMA buffers on the ring: what the depth limits. Paging entries are
+ * not counted: they are never preempted and go first anyway. (A walk of
+ * a few ring entries, not of contexts.) */
+static unsigned dma_on_ring(const struct vidsch_engine *e)
+{
+    unsigned n = 0;
+
+    for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
+         l = vs_list_next(&e->ring.subs, l)) {
+        n += vs_buf_of_sub(vs_container_of(l, struct vidsch_sub,
+                                           link))->ctx != NULL;
+    }
+    return n;
+}
+
+static void fill_ring(struct vidsch *s, struct vidsch_engine *e)
+{
+    struct vidsch_buf *b;
+
+    if (e->preempt_id) {
+        return;     /* the engine would drop whatever goes on now */
+    }
+    while ((b = vs_entry(vs_list_first(&e->paging), struct vidsch_buf,
+                         link)) &&
+           vidsch_ring_count(&e->ring) < ring_limit(s)) {
+        vs_list_remove(&e->paging, &b->link);
+        if (!ring_submit(s, e, b)) {
+            vs_list_push_front(&e->paging, &b->link);
+            return;
+        }
+    }
+    if (!vs_list_empty(&e->paging)) {
+        return;     /* paging buffers first */
+    }
+    b = e->slot;
+    if (b && e->slot_prepared && dma_on_ring(e) < e->depth &&
+        vidsch_ring_count(&e->ring) < ring_limit(s)) {
+        e->slot = NULL;
+        if (!ring_submit(s, e, b)) {
+            e->slot = b;
+        }
+    }
+}
+
+static bool may_elect(const struct vidsch *s, const struct vidsch_engine *e)
+{
+    if (s->cfg.serial_prepare) {
+        /* the baseline: prepare only once the engine has nothing */
+        return vidsch_ring_count(&e->ring) == 0 && !e->preempt_id;
+    }
+    /* prepare the next one while the ring's last one runs */
+    return dma_on_ring(e) <= e->depth;
+}
+
+/* A boosted context whose turn has used its quantum goes back to its own
+ * level at once, even with nobody else at the level it was boosted to:
+ * the levels it jumped over may be waiting, and its buffer on the ring
+ * must become theirs to preempt. (Only the running context spends
+ * credit, so only the ring's head needs looking at.) */
+static void expire_boost(struct vidsch *s, struct vidsch_engine *e)
+{
+    struct vidsch_buf *h = vs_ring_head(e);
+    struct vidsch_ctx *c = h ? h->ctx : NULL;
+
+    if (c && c->boosted && c->boost_spent && vs_credit_now(s, c) <= 0) {
+        vs_end_turn(s, c);
+    }
+}
+
+void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
+{
+    vs_tdr_poll(s, e);
+    if (s->sync_dirty) {
+        /* a signal was written (a retirement, a lost context): whoever
+         * it releases competes in the decisions below */
+        s->sync_dirty = false;
+        vs_poll_held(s);
+    }
+    if (quantum(s)) {
+        expire_boost(s, e);
+        age(s, e);
+    }
+    for (unsigned pass = 0; pass < e->depth + 3; pass++) {
+        struct vidsch_buf *x = e->slot;
+
+        if (x && e->slot_prepared && staged_outranked(s, e, x)) {
+            unstage(s, e);
+            x = NULL;
+        }
+        if (x && e->slot_prepared && !e->preempt_id && !fifo(s) &&
+            s->caps.preemption != COPRO_PREEMPT_NONE) {
+            int why = ring_displaced_by(s, e, x);
+
+            if (why >= 0) {
+                vs_request_preempt(s, e, (enum vidsch_preempt_reason)why);
+            }
+        }
+        fill_ring(s, e);
+        if (e->slot || !may_elect(s, e) || !elect(s, e) ||
+            !e->slot_prepared) {
+            break;
+        }
+        /* elected a buffer prepared already: it may go on at once */
+    }
+    if (e->slot && !e->slot_prepared && !s->work_queued) {
+        s->work_queued = true;
+        s->env.queue_work(s->env.os);
+    }
+}
+
+uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e)
+{
+    uint64_t when = VS_NEVER;
+    struct vidsch_buf *h;
+
+    if (!quantum(s)) {
+        return VS_NEVER;
+    }
+    for (int l = 0; l < vidsch_ready_top(&e->rq); l++) {
+        struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);
+
+        for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
+            struct vidsch_ctx *c = rq_ctx(n);
+
+            if (!c->on_gpu && c->ready_since + s->cfg.aging_ns < when) {
+                when = c->ready_since + s->cfg.aging_ns;
+            }
+            n = vs_list_next(&e->rq.level[l], n);
+        }
+    }
+    /* the end of the running context's turn matters when someone waits,
+     * and always when it is a boosted turn */
+    h = vs_ring_head(e);
+    if (h && h->ctx && (someone_waits(e, h->ctx) ||
+                        (h->ctx->boosted && h->ctx->boost_spent))) {
+        int64_t left = vs_credit_now(s, h->ctx);
+
+        if (left > 0 && vs_now(s) + (uint64_t)left < when) {
+            when = vs_now(s) + (uint64_t)left;
+        }
+    }
+    return when;
+}

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The OS benchmarks (make bench): figures, never assertions. Each run is a
+# firmware scenario under -icount shift=0,sleep=off, so the figures are
+# virtual time and deterministic.
+#
+#   bench-os.sh QEMU_RUN FIRMWARE_DIR [DURATION_MS]
+#
+# 1. desktop under fifo, priority and quantum side by side: per
+#    application frames, deadline misses, submit-to-start latency
+#    p50/p99/max, GPU share, preemptions; the hog's completion time and
+#    the engine's busy fraction.
+# 2. overlap: the engine's busy fraction with short buffers, with the
+#    scheduler's overlapped preparation and with serial_prepare.
+# 3. fairness: Jain's index of GPU time across 8 NORMAL contexts, per
+#    policy.
+# Exit status 1 if a run failed (its line says so), 2 on bad usage.
+set -u
+
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+    echo "usage: $0 QEMU_RUN FIRMWARE_DIR [DURATION_MS]" >&2
+    exit 2
+fi
+qemu_run=$1
+fw=$2
+duration=${3:-2000}
+here=$(dirname "$0")
+status=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run NAME IMAGE APPEND... : the METRICS json of one run in $tmp/NAME
+run() {
+    local name=$1 image=$2
+    shift 2
+    COPRO_TIMEOUT=${COPRO_TIMEOUT:-600} bash "$here/run-firmware.sh" \
+        "$qemu_run" "$fw/$image.elf" -M q35 -device copro \
+        -icount shift=0,sleep=off -append "irq=msix $*" >"$tmp/$name.out"
+    echo $? >"$tmp/$name.rc"
+    sed -n 's/^# METRICS //p' "$tmp/$name.out" | tail -n 1 >"$tmp/$name.json"
+}
+
+for p in fifo priority quantum; do
+    run "desktop-$p" desktop "policy=$p duration_ms=$duration"
+done
+run overlap-on overlap ""
+run overlap-serial overlap "serial_prepare"
+for p in fifo priority quantum; do
+    run "fairness-$p" fairness "policy=$p"
+done
+
+python3 - "$tmp" <<'PY' || status=1
+import json
+import os
+import sys
+
+tmp = sys.argv[1]
+failed = False
+
+
+def load(name):
+    global failed
+    try:
+        with open(os.path.join(tmp, name + ".json")) as f:
+            m = json.loads(f.read())
+        rc = open(os.path.join(tmp, name + ".rc")).read().strip()
+    except (OSError, ValueError):
+        print("%s: FAILED, no METRICS line" % name)
+        failed = True
+        return None
+    if rc != "0" or m.get("failures", 1) != 0:
+        print("%s: FAILED (%s failed checks, exit %s)"
+              % (name, m.get("failures"), rc))
+        failed = True
+    return m
+
+
+def t(ns):
+    if ns < 1000000:
+        return "%.1f us" % (ns / 1e3)
+    if ns < 1000000000:
+        return "%.2f ms" % (ns / 1e6)
+    return "%.3f s" % (ns / 1e9)
+
+
+print("== desktop: compositor, cursor, game, hog per policy "
+      "(virtual time) ==")
+print("%-9s %-11s %7s %7s %10s %10s %10s %7s %8s" % (
+    "policy", "app", "frames", "misses", "lat p50", "lat p99", "lat max",
+    "gpu %", "preempt"))
+for p in ("fifo", "priority", "quantum"):
+    m = load("desktop-" + p)
+    if not m:
+        continue
+    for a in m["apps"]:
+        print("%-9s %-11s %7d %7d %10s %10s %10s %6.1f%% %8d" % (
+            p, a["name"], a["frames"], a["misses"], t(a["lat_p50_ns"]),
+            t(a["lat_p99_ns"]), t(a["lat_max_ns"]),
+            a["gpu_share_permille"] / 10, a["preemptions"]))
+    print("%-9s engine busy %.1f %%, hog's first buffer done %s" % (
+        p, m["busy_permille"] / 10,
+        t(m["hog_done_ns"]) if m["hog_done_ns"] else "never (in the run)"))
+
+print()
+print("== overlap: engine busy with short buffers ==")
+for name, label in (("overlap-on", "overlapped preparation"),
+                    ("overlap-serial", "serial preparation")):
+    m = load(name)
+    if m:
+        print("%-24s busy %.1f %% (%d buffers of %d us in %d ms)" % (
+            label, m["busy_permille"] / 10, m["buffers"], m["work_us"],
+            m["duration_ms"]))
+
+print()
+print("== fairness: 8 NORMAL contexts, Jain's index of GPU time ==")
+for p in ("fifo", "priority", "quantum"):
+    m = load("fairness-" + p)
+    if m:
+        shares = " ".join("%.1f" % (a["gpu_share_permille"] / 10)
+                          for a in m["apps"])
+        print("%-9s Jain %.3f, engine busy %.1f %%, shares %% %s" % (
+            p, m["jain_permille"] / 1000, m["busy_permille"] / 10, shares))
+sys.exit(1 if failed else 0)
+PY
+exit $status

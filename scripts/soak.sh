@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make soak: the scheduler's property tests over many seeds, split across
+# a few processes. Every failing seed is printed with the command that
+# reproduces it; the exit status is non-zero if any failed.
+#
+#   soak.sh TEST-SIM-PROPS SEEDS [JOBS]
+set -uo pipefail
+bin=$1
+seeds=$2
+jobs=${3:-2}
+per=$(( (seeds + jobs - 1) / jobs ))
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+start=$(date +%s)
+pids=()
+for ((j = 0; j < jobs; j++)); do
+    first=$(( j * per ))
+    count=$(( seeds - first < per ? seeds - first : per ))
+    (( count > 0 )) || break
+    "$bin" --first=$first --count=$count --chunk=10000 >"$dir/$j.log" 2>&1 &
+    pids+=($!)
+done
+rc=0
+for p in "${pids[@]}"; do
+    wait "$p" || rc=1
+done
+cat "$dir"/*.log | grep -E '^# (seed|reproduce|workload|  )' || true
+failed=$(cat "$dir"/*.log | grep -c 'FAILED' || true)
+echo "soak: $seeds seeds in $(( $(date +%s) - start )) s, $failed failed"
+exit $rc

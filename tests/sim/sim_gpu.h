@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A discrete-event model of the copro GPU on the host, behind the DDI
+ * (firmware/ddi/ddi.h), so that the scheduler runs here exactly as it
+ * runs in the firmware over the real device.
+ *
+ * It executes the real thing: the DMA buffers the OS builds, packet by
+ * packet, from a simulated VRAM, with the device's rules and cost model
+ * (docs/specs/copro.rst, hw/copro/copro-engine.c, copro-preempt.c):
+ *
+ *  - per engine a ring of caps.ring_entries descriptors, executed in
+ *    order; engine 1 is the copy engine (copy/paging opcodes only);
+ *  - every packet costs packet-ns on its first step; WORK runs in
+ *    arbitration-ns slices, COPY/FILL/COPY_PTE in 64 KiB chunks at their
+ *    bandwidth, RECT in bands of rows at the pixel rate; WAIT blocks
+ *    (re-checked on every fence write and every 20 us) without being
+ *    charged; a step's memory effect lands when the engine clock reaches
+ *    its end; NOP, TIMESTAMP, INTERRUPT, FENCE, SET_TARGET: packet-ns;
+ *  - preemption requests honoured at the granularity's arbitration points
+ *    (none: once the ring drained; dma-buffer: between submissions;
+ *    command: between packets or in a blocked WAIT; mid-command: between
+ *    steps too), never inside a paging submission; saving costs
+ *    ctx-state-size at copy-bw and writes the 256-byte save record; the
+ *    queued entries are dropped; PREEMPTED reports the request's, the
+ *    interrupted and the last completed fences; RESUME checks the record
+ *    as the device does (BAD_SAVE otherwise) and continues exactly there;
+ *  - engine reset (abort, drop the ring, report the aborted fence);
+ *  - command errors and memory faults (outside the simulated VRAM) halt
+ *    the engine as the device does;
+ *  - injected per buffer: a hang (at a packet, ignores preemption until
+ *    reset) or a fault (INJECTED, at a packet).
+ *
+ * Not modelled: the GART aperture and per-context page tables (the
+ * address space is VRAM only), MSI-X and register access.
+ *
+ * Upcalls are delivered from the event loop upcall-ns after the
+ * interrupt, never from inside a downcall (the DDI's DPC-level rule).
+ */
+#ifndef TESTS_SIM_SIM_GPU_H
+#define TESTS_SIM_SIM_GPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ddi/ddi.h"
+#include "sim_events.h"
+
+#define SIM_MAX_CTX_ID      4096    /* per-context statistics below this */
+#define SIM_WAIT_POLL_NS    20000   /* a blocked WAIT is looked at again */
+#define SIM_CHUNK_BYTES     65536   /* COPY/FILL/RECT step */
+
+struct sim_gpu_config {
+    unsigned engines;           /* 1..4; engine 1 copies and pages */
+    unsigned preemption;        /* COPRO_PREEMPT_* */
+    uint32_t ring_entries;      /* a power of two, 2..4096 */
+    uint64_t packet_ns;         /* the device properties of that name */
+    uint64_t copy_bw, fill_bw;  /* bytes per second */
+    uint64_t pixel_rate;        /* pixels per second */
+    uint64_t arbitration_ns;    /* WORK slice */
+    uint64_t ctx_state_size;    /* bytes saved or restored per switch */
+    uint64_t upcall_ns;         /* interrupt to DPC */
+    uint64_t mem_size;          /* simulated VRAM, bytes */
+    /* A window of VRAM the harness never reads (a target for FILLs that
+     * are only there to take time): writes inside it cost their time but
+     * are not stored, which keeps long runs fast. 0 size: none. */
+    uint64_t discard_base, discard_size;
+};
+
+/* The device's defaults (packet-ns 100, copy-bw 8 GiB/s, ...). */
+void sim_gpu_config_default(struct sim_gpu_config *c);
+
+enum sim_engine_state {
+    SIM_ENG_IDLE, SIM_ENG_BUSY, SIM_ENG_WAITING, SIM_ENG_HALTED,
+};
+
+struct sim_packet {
+    uint32_t offset;
+    uint32_t hdr;
+    uint32_t dw[6];
+    uint64_t progress;
+};
+
+struct sim_target {
+    uint64_t addr;
+    uint32_t pitch, width, height, format;
+};
+
+struct sim_engine {
+    struct sim_gpu *g;
+    unsigned index;
+    struct copro_submit_desc *ring;
+    uint32_t head, tail;
+    enum sim_engine_state state;
+    bool active;                /* a submission is loaded */
+    bool in_packet, step_pending, restore_pending;
+    bool preempt_pending, preempt_saving;
+    bool hung;                  /* an injected hang caught it */
+    struct copro_submit_desc desc;
+    uint32_t pc;
+    struct sim_packet cur;
+    struct sim_target targets[COPRO_TARGET_SLOTS];
+    uint32_t rect_x, rect_y, rect_w, rect_h, rect_rows_step;
+    uint64_t cursor;            /* engine clock: end of the charged step */
+    uint64_t timer_gen;         /* the engine's one timer (stale if old) */
+    uint64_t preempt_req, preempt_req_time;
+    /* registers */
+    uint64_t completed_fence, preempt_fence, preempted_fence, aborted_fence;
+    uint32_t fault_kind, fault_offset, fault_context;
+    uint64_t fault_addr, fault_fence;
+    /* statistics */
+    uint64_t busy_ns, submissions, packets, faults;
+    uint64_t preemptions, preempt_min_ns, preempt_max_ns, preempt_sum_ns;
+};
+
+/* What the harness wants to see, as it happens (all optional). */
+struct sim_gpu_observer {
+    /* a ring entry written (DDI submit) */
+    void (*submitted)(void *arg, unsigned engine,
+                      const struct copro_submit_desc *d);
+    /* the engine fetched it and starts (or resumes) executing it */
+    void (*loaded)(void *arg, unsigned engine,
+                   const struct copro_submit_desc *d);
+    void (*retired)(void *arg, unsigned engine,
+                    const struct copro_submit_desc *d);
+    /* preemption (reset false) or engine reset: the submission it cut
+     * (NULL if it stopped between two), then the entries it dropped */
+    void (*stopped)(void *arg, unsigned engine, bool reset,
+                    const struct copro_submit_desc *cut,
+                    const struct copro_submit_desc *dropped,
+                    unsigned ndropped);
+    /* the engine halted on d (NULL if none loaded) with fault kind */
+    void (*faulted)(void *arg, unsigned engine,
+                    const struct copro_submit_desc *d, uint32_t kind);
+    /* an injected hang caught d */
+    void (*hung)(void *arg, unsigned engine,
+                 const struct copro_submit_desc *d);
+};
+
+enum sim_inject_kind {
+    SIM_INJECT_HANG,            /* stop making progress at the packet */
+    SIM_INJECT_FAULT,           /* fault INJECTED fetching the packet */
+};
+
+#define SIM_MAX_INJECT      64
+
+struct sim_gpu {
+    struct sim_gpu_config cfg;
+    struct sim_clock *clk;
+    uint8_t *mem;
+    uint64_t mem_used;          /* bump allocator (sim_gpu_alloc) */
+    struct sim_engine engine[DDI_MAX_ENGINES];
+    const struct ddi_upcalls *up;
+    void *os;
+    const struct sim_gpu_observer *obs;
+    void *obs_arg;
+    struct {
+        uint64_t dma_addr;
+        uint32_t offset;
+        enum sim_inject_kind kind;
+    } inject[SIM_MAX_INJECT];
+    unsigned ninject;
+    uint64_t ctx_busy_ns[SIM_MAX_CTX_ID];
+    uint64_t reset_gen;         /* engine resets so far */
+};
+
+/* The DDI over the model: drv is the struct sim_gpu. */
+extern const struct ddi_ops sim_gpu_ops;
+
+struct sim_gpu *sim_gpu_create(struct sim_clock *clk,
+                               const struct sim_gpu_config *cfg);
+void sim_gpu_destroy(struct sim_gpu *g);
+/* Back to power-on with a new configuration (mem_size may not grow);
+ * memory handed out by sim_gpu_alloc is forgotten (not cleared). */
+void sim_gpu_reset(struct sim_gpu *g, const struct sim_gpu_config *cfg);
+
+void sim_gpu_connect(struct sim_gpu *g, const struct ddi_upcalls *up,
+                     void *os);
+void sim_gpu_observe(struct sim_gpu *g, const struct sim_gpu_observer *o,
+                     void *arg);
+void sim_gpu_inject(struct sim_gpu *g, uint64_t dma_addr, uint32_t offset,
+                    enum sim_inject_kind kind);
+
+/* GPU memory: bytes at a GPU address, and a bump allocator for the
+ * harness (zeroed memory, never page 0; UINT64_MAX when full). */
+static inline void *sim_gpu_ptr(struct sim_gpu *g, uint64_t gpu_addr)
+{
+    return g->mem + gpu_addr;
+}
+uint64_t sim_gpu_alloc(struct sim_gpu *g, uint64_t bytes, uint64_t align);
+
+/* Packet writers for building DMA buffers in GPU memory; each returns the
+ * next dword index. */
+unsigned sim_emit_work(uint32_t *dw, unsigned at, uint64_t ns);
+unsigned sim_emit_nop(uint32_t *dw, unsigned at, unsigned ndw);
+unsigned sim_emit_fence(uint32_t *dw, unsigned at, uint64_t addr,
+                        uint64_t value);
+unsigned sim_emit_fill(uint32_t *dw, unsigned at, uint64_t dst,
+                       uint64_t size, uint32_t pattern);
+unsigned sim_emit_timestamp(uint32_t *dw, unsigned at, uint64_t addr);
+unsigned sim_emit_wait(uint32_t *dw, unsigned at, uint64_t addr,
+                       uint64_t value);
+unsigned sim_emit_copy(uint32_t *dw, unsigned at, uint64_t dst, uint64_t src,
+                       uint64_t size);
+
+#endif /* TESTS_SIM_SIM_GPU_H */

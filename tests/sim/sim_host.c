@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sim_host.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t env_now(void *os)
+{
+    return ((struct sim_host *)os)->clk.now;
+}
+
+static void timer_cb(void *obj, uint64_t gen)
+{
+    struct sim_host *h = obj;
+
+    if (gen == h->timer_gen) {
+        h->timer_calls++;
+        vidsch_timer(h->vs);
+    }
+}
+
+static void env_set_timer(void *os, uint64_t when)
+{
+    struct sim_host *h = os;
+
+    sim_at(&h->clk, when, timer_cb, h, ++h->timer_gen);
+}
+
+static void worker_cb(void *obj, uint64_t arg)
+{
+    struct sim_host *h = obj;
+
+    (void)arg;
+    h->worker_calls++;
+    vidsch_worker(h->vs);
+}
+
+static void env_queue_work(void *os)
+{
+    struct sim_host *h = os;
+    uint64_t start = h->worker_free_at > h->clk.now ? h->worker_free_at
+                                                    : h->clk.now;
+    uint64_t cost = h->prep_ns;
+
+    if (h->prep_jitter_ns) {
+        cost += sim_rand(&h->rng) % h->prep_jitter_ns;
+    }
+    h->worker_free_at = start + cost;
+    sim_at(&h->clk, h->worker_free_at, worker_cb, h, 0);
+}
+
+static void env_buffer_done(void *os, uint64_t cookie, int status)
+{
+    struct sim_host *h = os;
+
+    if (h->hooks.buffer_done) {
+        h->hooks.buffer_done(h->hooks_arg, cookie, status);
+    }
+}
+
+static void env_context_lost(void *os, uint32_t context)
+{
+    struct sim_host *h = os;
+
+    if (h->hooks.context_lost) {
+        h->hooks.context_lost(h->hooks_arg, context);
+    }
+}
+
+static void env_trace(void *os, const struct vidsch_trace *ev)
+{
+    struct sim_host *h = os;
+
+    h->hooks.trace(h->hooks_arg, ev);
+}
+
+void sim_host_init(struct sim_host *h, uint64_t mem_size,
+                   unsigned max_contexts, unsigned max_buffers)
+{
+    struct sim_gpu_config g;
+
+    memset(h, 0, sizeof(*h));
+    sim_clock_init(&h->clk);
+    sim_gpu_config_default(&g);
+    g.mem_size = mem_size;
+    h->gpu = sim_gpu_create(&h->clk, &g);
+    h->storage_bytes = vidsch_storage_size(max_contexts, max_buffers);
+    h->storage = aligned_alloc(64, (h->storage_bytes + 63) & ~63ull);
+    if (!h->storage) {
+        abort();
+    }
+}
+
+void sim_host_fini(struct sim_host *h)
+{
+    sim_gpu_destroy(h->gpu);
+    free(h->storage);
+    sim_clock_fini(&h->clk);
+}
+
+void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
+                    const struct vidsch_config *cfg, uint64_t prep_ns,
+                    uint64_t prep_jitter_ns, uint64_t seed,
+                    const struct sim_host_hooks *hooks, void *arg)
+{
+    sim_clock_reset(&h->clk, 0);
+    sim_gpu_reset(h->gpu, gpu);
+    h->hooks = hooks ? *hooks : (struct sim_host_hooks){ 0 };
+    h->hooks_arg = arg;
+    h->timer_gen = 0;
+    h->worker_free_at = 0;
+    h->prep_ns = prep_ns;
+    h->prep_jitter_ns = prep_jitter_ns;
+    h->rng = seed ^ 0x5eed;
+    h->worker_calls = h->timer_calls = 0;
+    h->dev = (struct ddi_device){ .ops = &sim_gpu_ops, .drv = h->gpu };
+    h->env = (struct vidsch_env){
+        .os = h, .now = env_now, .set_timer = env_set_timer,
+        .queue_work = env_queue_work, .buffer_done = env_buffer_done,
+        .context_lost = env_context_lost,
+        .trace = h->hooks.trace ? env_trace : NULL,
+    };
+    h->vs = vidsch_create(h->storage, h->storage_bytes, &h->dev, &h->env,
+                          cfg);
+    if (!h->vs) {
+        abort();
+    }
+    sim_gpu_connect(h->gpu, &vidsch_upcalls, h->vs);
+}
+
+bool sim_host_run(struct sim_host *h, uint64_t limit)
+{
+    while (sim_step(&h->clk, limit)) {
+    }
+    return !sim_pending(&h->clk);
+}

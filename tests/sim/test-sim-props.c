@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Property tests of the scheduler: seeded random workloads (sim_workload)
+ * run through vidsch on the GPU model and checked (sim_check).
+ *
+ *   test-sim-props --first=N --count=M   seeds [N, N+M), in GTest cases
+ *                                        of --chunk seeds (default 250)
+ *   test-sim-props --seed=S [--verbose]  one seed, with its events
+ *   test-sim-props --meta                the checkers themselves: each
+ *                                        must catch a deliberate fault
+ *
+ * A failing seed prints itself, its workload and the command that
+ * reproduces it.
+ */
+#include <glib.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_check.h"
+
+#define MS  1000000ull
+
+static struct {
+    uint64_t first, count, chunk;
+    bool verbose, meta, have_seed;
+    uint64_t seed;
+    const char *argv0;
+} opt = { .count = 0, .chunk = 250 };
+
+static struct sim_host host;
+static struct checker *checker;
+static struct workload wl;
+
+static void host_once(void)
+{
+    static bool done;
+
+    if (!done) {
+        sim_host_init(&host, 8 << 20, WL_MAX_CTX, 512);
+        checker = checker_new();
+        done = true;
+    }
+}
+
+static bool run_seed(uint64_t seed, enum check_mutation mut, bool verbose,
+                     struct check_result *r)
+{
+    struct check_opts o = { .verbose = verbose, .mutation = mut };
+
+    host_once();
+    wl_generate(&wl, seed);
+    return checker_run(checker, &host, &wl, &o, r);
+}
+
+static void report_failure(uint64_t seed, const struct check_result *r)
+{
+    printf("# seed %" PRIu64 " FAILED: %s\n", seed, r->msg);
+    wl_describe(&wl, stdout);
+    printf("# reproduce: %s --seed=%" PRIu64 " --verbose\n", opt.argv0,
+           seed);
+    fflush(stdout);
+}
+
+static void test_seeds(gconstpointer data)
+{
+    uint64_t first = ((const uint64_t *)data)[0];
+    uint64_t count = ((const uint64_t *)data)[1];
+    unsigned failed = 0;
+    /* what the seeds exercised, so a reader can see the coverage */
+    unsigned preempting = 0, resetting = 0, escalating = 0, losing = 0,
+             boosting = 0;
+    uint64_t events = 0, buffers = 0;
+
+    for (uint64_t s = first; s < first + count; s++) {
+        struct check_result r;
+
+        if (!run_seed(s, MUT_NONE, false, &r)) {
+            report_failure(s, &r);
+            failed++;
+        }
+        preempting += r.preemptions > 0;
+        resetting += r.resets > 0;
+        escalating += r.device_resets > 0;
+        losing += r.lost > 0;
+        boosting += r.boosts > 0;
+        events += r.events;
+        buffers += r.buffers;
+    }
+    g_test_message("%" PRIu64 " workloads, %" PRIu64 " buffers, %" PRIu64
+                   " events; with preemptions %u, engine resets %u, device "
+                   "resets %u, contexts lost %u, aging boosts %u", count,
+                   buffers, events, preempting, resetting, escalating,
+                   losing, boosting);
+    if (failed) {
+        g_test_fail();
+    }
+}
+
+/* ---- the checkers can fail ---- */
+
+/* The first seed in [0, n) whose run the mutated checker rejects. */
+static int64_t first_caught(enum check_mutation mut, unsigned n,
+                            enum vidsch_policy policy)
+{
+    for (uint64_t s = 0; s < n; s++) {
+        struct check_result r;
+        struct check_opts o = { .mutation = mut };
+
+        host_once();
+        wl_generate(&wl, s);
+        if (wl.vs.policy != policy) {
+            continue;
+        }
+        if (!checker_run(checker, &host, &wl, &o, &r)) {
+            g_test_message("mutation %d caught on seed %" PRIu64 ": %s",
+                           mut, s, r.msg);
+            return (int64_t)s;
+        }
+    }
+    return -1;
+}
+
+static void test_meta_strict_fifo(void)
+{
+    /* fifo ignores priorities: judged by the priority rules it fails */
+    g_assert_cmpint(first_caught(MUT_STRICT_FIFO, 400, VIDSCH_POLICY_FIFO),
+                    >=, 0);
+}
+
+static void test_meta_forget_triggers(void)
+{
+    g_assert_cmpint(first_caught(MUT_FORGET_TRIGGERS, 400,
+                                 VIDSCH_POLICY_QUANTUM), >=, 0);
+}
+
+static void test_meta_drop_done(void)
+{
+    g_assert_cmpint(first_caught(MUT_DROP_DONE, 10, VIDSCH_POLICY_QUANTUM),
+                    >=, 0);
+}
+
+static void test_meta_corrupt_memory(void)
+{
+    g_assert_cmpint(first_caught(MUT_CORRUPT_MEMORY, 10,
+                                 VIDSCH_POLICY_QUANTUM), >=, 0);
+}
+
+/* A REALTIME context saturates the engine; an IDLE one wants 100 us. */
+static void starving_workload(struct workload *w, enum vidsch_policy policy)
+{
+    wl_generate(w, 1);
+    w->gpu.engines = 1;
+    w->gpu.preemption = COPRO_PREEMPT_MID_COMMAND;
+    w->gpu.upcall_ns = 0;
+    w->vs.policy = policy;
+    w->vs.quantum_ns = 1 * MS;
+    w->vs.aging_ns = 10 * MS;
+    w->prep_ns = 10000;
+    w->prep_jitter_ns = 0;
+    w->nctx = 2;
+    w->ctx[0] = (struct wl_ctx){ .engine = 0, .prio = VIDSCH_PRIO_REALTIME };
+    w->ctx[1] = (struct wl_ctx){ .engine = 0, .prio = VIDSCH_PRIO_IDLE };
+    w->nbuf = 41;
+    w->nop = 0;
+    w->nsync = w->nwait = w->nhang = w->nfault = w->npaging = 0;
+    for (unsigned i = 0; i < w->nbuf; i++) {
+        struct wl_buf *b = &w->buf[i];
+
+        *b = (struct wl_buf){ .ctx = i < 40 ? 0 : 1, .npkt = 1,
+                              .hang_pkt = -1, .fault_pkt = -1,
+                              .check_bytes = 64 };
+        b->pkt[0] = (struct wl_pkt){ .op = COPRO_OP_WORK,
+                                     .arg = i < 40 ? 2 * MS : 100000 };
+        w->op[w->nop++] = (struct wl_op){ .at = i < 40 ? 0 : 1 * MS,
+                                          .kind = WL_SUBMIT,
+                                          .ctx = (uint16_t)b->ctx,
+                                          .buf = (uint16_t)i };
+    }
+    w->max_buf_ns = wl_buf_ns(w, &w->buf[0]);
+    w->max_pkt_ns = wl_pkt_ns(w, &w->buf[0].pkt[0]);
+}
+
+static void test_meta_starvation(void)
+{
+    struct check_opts o = { 0 };
+    struct check_result r;
+
+    host_once();
+    /* quantum: the IDLE context is boosted after aging_ns and runs */
+    starving_workload(&wl, VIDSCH_POLICY_QUANTUM);
+    g_assert_true(checker_run(checker, &host, &wl, &o, &r));
+    g_assert_cmpuint(r.boosts, >=, 1);
+    /* priority has no aging: judged for starvation, it fails */
+    starving_workload(&wl, VIDSCH_POLICY_PRIORITY);
+    g_assert_true(checker_run(checker, &host, &wl, &o, &r));
+    o.mutation = MUT_STARVE_PRIORITY;
+    g_assert_false(checker_run(checker, &host, &wl, &o, &r));
+    g_assert_nonnull(strstr(r.msg, "starved"));
+}
+
+static void parse_args(int *argc, char **argv)
+{
+    int out = 1;
+
+    opt.argv0 = argv[0];
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+
+        if (!strncmp(a, "--first=", 8)) {
+            opt.first = strtoull(a + 8, NULL, 0);
+        } else if (!strncmp(a, "--count=", 8)) {
+            opt.count = strtoull(a + 8, NULL, 0);
+        } else if (!strncmp(a, "--chunk=", 8)) {
+            opt.chunk = strtoull(a + 8, NULL, 0);
+        } else if (!strncmp(a, "--seed=", 7)) {
+            opt.seed = strtoull(a + 7, NULL, 0);
+            opt.have_seed = true;
+        } else if (!strcmp(a, "--verbose")) {
+            opt.verbose = true;
+        } else if (!strcmp(a, "--meta")) {
+            opt.meta = true;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    *argc = out;
+    if (!opt.chunk) {
+        opt.chunk = 250;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    parse_args(&argc, argv);
+    if (opt.have_seed) {
+        struct check_result r;
+        bool ok = run_seed(opt.seed, MUT_NONE, opt.verbose, &r);
+
+        wl_describe(&wl, stdout);
+        printf("# seed %" PRIu64 ": %s (%" PRIu64 " events, %" PRIu64
+               " us virtual, %u lost, %u preemptions, %u resets, "
+               "%u device resets, %u boosts)\n", opt.seed,
+               ok ? "ok" : r.msg, r.events, r.end_ns / 1000, r.lost,
+               r.preemptions, r.resets, r.device_resets, r.boosts);
+        return ok ? 0 : 1;
+    }
+    g_test_init(&argc, &argv, NULL);
+    for (uint64_t s = opt.first; s < opt.first + opt.count; s += opt.chunk) {
+        uint64_t *range = g_new(uint64_t, 2);
+        char *name;
+
+        range[0] = s;
+        range[1] = MIN(opt.chunk, opt.first + opt.count - s);
+        name = g_strdup_printf("/sim-props/seeds-%" PRIu64 "-%" PRIu64, s,
+                               s + range[1] - 1);
+        g_test_add_data_func_full(name, range, test_seeds, g_free);
+        g_free(name);
+    }
+    if (opt.meta) {
+        g_test_add_func("/sim-props/meta/starvation", test_meta_starvation);
+        g_test_add_func("/sim-props/meta/strict-fifo",
+                        test_meta_strict_fifo);
+        g_test_add_func("/sim-props/meta/forget-triggers",
+                        test_meta_forget_triggers);
+        g_test_add_func("/sim-props/meta/drop-done", test_meta_drop_done);
+        g_test_add_func("/sim-props/meta/corrupt-memory",
+                        test_meta_corrupt_memory);
+    }
+    return g_test_run();
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Host tests for the kernel's event-loop pieces: the timer list
+ * (firmware/kernel/ktimer.c), the DPC and work queues (kqueue.c) and the
+ * order the loop serves them in (kevents.c), with a fake clock.
+ */
+#include <glib.h>
+
+#include "kernel/kevents.h"
+
+static char trace[256];
+
+static void note(const char *what)
+{
+    g_strlcat(trace, what, sizeof(trace));
+}
+
+static void item_fn(void *arg)
+{
+    note(arg);
+}
+
+static void timer_fn(void *arg, uint64_t now)
+{
+    (void)now;
+    note(arg);
+}
+
+static void test_timer_order(void)
+{
+    struct ktimer_list l;
+    struct ktimer a, b, c, d, *t;
+    uint64_t when;
+
+    ktimer_list_init(&l);
+    ktimer_init(&a, timer_fn, "a");
+    ktimer_init(&b, timer_fn, "b");
+    ktimer_init(&c, timer_fn, "c");
+    ktimer_init(&d, timer_fn, "d");
+    g_assert_false(ktimer_next(&l, &when));
+    ktimer_arm(&l, &a, 300);
+    ktimer_arm(&l, &b, 100);
+    ktimer_arm(&l, &c, 200);
+    ktimer_arm(&l, &d, 100);            /* tie with b: after it */
+    g_assert_cmpuint(l.count, ==, 4);
+    g_assert_true(ktimer_next(&l, &when));
+    g_assert_cmpuint(when, ==, 100);
+    g_assert_null(ktimer_pop_due(&l, 99));
+    t = ktimer_pop_due(&l, 1000);
+    g_assert_true(t == &b);
+    g_assert_false(b.armed);
+    g_assert_true(ktimer_pop_due(&l, 1000) == &d);
+    g_assert_true(ktimer_pop_due(&l, 1000) == &c);
+    g_assert_true(ktimer_pop_due(&l, 1000) == &a);
+    g_assert_null(ktimer_pop_due(&l, UINT64_MAX));
+    g_assert_cmpuint(l.count, ==, 0);
+}
+
+static void test_timer_rearm_cancel(void)
+{
+    struct ktimer_list l;
+    struct ktimer a, b;
+    uint64_t when;
+
+    ktimer_list_init(&l);
+    ktimer_init(&a, timer_fn, "a");
+    ktimer_init(&b, timer_fn, "b");
+    ktimer_arm(&l, &a, 100);
+    ktimer_arm(&l, &b, 200);
+    ktimer_arm(&l, &a, 300);            /* re-arm moves, never duplicates */
+    g_assert_cmpuint(l.count, ==, 2);
+    g_assert_true(ktimer_next(&l, &when));
+    g_assert_cmpuint(when, ==, 200);
+    ktimer_cancel(&l, &b);
+    ktimer_cancel(&l, &b);              /* twice is harmless */
+    g_assert_cmpuint(l.count, ==, 1);
+    g_assert_true(ktimer_next(&l, &when));
+    g_assert_cmpuint(when, ==, 300);
+    ktimer_cancel(&l, &a);
+    g_assert_false(ktimer_next(&l, &when));
+}
+
+static void test_queue_once(void)
+{
+    struct kqueue q;
+    struct kitem x, y;
+
+    kqueue_init(&q);
+    kitem_init(&x, item_fn, "x");
+    kitem_init(&y, item_fn, "y");
+    g_assert_true(kqueue_empty(&q));
+    g_assert_true(kqueue_push(&q, &x));
+    g_assert_false(kqueue_push(&q, &x));    /* already queued: once */
+    g_assert_true(kqueue_push(&q, &y));
+    g_assert_true(kqueue_pop(&q) == &x);
+    g_assert_false(x.queued);
+    g_assert_true(kqueue_push(&q, &x));     /* may be queued again */
+    g_assert_true(kqueue_pop(&q) == &y);
+    g_assert_true(kqueue_pop(&q) == &x);
+    g_assert_null(kqueue_pop(&q));
+    g_assert_true(kqueue_empty(&q));
+    g_assert_cmpuint(q.pushed, ==, 3);
+    g_assert_cmpuint(q.ran, ==, 3);
+}
+
+/* An item that queues itself again runs again, after the others. */
+struct requeue {
+    struct kqueue *q;
+    struct kitem it;
+    unsigned left;
+};
+
+static void requeue_fn(void *arg)
+{
+    struct requeue *r = arg;
+
+    note("r");
+    if (--r->left) {
+        kqueue_push(r->q, &r->it);
+    }
+}
+
+static void test_loop_order(void)
+{
+    struct kevents ev;
+    struct kitem d1, d2, w1, w2;
+    struct ktimer t1, t2;
+    struct requeue r;
+    uint64_t wake = 0;
+    enum kevents_step s;
+
+    trace[0] = 0;
+    kevents_init(&ev);
+    kitem_init(&d1, item_fn, "D1");
+    kitem_init(&d2, item_fn, "D2");
+    kitem_init(&w1, item_fn, "W1");
+    kitem_init(&w2, item_fn, "W2");
+    ktimer_init(&t1, timer_fn, "T1");
+    ktimer_init(&t2, timer_fn, "T2");
+    r = (struct requeue){ .q = &ev.work, .left = 2 };
+    kitem_init(&r.it, requeue_fn, &r);
+
+    kqueue_push(&ev.work, &w1);
+    kqueue_push(&ev.work, &r.it);
+    kqueue_push(&ev.work, &w2);
+    ktimer_arm(&ev.timers, &t1, 50);
+    ktimer_arm(&ev.timers, &t2, 500);
+    kqueue_push(&ev.dpc, &d1);
+    kqueue_push(&ev.dpc, &d2);
+
+    /* now = 100: DPCs first, then the due timer, then work, one a step */
+    g_assert_cmpint(kevents_step(&ev, 100, &wake), ==, KEVENTS_RAN_DPC);
+    g_assert_cmpint(kevents_step(&ev, 100, &wake), ==, KEVENTS_RAN_DPC);
+    g_assert_cmpint(kevents_step(&ev, 100, &wake), ==, KEVENTS_RAN_TIMER);
+    g_assert_cmpint(kevents_step(&ev, 100, &wake), ==, KEVENTS_RAN_WORK);
+    /* a DPC queued between work items runs before the next one */
+    kqueue_push(&ev.dpc, &d1);
+    g_assert_cmpint(kevents_step(&ev, 100, &wake), ==, KEVENTS_RAN_DPC);
+    while ((s = kevents_step(&ev, 100, &wake)) == KEVENTS_RAN_WORK) {
+    }
+    g_assert_cmpint(s, ==, KEVENTS_IDLE);
+    g_assert_cmpuint(wake, ==, 500);
+    g_assert_cmpstr(trace, ==, "D1D2T1W1D1rW2r");
+    g_assert_cmpint(kevents_step(&ev, 500, &wake), ==, KEVENTS_RAN_TIMER);
+    g_assert_cmpint(kevents_step(&ev, 500, &wake), ==, KEVENTS_IDLE);
+    g_assert_cmpuint(wake, ==, KEVENTS_NEVER);
+    g_assert_cmpuint(ev.dpcs, ==, 3);
+    g_assert_cmpuint(ev.timers_fired, ==, 2);
+    g_assert_cmpuint(ev.works, ==, 4);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/kevents/timer-order", test_timer_order);
+    g_test_add_func("/kevents/timer-rearm-cancel", test_timer_rearm_cancel);
+    g_test_add_func("/kevents/queue-once", test_queue_once);
+    g_test_add_func("/kevents/loop-order", test_loop_order);
+    return g_test_run();
+}

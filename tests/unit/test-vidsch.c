@@ -1,0 +1,1177 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Host tests of the GPU scheduler's decisions (firmware/vidsch/), one
+ * step at a time against a scripted GPU (vidsch-fake.c): the path of a
+ * buffer, each policy's choice, preparation overlapping execution and
+ * never preempted, priority and quantum preemption and what comes back
+ * from it, the shallow ring, paging buffers, waits and signals, TDR and
+ * faults, statistics, and the API's refusals.
+ */
+#include <string.h>
+
+#include "vidsch-fake.h"
+
+#define US  1000ull
+#define MS  1000000ull
+
+enum { E0 = 0, E1 = 1 };
+
+/* Cookies of the ring writes from index `from` must be exactly want. */
+static void assert_subs(struct fake *f, unsigned from, const unsigned *want,
+                        unsigned n)
+{
+    unsigned got[FAKE_MAX_SUBS];
+    unsigned m = fake_subs_since(f, from, got, FAKE_MAX_SUBS);
+
+    for (unsigned i = 0; i < n && i < m; i++) {
+        if (got[i] != want[i]) {
+            g_error("ring write %u: cookie %u, expected %u", from + i, got[i],
+                    want[i]);
+        }
+    }
+    g_assert_cmpuint(m, ==, n);
+}
+
+#define ASSERT_SUBS(f, from, ...)                                         \
+    do {                                                                  \
+        const unsigned want_[] = { __VA_ARGS__ };                         \
+        assert_subs(f, from, want_, sizeof(want_) / sizeof(want_[0]));    \
+    } while (0)
+
+static const struct ddi_submit_args *sub_of(struct fake *f, unsigned cookie,
+                                            unsigned nth)
+{
+    for (unsigned i = 0; i < f->nsub; i++) {
+        if (fake_cookie_of(f->sub[i].dma_addr) == cookie && nth-- == 0) {
+            return &f->sub[i];
+        }
+    }
+    g_error("cookie %u not submitted", cookie);
+    return NULL;
+}
+
+/* ---- configuration and creation ---- */
+
+static void test_config(void)
+{
+    struct vidsch_config c;
+    enum vidsch_policy p = VIDSCH_POLICY_FIFO;
+
+    vidsch_config_default(&c);
+    g_assert_cmpint(c.policy, ==, VIDSCH_POLICY_QUANTUM);
+    g_assert_cmpuint(c.quantum_ns, >, 0);
+    g_assert_cmpuint(c.aging_ns, >, c.quantum_ns);
+    g_assert_cmpuint(c.tdr_limit, >, 0);
+    g_assert_cmpint(vidsch_policy_parse("priority", &p), ==, 0);
+    g_assert_cmpint(p, ==, VIDSCH_POLICY_PRIORITY);
+    g_assert_cmpint(vidsch_policy_parse("quantum", &p), ==, 0);
+    g_assert_cmpint(p, ==, VIDSCH_POLICY_QUANTUM);
+    g_assert_cmpint(vidsch_policy_parse("fifo", &p), ==, 0);
+    g_assert_cmpint(p, ==, VIDSCH_POLICY_FIFO);
+    g_assert_cmpint(vidsch_policy_parse("lottery", &p), ==, -1);
+    g_assert_cmpint(vidsch_policy_parse(NULL, &p), ==, -1);
+    g_assert_cmpstr(vidsch_policy_name(VIDSCH_POLICY_PRIORITY), ==,
+                    "priority");
+    g_assert_cmpstr(vidsch_priority_name(VIDSCH_PRIO_ABOVE_NORMAL), ==,
+                    "ABOVE_NORMAL");
+}
+
+static void test_create_refuses(void)
+{
+    struct fake f;
+    struct vidsch_config c;
+    struct vidsch_env env;
+    struct ddi_device dev;
+    uint64_t need;
+    void *mem;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    c = f.cfg;
+    need = vidsch_storage_size(c.max_contexts, c.max_buffers);
+    mem = g_malloc0(need + 8);
+    env = (struct vidsch_env){ .os = &f };
+    dev = (struct ddi_device){ .ops = NULL, .drv = &f };
+    /* no ops, no env callbacks */
+    g_assert_null(vidsch_create(mem, need, &dev, &env, &c));
+    /* too small, and misaligned */
+    g_assert_null(vidsch_create(mem, need - 1, &dev, &env, &c));
+    g_assert_null(vidsch_create((char *)mem + 4, need, &dev, &env, &c));
+    g_free(mem);
+    /* a context without a save area on a device that saves mid-buffer */
+    g_assert_null(vidsch_ctx_create(f.s, 9, E0, VIDSCH_PRIO_NORMAL, 0));
+    /* no such engine or priority */
+    g_assert_null(vidsch_ctx_create(f.s, 9, 3, VIDSCH_PRIO_NORMAL, 0x1000));
+    g_assert_null(vidsch_ctx_create(f.s, 9, E0, VIDSCH_PRIO_COUNT, 0x1000));
+    fake_fini(&f);
+}
+
+/* ---- the path of a buffer ---- */
+
+static void test_path_of_a_buffer(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a;
+    const struct ddi_submit_args *s;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 7, E0, VIDSCH_PRIO_NORMAL);
+    g_assert_true(vidsch_idle(f.s));
+    g_assert_cmpint(fake_submit(&f, a, 0), ==, DDI_OK);
+    g_assert_false(vidsch_idle(f.s));
+    /* elected, handed to the worker: nothing on the ring before patch */
+    g_assert_cmpuint(f.work, ==, 1);
+    g_assert_cmpuint(f.nsub, ==, 0);
+    g_assert_cmpuint(f.npatch, ==, 0);
+    fake_work(&f);
+    g_assert_cmpuint(f.npatch, ==, 1);
+    g_assert_cmpuint(f.nsub, ==, 1);
+    s = fake_last_sub(&f);
+    g_assert_cmpuint(s->engine, ==, E0);
+    g_assert_cmphex(s->dma_addr, ==, FAKE_DMA(0));
+    g_assert_cmpuint(s->dma_len, ==, 64);
+    g_assert_cmpuint(s->fence, ==, 1);
+    g_assert_cmpuint(s->context, ==, 7);
+    g_assert_cmphex(s->save_addr, ==, FAKE_SAVE(7));
+    g_assert_cmphex(s->flags, ==, 0);
+
+    /* the next one is prepared while the first runs, and queued behind */
+    fake_submit(&f, a, 1);
+    fake_work(&f);
+    fake_submit(&f, a, 2);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);           /* two deep: 2 waits prepared */
+    g_assert_cmpuint(f.sub[1].fence, ==, 2);
+    g_assert_cmpuint(f.npatch, ==, 3);
+
+    fake_advance(&f, 3 * MS);
+    fake_complete(&f, E0, 1);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    g_assert_cmpint(fake_status(&f, 1), ==, 1);     /* not yet */
+    ASSERT_SUBS(&f, 0, 0, 1, 2);
+    g_assert_cmpuint(f.sub[2].fence, ==, 3);
+    fake_complete(&f, E0, 3);           /* one interrupt for two */
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
+    g_assert_cmpint(fake_status(&f, 2), ==, DDI_OK);
+    g_assert_true(vidsch_idle(f.s));
+    g_assert_cmpuint(vidsch_ctx_stats(a)->completed, ==, 3);
+    g_assert_cmpuint(vidsch_ctx_stats(a)->gpu_ns, ==, 3 * MS);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->submitted, ==, 3);
+    fake_fini(&f);
+}
+
+/* Fills engine 0 with a REALTIME blocker: b0 on the ring, b1 prepared and
+ * waiting (depth 1 without preemption), so later submissions queue. */
+static struct vidsch_ctx *block_engine(struct fake *f, unsigned c0)
+{
+    struct vidsch_ctx *b = fake_ctx(f, 99, E0, VIDSCH_PRIO_REALTIME);
+
+    fake_submit(f, b, c0);
+    fake_work(f);
+    fake_submit(f, b, c0 + 1);
+    fake_work(f);
+    return b;
+}
+
+static void drain_in_order(struct fake *f, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        fake_work(f);
+        fake_advance(f, MS);
+        fake_complete(f, E0, fake_last_sub(f)->fence);
+    }
+    fake_work(f);
+}
+
+static void test_priority_order(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *n, *h;
+
+    fake_init(&f, 1, COPRO_PREEMPT_NONE, VIDSCH_POLICY_PRIORITY);
+    block_engine(&f, 10);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_IDLE);
+    n = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    h = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
+    fake_submit(&f, l, 0);
+    fake_submit(&f, n, 1);
+    fake_submit(&f, h, 2);
+    fake_submit(&f, n, 3);
+    fake_submit(&f, h, 4);
+    drain_in_order(&f, 7);
+    ASSERT_SUBS(&f, 0, 10, 11, 2, 4, 1, 3, 0);
+    fake_fini(&f);
+}
+
+static void test_priority_round_robin(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a, *b;
+
+    fake_init(&f, 1, COPRO_PREEMPT_NONE, VIDSCH_POLICY_PRIORITY);
+    block_engine(&f, 10);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    b = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, a, 0);
+    fake_submit(&f, a, 1);
+    fake_submit(&f, a, 2);
+    fake_submit(&f, b, 3);
+    fake_submit(&f, b, 4);
+    drain_in_order(&f, 7);
+    /* equal levels take turns buffer by buffer */
+    ASSERT_SUBS(&f, 0, 10, 11, 0, 3, 1, 4, 2);
+    fake_fini(&f);
+}
+
+static void test_fifo_order_never_preempts(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *h;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_FIFO);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_IDLE);
+    h = fake_ctx(&f, 2, E0, VIDSCH_PRIO_REALTIME);
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    fake_submit(&f, l, 1);
+    fake_work(&f);
+    fake_submit(&f, l, 2);
+    fake_submit(&f, h, 3);
+    fake_submit(&f, l, 4);
+    fake_submit(&f, h, 5);
+    fake_work(&f);
+    /* a prepared REALTIME buffer behind IDLE ones: fifo waits its turn */
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    drain_in_order(&f, 6);
+    ASSERT_SUBS(&f, 0, 0, 1, 2, 3, 4, 5);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    fake_fini(&f);
+}
+
+/* ---- priority preemption ---- */
+
+static void test_priority_preemption(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *h;
+    unsigned mark;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    h = fake_ctx(&f, 2, E0, VIDSCH_PRIO_HIGH);
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    fake_submit(&f, l, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_advance(&f, 500 * US);
+
+    fake_submit(&f, h, 2);
+    /* elected and being prepared: the GPU is not asked anything yet */
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    fake_work(&f);
+    /* prepared: now the lower entries on the ring must make way */
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)
+                     ->preempt_requests[VIDSCH_PREEMPT_PRIORITY], ==, 1);
+    g_assert_cmpuint(f.nsub, ==, 2);    /* nothing goes on meanwhile */
+    mark = f.nsub;
+    fake_advance(&f, 100 * US);
+    fake_preempted(&f, E0, 1, 0);       /* l0 interrupted, l1 dropped */
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 2, 0);        /* h first, then l0 resumes */
+    g_assert_cmpuint(sub_of(&f, 2, 0)->fence, ==, 3);
+    g_assert_cmphex(sub_of(&f, 0, 1)->flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmphex(sub_of(&f, 0, 1)->save_addr, ==, FAKE_SAVE(1));
+    g_assert_cmpuint(sub_of(&f, 0, 1)->fence, ==, 4);   /* a new id */
+    fake_complete(&f, E0, 3);
+    fake_work(&f);
+    /* the dropped one as it was: no RESUME, new id, never patched again */
+    g_assert_cmphex(sub_of(&f, 1, 1)->flags, ==, 0);
+    g_assert_cmpuint(sub_of(&f, 1, 1)->fence, ==, 5);
+    g_assert_cmpuint(f.npatch, ==, 3);
+    fake_complete(&f, E0, 5);
+    g_assert_true(vidsch_idle(f.s));
+    g_assert_cmpuint(vidsch_ctx_stats(l)->preemptions, ==, 1);
+    g_assert_cmpuint(vidsch_ctx_stats(l)->resumed, ==, 1);
+    g_assert_cmpuint(vidsch_ctx_stats(l)->resubmitted, ==, 1);
+    g_assert_cmpuint(vidsch_ctx_stats(l)->gpu_ns, ==, 600 * US);
+    fake_fini(&f);
+}
+
+/* The buffer being prepared is never preempted: it is finished, then
+ * handed back (prepared) when something more urgent is ready. */
+static void test_prepared_not_preempted(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *h;
+    unsigned unstaged0;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    h = fake_ctx(&f, 2, E0, VIDSCH_PRIO_HIGH);
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    fake_submit(&f, l, 1);
+    fake_submit(&f, l, 2);
+    fake_work_one(&f);
+    fake_submit(&f, l, 3);
+    /* ring [l0 l1], l2 elected and queued for the worker, l3 queued */
+    g_assert_cmpuint(f.work, ==, 1);
+    unstaged0 = fake_count_events(&f, VIDSCH_TRACE_UNSTAGE, 0);
+    fake_submit(&f, h, 4);
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_UNSTAGE, 0), ==,
+                     unstaged0);
+    fake_work_one(&f);      /* l2 prepared, handed back; h4 elected */
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_UNSTAGE, 0), ==,
+                     unstaged0 + 1);
+    g_assert_cmpuint(f.npatch, ==, 3);
+    fake_work(&f);          /* h4 prepared: preempt */
+    g_assert_cmpuint(f.npatch, ==, 4);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_preempted(&f, E0, 1, 0);
+    drain_in_order(&f, 5);
+    ASSERT_SUBS(&f, 2, 4, 0, 1, 2, 3);
+    /* l2 was patched once, l3 once: nothing patched twice */
+    g_assert_cmpuint(f.npatch, ==, 5);
+    fake_fini(&f);
+}
+
+/* A stop gives back an older buffer of the context whose newer buffer
+ * is prepared in the slot: the older one runs first (one save area, one
+ * stream per context), the prepared one follows, unpatched again. */
+static void test_order_kept_after_stop(void)
+{
+    struct fake f;
+    struct vidsch_ctx *c, *d;
+    unsigned mark;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
+    c = fake_ctx(&f, 1, E0, VIDSCH_PRIO_ABOVE_NORMAL);
+    d = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, c, 0);
+    fake_work(&f);
+    fake_submit(&f, d, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_submit(&f, c, 2);
+    fake_work(&f);
+    /* c2 prepared: d1 below it on the ring must go, c0 is cut with it */
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    mark = f.nsub;
+    fake_preempted(&f, E0, 1, 0);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 0, 2);
+    g_assert_cmphex(f.sub[mark].flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmphex(f.sub[mark + 1].flags, ==, 0);
+    g_assert_cmpuint(f.npatch, ==, 3);
+    drain_in_order(&f, 3);
+    ASSERT_SUBS(&f, mark, 0, 2, 1);
+    fake_fini(&f);
+}
+
+/* dma-buffer granularity: the request stops between buffers. */
+static void test_dma_buffer_granularity(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *h;
+    unsigned mark;
+
+    fake_init(&f, 1, COPRO_PREEMPT_DMA_BUFFER, VIDSCH_POLICY_PRIORITY);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_BELOW_NORMAL);
+    h = fake_ctx(&f, 2, E0, VIDSCH_PRIO_ABOVE_NORMAL);
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    fake_submit(&f, l, 1);
+    fake_work(&f);
+    fake_submit(&f, h, 2);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    mark = f.nsub;
+    fake_preempted(&f, E0, 0, 1);       /* l0 completed, l1 dropped */
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 2, 1);
+    g_assert_cmphex(sub_of(&f, 1, 1)->flags, ==, 0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->preempted_mid_buffer, ==,
+                     0);
+    fake_fini(&f);
+}
+
+/* Without preemption the ring stays one deep, so priority wins at the
+ * next buffer boundary; the scheduler never asks for a preemption. */
+static void test_shallow_ring_without_preemption(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *h;
+
+    fake_init(&f, 1, COPRO_PREEMPT_NONE, VIDSCH_POLICY_QUANTUM);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_IDLE);
+    h = fake_ctx(&f, 2, E0, VIDSCH_PRIO_HIGH);
+    for (unsigned i = 0; i < 4; i++) {
+        fake_submit(&f, l, i);
+        fake_work(&f);
+    }
+    ASSERT_SUBS(&f, 0, 0);              /* one on the ring, one prepared */
+    fake_submit(&f, h, 10);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    ASSERT_SUBS(&f, 0, 0);
+    fake_advance(&f, 5 * MS);
+    fake_complete(&f, E0, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 10);          /* h at the first boundary */
+    drain_in_order(&f, 4);
+    ASSERT_SUBS(&f, 0, 0, 10, 1, 2, 3);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    fake_fini(&f);
+}
+
+/* ---- quantum ---- */
+
+static void test_quantum_round_robin(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a, *b;
+    unsigned mark;
+    uint64_t t0;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    b = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    for (unsigned i = 0; i < 3; i++) {
+        fake_submit(&f, a, i);
+    }
+    for (unsigned i = 10; i < 13; i++) {
+        fake_submit(&f, b, i);
+    }
+    fake_work(&f);
+    fake_work(&f);
+    fake_work(&f);
+    /* a's turn: a0 a1 on the ring, a2 prepared */
+    ASSERT_SUBS(&f, 0, 0, 1);
+    t0 = f.now;
+    /* b waits, so a's turn ends after a quantum: a timer for it */
+    g_assert_cmpuint(f.timer, ==, t0 + f.cfg.quantum_ns);
+    fake_advance(&f, f.cfg.quantum_ns - 1);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    fake_advance(&f, 1);
+    /* a2 handed back, b0 elected; prepared, it preempts a */
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)
+                     ->preempt_requests[VIDSCH_PREEMPT_QUANTUM], ==, 1);
+    mark = f.nsub;
+    fake_advance(&f, 50 * US);
+    fake_preempted(&f, E0, 1, 0);
+    fake_work(&f);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 10, 11);      /* b's turn */
+    /* a waits now: b's turn is timed from b0's start */
+    g_assert_cmpuint(f.timer, ==, f.now + f.cfg.quantum_ns);
+    fake_advance(&f, f.cfg.quantum_ns);
+    fake_work(&f);
+    mark = f.nsub;
+    fake_preempted(&f, E0, 3, 0);       /* b0 interrupted */
+    fake_work(&f);
+    fake_work(&f);
+    /* a resumes its a0 where it stopped, then a1 */
+    ASSERT_SUBS(&f, mark, 0, 1);
+    g_assert_cmphex(f.sub[mark].flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmphex(f.sub[mark].save_addr, ==, FAKE_SAVE(1));
+    g_assert_cmphex(f.sub[mark + 1].flags, ==, 0);
+    /* each had a quantum (and a's 50 us over, paid back next turn) */
+    g_assert_cmpuint(vidsch_ctx_stats(a)->gpu_ns, ==,
+                     f.cfg.quantum_ns + 50 * US);
+    g_assert_cmpuint(vidsch_ctx_stats(b)->gpu_ns, ==, f.cfg.quantum_ns);
+    fake_fini(&f);
+}
+
+/* Alone at its level a context keeps the engine: no quantum preemption. */
+static void test_quantum_alone_keeps_running(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    for (unsigned i = 0; i < 20; i++) {
+        fake_submit(&f, a, i);
+        fake_work(&f);
+    }
+    for (unsigned i = 0; i < 20; i++) {
+        fake_advance(&f, 3 * MS);
+        fake_complete(&f, E0, f.sub[i].fence);
+        fake_work(&f);
+    }
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    g_assert_true(vidsch_idle(f.s));
+    fake_fini(&f);
+}
+
+/* An IDLE context under a saturating NORMAL one: boosted after aging_ns
+ * under quantum, starved for ever under priority. */
+/* The GPU of the starvation runs: answers a preemption, or retires its
+ * oldest entry, every millisecond. */
+static void gpu_ms(struct fake *f, unsigned *answered)
+{
+    fake_advance(f, MS);
+    if (f->npreempt > *answered) {
+        fake_preempted(f, E0, fake_ring_oldest(f, E0),
+                       fake_ring_completed(f, E0));
+        *answered = f->npreempt;
+    } else {
+        fake_complete(f, E0, fake_ring_oldest(f, E0));
+    }
+}
+
+/*
+ * An IDLE context (cookie 40) under a saturating NORMAL one; with
+ * high_from_ms, a HIGH context also has work from then on for a few ms.
+ * Returns when the IDLE buffer reached the ring (0: never within 50 ms),
+ * its boosts, the levels of its first and last boosts, and the ring write
+ * index of the IDLE buffer and of the first HIGH buffer.
+ */
+struct starve {
+    unsigned boosts, boost_level, last_boost_level, idle_at, first_high_at;
+};
+
+static uint64_t run_starvation(enum vidsch_policy policy, unsigned high_from,
+                               struct starve *out)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *n, *idle, *high;
+    uint64_t t0, started = 0;
+    unsigned next = 0, answered = 0;
+
+    vidsch_config_default(&cfg);
+    cfg.policy = policy;
+    cfg.max_contexts = 4;
+    cfg.max_buffers = 64;
+    cfg.aging_ns = 10 * MS;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    n = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    idle = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    high = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
+    *out = (struct starve){ 0 };
+    for (; next < 4; next++) {
+        fake_submit(&f, n, next % 32);
+        fake_work(&f);
+    }
+    t0 = f.now;
+    fake_submit(&f, idle, 40);
+    fake_work(&f);
+    for (unsigned ms = 0; ms < 50 && !started; ms++) {
+        unsigned from = f.nsub;
+
+        gpu_ms(&f, &answered);
+        /* n keeps its queue full; high brings 3 buffers at high_from */
+        fake_submit(&f, n, next++ % 32);
+        if (high_from && ms + 1 == high_from) {
+            for (unsigned k = 50; k < 53; k++) {
+                fake_submit(&f, high, k);
+            }
+        }
+        fake_work(&f);
+        fake_work(&f);
+        for (unsigned i = from; i < f.nsub; i++) {
+            unsigned cookie = fake_cookie_of(f.sub[i].dma_addr);
+
+            if (cookie == 40) {
+                started = f.now - t0;
+                out->idle_at = i;
+            }
+            if (cookie >= 50 && cookie < 53 && !out->first_high_at) {
+                out->first_high_at = i;
+            }
+        }
+    }
+    out->boosts = vidsch_ctx_stats(idle)->boosts;
+    for (unsigned i = f.nev; i-- > 0;) {
+        if (f.ev[i].kind == VIDSCH_TRACE_BOOST && f.ev[i].context == 2) {
+            if (!out->last_boost_level) {
+                out->last_boost_level = f.ev[i].level;
+            }
+            out->boost_level = f.ev[i].level;    /* the first, at the end */
+        }
+    }
+    fake_fini(&f);
+    return started;
+}
+
+static void test_aging(void)
+{
+    struct starve st;
+    uint64_t t = run_starvation(VIDSCH_POLICY_QUANTUM, 0, &st);
+
+    /* after aging_ns, boosted to the level on top (the saturating
+     * NORMAL), no higher; it runs once the running context's turn ends */
+    g_assert_cmpuint(st.boosts, ==, 1);
+    g_assert_cmpuint(st.boost_level, ==, VIDSCH_PRIO_NORMAL);
+    g_assert_cmpuint(t, >=, 10 * MS);
+    g_assert_cmpuint(t, <=, 10 * MS + 2 * MS + 1 * MS);
+    /* the priority policy has no aging: it starves */
+    g_assert_cmpuint(run_starvation(VIDSCH_POLICY_PRIORITY, 0, &st), ==, 0);
+    g_assert_cmpuint(st.boosts, ==, 0);
+}
+
+/* HIGH work ready when the IDLE context has aged: it is boosted to HIGH,
+ * not above, and takes its turn after the HIGH context's (round robin at
+ * that level). HIGH work coming just after the boost to NORMAL: it
+ * follows up to HIGH, behind that work too. */
+static void test_aging_never_outranks(void)
+{
+    struct starve st;
+
+    g_assert_cmpuint(run_starvation(VIDSCH_POLICY_QUANTUM, 9, &st), >, 0);
+    g_assert_cmpuint(st.boost_level, ==, VIDSCH_PRIO_HIGH);
+    g_assert_cmpuint(st.first_high_at, >, 0);
+    g_assert_cmpuint(st.idle_at, >, st.first_high_at);
+
+    g_assert_cmpuint(run_starvation(VIDSCH_POLICY_QUANTUM, 10, &st), >, 0);
+    g_assert_cmpuint(st.boost_level, ==, VIDSCH_PRIO_NORMAL);
+    g_assert_cmpuint(st.last_boost_level, ==, VIDSCH_PRIO_HIGH);
+    g_assert_cmpuint(st.idle_at, >, st.first_high_at);
+}
+
+/* ---- paging buffers ---- */
+
+static void test_paging_first_and_fence_kept(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *h;
+    const struct ddi_submit_args *p;
+    unsigned mark;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    h = fake_ctx(&f, 2, E0, VIDSCH_PRIO_HIGH);
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    fake_submit(&f, l, 1);
+    fake_work(&f);
+    fake_submit(&f, l, 2);
+    fake_work(&f);                      /* l2 prepared, ring full */
+    f.buf[20].engine = E0;
+    g_assert_cmpint(vidsch_submit_paging(f.s, E0, &f.buf[20], 20), ==,
+                    DDI_OK);
+    /* straight onto the ring, ahead of the prepared l2 */
+    ASSERT_SUBS(&f, 0, 0, 1, 20);
+    p = fake_last_sub(&f);
+    g_assert_cmphex(p->flags, ==, COPRO_SUBMIT_PAGING);
+    g_assert_cmpuint(p->context, ==, 0);
+    g_assert_cmpuint(p->save_addr, ==, 0);
+    g_assert_cmpuint(p->fence, ==, 3);
+    g_assert_cmpuint(f.npatch, ==, 3);  /* paging buffers are final */
+
+    fake_submit(&f, h, 5);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    mark = f.nsub;
+    fake_preempted(&f, E0, 1, 0);       /* l0 cut, l1 and paging dropped */
+    fake_work(&f);
+    /* the paging buffer first, with its own fence id; then h, then l0
+     * resumes (paging entries do not count in the ring depth) */
+    ASSERT_SUBS(&f, mark, 20, 5, 0);
+    g_assert_cmphex(f.sub[mark + 2].flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmpuint(f.sub[mark].fence, ==, 3);
+    g_assert_cmphex(f.sub[mark].flags, ==, COPRO_SUBMIT_PAGING);
+    g_assert_cmpuint(f.sub[mark + 1].fence, ==, 4);
+    fake_complete(&f, E0, 3);
+    g_assert_cmpint(fake_status(&f, 20), ==, DDI_OK);
+    fake_fini(&f);
+}
+
+/* Fences that fit nothing submitted are not believed: a device that
+ * says it preempted a paging buffer is reset, and nobody is blamed. */
+static void test_inconsistent_fences(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *h;
+    unsigned mark;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    h = fake_ctx(&f, 2, E0, VIDSCH_PRIO_HIGH);
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    f.buf[20].engine = E0;
+    vidsch_submit_paging(f.s, E0, &f.buf[20], 20);
+    ASSERT_SUBS(&f, 0, 0, 20);
+    /* an answer nobody asked for is stale */
+    vidsch_upcalls.preempted(f.s, E0, 77, 1, 0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->stale_upcalls, ==, 1);
+    g_assert_cmpuint(f.nreset, ==, 0);
+    fake_submit(&f, h, 1);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    mark = f.nsub;
+    f.reset_rep[E0] = (struct ddi_reset_report){ .completed_fence = 1 };
+    fake_preempted(&f, E0, 2, 1);       /* "the paging buffer, cut" */
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->inconsistent, ==, 1);
+    g_assert_cmpuint(f.nreset, ==, 1);
+    g_assert_cmpuint(f.nlost, ==, 0);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    fake_work(&f);
+    /* the paging buffer again first, with its fence; then h */
+    ASSERT_SUBS(&f, mark, 20, 1);
+    g_assert_cmpuint(f.sub[mark].fence, ==, 2);
+    fake_fini(&f);
+}
+
+/* ---- sync ---- */
+
+static void test_wait_and_signal(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a, *b;
+    uint64_t sync = 0, cpu = 0, polled = 0;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    b = fake_ctx(&f, 2, E0, VIDSCH_PRIO_HIGH);
+    g_assert_cmpint(vidsch_wait(f.s, b, &sync, 1), ==, DDI_OK);
+    fake_submit(&f, b, 10);
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_HOLD, 0), ==, 1);
+    fake_submit(&f, a, 0);
+    g_assert_cmpint(vidsch_signal(f.s, a, &sync, 1), ==, DDI_OK);
+    fake_work(&f);
+    /* b is HIGH but held: a runs */
+    ASSERT_SUBS(&f, 0, 0);
+    g_assert_cmpuint(sync, ==, 0);
+    fake_advance(&f, MS);
+    fake_complete(&f, E0, 1);
+    /* a's buffer retired: the signal is written, b is released */
+    g_assert_cmpuint(sync, ==, 1);
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_RELEASE, 0), ==, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 10);
+
+    /* a CPU signal, announced */
+    vidsch_wait(f.s, b, &cpu, 5);
+    fake_submit(&f, b, 11);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 10);
+    cpu = 5;
+    vidsch_sync_changed(f.s);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 10, 11);
+
+    /* not announced: found by the poll within sync_poll_ns */
+    vidsch_wait(f.s, b, &polled, 2);
+    fake_submit(&f, b, 12);
+    fake_work(&f);
+    polled = 2;
+    fake_advance(&f, f.cfg.sync_poll_ns / 2);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 10, 11);
+    fake_advance(&f, f.cfg.sync_poll_ns);
+    fake_work(&f);
+    fake_complete(&f, E0, 3);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 10, 11, 12);
+
+    /* a signal with nothing outstanding is written at once; a satisfied
+     * wait holds nothing */
+    fake_complete(&f, E0, 4);
+    g_assert_cmpint(vidsch_signal(f.s, a, &sync, 9), ==, DDI_OK);
+    g_assert_cmpuint(sync, ==, 9);
+    g_assert_cmpint(vidsch_wait(f.s, b, &sync, 9), ==, DDI_OK);
+    fake_submit(&f, b, 13);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 10, 11, 12, 13);
+    fake_fini(&f);
+}
+
+/* ---- TDR and faults ---- */
+
+static void tdr_cfg(struct vidsch_config *cfg, enum vidsch_policy policy)
+{
+    vidsch_config_default(cfg);
+    cfg->policy = policy;
+    cfg->max_contexts = 8;
+    cfg->max_buffers = 64;
+    cfg->tdr_timeout_ns = 50 * MS;
+    cfg->tdr_grace_ns = 10 * MS;
+    cfg->tdr_limit = 2;
+    cfg->tdr_window_ns = 1000 * MS;
+}
+
+static void test_tdr_reset_blames_the_culprit(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *a, *b;
+    uint64_t sig = 0;
+    unsigned mark;
+
+    tdr_cfg(&cfg, VIDSCH_POLICY_PRIORITY);
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    b = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, a, 0);      /* hangs */
+    fake_work(&f);
+    fake_submit(&f, b, 1);
+    fake_work(&f);
+    fake_submit(&f, a, 2);
+    vidsch_signal(f.s, a, &sig, 3);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_advance(&f, 50 * MS - 1);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    fake_advance(&f, 1);
+    /* no progress for the timeout: preempt first */
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)
+                     ->preempt_requests[VIDSCH_PREEMPT_TDR], ==, 1);
+    fake_advance(&f, 10 * MS - 1);
+    g_assert_cmpuint(f.nreset, ==, 0);
+    f.reset_rep[E0] = (struct ddi_reset_report){ .aborted_fence = 1 };
+    mark = f.nsub;
+    fake_advance(&f, 1);
+    /* not honoured in the grace: reset, a is lost, b runs again */
+    g_assert_cmpuint(f.nreset, ==, 1);
+    g_assert_cmpuint(f.nlost, ==, 1);
+    g_assert_cmpuint(f.lost[0], ==, 1);
+    g_assert_true(vidsch_ctx_is_lost(a));
+    g_assert_false(vidsch_ctx_is_lost(b));
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_ELOST);
+    g_assert_cmpint(fake_status(&f, 2), ==, DDI_ELOST);
+    g_assert_cmpuint(sig, ==, 3);       /* nobody waits for ever on a */
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 1);
+    g_assert_cmphex(f.sub[mark].flags, ==, 0);
+    g_assert_cmpuint(f.sub[mark].fence, ==, 3);
+    g_assert_cmpint(fake_submit(&f, a, 3), ==, DDI_ELOST);
+    g_assert_cmpint(vidsch_signal(f.s, a, &sig, 4), ==, DDI_ELOST);
+    fake_complete(&f, E0, 3);
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
+    g_assert_cmpuint(vidsch_stats(f.s)->tdr_resets, ==, 1);
+    g_assert_cmpuint(vidsch_stats(f.s)->device_resets, ==, 0);
+    g_assert_true(vidsch_idle(f.s));
+    fake_fini(&f);
+}
+
+/* A long but healthy buffer yields to the watchdog's preemption. */
+static void test_tdr_preemption_honoured(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *a;
+
+    tdr_cfg(&cfg, VIDSCH_POLICY_PRIORITY);
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, a, 0);
+    fake_work(&f);
+    fake_advance(&f, 50 * MS);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_advance(&f, 5 * MS);
+    fake_preempted(&f, E0, 1, 0);
+    fake_advance(&f, 20 * MS);
+    g_assert_cmpuint(f.nreset, ==, 0);
+    ASSERT_SUBS(&f, 0, 0, 0);
+    g_assert_cmphex(f.sub[1].flags, ==, COPRO_SUBMIT_RESUME);
+    fake_complete(&f, E0, 2);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    fake_fini(&f);
+}
+
+/* More TDRs than tdr_limit in the window: every engine is reset; the
+ * innocent caught mid-buffer on the other engine starts over. */
+static void test_tdr_escalates_to_device_reset(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *a, *c;
+    unsigned mark;
+
+    tdr_cfg(&cfg, VIDSCH_POLICY_PRIORITY);
+    cfg.tdr_limit = 1;
+    fake_init_cfg(&f, 2, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    c = fake_ctx(&f, 3, E1, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, a, 0);
+    fake_work(&f);
+    f.reset_rep[E0] = (struct ddi_reset_report){ .aborted_fence = 1 };
+    fake_advance(&f, 60 * MS);
+    g_assert_cmpuint(f.nreset, ==, 1);
+    g_assert_cmpuint(vidsch_stats(f.s)->device_resets, ==, 0);
+
+    /* a second culprit on engine 0 while c runs on engine 1 */
+    {
+        struct vidsch_ctx *b = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+
+        fake_submit(&f, b, 1);
+        fake_work(&f);
+        fake_submit(&f, c, 2);
+        fake_work(&f);
+        f.reset_rep[E0] = (struct ddi_reset_report){ .aborted_fence = 2 };
+        f.reset_rep[E1] = (struct ddi_reset_report){ .aborted_fence = 1 };
+        mark = f.nsub;
+        fake_advance(&f, 40 * MS);
+        fake_complete(&f, E1, 0);       /* nothing: c is slow too */
+        fake_advance(&f, 20 * MS);
+        g_assert_cmpuint(vidsch_stats(f.s)->device_resets, ==, 1);
+        g_assert_cmpuint(f.nreset, ==, 3);     /* both engines */
+        g_assert_true(vidsch_ctx_is_lost(b));
+        g_assert_false(vidsch_ctx_is_lost(c));
+        fake_work(&f);
+        /* c again from its start (no RESUME), on engine 1 */
+        g_assert_cmpuint(fake_cookie_of(fake_last_sub(&f)->dma_addr), ==, 2);
+        g_assert_cmpuint(fake_last_sub(&f)->engine, ==, E1);
+        g_assert_cmphex(fake_last_sub(&f)->flags, ==, 0);
+        g_assert_cmpuint(f.nsub, ==, mark + 1);
+    }
+    fake_fini(&f);
+}
+
+static void test_fault(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a, *b;
+    struct ddi_fault flt;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    b = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, b, 0);
+    fake_work(&f);
+    fake_submit(&f, a, 1);
+    fake_work(&f);
+    fake_complete(&f, E0, 1);
+    fake_submit(&f, b, 2);
+    fake_work(&f);
+    /* ring: a1 (fence 2, executing), b2 (fence 3) */
+    flt = (struct ddi_fault){ .kind = COPRO_FAULT_TRANSLATION, .context = 1,
+                              .fence = 2 };
+    /* a fault about something long retired is stale */
+    vidsch_upcalls.faulted(f.s, E0, &(struct ddi_fault){ .fence = 1 });
+    g_assert_cmpuint(f.nreset, ==, 0);
+    f.reset_rep[E0] = (struct ddi_reset_report){ .aborted_fence = 2,
+                                                 .completed_fence = 1 };
+    vidsch_upcalls.faulted(f.s, E0, &flt);
+    g_assert_cmpuint(f.nreset, ==, 1);
+    g_assert_true(vidsch_ctx_is_lost(a));
+    g_assert_false(vidsch_ctx_is_lost(b));
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_ELOST);
+    fake_work(&f);
+    g_assert_cmpuint(fake_cookie_of(fake_last_sub(&f)->dma_addr), ==, 2);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->faults, ==, 1);
+    g_assert_cmpuint(vidsch_stats(f.s)->tdr_resets, ==, 0);
+    fake_fini(&f);
+}
+
+/* ---- the rest of the API ---- */
+
+static void test_destroy(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, a, 0);
+    fake_work(&f);
+    fake_submit(&f, a, 1);
+    fake_submit(&f, a, 2);
+    fake_submit(&f, a, 3);
+    fake_work(&f);
+    fake_work(&f);
+    /* a0 a1 on the ring, a2 prepared, a3 queued */
+    g_assert_false(vidsch_ctx_destroy(f.s, a));
+    g_assert_cmpint(fake_status(&f, 3), ==, DDI_ELOST);
+    g_assert_cmpint(fake_submit(&f, a, 4), ==, DDI_EINVAL);
+    fake_complete(&f, E0, 2);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
+    g_assert_false(vidsch_ctx_destroy(f.s, a));     /* a2 still on */
+    fake_complete(&f, E0, 3);
+    g_assert_true(vidsch_ctx_destroy(f.s, a));
+    g_assert_true(vidsch_idle(f.s));
+    fake_fini(&f);
+}
+
+static void test_submit_refusals(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a;
+
+    fake_init(&f, 2, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    f.buf[0].engine = E1;
+    g_assert_cmpint(vidsch_submit(f.s, a, &f.buf[0], NULL, 0), ==,
+                    DDI_EINVAL);
+    f.buf[0].engine = E0;
+    f.buf[0].len_bytes = 62;
+    g_assert_cmpint(vidsch_submit(f.s, a, &f.buf[0], NULL, 0), ==,
+                    DDI_EINVAL);
+    f.buf[0].len_bytes = COPRO_DMA_MAX + 4;
+    g_assert_cmpint(vidsch_submit(f.s, a, &f.buf[0], NULL, 0), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(vidsch_submit_paging(f.s, 2, &f.buf[1], 1), ==,
+                    DDI_EINVAL);
+    /* the table is full: DDI_ENOMEM, then fine once buffers retire */
+    f.buf[0].len_bytes = 64;
+    for (unsigned i = 0; i < f.cfg.max_buffers; i++) {
+        g_assert_cmpint(vidsch_submit(f.s, a, &f.buf[0], NULL, i), ==,
+                        DDI_OK);
+    }
+    g_assert_cmpint(vidsch_submit(f.s, a, &f.buf[0], NULL, 99), ==,
+                    DDI_ENOMEM);
+    fake_fini(&f);
+}
+
+/* buffer_done may submit the next frame at once (re-entry). */
+static void resubmit_on_done(struct fake *f, uint64_t cookie, int status)
+{
+    struct vidsch_ctx *a = (struct vidsch_ctx *)(uintptr_t)f->buf[63].gpu_addr;
+
+    g_assert_cmpint(status, ==, DDI_OK);
+    if (cookie < 5) {
+        g_assert_cmpint(fake_submit(f, a, cookie + 1), ==, DDI_OK);
+    }
+}
+
+static void test_reentry_from_buffer_done(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    f.buf[63].gpu_addr = (uintptr_t)a;
+    f.on_done = resubmit_on_done;
+    fake_submit(&f, a, 0);
+    for (unsigned i = 0; i < 6; i++) {
+        fake_work(&f);
+        fake_advance(&f, MS);
+        fake_complete(&f, E0, fake_last_sub(&f)->fence);
+    }
+    ASSERT_SUBS(&f, 0, 0, 1, 2, 3, 4, 5);
+    g_assert_true(vidsch_idle(f.s));
+    fake_fini(&f);
+}
+
+static void test_patch_refused(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    f.patch_rc = DDI_EBOUNDS;
+    fake_submit(&f, a, 0);
+    fake_work(&f);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_EBOUNDS);
+    g_assert_false(vidsch_ctx_is_lost(a));
+    f.patch_rc = DDI_OK;
+    fake_submit(&f, a, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 1);
+    fake_fini(&f);
+}
+
+static void test_serial_prepare(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *a;
+
+    vidsch_config_default(&cfg);
+    cfg.max_contexts = 4;
+    cfg.max_buffers = 16;
+    cfg.serial_prepare = true;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, a, 0);
+    fake_submit(&f, a, 1);
+    fake_work(&f);
+    /* the baseline prepares only once the engine has nothing */
+    ASSERT_SUBS(&f, 0, 0);
+    g_assert_cmpuint(f.work, ==, 0);
+    fake_complete(&f, E0, 1);
+    g_assert_cmpuint(f.work, ==, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_fini(&f);
+}
+
+static void test_latency_stats(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a;
+    const struct vidsch_ctx_stats *st;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, a, 0);
+    fake_work(&f);
+    fake_submit(&f, a, 1);
+    fake_work(&f);
+    fake_submit(&f, a, 2);
+    fake_work(&f);
+    fake_advance(&f, 5 * US);
+    fake_complete(&f, E0, 1);       /* a1 starts 5 us after submission */
+    fake_advance(&f, 500 * US);
+    fake_complete(&f, E0, 2);       /* a2 after 505 us */
+    fake_advance(&f, 2 * MS);
+    fake_complete(&f, E0, 3);
+    st = vidsch_ctx_stats(a);
+    g_assert_cmpuint(st->started, ==, 3);
+    g_assert_cmpuint(st->latency_ns[0], ==, 2);     /* 0 and 5 us */
+    g_assert_cmpuint(st->latency_ns[2], ==, 1);     /* 505 us */
+    g_assert_cmpuint(st->latency_max_ns, ==, 505 * US);
+    g_assert_cmpuint(st->latency_sum_ns, ==, 510 * US);
+    g_assert_cmpuint(st->gpu_ns, ==, 2505 * US);
+    /* queued_ns is time the context waited while another ran: none */
+    g_assert_cmpuint(st->queued_ns, ==, 0);
+    fake_fini(&f);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/vidsch/config", test_config);
+    g_test_add_func("/vidsch/create-refuses", test_create_refuses);
+    g_test_add_func("/vidsch/path-of-a-buffer", test_path_of_a_buffer);
+    g_test_add_func("/vidsch/priority/order", test_priority_order);
+    g_test_add_func("/vidsch/priority/round-robin",
+                    test_priority_round_robin);
+    g_test_add_func("/vidsch/fifo/order-never-preempts",
+                    test_fifo_order_never_preempts);
+    g_test_add_func("/vidsch/priority/preemption", test_priority_preemption);
+    g_test_add_func("/vidsch/prepared-not-preempted",
+                    test_prepared_not_preempted);
+    g_test_add_func("/vidsch/order-kept-after-stop",
+                    test_order_kept_after_stop);
+    g_test_add_func("/vidsch/granularity/dma-buffer",
+                    test_dma_buffer_granularity);
+    g_test_add_func("/vidsch/granularity/none-shallow-ring",
+                    test_shallow_ring_without_preemption);
+    g_test_add_func("/vidsch/quantum/round-robin", test_quantum_round_robin);
+    g_test_add_func("/vidsch/quantum/alone-keeps-running",
+                    test_quantum_alone_keeps_running);
+    g_test_add_func("/vidsch/quantum/aging", test_aging);
+    g_test_add_func("/vidsch/quantum/aging-never-outranks",
+                    test_aging_never_outranks);
+    g_test_add_func("/vidsch/paging/first-fence-kept",
+                    test_paging_first_and_fence_kept);
+    g_test_add_func("/vidsch/inconsistent-fences", test_inconsistent_fences);
+    g_test_add_func("/vidsch/sync/wait-and-signal", test_wait_and_signal);
+    g_test_add_func("/vidsch/tdr/reset-blames-the-culprit",
+                    test_tdr_reset_blames_the_culprit);
+    g_test_add_func("/vidsch/tdr/preemption-honoured",
+                    test_tdr_preemption_honoured);
+    g_test_add_func("/vidsch/tdr/escalates-to-device-reset",
+                    test_tdr_escalates_to_device_reset);
+    g_test_add_func("/vidsch/fault", test_fault);
+    g_test_add_func("/vidsch/destroy", test_destroy);
+    g_test_add_func("/vidsch/submit-refusals", test_submit_refusals);
+    g_test_add_func("/vidsch/reentry-from-buffer-done",
+                    test_reentry_from_buffer_done);
+    g_test_add_func("/vidsch/patch-refused", test_patch_refused);
+    g_test_add_func("/vidsch/serial-prepare", test_serial_prepare);
+    g_test_add_func("/vidsch/latency-stats", test_latency_stats);
+    return g_test_run();
+}
