@@ -191,6 +191,11 @@ static void copro_display_vsync(void *opaque)
     }
     timer_mod(d->timer, next);
     trace_copro_disp_vsync(d->vsync_count, d->vsync_time, causes);
+    copro_tl_device(s, COPRO_TL_VSYNC, d->vsync_count, 0);
+    if (causes & COPRO_INT_DEV_FLIP_DONE) {
+        copro_tl_device(s, COPRO_TL_FLIP_DONE, d->flip_done_addr,
+                        d->flip_done_vsync);
+    }
     copro_raise_irq(s, causes);
     guard->engaged_in_io = was_engaged;
 }
@@ -244,6 +249,7 @@ static void copro_display_flip(CoproState *s, uint64_t val, uint64_t mask)
         return;
     }
     trace_copro_disp_flip(d->flip_req, d->flip_pending);
+    copro_tl_device(s, COPRO_TL_FLIP, d->flip_req, d->flip_pending);
     if (d->flip_pending) {
         d->flips_replaced++;
     }

@@ -157,6 +157,7 @@ void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
     e->step_pending = false;
     timer_del(e->timer);
     trace_copro_engine_fault(e->index, kind, addr, e->pc, e->fault_fence);
+    copro_tl_engine(e, COPRO_TL_FAULT);
     qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u halted: %s at packet "
                   "offset 0x%" PRIx32 ", address 0x%" PRIx64
                   ", fence %" PRIu64 "\n", e->index,
@@ -700,6 +701,7 @@ static bool copro_load_submission(CoproEngine *e)
     e->active = true;
     trace_copro_submit_start(e->index, d->fence, d->context, d->dma_addr,
                              d->dma_len);
+    copro_tl_engine(e, COPRO_TL_START);
 
     if ((d->dma_addr & 3) || (d->dma_len & 3) || d->dma_len > COPRO_DMA_MAX ||
         (d->flags & ~COPRO_SUBMIT_FLAGS_KNOWN) || d->reserved0 ||
@@ -729,6 +731,7 @@ static bool copro_complete_submission(CoproEngine *e)
     }
     e->completed_fence = e->desc.fence;
     e->stat_submissions++;
+    copro_tl_engine(e, COPRO_TL_RETIRE);
     c = copro_ctx_stat(s, e->desc.context);
     if (c) {
         c->submissions++;
@@ -1054,6 +1057,7 @@ static void copro_engine_soft_reset(CoproEngine *e)
 
     e->aborted_fence = e->active ? e->desc.fence : 0;
     trace_copro_engine_reset(e->index, e->aborted_fence, e->completed_fence);
+    copro_tl_engine(e, COPRO_TL_RESET);
     timer_del(e->timer);
     if ((e->step_pending || e->preempt_saving) && e->cursor > now) {
         /* the aborted step (or context save) was charged in advance:
@@ -1121,6 +1125,7 @@ void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
         }
         trace_copro_doorbell(e->index, val, e->ring_head);
         e->ring_tail = val;
+        copro_tl_engine(e, COPRO_TL_DOORBELL);
         if (e->state != COPRO_ENG_STATE_HALTED) {
             copro_engine_kick(e);
         }

@@ -441,6 +441,7 @@ void copro_engine_retry(CoproEngine *e)
         return;
     }
     trace_copro_engine_retry(e->index, e->fault_kind, e->fault_addr);
+    copro_tl_engine(e, COPRO_TL_RETRY);
     e->fault_kind = COPRO_FAULT_NONE;
     e->fault_offset = 0;
     e->fault_addr = 0;

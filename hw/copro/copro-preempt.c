@@ -41,6 +41,7 @@ void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask)
     }
     /* a second request before the first is honoured replaces its fence */
     trace_copro_preempt_request(e->index, e->preempt_req, e->state);
+    copro_tl_engine(e, COPRO_TL_PREEMPT_REQUEST);
     if (e->state != COPRO_ENG_STATE_HALTED) {
         copro_engine_kick(e);
     }
@@ -169,6 +170,7 @@ static void copro_preempt_now(CoproEngine *e)
     } else {
         e->preempted_fence = 0;
     }
+    copro_tl_engine(e, COPRO_TL_PREEMPT_SAVED);
 
     /* queued submissions are dropped: the driver resubmits them */
     e->ring_head = e->ring_tail;
@@ -303,5 +305,6 @@ bool copro_preempt_restore(CoproEngine *e)
     e->cursor += cost;
     trace_copro_resume(e->index, e->desc.fence, offset, e->in_packet,
                        e->cur.progress);
+    copro_tl_engine(e, COPRO_TL_RESUME);
     return true;
 }

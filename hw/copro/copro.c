@@ -181,6 +181,9 @@ static const CoproRegInfo copro_global_regs[] = {
     { COPRO_REG_CURSOR_CONTROL, 4, REG_RW,  "CURSOR_CONTROL" },
     { COPRO_REG_CURSOR_POS,     4, REG_RW,  "CURSOR_POS" },
     { COPRO_REG_CURSOR_SURFACE, 8, REG_RW,  "CURSOR_SURFACE" },
+    { COPRO_REG_MARK_ARG0,      8, REG_RW,  "MARK_ARG0" },
+    { COPRO_REG_MARK_ARG1,      8, REG_RW,  "MARK_ARG1" },
+    { COPRO_REG_MARK,           8, REG_WO,  "MARK" },
 };
 
 static const CoproRegInfo copro_engine_regs[] = {
@@ -319,6 +322,8 @@ static uint64_t copro_global_read(CoproState *s, hwaddr reg)
         return s->int_test_data;
     case COPRO_REG_DISP_CONTROL ... COPRO_REG_CURSOR_SURFACE:
         return copro_display_read(s, reg);
+    case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:
+        return copro_tl_mark_read(s, reg);
     default:
         return 0;
     }
@@ -353,6 +358,9 @@ static void copro_global_write(CoproState *s, hwaddr reg, uint64_t val,
         break;
     case COPRO_REG_DISP_CONTROL ... COPRO_REG_CURSOR_SURFACE:
         copro_display_write(s, reg, val, mask);
+        break;
+    case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:
+        copro_tl_mark_write(s, reg, val, mask);
         break;
     default:
         g_assert_not_reached();
@@ -614,6 +622,9 @@ static void copro_realize(PCIDevice *pdev, Error **errp)
     if (!copro_init_irqs(s, errp)) {
         return;
     }
+    if (!copro_tl_realize(s, errp)) {
+        return;
+    }
 
     copro_display_init(s);
     for (unsigned i = 0; i < s->num_engines; i++) {
@@ -629,6 +640,7 @@ static void copro_exit(PCIDevice *pdev)
     CoproState *s = COPRO(pdev);
 
     g_clear_pointer(&s->vmstate_change, qemu_del_vm_change_state_handler);
+    copro_tl_unrealize(s);
     copro_display_fini(s);
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_fini(&s->engines[i]);
@@ -667,6 +679,7 @@ static void copro_reset_hold(Object *obj, ResetType type)
     }
     copro_mmu_reset(s);
     copro_display_reset(s);
+    copro_tl_reset(s);
     copro_update_intx(s);
 }
 
@@ -772,6 +785,8 @@ static const Property copro_properties[] = {
                      false),
     DEFINE_PROP_UINT32("refresh", CoproState, refresh,
                        COPRO_DISP_REFRESH_DEFAULT),
+    DEFINE_PROP_UINT32("timeline", CoproState, timeline, 0),
+    DEFINE_PROP_STRING("x-timeline-file", CoproState, timeline_file),
 };
 
 static const struct {
@@ -806,6 +821,11 @@ static const struct {
       "forced fault, dropped interrupt) for testing recovery" },
     { "refresh", "display refresh rate in Hz (vsync period 1e9 / refresh "
       "ns on the virtual clock), 1 to 1000" },
+    { "timeline", "record a host-side timeline of this many events (the "
+      "oldest dropped when full; 0: off, QMP x-copro-timeline-set turns it "
+      "on later)" },
+    { "x-timeline-file", "at exit (a guest shutdown too), write the "
+      "timeline to this file as x-copro-timeline returns it" },
 };
 
 static void copro_class_init(ObjectClass *klass, void *data)

@@ -9,6 +9,7 @@
 #define HW_COPRO_H
 
 #include "hw/pci/pci_device.h"
+#include "qemu/notify.h"
 #include "qemu/units.h"
 #include "qom/object.h"
 #include "copro/copro_regs.h"
@@ -174,6 +175,63 @@ typedef struct CoproMemFault {
     uint32_t info;
 } CoproMemFault;
 
+/*
+ * The timeline (copro-timeline.c): a host-side log of what the engines,
+ * the display and the guest's markers did, for people and tools. It is
+ * not guest-visible and not migrated; off, it costs one test per hook.
+ */
+#define COPRO_TL_ARGS       5
+#define COPRO_TL_NO_ENGINE  0xff
+#define COPRO_TL_MAX        (4u << 20)      /* events */
+#define COPRO_TL_DEFAULT    65536u          /* events, enabled over QMP */
+
+typedef enum CoproTlKind {
+    COPRO_TL_DOORBELL = 1,
+    COPRO_TL_START,
+    COPRO_TL_RETIRE,
+    COPRO_TL_PREEMPT_REQUEST,
+    COPRO_TL_PREEMPT_SAVED,
+    COPRO_TL_RESUME,
+    COPRO_TL_FAULT,
+    COPRO_TL_RETRY,
+    COPRO_TL_RESET,
+    COPRO_TL_DEVICE_RESET,
+    COPRO_TL_FLIP,
+    COPRO_TL_VSYNC,
+    COPRO_TL_FLIP_DONE,
+    /* guest markers: COPRO_TL_MARK + COPRO_MARK_* */
+    COPRO_TL_MARK = 64,
+    COPRO_TL_KINDS = COPRO_TL_MARK + COPRO_MARK_LAST + 1,
+} CoproTlKind;
+
+typedef struct CoproTlEvent {
+    int64_t time;               /* QEMU_CLOCK_VIRTUAL ns */
+    uint16_t kind;              /* CoproTlKind */
+    uint8_t engine;             /* or COPRO_TL_NO_ENGINE */
+    bool has_context;           /* about a submission (or a marker) */
+    uint32_t context;
+    uint64_t arg[COPRO_TL_ARGS];    /* as the kind's table entry says */
+} CoproTlEvent;
+
+typedef struct CoproTlLog {
+    bool on;                    /* recording */
+    CoproTlEvent *ev;           /* ring of capacity events, or NULL */
+    uint32_t capacity;
+    uint32_t first;             /* index of the oldest event */
+    uint32_t count;
+    uint64_t next_seq;          /* seq of the next event recorded */
+    uint64_t dropped;           /* overwritten since enabled or cleared */
+    /*
+     * engine statistics when its submission started (UINT64_MAX: not
+     * seen), so that a retire can say what the submission moved
+     */
+    uint64_t start_bytes[COPRO_MAX_ENGINES];
+    Notifier exit_notifier;     /* writes x-timeline-file at exit */
+    /* guest marker registers */
+    uint64_t mark_arg[2];
+    uint64_t mark;
+} CoproTlLog;
+
 struct CoproState {
     PCIDevice parent_obj;
 
@@ -193,6 +251,8 @@ struct CoproState {
     uint32_t preempt;       /* COPRO_PREEMPT_* granularity */
     bool fault_injection;
     uint32_t refresh;       /* display vsync rate, Hz */
+    uint32_t timeline;      /* timeline events kept, 0 = off */
+    char *timeline_file;    /* x-timeline-file: written at exit */
 
     MemoryRegion mmio;
     MemoryRegion vram;
@@ -209,6 +269,7 @@ struct CoproState {
     uint64_t aperture_size; /* property */
     CoproMmu mmu;
     CoproDisplay display;   /* copro-display.c */
+    CoproTlLog tl;          /* copro-timeline.c */
 
     VMChangeStateEntry *vmstate_change;
 };
@@ -272,5 +333,36 @@ void copro_inject_write(CoproEngine *e, uint32_t val);
 
 /* copro-monitor.c */
 void copro_monitor_register(void);
+
+/* copro-timeline.c */
+bool copro_tl_realize(CoproState *s, Error **errp);
+void copro_tl_unrealize(CoproState *s);
+void copro_tl_reset(CoproState *s);
+uint64_t copro_tl_mark_read(CoproState *s, hwaddr reg);
+void copro_tl_mark_write(CoproState *s, hwaddr reg, uint64_t val,
+                         uint64_t mask);
+void copro_tl_engine_event(CoproEngine *e, CoproTlKind kind);
+void copro_tl_device_event(CoproState *s, CoproTlKind kind, uint64_t a0,
+                           uint64_t a1);
+
+/*
+ * The hooks: one test when the log is off. An engine event reads what it
+ * records from the engine, so call it where that state is current (for
+ * PREEMPT_SAVED, before the engine drops its ring).
+ */
+static inline void copro_tl_engine(CoproEngine *e, CoproTlKind kind)
+{
+    if (unlikely(e->dev->tl.on)) {
+        copro_tl_engine_event(e, kind);
+    }
+}
+
+static inline void copro_tl_device(CoproState *s, CoproTlKind kind,
+                                   uint64_t a0, uint64_t a1)
+{
+    if (unlikely(s->tl.on)) {
+        copro_tl_device_event(s, kind, a0, a1);
+    }
+}
 
 #endif /* HW_COPRO_H */

@@ -269,6 +269,74 @@
 #define COPRO_PTE_ADDR_MASK         0x000ffffffffff000ull
 
 /*
+ * Timeline markers (docs/specs/copro.rst, "Timeline"). The device can keep
+ * a host-side log of what its engines and display do, for people looking
+ * at a run (never guest-visible memory). Through these registers the guest
+ * OS records its own events (its scheduler's decisions, presents, missed
+ * deadlines) into the same log, stamped by the device with its clock: write
+ * the arguments, then MARK. Nothing guest-visible happens; with the log off
+ * a marker is not recorded, so an OS that always writes its markers runs
+ * the same whether the log is on or off.
+ */
+#define COPRO_REG_MARK_ARG0         0x0400  /* 64: RW, first argument */
+#define COPRO_REG_MARK_ARG1         0x0408  /* 64: RW, second argument */
+#define COPRO_REG_MARK              0x0410  /* 64: WO, COPRO_MARK(): record
+                                               (8-byte write or upper half) */
+
+/* MARK value: kind in bits 0..15, engine in 16..23, context in 32..63 */
+#define COPRO_MARK(kind, engine, context) \
+    ((uint64_t)(kind) | (((uint64_t)(engine) & 0xffu) << 16) | \
+     ((uint64_t)(uint32_t)(context) << 32))
+#define COPRO_MARK_KIND(v)          ((uint32_t)(v) & 0xffffu)
+#define COPRO_MARK_ENGINE(v)        (((uint32_t)(v) >> 16) & 0xffu)
+#define COPRO_MARK_CONTEXT(v)       ((uint32_t)((v) >> 32))
+#define COPRO_MARK_RESERVED         0xff000000ull  /* bits 24..31: zero */
+#define COPRO_MARK_NO_ENGINE        0xff    /* the event is not an engine's */
+
+/* marker kinds: what ARG0 and ARG1 hold ("buffer" is the OS's buffer id) */
+#define COPRO_MARK_QUEUE            1   /* queued on its context: buffer,
+                                           bytes */
+#define COPRO_MARK_ELECT            2   /* chosen to run next: buffer,
+                                           priority (the OS's level) */
+#define COPRO_MARK_PREPARE_START    3   /* preparation begins: buffer */
+#define COPRO_MARK_PREPARE_END      4   /* ... is done: buffer */
+#define COPRO_MARK_UNSTAGE          5   /* prepared buffer handed back:
+                                           buffer */
+#define COPRO_MARK_RING             6   /* written to the ring: buffer,
+                                           fence (links it to the
+                                           engine's events) */
+#define COPRO_MARK_DONE             7   /* the buffer left the OS: buffer,
+                                           status (0 retired, negative:
+                                           the OS's error, e.g. lost) */
+#define COPRO_MARK_PREEMPT          8   /* preemption decided: reason
+                                           (COPRO_MARK_REASON_*), the
+                                           preemption fence */
+#define COPRO_MARK_PAGING           9   /* paging buffer built: buffer,
+                                           bytes it moves */
+#define COPRO_MARK_PRESENT          10  /* frame shown: frame, surface */
+#define COPRO_MARK_DEADLINE_MISS    11  /* frame, ns late (0: dropped,
+                                           never rendered) */
+#define COPRO_MARK_TDR              12  /* recovery step (COPRO_MARK_TDR_*),
+                                           fence */
+#define COPRO_MARK_BOOST            13  /* starvation boost: priority */
+#define COPRO_MARK_UNBOOST          14  /* back to its own priority */
+#define COPRO_MARK_HOLD             15  /* context held on a GPU wait */
+#define COPRO_MARK_RELEASE          16  /* its wait is satisfied */
+#define COPRO_MARK_LAST             16
+
+/* COPRO_MARK_PREEMPT reasons */
+#define COPRO_MARK_REASON_PRIORITY  0   /* more urgent work is ready */
+#define COPRO_MARK_REASON_QUANTUM   1   /* the running context's turn ended */
+#define COPRO_MARK_REASON_TDR       2   /* the watchdog: no progress */
+#define COPRO_MARK_REASON_OTHER     3
+
+/* COPRO_MARK_TDR steps */
+#define COPRO_MARK_TDR_TIMEOUT      1   /* no progress: preempting */
+#define COPRO_MARK_TDR_RESET        2   /* engine reset (fence: aborted) */
+#define COPRO_MARK_TDR_LOST         3   /* context put in error */
+#define COPRO_MARK_TDR_DEVICE_RESET 4   /* every engine reset */
+
+/*
  * Display (docs/specs/copro.rst, "Display"): one scanout with flip on
  * vsync (WDDM's FlipOnVSyncMmIo) and a cursor plane.
  *

@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro: the timeline, a host-side log of what the device did
+ *
+ * Per device, a bounded ring of events stamped with the device clock
+ * (QEMU_CLOCK_VIRTUAL): per engine, submissions starting and retiring,
+ * preemption requests and saves, resumes, faults, retries and resets;
+ * display flips, vsyncs and flips done; device resets; and the markers
+ * the guest OS writes to the MARK register (its scheduler's decisions,
+ * presents, missed deadlines), so that the OS's side and the engines' side
+ * of a run line up on one clock, as GPUView shows them on Windows.
+ *
+ * The log lives in QEMU's memory, never in the guest's: nothing the guest
+ * sees depends on it, so it needs no migration (a destination starts with
+ * its own, empty log) and a run behaves the same with it on or off. Off
+ * (the default) every hook is one test of a flag. Once full, each new
+ * event drops the oldest and counts it.
+ *
+ * Each kind has a table entry naming its arguments, and QMP
+ * (x-copro-timeline) returns the kind as a string and the arguments as an
+ * object of named members: a new kind is a new table row, not a new
+ * format. tools/copro-trace turns the events into a Perfetto trace.
+ *
+ * The programming model is docs/specs/copro.rst, "Timeline".
+ *
+ * Copyright (c) 2026 The copro authors
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/error-report.h"
+#include "qapi/error.h"
+#include "qapi/qapi-commands-copro.h"
+#include "qapi/qapi-visit-copro.h"
+#include "qapi/qobject-output-visitor.h"
+#include "qapi/visitor.h"
+#include "qobject/qdict.h"
+#include "qobject/qjson.h"
+#include "qobject/qnum.h"
+#include "system/system.h"
+#include "copro.h"
+#include "trace.h"
+
+/* How an argument is shown */
+typedef enum CoproTlArgType {
+    TL_NONE,
+    TL_U64,
+    TL_U64_OPT,     /* omitted when UINT64_MAX (not known) */
+    TL_S64,
+    TL_BOOL,
+    TL_FAULT,       /* COPRO_FAULT_* as its name */
+    TL_REASON,      /* COPRO_MARK_REASON_* as a name */
+    TL_TDR_STEP,    /* COPRO_MARK_TDR_* as a name */
+} CoproTlArgType;
+
+typedef struct CoproTlArgInfo {
+    const char *name;
+    CoproTlArgType type;
+} CoproTlArgInfo;
+
+typedef struct CoproTlKindInfo {
+    const char *name;
+    CoproTimelineSource source;
+    CoproTlArgInfo arg[COPRO_TL_ARGS];
+} CoproTlKindInfo;
+
+#define SRC_ENGINE COPRO_TIMELINE_SOURCE_ENGINE
+#define SRC_DISPLAY COPRO_TIMELINE_SOURCE_DISPLAY
+#define SRC_DEVICE COPRO_TIMELINE_SOURCE_DEVICE
+#define SRC_GUEST COPRO_TIMELINE_SOURCE_GUEST
+#define MARK(k) [COPRO_TL_MARK + COPRO_MARK_##k]
+
+/* Every kind and its arguments: docs/specs/copro.rst lists the same. */
+static const CoproTlKindInfo copro_tl_kinds[COPRO_TL_KINDS] = {
+    [COPRO_TL_DOORBELL] = { "doorbell", SRC_ENGINE,
+        { { "head", TL_U64 }, { "tail", TL_U64 } } },
+    [COPRO_TL_START] = { "start", SRC_ENGINE,
+        { { "fence", TL_U64 }, { "paging", TL_BOOL }, { "resume", TL_BOOL },
+          { "slot", TL_U64 } } },
+    [COPRO_TL_RETIRE] = { "retire", SRC_ENGINE,
+        { { "fence", TL_U64 }, { "paging", TL_BOOL },
+          { "bytes", TL_U64_OPT } } },
+    [COPRO_TL_PREEMPT_REQUEST] = { "preempt-request", SRC_ENGINE,
+        { { "preempt-fence", TL_U64 }, { "fence", TL_U64 } } },
+    [COPRO_TL_PREEMPT_SAVED] = { "preempt-saved", SRC_ENGINE,
+        { { "preempt-fence", TL_U64 }, { "fence", TL_U64 },
+          { "offset", TL_U64 }, { "dropped", TL_U64 },
+          { "latency-ns", TL_U64 } } },
+    [COPRO_TL_RESUME] = { "resume", SRC_ENGINE,
+        { { "fence", TL_U64 }, { "offset", TL_U64 },
+          { "progress", TL_U64 } } },
+    [COPRO_TL_FAULT] = { "fault", SRC_ENGINE,
+        { { "fault", TL_FAULT }, { "code", TL_U64 }, { "address", TL_U64 },
+          { "offset", TL_U64 }, { "fence", TL_U64 } } },
+    [COPRO_TL_RETRY] = { "retry", SRC_ENGINE,
+        { { "fault", TL_FAULT }, { "fence", TL_U64 } } },
+    [COPRO_TL_RESET] = { "reset", SRC_ENGINE,
+        { { "aborted-fence", TL_U64 }, { "completed-fence", TL_U64 } } },
+    [COPRO_TL_DEVICE_RESET] = { "device-reset", SRC_DEVICE },
+    [COPRO_TL_FLIP] = { "flip", SRC_DISPLAY,
+        { { "address", TL_U64 }, { "replaces", TL_BOOL } } },
+    [COPRO_TL_VSYNC] = { "vsync", SRC_DISPLAY, { { "count", TL_U64 } } },
+    [COPRO_TL_FLIP_DONE] = { "flip-done", SRC_DISPLAY,
+        { { "address", TL_U64 }, { "vsync", TL_U64 } } },
+    MARK(QUEUE) = { "queue", SRC_GUEST,
+        { { "buffer", TL_U64 }, { "bytes", TL_U64 } } },
+    MARK(ELECT) = { "elect", SRC_GUEST,
+        { { "buffer", TL_U64 }, { "priority", TL_U64 } } },
+    MARK(PREPARE_START) = { "prepare-start", SRC_GUEST,
+        { { "buffer", TL_U64 } } },
+    MARK(PREPARE_END) = { "prepare-end", SRC_GUEST, { { "buffer", TL_U64 } } },
+    MARK(UNSTAGE) = { "unstage", SRC_GUEST, { { "buffer", TL_U64 } } },
+    MARK(RING) = { "ring", SRC_GUEST,
+        { { "buffer", TL_U64 }, { "fence", TL_U64 } } },
+    MARK(DONE) = { "done", SRC_GUEST,
+        { { "buffer", TL_U64 }, { "status", TL_S64 } } },
+    MARK(PREEMPT) = { "preempt-decision", SRC_GUEST,
+        { { "reason", TL_REASON }, { "preempt-fence", TL_U64 } } },
+    MARK(PAGING) = { "paging-built", SRC_GUEST,
+        { { "buffer", TL_U64 }, { "bytes", TL_U64 } } },
+    MARK(PRESENT) = { "present", SRC_GUEST,
+        { { "frame", TL_U64 }, { "surface", TL_U64 } } },
+    MARK(DEADLINE_MISS) = { "deadline-miss", SRC_GUEST,
+        { { "frame", TL_U64 }, { "late-ns", TL_U64 } } },
+    MARK(TDR) = { "tdr", SRC_GUEST,
+        { { "step", TL_TDR_STEP }, { "fence", TL_U64 } } },
+    MARK(BOOST) = { "boost", SRC_GUEST, { { "priority", TL_U64 } } },
+    MARK(UNBOOST) = { "unboost", SRC_GUEST },
+    MARK(HOLD) = { "hold", SRC_GUEST },
+    MARK(RELEASE) = { "release", SRC_GUEST },
+};
+
+static const char *copro_tl_reason_name(uint64_t v)
+{
+    static const char *const names[] = {
+        [COPRO_MARK_REASON_PRIORITY] = "priority",
+        [COPRO_MARK_REASON_QUANTUM] = "quantum",
+        [COPRO_MARK_REASON_TDR] = "tdr",
+        [COPRO_MARK_REASON_OTHER] = "other",
+    };
+
+    return v < ARRAY_SIZE(names) && names[v] ? names[v] : NULL;
+}
+
+static const char *copro_tl_tdr_name(uint64_t v)
+{
+    static const char *const names[] = {
+        [COPRO_MARK_TDR_TIMEOUT] = "timeout",
+        [COPRO_MARK_TDR_RESET] = "reset",
+        [COPRO_MARK_TDR_LOST] = "lost",
+        [COPRO_MARK_TDR_DEVICE_RESET] = "device-reset",
+    };
+
+    return v < ARRAY_SIZE(names) && names[v] ? names[v] : NULL;
+}
+
+/*
+ * Recording
+ */
+
+/* The slot of the next event; drops the oldest when the log is full. */
+static CoproTlEvent *copro_tl_slot(CoproTlLog *tl)
+{
+    CoproTlEvent *ev;
+
+    if (tl->count == tl->capacity) {
+        ev = &tl->ev[tl->first];
+        tl->first = (tl->first + 1) % tl->capacity;
+        tl->dropped++;
+    } else {
+        ev = &tl->ev[(tl->first + tl->count) % tl->capacity];
+        tl->count++;
+    }
+    tl->next_seq++;
+    return ev;
+}
+
+static CoproTlEvent *copro_tl_new(CoproState *s, CoproTlKind kind,
+                                  unsigned engine)
+{
+    CoproTlEvent *ev = copro_tl_slot(&s->tl);
+
+    *ev = (CoproTlEvent) {
+        .time = copro_now_ns(),
+        .kind = kind,
+        .engine = engine,
+    };
+    return ev;
+}
+
+static void copro_tl_set_context(CoproTlEvent *ev, uint32_t context)
+{
+    ev->has_context = true;
+    ev->context = context;
+}
+
+void copro_tl_engine_event(CoproEngine *e, CoproTlKind kind)
+{
+    CoproState *s = e->dev;
+    CoproTlEvent *ev = copro_tl_new(s, kind, e->index);
+    uint64_t *a = ev->arg;
+    bool paging = e->desc.flags & COPRO_SUBMIT_PAGING;
+
+    if (e->active) {
+        copro_tl_set_context(ev, e->desc.context);
+    }
+    switch (kind) {
+    case COPRO_TL_DOORBELL:
+        a[0] = e->ring_head;
+        a[1] = e->ring_tail;
+        break;
+    case COPRO_TL_START:
+        /* called once the entry is consumed: it was the one before head */
+        a[0] = e->desc.fence;
+        a[1] = paging;
+        a[2] = !!(e->desc.flags & COPRO_SUBMIT_RESUME);
+        a[3] = (e->ring_head - 1) & (e->ring_size - 1);
+        s->tl.start_bytes[e->index] = e->stat_bytes;
+        break;
+    case COPRO_TL_RETIRE:
+        a[0] = e->desc.fence;
+        a[1] = paging;
+        a[2] = s->tl.start_bytes[e->index] == UINT64_MAX ? UINT64_MAX :
+               e->stat_bytes - s->tl.start_bytes[e->index];
+        s->tl.start_bytes[e->index] = UINT64_MAX;
+        break;
+    case COPRO_TL_PREEMPT_REQUEST:
+        a[0] = e->preempt_req;
+        a[1] = e->active ? e->desc.fence : 0;
+        break;
+    case COPRO_TL_PREEMPT_SAVED:
+        /* before the engine drops what its ring still held */
+        a[0] = e->preempt_req;
+        a[1] = e->active ? e->desc.fence : 0;
+        a[2] = e->active ? e->pc : 0;
+        a[3] = e->ring_size ? (e->ring_tail - e->ring_head) &
+                              (e->ring_size - 1) : 0;
+        a[4] = MAX(copro_now_ns() - e->preempt_req_time, 0);
+        s->tl.start_bytes[e->index] = UINT64_MAX;
+        break;
+    case COPRO_TL_RESUME:
+        a[0] = e->desc.fence;
+        a[1] = e->pc;
+        a[2] = e->in_packet ? e->cur.progress : 0;
+        break;
+    case COPRO_TL_FAULT:
+        a[0] = e->fault_kind;
+        a[1] = e->fault_kind;
+        a[2] = e->fault_addr;
+        a[3] = e->fault_offset;
+        a[4] = e->fault_fence;
+        break;
+    case COPRO_TL_RETRY:
+        a[0] = e->fault_kind;
+        a[1] = e->active ? e->desc.fence : 0;
+        break;
+    case COPRO_TL_RESET:
+        a[0] = e->aborted_fence;
+        a[1] = e->completed_fence;
+        s->tl.start_bytes[e->index] = UINT64_MAX;
+        break;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+void copro_tl_device_event(CoproState *s, CoproTlKind kind, uint64_t a0,
+                           uint64_t a1)
+{
+    CoproTlEvent *ev = copro_tl_new(s, kind, COPRO_TL_NO_ENGINE);
+
+    ev->arg[0] = a0;
+    ev->arg[1] = a1;
+}
+
+/*
+ * Guest markers
+ */
+
+static void copro_tl_mark(CoproState *s, uint64_t v)
+{
+    CoproTlLog *tl = &s->tl;
+    uint32_t kind = COPRO_MARK_KIND(v), engine = COPRO_MARK_ENGINE(v);
+    CoproTlEvent *ev;
+
+    if (!kind || kind > COPRO_MARK_LAST || (v & COPRO_MARK_RESERVED) ||
+        (engine != COPRO_MARK_NO_ENGINE && engine >= s->num_engines)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: bad MARK value 0x%" PRIx64
+                      " (kind %u, engine %u), not recorded\n", v, kind,
+                      engine);
+        return;
+    }
+    trace_copro_mark(kind, engine, COPRO_MARK_CONTEXT(v), tl->mark_arg[0],
+                     tl->mark_arg[1]);
+    if (!tl->on) {
+        return;
+    }
+    ev = copro_tl_new(s, COPRO_TL_MARK + kind,
+                      engine == COPRO_MARK_NO_ENGINE ? COPRO_TL_NO_ENGINE
+                                                     : engine);
+    copro_tl_set_context(ev, COPRO_MARK_CONTEXT(v));
+    ev->arg[0] = tl->mark_arg[0];
+    ev->arg[1] = tl->mark_arg[1];
+}
+
+uint64_t copro_tl_mark_read(CoproState *s, hwaddr reg)
+{
+    switch (reg) {
+    case COPRO_REG_MARK_ARG0:
+        return s->tl.mark_arg[0];
+    case COPRO_REG_MARK_ARG1:
+        return s->tl.mark_arg[1];
+    default:
+        return 0;
+    }
+}
+
+/*
+ * MARK records on its upper half (or a whole 8-byte write), as
+ * PREEMPT_REQ does: a 4-byte driver writes the lower half first.
+ */
+void copro_tl_mark_write(CoproState *s, hwaddr reg, uint64_t val,
+                         uint64_t mask)
+{
+    CoproTlLog *tl = &s->tl;
+
+    switch (reg) {
+    case COPRO_REG_MARK_ARG0:
+    case COPRO_REG_MARK_ARG1:
+        tl->mark_arg[reg == COPRO_REG_MARK_ARG1] =
+            (tl->mark_arg[reg == COPRO_REG_MARK_ARG1] & ~mask) | (val & mask);
+        break;
+    case COPRO_REG_MARK:
+        tl->mark = (tl->mark & ~mask) | (val & mask);
+        if (mask >> 32) {
+            copro_tl_mark(s, tl->mark);
+        }
+        break;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+/*
+ * Enabling, reading
+ */
+
+/*
+ * Start recording into a log of @capacity events (a new, empty one if
+ * its capacity differs from the current log's).
+ */
+static bool copro_tl_enable(CoproState *s, uint32_t capacity, Error **errp)
+{
+    CoproTlLog *tl = &s->tl;
+
+    if (!capacity || capacity > COPRO_TL_MAX) {
+        error_setg(errp, "copro: timeline capacity %" PRIu32 " is out of "
+                   "range (1 to %u events)", capacity, COPRO_TL_MAX);
+        return false;
+    }
+    if (!tl->ev || tl->capacity != capacity) {
+        CoproTlEvent *ev = g_try_new(CoproTlEvent, capacity);
+
+        if (!ev) {
+            error_setg(errp, "copro: no memory for %" PRIu32 " timeline "
+                       "events", capacity);
+            return false;
+        }
+        g_free(tl->ev);
+        tl->ev = ev;
+        tl->capacity = capacity;
+        tl->first = 0;
+        tl->count = 0;
+        tl->dropped = 0;
+    }
+    if (!tl->on) {
+        /* submissions already running were not seen starting */
+        for (unsigned i = 0; i < COPRO_MAX_ENGINES; i++) {
+            tl->start_bytes[i] = UINT64_MAX;
+        }
+    }
+    tl->on = true;
+    trace_copro_timeline_set(true, capacity);
+    return true;
+}
+
+static QObject *copro_tl_args(const CoproTlEvent *ev)
+{
+    const CoproTlKindInfo *k = &copro_tl_kinds[ev->kind];
+    QDict *args = qdict_new();
+
+    for (unsigned i = 0; i < COPRO_TL_ARGS && k->arg[i].name; i++) {
+        const char *name = k->arg[i].name, *text = NULL;
+        bool named = false;
+        uint64_t v = ev->arg[i];
+
+        switch (k->arg[i].type) {
+        case TL_U64_OPT:
+            if (v == UINT64_MAX) {
+                break;
+            }
+            /* fall through */
+        case TL_U64:
+            qdict_put_obj(args, name, QOBJECT(qnum_from_uint(v)));
+            break;
+        case TL_S64:
+            qdict_put_int(args, name, (int64_t)v);
+            break;
+        case TL_BOOL:
+            qdict_put_bool(args, name, v != 0);
+            break;
+        case TL_FAULT:
+            text = copro_fault_name(v);
+            named = true;
+            break;
+        case TL_REASON:
+            text = copro_tl_reason_name(v);
+            named = true;
+            break;
+        case TL_TDR_STEP:
+            text = copro_tl_tdr_name(v);
+            named = true;
+            break;
+        case TL_NONE:
+            g_assert_not_reached();
+        }
+        if (named) {
+            /* a value the guest made up has no name: show the number */
+            if (text) {
+                qdict_put_str(args, name, text);
+            } else {
+                qdict_put_obj(args, name, QOBJECT(qnum_from_uint(v)));
+            }
+        }
+    }
+    return QOBJECT(args);
+}
+
+static CoproTimelineEvent *copro_tl_event_info(const CoproTlEvent *ev,
+                                               uint64_t seq)
+{
+    const CoproTlKindInfo *k = &copro_tl_kinds[ev->kind];
+    CoproTimelineEvent *info = g_new0(CoproTimelineEvent, 1);
+
+    info->seq = seq;
+    info->time_ns = ev->time;
+    info->kind = g_strdup(k->name);
+    info->source = k->source;
+    if (ev->engine != COPRO_TL_NO_ENGINE) {
+        info->has_engine = true;
+        info->engine = ev->engine;
+    }
+    if (ev->has_context) {
+        info->has_context = true;
+        info->context = ev->context;
+    }
+    info->args = copro_tl_args(ev);
+    return info;
+}
+
+/* The events to read: [*first_seq, *first_seq + *n) */
+static void copro_tl_select(CoproTlLog *tl, uint64_t since, uint64_t max,
+                            uint64_t *first_seq, uint64_t *n)
+{
+    uint64_t oldest = tl->next_seq - tl->count;
+
+    *first_seq = MAX(since, oldest);
+    *n = *first_seq < tl->next_seq ? tl->next_seq - *first_seq : 0;
+    *n = MIN(*n, max);
+}
+
+static const CoproTlEvent *copro_tl_at(CoproTlLog *tl, uint64_t seq)
+{
+    uint64_t oldest = tl->next_seq - tl->count;
+
+    return &tl->ev[(tl->first + (seq - oldest)) % tl->capacity];
+}
+
+static CoproTimeline *copro_tl_header(CoproState *s)
+{
+    CoproTimeline *t = g_new0(CoproTimeline, 1);
+
+    t->path = object_get_canonical_path(OBJECT(s));
+    t->enabled = s->tl.on;
+    t->capacity = s->tl.capacity;
+    t->engines = s->num_engines;
+    t->refresh = s->refresh;
+    t->gpu_time_ns = copro_now_ns();
+    t->next_seq = s->tl.next_seq;
+    t->dropped = s->tl.dropped;
+    return t;
+}
+
+static GString *copro_tl_json(CoproTimeline *t, CoproTimelineEvent *ev)
+{
+    QObject *obj = NULL;
+    Visitor *v = qobject_output_visitor_new(&obj);
+    GString *json;
+
+    if (t) {
+        visit_type_CoproTimeline(v, NULL, &t, &error_abort);
+    } else {
+        visit_type_CoproTimelineEvent(v, NULL, &ev, &error_abort);
+    }
+    visit_complete(v, &obj);
+    visit_free(v);
+    if (t) {
+        /* the events follow, written one by one */
+        qdict_del(qobject_to(QDict, obj), "events");
+    }
+    json = qobject_to_json(obj);
+    qobject_unref(obj);
+    return json;
+}
+
+/*
+ * Write the header and the events [first_seq, first_seq + n) to @path as
+ * the object x-copro-timeline returns. Events are converted one at a time:
+ * a log of millions of events never exists as one QObject tree.
+ */
+static bool copro_tl_write(CoproState *s, const char *path,
+                           uint64_t first_seq, uint64_t n, Error **errp)
+{
+    g_autoptr(CoproTimeline) head = copro_tl_header(s);
+    g_autoptr(GString) out = copro_tl_json(head, NULL);
+    FILE *f = fopen(path, "w");
+    bool ok;
+
+    if (!f) {
+        error_setg_errno(errp, errno, "copro: cannot write timeline to '%s'",
+                         path);
+        return false;
+    }
+    /* {"path": ..., "dropped": N} -> {"path": ..., "dropped": N, "events": [ */
+    g_string_truncate(out, out->len - 1);
+    g_string_append(out, ", \"events\": [");
+    for (uint64_t i = 0; i < n; i++) {
+        g_autoptr(CoproTimelineEvent) info =
+            copro_tl_event_info(copro_tl_at(&s->tl, first_seq + i),
+                                first_seq + i);
+        g_autoptr(GString) ev = copro_tl_json(NULL, info);
+
+        g_string_append(out, i ? ",\n" : "\n");
+        g_string_append_len(out, ev->str, ev->len);
+        if (out->len > 1 * MiB) {
+            fwrite(out->str, 1, out->len, f);
+            g_string_truncate(out, 0);
+        }
+    }
+    g_string_append(out, "]}\n");
+    fwrite(out->str, 1, out->len, f);
+    ok = !ferror(f);
+    if (fclose(f) || !ok) {
+        error_setg(errp, "copro: error writing timeline to '%s'", path);
+        return false;
+    }
+    return true;
+}
+
+static void copro_tl_clear(CoproTlLog *tl)
+{
+    tl->first = 0;
+    tl->count = 0;
+    tl->dropped = 0;
+}
+
+static CoproState *copro_tl_find(const char *device, Error **errp)
+{
+    bool ambiguous = false;
+    Object *obj = object_resolve_path_type(device ? device : "", TYPE_COPRO,
+                                           &ambiguous);
+
+    if (!obj || !DEVICE(obj)->realized) {
+        if (device) {
+            error_setg(errp, "copro: no copro device '%s'", device);
+        } else if (ambiguous) {
+            error_setg(errp, "copro: several copro devices: name one");
+        } else {
+            error_setg(errp, "copro: no copro device");
+        }
+        return NULL;
+    }
+    return COPRO(obj);
+}
+
+CoproTimeline *qmp_x_copro_timeline(const char *device, bool has_since,
+                                    uint64_t since, bool has_max,
+                                    uint32_t max, bool has_clear, bool clear,
+                                    const char *file, Error **errp)
+{
+    CoproState *s = copro_tl_find(device, errp);
+    CoproTimeline *t;
+    CoproTimelineEventList **tail;
+    uint64_t first_seq, n;
+
+    if (!s) {
+        return NULL;
+    }
+    copro_tl_select(&s->tl, has_since ? since : 0,
+                    has_max ? max : UINT64_MAX, &first_seq, &n);
+    if (file && !copro_tl_write(s, file, first_seq, n, errp)) {
+        return NULL;
+    }
+    t = copro_tl_header(s);
+    tail = &t->events;
+    for (uint64_t i = 0; !file && i < n; i++) {
+        QAPI_LIST_APPEND(tail, copro_tl_event_info(copro_tl_at(&s->tl,
+                                                               first_seq + i),
+                                                   first_seq + i));
+    }
+    if (has_clear && clear) {
+        copro_tl_clear(&s->tl);
+    }
+    return t;
+}
+
+void qmp_x_copro_timeline_set(const char *device, bool enable,
+                              bool has_capacity, uint32_t capacity,
+                              Error **errp)
+{
+    CoproState *s = copro_tl_find(device, errp);
+
+    if (!s) {
+        return;
+    }
+    if (!enable) {
+        s->tl.on = false;
+        trace_copro_timeline_set(false, s->tl.capacity);
+        return;
+    }
+    if (!has_capacity) {
+        capacity = s->tl.ev ? s->tl.capacity
+                            : s->timeline ? s->timeline : COPRO_TL_DEFAULT;
+    }
+    copro_tl_enable(s, capacity, errp);
+}
+
+/*
+ * Lifecycle
+ */
+
+static void copro_tl_write_all(CoproState *s)
+{
+    Error *err = NULL;
+
+    if (!copro_tl_write(s, s->timeline_file, s->tl.next_seq - s->tl.count,
+                        s->tl.count, &err)) {
+        error_report_err(err);
+    }
+}
+
+/* QEMU is exiting (a guest shutdown too): save the log if asked to. */
+static void copro_tl_exit(Notifier *n, void *data)
+{
+    CoproState *s = container_of(n, CoproState, tl.exit_notifier);
+
+    copro_tl_write_all(s);
+}
+
+bool copro_tl_realize(CoproState *s, Error **errp)
+{
+    if (s->timeline && !copro_tl_enable(s, s->timeline, errp)) {
+        return false;
+    }
+    if (s->timeline_file) {
+        s->tl.exit_notifier.notify = copro_tl_exit;
+        qemu_add_exit_notifier(&s->tl.exit_notifier);
+    }
+    return true;
+}
+
+void copro_tl_unrealize(CoproState *s)
+{
+    if (s->tl.exit_notifier.notify) {
+        /* unplugged: QEMU goes on without the device, save it now */
+        copro_tl_write_all(s);
+        qemu_remove_exit_notifier(&s->tl.exit_notifier);
+        s->tl.exit_notifier.notify = NULL;
+    }
+    s->tl.on = false;
+    g_clear_pointer(&s->tl.ev, g_free);
+    s->tl.capacity = 0;
+    s->tl.count = 0;
+}
+
+/* A device reset is an event; the log itself, host-side, survives it. */
+void copro_tl_reset(CoproState *s)
+{
+    s->tl.mark_arg[0] = 0;
+    s->tl.mark_arg[1] = 0;
+    s->tl.mark = 0;
+    for (unsigned i = 0; i < COPRO_MAX_ENGINES; i++) {
+        s->tl.start_bytes[i] = UINT64_MAX;
+    }
+    copro_tl_device(s, COPRO_TL_DEVICE_RESET, 0, 0);
+}
