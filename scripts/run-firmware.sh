@@ -22,6 +22,11 @@
 #   124/137  timeout
 #   other    failure
 # Exit status: 0 only if the guest passed and every check passed.
+#
+# COPRO_TRACE=FILE.json also saves the run's timeline (docs/specs/copro.rst,
+# "Timeline"; COPRO_TRACE_EVENTS events, default 1048576) and converts it
+# with tools/copro-trace into FILE.json, a trace Perfetto opens (one more
+# TAP check says whether that worked).
 set -u
 
 if [ $# -lt 2 ]; then
@@ -42,6 +47,14 @@ if [ -x "$qemu_run" ]; then
     qemu=("$qemu_run")
 else
     qemu=(sh "$qemu_run")
+fi
+
+timeline=()
+if [ -n "${COPRO_TRACE:-}" ]; then
+    raw=${COPRO_TRACE%.json}.timeline.json
+    rm -f "$raw"
+    timeline=(-global "copro.timeline=${COPRO_TRACE_EVENTS:-1048576}"
+              -global "copro.x-timeline-file=$raw")
 fi
 
 machine=()
@@ -79,7 +92,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 done < <(timeout -k 5 "$timeout_s" "${qemu[@]}" "${machine[@]}" \
              -accel tcg -m 256 -no-reboot -nodefaults -display none \
              -serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-             -kernel "$image" "$@" </dev/null 2>&1)
+             -kernel "$image" "${timeline[@]}" "$@" </dev/null 2>&1)
 wait $!
 status=$?
 
@@ -114,6 +127,18 @@ case $status in
     failed=true
     ;;
 esac
+
+if [ -n "${COPRO_TRACE:-}" ]; then
+    if summary=$(python3 "$(dirname "$0")/../tools/copro-trace" "$raw" \
+                     -o "$COPRO_TRACE" --summary 2>&1); then
+        echo "# ${summary#copro-trace: }"
+        tap_line "ok" "timeline saved: $COPRO_TRACE (open it in https://ui.perfetto.dev)"
+    else
+        echo "# $summary"
+        tap_line "not ok" "timeline of the run could not be saved"
+        failed=true
+    fi
+fi
 
 echo "1..$n"
 if $failed; then

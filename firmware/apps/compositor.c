@@ -102,6 +102,15 @@ static void check(struct app *a, struct report *r)
            a->submitted);
 }
 
+/* Frame n is on screen: say so in the GPU's timeline (the surface is
+ * named by the compositor's handle of its primary). */
+static void presented(struct frameapp *f, uint64_t n)
+{
+    struct compositor *c = (struct compositor *)f;
+
+    kapi_mark(f->app.proc, f->app.hctx, COPRO_MARK_PRESENT, n, c->hprimary);
+}
+
 static const struct app_ops compositor_ops = {
     .start = frameapp_start,
     .stop = frameapp_stop,
@@ -119,7 +128,8 @@ int compositor_init(struct compositor *c, struct kernel *k, const char *name)
     st = app_init(a, k, name, COPRO_ENGINE_RENDER, VIDSCH_PRIO_HIGH,
                   &compositor_ops);
     if (st == DDI_OK) {
-        st = frameapp_init(&c->f, &fc, build, NULL, c->cmd, sizeof(c->cmd));
+        st = frameapp_init(&c->f, &fc, build, presented, c->cmd,
+                           sizeof(c->cmd));
     }
     if (st != DDI_OK) {
         return st;

@@ -63,6 +63,8 @@ static void frames_done(void *arg, int status)
         if (f->cfg.deadline_ns &&
             end > f->slot[s].release + f->cfg.deadline_ns) {
             a->misses++;
+            kapi_mark(a->proc, a->hctx, COPRO_MARK_DEADLINE_MISS, n,
+                      end - (f->slot[s].release + f->cfg.deadline_ns));
         }
         if (f->done) {
             f->done(f, n);
@@ -138,6 +140,7 @@ static void release(void *arg, uint64_t now)
         f->slot[s].dropped = true;
         a->dropped++;
         a->misses++;
+        kapi_mark(a->proc, a->hctx, COPRO_MARK_DEADLINE_MISS, n, 0);
         if (f->done_through == n - 1) {
             f->done_through = n;
         }

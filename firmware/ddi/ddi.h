@@ -186,6 +186,15 @@ struct ddi_ops {
 
     /* The GPU clock, virtual ns (the time base of TIMESTAMP). */
     uint64_t (*gpu_time)(void *drv);
+
+    /* Optional (NULL: none). Records an OS event in the GPU's timeline,
+     * on the GPU clock, for the tools that show a run (copro: the MARK
+     * registers, docs/specs/copro.rst "Timeline"). kind is COPRO_MARK_*,
+     * engine COPRO_MARK_NO_ENGINE for none, context the hardware id. It
+     * changes nothing of the GPU's work; call it from one level only
+     * (the event loop), never from an ISR. */
+    void (*mark)(void *drv, unsigned kind, unsigned engine, uint32_t context,
+                 uint64_t arg0, uint64_t arg1);
 };
 
 /*

@@ -672,14 +672,34 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
         kb->alloc[i]->busy++;
     }
     c->inflight++;
+    /* before vidsch_submit: the scheduler may elect it at once */
+    kernel_mark(k, COPRO_MARK_QUEUE, c->engine, c->hw_id,
+                (uint64_t)(uintptr_t)kb, kb->dmabuf.len_bytes);
     st = vidsch_submit(k->vs, c->vctx, &kb->dmabuf, kb->desc,
                        (uint64_t)(uintptr_t)kb);
     kernel_after_vidsch(k);
     if (st != DDI_OK) {
+        kernel_mark(k, COPRO_MARK_DONE, c->engine, c->hw_id,
+                    (uint64_t)(uintptr_t)kb, (uint64_t)(int64_t)st);
         kernel_buffer_free(k, kb);
         return st;
     }
     k->stats.renders++;
+    return DDI_OK;
+}
+
+int kapi_mark(struct kproc *p, uint32_t hcontext, unsigned kind,
+              uint64_t arg0, uint64_t arg1)
+{
+    struct kcontext *c = get_context(p, hcontext);
+
+    if (!c) {
+        return DDI_EHANDLE;
+    }
+    if (kind != COPRO_MARK_PRESENT && kind != COPRO_MARK_DEADLINE_MISS) {
+        return DDI_EINVAL;
+    }
+    kernel_mark(p->k, kind, COPRO_MARK_NO_ENGINE, c->hw_id, arg0, arg1);
     return DDI_OK;
 }
 

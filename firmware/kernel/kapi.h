@@ -140,6 +140,16 @@ struct kapi_render_args {
 int kapi_render(struct kproc *p, uint32_t hcontext,
                 const struct kapi_render_args *a);
 
+/*
+ * Records an application event in the GPU's timeline, for the context
+ * (the ETW events a presenting application emits for GPUView):
+ * COPRO_MARK_PRESENT (frame, surface) or COPRO_MARK_DEADLINE_MISS (frame,
+ * ns late; 0: dropped). DDI_EINVAL for any other kind (an application
+ * cannot speak for the scheduler), DDI_EHANDLE for a bad context.
+ */
+int kapi_mark(struct kproc *p, uint32_t hcontext, unsigned kind,
+              uint64_t arg0, uint64_t arg1);
+
 /* ---- CPU access [D3DKMTLock / D3DKMTUnlock] ---- */
 
 #define KAPI_LOCK_DONOTWAIT     (1u << 0)   /* DDI_EBUSY if the GPU uses it */

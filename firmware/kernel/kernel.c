@@ -52,6 +52,8 @@ static void env_buffer_done(void *os, uint64_t cookie, int status)
     }
     kb->done = true;
     kb->status = status;
+    kernel_mark(k, COPRO_MARK_DONE, kb->ctx->engine, kb->ctx->hw_id, cookie,
+                (uint64_t)(int64_t)status);
     kqueue_push(&k->ev.work, &k->reap_work);
 }
 
@@ -71,11 +73,93 @@ static void env_context_lost(void *os, uint32_t hw_id)
     kqueue_push(&k->ev.work, &k->reap_work);
 }
 
+void kernel_mark(struct kernel *k, unsigned kind, unsigned engine,
+                 uint32_t context, uint64_t arg0, uint64_t arg1)
+{
+    if (k->dev.ops->mark) {
+        k->dev.ops->mark(k->dev.drv, kind, engine, context, arg0, arg1);
+    }
+}
+
+static unsigned mark_reason(unsigned why)
+{
+    switch (why) {
+    case VIDSCH_PREEMPT_PRIORITY:
+        return COPRO_MARK_REASON_PRIORITY;
+    case VIDSCH_PREEMPT_QUANTUM:
+        return COPRO_MARK_REASON_QUANTUM;
+    case VIDSCH_PREEMPT_TDR:
+        return COPRO_MARK_REASON_TDR;
+    default:
+        return COPRO_MARK_REASON_OTHER;
+    }
+}
+
+/* The scheduler's decisions as timeline markers: the buffer id is the
+ * kernel's cookie, the link between a buffer's markers; the fence of
+ * RING links them to the engine's own events. Retirements and completed
+ * preemptions are the device's events already. */
+static void mark_trace(struct kernel *k, const struct vidsch_trace *ev)
+{
+    unsigned e = ev->engine;
+    uint32_t c = ev->context;
+
+    switch (ev->kind) {
+    case VIDSCH_TRACE_ELECT:
+        kernel_mark(k, COPRO_MARK_ELECT, e, c, ev->cookie, ev->level);
+        break;
+    case VIDSCH_TRACE_PREPARE:
+        kernel_mark(k, COPRO_MARK_PREPARE_START, e, c, ev->cookie, 0);
+        break;
+    case VIDSCH_TRACE_PREPARED:
+        kernel_mark(k, COPRO_MARK_PREPARE_END, e, c, ev->cookie, 0);
+        break;
+    case VIDSCH_TRACE_UNSTAGE:
+        kernel_mark(k, COPRO_MARK_UNSTAGE, e, c, ev->cookie, 0);
+        break;
+    case VIDSCH_TRACE_SUBMIT:
+        kernel_mark(k, COPRO_MARK_RING, e, c, ev->cookie, ev->fence);
+        break;
+    case VIDSCH_TRACE_PREEMPT:
+        kernel_mark(k, COPRO_MARK_PREEMPT, e, c, mark_reason(ev->reason),
+                    ev->fence);
+        if (ev->reason == VIDSCH_PREEMPT_TDR) {
+            kernel_mark(k, COPRO_MARK_TDR, e, c, COPRO_MARK_TDR_TIMEOUT, 0);
+        }
+        break;
+    case VIDSCH_TRACE_RESET:
+        kernel_mark(k, COPRO_MARK_TDR, e, c, COPRO_MARK_TDR_RESET,
+                    ev->fence);
+        break;
+    case VIDSCH_TRACE_DEVICE_RESET:
+        kernel_mark(k, COPRO_MARK_TDR, e, c, COPRO_MARK_TDR_DEVICE_RESET, 0);
+        break;
+    case VIDSCH_TRACE_LOST:
+        kernel_mark(k, COPRO_MARK_TDR, e, c, COPRO_MARK_TDR_LOST, 0);
+        break;
+    case VIDSCH_TRACE_BOOST:
+        kernel_mark(k, COPRO_MARK_BOOST, e, c, ev->level, 0);
+        break;
+    case VIDSCH_TRACE_UNBOOST:
+        kernel_mark(k, COPRO_MARK_UNBOOST, e, c, 0, 0);
+        break;
+    case VIDSCH_TRACE_HOLD:
+        kernel_mark(k, COPRO_MARK_HOLD, e, c, 0, 0);
+        break;
+    case VIDSCH_TRACE_RELEASE:
+        kernel_mark(k, COPRO_MARK_RELEASE, e, c, 0, 0);
+        break;
+    default:
+        break;
+    }
+}
+
 static void env_trace(void *os, const struct vidsch_trace *ev)
 {
     struct kernel *k = os;
 
     k->trace[k->trace_count++ % KERNEL_TRACE] = *ev;
+    mark_trace(k, ev);
 }
 
 const struct vidsch_trace *kernel_trace_find(const struct kernel *k,

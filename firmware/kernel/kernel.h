@@ -43,7 +43,7 @@
 #define KERNEL_MAX_SHARED       32
 #define KERNEL_PROC_HANDLES     96
 #define KERNEL_SEGMENT_BLOCKS   512
-#define KERNEL_TRACE            256     /* scheduler decisions kept */
+#define KERNEL_TRACE            512     /* scheduler decisions kept */
 
 /* Alignment of every allocation: enough for any packet's needs (8 for
  * fences) and a cache line so objects never share one. */
@@ -218,6 +218,15 @@ bool kernel_gpu_idle(const struct kernel *k);
 const struct vidsch_trace *kernel_trace_find(const struct kernel *k,
                                              enum vidsch_trace_kind kind,
                                              uint64_t since, unsigned reason);
+
+/*
+ * Records an event in the GPU's timeline (the DDI's mark: the OS's side
+ * of the run, on the GPU's clock, for tools such as tools/copro-trace):
+ * kind COPRO_MARK_*, engine or COPRO_MARK_NO_ENGINE, the hardware
+ * context, two arguments. Nothing if the GPU has no timeline.
+ */
+void kernel_mark(struct kernel *k, unsigned kind, unsigned engine,
+                 uint32_t context, uint64_t arg0, uint64_t arg1);
 
 /* The scheduler's statistics of a context by hardware id (NULL if none). */
 const struct vidsch_ctx_stats *kernel_ctx_stats_by_hw(const struct kernel *k,

@@ -154,6 +154,20 @@ static int ddi_reset_engine(void *drv, unsigned e,
     return DDI_OK;
 }
 
+/* The arguments, then MARK: the device records the marker at that write,
+ * stamped with its clock. Always written, so a run is the same whether
+ * the timeline is on or off. */
+static void ddi_mark(void *drv, unsigned kind, unsigned engine,
+                     uint32_t context, uint64_t arg0, uint64_t arg1)
+{
+    struct copro_ddi *d = drv;
+
+    copro_write64(d->cp->dev, COPRO_REG_MARK_ARG0, arg0);
+    copro_write64(d->cp->dev, COPRO_REG_MARK_ARG1, arg1);
+    copro_write64(d->cp->dev, COPRO_REG_MARK,
+                  COPRO_MARK(kind, engine, context));
+}
+
 static const struct ddi_ops copro_ddi_ops = {
     .query_caps = ddi_query_caps,
     .render = ddi_render,
@@ -162,6 +176,7 @@ static const struct ddi_ops copro_ddi_ops = {
     .preempt = ddi_preempt,
     .reset_engine = ddi_reset_engine,
     .gpu_time = ddi_gpu_time,
+    .mark = ddi_mark,
 };
 
 void copro_ddi_init(struct copro_ddi *d, struct copro_cp *cp)

@@ -646,6 +646,7 @@ static void prepare(struct vidsch *s, struct vidsch_engine *e)
     struct vidsch_buf *b = e->slot;
     int rc = DDI_OK;
 
+    vs_trace(s, VIDSCH_TRACE_PREPARE, e->index, NULL, b, 0, 0);
     if (s->ops->patch) {
         rc = s->ops->patch(s->drv, b->dma, b->alloc, 0, b->dma->len_bytes);
     }

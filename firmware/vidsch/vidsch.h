@@ -199,6 +199,8 @@ enum vidsch_trace_kind {
                                    is satisfied and it has nothing on the
                                    GPU, so its aging clock starts; 0:
                                    otherwise) */
+    VIDSCH_TRACE_PREPARE,       /* (added) the worker starts preparing it
+                                   (PREPARED when done): for timelines */
 };
 
 struct vidsch_trace {

@@ -16,7 +16,9 @@ CoproInfoList *qmp_x_query_copro(Error **errp)
 
 CoproTimeline *qmp_x_copro_timeline(const char *device, bool has_since,
                                     uint64_t since, bool has_max,
-                                    uint32_t max, bool has_clear, bool clear,
+                                    uint32_t max, bool has_kinds,
+                                    strList *kinds, bool has_clear,
+                                    bool clear,
                                     const char *file, Error **errp)
 {
     error_setg(errp, "copro: no copro device");

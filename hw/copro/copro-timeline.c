@@ -37,6 +37,7 @@
 #include "qobject/qdict.h"
 #include "qobject/qjson.h"
 #include "qobject/qnum.h"
+#include "qemu/bitmap.h"
 #include "system/system.h"
 #include "copro.h"
 #include "trace.h"
@@ -458,22 +459,60 @@ static CoproTimelineEvent *copro_tl_event_info(const CoproTlEvent *ev,
     return info;
 }
 
-/* The events to read: [*first_seq, *first_seq + *n) */
-static void copro_tl_select(CoproTlLog *tl, uint64_t since, uint64_t max,
-                            uint64_t *first_seq, uint64_t *n)
+/* What a reader asked for */
+typedef struct CoproTlQuery {
+    uint64_t since;
+    uint64_t max;
+    bool filter;                    /* only the kinds in kinds */
+    DECLARE_BITMAP(kinds, COPRO_TL_KINDS);
+} CoproTlQuery;
+
+static const CoproTlQuery copro_tl_all = { .max = UINT64_MAX };
+
+/* The first event the query selects at or after *seq, NULL if none. */
+static const CoproTlEvent *copro_tl_next(CoproTlLog *tl,
+                                         const CoproTlQuery *q,
+                                         uint64_t *seq)
 {
     uint64_t oldest = tl->next_seq - tl->count;
 
-    *first_seq = MAX(since, oldest);
-    *n = *first_seq < tl->next_seq ? tl->next_seq - *first_seq : 0;
-    *n = MIN(*n, max);
+    for (*seq = MAX(*seq, oldest); *seq < tl->next_seq; (*seq)++) {
+        const CoproTlEvent *ev =
+            &tl->ev[(tl->first + (*seq - oldest)) % tl->capacity];
+
+        if (!q->filter || test_bit(ev->kind, q->kinds)) {
+            return ev;
+        }
+    }
+    return NULL;
 }
 
-static const CoproTlEvent *copro_tl_at(CoproTlLog *tl, uint64_t seq)
-{
-    uint64_t oldest = tl->next_seq - tl->count;
+/* Iterate over the selected events: ev, seq and n (counted) */
+#define COPRO_TL_FOREACH(tl, q, ev, seq, n) \
+    for ((seq) = (q)->since, (n) = 0; \
+         (n) < (q)->max && ((ev) = copro_tl_next((tl), (q), &(seq))); \
+         (seq)++, (n)++)
 
-    return &tl->ev[(tl->first + (seq - oldest)) % tl->capacity];
+static bool copro_tl_parse_kinds(CoproTlQuery *q, strList *kinds,
+                                 Error **errp)
+{
+    for (strList *k = kinds; k; k = k->next) {
+        unsigned i;
+
+        for (i = 0; i < COPRO_TL_KINDS; i++) {
+            if (copro_tl_kinds[i].name &&
+                !strcmp(copro_tl_kinds[i].name, k->value)) {
+                break;
+            }
+        }
+        if (i == COPRO_TL_KINDS) {
+            error_setg(errp, "copro: unknown timeline event kind '%s'",
+                       k->value);
+            return false;
+        }
+        set_bit(i, q->kinds);
+    }
+    return true;
 }
 
 static CoproTimeline *copro_tl_header(CoproState *s)
@@ -514,16 +553,18 @@ static GString *copro_tl_json(CoproTimeline *t, CoproTimelineEvent *ev)
 }
 
 /*
- * Write the header and the events [first_seq, first_seq + n) to @path as
- * the object x-copro-timeline returns. Events are converted one at a time:
- * a log of millions of events never exists as one QObject tree.
+ * Write the header and the events @q selects to @path as the object
+ * x-copro-timeline returns. Events are converted one at a time: a log of
+ * millions of events never exists as one QObject tree.
  */
 static bool copro_tl_write(CoproState *s, const char *path,
-                           uint64_t first_seq, uint64_t n, Error **errp)
+                           const CoproTlQuery *q, Error **errp)
 {
     g_autoptr(CoproTimeline) head = copro_tl_header(s);
     g_autoptr(GString) out = copro_tl_json(head, NULL);
     FILE *f = fopen(path, "w");
+    const CoproTlEvent *e;
+    uint64_t seq, n;
     bool ok;
 
     if (!f) {
@@ -534,13 +575,11 @@ static bool copro_tl_write(CoproState *s, const char *path,
     /* {"path": ..., "dropped": N} -> {"path": ..., "dropped": N, "events": [ */
     g_string_truncate(out, out->len - 1);
     g_string_append(out, ", \"events\": [");
-    for (uint64_t i = 0; i < n; i++) {
-        g_autoptr(CoproTimelineEvent) info =
-            copro_tl_event_info(copro_tl_at(&s->tl, first_seq + i),
-                                first_seq + i);
+    COPRO_TL_FOREACH(&s->tl, q, e, seq, n) {
+        g_autoptr(CoproTimelineEvent) info = copro_tl_event_info(e, seq);
         g_autoptr(GString) ev = copro_tl_json(NULL, info);
 
-        g_string_append(out, i ? ",\n" : "\n");
+        g_string_append(out, n ? ",\n" : "\n");
         g_string_append_len(out, ev->str, ev->len);
         if (out->len > 1 * MiB) {
             fwrite(out->str, 1, out->len, f);
@@ -585,28 +624,34 @@ static CoproState *copro_tl_find(const char *device, Error **errp)
 
 CoproTimeline *qmp_x_copro_timeline(const char *device, bool has_since,
                                     uint64_t since, bool has_max,
-                                    uint32_t max, bool has_clear, bool clear,
+                                    uint32_t max, bool has_kinds,
+                                    strList *kinds, bool has_clear,
+                                    bool clear,
                                     const char *file, Error **errp)
 {
     CoproState *s = copro_tl_find(device, errp);
+    CoproTlQuery q = {
+        .since = has_since ? since : 0,
+        .max = has_max ? max : UINT64_MAX,
+        .filter = has_kinds,        /* an empty list selects nothing */
+    };
+    const CoproTlEvent *ev;
     CoproTimeline *t;
     CoproTimelineEventList **tail;
-    uint64_t first_seq, n;
+    uint64_t seq, n;
 
-    if (!s) {
+    if (!s || !copro_tl_parse_kinds(&q, kinds, errp)) {
         return NULL;
     }
-    copro_tl_select(&s->tl, has_since ? since : 0,
-                    has_max ? max : UINT64_MAX, &first_seq, &n);
-    if (file && !copro_tl_write(s, file, first_seq, n, errp)) {
+    if (file && !copro_tl_write(s, file, &q, errp)) {
         return NULL;
     }
     t = copro_tl_header(s);
     tail = &t->events;
-    for (uint64_t i = 0; !file && i < n; i++) {
-        QAPI_LIST_APPEND(tail, copro_tl_event_info(copro_tl_at(&s->tl,
-                                                               first_seq + i),
-                                                   first_seq + i));
+    if (!file) {
+        COPRO_TL_FOREACH(&s->tl, &q, ev, seq, n) {
+            QAPI_LIST_APPEND(tail, copro_tl_event_info(ev, seq));
+        }
     }
     if (has_clear && clear) {
         copro_tl_clear(&s->tl);
@@ -643,8 +688,7 @@ static void copro_tl_write_all(CoproState *s)
 {
     Error *err = NULL;
 
-    if (!copro_tl_write(s, s->timeline_file, s->tl.next_seq - s->tl.count,
-                        s->tl.count, &err)) {
+    if (!copro_tl_write(s, s->timeline_file, &copro_tl_all, &err)) {
         error_report_err(err);
     }
 }

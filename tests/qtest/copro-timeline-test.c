@@ -417,6 +417,27 @@ static void test_markers(void)
     check_events_at(rsp, 1, want, ARRAY_SIZE(want), copro_time(&c));
     qobject_unref(rsp);
 
+    /* a filter: the others' sequence numbers are skipped */
+    rsp = tl_read(&c, "'kinds': [ 'present', 'tdr' ], 'since': 11");
+    {
+        QList *evs = tl_events(rsp);
+        const uint64_t seqs[] = { 12, 18 };
+        const QListEntry *le;
+        unsigned i = 0;
+
+        g_assert_cmpuint(qlist_size(evs), ==, 2);
+        QLIST_FOREACH_ENTRY(evs, le) {
+            QDict *ev = qobject_to(QDict, qlist_entry_obj(le));
+
+            g_assert_cmpuint(copro_qdict_u64(ev, "seq"), ==, seqs[i]);
+            check_event(ev, &want[seqs[i] - 1], seqs[i], copro_time(&c));
+            i++;
+        }
+    }
+    qobject_unref(rsp);
+    tl_fails(qtest_qmp(c.qts, "{ 'execute': 'x-copro-timeline', "
+                       "'arguments': { 'kinds': [ 'nosuch' ] } }"));
+
     /* a device reset clears the registers, not the log */
     qtest_qmp_assert_success(c.qts, "{ 'execute': 'system_reset' }");
     g_assert_cmpuint(rd64(&c, COPRO_REG_MARK_ARG0), ==, 0);
@@ -481,7 +502,7 @@ static void test_schema(void)
     g_assert_nonnull(cmd);
     g_assert_cmpstr(qdict_get_str(cmd, "meta-type"), ==, "command");
     args = schema_members(schema, qdict_get_str(cmd, "arg-type"));
-    g_assert_cmpstr(args, ==, "*device *since *max *clear *file ");
+    g_assert_cmpstr(args, ==, "*device *since *max *kinds *clear *file ");
     ret = schema_members(schema, qdict_get_str(cmd, "ret-type"));
     g_assert_cmpstr(ret, ==, "path enabled capacity engines refresh "
                     "gpu-time-ns next-seq dropped events ");

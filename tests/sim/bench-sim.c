@@ -250,7 +250,7 @@ static void desk_trace(void *arg, const struct vidsch_trace *ev)
     static const char *const names[] = {
         "ELECT", "PREPARED", "UNSTAGE", "SUBMIT", "RETIRE", "PREEMPT",
         "PREEMPTED", "RESET", "DEVICE_RESET", "LOST", "BOOST", "UNBOOST",
-        "HOLD", "RELEASE",
+        "HOLD", "RELEASE", "PREPARE",
     };
 
     (void)arg;

@@ -249,7 +249,7 @@ static void update_waiting(struct checker *k)
 static const char *const trace_names[] = {
     "ELECT", "PREPARED", "UNSTAGE", "SUBMIT", "RETIRE", "PREEMPT",
     "PREEMPTED", "RESET", "DEVICE_RESET", "LOST", "BOOST", "UNBOOST",
-    "HOLD", "RELEASE",
+    "HOLD", "RELEASE", "PREPARE",
 };
 
 static void check_elect(struct checker *k, const struct cctx *c)
@@ -276,6 +276,7 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
     struct cbuf *b = NULL;
     struct cctx *c = ctx_by_id(k, ev->context);
     bool has_buf = ev->kind == VIDSCH_TRACE_ELECT ||
+                   ev->kind == VIDSCH_TRACE_PREPARE ||
                    ev->kind == VIDSCH_TRACE_PREPARED ||
                    ev->kind == VIDSCH_TRACE_UNSTAGE ||
                    ev->kind == VIDSCH_TRACE_SUBMIT ||

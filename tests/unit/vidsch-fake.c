@@ -116,7 +116,7 @@ static void env_trace(void *os, const struct vidsch_trace *ev)
     static const char *const names[] = {
         "ELECT", "PREPARED", "UNSTAGE", "SUBMIT", "RETIRE", "PREEMPT",
         "PREEMPTED", "RESET", "DEVICE_RESET", "LOST", "BOOST", "UNBOOST",
-        "HOLD", "RELEASE",
+        "HOLD", "RELEASE", "PREPARE",
     };
 
     if (f->nev < FAKE_MAX_EVENTS) {
