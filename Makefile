@@ -23,9 +23,11 @@ build: deps $(BUILD)/build.ninja
 # its report: TAP checks, the per-application table, METRICS. Under
 # -icount the virtual time is deterministic and skips ahead while the
 # guest halts. RUN_ARGS adds to the guest's command line (policy=fifo).
+# The run's timeline is saved as $(BUILD)/desktop.trace.json: open it in
+# https://ui.perfetto.dev (or chrome://tracing).
 RUN_ARGS ?=
 run: build
-	@bash scripts/run-firmware.sh $(BUILD)/qemu-run $(BUILD)/firmware/desktop.elf -M q35 -device copro -icount shift=0,sleep=off -append 'irq=msix $(RUN_ARGS)'
+	@COPRO_TRACE=$(BUILD)/desktop.trace.json bash scripts/run-firmware.sh $(BUILD)/qemu-run $(BUILD)/firmware/desktop.elf -M q35 -device copro -icount shift=0,sleep=off -append 'irq=msix $(RUN_ARGS)'
 
 # Boot the display scenario: frames drawn by the GPU, flipped on vsync; its
 # last frame is saved as $(BUILD)/display.png and, when a display is

@@ -20,7 +20,10 @@
 # defaults to 10000 and FRAMES_MS to 1000. Runs under
 # -icount shift=0,sleep=off, so virtual time skips ahead while the guest
 # halts and the figures are deterministic. Exit status 1 if a run failed
-# (its line then says so), 2 on bad usage.
+# (its line then says so), 2 on bad usage. With BENCH_DIR set, each run of
+# the modes table also leaves there its METRICS (hog-preempt=MODE.json)
+# and its timeline (hog-preempt=MODE.timeline.json and .trace.json), for
+# scripts/plot-bench.py.
 set -u
 
 table=modes
@@ -43,8 +46,13 @@ status=0
 run_hog() {
     local label=$1 devopts=$2 append=$3 out rc start end metrics
     local figures_only=("${@:4}")
+    local save=()
+    if [ -n "${BENCH_DIR:-}" ] && [ "$table" = modes ]; then
+        save=(COPRO_TRACE="$BENCH_DIR/hog-$label.trace.json")
+    fi
     start=$(date +%s.%N)
-    out=$(COPRO_TIMEOUT=${COPRO_TIMEOUT:-600} bash "$here/run-firmware.sh" \
+    out=$(env "${save[@]}" COPRO_TIMEOUT=${COPRO_TIMEOUT:-600} \
+          bash "$here/run-firmware.sh" \
               "$qemu_run" "$image" -M q35 \
               -device "copro,$devopts" \
               -icount shift=0,sleep=off \
@@ -52,6 +60,9 @@ run_hog() {
     rc=$?
     end=$(date +%s.%N)
     metrics=$(printf '%s\n' "$out" | sed -n 's/^# METRICS //p' | tail -n 1)
+    if [ ${#save[@]} -gt 0 ]; then
+        printf '%s\n' "$metrics" > "$BENCH_DIR/hog-$label.json"
+    fi
     if ! python3 - "$label" "$metrics" "$rc" "$start" "$end" \
             "${figures_only[@]}" <<'PY'; then
 import json

@@ -16,6 +16,9 @@
 # 3. fairness: Jain's index of GPU time across 8 NORMAL contexts, per
 #    policy.
 # Exit status 1 if a run failed (its line says so), 2 on bad usage.
+# With BENCH_DIR set, each desktop run also leaves there its METRICS
+# (desktop-POLICY.json) and its timeline (desktop-POLICY.timeline.json and
+# .trace.json), for scripts/plot-bench.py.
 set -u
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
@@ -32,13 +35,20 @@ trap 'rm -rf "$tmp"' EXIT
 
 # run NAME IMAGE APPEND... : the METRICS json of one run in $tmp/NAME
 run() {
-    local name=$1 image=$2
+    local name=$1 image=$2 save=()
     shift 2
-    COPRO_TIMEOUT=${COPRO_TIMEOUT:-600} bash "$here/run-firmware.sh" \
+    if [ -n "${BENCH_DIR:-}" ] && [ "$image" = desktop ]; then
+        save=(COPRO_TRACE="$BENCH_DIR/$name.trace.json")
+    fi
+    env "${save[@]}" COPRO_TIMEOUT=${COPRO_TIMEOUT:-600} \
+        bash "$here/run-firmware.sh" \
         "$qemu_run" "$fw/$image.elf" -M q35 -device copro \
         -icount shift=0,sleep=off -append "irq=msix $*" >"$tmp/$name.out"
     echo $? >"$tmp/$name.rc"
     sed -n 's/^# METRICS //p' "$tmp/$name.out" | tail -n 1 >"$tmp/$name.json"
+    if [ ${#save[@]} -gt 0 ]; then
+        cp "$tmp/$name.json" "$BENCH_DIR/$name.json"
+    fi
 }
 
 for p in fifo priority quantum; do

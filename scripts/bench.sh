@@ -7,6 +7,9 @@
 #   bench.sh BUILDDIR
 set -euo pipefail
 build=$(realpath "$1")
+# the runs the pictures are made from, and the pictures
+export BENCH_DIR=$build/bench
+mkdir -p "$BENCH_DIR"
 
 echo "== emulation throughput (timing=instant, host time, one run) =="
 QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench" |
@@ -27,3 +30,10 @@ bash "$(dirname "$0")/bench-os.sh" "$build/qemu-run" "$build/firmware"
 
 echo
 bash "$(dirname "$0")/bench-sched.sh" "$build"
+
+echo
+echo "== pictures (in $BENCH_DIR) =="
+# Debian's python3 has Debian's matplotlib (scripts/install-deps.sh)
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+"$py" "$(dirname "$0")/plot-bench.py" "$BENCH_DIR"

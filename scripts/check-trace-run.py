@@ -33,7 +33,9 @@ def main():
         sys.exit(__doc__)
     i = argv.index("--")
     trace, expect, run = argv[0], argv[1:i], argv[i + 1:]
-    raw = trace[:-5] + ".timeline.json" if trace.endswith(".json") else None
+    # as scripts/run-firmware.sh names it
+    raw = trace[:-5] if trace.endswith(".json") else trace
+    raw = (raw[:-6] if raw.endswith(".trace") else raw) + ".timeline.json"
     for f in (trace, raw):
         if f and os.path.exists(f):
             os.unlink(f)

@@ -13,7 +13,7 @@ set -euo pipefail
 PKGS=(build-essential pkg-config ninja-build libglib2.0-dev libpixman-1-dev
       python3 python3-venv flex bison seabios dpkg-dev ccache
       libjson-glib-dev xz-utils ca-certificates python3-docutils
-      libpng-dev libsdl2-dev)
+      libpng-dev libsdl2-dev python3-matplotlib)
 BPO_PKGS=(meson qemu-system-data)
 
 SRC_LIST=/etc/apt/sources.list.d/copro.sources

@@ -23,10 +23,11 @@
 #   other    failure
 # Exit status: 0 only if the guest passed and every check passed.
 #
-# COPRO_TRACE=FILE.json also saves the run's timeline (docs/specs/copro.rst,
-# "Timeline"; COPRO_TRACE_EVENTS events, default 1048576) and converts it
-# with tools/copro-trace into FILE.json, a trace Perfetto opens (one more
-# TAP check says whether that worked).
+# COPRO_TRACE=NAME.trace.json also saves the run's timeline
+# (docs/specs/copro.rst, "Timeline"; COPRO_TRACE_EVENTS events, default
+# 1048576) as NAME.timeline.json and converts it with tools/copro-trace
+# into NAME.trace.json, a trace Perfetto opens (one more TAP check says
+# whether that worked).
 set -u
 
 if [ $# -lt 2 ]; then
@@ -51,7 +52,8 @@ fi
 
 timeline=()
 if [ -n "${COPRO_TRACE:-}" ]; then
-    raw=${COPRO_TRACE%.json}.timeline.json
+    raw=${COPRO_TRACE%.json}
+    raw=${raw%.trace}.timeline.json     # NAME.trace.json: NAME.timeline.json
     rm -f "$raw"
     timeline=(-global "copro.timeline=${COPRO_TRACE_EVENTS:-1048576}"
               -global "copro.x-timeline-file=$raw")

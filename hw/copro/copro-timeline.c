@@ -159,17 +159,21 @@ static const char *copro_tl_tdr_name(uint64_t v)
  * Recording
  */
 
-/* The slot of the next event; drops the oldest when the log is full. */
+/*
+ * The slot of the next event; drops the oldest when the log is full. No
+ * division on this path: it runs for every event.
+ */
 static CoproTlEvent *copro_tl_slot(CoproTlLog *tl)
 {
-    CoproTlEvent *ev;
+    CoproTlEvent *ev = &tl->ev[tl->head];
 
+    if (++tl->head == tl->capacity) {
+        tl->head = 0;
+    }
     if (tl->count == tl->capacity) {
-        ev = &tl->ev[tl->first];
-        tl->first = (tl->first + 1) % tl->capacity;
+        tl->first = tl->head;       /* the oldest was just overwritten */
         tl->dropped++;
     } else {
-        ev = &tl->ev[(tl->first + tl->count) % tl->capacity];
         tl->count++;
     }
     tl->next_seq++;
@@ -371,6 +375,7 @@ static bool copro_tl_enable(CoproState *s, uint32_t capacity, Error **errp)
         tl->ev = ev;
         tl->capacity = capacity;
         tl->first = 0;
+        tl->head = 0;
         tl->count = 0;
         tl->dropped = 0;
     }
@@ -599,6 +604,7 @@ static bool copro_tl_write(CoproState *s, const char *path,
 static void copro_tl_clear(CoproTlLog *tl)
 {
     tl->first = 0;
+    tl->head = 0;
     tl->count = 0;
     tl->dropped = 0;
 }
@@ -724,6 +730,8 @@ void copro_tl_unrealize(CoproState *s)
     s->tl.on = false;
     g_clear_pointer(&s->tl.ev, g_free);
     s->tl.capacity = 0;
+    s->tl.first = 0;
+    s->tl.head = 0;
     s->tl.count = 0;
 }
 

@@ -218,6 +218,7 @@ typedef struct CoproTlLog {
     CoproTlEvent *ev;           /* ring of capacity events, or NULL */
     uint32_t capacity;
     uint32_t first;             /* index of the oldest event */
+    uint32_t head;              /* index of the next event */
     uint32_t count;
     uint64_t next_seq;          /* seq of the next event recorded */
     uint64_t dropped;           /* overwritten since enabled or cleared */

@@ -7,6 +7,12 @@
  * measured around a submission, from the doorbell to the completed fence
  * (polled through the qtest socket), and compared with host memcpy measured
  * in the same process, so the ratio means something on a noisy machine.
+ *
+ * Then the cost of the timeline (docs/specs/copro.rst, "Timeline"): the
+ * same NOP and COPY buffers, and batches of one-packet submissions (where
+ * the log records the most per unit of work: a start and a retire each),
+ * with the log off and on in turn in this one QEMU (QMP
+ * x-copro-timeline-set), best of several interleaved runs each.
  */
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
@@ -17,8 +23,16 @@
 #define RING_SIZE   16
 #define BUF         0x10000
 #define WB          0x8000
+#define SUB_RING    (56 * MiB)      /* engine 1: batches of submissions */
+#define SUB_RING_SIZE 4096
+#define TL_RUNS     9               /* interleaved runs per log state */
+#define COPY_PKTS   (40 * MiB)      /* the timeline bench's COPY packets */
+
+/* where copy_rate() puts its packets */
+static uint64_t copy_pkts = BUF;
 
 static uint64_t fence_seq;
+static unsigned poll_us = 200;      /* between looks at a running buffer */
 
 /* Submit one buffer on engine 0 and return host seconds until it retires. */
 static double run_buffer(Copro *c, uint64_t addr, uint32_t len)
@@ -38,10 +52,26 @@ static double run_buffer(Copro *c, uint64_t addr, uint32_t len)
     while (erd64(c, 0, COPRO_ENG_COMPLETED_FENCE) != fence_seq) {
         g_assert_cmpuint(erd32(c, 0, COPRO_ENG_STATE), !=,
                          COPRO_ENG_STATE_HALTED);
-        g_usleep(200);
+        g_usleep(poll_us);
     }
     t1 = g_get_monotonic_time();
     return (t1 - t0) / 1e6;
+}
+
+/*
+ * CPU time of QEMU's main thread, ns: under -accel qtest the engines run
+ * there (bottom halves). On a shared machine it measures the emulation's
+ * work where host time measures its neighbours too.
+ */
+static int64_t qemu_cpu_ns(Copro *c)
+{
+    pid_t pid = qtest_pid(c->qts);
+    g_autofree char *path = g_strdup_printf("/proc/%d/task/%d/schedstat",
+                                            pid, pid);
+    g_autofree char *text = NULL;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    return g_ascii_strtoll(text, NULL, 10);
 }
 
 /*
@@ -68,31 +98,68 @@ static double host_memcpy_rate(size_t size, int reps)
     return (double)size * reps / s;
 }
 
-static void bench_packets(Copro *c)
-{
-    const uint32_t npkt = COPRO_DMA_MAX / 4;    /* largest buffer */
-    g_autofree uint32_t *buf = g_new(uint32_t, npkt);
-    double s;
+#define NPKT (COPRO_DMA_MAX / 4)      /* NOPs in the largest buffer */
 
-    for (uint32_t i = 0; i < npkt; i++) {
+static void put_nops(Copro *c)
+{
+    g_autofree uint32_t *buf = g_new(uint32_t, NPKT);
+
+    for (uint32_t i = 0; i < NPKT; i++) {
         buf[i] = cpu_to_le32(COPRO_PKT_HDR(COPRO_OP_NOP, 0, 1));
     }
-    vram_write(c, BUF, buf, npkt * 4);
+    vram_write(c, BUF, buf, NPKT * 4);
     run_buffer(c, BUF, 4096);       /* warm up */
-    s = run_buffer(c, BUF, npkt * 4);
+}
+
+static void bench_packets(Copro *c)
+{
+    double s;
+
+    put_nops(c);
+    s = run_buffer(c, BUF, NPKT * 4);
     printf("packets: %u NOP packets in %.3f s: %.2f Mpackets/s "
-           "(host time, timing=instant)\n", npkt, s, npkt / s / 1e6);
+           "(host time, timing=instant)\n", NPKT, s, NPKT / s / 1e6);
 }
 
 /*
- * COPY of @size bytes, @reps times in one buffer, alternating direction
- * between @src and @dst; returns bytes per second.
+ * Batches of SUB_RING_SIZE - 1 submissions of one NOP each on engine 1
+ * (its ring filled by bench_timeline), a doorbell per batch: submissions
+ * retired per second.
  */
-static double copy_rate(Copro *c, uint64_t src, uint64_t dst, uint64_t size,
-                        int reps)
+static double submission_rate(Copro *c)
+{
+    const uint32_t n = SUB_RING_SIZE - 1, batches = 16;
+    uint64_t done = erd64(c, 1, COPRO_ENG_STAT_SUBMISSIONS);
+    uint32_t tail = erd32(c, 1, COPRO_ENG_RING_TAIL);
+    int64_t t0 = g_get_monotonic_time();
+
+    for (uint32_t b = 0; b < batches; b++) {
+        tail = (tail + n) % SUB_RING_SIZE;
+        ewr32(c, 1, COPRO_ENG_RING_TAIL, tail);
+        done += n;
+        while (erd64(c, 1, COPRO_ENG_STAT_SUBMISSIONS) < done) {
+            g_assert_cmpuint(erd32(c, 1, COPRO_ENG_STATE), !=,
+                             COPRO_ENG_STATE_HALTED);
+            g_usleep(poll_us);
+        }
+    }
+    return batches * n / ((g_get_monotonic_time() - t0) / 1e6);
+}
+
+static void timeline_set(Copro *c, bool on)
+{
+    qtest_qmp_assert_success(c->qts, "{ 'execute': 'x-copro-timeline-set', "
+                             "'arguments': { 'enable': %i } }", on);
+}
+
+/*
+ * A buffer of @reps COPY packets of @size bytes, alternating direction
+ * between @src and @dst, at copy_pkts; returns its length in bytes.
+ */
+static uint32_t copy_put(Copro *c, uint64_t src, uint64_t dst, uint64_t size,
+                         int reps)
 {
     uint32_t pkt[COPRO_LEN_COPY];
-    uint64_t total = size * reps;
 
     for (int r = 0; r < reps; r++) {
         uint64_t from = r & 1 ? dst : src, to = r & 1 ? src : dst;
@@ -104,15 +171,24 @@ static double copy_rate(Copro *c, uint64_t src, uint64_t dst, uint64_t size,
         pkt[4] = cpu_to_le32(from >> 32);
         pkt[5] = cpu_to_le32(size);
         pkt[6] = cpu_to_le32(size >> 32);
-        vram_write(c, BUF + r * sizeof(pkt), pkt, sizeof(pkt));
+        vram_write(c, copy_pkts + r * sizeof(pkt), pkt, sizeof(pkt));
     }
+    return reps * sizeof(pkt);
+}
+
+/* COPY as copy_put() says, timed: bytes per second. */
+static double copy_rate(Copro *c, uint64_t src, uint64_t dst, uint64_t size,
+                        int reps)
+{
+    uint32_t len = copy_put(c, src, dst, size, reps);
+
     /*
      * Once untimed: the first touch of each destination page costs a host
      * page fault and zeroing, which host memcpy (on memset buffers) does
      * not pay either.
      */
-    run_buffer(c, BUF, reps * sizeof(pkt));
-    return total / run_buffer(c, BUF, reps * sizeof(pkt));
+    run_buffer(c, copy_pkts, len);
+    return size * reps / run_buffer(c, copy_pkts, len);
 }
 
 /*
@@ -145,6 +221,106 @@ static void bench_copy(Copro *c, uint64_t size, int reps, double memcpy_bps)
            abps / 1e6, abps / bps, abps / memcpy_bps);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * The timeline's cost: each figure with the log off and on, in pairs
+ * whose order alternates (off-on, on-off...) so that a warming cache
+ * favours neither, after a warm-up pair. Rates per second of QEMU's CPU
+ * time (the measure: other processes on the machine change host time by
+ * tens of percent from run to run) and per host second; the median of
+ * TL_RUNS each.
+ */
+static void bench_timeline(Copro *c)
+{
+    static const char *const what[] = {
+        "NOP packets/s", "COPY VRAM->VRAM bytes/s",
+        "submissions/s (1 NOP each)",
+    };
+    g_autofree struct copro_submit_desc *ring =
+        g_new0(struct copro_submit_desc, SUB_RING_SIZE);
+    double cpu[3][2][TL_RUNS], wall[3][2][TL_RUNS];
+    const uint64_t copy_size = 8 * MiB;
+    const int copy_reps = 64;
+    uint32_t copy_len;
+    QDict *rsp;
+
+    /* clear of the NOP buffer, the aperture bench's GART and ring */
+    copy_pkts = COPY_PKTS;
+    poll_us = 2000;     /* the polls cost QEMU CPU time too: few */
+    put_nops(c);
+    copy_len = copy_put(c, 17 * MiB, 26 * MiB, copy_size, copy_reps);
+    for (uint32_t i = 0; i < SUB_RING_SIZE; i++) {
+        ring[i].dma_addr = cpu_to_le64(BUF);
+        ring[i].dma_len = cpu_to_le32(4);
+        ring[i].fence = cpu_to_le64(1);
+        ring[i].flags = cpu_to_le32(COPRO_SUBMIT_NO_IRQ);
+    }
+    vram_write(c, SUB_RING, ring, SUB_RING_SIZE * sizeof(*ring));
+    copro_ring_setup(c, 1, SUB_RING, SUB_RING_SIZE);
+    for (int run = -1; run < TL_RUNS; run++) {
+        for (int k = 0; k < 2; k++) {
+            int on = (run & 1) ? !k : k;
+            double units[3] = {
+                NPKT, (double)copy_size * copy_reps,
+                16.0 * (SUB_RING_SIZE - 1),
+            };
+
+            timeline_set(c, on);
+            for (int i = 0; i < 3; i++) {
+                int64_t t0 = qemu_cpu_ns(c);
+                double w;
+
+                switch (i) {
+                case 0:
+                    w = run_buffer(c, BUF, NPKT * 4);
+                    break;
+                case 1:
+                    w = run_buffer(c, copy_pkts, copy_len);
+                    break;
+                default:
+                    w = units[2] / submission_rate(c);
+                    break;
+                }
+                if (run >= 0) {
+                    cpu[i][on][run] = units[i] * 1e9 /
+                                      (qemu_cpu_ns(c) - t0);
+                    wall[i][on][run] = units[i] / w;
+                }
+            }
+        }
+    }
+    rsp = qtest_qmp(c->qts, "{ 'execute': 'x-copro-timeline', "
+                    "'arguments': { 'max': 0 } }");
+    printf("timeline: the log off and on in turn, median of %d runs each "
+           "(timing=instant); it recorded %" PRIu64 " events, %" PRIu64
+           " dropped as it wrapped\n", TL_RUNS,
+           qdict_get_int(qdict_get_qdict(rsp, "return"), "next-seq"),
+           qdict_get_int(qdict_get_qdict(rsp, "return"), "dropped"));
+    qobject_unref(rsp);
+    for (int i = 0; i < 3; i++) {
+        double c0 = median(cpu[i][0], TL_RUNS);
+        double c1 = median(cpu[i][1], TL_RUNS);
+        double w0 = median(wall[i][0], TL_RUNS);
+        double w1 = median(wall[i][1], TL_RUNS);
+
+        printf("timeline: %-27s per QEMU CPU s: off %9.4g on %9.4g "
+               "on/off %.3f; per host s: off %9.4g on %9.4g on/off %.3f\n",
+               what[i], c0, c1, c1 / c0, w0, w1, w1 / w0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     Copro c;
@@ -159,6 +335,7 @@ int main(int argc, char **argv)
     bench_packets(&c);
     memcpy_bps = host_memcpy_rate(16 * MiB, 64);
     bench_copy(&c, 16 * MiB, 64, memcpy_bps);
+    bench_timeline(&c);
     copro_shutdown(&c);
     return 0;
 }
