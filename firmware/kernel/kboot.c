@@ -76,6 +76,15 @@ bool kboot_start(struct kboot *b, struct report *r,
         return false;
     }
     copro_ddi_init(&b->ddi, &b->cp);
+    if (b->display.width) {
+        /* after copro_cp_init, which rewrote INT_MASK */
+        err = copro_display_init(&b->disp, &b->dev);
+        if (!report(r, err == NULL, "display block taken over: %u Hz%s%s",
+                    b->disp.refresh, err ? ": " : "", err ? err : "")) {
+            return false;
+        }
+        copro_ddi_attach_display(&b->ddi, &b->disp);
+    }
     ddi = copro_ddi_device(&b->ddi);
     ok = copro_ddi_take_segment(&b->ddi, &seg_base, &seg_size, &seg_cpu);
     if (!report(r, ok, "VRAM segment for the OS: %lu KiB at %#lx",
@@ -101,6 +110,14 @@ bool kboot_start(struct kboot *b, struct report *r,
     }
     kitem_init(&b->dpc, run_dpc, b);
     copro_ddi_set_upcalls(&b->ddi, &kernel_upcalls, &b->k);
+    if (b->display.width) {
+        err = kdisplay_start(&b->k, 0, b->display.width, b->display.height);
+        if (!report(r, err == NULL, "display source 0: %ux%u XRGB8888, "
+                    "black until the first present%s%s", b->display.width,
+                    b->display.height, err ? ": " : "", err ? err : "")) {
+            return false;
+        }
+    }
     /* Last: from here an interrupt queues the DPC. */
     b->dev.queue_dpc_ctx = b;
     b->dev.queue_dpc = queue_dpc;
