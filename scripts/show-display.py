@@ -126,8 +126,8 @@ def main():
     display = ["-display", "sdl" if args.window == "sdl" else "none"]
     if args.window == "vnc":
         display += ["-vnc", args.vnc]
-    cmd = [args.qemu, "-M", "q35", "-m", "256", "-nodefaults",
-           "-icount", args.icount,
+    cmd = [args.qemu, "-M", "q35", "-accel", "tcg", "-m", "256",
+           "-nodefaults", "-no-reboot", "-icount", args.icount,
            "-device", "copro", "-kernel", args.image,
            "-append", args.append,
            "-serial", "stdio", "-qmp", "unix:%s,server=on,wait=off" % sock,

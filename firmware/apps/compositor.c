@@ -433,9 +433,37 @@ static void check(struct app *a, struct report *r)
     take_screen(c, rec);
 }
 
+/* The vsync counts around the run: how many vblanks it could have
+ * filled. */
+static uint64_t vsyncs_now(struct compositor *c)
+{
+    struct kapi_display_info info;
+
+    if (kapi_display_info(c->f.app.proc, c->f.app.hdev, 0, &info) != DDI_OK) {
+        return 0;
+    }
+    return info.vsyncs;
+}
+
+static void start(struct app *a)
+{
+    struct compositor *c = (struct compositor *)a;
+
+    c->vsync_start = vsyncs_now(c);
+    frameapp_start(a);
+}
+
+static void stop(struct app *a)
+{
+    struct compositor *c = (struct compositor *)a;
+
+    c->vsync_stop = vsyncs_now(c);
+    frameapp_stop(a);
+}
+
 static const struct app_ops compositor_ops = {
-    .start = frameapp_start,
-    .stop = frameapp_stop,
+    .start = start,
+    .stop = stop,
     .check = check,
 };
 

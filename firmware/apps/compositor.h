@@ -109,6 +109,7 @@ struct compositor {
     uint64_t missed;            /* vblanks missed, from FLIP_DONE */
     uint64_t late_flips;        /* flips that missed at least one */
     uint64_t max_missed;
+    uint64_t vsync_start, vsync_stop;   /* the source's count then */
 
     struct compositor_screen screen;
     uint32_t cmd[COMPOSITOR_CMD_BYTES / 4];
