@@ -19,24 +19,34 @@ $(BUILD)/build.ninja: | deps
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
-# Boot the desktop (compositor, cursor, game and hog on the OS) and print
-# its report: TAP checks, the per-application table, METRICS. Under
-# -icount the virtual time is deterministic and skips ahead while the
-# guest halts. RUN_ARGS adds to the guest's command line (policy=fifo).
-# The run's timeline is saved as $(BUILD)/desktop.trace.json: open it in
-# https://ui.perfetto.dev (or chrome://tracing).
+# Boot the desktop (compositor, cursor, game and hog on the OS, on the
+# device's display) and print its report: TAP checks, the per-application
+# table, the display's figures, SCREEN and METRICS; then save its final
+# frame, QEMU's screendump, as $(BUILD)/desktop.png, and its timeline as
+# $(BUILD)/desktop.trace.json (open it in https://ui.perfetto.dev or
+# chrome://tracing). Under -icount the virtual time is deterministic and
+# skips ahead while the guest halts. RUN_ARGS adds to the guest's command
+# line (policy=fifo, video=0).
 RUN_ARGS ?=
 run: build
-	@COPRO_TRACE=$(BUILD)/desktop.trace.json bash scripts/run-firmware.sh $(BUILD)/qemu-run $(BUILD)/firmware/desktop.elf -M q35 -device copro -icount shift=0,sleep=off -append 'irq=msix $(RUN_ARGS)'
+	@python3 scripts/show-display.py --qemu-python $(BUILD)/qemu/src/python \
+	  --window none --tap --icount shift=0,sleep=off \
+	  --trace $(BUILD)/desktop.trace.json \
+	  --append 'irq=msix hold $(RUN_ARGS)' \
+	  $(BUILD)/qemu-run $(BUILD)/firmware/desktop.elf $(BUILD)/desktop.png
 
-# Boot the display scenario: frames drawn by the GPU, flipped on vsync; its
-# last frame is saved as $(BUILD)/display.png and, when a display is
-# available ($$DISPLAY), stays in QEMU's SDL window until it is closed.
-# SHOW=sdl|vnc|none chooses (vnc serves it on VNC=:1 by default).
+# Boot an image that holds its last frame on screen: IMAGE=display (the
+# default: frames drawn by the GPU, flipped on vsync) or IMAGE=desktop
+# (with RUN_ARGS). The last frame is saved as $(BUILD)/$(IMAGE).png and,
+# when a display is available ($$DISPLAY), stays in QEMU's SDL window
+# until it is closed; the animation runs at about real speed. SHOW=sdl|
+# vnc|none chooses (vnc serves it on VNC=:1 by default).
+IMAGE ?= display
 show: build
-	@python3 scripts/show-display.py $(BUILD)/qemu-run \
-	  $(BUILD)/firmware/display.elf $(BUILD)/display.png \
-	  $(if $(SHOW),--window $(SHOW)) $(if $(VNC),--vnc $(VNC))
+	@python3 scripts/show-display.py --qemu-python $(BUILD)/qemu/src/python \
+	  $(if $(filter desktop,$(IMAGE)),--append 'irq=msix hold $(RUN_ARGS)') \
+	  $(if $(SHOW),--window $(SHOW)) $(if $(VNC),--vnc $(VNC)) \
+	  $(BUILD)/qemu-run $(BUILD)/firmware/$(IMAGE).elf $(BUILD)/$(IMAGE).png
 
 # Run every test; the last line says how many passed and failed.
 check: build

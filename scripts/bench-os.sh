@@ -10,7 +10,10 @@
 # 1. desktop under fifo, priority and quantum side by side: per
 #    application frames, deadline misses, submit-to-start latency
 #    p50/p99/max, GPU share, preemptions; the hog's completion time and
-#    the engine's busy fraction.
+#    the engine's busy fraction; then the compositor's flips per policy
+#    with the game, the video and the hog running: presents, flips,
+#    vblanks missed as the driver's FLIP_DONE measured them, flips that
+#    came late (goal: 0 under priority and quantum).
 # 2. overlap: the engine's busy fraction with short buffers, with the
 #    scheduler's overlapped preparation and with serial_prepare.
 # 3. fairness: Jain's index of GPU time across 8 NORMAL contexts, per
@@ -94,7 +97,7 @@ def t(ns):
     return "%.3f s" % (ns / 1e9)
 
 
-print("== desktop: compositor, cursor, game, hog per policy "
+print("== desktop: compositor, cursor, game, video, hog per policy "
       "(virtual time) ==")
 print("%-9s %-11s %7s %7s %10s %10s %10s %7s %8s" % (
     "policy", "app", "frames", "misses", "lat p50", "lat p99", "lat max",
@@ -111,6 +114,30 @@ for p in ("fifo", "priority", "quantum"):
     print("%-9s engine busy %.1f %%, hog's first buffer done %s" % (
         p, m["busy_permille"] / 10,
         t(m["hog_done_ns"]) if m["hog_done_ns"] else "never (in the run)"))
+
+print()
+print("== desktop display: the compositor's flips per policy, game, video "
+      "and hog running ==")
+print("   vblanks: while the compositor ran; missed vblanks: vblanks "
+      "between two of")
+print("   its flips with nothing new on screen, from the driver's "
+      "FLIP_DONE (the wait")
+print("   before its first flip is not one); deadline misses: frames not "
+      "composed")
+print("   before the next vsync, vsyncs that released none included")
+print("%-9s %8s %8s %6s %15s %10s %9s %16s" % (
+    "policy", "vblanks", "presents", "flips", "missed vblanks",
+    "late flips", "max late", "deadline misses"))
+for p in ("fifo", "priority", "quantum"):
+    m = load("desktop-" + p)
+    if not m or "display" not in m:
+        continue
+    d = m["display"]
+    comp = [a for a in m["apps"] if a["name"] == "compositor"]
+    print("%-9s %8d %8d %6d %15d %10d %9d %16s" % (
+        p, d["vblanks"], d["presents"], d["flips"], d["missed_vblanks"],
+        d["late_flips"], d["max_missed"],
+        comp[0]["misses"] if comp else "?"))
 
 print()
 print("== overlap: engine busy with short buffers ==")

@@ -1,17 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The compositor (DWM's part): HIGH priority, one frame per 16.67 ms,
- * due before the next. Until the display block exists it "presents" by
- * composing into its primary allocation and timestamping the result:
- * frame n fills the primary with its background colour, copies each
- * window (shared by its application, opened here) into its band of rows,
- * and copies the cursor sprite to a position that moves with n; the
- * frame's end timestamp is its present time.
+ * The compositor (DWM's part): HIGH priority, one frame per vsync. Frame
+ * n is released by the kernel's vsync event and composed with GPU work on
+ * the render engine into the back buffer, the one of its two primaries
+ * not on screen: the desktop (background, taskbar, the frame number in
+ * lights, each window's border and title bar), then each window's front
+ * buffer copied row by row into its place, then the cursor. It is then
+ * presented (kapi_present: shown once the GPU has finished it, flipped at
+ * a vsync), and the next frame is composed only once that present is on
+ * screen, so the back buffer is never the one scanned out. A vsync that
+ * finds the previous present not yet shown releases nothing (a dropped
+ * frame, a deadline miss), and every present's result says how many
+ * vblanks went by without a new picture: the missed-vblank measure, from
+ * the driver's FLIP_DONE.
  *
- * Checked by content once drained: every pixel of the primary is the last
- * frame's background, or in a window's band a colour that window's
- * application drew (any of its frames, as a window may be copied while
- * its application redraws it), or in the cursor's square a cursor colour.
+ * The cursor: with a pointer plane, frame n copies the cursor
+ * application's shape into one of two pointer images of its own and puts
+ * it on the plane, with the position of frame n, when frame n is shown;
+ * without one (or with sw_cursor), it copies the shape's opaque pixels
+ * into the primary, row by row.
+ *
+ * Windows are swap chains (apps/winapp.h): the compositor copies a
+ * window's front buffer and marks it held by frame n, so the application
+ * waits on the GPU for the compositor's sync object before drawing into
+ * it again. What frame n composed (each window's front frame, the
+ * cursor's frame and position) is recorded, so the picture is known.
+ *
+ * Checked by content once drained: the primary on screen is, pixel for
+ * pixel, the desktop of its frame with the windows' pictures of the
+ * frames it copied (apps/picture.h, the applications' own models), the
+ * pointer image the cursor's picture; every present was shown; the
+ * kernel counted the same flips. compositor_screen() then gives the
+ * screen as QEMU shows it (the pointer blended over the scanout): its
+ * CRC-32 and sample pixels, for a host to compare with a screendump.
  */
 #ifndef FW_APPS_COMPOSITOR_H
 #define FW_APPS_COMPOSITOR_H
@@ -19,37 +40,102 @@
 #include <stdint.h>
 
 #include "apps/frameapp.h"
+#include "apps/picture.h"
 #include "apps/winapp.h"
 
 #define COMPOSITOR_MAX_WINDOWS  4
-#define COMPOSITOR_WIDTH        256
-#define COMPOSITOR_HEIGHT       192
-#define COMPOSITOR_CMD_BYTES    4096
+#define COMPOSITOR_MAX_WIDTH    800
+#define COMPOSITOR_MAX_HEIGHT   600
+#define COMPOSITOR_RECORDS      8       /* frames remembered, by n mod */
+#define COMPOSITOR_CMD_BYTES    8192
+#define COMPOSITOR_SAMPLES      8
 
-struct compositor_source {
-    uint32_t h;                 /* the compositor's handle to the surface */
-    uint32_t row;               /* first row in the primary (windows) */
-    uint32_t rows, cols;
-    const struct winapp *owner; /* whose colours may show there */
+struct compositor_window {
+    struct winapp *owner;       /* NULL: none */
+    uint32_t h[WINAPP_MAX_BUFFERS];     /* its buffers, opened here */
+    uint32_t x, y;              /* where its content goes on the screen */
+    uint32_t title;             /* title bar colour */
+};
+
+/* What frame n composed. */
+struct compositor_frame {
+    uint64_t n;
+    unsigned primary;           /* 0 or 1 */
+    unsigned pointer;           /* pointer image it filled, 0 or 1 */
+    uint64_t win_front[COMPOSITOR_MAX_WINDOWS];     /* 0: not drawn yet */
+    uint64_t cursor_front;
+    int32_t cx, cy;             /* the cursor's top-left */
+};
+
+struct compositor_sample {
+    uint32_t x, y;
+    uint32_t rgb;               /* 0xRRGGBB as the screen shows it */
+    const char *what;
+};
+
+/* The screen as the display shows it, once checked. */
+struct compositor_screen {
+    bool valid;                 /* the check ran and the picture is right */
+    uint32_t width, height;
+    uint64_t frame;             /* the compositor frame on screen */
+    uint64_t vsync, time;       /* flipped at this vsync, GPU time */
+    uint32_t crc;               /* CRC-32 of its R, G, B bytes, row by row
+                                   (a PPM screendump's pixel data) */
+    unsigned nsamples;
+    struct compositor_sample sample[COMPOSITOR_SAMPLES];
 };
 
 struct compositor {
     struct frameapp f;          /* first */
-    uint32_t hprimary;
+    struct kapi_display_info disp;
+    bool hw_cursor;             /* the pointer plane */
+    uint32_t hprimary[2];
+    uint32_t hpointer[2];       /* pointer images (hw_cursor) */
+    uint32_t sync_name;         /* its frame sync object, shared */
     unsigned nwin;
-    struct compositor_source win[COMPOSITOR_MAX_WINDOWS];
-    struct compositor_source cursor;    /* h == 0: none */
+    struct compositor_window win[COMPOSITOR_MAX_WINDOWS];
+    struct compositor_window cursor;
+    /* the cursor's opaque span per row [x0, x1), for the software path */
+    uint8_t span[DDI_POINTER_SIZE][2];
+    struct compositor_frame rec[COMPOSITOR_RECORDS];
+
+    /* presents */
+    bool present_pending;
+    uint64_t shown;             /* frame on screen, 0: none of ours yet */
+    unsigned on_screen;         /* its primary */
+    unsigned pointer_shown;     /* the pointer image on the plane */
+    uint64_t shown_vsync, shown_time;
+    uint64_t presents, flips;
+    uint64_t missed;            /* vblanks missed, from FLIP_DONE */
+    uint64_t late_flips;        /* flips that missed at least one */
+    uint64_t max_missed;
+    uint64_t vsync_start, vsync_stop;   /* the source's count then */
+
+    struct compositor_screen screen;
     uint32_t cmd[COMPOSITOR_CMD_BYTES / 4];
 };
 
-int compositor_init(struct compositor *c, struct kernel *k, const char *name);
+/* On display source 0, which must be on and XRGB8888; sw_cursor draws
+ * the cursor into the primary even when there is a pointer plane. */
+int compositor_init(struct compositor *c, struct kernel *k, const char *name,
+                    bool sw_cursor);
 
-/* Shows owner's window (as wide as the primary) from row on. */
-int compositor_add_window(struct compositor *c, const struct winapp *owner,
-                          uint32_t row);
+/* Shows owner's window with its content's top-left at (x, y) (a title
+ * bar and border go around it) and shares the compositor's sync object
+ * with it. */
+int compositor_add_window(struct compositor *c, struct winapp *owner,
+                          uint32_t x, uint32_t y, uint32_t title);
 
-/* Draws owner's sprite as the cursor. */
-int compositor_set_cursor(struct compositor *c, const struct winapp *owner);
+/* Shows owner's window (a DDI_POINTER_SIZE square ARGB8888 shape) as
+ * the cursor. */
+int compositor_set_cursor(struct compositor *c, struct winapp *owner);
+
+/* The checked screen (valid false if the check did not pass). */
+static inline const struct compositor_screen *
+compositor_screen(const struct compositor *c)
+{
+    return &c->screen;
+}
 
 static inline struct app *compositor_app(struct compositor *c)
 {

@@ -36,6 +36,25 @@ static int render_cb(struct evil *e, uint32_t hctx)
     return kapi_render(e->app.proc, hctx, &a);
 }
 
+/* Never called: every present evil makes is refused. */
+static void on_present(void *arg, const struct kapi_present_result *r)
+{
+    struct evil *e = arg;
+
+    (void)r;
+    app_fail(&e->app, "a hostile present was accepted", DDI_EINVAL);
+}
+
+static void on_vsync(void *arg, int status, uint64_t vsyncs, uint64_t time)
+{
+    struct evil *e = arg;
+
+    (void)status;
+    (void)vsyncs;
+    (void)time;
+    app_fail(&e->app, "a hostile vsync wait was accepted", DDI_EINVAL);
+}
+
 /* Each attempt: a hostile call; returns the code the kernel gave. */
 static int attempt(struct evil *e, unsigned i)
 {
@@ -47,6 +66,9 @@ static int attempt(struct evil *e, unsigned i)
     volatile void *cpu;
     uint32_t h = 0;
     int st;
+    struct kapi_present pr = {
+        .source = 0, .tag = i, .fn = on_present, .arg = e,
+    };
 
     umd_reset(&e->cb);
     switch (i) {
@@ -71,7 +93,7 @@ static int attempt(struct evil *e, unsigned i)
         umd_copy(&e->cb, e->hbuf, 0, e->hbuf, 2048, 1ull << 32);
         return render_cb(e, a->hctx);
     case 6:     /* the victim's window: its handle means nothing here */
-        umd_fill(&e->cb, e->victim->hwin, 0, 64, PATTERN);
+        umd_fill(&e->cb, e->victim->hwin[0], 0, 64, PATTERN);
         return render_cb(e, a->hctx);
     case 7:     /* the victim's context */
         umd_fill(&e->cb, e->hbuf, 0, 64, PATTERN);
@@ -107,9 +129,9 @@ static int attempt(struct evil *e, unsigned i)
     }
     case 16:    /* open with a forged shared name */
         return kapi_open_allocation(a->proc, a->hdev,
-                                    e->victim->shared ^ 0x100, &h);
+                                    e->victim->shared[0] ^ 0x100, &h);
     case 17:    /* lock the victim's window by its handle value */
-        return kapi_lock(a->proc, e->victim->hwin, KAPI_LOCK_IGNORESYNC,
+        return kapi_lock(a->proc, e->victim->hwin[0], KAPI_LOCK_IGNORESYNC,
                          &cpu);
     case 18:    /* destroy the victim's context */
         return kapi_destroy_context(a->proc, v->hctx);
@@ -119,6 +141,30 @@ static int attempt(struct evil *e, unsigned i)
     case 20:    /* a context handle where an allocation is expected */
         umd_fill(&e->cb, a->hctx, 0, 64, PATTERN);
         return render_cb(e, a->hctx);
+    case 21:    /* present another process's surface */
+        pr.hprimary = e->victim->hwin[0];
+        return kapi_present(a->proc, a->hdev, &pr);
+    case 22:    /* present an allocation that is not a primary */
+        pr.hprimary = e->hbuf;
+        return kapi_present(a->proc, a->hdev, &pr);
+    case 23:    /* present on another process's device */
+        pr.hprimary = e->hbuf;
+        return kapi_present(a->proc, v->hdev, &pr);
+    case 24:    /* wait for vsync on another process's device */
+        return kapi_wait_vsync(a->proc, v->hdev, 0, on_vsync, e);
+    case 25: {  /* another process's surface as the pointer */
+        struct kapi_pointer ptr = { .hshape = e->victim->hwin[0],
+                                    .visible = true };
+
+        return kapi_set_pointer(a->proc, a->hdev, &ptr);
+    }
+    case 26:    /* open a sync object by a forged name */
+        return kapi_open_sync(a->proc, a->hdev, e->victim->shared[0], &h);
+    case 27: {  /* a primary smaller than the screen */
+        struct kapi_alloc_desc d = { .size = 4096, .primary = true };
+
+        return kapi_create_allocation(a->proc, a->hdev, &d, &h);
+    }
     }
     return DDI_OK;
 }
@@ -248,6 +294,15 @@ int evil_init(struct evil *e, struct kernel *k, const char *name,
     add_case(e, "destroying another process's context", DDI_EHANDLE);
     add_case(e, "a monitored fence signalled backwards", DDI_EINVAL);
     add_case(e, "a context handle as an allocation", DDI_EHANDLE);
+    add_case(e, "presenting another process's surface", DDI_EHANDLE);
+    add_case(e, "presenting an allocation that is not a primary",
+             DDI_EINVAL);
+    add_case(e, "presenting on another process's device", DDI_EHANDLE);
+    add_case(e, "a vsync wait on another process's device", DDI_EHANDLE);
+    add_case(e, "another process's surface as the pointer", DDI_EHANDLE);
+    add_case(e, "opening an allocation's name as a sync object",
+             DDI_EHANDLE);
+    add_case(e, "a primary smaller than the screen", DDI_EINVAL);
     st = app_init(a, k, name, COPRO_ENGINE_RENDER, VIDSCH_PRIO_NORMAL,
                   &evil_ops);
     if (st != DDI_OK) {

@@ -19,9 +19,15 @@ static void check_drained(struct frameapp *f)
 {
     bool finished = f->cfg.max_frames && f->released >= f->cfg.max_frames;
 
-    if ((f->app.stopping || finished) && f->inflight == 0) {
+    if ((f->app.stopping || finished) && f->inflight == 0 &&
+        !(f->busy && f->busy(f))) {
         f->app.drained = true;
     }
+}
+
+void frameapp_check_drained(struct frameapp *f)
+{
+    check_drained(f);
 }
 
 /* Frames complete in order on one context: everything up to the sync
@@ -71,7 +77,7 @@ static void frames_done(void *arg, int status)
         }
     }
     /* Back to back: the next frames go as soon as there is room. */
-    while (!f->cfg.period_ns && !a->stopping && !a->fail_what &&
+    while (!f->cfg.period_ns && !f->cfg.on_vsync && !a->stopping && !a->fail_what &&
            f->inflight < f->cfg.depth &&
            (!f->cfg.max_frames || f->released < f->cfg.max_frames)) {
         submit(f, f->released + 1);
@@ -87,6 +93,10 @@ static void submit(struct frameapp *f, uint64_t n)
 
     f->released = n;
     f->slot[s].dropped = false;
+    /* before build: a flush may start the GPU on the frame */
+    f->rec[2 * s] = 0;
+    f->rec[2 * s + 1] = 0;
+    f->flushed_at = 0;
     umd_reset(&f->cb);
     umd_timestamp(&f->cb, f->hrec, 16 * s);
     if (!f->build(f, n, &f->cb)) {
@@ -97,10 +107,8 @@ static void submit(struct frameapp *f, uint64_t n)
         app_fail(a, f->cb.error ? f->cb.error : "umd", DDI_EINVAL);
         return;
     }
-    f->rec[2 * s] = 0;
-    f->rec[2 * s + 1] = 0;
-    f->slot[s].submit = kapi_now(a->proc);
-    if (!f->cfg.period_ns) {
+    f->slot[s].submit = f->flushed_at ? f->flushed_at : kapi_now(a->proc);
+    if (!f->cfg.period_ns && !f->cfg.on_vsync) {
         f->slot[s].release = f->slot[s].submit;
     }
     st = app_render(a, &f->cb);
@@ -116,26 +124,45 @@ static void submit(struct frameapp *f, uint64_t n)
     }
     f->inflight++;
     a->submitted++;
+    if (f->after_submit && !f->after_submit(f, n)) {
+        app_fail(a, "after_submit", DDI_EINVAL);
+    }
 }
 
-/* A periodic frame is due. */
-static void release(void *arg, uint64_t now)
+bool frameapp_flush(struct frameapp *f)
 {
-    struct frameapp *f = arg;
     struct app *a = &f->app;
-    uint64_t n = f->released + 1;
+    int st;
+
+    if (!umd_ok(&f->cb)) {
+        app_fail(a, f->cb.error ? f->cb.error : "umd", DDI_EINVAL);
+        return false;
+    }
+    if (!f->flushed_at) {
+        f->flushed_at = kapi_now(a->proc);
+    }
+    st = app_render(a, &f->cb);
+    if (st != DDI_OK) {
+        app_fail(a, "render", st);
+        return false;
+    }
+    umd_reset(&f->cb);
+    return true;
+}
+
+/*
+ * Frame n is due at release: submitted, or dropped when earlier frames
+ * are still in flight or the app says so. A dropped frame takes its
+ * number so the sync values stay in step.
+ */
+static void release_frame(struct frameapp *f, uint64_t n, uint64_t release)
+{
+    struct app *a = &f->app;
     unsigned s = n % FRAMEAPP_SLOTS;
 
-    (void)now;
-    if (a->stopping || a->fail_what ||
-        (f->cfg.max_frames && n > f->cfg.max_frames)) {
-        check_drained(f);
-        return;
-    }
-    f->slot[s].release = f->t0 + (n - 1) * f->cfg.period_ns;
-    if (f->inflight >= f->cfg.depth) {
-        /* Still busy with earlier frames: this one is lost. It takes its
-         * number so the sync values stay in step. */
+    f->slot[s].release = release;
+    if (f->inflight >= f->cfg.depth ||
+        (f->may_release && !f->may_release(f, n))) {
         f->released = n;
         f->slot[s].dropped = true;
         a->dropped++;
@@ -147,6 +174,55 @@ static void release(void *arg, uint64_t now)
     } else {
         submit(f, n);
     }
+}
+
+static void on_vsync(void *arg, int status, uint64_t vsyncs, uint64_t time);
+
+static void wait_vsync(struct frameapp *f)
+{
+    int st = kapi_wait_vsync(f->app.proc, f->app.hdev, 0, on_vsync, f);
+
+    if (st != DDI_OK) {
+        app_fail(&f->app, "wait_vsync", st);
+        check_drained(f);
+    }
+}
+
+/* A vsync: the next frame is due now. */
+static void on_vsync(void *arg, int status, uint64_t vsyncs, uint64_t time)
+{
+    struct frameapp *f = arg;
+    struct app *a = &f->app;
+
+    (void)vsyncs;
+    if (status != DDI_OK) {
+        app_fail(a, "wait_vsync", status);
+        check_drained(f);
+        return;
+    }
+    if (a->stopping || a->fail_what ||
+        (f->cfg.max_frames && f->released >= f->cfg.max_frames)) {
+        check_drained(f);
+        return;
+    }
+    release_frame(f, f->released + 1, time);
+    wait_vsync(f);
+}
+
+/* A periodic frame is due. */
+static void release(void *arg, uint64_t now)
+{
+    struct frameapp *f = arg;
+    struct app *a = &f->app;
+    uint64_t n = f->released + 1;
+
+    (void)now;
+    if (a->stopping || a->fail_what ||
+        (f->cfg.max_frames && n > f->cfg.max_frames)) {
+        check_drained(f);
+        return;
+    }
+    release_frame(f, n, f->t0 + (n - 1) * f->cfg.period_ns);
     kapi_timer_arm(a->proc, &f->timer, f->t0 + n * f->cfg.period_ns);
 }
 
@@ -155,6 +231,10 @@ void frameapp_start(struct app *a)
     struct frameapp *f = of_app(a);
 
     f->t0 = kapi_now(a->proc);
+    if (f->cfg.on_vsync) {
+        wait_vsync(f);
+        return;
+    }
     if (f->cfg.period_ns) {
         /* Frame n is due at t0 + (n - 1) * period. */
         f->t0 += f->cfg.first_release_ns;

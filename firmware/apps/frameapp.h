@@ -17,6 +17,15 @@
  * dropped and counted as a miss. Frame numbers start at 1 (the sync
  * object starts at 0). The app embeds a struct frameapp first and gives
  * its build callback.
+ *
+ * Frames can also be released by the display: on_vsync releases one at
+ * every vsync of display source 0 (the kernel's vsync event), its
+ * release time that vsync's. A frame may take more than one DMA buffer:
+ * build calls frameapp_flush to submit what it has so far (the patch
+ * list of one buffer is bounded). Hooks, all optional, let an app that
+ * does more than render (the compositor presents) say when a release
+ * must be dropped, act once a frame is submitted, and hold back
+ * "drained" while work of its own is pending.
  */
 #ifndef FW_APPS_FRAMEAPP_H
 #define FW_APPS_FRAMEAPP_H
@@ -51,6 +60,8 @@ struct frameapp_config {
     uint64_t max_frames;    /* 0: until stopped */
     uint64_t first_release_ns;  /* periodic: frame 1 this long after
                                    start */
+    bool on_vsync;          /* release at each vsync of display source 0
+                               (period_ns is then unused) */
 };
 
 struct frameapp {
@@ -71,6 +82,16 @@ struct frameapp {
                                dropped) */
     uint64_t last_completed;    /* the last frame that ran */
     unsigned inflight;
+    uint64_t flushed_at;    /* GPU time before the frame's first
+                               render when build flushed, else 0 */
+    /* Optional hooks, set after frameapp_init. */
+    /* a periodic or vsync release: false drops it (counted as a miss) */
+    bool (*may_release)(struct frameapp *f, uint64_t n);
+    /* frame n was rendered and its signal queued; false: the app failed
+     * (it recorded why) */
+    bool (*after_submit)(struct frameapp *f, uint64_t n);
+    /* work of the app's own still pending: not drained yet */
+    bool (*busy)(const struct frameapp *f);
     struct frameapp_record *log;    /* optional: frame n at log[n - 1] */
     unsigned log_cap;
     struct {
@@ -92,6 +113,14 @@ int frameapp_init(struct frameapp *f, const struct frameapp_config *cfg,
 /* The app_ops start/stop every frame app can use as they are. */
 void frameapp_start(struct app *a);
 void frameapp_stop(struct app *a);
+
+/* From build: renders what b holds so far as one DMA buffer of the
+ * frame and empties b. False if it failed (recorded). */
+bool frameapp_flush(struct frameapp *f);
+
+/* Sets drained if the app is stopping (or finished) and nothing of it is
+ * in flight; for apps whose busy hook just became false. */
+void frameapp_check_drained(struct frameapp *f);
 
 /* The last frame that ran to completion (0: none yet). */
 static inline uint64_t frameapp_last(const struct frameapp *f)

@@ -45,6 +45,39 @@ const char *ddi_status_name(int status);
 
 #define DDI_MAX_ENGINES     COPRO_MAX_ENGINES
 
+/* ---- display [DXGK_DRIVERCAPS, D3DKMDT_VIDPN_SOURCE_MODE] ----
+ *
+ * A display source (VidPN source) scans out one primary allocation and
+ * flips on vsync through MMIO (WDDM's FlipOnVSyncMmIo): a present builds
+ * no DMA buffer. The OS commits a mode, then calls set_source_address for
+ * each present once the GPU has finished drawing it; the driver shows
+ * presents in the order it is given them, one per vsync at most, and
+ * reports each with the flip_done upcall (which vsync, how many vblanks
+ * went by without a new picture). A pointer plane, if the display has
+ * one, is blended over the scanout [DxgkDdiSetPointerShape/Position].
+ */
+#define DDI_MAX_SOURCES     1
+#define DDI_POINTER_SIZE    COPRO_CURSOR_SIZE       /* square, pixels */
+#define DDI_POINTER_BYTES   COPRO_CURSOR_BYTES      /* ARGB8888 */
+
+struct ddi_display_caps {
+    unsigned sources;               /* VidPN sources; 0: no display */
+    uint32_t refresh_hz;
+    uint64_t vsync_period_ns;
+    uint32_t max_width, max_height;
+    bool pointer;                   /* a hardware pointer plane: shapes of
+                                       DDI_POINTER_SIZE square ARGB8888
+                                       (B, G, R, A bytes, not
+                                       premultiplied), DDI_POINTER_SIZE * 4
+                                       bytes per row */
+};
+
+struct ddi_display_mode {
+    uint32_t width, height;         /* pixels */
+    uint32_t pitch;                 /* bytes from row to row */
+    uint32_t format;                /* COPRO_FMT_* */
+};
+
 struct ddi_caps {
     unsigned engines;               /* engine i runs ops in engine_ops[i] */
     uint32_t engine_ops[DDI_MAX_ENGINES];   /* 1u << COPRO_OP_* */
@@ -54,6 +87,7 @@ struct ddi_caps {
     uint64_t aperture_base, aperture_size;  /* 0 size: no aperture */
     bool gpuva;                     /* per-context page tables */
     uint64_t max_dma_bytes;         /* COPRO_DMA_MAX */
+    struct ddi_display_caps display;
 };
 
 /* ---- command buffers, allocation lists, patch locations ----
@@ -145,6 +179,29 @@ struct ddi_reset_report {
     uint64_t completed_fence;   /* last completed after the reset */
 };
 
+/* A flip [DXGKARG_SETVIDPNSOURCEADDRESS]. */
+struct ddi_flip_args {
+    unsigned source;            /* VidPnSourceId */
+    uint64_t primary_addr;      /* PrimaryAddress: the primary's placement */
+    uint32_t present_id;        /* the OS's, given back by flip_done */
+};
+
+/* A flip that took effect, or that the display refused. */
+struct ddi_flip_done {
+    unsigned source;
+    uint32_t present_id;
+    uint64_t primary_addr;
+    int status;                 /* DDI_OK: shown; DDI_EINVAL: the display
+                                   refused the surface (black until the
+                                   next good flip) */
+    uint64_t vsync;             /* the vsync it took effect at (count) */
+    uint64_t time;              /* that vsync's GPU time, ns */
+    uint64_t missed;            /* vblanks since the source's previous
+                                   flip at which nothing new was shown:
+                                   the missed-vblank measure (0 for the
+                                   first flip after a mode commit) */
+};
+
 /* A fault or command error, as latched by the engine. */
 struct ddi_fault {
     uint32_t kind;          /* COPRO_FAULT_* */
@@ -187,6 +244,40 @@ struct ddi_ops {
     /* The GPU clock, virtual ns (the time base of TIMESTAMP). */
     uint64_t (*gpu_time)(void *drv);
 
+    /*
+     * Display (caps.display.sources > 0; a GPU without a display leaves
+     * these NULL, and the scheduler never calls them).
+     *
+     * [DxgkDdiCommitVidPn] sets the source's mode and shows primary_addr
+     * at once (not at a vsync); vsyncs and their upcalls run from then
+     * on. mode NULL turns the source off. Presents not yet shown are
+     * dropped without flip_done. DDI_EINVAL if the display refuses the
+     * surface.
+     */
+    int (*commit_vidpn)(void *drv, unsigned source,
+                        const struct ddi_display_mode *mode,
+                        uint64_t primary_addr);
+    /*
+     * [DxgkDdiSetVidPnSourceAddress, FlipOnNextVSync] queue a flip to
+     * primary_addr (the committed geometry): it takes effect at the first
+     * vsync after the flips queued before it did, and flip_done reports
+     * it. The OS calls it at DPC level once the GPU has finished the
+     * primary; the driver programs the hardware from its interrupt
+     * handler when the previous flip is done (WDDM calls this DDI at
+     * DIRQL for FlipOnVSyncMmIo). DDI_EBUSY when the driver's queue is
+     * full: call again after a flip_done.
+     */
+    int (*set_source_address)(void *drv, const struct ddi_flip_args *a);
+    /* [DxgkDdiSetPointerShape] the pointer's image: DDI_POINTER_BYTES at
+     * GPU address shape_addr (caps.display.pointer). Takes effect at
+     * once. DDI_EINVAL if the display refuses the address. */
+    int (*set_pointer_shape)(void *drv, unsigned source,
+                             uint64_t shape_addr);
+    /* [DxgkDdiSetPointerPosition] top-left pixel of the image at (x, y),
+     * clipped to the screen; hidden unless visible. At once. */
+    int (*set_pointer_position)(void *drv, unsigned source, int32_t x,
+                                int32_t y, bool visible);
+
     /* Optional (NULL: none). Records an OS event in the GPU's timeline,
      * on the GPU clock, for the tools that show a run (copro: the MARK
      * registers, docs/specs/copro.rst "Timeline"). kind is COPRO_MARK_*,
@@ -212,6 +303,14 @@ struct ddi_upcalls {
                       uint64_t preempted, uint64_t completed);
     /* FAULTED: the engine halted on f; it needs reset_engine. */
     void (*faulted)(void *os, unsigned engine, const struct ddi_fault *f);
+    /* VSYNC [DXGK_INTERRUPT_CRTC_VSYNC]: the source's vsync count is now
+     * count, the last one at GPU time time. Made once per DPC that saw
+     * vsyncs (several may have passed: count says), after the flip_done
+     * upcalls of the same DPC. */
+    void (*vsync)(void *os, unsigned source, uint64_t count, uint64_t time);
+    /* FLIP_DONE: one set_source_address took effect (or was refused), in
+     * the order they were made. */
+    void (*flip_done)(void *os, const struct ddi_flip_done *f);
 };
 
 /* A GPU as the OS sees it: the driver's ops and its private state. */

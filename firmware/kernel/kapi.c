@@ -172,6 +172,7 @@ int kapi_destroy_device(struct kproc *p, uint32_t hdevice)
     if (!dev) {
         return DDI_EHANDLE;
     }
+    kdisplay_device_gone(p->k, dev);
     handle_for_each(&p->handles, HANDLE_NONE, destroy_child, &w);
     handle_free(&p->handles, hdevice, HANDLE_DEVICE);
     dev->destroyed = true;
@@ -286,6 +287,9 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     if (!d || !halloc || d->size == 0 || d->size > k->seg.size) {
         return DDI_EINVAL;
     }
+    if (d->primary && !kdisplay_primary_fits(k, d->size)) {
+        return kdisplay_source(k, 0) ? DDI_EINVAL : DDI_ENOTSUP;
+    }
     for (unsigned i = 0; i < KERNEL_MAX_ALLOCS && !a; i++) {
         if (!k->allocs[i].used) {
             a = &k->allocs[i];
@@ -303,7 +307,7 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     }
     *a = (struct kalloc){
         .used = true, .dev = dev, .size = d->size, .gpu = gpu,
-        .cpu_visible = d->cpu_visible, .refs = 1,
+        .cpu_visible = d->cpu_visible, .refs = 1, .primary = d->primary,
     };
     if (d->zeroed) {
         fill_zero(vidmm_segment_cpu(&k->seg, gpu), bytes);
@@ -380,6 +384,7 @@ int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
     for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
         if (!k->shared[i].obj) {
             k->shared[i].obj = a;
+            k->shared[i].type = HANDLE_ALLOCATION;
             k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
             a->shared_name = SHARED_TAG | ((uint32_t)k->shared[i].gen << 8) |
                              i;
@@ -409,6 +414,7 @@ int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
     }
     if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
         !p->k->shared[slot].obj ||
+        p->k->shared[slot].type != HANDLE_ALLOCATION ||
         ((struct kalloc *)p->k->shared[slot].obj)->shared_name != name) {
         return DDI_EHANDLE;
     }
@@ -458,7 +464,8 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
     }
     *s = (struct ksync){
         .used = true, .dev = dev, .gpu = gpu,
-        .cpu = vidmm_segment_cpu(&k->seg, gpu),
+        .cpu = vidmm_segment_cpu(&k->seg, gpu), .refs = 1,
+        .devs = 1u << (dev - k->devices),
     };
     *s->cpu = initial;
     return DDI_OK;
@@ -473,10 +480,84 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     }
     handle_free(&p->handles, hsync, HANDLE_SYNC);
     fail_waits(p->k, p, s);
+    if (--s->refs) {
+        return DDI_OK;      /* another process still has it open */
+    }
+    if (s->shared_name) {
+        unsigned slot = s->shared_name & 0xff;
+
+        if (slot < KERNEL_MAX_SHARED && p->k->shared[slot].obj == s) {
+            p->k->shared[slot].obj = NULL;
+        }
+    }
+    kdisplay_sync_gone(p->k, s);
     s->zombie = true;
     p->k->reap_objects = true;
     kqueue_push(&p->k->ev.work, &p->k->reap_work);
     return DDI_OK;
+}
+
+int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name)
+{
+    struct ksync *s = get_sync(p, hsync);
+    struct kernel *k;
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    if (!name) {
+        return DDI_EINVAL;
+    }
+    if (s->shared_name) {
+        *name = s->shared_name;
+        return DDI_OK;
+    }
+    k = p->k;
+    for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
+        if (!k->shared[i].obj) {
+            k->shared[i].obj = s;
+            k->shared[i].type = HANDLE_SYNC;
+            k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
+            s->shared_name = SHARED_TAG | ((uint32_t)k->shared[i].gen << 8) |
+                             i;
+            *name = s->shared_name;
+            return DDI_OK;
+        }
+    }
+    return DDI_ENOMEM;
+}
+
+int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
+                   uint32_t *hsync)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    unsigned slot = name & 0xff;
+    struct ksync *s;
+    int st;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    if (!hsync) {
+        return DDI_EINVAL;
+    }
+    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
+        !p->k->shared[slot].obj || p->k->shared[slot].type != HANDLE_SYNC ||
+        ((struct ksync *)p->k->shared[slot].obj)->shared_name != name) {
+        return DDI_EHANDLE;
+    }
+    s = p->k->shared[slot].obj;
+    st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
+    if (st == DDI_OK) {
+        s->refs++;
+        /* this device's contexts may now wait on it: it is not freed
+         * while they exist */
+        s->devs |= 1u << (dev - p->k->devices);
+    }
+    return st;
 }
 
 int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)

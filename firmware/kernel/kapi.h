@@ -74,6 +74,9 @@ struct kapi_alloc_desc {
     uint64_t size;          /* bytes, > 0 */
     bool cpu_visible;       /* may be locked */
     bool zeroed;            /* cleared before the handle is returned */
+    bool primary;           /* may be presented (D3DDDI_ALLOCATIONINFO's
+                               Primary): display source 0 must be on and
+                               size at least its pitch x height */
 };
 
 /* Fixed placement: the allocation gets VRAM now and keeps it. */
@@ -100,6 +103,17 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
 int kapi_destroy_sync(struct kproc *p, uint32_t hsync);
 /* The current value (what the CPU address holds). */
 int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value);
+
+/*
+ * Sharing a sync object [D3DKMTShareObjects / D3DKMTOpenSyncObjectFrom
+ * NtHandle2]: share gives a global name; open makes a handle to the same
+ * monitored fence in another process, which may then wait for it (CPU
+ * or GPU) or signal it. The object lives while any handle does (and
+ * while a context of a device that held one may still wait on it).
+ */
+int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name);
+int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
+                   uint32_t *hsync);
 
 /* [D3DKMTSignalSynchronizationObjectFromCpu]: value must not go back. */
 int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value);
@@ -167,5 +181,92 @@ typedef void (*kapi_lock_fn)(void *arg, int status, volatile void *cpu);
 int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
                    void *arg);
 int kapi_unlock(struct kproc *p, uint32_t halloc);
+
+/* ---- display sources (the VidPN sources the kernel set a mode on) ----
+ *
+ * The kernel gives display source 0 its mode at boot and shows a black
+ * primary of its own until the first present. A present builds no DMA
+ * buffer: the kernel queues it on the source, waits (at DPC level, as
+ * fences retire) until the GPU has finished the primary, then has the
+ * driver flip to it on the next vsync (flip on vsync through MMIO,
+ * programmed at interrupt level). Presents are shown in the order they
+ * were made, each for at least one refresh. A primary stays alive while
+ * it is queued or on screen, whatever happens to its handles.
+ */
+
+/* [D3DKMTGetDisplayModeList / D3DKMT_GETVERTICALBLANKEVENT's source] */
+struct kapi_display_info {
+    uint32_t width, height;         /* pixels */
+    uint32_t pitch;                 /* bytes: primaries are pitch x height */
+    uint32_t format;                /* COPRO_FMT_* */
+    uint32_t refresh_hz;
+    uint64_t vsync_period_ns;
+    bool pointer;                   /* a pointer plane: kapi_set_pointer */
+    uint32_t pointer_size;          /* its shapes: square, ARGB8888 */
+    uint64_t vsyncs;                /* vsyncs the kernel has seen */
+    uint64_t vsync_time;            /* GPU time of the last one */
+    uint64_t flips;                 /* presents shown since boot */
+    uint64_t missed;                /* vblanks missed by them (the sum of
+                                       their results' missed) */
+};
+
+/* DDI_ENOTSUP if the source does not exist or is off. */
+int kapi_display_info(struct kproc *p, uint32_t hdevice, unsigned source,
+                      struct kapi_display_info *out);
+
+/* What became of a present, given to its callback. */
+struct kapi_present_result {
+    int status;             /* DDI_OK: shown; DDI_ELOST: the device was
+                               removed first; DDI_EHANDLE: its sync object
+                               or device was destroyed first; DDI_EINVAL:
+                               the display refused it (black) */
+    uint64_t tag;           /* the present's */
+    uint64_t vsync;         /* shown from this vsync (count) on */
+    uint64_t time;          /* ... at this GPU time */
+    uint64_t missed;        /* vblanks since the source's previous flip
+                               at which nothing new was shown, measured
+                               from the driver's FLIP_DONE */
+};
+typedef void (*kapi_present_fn)(void *arg,
+                                const struct kapi_present_result *r);
+
+/* [D3DKMTPresent] */
+struct kapi_present {
+    unsigned source;        /* VidPnSourceId */
+    uint32_t hprimary;      /* a primary allocation of the caller's */
+    uint32_t hsync;         /* flip once this sync object of the caller's */
+    uint64_t value;         /* ... reaches value (0 handle: drawn already) */
+    uint64_t tag;           /* the caller's, given back */
+    kapi_present_fn fn;     /* once shown or failed: at passive level */
+    void *arg;
+};
+
+/* DDI_ENOMEM when the source's queue is full (KDISPLAY_QUEUE presents
+ * not yet reported): retry after a result. */
+int kapi_present(struct kproc *p, uint32_t hdevice,
+                 const struct kapi_present *a);
+
+/* [D3DKMTWaitForVerticalBlankEvent], asynchronous: fn(arg, DDI_OK, the
+ * source's vsync count, that vsync's GPU time) once at the next vsync the
+ * kernel sees, or fn(arg, DDI_ELOST or DDI_EHANDLE, 0, 0) if the device
+ * is removed or destroyed first. Wait again for the one after. */
+typedef void (*kapi_vsync_fn)(void *arg, int status, uint64_t vsyncs,
+                              uint64_t time);
+int kapi_wait_vsync(struct kproc *p, uint32_t hdevice, unsigned source,
+                    kapi_vsync_fn fn, void *arg);
+
+/* [D3DKMTSetPointerShape / SetPointerPosition]: the pointer plane shows
+ * hshape (an allocation of the caller's of at least pointer_size^2 * 4
+ * bytes, ARGB8888, the info's pointer_size * 4 bytes per row; 0: keep
+ * the current shape) with its top-left pixel at (x, y). At once, not at
+ * a vsync. DDI_ENOTSUP without a pointer plane. */
+struct kapi_pointer {
+    unsigned source;
+    uint32_t hshape;
+    int32_t x, y;
+    bool visible;
+};
+int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
+                     const struct kapi_pointer *ptr);
 
 #endif /* FW_KERNEL_KAPI_H */

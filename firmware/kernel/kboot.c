@@ -3,11 +3,11 @@
 
 #include <stddef.h>
 
+#include "kmd/copro_bringup.h"
 #include "lib/cmdline.h"
 #include "lib/idt.h"
 
 #define COPRO_VECTOR_BASE   IRQ_VEC_DEVICE_BASE
-#define MIB                 ((uint64_t)1 << 20)
 
 /* The ISR's hook (interrupts disabled): queue the miniport's DPC. */
 static void queue_dpc(void *ctx)
@@ -60,47 +60,6 @@ bool kboot_sched_options(struct report *r, const char *cmdline,
                       &cfg->tdr_grace_ns);
 }
 
-static bool bring_up_device(struct kboot *b, struct report *r,
-                            const struct boot_info *boot)
-{
-    enum copro_irq_mode mode = COPRO_IRQ_AUTO;
-    struct copro *dev = &b->dev;
-    const char *err;
-    char arg[16];
-
-    if (cmdline_get(boot->cmdline, "irq", arg, sizeof(arg)) &&
-        !copro_irq_mode_parse(arg, &mode)) {
-        return report(r, false, "unknown irq= mode \"%s\" (auto, msix, msi, "
-                      "intx)", arg);
-    }
-    if (!report(r, copro_find(dev), "copro device found")) {
-        return false;
-    }
-    err = copro_map(dev);
-    if (!report(r, err == NULL, "BARs mapped%s%s", err ? ": " : "",
-                err ? err : "")) {
-        return false;
-    }
-    copro_read_info(dev);
-    err = copro_info_validate(&dev->info);
-    if (!report(r, err == NULL && (dev->info.caps & COPRO_CAP_CMD_PROCESSOR),
-                "identity: %u engines, %lu MiB VRAM, command processor%s%s",
-                dev->info.num_engines, dev->info.vram_size / MIB,
-                err ? ": " : "", err ? err : "")) {
-        return false;
-    }
-    err = copro_irq_setup(dev, mode, COPRO_VECTOR_BASE);
-    if (!report(r, err == NULL, "interrupts: %s requested, using %s%s%s",
-                copro_irq_mode_name(mode), copro_irq_mode_name(dev->irq_mode),
-                err ? ": " : "", err ? err : "")) {
-        return false;
-    }
-    err = copro_cp_init(&b->cp, dev, KBOOT_RING_ENTRIES);
-    return report(r, err == NULL, "miniport up: %u engines, %u-entry rings%s%s",
-                  b->cp.num_engines, KBOOT_RING_ENTRIES, err ? ": " : "",
-                  err ? err : "");
-}
-
 bool kboot_start(struct kboot *b, struct report *r,
                  const struct boot_info *boot,
                  const struct vidsch_config *cfg)
@@ -112,10 +71,20 @@ bool kboot_start(struct kboot *b, struct report *r,
     bool ok;
 
     b->sched = *cfg;
-    if (!bring_up_device(b, r, boot)) {
+    if (!copro_bringup(r, boot->cmdline, COPRO_VECTOR_BASE, &b->dev, &b->cp,
+                       KBOOT_RING_ENTRIES)) {
         return false;
     }
     copro_ddi_init(&b->ddi, &b->cp);
+    if (b->display.width) {
+        /* after copro_cp_init, which rewrote INT_MASK */
+        err = copro_display_init(&b->disp, &b->dev);
+        if (!report(r, err == NULL, "display block taken over: %u Hz%s%s",
+                    b->disp.refresh, err ? ": " : "", err ? err : "")) {
+            return false;
+        }
+        copro_ddi_attach_display(&b->ddi, &b->disp);
+    }
     ddi = copro_ddi_device(&b->ddi);
     ok = copro_ddi_take_segment(&b->ddi, &seg_base, &seg_size, &seg_cpu);
     if (!report(r, ok, "VRAM segment for the OS: %lu KiB at %#lx",
@@ -141,6 +110,14 @@ bool kboot_start(struct kboot *b, struct report *r,
     }
     kitem_init(&b->dpc, run_dpc, b);
     copro_ddi_set_upcalls(&b->ddi, &kernel_upcalls, &b->k);
+    if (b->display.width) {
+        err = kdisplay_start(&b->k, 0, b->display.width, b->display.height);
+        if (!report(r, err == NULL, "display source 0: %ux%u XRGB8888, "
+                    "black until the first present%s%s", b->display.width,
+                    b->display.height, err ? ": " : "", err ? err : "")) {
+            return false;
+        }
+    }
     /* Last: from here an interrupt queues the DPC. */
     b->dev.queue_dpc_ctx = b;
     b->dev.queue_dpc = queue_dpc;

@@ -6,7 +6,10 @@
  * as the segment, give the scheduler its storage from free RAM, start
  * the kernel and wire the ISR to the kernel's DPC queue (WDDM's
  * DxgkDdiStartDevice and DxgkCbQueueDpc). The one place that knows both
- * the kernel and the copro driver.
+ * the kernel and the copro driver. With a display asked for (display
+ * below), it also takes over the device's display block (kmd/
+ * copro_display, attached to the miniport's DDI) and has the kernel set
+ * display source 0's mode.
  *
  * Command-line options read here (decimal numbers):
  *   irq=auto|msix|msi|intx
@@ -26,6 +29,7 @@
 #include "kmd/copro.h"
 #include "kmd/copro_cp.h"
 #include "kmd/copro_ddi.h"
+#include "kmd/copro_display.h"
 #include "lib/page_alloc.h"
 #include "lib/report.h"
 #include "lib/scenario.h"
@@ -36,10 +40,16 @@ struct kboot {
     struct copro dev;
     struct copro_cp cp;
     struct copro_ddi ddi;
+    struct copro_display disp;
     struct kitem dpc;           /* the miniport's DPC in the kernel queue */
     struct page_alloc ram;
     struct kernel k;
     struct vidsch_config sched;
+    /* Set before kboot_start: display source 0's mode, XRGB8888 (0 x 0:
+     * no display; the device's display block stays untouched). */
+    struct {
+        uint32_t width, height;
+    } display;
 };
 
 /*

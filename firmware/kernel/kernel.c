@@ -187,6 +187,8 @@ void kernel_after_vidsch(struct kernel *k)
     if (k->nwaits) {
         kqueue_push(&k->ev.work, &k->deliver_work);
     }
+    /* a present may be waiting for one of the values that moved */
+    kdisplay_kick(k);
 }
 
 static void on_vidsch_timer(void *arg, uint64_t now)
@@ -234,17 +236,30 @@ static void up_faulted(void *os, unsigned engine, const struct ddi_fault *f)
     kernel_after_vidsch(k);
 }
 
+static void up_vsync(void *os, unsigned source, uint64_t count,
+                     uint64_t time)
+{
+    kdisplay_vsync(os, source, count, time);
+}
+
+static void up_flip_done(void *os, const struct ddi_flip_done *f)
+{
+    kdisplay_flip_done(os, f);
+}
+
 const struct ddi_upcalls kernel_upcalls = {
     .dma_completed = up_dma_completed,
     .preempted = up_preempted,
     .faulted = up_faulted,
+    .vsync = up_vsync,
+    .flip_done = up_flip_done,
 };
 
 /* ---- object lifetimes ---- */
 
 void kernel_alloc_release(struct kernel *k, struct kalloc *a)
 {
-    if (a->refs || a->busy) {
+    if (a->refs || a->busy || a->scanout) {
         return;
     }
     if (a->shared_name) {
@@ -310,6 +325,19 @@ static void tell_lost(void *arg, uint32_t h, void *obj)
     }
 }
 
+/* A context of a device that held a handle to s may still wait on it
+ * or signal it in vidsch (the creator's device is one of them). */
+static bool sync_may_be_used(const struct kernel *k, const struct ksync *s)
+{
+    for (unsigned i = 0; i < KERNEL_MAX_DEVICES; i++) {
+        if ((s->devs & (1u << i)) && k->devices[i].used &&
+            k->devices[i].contexts) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void reap(void *arg)
 {
     struct kernel *k = arg;
@@ -353,7 +381,7 @@ static void reap(void *arg)
             struct ksync *s = &k->syncs[i];
 
             if (s->used && s->zombie) {
-                if (s->dev->contexts == 0) {
+                if (!sync_may_be_used(k, s)) {
                     vidmm_segment_free(&k->seg, s->gpu);
                     *s = (struct ksync){ 0 };
                 } else {
@@ -459,6 +487,7 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
     kitem_init(&k->vidsch_work, on_vidsch_work, k);
     kitem_init(&k->reap_work, reap, k);
     kitem_init(&k->deliver_work, deliver, k);
+    kdisplay_init(k);
     k->next_hw_ctx = 1;
     k->next_proc_id = 1;
     k->env = (struct vidsch_env){

@@ -27,6 +27,7 @@
 #include "ddi/ddi.h"
 #include "kernel/handle.h"
 #include "kernel/kapi.h"
+#include "kernel/kdisplay.h"
 #include "kernel/kevents.h"
 #include "vidmm/vidmm_segment.h"
 #include "vidsch/vidsch.h"
@@ -41,6 +42,7 @@
 #define KERNEL_SCHED_BUFFERS    (2 * KERNEL_MAX_BUFFERS)
 #define KERNEL_MAX_WAITS        128     /* CPU waits and lock waits */
 #define KERNEL_MAX_SHARED       32
+_Static_assert(KERNEL_MAX_DEVICES <= 32, "ksync.devs is a 32-bit set");
 #define KERNEL_PROC_HANDLES     96
 #define KERNEL_SEGMENT_BLOCKS   512
 #define KERNEL_TRACE            512     /* scheduler decisions kept */
@@ -81,6 +83,9 @@ struct kalloc {
     unsigned busy;          /* in-flight buffers that use it */
     unsigned locks;
     uint32_t shared_name;   /* 0 if never shared */
+    bool primary;           /* may be presented */
+    unsigned scanout;       /* display references: queued presents, the
+                               surface or pointer shape on screen */
 };
 
 struct ksync {
@@ -88,9 +93,13 @@ struct ksync {
     bool zombie;            /* handle gone; storage kept until the
                                device's contexts are (vidsch may still
                                hold the address) */
-    struct kdevice *dev;
+    struct kdevice *dev;    /* the creator's */
     uint64_t gpu;
     volatile uint64_t *cpu;
+    unsigned refs;          /* handles naming it, in any process */
+    uint32_t shared_name;   /* 0 if never shared */
+    uint32_t devs;          /* bit i: devices[i] held a handle to it (its
+                               contexts may wait on or signal it) */
 };
 
 /* One submitted DMA buffer: vidsch's cookie is its address. */
@@ -174,9 +183,12 @@ struct kernel {
     struct kbuffer buffers[KERNEL_MAX_BUFFERS];
     struct kwait waits[KERNEL_MAX_WAITS];
     struct {
-        void *obj;              /* struct kalloc *, NULL if free */
+        void *obj;              /* NULL if free */
+        uint8_t type;           /* HANDLE_ALLOCATION or HANDLE_SYNC */
         uint16_t gen;
     } shared[KERNEL_MAX_SHARED];
+
+    struct kdisplay display;
 
     struct kernel_stats stats;
 

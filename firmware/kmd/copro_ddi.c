@@ -52,6 +52,17 @@ static void ddi_query_caps(void *drv, struct ddi_caps *caps)
     for (unsigned e = 0; e < caps->engines && e < DDI_MAX_ENGINES; e++) {
         caps->engine_ops[e] = engine_ops(d, e);
     }
+    if (d->disp) {
+        /* the device's display block: one CRTC with a cursor plane, and
+         * the surface check's size limit (docs/specs/copro.rst) */
+        caps->display = (struct ddi_display_caps){
+            .sources = 1,
+            .refresh_hz = d->disp->refresh,
+            .vsync_period_ns = d->disp->period_ns,
+            .max_width = 4096, .max_height = 4096,
+            .pointer = true,
+        };
+    }
 }
 
 static int ddi_render(void *drv, const struct ddi_render_args *args,
@@ -154,6 +165,155 @@ static int ddi_reset_engine(void *drv, unsigned e,
     return DDI_OK;
 }
 
+/* ---- display ---- */
+
+static struct copro_display *source_of(struct copro_ddi *d, unsigned source)
+{
+    return source == 0 ? d->disp : NULL;
+}
+
+static int ddi_commit_vidpn(void *drv, unsigned source,
+                            const struct ddi_display_mode *mode,
+                            uint64_t primary_addr)
+{
+    struct copro_ddi *d = drv;
+    struct copro_display *disp = source_of(d, source);
+    struct copro_display_mode m;
+
+    if (!disp) {
+        return DDI_EINVAL;
+    }
+    if (!mode) {
+        copro_display_off(disp);
+        return DDI_OK;
+    }
+    m = (struct copro_display_mode){
+        .width = mode->width, .height = mode->height, .pitch = mode->pitch,
+        .format = mode->format,
+    };
+    /* the first flip after a mode change starts a new stream: the gap
+     * before it is no missed vblank */
+    copro_display_restart_stream(disp);
+    return copro_display_set_mode(disp, &m, primary_addr) ? DDI_EINVAL
+                                                          : DDI_OK;
+}
+
+static int ddi_set_source_address(void *drv, const struct ddi_flip_args *a)
+{
+    struct copro_ddi *d = drv;
+    struct copro_display *disp = source_of(d, a->source);
+
+    if (!disp) {
+        return DDI_EINVAL;
+    }
+    /* No fence: the OS calls this once the primary is drawn. The flip is
+     * written now if the hardware holds none, else by the ISR hook at
+     * the FLIP_DONE that frees it. */
+    return copro_display_present(disp, a->primary_addr, COPRO_ENGINE_RENDER,
+                                 0, a->present_id) ? DDI_OK : DDI_EBUSY;
+}
+
+/* The cursor registers hold shape, position and enable together. */
+static int program_pointer(struct copro_ddi *d, struct copro_display *disp)
+{
+    int16_t x = (int16_t)(d->pointer.x < INT16_MIN ? INT16_MIN :
+                          d->pointer.x > INT16_MAX ? INT16_MAX :
+                          d->pointer.x);
+    int16_t y = (int16_t)(d->pointer.y < INT16_MIN ? INT16_MIN :
+                          d->pointer.y > INT16_MAX ? INT16_MAX :
+                          d->pointer.y);
+    bool on = d->pointer.visible && d->pointer.addr;
+
+    return copro_display_cursor(disp, on, x, y, d->pointer.addr) ? DDI_OK
+                                                                 : DDI_EINVAL;
+}
+
+static int ddi_set_pointer_shape(void *drv, unsigned source,
+                                 uint64_t shape_addr)
+{
+    struct copro_ddi *d = drv;
+    struct copro_display *disp = source_of(d, source);
+    uint64_t old = d->pointer.addr;
+    int st;
+
+    if (!disp) {
+        return DDI_EINVAL;
+    }
+    d->pointer.addr = shape_addr;
+    st = program_pointer(d, disp);
+    if (st != DDI_OK) {
+        /* the device kept the old image: so do we */
+        d->pointer.addr = old;
+        program_pointer(d, disp);
+    }
+    return st;
+}
+
+static int ddi_set_pointer_position(void *drv, unsigned source, int32_t x,
+                                    int32_t y, bool visible)
+{
+    struct copro_ddi *d = drv;
+    struct copro_display *disp = source_of(d, source);
+
+    if (!disp) {
+        return DDI_EINVAL;
+    }
+    d->pointer.x = x;
+    d->pointer.y = y;
+    d->pointer.visible = visible;
+    return program_pointer(d, disp);
+}
+
+/* copro_display's DPC-level upcalls, forwarded as the DDI's. */
+static void disp_flip_done(void *ctx, const struct copro_flip *f,
+                           uint64_t missed)
+{
+    struct copro_ddi *d = ctx;
+    struct ddi_flip_done fd = {
+        .source = 0, .present_id = f->tag, .primary_addr = f->addr,
+        .status = DDI_OK, .vsync = f->vsync, .time = f->time,
+        .missed = missed,
+    };
+
+    if (d->up && d->up->flip_done) {
+        d->up->flip_done(d->os, &fd);
+    }
+}
+
+static void disp_flip_refused(void *ctx, const struct copro_flip *f)
+{
+    struct copro_ddi *d = ctx;
+    struct ddi_flip_done fd = {
+        .source = 0, .present_id = f->tag, .primary_addr = f->addr,
+        .status = DDI_EINVAL, .vsync = f->vsync, .time = f->time,
+    };
+
+    if (d->up && d->up->flip_done) {
+        d->up->flip_done(d->os, &fd);
+    }
+}
+
+static void disp_vsync(void *ctx, uint64_t vsyncs, uint64_t time)
+{
+    struct copro_ddi *d = ctx;
+
+    if (d->up && d->up->vsync) {
+        d->up->vsync(d->os, 0, vsyncs, time);
+    }
+}
+
+static const struct copro_display_upcalls disp_upcalls = {
+    .flip_done = disp_flip_done,
+    .vsync = disp_vsync,
+    .flip_refused = disp_flip_refused,
+};
+
+void copro_ddi_attach_display(struct copro_ddi *d, struct copro_display *disp)
+{
+    d->disp = disp;
+    copro_display_set_upcalls(disp, &disp_upcalls, d);
+}
+
 /* The arguments, then MARK: the device records the marker at that write,
  * stamped with its clock. Always written, so a run is the same whether
  * the timeline is on or off. */
@@ -176,6 +336,10 @@ static const struct ddi_ops copro_ddi_ops = {
     .preempt = ddi_preempt,
     .reset_engine = ddi_reset_engine,
     .gpu_time = ddi_gpu_time,
+    .commit_vidpn = ddi_commit_vidpn,
+    .set_source_address = ddi_set_source_address,
+    .set_pointer_shape = ddi_set_pointer_shape,
+    .set_pointer_position = ddi_set_pointer_position,
     .mark = ddi_mark,
 };
 
@@ -285,5 +449,10 @@ void copro_ddi_dpc(struct copro_ddi *d)
                 d->up->faulted(d->os, e, &f);
             }
         }
+    }
+    /* The display's flips and vsync after the engines: a flip_done the
+     * OS sees never comes before the completion that made it ready. */
+    if (d->disp) {
+        copro_display_dpc(d->disp);
     }
 }

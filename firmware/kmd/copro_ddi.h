@@ -12,6 +12,14 @@
  * copro_ring (descriptors). Fence ids are the scheduler's: submit queues
  * exactly the fence it is given.
  *
+ * The display half (copro_ddi_attach_display) maps the DDI's display
+ * downcalls (commit_vidpn, set_source_address, set_pointer_shape and
+ * _position) onto kmd/copro_display and forwards its DPC-level upcalls
+ * (flip_done, vsync) to the OS. set_source_address queues the present
+ * in copro_display with no fence (the OS calls it once the GPU has
+ * finished the primary); copro_display programs DISP_FLIP at once if the
+ * hardware holds no flip, else from its ISR hook when FLIP_DONE frees it.
+ *
  * Upcalls are made from state, not from interrupt causes: the DPC
  * compares what copro_cp latched (completed fence, PREEMPTED count, fault
  * count) with what it last reported, so nothing is lost when another
@@ -26,6 +34,7 @@
 
 #include "ddi/ddi.h"
 #include "kmd/copro_cp.h"
+#include "kmd/copro_display.h"
 #include "kmd/copro_render.h"
 
 /* Device-measured preemptions kept for the benchmark's latency split. */
@@ -50,6 +59,13 @@ struct copro_ddi {
         uint64_t stat_sum, stat_count;  /* STAT_PREEMPT_* last read */
     } eng[COPRO_MAX_ENGINES];
     struct copro_render_diag last_refusal;
+    /* the display source, NULL if none was attached */
+    struct copro_display *disp;
+    struct {
+        uint64_t addr;              /* 0: no shape yet */
+        int32_t x, y;
+        bool visible;
+    } pointer;
     /* counters */
     uint64_t renders, refusals, submits, ring_full, preempts, resets;
     unsigned npreempt_log;
@@ -58,6 +74,13 @@ struct copro_ddi {
 
 /* Over a driver that copro_cp_init() brought up. */
 void copro_ddi_init(struct copro_ddi *d, struct copro_cp *cp);
+
+/*
+ * Makes disp (copro_display_init done) the DDI's display source 0: its
+ * upcalls go to the OS's flip_done and vsync, its DPC runs from
+ * copro_ddi_dpc. Before copro_ddi_set_upcalls' first interrupt.
+ */
+void copro_ddi_attach_display(struct copro_ddi *d, struct copro_display *disp);
 
 /* Who receives the upcalls (before the first interrupt is taken). */
 void copro_ddi_set_upcalls(struct copro_ddi *d, const struct ddi_upcalls *up,

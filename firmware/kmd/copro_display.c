@@ -142,15 +142,20 @@ bool copro_display_present(struct copro_display *d, uint64_t addr,
     return true;
 }
 
-static void latch_flip(struct copro_display *d)
+/* The flip in the hardware is over: shown (FLIP_DONE) or refused. */
+static void latch_flip(struct copro_display *d, bool refused)
 {
     struct copro *dev = d->dev;
-    struct copro_flip f = {
-        .addr = copro_read64(dev, COPRO_REG_DISP_FLIP_ADDR),
-        .vsync = copro_read64(dev, COPRO_REG_DISP_FLIP_VSYNC),
-        .tag = d->outstanding_tag,
-    };
     uint64_t now_vsync = copro_read64(dev, COPRO_REG_DISP_VSYNC_COUNT);
+    struct copro_flip f = {
+        .addr = copro_read64(dev, refused ? COPRO_REG_DISP_ERROR_ADDR :
+                                            COPRO_REG_DISP_FLIP_ADDR),
+        /* a refused flip was consumed by the last vsync */
+        .vsync = refused ? now_vsync :
+                 copro_read64(dev, COPRO_REG_DISP_FLIP_VSYNC),
+        .tag = d->outstanding_tag,
+        .refused = refused,
+    };
 
     /* VSYNC_TIME is the last vsync's: step back if the ISR ran late */
     f.time = copro_read64(dev, COPRO_REG_DISP_VSYNC_TIME) -
@@ -175,7 +180,7 @@ void copro_display_isr(void *ctx, uint64_t status)
         d->vsync_irqs++;
     }
     if ((status & COPRO_INT_DEV_FLIP_DONE) && d->flip_outstanding) {
-        latch_flip(d);
+        latch_flip(d, false);
     }
     if (status & COPRO_INT_DEV_DISPLAY_ERROR) {
         d->errors++;
@@ -184,7 +189,7 @@ void copro_display_isr(void *ctx, uint64_t status)
         if (d->flip_outstanding &&
             !(copro_read32(dev, COPRO_REG_DISP_STATUS) &
               COPRO_DISP_STS_FLIP_PENDING)) {
-            d->flip_outstanding = false;
+            latch_flip(d, true);
             d->flips_refused++;
         }
     }
@@ -204,6 +209,13 @@ unsigned copro_display_dpc(struct copro_display *d)
         uint64_t missed = 0;
 
         d->ev_head++;
+        if (f.refused) {
+            if (d->up && d->up->flip_refused) {
+                d->up->flip_refused(d->up_ctx, &f);
+            }
+            n++;
+            continue;
+        }
         if (d->streaming && f.vsync > d->last_flip_vsync) {
             missed = f.vsync - d->last_flip_vsync - 1;
         }

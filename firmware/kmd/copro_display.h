@@ -64,12 +64,13 @@ struct copro_present {
     uint32_t tag;       /* the caller's (a frame number) */
 };
 
-/* A flip that took effect. */
+/* A flip that took effect (or that the display refused at its vsync). */
 struct copro_flip {
     uint64_t addr;
     uint64_t vsync;     /* VSYNC_COUNT of the vsync it happened at */
     uint64_t time;      /* its GPU time */
     uint32_t tag;
+    bool refused;       /* DISPLAY_ERROR: the screen went black */
 };
 
 struct copro_display_upcalls {
@@ -79,6 +80,10 @@ struct copro_display_upcalls {
                       uint64_t missed);
     /* vsyncs: VSYNC_COUNT when the DPC ran. */
     void (*vsync)(void *ctx, uint64_t vsyncs, uint64_t time);
+    /* Optional: a present the display refused at its vsync (addr: the
+     * refused surface; vsync and time are those of the vsync that
+     * consumed it). It counts neither as a flip nor as a missed vsync. */
+    void (*flip_refused)(void *ctx, const struct copro_flip *f);
 };
 
 struct copro_display {

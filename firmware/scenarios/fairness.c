@@ -56,6 +56,9 @@ int scenario_main(const struct boot_info *boot)
             wc.work_ns = work_us * US;
             wc.width = 32;
             wc.height = 8;
+            /* one colour, one buffer: nobody composes these windows */
+            wc.draw = WINAPP_DRAW_RECT;
+            wc.buffers = 1;
             winapp_init(&apps[i], &s.boot.k, names[i], &wc);
             os_add_app(&s, winapp_app(&apps[i]));
         }

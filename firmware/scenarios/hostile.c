@@ -31,15 +31,17 @@ int scenario_main(const struct boot_info *boot)
 
     kprintf("hostile: malformed and hostile command buffers and calls "
             "beside a desktop\n");
+    s.boot.display.width = 640;
+    s.boot.display.height = 480;
     if (os_option(&s, boot, "duration_ms", &duration_ms) &&
         os_boot(&s, boot, NULL)) {
-        compositor_init(&comp, k, "compositor");
+        compositor_init(&comp, k, "compositor", false);
         cursor_config_default(&wc);
         winapp_init(&cursor, k, "cursor", &wc);
         game_config_default(&wc);
         winapp_init(&game, k, "game", &wc);
         evil_init(&evil, k, "evil", &game);
-        compositor_add_window(&comp, &game, 16);
+        compositor_add_window(&comp, &game, 24, 40, 0x002060c0);
         compositor_set_cursor(&comp, &cursor);
         os_add_app(&s, compositor_app(&comp));
         os_add_app(&s, winapp_app(&cursor));

@@ -41,6 +41,9 @@ int scenario_main(const struct boot_info *boot)
             wc.frames.depth = 4;
             wc.width = 32;
             wc.height = 8;
+            /* one colour, one buffer: nobody composes these windows */
+            wc.draw = WINAPP_DRAW_RECT;
+            wc.buffers = 1;
             winapp_init(&apps[i], &s.boot.k, names[i], &wc);
             os_add_app(&s, winapp_app(&apps[i]));
         }

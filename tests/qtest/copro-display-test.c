@@ -1034,25 +1034,6 @@ static void test_monitor(void)
  * exactly the vsync the source would have, with the same counts and the
  * same picture.
  */
-static void wait_migration(QTestState *qts)
-{
-    for (int i = 0; i < 10000; i++) {
-        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
-        QDict *ret = qdict_get_qdict(rsp, "return");
-        const char *status = ret && qdict_haskey(ret, "status") ?
-                             qdict_get_str(ret, "status") : "";
-        bool done = !strcmp(status, "completed");
-
-        g_assert_cmpstr(status, !=, "failed");
-        qobject_unref(rsp);
-        if (done) {
-            return;
-        }
-        g_usleep(10 * 1000);
-    }
-    g_assert_not_reached();
-}
-
 static void disp_migrate(Copro *src, Copro *dst)
 {
     g_autofree char *file = g_strdup_printf("%s/copro-disp-mig-%d.bin",
@@ -1062,7 +1043,7 @@ static void disp_migrate(Copro *src, Copro *dst)
 
     qtest_qmp_assert_success(src->qts, "{ 'execute': 'migrate', "
                              "'arguments': { 'uri': %s } }", uri);
-    wait_migration(src->qts);
+    g_assert_true(copro_migration_wait(src->qts));
     memset(dst, 0, sizeof(*dst));
     dst->qs = qtest_pc_boot("-M q35 -nodefaults -device copro,addr=%d.0 "
                             "-incoming defer", COPRO_SLOT);
@@ -1071,7 +1052,7 @@ static void disp_migrate(Copro *src, Copro *dst)
     g_assert_nonnull(dst->dev);
     qtest_qmp_assert_success(dst->qts, "{ 'execute': 'migrate-incoming', "
                              "'arguments': { 'uri': %s } }", uri);
-    wait_migration(dst->qts);
+    g_assert_true(copro_migration_wait(dst->qts));
     dst->mmio = src->mmio;
     dst->vram = src->vram;
     copro_shutdown(src);
@@ -1171,7 +1152,7 @@ static void save_stream(Stream *st, char **file)
     wr64(&src, COPRO_REG_DISP_SURFACE, MARKER);
     qtest_qmp_assert_success(src.qts, "{ 'execute': 'migrate', "
                              "'arguments': { 'uri': %s } }", uri);
-    wait_migration(src.qts);
+    g_assert_true(copro_migration_wait(src.qts));
     copro_shutdown(&src);
 
     g_assert_true(g_file_get_contents(*file, &st->data, &st->len, NULL));

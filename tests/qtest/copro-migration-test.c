@@ -71,25 +71,6 @@ static void wait_done(Copro *c)
     g_assert_not_reached();
 }
 
-static void wait_migration(QTestState *qts, const char *cmd)
-{
-    for (int i = 0; i < 10000; i++) {
-        QDict *rsp = qtest_qmp(qts, "{ 'execute': %s }", cmd);
-        QDict *ret = qdict_get_qdict(rsp, "return");
-        const char *status = ret && qdict_haskey(ret, "status") ?
-                             qdict_get_str(ret, "status") : "";
-        bool done = !strcmp(status, "completed");
-
-        g_assert_cmpstr(status, !=, "failed");
-        qobject_unref(rsp);
-        if (done) {
-            return;
-        }
-        g_usleep(10 * 1000);
-    }
-    g_assert_not_reached();
-}
-
 /*
  * Migrate @src (then shut down) into a new QEMU, @dst, through a file, and
  * let @dst run on from the source's virtual time.
@@ -106,7 +87,7 @@ static void copro_migrate(Copro *src, Copro *dst)
                     "{ 'uri': %s } }", uri);
     g_assert_true(qdict_haskey(rsp, "return"));
     qobject_unref(rsp);
-    wait_migration(src->qts, "query-migrate");
+    g_assert_true(copro_migration_wait(src->qts));
 
     memset(dst, 0, sizeof(*dst));
     dst->qs = qtest_pc_boot("%s -nodefaults -device copro,addr=%d.0 "
@@ -118,7 +99,7 @@ static void copro_migrate(Copro *src, Copro *dst)
                     "'arguments': { 'uri': %s } }", uri);
     g_assert_true(qdict_haskey(rsp, "return"));
     qobject_unref(rsp);
-    wait_migration(dst->qts, "query-migrate");
+    g_assert_true(copro_migration_wait(dst->qts));
     /* BARs and memory decoding came with the device state */
     dst->mmio = src->mmio;
     dst->vram = src->vram;
@@ -304,7 +285,7 @@ static void save_stream(const char *devopts, void (*prepare)(Copro *c),
                     "{ 'uri': %s } }", uri);
     g_assert_true(qdict_haskey(rsp, "return"));
     qobject_unref(rsp);
-    wait_migration(src.qts, "query-migrate");
+    g_assert_true(copro_migration_wait(src.qts));
     copro_shutdown(&src);
 
     g_assert_true(g_file_get_contents(*file, &st->data, &st->len, &err));
@@ -346,24 +327,7 @@ static bool load_stream(Copro *dst, const char *file, Stream *st,
                     uri);
     g_assert_true(qdict_haskey(rsp, "return"));
     qobject_unref(rsp);
-    for (int i = 0; i < 10000; i++) {
-        QDict *ret;
-        const char *status;
-        bool done, failed;
-
-        rsp = qtest_qmp(dst->qts, "{ 'execute': 'query-migrate' }");
-        ret = qdict_get_qdict(rsp, "return");
-        status = ret && qdict_haskey(ret, "status") ?
-                 qdict_get_str(ret, "status") : "";
-        done = !strcmp(status, "completed");
-        failed = !strcmp(status, "failed");
-        qobject_unref(rsp);
-        if (done || failed) {
-            return done;
-        }
-        g_usleep(10 * 1000);
-    }
-    g_assert_not_reached();
+    return copro_migration_wait(dst->qts);
 }
 
 /* A submission loaded, its first packet state patched in by the caller. */

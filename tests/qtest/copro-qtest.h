@@ -509,4 +509,27 @@ static inline uint32_t copro_run_until_busy(Copro *c, unsigned e)
     g_assert_not_reached();
 }
 
+/*
+ * Poll query-migrate on @qts until the migration has completed (true) or
+ * failed (false).
+ */
+static inline bool copro_migration_wait(QTestState *qts)
+{
+    for (int i = 0; i < 10000; i++) {
+        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *status = ret && qdict_haskey(ret, "status") ?
+                             qdict_get_str(ret, "status") : "";
+        bool done = !strcmp(status, "completed");
+        bool failed = !strcmp(status, "failed");
+
+        qobject_unref(rsp);
+        if (done || failed) {
+            return done;
+        }
+        g_usleep(10 * 1000);
+    }
+    g_assert_not_reached();
+}
+
 #endif /* COPRO_QTEST_H */

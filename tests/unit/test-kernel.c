@@ -12,8 +12,13 @@
  * with DDI_EINVAL, and changes nothing when it refuses; render's refusals
  * reach the caller and nothing reaches the GPU; completions flow back as
  * sync-object values and CPU-wait callbacks; locks wait for the GPU's
- * last use; shared allocations outlive their creator's handle; a context
- * TDR blames removes its device.
+ * last use; shared allocations and sync objects outlive their creator's
+ * handle; a context TDR blames removes its device. The display source
+ * (kernel/kdisplay.c) over a fake display: a present waits for its
+ * render fence, flips go to the driver in order and only from the DPC
+ * queue, results carry the driver's missed vblanks, the vsync event
+ * fires once per wait, every display call checks its handles, and a
+ * primary lives while it is queued or on screen.
  */
 #include <glib.h>
 #include <string.h>
@@ -43,6 +48,29 @@ struct fake_gpu {
     bool hold;              /* do not complete anything when pumped */
 };
 
+/* A fake display source: flips queue in the "driver" and take effect one
+ * per vsync, which the test makes with fake_vsync(). */
+#define FD_QMAX     16
+#define PERIOD_NS   16666666ull
+
+struct fake_display {
+    bool on;
+    struct ddi_display_mode mode;
+    uint64_t scanout;
+    unsigned nq, cap;           /* flips handed over, not shown; room */
+    struct ddi_flip_args q[FD_QMAX];
+    unsigned flips_set;         /* set_source_address calls accepted */
+    bool refuse_next;           /* the next flip is refused at its vsync */
+    uint64_t vsyncs, last_flip_vsync;
+    bool streaming;
+    uint64_t shape;
+    int32_t px, py;
+    bool pvis;
+    unsigned shape_calls;
+};
+
+static struct fake_display fd;
+
 static struct fake_gpu gpu;
 static uint8_t vram[VRAM] __attribute__((aligned(4096)));
 static struct kernel kern;
@@ -59,6 +87,9 @@ static void fg_caps(void *drv, struct ddi_caps *c)
         .ring_entries = QMAX,
         .vram_size = VRAM,
         .max_dma_bytes = COPRO_DMA_MAX,
+        .display = { .sources = 1, .refresh_hz = 60,
+                     .vsync_period_ns = PERIOD_NS, .max_width = 4096,
+                     .max_height = 4096, .pointer = true },
     };
 }
 
@@ -119,11 +150,97 @@ static uint64_t fg_time(void *drv)
     return gpu.now;
 }
 
+static int fd_commit(void *drv, unsigned source,
+                     const struct ddi_display_mode *mode, uint64_t addr)
+{
+    (void)drv;
+    if (source != 0) {
+        return DDI_EINVAL;
+    }
+    fd.on = mode != NULL;
+    if (mode) {
+        fd.mode = *mode;
+    }
+    fd.scanout = addr;
+    fd.nq = 0;
+    fd.streaming = false;
+    return DDI_OK;
+}
+
+static int fd_flip(void *drv, const struct ddi_flip_args *a)
+{
+    (void)drv;
+    if (a->source != 0 || !fd.on) {
+        return DDI_EINVAL;
+    }
+    if (fd.nq == fd.cap) {
+        return DDI_EBUSY;
+    }
+    fd.q[fd.nq++] = *a;
+    fd.flips_set++;
+    return DDI_OK;
+}
+
+static int fd_shape(void *drv, unsigned source, uint64_t addr)
+{
+    (void)drv;
+    (void)source;
+    fd.shape = addr;
+    fd.shape_calls++;
+    return DDI_OK;
+}
+
+static int fd_pos(void *drv, unsigned source, int32_t x, int32_t y,
+                  bool visible)
+{
+    (void)drv;
+    (void)source;
+    fd.px = x;
+    fd.py = y;
+    fd.pvis = visible;
+    return DDI_OK;
+}
+
 static const struct ddi_ops fg_ops = {
     .query_caps = fg_caps, .render = fg_render, .patch = fg_patch,
     .submit = fg_submit, .preempt = fg_preempt, .reset_engine = fg_reset,
     .gpu_time = fg_time,
+    .commit_vidpn = fd_commit, .set_source_address = fd_flip,
+    .set_pointer_shape = fd_shape, .set_pointer_position = fd_pos,
 };
+
+/* One vsync: the oldest flip handed over takes effect (its flip_done
+ * first, as the driver's DPC makes them), then the vsync upcall. Called
+ * between run()s, as an interrupt's DPC would come. */
+static void fake_vsync(void)
+{
+    gpu.now += PERIOD_NS;
+    fd.vsyncs++;
+    if (fd.nq) {
+        struct ddi_flip_done f = {
+            .source = 0, .present_id = fd.q[0].present_id,
+            .primary_addr = fd.q[0].primary_addr, .vsync = fd.vsyncs,
+            .time = gpu.now,
+            .missed = fd.streaming ? fd.vsyncs - fd.last_flip_vsync - 1 : 0,
+        };
+
+        if (fd.refuse_next) {
+            fd.refuse_next = false;
+            f.status = DDI_EINVAL;
+            f.missed = 0;
+        } else {
+            fd.streaming = true;
+            fd.last_flip_vsync = fd.vsyncs;
+            fd.scanout = f.primary_addr;
+        }
+        fd.nq--;
+        for (unsigned i = 0; i < fd.nq; i++) {
+            fd.q[i] = fd.q[i + 1];
+        }
+        kernel_upcalls.flip_done(&kern, &f);
+    }
+    kernel_upcalls.vsync(&kern, 0, fd.vsyncs, gpu.now);
+}
 
 /* Runs everything queued (each entry retires 10 us after the last), and
  * answers a preemption request once the ring is empty. */
@@ -179,6 +296,8 @@ static void setup(void)
     const char *err;
 
     memset(&gpu, 0, sizeof(gpu));
+    memset(&fd, 0, sizeof(fd));
+    fd.cap = FD_QMAX;
     gpu.now = 1000;
     vidsch_config_default(&cfg);
     g_assert_cmpuint(kernel_arena_bytes(), <=, sizeof(arena));
@@ -582,6 +701,468 @@ static void test_lost(void)
     g_assert_cmpuint(kern.stats.buffers_lost, ==, 1);
 }
 
+/* ---- display ---- */
+
+static void on_vsync_count(void *arg, int status, uint64_t vsyncs,
+                           uint64_t time);
+
+#define DW      64
+#define DH      32
+
+static void setup_display(void)
+{
+    setup();
+    g_assert_null(kdisplay_start(&kern, 0, DW, DH));
+    g_assert_true(fd.on);
+    g_assert_cmpuint(fd.mode.pitch, ==, DW * 4);
+    run();
+}
+
+static uint32_t make_primary(struct proc *a)
+{
+    struct kapi_alloc_desc d = { .size = DW * 4 * DH, .cpu_visible = true,
+                                 .primary = true };
+    uint32_t h = 0;
+
+    g_assert_cmpint(kapi_create_allocation(a->p, a->dev, &d, &h), ==,
+                    DDI_OK);
+    return h;
+}
+
+struct presented {
+    unsigned calls;
+    struct kapi_present_result r[8];
+};
+
+static void on_present(void *arg, const struct kapi_present_result *r)
+{
+    struct presented *p = arg;
+
+    if (p->calls < 8) {
+        p->r[p->calls] = *r;
+    }
+    p->calls++;
+}
+
+static int present(struct proc *a, uint32_t hprimary, uint32_t hsync,
+                   uint64_t value, uint64_t tag, struct presented *out)
+{
+    struct kapi_present pr = {
+        .source = 0, .hprimary = hprimary, .hsync = hsync, .value = value,
+        .tag = tag, .fn = on_present, .arg = out,
+    };
+
+    return kapi_present(a->p, a->dev, &pr);
+}
+
+static const struct kalloc *alloc_of(struct proc *a, uint32_t h)
+{
+    return handle_lookup(&a->p->handles, h, HANDLE_ALLOCATION);
+}
+
+/* A present flips only once the GPU has finished the buffer that drew
+ * the primary, and only from the DPC queue; its result comes at the
+ * vsync it took effect at. */
+static void test_present_waits_for_render(void)
+{
+    struct proc a;
+    struct presented got = { 0 };
+    struct kapi_display_info info;
+    uint32_t prim;
+
+    setup_display();
+    make_proc(&a, "a");
+    prim = make_primary(&a);
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, prim, DW * 4 * DH), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 1), ==, DDI_OK);
+    g_assert_cmpint(present(&a, prim, a.sync, 1, 77, &got), ==, DDI_OK);
+    g_assert_cmpuint(fd.flips_set, ==, 0);      /* never from the call */
+    run();
+    g_assert_cmpuint(fd.flips_set, ==, 0);      /* the GPU has not drawn it */
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 0);
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(fd.flips_set, ==, 1);
+    g_assert_cmphex(fd.q[0].primary_addr, ==, alloc_of(&a, prim)->gpu);
+    g_assert_cmpuint(got.calls, ==, 0);         /* not shown yet */
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 1);
+    g_assert_cmpint(got.r[0].status, ==, DDI_OK);
+    g_assert_cmpuint(got.r[0].tag, ==, 77);
+    g_assert_cmpuint(got.r[0].vsync, ==, 2);
+    g_assert_cmpuint(got.r[0].missed, ==, 0);
+    g_assert_cmpint(kapi_display_info(a.p, a.dev, 0, &info), ==, DDI_OK);
+    g_assert_cmpuint(info.flips, ==, 1);
+    g_assert_cmpuint(info.vsyncs, ==, 2);
+    g_assert_cmpuint(info.width, ==, DW);
+    g_assert_cmpuint(info.pitch, ==, DW * 4);
+    g_assert_true(info.pointer);
+}
+
+/* Flips in order, one per vsync; a vblank without a new picture is
+ * reported as missed by the next result, as the driver counts it. */
+static void test_present_order_missed(void)
+{
+    struct proc a;
+    struct presented got = { 0 };
+    uint32_t p0, p1;
+
+    setup_display();
+    make_proc(&a, "a");
+    p0 = make_primary(&a);
+    p1 = make_primary(&a);
+    g_assert_cmpint(present(&a, p0, 0, 0, 1, &got), ==, DDI_OK);
+    g_assert_cmpint(present(&a, p1, 0, 0, 2, &got), ==, DDI_OK);
+    g_assert_cmpint(present(&a, p0, 0, 0, 3, &got), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(fd.flips_set, ==, 3);
+    g_assert_cmpuint(fd.q[0].present_id, <, fd.q[1].present_id);
+    for (unsigned i = 0; i < 3; i++) {
+        fake_vsync();
+        run();
+    }
+    g_assert_cmpuint(got.calls, ==, 3);
+    for (unsigned i = 0; i < 3; i++) {
+        g_assert_cmpuint(got.r[i].tag, ==, i + 1);
+        g_assert_cmpuint(got.r[i].vsync, ==, i + 1);
+        g_assert_cmpuint(got.r[i].missed, ==, 0);
+    }
+    /* two vblanks with nothing new, then a present */
+    fake_vsync();
+    fake_vsync();
+    run();
+    g_assert_cmpint(present(&a, p1, 0, 0, 4, &got), ==, DDI_OK);
+    run();
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 4);
+    g_assert_cmpuint(got.r[3].vsync, ==, 6);
+    g_assert_cmpuint(got.r[3].missed, ==, 2);
+    g_assert_cmpuint(kern.display.src[0].stats.missed, ==, 2);
+    g_assert_cmpuint(kern.display.src[0].stats.flips, ==, 4);
+    g_assert_cmphex(fd.scanout, ==, alloc_of(&a, p1)->gpu);
+}
+
+/* The driver's queue is full: the present waits for a flip_done. */
+static void test_present_driver_busy(void)
+{
+    struct proc a;
+    struct presented got = { 0 };
+    uint32_t p0;
+
+    setup_display();
+    fd.cap = 1;
+    make_proc(&a, "a");
+    p0 = make_primary(&a);
+    g_assert_cmpint(present(&a, p0, 0, 0, 1, &got), ==, DDI_OK);
+    g_assert_cmpint(present(&a, p0, 0, 0, 2, &got), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(fd.flips_set, ==, 1);
+    fake_vsync();
+    run();
+    g_assert_cmpuint(fd.flips_set, ==, 2);
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 2);
+    g_assert_cmpuint(got.r[1].tag, ==, 2);
+    g_assert_cmpuint(got.r[1].missed, ==, 0);
+}
+
+/* Every display call checks its handles and arguments and changes
+ * nothing when it refuses. */
+static void test_display_refusals(void)
+{
+    struct proc a, b;
+    struct presented got = { 0 };
+    struct kapi_display_info info;
+    struct kapi_alloc_desc small = { .size = 64, .primary = true };
+    struct kapi_pointer ptr = { .source = 0, .visible = true };
+    struct kapi_present pr = { .source = 0, .fn = on_present, .arg = &got };
+    uint32_t pa, pb, h;
+
+    setup_display();
+    make_proc(&a, "a");
+    make_proc(&b, "b");
+    pa = make_primary(&a);
+    pb = make_primary(&b);
+    /* another process's primary, sync and device */
+    g_assert_cmpint(present(&a, pb, 0, 0, 1, &got), ==, DDI_EHANDLE);
+    g_assert_cmpint(present(&a, pa, b.sync, 1, 1, &got), ==, DDI_EHANDLE);
+    pr.hprimary = pa;
+    g_assert_cmpint(kapi_present(a.p, b.dev, &pr), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_wait_vsync(a.p, b.dev, 0, on_vsync_count, NULL), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_display_info(a.p, b.dev, 0, &info), ==,
+                    DDI_EHANDLE);
+    ptr.hshape = b.buf;
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, &ptr), ==, DDI_EHANDLE);
+    /* wrong types */
+    g_assert_cmpint(present(&a, a.sync, 0, 0, 1, &got), ==, DDI_EHANDLE);
+    g_assert_cmpint(present(&a, pa, a.buf, 1, 1, &got), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_present(a.p, a.ctx, &pr), ==, DDI_EHANDLE);
+    /* not a primary, too small, no callback, no such source */
+    g_assert_cmpint(present(&a, a.buf, 0, 0, 1, &got), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &small, &h), ==,
+                    DDI_EINVAL);
+    pr.fn = NULL;
+    g_assert_cmpint(kapi_present(a.p, a.dev, &pr), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_present(a.p, a.dev, NULL), ==, DDI_EINVAL);
+    pr.fn = on_present;
+    pr.source = 1;
+    g_assert_cmpint(kapi_present(a.p, a.dev, &pr), ==, DDI_ENOTSUP);
+    g_assert_cmpint(kapi_wait_vsync(a.p, a.dev, 1, on_vsync_count, NULL), ==,
+                    DDI_ENOTSUP);
+    g_assert_cmpint(kapi_wait_vsync(a.p, a.dev, 0, NULL, NULL), ==,
+                    DDI_EINVAL);
+    ptr.hshape = a.buf;             /* 4 KiB: smaller than a shape */
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, &ptr), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, NULL), ==, DDI_EINVAL);
+    /* stale */
+    g_assert_cmpint(kapi_destroy_allocation(a.p, pa), ==, DDI_OK);
+    g_assert_cmpint(present(&a, pa, 0, 0, 1, &got), ==, DDI_EHANDLE);
+    run();
+    g_assert_cmpuint(fd.flips_set, ==, 0);
+    g_assert_cmpuint(fd.shape_calls, ==, 0);
+    g_assert_cmpuint(kern.display.src[0].stats.presents, ==, 0);
+    g_assert_cmpuint(got.calls, ==, 0);
+    /* the queue is bounded */
+    for (unsigned i = 0; i < KDISPLAY_QUEUE; i++) {
+        g_assert_cmpint(present(&b, pb, b.sync, 1, i, &got), ==, DDI_OK);
+    }
+    g_assert_cmpint(present(&b, pb, b.sync, 1, 99, &got), ==, DDI_ENOMEM);
+}
+
+/* Without a display source on, the display calls say so. */
+static void test_display_off(void)
+{
+    struct proc a;
+    struct presented got = { 0 };
+    struct kapi_display_info info;
+    struct kapi_alloc_desc d = { .size = 1 << 16, .primary = true };
+    uint32_t h;
+
+    setup();
+    make_proc(&a, "a");
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h), ==,
+                    DDI_ENOTSUP);
+    g_assert_cmpint(present(&a, a.buf, 0, 0, 1, &got), ==, DDI_ENOTSUP);
+    g_assert_cmpint(kapi_display_info(a.p, a.dev, 0, &info), ==,
+                    DDI_ENOTSUP);
+    g_assert_cmpint(kapi_wait_vsync(a.p, a.dev, 0, on_vsync_count, NULL), ==,
+                    DDI_ENOTSUP);
+}
+
+static unsigned vsync_calls;
+static uint64_t vsync_last;
+static int vsync_status;
+
+static void on_vsync_count(void *arg, int status, uint64_t vsyncs,
+                           uint64_t time)
+{
+    (void)arg;
+    (void)time;
+    vsync_calls++;
+    vsync_last = vsyncs;
+    vsync_status = status;
+}
+
+/* The vsync event: one callback per wait, at the next vsync. */
+static void test_vsync_event(void)
+{
+    struct proc a;
+
+    setup_display();
+    make_proc(&a, "a");
+    vsync_calls = 0;
+    fake_vsync();
+    run();
+    g_assert_cmpint(kapi_wait_vsync(a.p, a.dev, 0, on_vsync_count, NULL), ==,
+                    DDI_OK);
+    run();
+    g_assert_cmpuint(vsync_calls, ==, 0);
+    fake_vsync();
+    g_assert_cmpuint(vsync_calls, ==, 0);       /* at passive level */
+    run();
+    g_assert_cmpuint(vsync_calls, ==, 1);
+    g_assert_cmpuint(vsync_last, ==, 2);
+    g_assert_cmpint(vsync_status, ==, DDI_OK);
+    fake_vsync();
+    run();
+    g_assert_cmpuint(vsync_calls, ==, 1);       /* one-shot */
+    /* a destroyed device's wait fails */
+    g_assert_cmpint(kapi_wait_vsync(a.p, a.dev, 0, on_vsync_count, NULL), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_destroy_device(a.p, a.dev), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(vsync_calls, ==, 2);
+    g_assert_cmpint(vsync_status, ==, DDI_EHANDLE);
+}
+
+/* A primary on screen, or queued, outlives its handle; it goes once
+ * another picture replaced it. */
+static void test_scanout_keeps_primary(void)
+{
+    struct proc a;
+    struct presented got = { 0 };
+    uint32_t p0, p1;
+    const struct kalloc *k0;
+    unsigned before;
+
+    setup_display();
+    make_proc(&a, "a");
+    p0 = make_primary(&a);
+    p1 = make_primary(&a);
+    k0 = alloc_of(&a, p0);
+    g_assert_cmpint(present(&a, p0, 0, 0, 1, &got), ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_allocation(a.p, p0), ==, DDI_OK);
+    before = kern.seg.count;
+    run();
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 1);
+    g_assert_cmpint(got.r[0].status, ==, DDI_OK);
+    g_assert_true(k0->used);                    /* on screen */
+    g_assert_cmpuint(kern.seg.count, ==, before);
+    g_assert_cmpint(present(&a, p1, 0, 0, 2, &got), ==, DDI_OK);
+    run();
+    g_assert_true(k0->used);                    /* until replaced */
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 2);
+    g_assert_false(k0->used);
+    g_assert_cmpuint(kern.seg.count, ==, before - 1);
+}
+
+/* What cannot be shown is reported: a refused flip, a present whose sync
+ * object is destroyed, a removed device's present. */
+static void test_present_failures(void)
+{
+    struct proc a, b;
+    struct presented got = { 0 }, gotb = { 0 };
+    struct ddi_fault f = { .kind = COPRO_FAULT_BAD_PACKET };
+    uint32_t p0, pb;
+
+    setup_display();
+    make_proc(&a, "a");
+    make_proc(&b, "b");
+    p0 = make_primary(&a);
+    pb = make_primary(&b);
+    fd.refuse_next = true;
+    g_assert_cmpint(present(&a, p0, 0, 0, 1, &got), ==, DDI_OK);
+    run();
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 1);
+    g_assert_cmpint(got.r[0].status, ==, DDI_EINVAL);
+    g_assert_cmpuint(kern.display.src[0].stats.refused, ==, 1);
+    g_assert_cmpuint(alloc_of(&a, p0)->scanout, ==, 0);
+    /* waiting on a sync object that goes away */
+    g_assert_cmpint(present(&a, p0, a.sync, 5, 2, &got), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_destroy_sync(a.p, a.sync), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(got.calls, ==, 2);
+    g_assert_cmpint(got.r[1].status, ==, DDI_EHANDLE);
+    g_assert_cmpuint(got.r[1].tag, ==, 2);
+    /* b's context is blamed: its present waiting for the GPU fails */
+    gpu.hold = true;
+    g_assert_cmpint(fill(&b, b.ctx, pb, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(b.p, b.ctx, b.sync, 1), ==, DDI_OK);
+    g_assert_cmpint(present(&b, pb, b.sync, 1, 3, &gotb), ==, DDI_OK);
+    run();
+    f.fence = gpu.q[0][0].fence;
+    f.context = gpu.q[0][0].context;
+    kernel_upcalls.faulted(&kern, 0, &f);
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(gotb.calls, ==, 1);
+    g_assert_cmpint(gotb.r[0].status, ==, DDI_ELOST);
+    g_assert_cmpuint(fd.flips_set, ==, 1);
+}
+
+static void test_pointer(void)
+{
+    struct proc a;
+    struct kapi_alloc_desc d = { .size = DDI_POINTER_BYTES };
+    struct kapi_pointer ptr = { .source = 0, .x = -3, .y = 9,
+                                .visible = true };
+    uint32_t s0, s1;
+
+    setup_display();
+    make_proc(&a, "a");
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &s0), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &s1), ==, DDI_OK);
+    /* visible without a shape: nothing to show */
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, &ptr), ==, DDI_OK);
+    g_assert_false(fd.pvis);
+    ptr.hshape = s0;
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, &ptr), ==, DDI_OK);
+    g_assert_cmphex(fd.shape, ==, alloc_of(&a, s0)->gpu);
+    g_assert_true(fd.pvis);
+    g_assert_cmpint(fd.px, ==, -3);
+    g_assert_cmpint(fd.py, ==, 9);
+    g_assert_cmpuint(alloc_of(&a, s0)->scanout, ==, 1);
+    ptr.hshape = s1;
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, &ptr), ==, DDI_OK);
+    g_assert_cmpuint(alloc_of(&a, s0)->scanout, ==, 0);
+    g_assert_cmpuint(alloc_of(&a, s1)->scanout, ==, 1);
+    ptr.hshape = 0;
+    ptr.x = 5;
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, &ptr), ==, DDI_OK);
+    g_assert_cmphex(fd.shape, ==, alloc_of(&a, s1)->gpu);
+    g_assert_cmpint(fd.px, ==, 5);
+    g_assert_cmpuint(fd.shape_calls, ==, 2);
+}
+
+/* A sync object shared with another process: it waits on it on the GPU,
+ * and keeps it when the creator lets go. */
+static void test_share_sync(void)
+{
+    struct proc a, b;
+    struct waited w = { 0 };
+    uint32_t name = 0, h = 0, bad = 0;
+
+    setup();
+    make_proc(&a, "a");
+    make_proc(&b, "b");
+    g_assert_cmpint(kapi_share_sync(a.p, b.sync, &name), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_share_sync(a.p, a.buf, &name), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, NULL), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &name), ==, DDI_OK);
+    /* an allocation's name is not a sync object's, nor the reverse */
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &bad), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, bad, &h), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_sync(b.p, a.dev, name, &h), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, name ^ 0x100, &h), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_OK);
+    /* b's work waits for a's signal */
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 1), ==, DDI_OK);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.submits, ==, 0);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.submits, ==, 1);
+    /* the creator lets go; b still waits on it and signals it */
+    g_assert_cmpint(kapi_destroy_sync(a.p, a.sync), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 2, on_wait, &w), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_cpu(b.p, h, 2), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpint(w.status, ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_sync(b.p, h), ==, DDI_OK);
+    /* the name died with it */
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_EHANDLE);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -597,5 +1178,18 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/deferred-free", test_deferred_free);
     g_test_add_func("/kernel/destroy-device", test_destroy_device);
     g_test_add_func("/kernel/lost", test_lost);
+    g_test_add_func("/kernel/share-sync", test_share_sync);
+    g_test_add_func("/kernel/display/present-waits-for-render",
+                    test_present_waits_for_render);
+    g_test_add_func("/kernel/display/order-and-missed",
+                    test_present_order_missed);
+    g_test_add_func("/kernel/display/driver-busy", test_present_driver_busy);
+    g_test_add_func("/kernel/display/refusals", test_display_refusals);
+    g_test_add_func("/kernel/display/off", test_display_off);
+    g_test_add_func("/kernel/display/vsync-event", test_vsync_event);
+    g_test_add_func("/kernel/display/scanout-keeps-primary",
+                    test_scanout_keeps_primary);
+    g_test_add_func("/kernel/display/failures", test_present_failures);
+    g_test_add_func("/kernel/display/pointer", test_pointer);
     return g_test_run();
 }
