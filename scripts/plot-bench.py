@@ -18,7 +18,8 @@ writes, next to them:
   policy (the device's busy time per context in the timeline);
 - timeline-desktop.png: 50 ms of the desktop under the quantum policy
   around a preemption of the hog: the engine, each context's queue, the
-  scheduler's preemption decisions.
+  scheduler's preemption decisions; timeline-hog.png the same for the hog
+  scenario at preempt=mid-command (the hog preempted for every frame).
 
 Prints one line per picture. matplotlib (Debian's python3-matplotlib).
 """
@@ -68,6 +69,9 @@ def context_apps(metrics, m):
             p = ev["args"]["priority"]
             c[p] = c.get(p, 0) + 1
     by_prio = {a["priority"]: a["name"] for a in metrics.get("apps", [])}
+    if metrics.get("scenario") == "hog" and not by_prio:
+        # the hog scenario: the hog (BELOW_NORMAL) and the frames (HIGH)
+        by_prio = {"BELOW_NORMAL": "hog", "HIGH": "frames"}
     out = {}
     for ctx, counts in levels.items():
         level = max(counts, key=counts.get)
@@ -185,14 +189,16 @@ def plot_share(d):
     return save(fig, d, "gpu-share-policy.png")
 
 
-def plot_timeline(d, name="desktop-quantum", span_ns=50_000_000):
+def plot_timeline(d, name="desktop-quantum", out="timeline-desktop.png",
+                  title="desktop (quantum policy)", span_ns=50_000_000):
     run = load_run(d, name)
     if not run:
         return None
     metrics, m = run
     apps = context_apps(metrics, m)
     hog = {c for c, n in apps.items() if n == "hog"}
-    front = {c for c, n in apps.items() if n in ("compositor", "cursor")}
+    front = {c for c, n in apps.items()
+             if n in ("compositor", "cursor", "frames")}
     # a preemption of the hog for a compositor or cursor frame, a little
     # into the run; else any of the hog's
     runs0 = sorted((r for r in m.runs if r.engine == 0),
@@ -222,7 +228,8 @@ def plot_timeline(d, name="desktop-quantum", span_ns=50_000_000):
                            (row - 0.38 + lane * h, h), facecolors=colour,
                            **kw)
 
-    for r in m.runs:
+    # short runs last, on top of the long ones they are widened over
+    for r in sorted(m.runs, key=lambda r: r.start - r.end):
         if r.engine == 0 and r.end >= t0 and r.start <= t1:
             bar(0, r.start, r.end, colours.get(r.context, "grey"))
     # a context's buffers queued at once share its row, in lanes
@@ -258,11 +265,11 @@ def plot_timeline(d, name="desktop-quantum", span_ns=50_000_000):
     ax.set_xlabel("ms from %.3f s (virtual time); v: engine saved a "
                   "preempted buffer, red |: the scheduler decided to "
                   "preempt" % (t0 / 1e9))
-    ax.set_title("desktop (quantum policy): the render engine and each "
-                 "context's queue around a preemption of the hog")
+    ax.set_title("%s: the render engine and each context's queue around "
+                 "a preemption of the hog" % title)
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
-    return save(fig, d, "timeline-desktop.png")
+    return save(fig, d, out)
 
 
 def save(fig, d, name):
@@ -280,7 +287,10 @@ def main():
     for what, fn in (("latency CDF per preemption mode", plot_preempt),
                      ("latency CDF per policy", plot_policy),
                      ("GPU share per application and policy", plot_share),
-                     ("timeline excerpt", plot_timeline)):
+                     ("timeline excerpt, desktop", plot_timeline),
+                     ("timeline excerpt, hog", lambda d: plot_timeline(
+                         d, "hog-preempt=mid-command", "timeline-hog.png",
+                         "hog, preempt=mid-command"))):
         path = fn(d)
         print("%-38s %s" % (what + ":", path or "no data (run skipped?)"))
 

@@ -315,13 +315,16 @@ void copro_ddi_attach_display(struct copro_ddi *d, struct copro_display *disp)
 }
 
 /* The arguments, then MARK: the device records the marker at that write,
- * stamped with its clock. Always written, so a run is the same whether
- * the timeline is on or off. */
+ * stamped with its clock. Written whether or not the device's log is on
+ * (the driver cannot know, and must not: a run is the same either way). */
 static void ddi_mark(void *drv, unsigned kind, unsigned engine,
                      uint32_t context, uint64_t arg0, uint64_t arg1)
 {
     struct copro_ddi *d = drv;
 
+    if (!(d->cp->dev->info.caps & COPRO_CAP_MARKERS)) {
+        return;     /* a device without them: nothing to tell */
+    }
     copro_write64(d->cp->dev, COPRO_REG_MARK_ARG0, arg0);
     copro_write64(d->cp->dev, COPRO_REG_MARK_ARG1, arg1);
     copro_write64(d->cp->dev, COPRO_REG_MARK,

@@ -55,7 +55,7 @@ void copro_caps_format(uint32_t caps, char *buf, size_t size)
 {
     static const char *const names[] = {
         "cmd-processor", "gart", "gpuva", "preemption", "fault-injection",
-        "msix", "display",
+        "msix", "display", "markers",
     };
     size_t pos = 0;
     uint32_t unknown = caps;

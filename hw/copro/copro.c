@@ -270,7 +270,7 @@ static const CoproRegInfo *copro_decode(CoproState *s, hwaddr addr,
 static uint32_t copro_caps(CoproState *s)
 {
     uint32_t caps = COPRO_CAP_CMD_PROCESSOR | COPRO_CAP_GPUVA |
-                    COPRO_CAP_DISPLAY;
+                    COPRO_CAP_DISPLAY | COPRO_CAP_MARKERS;
 
     if (s->msix_enabled_prop) {
         caps |= COPRO_CAP_MSIX;

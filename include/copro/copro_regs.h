@@ -71,6 +71,7 @@
 #define COPRO_CAP_FAULT_INJECTION   (1u << 4)   /* x-fault-injection=on */
 #define COPRO_CAP_MSIX              (1u << 5)   /* MSI-X capability present */
 #define COPRO_CAP_DISPLAY           (1u << 6)   /* display block (0x300) */
+#define COPRO_CAP_MARKERS           (1u << 7)   /* timeline markers (0x400) */
 
 /* COPRO_REG_PREEMPT_CAPS: finest preemption granularity, as WDDM reports */
 #define COPRO_PREEMPT_NONE          0   /* never interrupts a DMA buffer */

@@ -25,7 +25,7 @@
 #define WB          0x8000
 #define SUB_RING    (56 * MiB)      /* engine 1: batches of submissions */
 #define SUB_RING_SIZE 4096
-#define TL_RUNS     9               /* interleaved runs per log state */
+#define TL_RUNS     15              /* pairs of runs, log off and on */
 #define COPY_PKTS   (40 * MiB)      /* the timeline bench's COPY packets */
 
 /* where copy_rate() puts its packets */
@@ -234,13 +234,35 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* One measure of bench_timeline: its time in host and QEMU CPU seconds. */
+static void timeline_measure(Copro *c, int i, uint32_t copy_len,
+                             double *host_s, double *cpu_s)
+{
+    int64_t t0 = qemu_cpu_ns(c);
+
+    switch (i) {
+    case 0:
+        *host_s = run_buffer(c, BUF, NPKT * 4);
+        break;
+    case 1:
+        *host_s = run_buffer(c, copy_pkts, copy_len);
+        break;
+    default:
+        *host_s = 16.0 * (SUB_RING_SIZE - 1) / submission_rate(c);
+        break;
+    }
+    *cpu_s = (qemu_cpu_ns(c) - t0) / 1e9;
+}
+
 /*
- * The timeline's cost: each figure with the log off and on, in pairs
- * whose order alternates (off-on, on-off...) so that a warming cache
- * favours neither, after a warm-up pair. Rates per second of QEMU's CPU
- * time (the measure: other processes on the machine change host time by
- * tens of percent from run to run) and per host second; the median of
- * TL_RUNS each.
+ * The timeline's cost. Each measure is taken with the log off and on back
+ * to back (in turns: off-on, then on-off), TL_RUNS pairs after a warm-up
+ * pair, and each pair gives a ratio: on a machine shared with other work
+ * the speed drifts by tens of percent within seconds, and only a pair
+ * taken within a fraction of a second sees the same machine. Rates are
+ * per second of QEMU's CPU time (other processes' load changes host time
+ * most) and per host second; the median ratio with the range of the
+ * pairs'.
  */
 static void bench_timeline(Copro *c)
 {
@@ -250,9 +272,13 @@ static void bench_timeline(Copro *c)
     };
     g_autofree struct copro_submit_desc *ring =
         g_new0(struct copro_submit_desc, SUB_RING_SIZE);
-    double cpu[3][2][TL_RUNS], wall[3][2][TL_RUNS];
     const uint64_t copy_size = 8 * MiB;
     const int copy_reps = 64;
+    const double units[3] = {
+        NPKT, (double)copy_size * copy_reps, 16.0 * (SUB_RING_SIZE - 1),
+    };
+    double host[2][TL_RUNS], cpu[2][TL_RUNS];
+    double rc[TL_RUNS], rh[TL_RUNS];
     uint32_t copy_len;
     QDict *rsp;
 
@@ -269,56 +295,45 @@ static void bench_timeline(Copro *c)
     }
     vram_write(c, SUB_RING, ring, SUB_RING_SIZE * sizeof(*ring));
     copro_ring_setup(c, 1, SUB_RING, SUB_RING_SIZE);
-    for (int run = -1; run < TL_RUNS; run++) {
-        for (int k = 0; k < 2; k++) {
-            int on = (run & 1) ? !k : k;
-            double units[3] = {
-                NPKT, (double)copy_size * copy_reps,
-                16.0 * (SUB_RING_SIZE - 1),
-            };
 
-            timeline_set(c, on);
-            for (int i = 0; i < 3; i++) {
-                int64_t t0 = qemu_cpu_ns(c);
-                double w;
+    printf("timeline: the log off and on, %d pairs of runs taken back to "
+           "back (timing=instant)\n", TL_RUNS);
+    for (int i = 0; i < 3; i++) {
+        double lo = 1e9, hi = 0;
 
-                switch (i) {
-                case 0:
-                    w = run_buffer(c, BUF, NPKT * 4);
-                    break;
-                case 1:
-                    w = run_buffer(c, copy_pkts, copy_len);
-                    break;
-                default:
-                    w = units[2] / submission_rate(c);
-                    break;
-                }
+        for (int run = -1; run < TL_RUNS; run++) {
+            for (int k = 0; k < 2; k++) {
+                int on = (run & 1) ? !k : k;
+                double h, u;
+
+                timeline_set(c, on);
+                timeline_measure(c, i, copy_len, &h, &u);
                 if (run >= 0) {
-                    cpu[i][on][run] = units[i] * 1e9 /
-                                      (qemu_cpu_ns(c) - t0);
-                    wall[i][on][run] = units[i] / w;
+                    host[on][run] = units[i] / h;
+                    cpu[on][run] = units[i] / u;
                 }
             }
+            if (run >= 0) {
+                rc[run] = cpu[1][run] / cpu[0][run];
+                rh[run] = host[1][run] / host[0][run];
+                lo = MIN(lo, rc[run]);
+                hi = MAX(hi, rc[run]);
+            }
         }
+        printf("timeline: %-27s per QEMU CPU s: off %9.4g on %9.4g, "
+               "on/off %.3f (pairs %.2f..%.2f); per host s: off %9.4g "
+               "on %9.4g, on/off %.3f\n", what[i],
+               median(cpu[0], TL_RUNS), median(cpu[1], TL_RUNS),
+               median(rc, TL_RUNS), lo, hi, median(host[0], TL_RUNS),
+               median(host[1], TL_RUNS), median(rh, TL_RUNS));
     }
     rsp = qtest_qmp(c->qts, "{ 'execute': 'x-copro-timeline', "
                     "'arguments': { 'max': 0 } }");
-    printf("timeline: the log off and on in turn, median of %d runs each "
-           "(timing=instant); it recorded %" PRIu64 " events, %" PRIu64
-           " dropped as it wrapped\n", TL_RUNS,
+    printf("timeline: the log recorded %" PRIu64 " events (%" PRIu64
+           " dropped as it wrapped at 65536)\n",
            qdict_get_int(qdict_get_qdict(rsp, "return"), "next-seq"),
            qdict_get_int(qdict_get_qdict(rsp, "return"), "dropped"));
     qobject_unref(rsp);
-    for (int i = 0; i < 3; i++) {
-        double c0 = median(cpu[i][0], TL_RUNS);
-        double c1 = median(cpu[i][1], TL_RUNS);
-        double w0 = median(wall[i][0], TL_RUNS);
-        double w1 = median(wall[i][1], TL_RUNS);
-
-        printf("timeline: %-27s per QEMU CPU s: off %9.4g on %9.4g "
-               "on/off %.3f; per host s: off %9.4g on %9.4g on/off %.3f\n",
-               what[i], c0, c1, c1 / c0, w0, w1, w1 / w0);
-    }
 }
 
 int main(int argc, char **argv)
