@@ -206,7 +206,8 @@ void copro_tl_engine_event(CoproEngine *e, CoproTlKind kind)
     uint64_t *a = ev->arg;
     bool paging = e->desc.flags & COPRO_SUBMIT_PAGING;
 
-    if (e->active) {
+    /* about the submission loaded, if any (a doorbell is about the ring) */
+    if (e->active && kind != COPRO_TL_DOORBELL) {
         copro_tl_set_context(ev, e->desc.context);
     }
     switch (kind) {

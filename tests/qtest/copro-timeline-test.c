@@ -191,9 +191,9 @@ static void test_off(void)
 
 /*
  * A scripted run with modelled time: a 1 ms WORK buffer is preempted
- * mid-command, resumed and retires; an injected fault halts the next
- * buffer and an engine reset clears it. Every event, its time to the ns
- * and its arguments.
+ * mid-command (a buffer queued behind it is dropped), resumed and retires;
+ * an injected fault halts the next buffer and an engine reset clears it.
+ * Every event, its time to the ns and its arguments.
  */
 static void test_sequence(void)
 {
@@ -209,6 +209,9 @@ static void test_sequence(void)
     t0 = copro_time(&c);
     submit(&c, BUF_A, 12, 1, 7, 0);
     copro_run_until_busy(&c, 0);
+    /* queued behind it: the preemption drops it */
+    copro_clock_to(&c, t0 + 150000);
+    submit(&c, BUF_B, 4, 9, 9, 0);
     /* WORK slices end at t0 + 100 + k * 100 us; request between two */
     copro_clock_to(&c, t0 + 250000);
     ewr64(&c, 0, COPRO_ENG_PREEMPT_REQ, 50);
@@ -232,7 +235,7 @@ static void test_sequence(void)
     {
         g_autofree char *saved = g_strdup_printf(
             "{ \"preempt-fence\": 50, \"fence\": 1, \"offset\": 0, "
-            "\"dropped\": 0, \"latency-ns\": %llu }",
+            "\"dropped\": 1, \"latency-ns\": %llu }",
             PKT_NS + 3 * SLICE_NS + SWITCH_NS - 250000);
         g_autofree char *fault = g_strdup_printf(
             "{ \"fault\": \"injected fault\", \"code\": %d, "
@@ -244,24 +247,27 @@ static void test_sequence(void)
               "{ \"head\": 0, \"tail\": 1 }" },
             { "start", "engine", t0, 0, 7, "{ \"fence\": 1, "
               "\"paging\": false, \"resume\": false, \"slot\": 0 }" },
+            /* about the ring, not the submission running */
+            { "doorbell", "engine", t0 + 150000, 0, -1,
+              "{ \"head\": 1, \"tail\": 2 }" },
             { "preempt-request", "engine", t0 + 250000, 0, 7,
               "{ \"preempt-fence\": 50, \"fence\": 1 }" },
             /* the end of the slice running at the request + the save */
             { "preempt-saved", "engine",
               t0 + PKT_NS + 3 * SLICE_NS + SWITCH_NS, 0, 7, saved },
             { "doorbell", "engine", t1, 0, -1,
-              "{ \"head\": 1, \"tail\": 2 }" },
+              "{ \"head\": 2, \"tail\": 3 }" },
             { "start", "engine", t1, 0, 7, "{ \"fence\": 2, "
-              "\"paging\": false, \"resume\": true, \"slot\": 1 }" },
+              "\"paging\": false, \"resume\": true, \"slot\": 2 }" },
             { "resume", "engine", t1, 0, 7,
               "{ \"fence\": 2, \"offset\": 0, \"progress\": 300000 }" },
             /* restore, then the 700 us of WORK left */
             { "retire", "engine", t1 + SWITCH_NS + 700000, 0, 7,
               "{ \"fence\": 2, \"paging\": false, \"bytes\": 0 }" },
             { "doorbell", "engine", t2, 0, -1,
-              "{ \"head\": 2, \"tail\": 3 }" },
+              "{ \"head\": 3, \"tail\": 4 }" },
             { "start", "engine", t2, 0, 8, "{ \"fence\": 3, "
-              "\"paging\": false, \"resume\": false, \"slot\": 2 }" },
+              "\"paging\": false, \"resume\": false, \"slot\": 3 }" },
             { "fault", "engine", t2, 0, 8, fault },
             { "reset", "engine", t3, 0, 8,
               "{ \"aborted-fence\": 3, \"completed-fence\": 2 }" },
