@@ -114,10 +114,14 @@ class Model:
                       f[1].end > t]
 
     def drop_state(self):
-        """After a gap nothing open can be trusted: forget it."""
-        self._run.clear()
-        self._halt.clear()
-        self._prepare.clear()
+        """After a gap nothing open can be trusted: what was open ends
+        where the log stopped telling (marked unfinished)."""
+        t = self.last_time
+        for spans in (self._run, self._halt, self._prepare):
+            for sp in spans.values():
+                sp.close(max(t, sp.start), "events dropped")
+                sp.unfinished = True
+            spans.clear()
         self._requests.clear()
 
     def finish(self, t=None):
