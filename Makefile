@@ -5,8 +5,11 @@
 
 BUILD ?= build
 MESON_SETUP_OPTS ?=
+# The sanitizer build: the same project, configured with b_sanitize, in a
+# directory of its own (its QEMU is built in $(SAN_BUILD)/qemu).
+SAN_BUILD ?= $(BUILD)/sanitize
 
-.PHONY: all deps build run check bench clean distclean
+.PHONY: all deps build run check check-sanitize bench clean distclean
 
 all: build
 
@@ -27,6 +30,24 @@ run: build
 check: build
 	@meson test -C $(BUILD) --print-errorlogs --num-processes 2; rc=$$?; \
 	  python3 scripts/test-summary.py $(BUILD)/meson-logs/testlog.json; exit $$rc
+
+# Every qtest, firmware scenario and unit test again, with QEMU, the qtests
+# and the unit tests built with ASan and UBSan; any sanitizer report fails
+# (the process aborts, and scripts/test-summary.py counts reports). Leaks
+# are checked too, at each process's exit: none is reported today;
+# scripts/lsan.supp says what may be suppressed (QEMU's code, never copro's).
+$(SAN_BUILD)/build.ninja: | deps
+	meson setup $(SAN_BUILD) -Db_sanitize=address,undefined $(MESON_SETUP_OPTS)
+
+check-sanitize: deps $(SAN_BUILD)/build.ninja
+	ninja -C $(SAN_BUILD)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1:print_summary=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:print_summary=1 \
+	  COPRO_TIMEOUT=180 \
+	  meson test -C $(SAN_BUILD) --no-rebuild --no-suite style --print-errorlogs \
+	    --num-processes 2 --timeout-multiplier 3; rc=$$?; \
+	  python3 scripts/test-summary.py $(SAN_BUILD)/meson-logs/testlog.json; exit $$rc
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)
