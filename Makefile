@@ -8,8 +8,10 @@ MESON_SETUP_OPTS ?=
 # The sanitizer build: the same project, configured with b_sanitize, in a
 # directory of its own (its QEMU is built in $(SAN_BUILD)/qemu).
 SAN_BUILD ?= $(BUILD)/sanitize
+# Seconds of coverage-guided fuzzing for `make fuzz`.
+FUZZ_SECONDS ?= 120
 
-.PHONY: all deps build run check check-sanitize bench clean distclean
+.PHONY: all deps build run check check-sanitize fuzz bench clean distclean
 
 all: build
 
@@ -48,6 +50,12 @@ check-sanitize: deps $(SAN_BUILD)/build.ninja
 	  meson test -C $(SAN_BUILD) --no-rebuild --no-suite style --print-errorlogs \
 	    --num-processes 2 --timeout-multiplier 3; rc=$$?; \
 	  python3 scripts/test-summary.py $(SAN_BUILD)/meson-logs/testlog.json; exit $$rc
+
+# Coverage-guided fuzzing of the device (QEMU's generic-fuzz with the copro
+# config, libFuzzer, ASan and UBSan) for FUZZ_SECONDS, from seeds recorded
+# from the qtests; fails on any crash. FUZZ_ARGS go to libFuzzer.
+fuzz: build
+	@bash scripts/fuzz.sh $(BUILD) $(FUZZ_SECONDS)
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)
