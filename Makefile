@@ -11,7 +11,8 @@ SAN_BUILD ?= $(BUILD)/sanitize
 # Seconds of coverage-guided fuzzing for `make fuzz`.
 FUZZ_SECONDS ?= 120
 
-.PHONY: all deps build run check check-sanitize fuzz bench clean distclean
+.PHONY: all deps build run check check-sanitize fuzz fuzz-coverage bench \
+	clean distclean
 
 all: build
 
@@ -56,6 +57,10 @@ check-sanitize: deps $(SAN_BUILD)/build.ninja
 # from the qtests; fails on any crash. FUZZ_ARGS go to libFuzzer.
 fuzz: build
 	@bash scripts/fuzz.sh $(BUILD) $(FUZZ_SECONDS)
+
+# Line coverage of hw/copro/*.c reached by the fuzz corpus.
+fuzz-coverage: build
+	@bash scripts/fuzz-coverage.sh $(BUILD)
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)
