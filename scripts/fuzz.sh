@@ -83,13 +83,16 @@ rc=$?
 set -e
 elapsed=$(($(date +%s) - start))
 
-# Executions: the final statistics of a plain run, or the last status line
-# ("#N: ..." in -fork mode, "#N\t..." otherwise).
-runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$fuzz/last.log" | tail -n1)
-if [ -z "$runs" ]; then
-    runs=$(sed -n 's/^#\([0-9]*\)[:\t].*/\1/p' "$fuzz/last.log" | tail -n1)
-fi
-runs=${runs:-0}
+# Executions: the larger of the final statistics (a plain run; in -fork
+# mode the parent's own, 0) and the last status line ("#N: ..." in -fork
+# mode, "#N<tab>..." otherwise).
+runs=0
+for n in $(sed -n 's/^stat::number_of_executed_units: *//p' "$fuzz/last.log" | tail -n1) \
+         $(sed -n 's/^#\([0-9]*\)[:\t].*/\1/p' "$fuzz/last.log" | tail -n1); do
+    if [ "$n" -gt "$runs" ]; then
+        runs=$n
+    fi
+done
 cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$fuzz/last.log" | tail -n1 || true)
 new_artifacts=$(comm -13 <(echo "$before") <(find "$fuzz/crashes" -type f | sort) |
                 sed '/^$/d')
@@ -104,9 +107,9 @@ echo "fuzz: $runs executions in ${elapsed}s, ${cov:-no coverage line}," \
      "(all runs of this corpus: $total executions)"
 if [ "$crashes" != 0 ] || [ "$rc" != 0 ]; then
     grep -E -m5 -A3 '(ERROR|SUMMARY|Test unit written to)' "$fuzz/last.log" >&2 || true
-    while read -r a; do
+    for a in $new_artifacts; do
         echo "fuzz: reproducer $a (scripts/fuzz-repro.sh $1 $a)" >&2
-    done <<<"$new_artifacts"
+    done
     echo "fuzz: failed (exit status $rc); log: $fuzz/last.log" >&2
     echo "0 passed, 1 failed"
     exit 1
