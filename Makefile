@@ -5,8 +5,14 @@
 
 BUILD ?= build
 MESON_SETUP_OPTS ?=
+# The sanitizer build: the same project, configured with b_sanitize, in a
+# directory of its own (its QEMU is built in $(SAN_BUILD)/qemu).
+SAN_BUILD ?= $(BUILD)/sanitize
+# Seconds of coverage-guided fuzzing for `make fuzz`.
+FUZZ_SECONDS ?= 120
 
-.PHONY: all deps build run show check bench soak clean distclean
+.PHONY: all deps build run show check check-sanitize fuzz fuzz-coverage \
+	bench soak clean distclean
 
 all: build
 
@@ -52,6 +58,36 @@ show: build
 check: build
 	@meson test -C $(BUILD) --print-errorlogs --num-processes 2; rc=$$?; \
 	  python3 scripts/test-summary.py $(BUILD)/meson-logs/testlog.json; exit $$rc
+
+# Every qtest, firmware scenario and unit test again, with QEMU, the qtests
+# and the unit tests built with ASan and UBSan; any sanitizer report fails
+# (the process aborts, and scripts/test-summary.py counts reports). Leaks
+# are checked too, at each process's exit: none is reported today;
+# scripts/lsan.supp says what may be suppressed (QEMU's code, never copro's).
+# Left out: style (no QEMU in it) and timing (hog-deterministic: under a
+# sanitized QEMU, host timing perturbs -icount runs by a few ns too often).
+$(SAN_BUILD)/build.ninja: | deps
+	meson setup $(SAN_BUILD) -Db_sanitize=address,undefined $(MESON_SETUP_OPTS)
+
+check-sanitize: deps $(SAN_BUILD)/build.ninja
+	ninja -C $(SAN_BUILD)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1:print_summary=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:print_summary=1 \
+	  COPRO_TIMEOUT=180 \
+	  meson test -C $(SAN_BUILD) --no-rebuild --no-suite style --no-suite timing \
+	    --print-errorlogs --num-processes 2 --timeout-multiplier 3; rc=$$?; \
+	  python3 scripts/test-summary.py $(SAN_BUILD)/meson-logs/testlog.json; exit $$rc
+
+# Coverage-guided fuzzing of the device (QEMU's generic-fuzz with the copro
+# config, libFuzzer, ASan and UBSan) for FUZZ_SECONDS, from seeds recorded
+# from the qtests; fails on any crash. FUZZ_ARGS go to libFuzzer.
+fuzz: build
+	@bash scripts/fuzz.sh $(BUILD) $(FUZZ_SECONDS)
+
+# Line coverage of hw/copro/*.c reached by the fuzz corpus.
+fuzz-coverage: build
+	@bash scripts/fuzz-coverage.sh $(BUILD)
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)

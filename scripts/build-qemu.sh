@@ -3,7 +3,21 @@
 #
 # Build qemu-system-x86_64 with the copro device, plus copro's qtest.
 #
-#   build-qemu.sh REPO OUTDIR [LINKDIR]
+#   build-qemu.sh [--variant=VARIANT] REPO OUTDIR [LINKDIR]
+#
+# VARIANT says which QEMU and with which compiler; each needs its own OUTDIR:
+#   plain     (default) qemu-system-x86_64 and copro's qtests, host compiler
+#   asan      the same with AddressSanitizer and UndefinedBehaviorSanitizer
+#             (make check-sanitize)
+#   fuzz      qemu-fuzz-x86_64: clang, libFuzzer, ASan and UBSan (make fuzz)
+#   fuzz-cov  qemu-fuzz-x86_64 with clang source-based coverage and no
+#             sanitizer, to measure what a fuzz corpus reaches (make
+#             fuzz-coverage)
+# The variants compile through ccache when it is installed: they are
+# rebuilt from scratch more often (CI, a changed configure line), and they
+# must not slow the plain build, which is left as it was. CC overrides the
+# compiler of the asan variant (default gcc, the compiler of the plain
+# build); the fuzz variants need clang (CLANG, default clang).
 #
 # The pristine QEMU 10.0 tree (scripts/fetch-qemu.sh) is copied once into
 # OUTDIR/src, patched with scripts/qemu-overlay/copro.patch, and hw/copro
@@ -12,6 +26,11 @@
 # changes. Results are hard-linked into LINKDIR (default OUTDIR):
 # qemu-system-x86_64 and each of copro's qtests (tests/qtest/copro-qtests.txt).
 set -euo pipefail
+
+variant=plain
+case "${1:-}" in
+--variant=*) variant=${1#--variant=}; shift ;;
+esac
 
 repo=$(realpath "$1")
 out=$(realpath -m "$2")
@@ -48,34 +67,67 @@ for t in "$repo"/tests/qtest/*.[ch] "$repo"/tests/qtest/copro-qtests.txt; do
     ln -sf "$t" "$src/tests/qtest/$(basename "$t")"
 done
 
-# The UI: a graphic console for copro's display (pixman), PNG screendumps,
-# VNC, and an SDL window for people who run QEMU by hand. Tests use
-# -display none. A change of these options reconfigures from scratch.
-config_opts=(--python=/usr/bin/python3
-    --target-list=x86_64-softmmu
-    --without-default-features --without-default-devices
-    --with-devices-x86_64=copro
-    --enable-tcg --disable-tools --disable-docs --disable-werror
-    --disable-fdt --disable-download --disable-install-blobs
-    --enable-pixman --enable-png --enable-vnc --enable-sdl
-    --firmwarepath=/usr/share/seabios:/usr/share/qemu)
-config_stamp="${config_opts[*]}"
-
-if [ ! -f "$bld/build.ninja" ] ||
-   [ "$(cat "$bld/.copro-config" 2>/dev/null)" != "$config_stamp" ]; then
-    echo "build-qemu: configuring QEMU in $bld"
-    rm -rf "$bld"
-    mkdir -p "$bld"
-    (cd "$bld" && "$src/configure" "${config_opts[@]}") >"$out/configure.log" 2>&1 ||
-        { tail -n 30 "$out/configure.log" >&2; rm -f "$bld/build.ninja"; exit 1; }
-    echo "$config_stamp" > "$bld/.copro-config"
-fi
-
+ccache=$(command -v ccache || true)
+config=(--python=/usr/bin/python3
+        --target-list=x86_64-softmmu
+        --without-default-features --without-default-devices
+        --with-devices-x86_64=copro
+        --enable-tcg --disable-tools --disable-docs --disable-werror
+        --disable-fdt --disable-download --disable-install-blobs
+        --firmwarepath=/usr/share/seabios:/usr/share/qemu
+        # the UI: a graphic console for copro's display (pixman), PNG
+        # screendumps, VNC; tests use -display none
+        --enable-pixman --enable-png --enable-vnc)
 # the list QEMU's tests/qtest/meson.build reads too (see copro.patch)
 mapfile -t qtests < "$repo/tests/qtest/copro-qtests.txt"
-ninja -j "${COPRO_JOBS:-2}" -C "$bld" qemu-system-x86_64 "${qtests[@]/#/tests/qtest/}"
+outputs=(qemu-system-x86_64 "${qtests[@]/#/tests/qtest/}")
+jobs=()
+case $variant in
+plain)
+    # an SDL window for people who run QEMU by hand
+    config+=(--enable-sdl)
+    ;;
+asan)
+    # Frame pointers: ASan's fast unwinder needs them for whole stacks.
+    config+=(--cc="${ccache:+$ccache }${CC:-gcc}" --enable-asan --enable-ubsan
+             --extra-cflags=-fno-omit-frame-pointer)
+    ;;
+fuzz|fuzz-cov)
+    clang=${CLANG:-clang}
+    config+=(--cc="${ccache:+$ccache }$clang" --cxx="${ccache:+$ccache }$clang++"
+             --enable-fuzzing)
+    if [ "$variant" = fuzz ]; then
+        config+=(--enable-asan --enable-ubsan
+                 --extra-cflags=-fno-omit-frame-pointer)
+    else
+        config+=("--extra-cflags=-fprofile-instr-generate -fcoverage-mapping"
+                 --extra-ldflags=-fprofile-instr-generate)
+    fi
+    outputs=(qemu-fuzz-x86_64)
+    ;;
+*)
+    echo "build-qemu: unknown variant '$variant' (plain, asan, fuzz, fuzz-cov)" >&2
+    exit 2
+    ;;
+esac
+# Other people build on the same machine: two jobs unless COPRO_JOBS says.
+jobs=(-j "${COPRO_JOBS:-2}")
+
+# Configure again whenever the configure line changes (a new variant option,
+# another compiler); an unchanged line keeps the build tree.
+config_stamp=$(printf '%q ' "${config[@]}")
+if [ ! -f "$bld/build.ninja" ] ||
+   [ "$(cat "$bld/.copro-configure" 2>/dev/null)" != "$config_stamp" ]; then
+    echo "build-qemu: configuring QEMU ($variant) in $bld"
+    rm -rf "$bld"
+    mkdir -p "$bld"
+    (cd "$bld" && "$src/configure" "${config[@]}") >"$out/configure.log" 2>&1 ||
+        { tail -n 30 "$out/configure.log" >&2; rm -f "$bld/build.ninja"; exit 1; }
+    echo "$config_stamp" > "$bld/.copro-configure"
+fi
+
+ninja -C "$bld" "${jobs[@]}" "${outputs[@]}"
 mkdir -p "$links"
-ln -f "$bld/qemu-system-x86_64" "$links/qemu-system-x86_64"
-for t in "${qtests[@]}"; do
-    ln -f "$bld/tests/qtest/$t" "$links/$t"
+for t in "${outputs[@]}"; do
+    ln -f "$bld/$t" "$links/$(basename "$t")"
 done

@@ -10,10 +10,15 @@
 # installed).
 set -euo pipefail
 
+# clang, libclang-rt-dev (libFuzzer and clang's sanitizer and profile
+# runtimes) and llvm (llvm-symbolizer for sanitizer stacks, llvm-profdata
+# and llvm-cov) are for make fuzz and make fuzz-coverage; gcc's own ASan and
+# UBSan runtimes, for make check-sanitize, come with build-essential.
 PKGS=(build-essential pkg-config ninja-build libglib2.0-dev libpixman-1-dev
       python3 python3-venv flex bison seabios dpkg-dev ccache
       libjson-glib-dev xz-utils ca-certificates python3-docutils
-      libpng-dev libsdl2-dev python3-matplotlib)
+      libpng-dev libsdl2-dev python3-matplotlib
+      clang libclang-rt-dev llvm)
 BPO_PKGS=(meson qemu-system-data)
 
 SRC_LIST=/etc/apt/sources.list.d/copro.sources

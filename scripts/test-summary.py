@@ -7,6 +7,10 @@ checks; they are counted from the TAP output meson recorded. A test without
 TAP output counts as one check. A test program that failed without a
 failing TAP line (a crash, a timeout) adds one failure.
 
+A sanitizer report in a test's output (AddressSanitizer, LeakSanitizer,
+UndefinedBehaviorSanitizer: make check-sanitize) counts as one more failure
+even if the test passed, in case the test did not notice the report.
+
     N passed, M failed
 """
 import json
@@ -14,6 +18,18 @@ import re
 import sys
 
 TAP_LINE = re.compile(r"^(not ok|ok)\b(.*)$")
+# Anywhere in a line: run-firmware.sh passes QEMU's output on as "# ..."
+SANITIZER_REPORT = re.compile(
+    r"==\d+==ERROR: (?:Address|Leak)Sanitizer|: runtime error: ")
+
+
+def sanitizer_reports(test):
+    found = []
+    for key in ("stdout", "stderr"):
+        for line in (test.get(key) or "").splitlines():
+            if SANITIZER_REPORT.search(line):
+                found.append(line.strip())
+    return found
 
 
 def count_tap(stdout):
@@ -53,6 +69,12 @@ def main(path):
         if not ok:
             failing += 1
             f = max(f, 1)
+        reports = sanitizer_reports(t)
+        for line in reports[:3]:
+            print(f"sanitizer: {t.get('name')}: {line}")
+        if reports and ok:
+            failing += 1
+        f += len(reports)
         passed, failed, skipped = passed + p, failed + f, skipped + s
     print(f"{programs} test programs, {failing} failing, "
           f"{skipped} checks skipped")
