@@ -363,7 +363,10 @@ def classify(state, first_ctx):
         where = (f'device {d} engine {e["index"]}: {e["state"]}, context '
                  f'{ctx:#x} fence {e["current-fence"]}, {n} preemptions done, '
                  f'gpu time {state[d]["gpu-time-ns"]} ns')
-        if e['preempt-pending']:
+        # A request can reach an engine whose buffer has just retired (the
+        # scheduler decided on what it saw a moment before): that is not
+        # the middle of a buffer, and not the moment this kind is for.
+        if e['preempt-pending'] and busy and e['current-fence']:
             yield 'pending', n, f'a preemption request pending ({where})'
         if n >= 1 and busy and ctx and ctx != first:
             yield 'switched', n, (f'context {first:#x} preempted, another '

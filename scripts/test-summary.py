@@ -12,6 +12,10 @@ UndefinedBehaviorSanitizer: make check-sanitize) counts as one more failure
 even if the test passed, in case the test did not notice the report.
 
     N passed, M failed
+
+Before those lines, for every failing test program, its failing TAP lines
+with the comments that follow them (a few lines each): CI often keeps only
+the tail of the output, and the tail should say what failed.
 """
 import json
 import re
@@ -47,6 +51,27 @@ def count_tap(stdout):
     return passed, failed, skipped
 
 
+def failure_digest(test, limit=12):
+    """The failing TAP lines of TEST and the '#' comments after each."""
+    lines = (test.get("stdout") or "").splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = TAP_LINE.match(line)
+        if not m or m.group(1) != "not ok" or \
+                re.search(r"#\s*(todo|skip)", m.group(2), re.I):
+            continue
+        out.append(line)
+        for follow in lines[i + 1:i + 6]:
+            if not follow.startswith("#"):
+                break
+            out.append(follow)
+    if not out:
+        # a crash, a timeout, a bail out: the end of what it printed
+        out = [line for line in lines + (test.get("stderr") or "")
+               .splitlines() if line.strip()][-6:]
+    return out[:limit]
+
+
 def main(path):
     passed = failed = skipped = 0
     programs = failing = 0
@@ -69,6 +94,9 @@ def main(path):
         if not ok:
             failing += 1
             f = max(f, 1)
+            print(f"failed: {t.get('name')} ({t.get('result')})")
+            for line in failure_digest(t):
+                print(f"  {line}")
         reports = sanitizer_reports(t)
         for line in reports[:3]:
             print(f"sanitizer: {t.get('name')}: {line}")
