@@ -202,6 +202,43 @@ struct ddi_flip_done {
                                    first flip after a mode commit) */
 };
 
+/* ---- paging [DxgkDdiBuildPagingBuffer, DXGK_BUILDPAGINGBUFFER] ----
+ *
+ * vidmm's moves, as operations the driver turns into a paging buffer: a
+ * DMA buffer for the copy engine, submitted with COPRO_SUBMIT_PAGING (the
+ * device never preempts it) and final (never patched). Addresses are GPU
+ * addresses in the local-memory segment or the aperture.
+ *
+ * The backing store of an allocation that is not in VRAM is system
+ * memory: 4 KiB pages of guest RAM that the OS owns (sys_pages, guest-
+ * physical addresses). The GPU reaches them only through the aperture, so
+ * a transfer to or from system memory maps the pages at an aperture range
+ * first (MAP_APERTURE), and the range is unmapped when vidmm gives it back.
+ * The driver does MAP/UNMAP on the CPU while it builds the buffer (as
+ * WDDM drivers program GART entries in BuildPagingBuffer), with the
+ * invalidation the device requires; vidmm never maps a range that a
+ * buffer on the GPU still uses.
+ */
+enum ddi_paging_kind {
+    DDI_PAGING_TRANSFER,        /* [TransferAllocation] copy size bytes
+                                   from src to dst */
+    DDI_PAGING_FILL,            /* [FillAllocation] size bytes at dst
+                                   (a multiple of 4) with the 32-bit value */
+    DDI_PAGING_MAP_APERTURE,    /* [MapApertureSegment] aperture range
+                                   dst .. dst + size (4 KiB multiples) onto
+                                   sys_pages[0 .. size / 4096) */
+    DDI_PAGING_UNMAP_APERTURE,  /* [UnmapApertureSegment] the range again */
+};
+
+struct ddi_paging_op {
+    uint32_t kind;              /* enum ddi_paging_kind */
+    uint32_t value;             /* FILL */
+    uint64_t src, dst, size;
+    const uint64_t *sys_pages;  /* MAP_APERTURE: guest-physical pages */
+};
+
+#define DDI_MAX_PAGING_OPS  64  /* per build_paging_buffer call */
+
 /* A fault or command error, as latched by the engine. */
 struct ddi_fault {
     uint32_t kind;          /* COPRO_FAULT_* */
@@ -227,6 +264,14 @@ struct ddi_ops {
     int (*patch)(void *drv, struct ddi_dmabuf *buf,
                  const struct ddi_alloc_desc *alloc,
                  uint32_t first_byte, uint32_t end_byte);
+
+    /* [DxgkDdiBuildPagingBuffer] translate ops[0 .. nops) in order into
+     * out (a DMA buffer for the copy engine, out->dw and out->gpu_addr set
+     * by the caller, cap_bytes its room); MAP/UNMAP happen now. DDI_OK,
+     * DDI_EINVAL for a bad operation (nothing mapped then), DDI_ENOMEM if
+     * out is too small. NULL: the GPU cannot page (fixed placement). */
+    int (*build_paging_buffer)(void *drv, const struct ddi_paging_op *ops,
+                               unsigned nops, struct ddi_dmabuf *out);
 
     /* [DxgkDdiSubmitCommand] queue one entry on the engine's ring.
      * DDI_EBUSY if the ring is full. */
