@@ -723,13 +723,13 @@ static void prepare(struct vidsch *s, struct vidsch_engine *e)
     struct vidsch_buf *b = e->slot;
     int rc = DDI_OK;
 
-    vs_trace(s, VIDSCH_TRACE_PREPARE, e->index, NULL, b, 0, 0);
     if (s->env.make_resident && !b->resident) {
         rc = make_resident(s, e, b);
         if (rc == DDI_EBUSY) {
-            return;
+            return;             /* asked again once memory comes free */
         }
     }
+    vs_trace(s, VIDSCH_TRACE_PREPARE, e->index, NULL, b, 0, 0);
     if (rc == DDI_OK && !b->prepared && s->ops->patch) {
         rc = s->ops->patch(s->drv, b->dma, b->alloc, 0, b->dma->len_bytes);
     }
