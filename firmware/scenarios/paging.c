@@ -33,6 +33,7 @@
 
 #include "ddi/ddi.h"
 #include "kmd/copro_cp.h"
+#include "kmd/copro_ddi.h"
 #include "kmd/copro_gart.h"
 #include "kmd/copro_pager.h"
 #include "kmd/copro_preempt.h"
@@ -63,6 +64,8 @@ struct paging_env {
     struct copro_cp *cp;
     struct copro_gart gart;
     struct copro_pager pager;
+    struct copro_ddi ddi;
+    struct ddi_device gpu;      /* the DDI over ddi, as the OS sees it */
     struct page_alloc ram;
     struct page_pool pool;
     struct ddi_dmabuf out;      /* the paging buffer being built */
@@ -167,10 +170,12 @@ static struct ddi_dmabuf *paging_out(struct paging_env *env,
     return &env->out;
 }
 
+/* Through the DDI's table, as vidmm calls it. */
 static int build(struct paging_env *env, const struct ddi_paging_op *ops,
                  unsigned n)
 {
-    return copro_pager_build(&env->pager, ops, n, paging_out(env, 0));
+    return env->gpu.ops->build_paging_buffer(env->gpu.drv, ops, n,
+                                             paging_out(env, 0));
 }
 
 /* Submits env->out on the copy engine as a paging buffer and waits. */
@@ -649,6 +654,16 @@ static bool setup(struct paging_env *env, const struct boot_info *boot)
     }
     if (!report(r, err == NULL, "GART (%u entries) and pager set up%s%s",
                 env->gart.entries, err ? ": " : "", err ? err : "")) {
+        return false;
+    }
+    /* The DDI offers build_paging_buffer only once a pager is attached. */
+    copro_ddi_init(&env->ddi, cp);
+    report(r, copro_ddi_device(&env->ddi).ops->build_paging_buffer == NULL,
+           "DDI without a pager: build_paging_buffer NULL (cannot page)");
+    copro_ddi_attach_pager(&env->ddi, &env->pager);
+    env->gpu = copro_ddi_device(&env->ddi);
+    if (!report(r, env->gpu.ops->build_paging_buffer != NULL,
+                "DDI with the pager attached offers build_paging_buffer")) {
         return false;
     }
     env->buf_cpu = copro_cp_alloc(cp, PAGING_BUF_BYTES, PG, &env->buf_gpu);
