@@ -550,11 +550,16 @@ static bool time_paging(struct paging_env *env, const struct ddi_paging_op *ops,
     return true;
 }
 
-/* bytes per second as "x.xx GiB/s" parts: hundredths of a GiB/s */
-static uint64_t gib_centi(uint64_t bytes, uint64_t ns)
+/* Bytes per second moved by bytes in ns (bytes < 2^34: no overflow). */
+static uint64_t bytes_per_s(uint64_t bytes, uint64_t ns)
 {
-    /* bytes < 2^34 here, so bytes * 1e9 fits 64 bits */
-    return ns ? bytes * 1000000000ull / ns * 100 / (1ull << 30) : 0;
+    return ns ? bytes * 1000000000ull / ns : 0;
+}
+
+/* Hundredths of a GiB/s, for "x.xx" without floating point. */
+static uint64_t gib_centi(uint64_t bps)
+{
+    return bps * 100 / (1ull << 30);
 }
 
 static void run_bandwidth(struct paging_env *env)
@@ -612,19 +617,18 @@ static void run_bandwidth(struct paging_env *env)
     }
     kprintf("\npaging bandwidth (GPU clock; modelled copy-bw %lu.%02lu "
             "GiB/s; MAP on the CPU, not timed; UNMAP's COPY_PTE included)\n",
-            gib_centi(env->copy_bw, 1000000000ull) / 100,
-            gib_centi(env->copy_bw, 1000000000ull) % 100);
+            gib_centi(env->copy_bw) / 100, gib_centi(env->copy_bw) % 100);
     kprintf("%10s  %12s  %10s  %6s  %12s  %10s  %6s\n", "size",
             "out ns", "out GiB/s", "% bw", "in ns", "in GiB/s", "% bw");
     for (unsigned k = 0; k < nrows; k++) {
-        uint64_t gout = gib_centi(rows[k].bytes, rows[k].ns[0]);
-        uint64_t gin = gib_centi(rows[k].bytes, rows[k].ns[1]);
-        uint64_t bw = gib_centi(env->copy_bw, 1000000000ull);
+        uint64_t out = bytes_per_s(rows[k].bytes, rows[k].ns[0]);
+        uint64_t in = bytes_per_s(rows[k].bytes, rows[k].ns[1]);
 
         kprintf("%7lu KiB  %12lu  %7lu.%02lu  %5lu%%  %12lu  %7lu.%02lu  "
-                "%5lu%%\n", rows[k].bytes / 1024, rows[k].ns[0], gout / 100,
-                gout % 100, gout * 100 / bw, rows[k].ns[1], gin / 100,
-                gin % 100, gin * 100 / bw);
+                "%5lu%%\n", rows[k].bytes / 1024, rows[k].ns[0],
+                gib_centi(out) / 100, gib_centi(out) % 100,
+                out * 100 / env->copy_bw, rows[k].ns[1], gib_centi(in) / 100,
+                gib_centi(in) % 100, in * 100 / env->copy_bw);
     }
     kprintf("BANDWIDTH {\"copy_bw\":%lu,\"rows\":[", env->copy_bw);
     for (unsigned k = 0; k < nrows; k++) {
