@@ -99,6 +99,20 @@ static bool uses_aperture_range(const struct copro_paging_space *s,
     }
 }
 
+/* Does an UNMAP before ops[i] cover part of what ops[i] reaches through
+ * the aperture? The GPU would run ops[i] after that UNMAP: a fault. */
+static bool after_unmap(const struct copro_paging_space *s,
+                        const struct ddi_paging_op *ops, unsigned i)
+{
+    for (unsigned j = 0; j < i; j++) {
+        if (ops[j].kind == DDI_PAGING_UNMAP_APERTURE &&
+            uses_aperture_range(s, &ops[i], ops[j].dst, ops[j].size)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* DDI_OK or why op (the i-th) is refused. */
 static int check_op(const struct copro_paging_space *s,
                     const struct ddi_paging_op *ops, unsigned i)
@@ -117,12 +131,12 @@ static int check_op(const struct copro_paging_space *s,
         if (op->src < op->dst && op->dst - op->src < op->size) {
             return DDI_EINVAL;
         }
-        return DDI_OK;
+        return after_unmap(s, ops, i) ? DDI_EINVAL : DDI_OK;
     case DDI_PAGING_FILL:
         if ((op->size & 3) || segment_of(s, op->dst, op->size) == SEG_NONE) {
             return DDI_EINVAL;
         }
-        return DDI_OK;
+        return after_unmap(s, ops, i) ? DDI_EINVAL : DDI_OK;
     case DDI_PAGING_MAP_APERTURE:
         if (!aperture_range_ok(s, op) || !map_pages_ok(op)) {
             return DDI_EINVAL;
@@ -247,6 +261,9 @@ int copro_paging_translate(const struct copro_paging_space *s,
     struct copro_dmabuf b;
     int rc;
 
+    if (!out) {
+        return DDI_EINVAL;
+    }
     out->len_bytes = 0;
     out->engine = COPRO_ENGINE_COPY;
     out->nalloc = 0;

@@ -33,9 +33,11 @@
  * Every operation is checked before anything is emitted or mapped:
  * ranges wholly inside VRAM or inside the GART's part of the aperture
  * (never straddling), sizes not zero, FILL sizes multiples of 4, aperture
- * ranges and system pages 4 KiB aligned, and a MAP may not follow another
+ * ranges and system pages 4 KiB aligned, a MAP may not follow another
  * use of its range in the same call (the CPU maps before the GPU runs any
- * of it, so it could not be ordered after that use).
+ * of it, so it could not be ordered after that use), and no TRANSFER or
+ * FILL may reach a range through the aperture after an UNMAP of it in the
+ * same call (the engine would fault on it).
  */
 #ifndef FW_KMD_COPRO_PAGING_H
 #define FW_KMD_COPRO_PAGING_H
@@ -74,8 +76,9 @@ int copro_paging_check(const struct copro_paging_space *s,
  * Checks, then writes the packets of ops into out (out->dw, gpu_addr and
  * cap_bytes set by the caller) and sets its length, engine
  * (COPRO_ENGINE_COPY) and empty allocation and patch lists: a final
- * buffer. Maps nothing. Errors as copro_paging_check, or DDI_ENOMEM if
- * the packets do not fit in cap_bytes (out->len_bytes is 0 on any error).
+ * buffer. Maps nothing. Errors as copro_paging_check (DDI_EINVAL also for
+ * out NULL), or DDI_ENOMEM if the packets do not fit in cap_bytes or
+ * out->dw is NULL (out->len_bytes is 0 on any error).
  */
 int copro_paging_translate(const struct copro_paging_space *s,
                            const struct ddi_paging_op *ops, unsigned nops,

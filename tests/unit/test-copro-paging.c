@@ -313,6 +313,34 @@ static void test_map_after_use(void)
     g_assert_cmpint(copro_paging_check(&space, ops, 2, &at), ==, DDI_OK);
 }
 
+static void test_use_after_unmap(void)
+{
+    struct ddi_paging_op ops[2] = {
+        { .kind = DDI_PAGING_UNMAP_APERTURE, .dst = AP + 4 * PG,
+          .size = 2 * PG },
+        { .kind = DDI_PAGING_TRANSFER, .src = AP + 6 * PG - 4, .dst = 0,
+          .size = 8 },
+    };
+    unsigned at;
+
+    /* the engine would run the TRANSFER after the UNMAP: refused */
+    g_assert_cmpint(copro_paging_check(&space, ops, 2, &at), ==, DDI_EINVAL);
+    g_assert_cmpuint(at, ==, 1);
+    ops[1].src = AP + 6 * PG;           /* just above the range: fine */
+    g_assert_cmpint(copro_paging_check(&space, ops, 2, NULL), ==, DDI_OK);
+    ops[1] = (struct ddi_paging_op){ .kind = DDI_PAGING_FILL,
+                                     .dst = AP + 4 * PG, .size = 4 };
+    g_assert_cmpint(copro_paging_check(&space, ops, 2, &at), ==, DDI_EINVAL);
+    ops[1].dst = 4 * PG;                /* VRAM: not behind the UNMAP */
+    g_assert_cmpint(copro_paging_check(&space, ops, 2, NULL), ==, DDI_OK);
+    /* a second UNMAP of the same range is harmless */
+    ops[1] = ops[0];
+    g_assert_cmpint(copro_paging_check(&space, ops, 2, NULL), ==, DDI_OK);
+    /* and no out buffer at all is EINVAL, not a crash */
+    g_assert_cmpint(copro_paging_translate(&space, ops, 1, NULL), ==,
+                    DDI_EINVAL);
+}
+
 static void test_list_refusals(void)
 {
     static struct ddi_paging_op many[DDI_MAX_PAGING_OPS + 1];
@@ -394,6 +422,7 @@ int main(int argc, char **argv)
     g_test_add_func("/copro-paging/map-unmap", test_map_unmap);
     g_test_add_func("/copro-paging/refusals", test_refusals);
     g_test_add_func("/copro-paging/map-after-use", test_map_after_use);
+    g_test_add_func("/copro-paging/use-after-unmap", test_use_after_unmap);
     g_test_add_func("/copro-paging/list-refusals", test_list_refusals);
     g_test_add_func("/copro-paging/nomem", test_nomem);
     g_test_add_func("/copro-paging/default-bound", test_default_bound);
