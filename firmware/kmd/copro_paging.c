@@ -23,6 +23,13 @@ static uint64_t max_packet(const struct copro_paging_space *s)
                                : COPRO_PAGING_MAX_PACKET_BYTES;
 }
 
+/* GART entries one COPY_PTE of an UNMAP clears (the packet's limit). */
+static uint64_t zero_step(const struct copro_paging_space *s)
+{
+    return s->zero_count < COPRO_COPY_PTE_MAX ? s->zero_count
+                                              : COPRO_COPY_PTE_MAX;
+}
+
 static uint64_t aperture_bytes(const struct copro_paging_space *s)
 {
     return (uint64_t)s->aperture_pages * PG;
@@ -165,8 +172,11 @@ int copro_paging_check(const struct copro_paging_space *s,
 
     bad = bad ? bad : &dummy;
     *bad = 0;
+    /* a space COPY_PTE or FILL could not use is the driver's bug, but
+     * still an error code, not a packet the device would refuse */
     if (nops > DDI_MAX_PAGING_OPS || (nops && !ops) ||
-        (max_packet(s) & 3)) {
+        (max_packet(s) & 3) ||
+        (s->zero_count && ((s->gart_table | s->zero_entries) & 7))) {
         return DDI_EINVAL;
     }
     for (unsigned i = 0; i < nops; i++) {
@@ -202,7 +212,7 @@ uint64_t copro_paging_bytes(const struct copro_paging_space *s,
             break;
         case DDI_PAGING_UNMAP_APERTURE:
             if (s->zero_count) {
-                bytes += div_up(op->size / PG, s->zero_count) *
+                bytes += div_up(op->size / PG, zero_step(s)) *
                          COPRO_LEN_COPY_PTE * 4;
             }
             break;
@@ -240,9 +250,9 @@ static void emit_op(const struct copro_paging_space *s,
         uint64_t pages = op->size / PG;
 
         for (uint64_t done = 0; done < pages && copro_dmabuf_ok(b);
-             done += s->zero_count) {
-            uint64_t n = pages - done < s->zero_count ? pages - done
-                                                      : s->zero_count;
+             done += zero_step(s)) {
+            uint64_t n = pages - done < zero_step(s) ? pages - done
+                                                     : zero_step(s);
 
             copro_emit_copy_pte(b, s->gart_table + (first + done) * 8,
                                 s->zero_entries, (uint32_t)n);

@@ -367,6 +367,15 @@ static void test_list_refusals(void)
     no_zero.max_packet_bytes = 6;
     g_assert_cmpint(copro_paging_check(&no_zero, &u, 1, NULL), ==,
                     DDI_EINVAL);
+    /* so are zero entries or a table COPY_PTE cannot address */
+    no_zero = space;
+    no_zero.zero_entries = ZERO + 4;
+    g_assert_cmpint(copro_paging_check(&no_zero, &u, 1, NULL), ==,
+                    DDI_EINVAL);
+    no_zero = space;
+    no_zero.gart_table = GART + 2;
+    g_assert_cmpint(copro_paging_check(&no_zero, &u, 1, NULL), ==,
+                    DDI_EINVAL);
 }
 
 static void test_nomem(void)
@@ -391,6 +400,24 @@ static void test_nomem(void)
     op.size = 0;
     g_assert_cmpint(copro_paging_translate(&space, &op, 1, fresh(0)), ==,
                     DDI_EINVAL);
+}
+
+/* More zero entries than one COPY_PTE may copy: packets of the limit. */
+static void test_copy_pte_limit(void)
+{
+    struct copro_paging_space s = space;
+    struct ddi_paging_op op = { .kind = DDI_PAGING_UNMAP_APERTURE,
+                                .dst = AP };
+
+    s.aperture_pages = COPRO_COPY_PTE_MAX + 1024;
+    s.zero_count = UINT32_MAX;
+    op.size = (uint64_t)(COPRO_COPY_PTE_MAX + 1) * PG;
+    g_assert_cmpint(copro_paging_translate(&s, &op, 1,
+                                           fresh(sizeof(storage))), ==,
+                    DDI_OK);
+    assert_copy_pte(0, GART, COPRO_COPY_PTE_MAX);
+    assert_copy_pte(6, GART + (uint64_t)COPRO_COPY_PTE_MAX * 8, 1);
+    assert_len(2 * COPRO_LEN_COPY_PTE);
 }
 
 static void test_default_bound(void)
@@ -426,5 +453,6 @@ int main(int argc, char **argv)
     g_test_add_func("/copro-paging/list-refusals", test_list_refusals);
     g_test_add_func("/copro-paging/nomem", test_nomem);
     g_test_add_func("/copro-paging/default-bound", test_default_bound);
+    g_test_add_func("/copro-paging/copy-pte-limit", test_copy_pte_limit);
     return g_test_run();
 }
