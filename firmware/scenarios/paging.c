@@ -14,10 +14,13 @@
  * 2. FILL into VRAM and into system pages through the aperture.
  * 3. Refusals: a bad operation after a good MAP, and a buffer too small,
  *    are refused with DDI_EINVAL / DDI_ENOMEM and nothing mapped.
- * 4. Paging is not preempted: a preemption request made while a long
- *    paging buffer runs completes only after it, interrupting nothing;
- *    the same buffer submitted without PAGING is interrupted mid-way (the
- *    control), then resumed, and both copies are checked.
+ * 4. Paging is not preempted: a long paging buffer starts with a WAIT
+ *    on a semaphore, so it is surely in execution (blocked) when the
+ *    preemption request comes; the request stays unanswered while it is
+ *    blocked, the CPU then releases it and the whole copy runs under the
+ *    pending request, which completes after it, interrupting nothing. The
+ *    same buffer without PAGING (the control) is interrupted in its WAIT
+ *    at once, then resumed; both copies are checked.
  * 5. Bandwidth: VRAM -> system and system -> VRAM paging buffers of
  *    several sizes, timed by TIMESTAMP packets around them on the GPU
  *    clock, against the modelled copy-bw. Figures only, no assertion.
@@ -54,6 +57,7 @@
 #define POOL_PAGES          (4096u + EVICT_PAGES + 64)    /* BENCH_MAX and more */
 #define PAGING_BUF_BYTES    (16 * 1024u)
 #define CLOBBER             0xdeadbeefu
+#define GATE_DW             COPRO_LEN_WAIT  /* phase 4: WAIT first */
 #define CONTEXT_PAGING      0x50
 #define CONTEXT_CONTROL     0x51
 #define NO_CONTEXT          0xffffffffu
@@ -72,6 +76,7 @@ struct paging_env {
     uint32_t *buf_cpu;          /* its storage, in VRAM */
     uint64_t buf_gpu;
     uint64_t ts_gpu;            /* two TIMESTAMP slots in VRAM */
+    uint64_t sem_gpu;           /* phase 4's WAIT semaphore */
     uint64_t big_gpu;           /* 2 * bench_max of VRAM: bench, phase 4 */
     uint64_t bench_max;
     uint64_t copy_bw;
@@ -388,14 +393,15 @@ static bool preempt_settled(void *ctx)
     return copro_preempt_done(p);
 }
 
-/* Waits until engine e executes (it picked the submission up). */
-static bool wait_busy(struct copro_cp *cp, unsigned e, uint64_t fence)
+/* Waits until engine e is blocked in a WAIT of submission fence. It stays
+ * there until the CPU releases it, so no timing can make this miss. */
+static bool wait_blocked(struct copro_cp *cp, unsigned e, uint64_t fence)
 {
-    for (unsigned i = 0; i < 1000000; i++) {
-        uint32_t base = COPRO_ENG_BASE(e);
+    uint32_t base = COPRO_ENG_BASE(e);
 
+    for (unsigned i = 0; i < 1000000; i++) {
         if (copro_read32(cp->dev, base + COPRO_ENG_STATE) ==
-                COPRO_ENG_STATE_BUSY &&
+                COPRO_ENG_STATE_WAITING &&
             copro_read64(cp->dev, base + COPRO_ENG_CURRENT_FENCE) == fence) {
             return true;
         }
@@ -403,41 +409,53 @@ static bool wait_busy(struct copro_cp *cp, unsigned e, uint64_t fence)
     return false;
 }
 
+/* What one gated run saw. */
+struct gated_run {
+    uint64_t fence;
+    bool answered_while_blocked;    /* PREEMPTED before the release */
+    struct copro_stop_plan plan;
+};
+
 /*
- * One long VRAM -> VRAM copy of bytes, submitted with flags, and a
- * preemption request once the engine runs it. Returns the plan.
+ * The buffer in env->buf: a WAIT on a semaphore, then the paging packets
+ * built after it. Submitted with flags, it blocks in the WAIT; then a
+ * preemption request, a while for it to be answered, the semaphore
+ * released (the copy runs, under the request if it is still pending), and
+ * the request answered and settled.
  */
-static bool preempt_while_running(struct paging_env *env,
-                                  struct copro_preempt *pp,
-                                  const struct copro_context *ctx,
-                                  uint32_t flags, struct copro_stop_plan *plan,
-                                  uint64_t *fence, uint64_t *latency)
+static bool preempt_gated(struct paging_env *env, struct copro_preempt *pp,
+                          const struct copro_context *ctx, uint32_t flags,
+                          struct gated_run *run)
 {
     struct report *r = env->r;
-    struct copro *dev = env->cp->dev;
-    uint32_t base = COPRO_ENG_BASE(COPRO_ENGINE_COPY);
-    uint64_t done_at_request, sum0;
+    struct copro_cp *cp = env->cp;
+    volatile uint64_t *sem = (volatile uint64_t *)copro_cp_cpu_ptr(
+        cp, env->sem_gpu);
+    const char *what = flags & COPRO_SUBMIT_PAGING ? "PAGING" : "ordinary";
     const char *err;
+    bool done;
 
-    *fence = copro_preempt_submit(pp, ctx, env->out.gpu_addr,
-                                  env->out.len_bytes, flags, 1);
-    if (!report(r, *fence && wait_busy(env->cp, COPRO_ENGINE_COPY, *fence),
-                "%s buffer running on the copy engine (fence %lu)",
-                flags & COPRO_SUBMIT_PAGING ? "paging" : "ordinary",
-                *fence)) {
+    *sem = 0;
+    run->fence = copro_preempt_submit(pp, ctx, env->buf_gpu,
+                                      GATE_DW * 4 + env->out.len_bytes,
+                                      flags, 1);
+    if (!report(r, run->fence && wait_blocked(cp, COPRO_ENGINE_COPY,
+                                              run->fence),
+                "%s buffer (fence %lu) in execution, blocked in its WAIT",
+                what, run->fence)) {
+        *sem = 1;
         return false;
     }
-    sum0 = copro_read64(dev, base + COPRO_ENG_STAT_PREEMPT_SUM);
     copro_preempt_request(pp);
-    done_at_request = copro_read64(dev, base + COPRO_ENG_COMPLETED_FENCE);
-    report(r, done_at_request < *fence, "preemption requested before the "
-           "buffer finished (completed fence %lu)", done_at_request);
-    if (!report(r, wait_for(preempt_settled, pp, FENCE_TIMEOUT_NS, NULL),
-                "preemption request answered")) {
+    /* Long enough for any answer: a blocked WAIT is interruptible at once */
+    run->answered_while_blocked = wait_for(preempt_settled, pp, 2 * MS, NULL);
+    *sem = 1;
+    done = run->answered_while_blocked ||
+           wait_for(preempt_settled, pp, FENCE_TIMEOUT_NS, NULL);
+    if (!report(r, done, "preemption request answered")) {
         return false;
     }
-    *latency = copro_read64(dev, base + COPRO_ENG_STAT_PREEMPT_SUM) - sum0;
-    err = copro_preempt_settle(pp, plan);
+    err = copro_preempt_settle(pp, &run->plan);
     return report(r, err == NULL, "preemption settled%s%s", err ? ": " : "",
                   err ? err : "");
 }
@@ -449,7 +467,7 @@ static void run_no_preempt(struct paging_env *env)
     struct copro_cp *cp = env->cp;
     struct copro_engine *eng = &cp->eng[COPRO_ENGINE_COPY];
     static struct copro_preempt pp;
-    static struct copro_stop_plan plan;
+    static struct gated_run run;
     struct copro_context ctx_paging, ctx_control;
     uint64_t half = env->bench_max;
     uint64_t src = env->big_gpu, dst = env->big_gpu + half;
@@ -457,8 +475,9 @@ static void run_no_preempt(struct paging_env *env)
                                 .dst = dst, .size = half };
     volatile uint32_t *s = (volatile uint32_t *)copro_cp_cpu_ptr(cp, src);
     volatile uint32_t *d = (volatile uint32_t *)copro_cp_cpu_ptr(cp, dst);
-    uint64_t fence, latency;
+    struct copro_dmabuf gate;
     const char *err;
+    unsigned n;
     int rc;
 
     copro_preempt_init(&pp, cp, COPRO_ENGINE_COPY);
@@ -474,19 +493,24 @@ static void run_no_preempt(struct paging_env *env)
         s[i] = pattern(7, i);
         d[i] = 0;
     }
-    rc = build(env, &op, 1);
-    if (!report(r, rc == DDI_OK, "a %lu MiB paging TRANSFER built (%s)",
+    copro_dmabuf_init(&gate, env->buf_cpu, env->buf_gpu, GATE_DW * 4);
+    copro_emit_wait(&gate, env->sem_gpu, 1);
+    rc = env->gpu.ops->build_paging_buffer(env->gpu.drv, &op, 1,
+                                           paging_out(env, GATE_DW));
+    if (!report(r, copro_dmabuf_ok(&gate) && rc == DDI_OK,
+                "a %lu MiB paging TRANSFER built behind a WAIT (%s)",
                 half / MIB, ddi_status_name(rc))) {
         return;
     }
 
-    if (preempt_while_running(env, &pp, &ctx_paging, COPRO_SUBMIT_PAGING,
-                              &plan, &fence, &latency)) {
-        report(r, eng->preempt.preempted_fence == 0 && plan.preempted == 0 &&
-               eng->completed >= fence,
-               "PAGING buffer not interrupted: PREEMPTED_FENCE %lu, "
-               "completed %lu, the request waited %lu ns for it",
-               eng->preempt.preempted_fence, eng->completed, latency);
+    if (preempt_gated(env, &pp, &ctx_paging, COPRO_SUBMIT_PAGING, &run)) {
+        report(r, !run.answered_while_blocked, "the request is not answered "
+               "while the PAGING buffer is blocked in its WAIT");
+        report(r, eng->preempt.preempted_fence == 0 &&
+               run.plan.preempted == 0 && eng->completed >= run.fence,
+               "PAGING buffer ran to its end under the pending request: "
+               "PREEMPTED_FENCE %lu, completed %lu",
+               eng->preempt.preempted_fence, eng->completed);
         check_vram(env, "the paging copy is whole", dst, half, pattern, 7);
     }
 
@@ -494,16 +518,14 @@ static void run_no_preempt(struct paging_env *env)
     for (uint64_t i = 0; i < half / 4; i++) {
         d[i] = 0;
     }
-    if (preempt_while_running(env, &pp, &ctx_control, 0, &plan, &fence,
-                              &latency)) {
-        unsigned n;
-
-        report(r, eng->preempt.preempted_fence == fence &&
-               plan.preempted == 1,
-               "control: the same buffer without PAGING is interrupted "
-               "(PREEMPTED_FENCE %lu, after %lu ns)",
-               eng->preempt.preempted_fence, latency);
-        n = copro_preempt_resubmit(&pp, &plan, NO_CONTEXT, &err);
+    if (preempt_gated(env, &pp, &ctx_control, 0, &run)) {
+        report(r, run.answered_while_blocked &&
+               eng->preempt.preempted_fence == run.fence &&
+               run.plan.preempted == 1,
+               "control: the same buffer without PAGING is interrupted in "
+               "its WAIT (PREEMPTED_FENCE %lu)",
+               eng->preempt.preempted_fence);
+        n = copro_preempt_resubmit(&pp, &run.plan, NO_CONTEXT, &err);
         if (report(r, n == 1, "control resumed (%u resubmitted%s%s)", n,
                    err ? ": " : "", err ? err : "")) {
             check_fence_wait(r, cp, COPRO_ENGINE_COPY, eng->last_submitted,
@@ -672,6 +694,7 @@ static bool setup(struct paging_env *env, const struct boot_info *boot)
     }
     env->buf_cpu = copro_cp_alloc(cp, PAGING_BUF_BYTES, PG, &env->buf_gpu);
     if (!copro_cp_alloc(cp, 16, 8, &env->ts_gpu) ||
+        !copro_cp_alloc(cp, 8, 8, &env->sem_gpu) ||
         !copro_cp_alloc(cp, 2 * env->bench_max, PG, &env->big_gpu) ||
         !env->buf_cpu ||
         !copro_gart_reserve(&env->gart, (uint32_t)(env->bench_max / PG),
