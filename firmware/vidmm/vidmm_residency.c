@@ -433,6 +433,38 @@ int vidmm_res_alloc_remove(struct vidmm_res *r, struct vidmm_res_process *p,
     return DDI_OK;
 }
 
+int vidmm_res_process_remove(struct vidmm_res *r, struct vidmm_res_process *p)
+{
+    if (!r || !p) {
+        return DDI_EINVAL;
+    }
+    if (r->in_trim) {
+        return DDI_EBUSY;
+    }
+    if (!process_known(r, p)) {
+        return DDI_EHANDLE;
+    }
+    for (unsigned i = 0; i < VIDMM_RES_MAX_DEVICES; i++) {
+        if (r->dev[i] && r->dev[i]->process == p) {
+            vidmm_res_device_remove(r, r->dev[i]);
+        }
+    }
+    for (unsigned i = 0; i < r->alloc_cap; i++) {
+        struct vidmm_res_alloc *a = &r->alloc[i];
+
+        if (a->live && a->owner == p) {
+            vidmm_res_alloc_remove(r, p, a->handle);
+        }
+    }
+    for (unsigned i = 0; i < VIDMM_RES_MAX_PROCESSES; i++) {
+        if (r->proc[i] == p) {
+            r->proc[i] = NULL;
+        }
+    }
+    p->live = false;
+    return DDI_OK;
+}
+
 /* ---- MakeResident / Evict ---- */
 
 static unsigned new_entries(const struct vidmm_res_device *d,

@@ -176,6 +176,11 @@ int vidmm_res_process_add(struct vidmm_res *r, struct vidmm_res_process *p,
                           uint8_t id, uint64_t budget,
                           vidmm_res_trim_fn trim, void *trim_ctx);
 
+/* The process is gone: its devices are removed (their references
+ * dropped), its allocations destroyed (paged out), and it leaves r.
+ * DDI_EHANDLE if it is not r's, DDI_EBUSY from a trim callback. */
+int vidmm_res_process_remove(struct vidmm_res *r, struct vidmm_res_process *p);
+
 /* [D3DKMTSetVideoMemoryBudget...] a new budget; no trim happens until the
  * process's next MakeResident. */
 void vidmm_res_set_budget(struct vidmm_res_process *p, uint64_t budget);

@@ -516,6 +516,38 @@ static void test_pager_failure_rolls_back(void)
     g_assert_cmpuint(vidmm_segment_used_bytes(&w.pg.vram), ==, 0);
 }
 
+static void test_process_exit_frees_everything(void)
+{
+    uint32_t a, b, c;
+
+    setup(0, 0);
+    a = new_alloc(0, 0x101, 32 * KB);
+    b = new_alloc(0, 0x102, 32 * KB);
+    c = new_alloc(1, 0x201, 32 * KB);
+    g_assert_cmpint(mkres(0, a, NULL), ==, DDI_OK);
+    g_assert_cmpint(mkres(0, a, NULL), ==, DDI_OK);
+    g_assert_cmpint(mkres(0, b, NULL), ==, DDI_OK);
+    g_assert_cmpint(mkres(1, c, NULL), ==, DDI_OK);
+    g_assert_cmpint(vidmm_res_process_remove(&w.res, &w.proc[0]), ==,
+                    DDI_OK);
+    /* nothing of process 1 is left: no VRAM, no list, no handles */
+    g_assert_cmpuint(w.res.used, ==, 32 * KB);
+    g_assert_cmpuint(vidmm_segment_used_bytes(&w.pg.vram), ==, 32 * KB);
+    g_assert_null(find(0, a));
+    g_assert_false(w.dev[0].live);
+    g_assert_cmpint(vidmm_res_evict(&w.res, &w.dev[0], &a, 1, NULL), ==,
+                    DDI_EHANDLE);           /* the device is gone */
+    g_assert_cmpint(vidmm_res_process_remove(&w.res, &w.proc[0]), ==,
+                    DDI_EHANDLE);
+    /* the other process is untouched */
+    g_assert_true(find(1, c)->resident);
+    g_assert_cmpuint(find(1, c)->refs, ==, 1);
+    g_assert_cmpint(vidmm_res_process_remove(&w.res, &w.proc[1]), ==,
+                    DDI_OK);
+    g_assert_cmpuint(w.res.used, ==, 0);
+    g_assert_cmpuint(vidmm_segment_used_bytes(&w.pg.vram), ==, 0);
+}
+
 /* ---- GPU VA ---- */
 
 static void test_va_stable_across_moves(void)
@@ -676,6 +708,8 @@ int main(int argc, char **argv)
                     test_list_full_and_destroy);
     g_test_add_func("/vidmm-residency/pager-failure-rolls-back",
                     test_pager_failure_rolls_back);
+    g_test_add_func("/vidmm-residency/process-exit-frees-everything",
+                    test_process_exit_frees_everything);
     g_test_add_func("/vidmm-gpuva/va-stable-across-moves",
                     test_va_stable_across_moves);
     g_test_add_func("/vidmm-gpuva/evicted-by-pressure-keeps-va",
