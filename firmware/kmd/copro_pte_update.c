@@ -182,6 +182,12 @@ static const char *copy_runs(const struct copro_pt_mem *m, uint64_t root,
         c->pages > (COPRO_VA_LIMIT - c->src_va) / COPRO_PAGE_4K) {
         return "copy range empty, unaligned or beyond the VA space";
     }
+    /* COPY_PTE's chunks would read entries an earlier chunk wrote */
+    if ((c->dst_va < c->src_va ? c->src_va - c->dst_va
+                               : c->dst_va - c->src_va) / COPRO_PAGE_4K <
+        c->pages) {
+        return "copy ranges overlap";
+    }
     for (uint64_t i = 0; i < c->pages; i++) {
         uint64_t dst, src;
         const char *why;

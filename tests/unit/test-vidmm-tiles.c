@@ -370,6 +370,10 @@ static void test_driver_refusals_change_nothing(void)
     up.ops[1].copy.src_va = 0x80000000;
     g_assert_nonnull(copro_gpuva_update_emit(&mem, root, APERTURE_BYTES,
                                              &up.req, &stage, &buf));
+    /* overlapping copy ranges (vidmm refuses them too) */
+    up.ops[1].copy.src_va = surf + 0x12000;
+    g_assert_nonnull(copro_gpuva_update_emit(&mem, root, APERTURE_BYTES,
+                                             &up.req, &stage, &buf));
     up.ops[1].copy.src_va = surf;
     /* an unknown operation kind */
     up.ops[1].kind = 5;
