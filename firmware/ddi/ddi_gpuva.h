@@ -47,4 +47,52 @@ struct ddi_pte_update {
     bool writable;          /* ignored for DDI_PTE_INVALID */
 };
 
+/*
+ * [D3DDDI_UPDATEGPUVIRTUALADDRESS_COPY] pages [dst_va, dst_va + pages *
+ * 4 KiB) take the entries that pages [src_va, ...) hold when the GPU
+ * reaches the operation (so after the operations before it in the same
+ * update). The two ranges do not overlap.
+ */
+struct ddi_pte_copy {
+    uint32_t as;
+    uint64_t dst_va;        /* DDI_GPUVA_PAGE-aligned */
+    uint64_t src_va;        /* DDI_GPUVA_PAGE-aligned */
+    uint64_t pages;         /* >= 1 */
+};
+
+/* One operation of an update, applied in order. */
+enum ddi_gpuva_op_kind {
+    DDI_GPUVA_OP_SET,       /* [MAP / UNMAP] set: entries from a frame */
+    DDI_GPUVA_OP_COPY,      /* [COPY] copy: entries from other pages */
+};
+
+struct ddi_gpuva_op {
+    uint32_t kind;          /* enum ddi_gpuva_op_kind */
+    union {
+        struct ddi_pte_update set;
+        struct ddi_pte_copy copy;
+    };
+};
+
+/*
+ * A GPU VA update that runs on the paging (companion) context, ordered by
+ * monitored fences [D3DKMTUpdateGpuVirtualAddress: hFenceObject and
+ * FenceValue; the paging fence the caller's later work waits for]:
+ *
+ *   wait until *wait_addr >= wait_value (no wait when wait_addr is 0);
+ *   apply ops[0 .. nops) in order;
+ *   write signal_value to signal_addr.
+ *
+ * Fence addresses are 8-aligned GPU addresses as the paging context sees
+ * them (it has no address space of its own: VRAM offsets on copro). The
+ * driver turns the update into one DMA buffer for the copy engine (copro:
+ * kmd/copro_pte_update.h, copro_gpuva_update_emit).
+ */
+struct ddi_gpuva_update {
+    uint64_t wait_addr, wait_value;
+    const struct ddi_gpuva_op *ops;
+    unsigned nops;
+    uint64_t signal_addr, signal_value;
+};
+
 #endif /* FW_DDI_DDI_GPUVA_H */

@@ -64,4 +64,28 @@ const char *copro_pte_update_emit(const struct copro_pt_mem *m, uint64_t root,
                                   struct copro_dmabuf *out,
                                   unsigned *packets);
 
+/*
+ * The paging companion's DMA buffer for a GPU VA update
+ * [DxgkDdiBuildPagingBuffer UPDATEPAGETABLE / COPYPAGETABLEENTRIES on the
+ * paging queue, bracketed by the monitored-fence wait and signal of
+ * D3DKMTUpdateGpuVirtualAddress], appended to out:
+ *
+ *   WAIT(wait_addr >= wait_value)            unless wait_addr is 0
+ *   per operation, in order:
+ *     SET:  staged entries + COPY_PTE (as copro_pte_update_emit)
+ *     COPY: COPY_PTE from the source's live leaf entries to the
+ *           destination's (what they hold when the GPU gets there)
+ *   FENCE(signal_addr = signal_value)
+ *
+ * All of req's operations are in the address space whose root table is
+ * at root. The buffer runs on the copy engine in a physical context: the
+ * fence addresses are VRAM offsets. Everything is checked first: on an
+ * error (a reason; NULL is success) neither stage nor out changes.
+ */
+const char *copro_gpuva_update_emit(const struct copro_pt_mem *m,
+                                    uint64_t root, uint64_t aperture_size,
+                                    const struct ddi_gpuva_update *req,
+                                    struct copro_pte_stage *stage,
+                                    struct copro_dmabuf *out);
+
 #endif /* FW_KMD_COPRO_PTE_UPDATE_H */

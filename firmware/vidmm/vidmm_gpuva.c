@@ -73,6 +73,25 @@ static bool frame_ok(const struct vidmm_gpuva_frame *f, uint64_t bytes)
     }
 }
 
+bool vidmm_gpuva_range_of(const struct vidmm_gpuva_space *s, uint64_t va,
+                          uint64_t *start, uint64_t *bytes)
+{
+    if (!s) {
+        return false;
+    }
+    /* blocks are sorted by address and few (one per mapped allocation) */
+    for (unsigned i = 0; i < s->range.count; i++) {
+        const struct vidmm_block *b = &s->range.used[i];
+
+        if (va >= b->addr && va - b->addr < b->size) {
+            *start = b->addr;
+            *bytes = b->size;
+            return true;
+        }
+    }
+    return false;
+}
+
 int vidmm_gpuva_remap(const struct vidmm_gpuva_space *s, uint64_t va,
                       uint64_t first, uint64_t pages,
                       const struct vidmm_gpuva_frame *to,

@@ -76,6 +76,11 @@ int vidmm_gpuva_free(struct vidmm_gpuva_space *s, uint64_t va);
 uint64_t vidmm_gpuva_range_bytes(const struct vidmm_gpuva_space *s,
                                  uint64_t va);
 
+/* The range that holds va (anywhere in it): true with its start and size
+ * in bytes, false when va lies in no range handed out. */
+bool vidmm_gpuva_range_of(const struct vidmm_gpuva_space *s, uint64_t va,
+                          uint64_t *start, uint64_t *bytes);
+
 /*
  * The leaf-entry update for pages [first, first + pages) of the range
  * that starts at va now mapping onto frame `to` (page `first` of the
