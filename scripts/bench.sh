@@ -32,6 +32,11 @@ echo
 bash "$(dirname "$0")/bench-sched.sh" "$build"
 
 echo
+echo "== paging bandwidth: VRAM <-> system memory through the aperture, per modelled copy-bw (virtual time) =="
+bash "$(dirname "$0")/bench-paging.sh" "$build/qemu-run" \
+    "$build/firmware/paging.elf"
+
+echo
 echo "== pictures (in $BENCH_DIR) =="
 # Debian's python3 has Debian's matplotlib (scripts/install-deps.sh)
 py=/usr/bin/python3

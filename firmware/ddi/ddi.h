@@ -214,10 +214,14 @@ struct ddi_flip_done {
  * physical addresses). The GPU reaches them only through the aperture, so
  * a transfer to or from system memory maps the pages at an aperture range
  * first (MAP_APERTURE), and the range is unmapped when vidmm gives it back.
- * The driver does MAP/UNMAP on the CPU while it builds the buffer (as
- * WDDM drivers program GART entries in BuildPagingBuffer), with the
- * invalidation the device requires; vidmm never maps a range that a
- * buffer on the GPU still uses.
+ * MAP takes effect while the driver builds the buffer (it writes the GART
+ * entries on the CPU, as WDDM drivers do in BuildPagingBuffer, with the
+ * invalidation the device requires), so it must come before any use of
+ * its range in the same call. UNMAP takes effect in buffer order, when
+ * the GPU reaches it (copro: COPY_PTE of invalid entries, after the
+ * transfers before it), so MAP + TRANSFER + UNMAP fit in one buffer; the
+ * range is free for another MAP once that buffer's fence retired. vidmm
+ * never maps a range that a buffer on the GPU still uses.
  */
 enum ddi_paging_kind {
     DDI_PAGING_TRANSFER,        /* [TransferAllocation] copy size bytes
@@ -267,7 +271,8 @@ struct ddi_ops {
 
     /* [DxgkDdiBuildPagingBuffer] translate ops[0 .. nops) in order into
      * out (a DMA buffer for the copy engine, out->dw and out->gpu_addr set
-     * by the caller, cap_bytes its room); MAP/UNMAP happen now. DDI_OK,
+     * by the caller, cap_bytes its room); MAPs happen now, UNMAPs when
+     * the GPU runs the buffer (see above). DDI_OK,
      * DDI_EINVAL for a bad operation (nothing mapped then), DDI_ENOMEM if
      * out is too small. NULL: the GPU cannot page (fixed placement). */
     int (*build_paging_buffer)(void *drv, const struct ddi_paging_op *ops,

@@ -331,10 +331,39 @@ static void ddi_mark(void *drv, unsigned kind, unsigned engine,
                   COPRO_MARK(kind, engine, context));
 }
 
+static int ddi_build_paging_buffer(void *drv, const struct ddi_paging_op *ops,
+                                   unsigned nops, struct ddi_dmabuf *out)
+{
+    struct copro_ddi *d = drv;
+
+    if (!d->pager) {
+        return DDI_ENOTSUP;     /* not reached: the table without paging */
+    }
+    return copro_pager_build(d->pager, ops, nops, out);
+}
+
+/* Without a pager the table leaves build_paging_buffer NULL: the DDI's
+ * "cannot page", and the OS keeps allocations where they were placed. */
 static const struct ddi_ops copro_ddi_ops = {
     .query_caps = ddi_query_caps,
     .render = ddi_render,
     .patch = ddi_patch,
+    .submit = ddi_submit,
+    .preempt = ddi_preempt,
+    .reset_engine = ddi_reset_engine,
+    .gpu_time = ddi_gpu_time,
+    .commit_vidpn = ddi_commit_vidpn,
+    .set_source_address = ddi_set_source_address,
+    .set_pointer_shape = ddi_set_pointer_shape,
+    .set_pointer_position = ddi_set_pointer_position,
+    .mark = ddi_mark,
+};
+
+static const struct ddi_ops copro_ddi_paging_ops = {
+    .query_caps = ddi_query_caps,
+    .render = ddi_render,
+    .patch = ddi_patch,
+    .build_paging_buffer = ddi_build_paging_buffer,
     .submit = ddi_submit,
     .preempt = ddi_preempt,
     .reset_engine = ddi_reset_engine,
@@ -358,6 +387,11 @@ void copro_ddi_init(struct copro_ddi *d, struct copro_cp *cp)
     }
 }
 
+void copro_ddi_attach_pager(struct copro_ddi *d, struct copro_pager *pager)
+{
+    d->pager = pager;
+}
+
 void copro_ddi_set_upcalls(struct copro_ddi *d, const struct ddi_upcalls *up,
                            void *os)
 {
@@ -367,7 +401,10 @@ void copro_ddi_set_upcalls(struct copro_ddi *d, const struct ddi_upcalls *up,
 
 struct ddi_device copro_ddi_device(struct copro_ddi *d)
 {
-    return (struct ddi_device){ .ops = &copro_ddi_ops, .drv = d };
+    return (struct ddi_device){
+        .ops = d->pager ? &copro_ddi_paging_ops : &copro_ddi_ops,
+        .drv = d,
+    };
 }
 
 bool copro_ddi_take_segment(struct copro_ddi *d, uint64_t *base,

@@ -35,6 +35,7 @@
 #include "ddi/ddi.h"
 #include "kmd/copro_cp.h"
 #include "kmd/copro_display.h"
+#include "kmd/copro_pager.h"
 #include "kmd/copro_render.h"
 
 /* Device-measured preemptions kept for the benchmark's latency split. */
@@ -59,6 +60,8 @@ struct copro_ddi {
         uint64_t stat_sum, stat_count;  /* STAT_PREEMPT_* last read */
     } eng[COPRO_MAX_ENGINES];
     struct copro_render_diag last_refusal;
+    /* paging (build_paging_buffer), NULL if none was attached */
+    struct copro_pager *pager;
     /* the display source, NULL if none was attached */
     struct copro_display *disp;
     struct {
@@ -81,6 +84,13 @@ void copro_ddi_init(struct copro_ddi *d, struct copro_cp *cp);
  * copro_ddi_dpc. Before copro_ddi_set_upcalls' first interrupt.
  */
 void copro_ddi_attach_display(struct copro_ddi *d, struct copro_display *disp);
+
+/*
+ * Gives the DDI build_paging_buffer over pager (copro_pager_init done:
+ * it takes VRAM, so before copro_ddi_take_segment). Before
+ * copro_ddi_device(), whose table has build_paging_buffer only then.
+ */
+void copro_ddi_attach_pager(struct copro_ddi *d, struct copro_pager *pager);
 
 /* Who receives the upcalls (before the first interrupt is taken). */
 void copro_ddi_set_upcalls(struct copro_ddi *d, const struct ddi_upcalls *up,

@@ -1,22 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tiled: a tiled resource remapped in line with rendering, the WDDM
- * tiled-resource example (UpdateTileMappings -> CopyPageTableEntries in a
- * paging companion context, synchronised by monitored fences).
+ * tiled-resource example (UpdateTileMappings -> D3DKMTUpdateGpuVirtualAddress
+ * -> page-table updates in a paging companion context, synchronised by
+ * monitored fences).
  *
- * The render context has its own GPU address space. Its surface is a VA
- * range of four 64 KiB tiles; at first they map onto the "old" VRAM tile
- * pages in order. On the render engine:
+ * The render context has its own GPU address space; the surface's VA
+ * range comes from a vidmm VA space (vidmm_gpuva_map). It is four 64 KiB
+ * tiles of 16 pages of 4 KiB each; at first they map onto the "old" VRAM
+ * tile pages in order. On the render engine:
  *
  *   draw #42: SET_TARGET(surface VA) + RECTs + FENCE(render fence = 42)
  *   draw #43: WAIT(paging fence >= 43) + SET_TARGET + RECTs +
  *             FENCE(render fence = 43)
  *
  * and in between, on the copy engine, the paging companion context (no
- * address space of its own: it addresses page tables physically):
+ * address space of its own: it addresses page tables physically). Its
+ * buffer is not built here: the scenario asks vidmm's GPU VA update
+ * service (vidmm/vidmm_tiles.h: one MAP per tile, wait for render fence
+ * 42, signal paging fence 43), and the driver's encoder
+ * (copro_gpuva_update_emit) makes the update into
  *
  *   WAIT(render fence >= 42) + COPY_PTE(staged entries -> live leaf
- *   entries) + FENCE(paging fence = 43)
+ *   entries; the 64 entries are consecutive, so one packet) +
+ *   FENCE(paging fence = 43)
+ *
+ * after which the scenario appends a TIMESTAMP (when the update was done).
  *
  * The new mapping sends the tiles to the "new" tile pages in a shuffled
  * order. Everything is submitted up front (the companion first, so it
@@ -34,12 +43,15 @@
 #include <copro/copro_cmd.h>
 #include <copro/copro_regs.h>
 
+#include "ddi/ddi.h"
 #include "kmd/copro_cp.h"
+#include "kmd/copro_pte_update.h"
 #include "kmd/copro_vm.h"
 #include "lib/console.h"
 #include "lib/wait.h"
 #include "lib/string.h"
 #include "scenarios/common.h"
+#include "vidmm/vidmm_tiles.h"
 
 #define RING_ENTRIES        8
 #define PG                  4096u
@@ -50,6 +62,8 @@
 #define SURF_PITCH          (SURF_W * 4)            /* XRGB8888 */
 #define SURF_BYTES          (SURF_PITCH * SURF_H)   /* = TILES * TILE */
 #define ROWS_PER_TILE       (TILE / SURF_PITCH)
+#define PAGES_PER_TILE      (TILE / PG)
+#define SURF_PAGES          (TILES * PAGES_PER_TILE)
 
 #define CTX_RENDER          1       /* own address space */
 #define CTX_PAGING          2       /* physical: the paging companion */
@@ -57,7 +71,9 @@
 /* The render context's VA layout. */
 #define VA_BUF              0x00100000ull   /* its DMA buffers, 4 KiB pages */
 #define VA_SYNC             0x00200000ull   /* fences and timestamps */
-#define VA_SURF             0x40000000ull   /* the tiled surface, 64 KiB */
+#define VA_SPACE            0x40000000ull   /* vidmm's VA space: the tiled */
+#define VA_SPACE_BYTES      0x40000000ull   /* surface is its first range */
+#define VA_SURF             VA_SPACE
 
 /* Slots in the sync page (8 bytes each). */
 enum { SYNC_RENDER_FENCE, SYNC_PAGING_FENCE, SYNC_TS_42, SYNC_TS_PAGING,
@@ -155,11 +171,40 @@ struct tiled_env {
     struct copro_cp *cp;
     struct copro_vm vm;
     struct copro_as as;
+    struct vidmm_gpuva_space space;     /* the process's VA space */
+    struct vidmm_block va_blocks[2];
     uint64_t bufs;          /* 4 DMA-buffer pages, VRAM */
     uint64_t sync;          /* sync page, VRAM */
     uint64_t old_tiles, new_tiles, stage;
     volatile uint8_t *old_cpu, *new_cpu;
 };
+
+/*
+ * The surface's VA comes from vidmm's space for the process, so the
+ * update service can check every op against it; its pages are 4 KiB,
+ * the grain of vidmm's page-table updates (a tile is 16 entries).
+ */
+static bool map_surface(struct tiled_env *env)
+{
+    uint64_t va = 0;
+    const char *err = NULL;
+    int st;
+
+    st = vidmm_gpuva_init(&env->space, CTX_RENDER, 1, VA_SPACE,
+                          VA_SPACE_BYTES, env->va_blocks, 2);
+    if (st == DDI_OK) {
+        st = vidmm_gpuva_map(&env->space, TILES * TILE, TILE, &va);
+    }
+    if (st == DDI_OK && va == VA_SURF) {
+        err = copro_as_map(&env->as, va, env->old_tiles, TILES * TILE,
+                           COPRO_PTE_WRITABLE, PG);
+    }
+    return report(env->r, st == DDI_OK && va == VA_SURF && err == NULL,
+                  "vidmm VA space: surface at %#lx (%s), %u 64 KiB tiles "
+                  "of 4 KiB pages on the old tile pages%s%s", va,
+                  ddi_status_name(st), TILES, err ? ": " : "",
+                  err ? err : "");
+}
 
 static bool setup(struct tiled_env *env)
 {
@@ -177,7 +222,7 @@ static bool setup(struct tiled_env *env)
     if (!report(r, env->old_cpu && env->new_cpu &&
                 copro_cp_alloc(cp, 4 * PG, PG, &env->bufs) &&
                 copro_cp_alloc(cp, PG, PG, &env->sync) &&
-                copro_cp_alloc(cp, TILES * 8, 8, &env->stage),
+                copro_cp_alloc(cp, SURF_PAGES * 8, 8, &env->stage),
                 "VRAM: old tiles at %#lx, new tiles at %#lx",
                 env->old_tiles, env->new_tiles)) {
         return false;
@@ -190,38 +235,74 @@ static bool setup(struct tiled_env *env)
         err = copro_as_map(&env->as, VA_SYNC, env->sync, PG,
                            COPRO_PTE_WRITABLE, PG);
     }
-    if (!err) {
-        err = copro_as_map(&env->as, VA_SURF, env->old_tiles, TILES * TILE,
-                           COPRO_PTE_WRITABLE, TILE);
+    if (!report(r, err == NULL, "context %u address space: root %#lx, "
+                "buffers, sync page%s%s", CTX_RENDER, env->as.root,
+                err ? ": " : "", err ? err : "")) {
+        return false;
     }
-    return report(r, err == NULL, "context %u address space: root %#lx, "
-                  "buffers, sync page, %u 64 KiB tiles%s%s", CTX_RENDER,
-                  env->as.root, TILES, err ? ": " : "", err ? err : "");
+    return map_surface(env);
 }
 
-/* Stages the new tile mapping and finds where COPY_PTE must put it. */
-static bool stage_new_mapping(struct tiled_env *env, uint64_t *live)
+/*
+ * The companion's buffer, from vidmm's GPU VA update service: one MAP per
+ * tile onto its new tile page, after render fence 42, signalling paging
+ * fence 43. The service checks the ops against the VA space; the driver's
+ * encoder stages the entries and emits WAIT + COPY_PTE + FENCE.
+ */
+static bool build_companion(struct tiled_env *env, struct copro_dmabuf *out)
 {
-    struct report *r = env->r;
-    uint64_t slot;
-    bool contiguous = true;
+    static struct vidmm_tiles_update up;
+    struct vidmm_tile_op ops[TILES];
+    const struct vidmm_monitored_fence wait = {
+        env->sync + SYNC_RENDER_FENCE * 8, DRAW_42,
+    };
+    const struct vidmm_monitored_fence signal = {
+        env->sync + SYNC_PAGING_FENCE * 8, DRAW_43,
+    };
+    struct copro_pte_stage stage = {
+        .vram = env->stage, .entries = SURF_PAGES,
+    };
+    const char *why = NULL;
+    int st;
 
     for (unsigned i = 0; i < TILES; i++) {
-        vram_write64(env->cp, env->stage + i * 8,
-                     copro_pte_leaf(env->new_tiles + new_order[i] * TILE,
-                                    COPRO_PTE_WRITABLE));
-        if (copro_as_leaf_slot(&env->as, VA_SURF + i * TILE, &slot)) {
-            return report(r, false, "no leaf entry for tile %u", i);
-        }
-        if (i == 0) {
-            *live = slot;
-        }
-        contiguous &= slot == *live + i * 8;
+        ops[i] = (struct vidmm_tile_op){
+            .kind = VIDMM_TILE_MAP, .va = VA_SURF + i * TILE,
+            .pages = PAGES_PER_TILE,
+            .frame = { DDI_PTE_VRAM, env->new_tiles + new_order[i] * TILE,
+                       true },
+        };
     }
-    /* One COPY_PTE covers the surface only if its leaf entries are
-     * consecutive, which a 64 KiB table gives for consecutive tiles. */
-    return report(r, contiguous, "surface leaf entries consecutive at VRAM "
-                  "%#lx", *live);
+    st = vidmm_tiles_update(&env->space, ops, TILES, &wait, &signal, &up);
+    if (st == DDI_OK) {
+        why = copro_gpuva_update_emit(&env->vm.mem, env->as.root,
+                                      env->cp->dev->info.aperture_size,
+                                      &up.req, &stage, out);
+    }
+    return report(env->r, st == DDI_OK && why == NULL &&
+                  out->packets == 3 && stage.used == SURF_PAGES,
+                  "vidmm GPU VA update (%s): WAIT + COPY_PTE + FENCE, %u "
+                  "packets, %u entries staged%s%s", ddi_status_name(st),
+                  out->packets, stage.used, why ? ": " : "", why ? why : "");
+}
+
+/* A refused update leaves the companion's buffer empty: here an op that
+ * reaches past the surface's range in the VA space. */
+static void check_refusal(struct tiled_env *env)
+{
+    static struct vidmm_tiles_update up;
+    const struct vidmm_tile_op op = {
+        .kind = VIDMM_TILE_MAP, .va = VA_SURF + (TILES - 1) * TILE,
+        .pages = PAGES_PER_TILE + 1,
+        .frame = { DDI_PTE_VRAM, env->new_tiles, true },
+    };
+    const struct vidmm_monitored_fence signal = {
+        env->sync + SYNC_PAGING_FENCE * 8, DRAW_43,
+    };
+    int st = vidmm_tiles_update(&env->space, &op, 1, NULL, &signal, &up);
+
+    report(env->r, st == DDI_EBOUNDS, "update past the surface's VA range "
+           "refused (%s)", ddi_status_name(st));
 }
 
 static void run_tiled(struct tiled_env *env, struct tiled_metrics *m)
@@ -232,13 +313,14 @@ static void run_tiled(struct tiled_env *env, struct tiled_metrics *m)
     struct copro_dmabuf d42, d43, paging;
     struct engine_stats s0, s1, after;
     struct copro_pt_walk w;
-    uint64_t live = 0, f42, f43, fpg;
+    uint64_t f42, f43, fpg;
     uint32_t state;
     bool ptes_ok = true;
 
-    if (!setup(env) || !stage_new_mapping(env, &live)) {
+    if (!setup(env)) {
         return;
     }
+    check_refusal(env);
     for (unsigned i = 0; i < TILES * TILE / 4; i++) {
         ((volatile uint32_t *)env->old_cpu)[i] = CLEAR_OLD;
         ((volatile uint32_t *)env->new_cpu)[i] = CLEAR_NEW;
@@ -266,11 +348,10 @@ static void run_tiled(struct tiled_env *env, struct tiled_metrics *m)
     copro_dmabuf_init(&paging,
                       (void *)copro_cp_cpu_ptr(cp, env->bufs + 2 * PG),
                       env->bufs + 2 * PG, PG);
-    copro_emit_wait(&paging, env->sync + SYNC_RENDER_FENCE * 8, DRAW_42);
+    if (!build_companion(env, &paging)) {
+        return;
+    }
     copro_emit_timestamp(&paging, env->sync + SYNC_TS_PAGING * 8);
-    copro_emit_copy_pte(&paging, live, env->stage, TILES);
-    copro_emit_fence(&paging, env->sync + SYNC_PAGING_FENCE * 8, DRAW_43,
-                     false);
     if (!report(r, copro_dmabuf_ok(&d42) && copro_dmabuf_ok(&d43) &&
                 copro_dmabuf_ok(&paging), "draw #42, draw #43 and the "
                 "paging buffer built")) {
@@ -299,21 +380,31 @@ static void run_tiled(struct tiled_env *env, struct tiled_metrics *m)
     report(r, m->render_fence == DRAW_43 && m->paging_fence == DRAW_43,
            "monitored fences: render %lu, paging %lu (expected %u, %u)",
            m->render_fence, m->paging_fence, DRAW_43, DRAW_43);
-    report(r, m->ts_42 && m->ts_paging >= m->ts_42 &&
-           m->ts_43 >= m->ts_paging, "order: #42 done at %lu <= page-table "
-           "update at %lu <= #43 start at %lu", m->ts_42, m->ts_paging,
-           m->ts_43);
+    /* The companion's timestamp follows its FENCE, so only #42 -> update
+     * is ordered by the fences; #43's start after the update is what the
+     * images below prove. */
+    report(r, m->ts_42 && m->ts_paging >= m->ts_42 && m->ts_43 >= m->ts_42,
+           "order: #42 done at %lu <= page-table update done at %lu; #43 "
+           "started at %lu", m->ts_42, m->ts_paging, m->ts_43);
 
-    for (unsigned i = 0; i < TILES; i++) {
-        uint64_t want = copro_pte_leaf(env->new_tiles + new_order[i] * TILE,
+    for (unsigned p = 0; p < SURF_PAGES; p++) {
+        uint64_t slot = 0;
+        uint64_t want = copro_pte_leaf(env->new_tiles +
+                                       new_order[p / PAGES_PER_TILE] * TILE +
+                                       (p % PAGES_PER_TILE) * PG,
                                        COPRO_PTE_WRITABLE);
-        ptes_ok &= vram_read64(cp, live + i * 8) == want;
+
+        ptes_ok &= copro_as_leaf_slot(&env->as, VA_SURF + p * PG,
+                                      &slot) == NULL &&
+                   vram_read64(cp, slot) == want;
     }
-    report(r, ptes_ok, "live leaf entries hold the staged mapping");
-    copro_as_walk(&env->as, VA_SURF + TILE, true, &w);
-    report(r, w.ok && w.pa == env->new_tiles + new_order[1] * TILE &&
-           w.page_bytes == TILE, "software walk: tile 1 now at %#lx "
-           "(expected %#lx)", w.pa, env->new_tiles + new_order[1] * TILE);
+    report(r, ptes_ok, "live leaf entries hold the new mapping (%u pages)",
+           SURF_PAGES);
+    copro_as_walk(&env->as, VA_SURF + TILE + 5 * PG, true, &w);
+    report(r, w.ok && w.pa == env->new_tiles + new_order[1] * TILE + 5 * PG &&
+           w.page_bytes == PG, "software walk: tile 1 page 5 now at %#lx "
+           "(expected %#lx)", w.pa,
+           env->new_tiles + new_order[1] * TILE + 5 * PG);
 
     model_image(want_old, identity, CLEAR_OLD, rects_42, 2);
     model_image(want_new, new_order, CLEAR_NEW, rects_43, 2);

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * GPU-VA mode (WDDM 2.x) at the DDI: the page-table updates vidmm asks the
+ * driver to put in a paging buffer when an allocation that has a GPU
+ * virtual address moves [DXGK_BUILDPAGINGBUFFER_UPDATEPAGETABLE,
+ * D3DDDI_UPDATEGPUVIRTUALADDRESS_OPERATION].
+ *
+ * An update is device-neutral: "in address space as, the pages va ..
+ * va + pages * 4 KiB now map onto this physical range (or nothing)". The
+ * driver turns it into leaf-entry writes; copro does that with staged
+ * entries and COPY_PTE packets on the copy engine
+ * (kmd/copro_pte_update.h), whose flush also gives the invalidation the
+ * device requires, so the buffers after the paging fence see the new
+ * entries. A driver that writes entries on the CPU instead must
+ * invalidate the address space's translations itself (copro: VM_INVAL).
+ *
+ * Kept apart from ddi.h so the packet-based paging operations there and
+ * these evolve independently; this header includes nothing of the device.
+ */
+#ifndef FW_DDI_DDI_GPUVA_H
+#define FW_DDI_DDI_GPUVA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DDI_GPUVA_PAGE      4096ull     /* the page size of every update */
+
+/* What the pages map onto after the update. */
+enum ddi_pte_target {
+    DDI_PTE_INVALID,        /* not present: an access faults (evicted
+                               allocations in WDDM 2.0 are unmapped) */
+    DDI_PTE_VRAM,           /* the local-memory segment */
+    DDI_PTE_APERTURE,       /* system memory through the aperture */
+};
+
+/* One run of consecutive pages [UpdatePageTable: one PTE range]. */
+struct ddi_pte_update {
+    uint32_t as;            /* address space (vidmm's id for the process's
+                               space; the driver knows its page tables) */
+    uint32_t target;        /* enum ddi_pte_target */
+    uint64_t va;            /* first page, DDI_GPUVA_PAGE-aligned */
+    uint64_t pages;         /* >= 1 */
+    uint64_t addr;          /* GPU address of the first page's new frame
+                               (a VRAM offset, or an address in the
+                               aperture); page i maps addr + i * 4 KiB;
+                               0 for DDI_PTE_INVALID */
+    bool writable;          /* ignored for DDI_PTE_INVALID */
+};
+
+/*
+ * [D3DDDI_UPDATEGPUVIRTUALADDRESS_COPY] pages [dst_va, dst_va + pages *
+ * 4 KiB) take the entries that pages [src_va, ...) hold when the GPU
+ * reaches the operation (so after the operations before it in the same
+ * update). The two ranges do not overlap.
+ */
+struct ddi_pte_copy {
+    uint32_t as;
+    uint64_t dst_va;        /* DDI_GPUVA_PAGE-aligned */
+    uint64_t src_va;        /* DDI_GPUVA_PAGE-aligned */
+    uint64_t pages;         /* >= 1 */
+};
+
+/* One operation of an update, applied in order. */
+enum ddi_gpuva_op_kind {
+    DDI_GPUVA_OP_SET,       /* [MAP / UNMAP] set: entries from a frame */
+    DDI_GPUVA_OP_COPY,      /* [COPY] copy: entries from other pages */
+};
+
+struct ddi_gpuva_op {
+    uint32_t kind;          /* enum ddi_gpuva_op_kind */
+    union {
+        struct ddi_pte_update set;
+        struct ddi_pte_copy copy;
+    };
+};
+
+/*
+ * A GPU VA update that runs on the paging (companion) context, ordered by
+ * monitored fences [D3DKMTUpdateGpuVirtualAddress: hFenceObject and
+ * FenceValue; the paging fence the caller's later work waits for]:
+ *
+ *   wait until *wait_addr >= wait_value (no wait when wait_addr is 0);
+ *   apply ops[0 .. nops) in order;
+ *   write signal_value to signal_addr.
+ *
+ * Fence addresses are 8-aligned GPU addresses as the paging context sees
+ * them (it has no address space of its own: VRAM offsets on copro). The
+ * driver turns the update into one DMA buffer for the copy engine (copro:
+ * kmd/copro_pte_update.h, copro_gpuva_update_emit).
+ */
+struct ddi_gpuva_update {
+    uint64_t wait_addr, wait_value;
+    const struct ddi_gpuva_op *ops;
+    unsigned nops;
+    uint64_t signal_addr, signal_value;
+};
+
+#endif /* FW_DDI_DDI_GPUVA_H */
