@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmd/copro_paging.h"
 #include "vidmm/vidmm.h"
 
 #define US              1000ull
@@ -55,6 +56,8 @@ struct svm_paging {
 
 struct run {
     struct sim_host *h;
+    struct ddi_device dev;          /* the model, with the check below */
+    struct ddi_ops ops;
     const struct svm_config *cfg;
     struct svm_result *r;
     struct vidmm *vm;
@@ -125,6 +128,31 @@ static void check_resident_buffers(const char *when)
             }
         }
     }
+}
+
+/* Every op list vidmm asks for must also pass the copro kmd's own check
+ * (kmd/copro_paging.c, the driver's BuildPagingBuffer on the device):
+ * vidmm obeys the real driver's rules, not just the model's. */
+static int checked_build(void *drv, const struct ddi_paging_op *ops,
+                         unsigned nops, struct ddi_dmabuf *out)
+{
+    struct sim_gpu *g = drv;
+    struct copro_paging_space space = {
+        .vram_size = g->cfg.mem_size,
+        .aperture_base = g->cfg.aperture_base,
+        .aperture_pages = (uint32_t)(g->cfg.aperture_size / PAGE),
+        .gart_table = g->gart_addr, .zero_entries = g->gart_zero,
+        .zero_count = SIM_GART_ZERO,
+    };
+    unsigned bad = 0;
+    int rc = copro_paging_check(&space, ops, nops, &bad);
+
+    if (rc != DDI_OK) {
+        fail("the kmd refuses paging op %u of %u (kind %u): %s", bad, nops,
+             ops[bad].kind, ddi_status_name(rc));
+        return rc;
+    }
+    return sim_gpu_ops.build_paging_buffer(drv, ops, nops, out);
 }
 
 /* ---- the scheduler's residency hook ---- */
@@ -473,8 +501,11 @@ bool svm_run(struct sim_host *h, const struct svm_config *c,
     if (sizeof(vidmm_storage) < vidmm_storage_size(&mc)) {
         abort();
     }
+    R.ops = sim_gpu_ops;
+    R.ops.build_paging_buffer = checked_build;
+    R.dev = (struct ddi_device){ .ops = &R.ops, .drv = h->gpu };
     R.vm = vidmm_create(vidmm_storage, sizeof(vidmm_storage), &mc, &env,
-                        &h->dev);
+                        &R.dev);
     for (unsigned i = 0; i < NPAGING; i++) {
         uint64_t at = sim_gpu_alloc(h->gpu, PAGING_BYTES, 64);
 

@@ -18,6 +18,8 @@
  *    allocation is (VRAM, aperture, system pages);
  *  - no VRAM and no system page is leaked once every allocation is
  *    destroyed; every buffer retired;
+ *  - every paging op list passes the copro kmd's own check
+ *    (copro_paging_check), not only the model's;
  *  - with evict_own_only (a quarter of the allocations offered), no
  *    process's buffer evicts another process's allocation that is not
  *    offered; a list that cannot fit then fails with DDI_ENOMEM (the
