@@ -483,6 +483,86 @@ static void test_segment_best_fit(void)
     g_assert_false(vidmm_segment_alloc_at(&s, 95, 10));
 }
 
+static void test_bad_input(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct vidmm_alloc_info info = { .size = 4096, .owner = 1 };
+    struct ddi_alloc_ref refs[DDI_MAX_ALLOC_LIST + 1] = { { 0 } };
+    struct ddi_alloc_desc d[DDI_MAX_ALLOC_LIST + 1] = { { 0 } };
+    struct vidmm_residency r = { 0 };
+    struct vidmm_alloc_state s;
+    struct vidmm_config cfg = { .vram_size = 0 };
+    uint32_t h;
+
+    setup(x, 64 * KIB, 64 * KIB, false);
+    /* creation */
+    g_assert_null(vidmm_create(x->storage, sizeof(x->storage), &cfg, NULL,
+                               &x->dev));
+    g_assert_null(vidmm_create(x->storage, 8, &cfg, NULL, &x->dev));
+    g_assert_cmpint(vidmm_alloc_create(x->vm, NULL, &h), ==, DDI_EINVAL);
+    info.size = 0;
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &h), ==, DDI_EINVAL);
+    info.size = 4096;
+    info.align = 3;
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &h), ==, DDI_EINVAL);
+    info.align = 0;
+    info.segments = 0x80;
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &h), ==, DDI_EINVAL);
+    info.segments = 0;
+    info.size = UINT64_MAX;
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &h), ==, DDI_EINVAL);
+    info.size = 1ull << 40;     /* more backing pages than the pool */
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &h), ==, DDI_ENOMEM);
+    /* handles */
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, 0), ==, DDI_EHANDLE);
+    g_assert_cmpint(vidmm_pin(x->vm, 0xffffffff), ==, DDI_EHANDLE);
+    g_assert_cmpint(vidmm_unpin(NULL, 1), ==, DDI_EHANDLE);
+    g_assert_cmpint(vidmm_lock(x->vm, 7, NULL, NULL), ==, DDI_EHANDLE);
+    g_assert_cmpint(vidmm_alloc_state(x->vm, 7, &s), ==, DDI_EHANDLE);
+    h = mk(x, 4096, 1, 0);
+    g_assert_cmpint(vidmm_unpin(x->vm, h), ==, DDI_EINVAL);  /* not pinned */
+    g_assert_cmpint(vidmm_alloc_state(x->vm, h, NULL), ==, DDI_EINVAL);
+    /* residency */
+    r.paging = &x->paging;
+    g_assert_cmpint(vidmm_make_resident(NULL, 1, refs, 1, d, false, &r), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, NULL, 1, d, false, &r), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, refs, 1, d, false, NULL),
+                    ==, DDI_EINVAL);
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, refs,
+                                        DDI_MAX_ALLOC_LIST + 1, d, false, &r),
+                    ==, DDI_EINVAL);
+    refs[0].handle = h;
+    refs[1].handle = h;         /* twice in one list: fine */
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, refs, 2, d, false, &r), ==,
+                    DDI_OK);
+    g_assert_cmpuint(st(x, h).busy, ==, 2);
+    vidmm_release(x->vm, refs, 2, 0, 1);
+    g_assert_cmpuint(st(x, h).busy, ==, 0);
+    vidmm_release(x->vm, refs, 2, 0, 1);                /* no underflow */
+    vidmm_release(NULL, refs, 1, 0, 1);
+    g_assert_cmpuint(st(x, h).busy, ==, 0);
+    /* a patched address outside every segment */
+    d[0].gpu_addr = 0x1234000;
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, refs, 1, d, true, &r), ==,
+                    DDI_ENOMEM);
+    /* split */
+    {
+        unsigned n;
+        struct vidmm_split_range out[2];
+        uint64_t size[1] = { 1 };
+
+        g_assert_cmpint(vidmm_split(NULL, size, 1, out, 2, &n), ==,
+                        DDI_EINVAL);
+        g_assert_cmpint(vidmm_split(&x->paging, NULL, 1, out, 2, &n), ==,
+                        DDI_EINVAL);
+        g_assert_cmpint(vidmm_split(&x->paging, size, 1, out, 0, &n), ==,
+                        DDI_EINVAL);
+    }
+    g_free(x);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -494,6 +574,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/patched-once", test_patched_once);
     g_test_add_func("/vidmm/deferred-unmap", test_deferred_unmap);
     g_test_add_func("/vidmm/split", test_split);
+    g_test_add_func("/vidmm/bad-input", test_bad_input);
     g_test_add_func("/vidmm/segment-best-fit", test_segment_best_fit);
     return g_test_run();
 }
