@@ -848,6 +848,7 @@ static void run_fight(uint64_t fight_bytes, uint64_t ws,
     g_assert_cmpuint(st->paging_bytes, ==, fr.paging);
     g_assert_cmpuint(vidsch_ctx_stats(fr.c[0])->paging_bytes +
                      vidsch_ctx_stats(fr.c[1])->paging_bytes, ==, fr.paging);
+    g_assert_cmpuint(f.nev, <, FAKE_MAX_EVENTS);  /* none dropped */
     /* a FIGHT event at every change: on (reason 1), off (reason 0) */
     {
         unsigned ons = 0, offs = 0;
