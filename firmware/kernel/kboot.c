@@ -53,7 +53,10 @@ bool kboot_sched_options(struct report *r, const char *cmdline,
     if (cmdline_has_flag(cmdline, "serial_prepare")) {
         cfg->serial_prepare = true;
     }
-    return option_u64(r, cmdline, "quantum_us", 1000, &cfg->quantum_ns) &&
+    /* fight_kib=N: eviction fighting's threshold, paging KiB per turn
+     * (0: off), so a scenario runs with and without the avoidance */
+    return option_u64(r, cmdline, "fight_kib", 1024, &cfg->fight_bytes) &&
+           option_u64(r, cmdline, "quantum_us", 1000, &cfg->quantum_ns) &&
            option_u64(r, cmdline, "aging_ms", 1000000, &cfg->aging_ns) &&
            option_u64(r, cmdline, "tdr_ms", 1000000, &cfg->tdr_timeout_ns) &&
            option_u64(r, cmdline, "tdr_grace_ms", 1000000,

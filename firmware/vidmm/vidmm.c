@@ -694,6 +694,7 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
     res->paging_built = false;
     res->paging_ticket = 0;
     res->wait_ticket = 0;
+    res->paging_bytes = 0;
     for (unsigned i = 0; i < n; i++) {
         member[i] = lookup(vm, list[i].handle);
         if (!member[i] || member[i]->owner != process) {
@@ -755,6 +756,8 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         vm->stats.paging_buffers++;
         res->paging_built = true;
         res->paging_ticket = ticket;
+        /* the plan counted every transfer it made into the stats */
+        res->paging_bytes = vm->stats.bytes_moved - saved.bytes_moved;
     }
     for (unsigned i = 0; i < n; i++) {
         struct vm_alloc *a = member[i];

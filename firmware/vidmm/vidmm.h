@@ -191,6 +191,10 @@ struct vidmm_residency {
     bool paging_built;                  /* out */
     uint64_t paging_ticket;             /* out */
     uint64_t wait_ticket;               /* out */
+    uint64_t paging_bytes;              /* out: bytes its transfers move
+                                           (evictions and restores), 0
+                                           if none: what the scheduler
+                                           weighs eviction fighting by */
 };
 int vidmm_make_resident(struct vidmm *vm, uint32_t process,
                         const struct ddi_alloc_ref *list, unsigned n,

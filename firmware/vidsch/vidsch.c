@@ -71,6 +71,16 @@ void vidsch_config_default(struct vidsch_config *c)
         .sync_poll_ns = 1 * MS,
         .max_contexts = 64,
         .max_buffers = 1024,
+        /* A turn that starts by paging in 1 MiB stalls its DMA buffer
+         * for 128 us behind the copy engine (copy-bw 8 GiB/s): 6% of a
+         * quantum, and every switch between two fighting contexts pays
+         * it twice (out, then back in). Below that, paging is the price
+         * of sharing VRAM and not worth longer turns. */
+        .fight_bytes = 1ull << 20,
+        /* Four quanta (8 ms): four times fewer swaps of the working
+         * sets, while a peer of the same level still waits at most half
+         * a 60 Hz frame; higher levels preempt as always. */
+        .fight_factor = 4,
     };
 }
 
@@ -704,6 +714,11 @@ static int make_resident(struct vidsch *s, struct vidsch_engine *e,
     }
     b->resident = true;
     b->wait_ticket = r.wait_ticket;
+    /* charged to the engine's current turn (the buffer was elected in
+     * it): what eviction fighting is measured by */
+    b->ctx->stats.paging_bytes += r.paging_bytes;
+    e->stats.paging_bytes += r.paging_bytes;
+    e->turn_paging += r.paging_bytes;
     if (r.paging) {
         struct vidsch_buf *p = buf_alloc(s);
         unsigned pe = r.paging_engine < s->nengines ? r.paging_engine

@@ -70,6 +70,16 @@ struct vidsch_config {
     unsigned max_buffers;       /* least vidsch_storage_size(these) bytes;
                                    max_buffers also bounds the waits and
                                    signals pending at once */
+    /* Eviction fighting (quantum policy): when an engine's smoothed
+     * paging bytes per turn (what vidmm moved to make each turn's
+     * buffers resident) reach fight_bytes, contexts of the same level
+     * are evicting each other's allocations at every switch; turns then
+     * last fight_factor quanta, so the working sets are swapped
+     * fight_factor times less often. Back to normal turns once the
+     * smoothed figure falls below fight_bytes / 2 (hysteresis).
+     * fight_bytes 0: off. */
+    uint64_t fight_bytes;
+    unsigned fight_factor;      /* >= 1 (0 and 1: turns never change) */
 };
 
 void vidsch_config_default(struct vidsch_config *c);
@@ -91,6 +101,9 @@ struct vidsch_residency {
     uint64_t wait_ticket;       /* the DMA buffer starts only once the
                                    paging buffer with this ticket has
                                    finished; 0: at once */
+    uint64_t paging_bytes;      /* bytes that paging buffer moves (0 if
+                                   none, or unknown): the scheduler's
+                                   measure of eviction fighting */
 };
 
 /*
@@ -176,6 +189,8 @@ struct vidsch_ctx_stats {
     uint64_t boosts;            /* aging boosts against starvation */
     uint64_t latency_sum_ns;    /* for the mean: latency_sum_ns/started */
     uint64_t started;           /* buffers that started on the engine */
+    uint64_t paging_bytes;      /* paging its buffers caused (bytes vidmm
+                                   moved to make them resident) */
 };
 
 #define VIDSCH_LATENCY_BUCKETS  8
@@ -198,6 +213,13 @@ struct vidsch_engine_stats {
     uint64_t inconsistent;      /* fences that fit no outstanding list: a
                                    driver or device bug (engine reset) */
     uint64_t busy_ns;           /* sum of buffers' time on the engine */
+    /* eviction fighting (quantum policy; vidsch_config.fight_bytes) */
+    uint64_t turns;             /* turns begun (context switches of the
+                                   round robin, boosted turns included) */
+    uint64_t paging_bytes;      /* paging for this engine's DMA buffers */
+    uint64_t paging_per_turn;   /* smoothed paging bytes per turn, now */
+    uint64_t fight_episodes;    /* times fighting was detected */
+    uint64_t fight_turns;       /* turns lengthened because of it */
 };
 
 /* Device-wide statistics (added by the scheduler). */
@@ -243,6 +265,10 @@ enum vidsch_trace_kind {
                                    otherwise) */
     VIDSCH_TRACE_PREPARE,       /* (added) the worker starts preparing it
                                    (PREPARED when done): for timelines */
+    VIDSCH_TRACE_FIGHT,         /* (added) eviction fighting on the engine
+                                   detected (reason 1: longer turns from
+                                   now on) or over (reason 0); fence: the
+                                   smoothed paging bytes per turn */
 };
 
 struct vidsch_trace {

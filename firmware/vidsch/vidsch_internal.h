@@ -137,6 +137,10 @@ struct vidsch_engine {
                                        executing (as far as we can tell:
                                        when it reached the head) */
     unsigned depth;                 /* ring entries the policy allows */
+    uint64_t turn_paging;           /* paging bytes since the last turn
+                                       began on this engine */
+    uint64_t paging_avg;            /* smoothed paging bytes per turn */
+    bool fighting;                  /* eviction fighting: longer turns */
     struct vidsch_tdr tdr;
     struct vidsch_engine_stats stats;
 };

@@ -21,7 +21,9 @@
  *            over and another context of the level waits, the next one's
  *            buffer preempts it. A context ready for aging_ns without
  *            running is boosted to the level currently on top for one
- *            turn (see age()).
+ *            turn (see age()). Eviction fighting (see fight_sample())
+ *            lengthens the turns of a level whose contexts keep paging
+ *            each other's allocations out.
  *
  * The patent's rule that a buffer being prepared is not preempted holds:
  * the slot's buffer is only reconsidered once the worker has prepared it.
@@ -340,11 +342,66 @@ void vs_end_turn(struct vidsch *s, struct vidsch_ctx *c)
     c->ready_since = vs_now(s);
 }
 
+/*
+ * Eviction fighting. Two contexts of one level whose working sets fit
+ * VRAM one at a time but not together evict each other at every switch:
+ * each turn begins by paging its working set back in. Round robin cannot
+ * see it, but the paging bytes charged to the engine's turns can: at
+ * each new turn the previous turn's bytes go into a moving average
+ * (weight 1/2: a turn that pages less than twice fight_bytes alone does
+ * not flip the policy, two or three in a row do, and after a fight it
+ * takes a few turns without paging to end it).
+ * At fight_bytes or more, turns last fight_factor quanta: the working
+ * sets are swapped that many times less often, and a context's queued
+ * buffers run back to back, paging once for all of them. Below half of
+ * fight_bytes the turns are normal again; the gap keeps the policy from
+ * flapping around one threshold (longer turns lower the paging per unit
+ * of time, not per turn, so the average stays high while the fighting
+ * lasts and falls when the working sets fit again).
+ */
+#define VS_FIGHT_WEIGHT_SHIFT   1
+
+static void fight_sample(struct vidsch *s, struct vidsch_engine *e)
+{
+    uint64_t x = e->turn_paging, avg = e->paging_avg;
+    bool was = e->fighting;
+
+    e->turn_paging = 0;
+    avg = x >= avg ? avg + ((x - avg) >> VS_FIGHT_WEIGHT_SHIFT)
+                   : avg - ((avg - x) >> VS_FIGHT_WEIGHT_SHIFT);
+    if (x < avg && avg - x < (1u << VS_FIGHT_WEIGHT_SHIFT)) {
+        avg = x;        /* the shift would never reach 0 */
+    }
+    e->paging_avg = avg;
+    e->stats.paging_per_turn = avg;
+    if (!s->cfg.fight_bytes) {
+        e->fighting = false;
+    } else if (avg >= s->cfg.fight_bytes) {
+        e->fighting = true;
+    } else if (avg < s->cfg.fight_bytes / 2) {
+        e->fighting = false;
+    }
+    if (e->fighting != was) {
+        e->stats.fight_episodes += e->fighting;
+        vs_trace(s, VIDSCH_TRACE_FIGHT, e->index, NULL, NULL, avg,
+                 e->fighting);
+    }
+}
+
 static void begin_turn(struct vidsch *s, struct vidsch_ctx *c)
 {
+    struct vidsch_engine *e = engine_of(s, c);
     int64_t q = (int64_t)s->cfg.quantum_ns;
     int64_t carry = c->credit < 0 ? c->credit : 0;
 
+    e->stats.turns++;
+    fight_sample(s, e);
+    if (e->fighting && !c->boosted && s->cfg.fight_factor > 1) {
+        /* only a peer of its level waits on a turn's length: higher
+         * levels preempt it whatever its credit */
+        q *= (int64_t)s->cfg.fight_factor;
+        e->stats.fight_turns++;
+    }
     if (c->boosted) {
         /* a boosted turn is the starving context's due: a whole quantum */
         c->boost_spent = true;

@@ -4,8 +4,11 @@
  * workload (two contexts, buffers that fill pages of 1 to 3 allocations
  * and work 200 us) with working sets of 50%, 110%, 150% and 200% of
  * VRAM; throughput (buffers per second of GPU time, mean over seeds)
- * relative to the 50% run, which never pages. Measurements, never
- * assertions.
+ * relative to the 50% run, which never pages. Then eviction fighting:
+ * two NORMAL contexts saturating the engine, each with a working set of
+ * 80% of VRAM (160% together), with vidsch's fighting policy off and on
+ * (fight_bytes an eighth of VRAM): paging bytes, turns, throughput, and
+ * the ratios on / off. Measurements, never assertions.
  *
  *   bench-vidmm [--seeds=N]
  */
@@ -15,6 +18,42 @@
 #include <string.h>
 
 #include "sim_vidmm.h"
+
+static int fight(struct sim_host *host, unsigned seeds)
+{
+    double tput[2] = { 0 }, moved[2] = { 0 }, turns[2] = { 0 };
+
+    for (unsigned on = 0; on < 2; on++) {
+        for (unsigned s = 1; s <= seeds; s++) {
+            struct svm_config c = { .seed = s, .ws_pct = 160,
+                                    .buffers = 120, .work_ns = 200000,
+                                    .fight = true,
+                                    .fight_bytes = on ? SVM_VRAM_BYTES / 8
+                                                      : 0 };
+            struct svm_result r;
+
+            if (!svm_run(host, &c, &r)) {
+                printf("fight seed %u %s: %s\n", s, on ? "on" : "off",
+                       r.msg);
+                return 1;
+            }
+            tput[on] += (double)r.buffers * 1e9 / (double)r.gpu_ns / seeds;
+            moved[on] += (double)r.bytes_moved / (1 << 20) / seeds;
+            turns[on] += (double)r.turns / seeds;
+        }
+    }
+    printf("\neviction fighting: 2 NORMAL contexts, 80%% of VRAM each, "
+           "%u seeds\n", seeds);
+    printf("%-12s %14s %14s %10s\n", "avoidance", "buffers/s",
+           "MiB moved", "turns");
+    for (unsigned on = 0; on < 2; on++) {
+        printf("%-12s %14.0f %14.2f %10.1f\n", on ? "on" : "off", tput[on],
+               moved[on], turns[on]);
+    }
+    printf("on/off: paging %.2fx, throughput %.3fx, turns %.2fx\n",
+           moved[1] / moved[0], tput[1] / tput[0], turns[1] / turns[0]);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -55,5 +94,5 @@ int main(int argc, char **argv)
         printf("%10u%% %14.0f %12.3f %12.1f %14.2f %10.1f\n", ws[w], tput,
                tput / base, ev / seeds, moved / seeds, pg / seeds);
     }
-    return 0;
+    return fight(&host, seeds);
 }

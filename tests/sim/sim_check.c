@@ -249,7 +249,7 @@ static void update_waiting(struct checker *k)
 static const char *const trace_names[] = {
     "ELECT", "PREPARED", "UNSTAGE", "SUBMIT", "RETIRE", "PREEMPT",
     "PREEMPTED", "RESET", "DEVICE_RESET", "LOST", "BOOST", "UNBOOST",
-    "HOLD", "RELEASE", "PREPARE",
+    "HOLD", "RELEASE", "PREPARE", "FIGHT",
 };
 
 static void check_elect(struct checker *k, const struct cctx *c)

@@ -236,7 +236,9 @@ static int hook_make_resident(void *arg, uint64_t cookie,
             .paging_cookie = PAGING_COOKIE | (uint64_t)(p - R.paging),
             .paging_ticket = res.paging_ticket,
             .wait_ticket = res.wait_ticket,
+            .paging_bytes = res.paging_bytes,
         };
+        R.r->paging_reported += res.paging_bytes;
     } else {
         out->wait_ticket = res.wait_ticket;
     }
@@ -493,7 +495,8 @@ bool svm_run(struct sim_host *h, const struct svm_config *c,
     g.aperture_size = AP_BYTES;
     g.sys_pages = SYS_PAGES;
     vidsch_config_default(&vc);
-    vc.policy = VIDSCH_POLICY_PRIORITY;
+    vc.policy = c->fight ? VIDSCH_POLICY_QUANTUM : VIDSCH_POLICY_PRIORITY;
+    vc.fight_bytes = c->fight ? c->fight_bytes : 0;
     vc.max_contexts = NCTX;
     vc.max_buffers = 2 * MAX_BUFS + NPAGING;
     sim_host_start(h, &g, &vc, 5 * US, 2 * US, c->seed, &hooks, NULL);
@@ -516,7 +519,8 @@ bool svm_run(struct sim_host *h, const struct svm_config *c,
     }
     for (unsigned i = 0; i < NCTX; i++) {
         R.ctx[i] = vidsch_ctx_create(h->vs, i + 1, 0,
-                                     i ? VIDSCH_PRIO_HIGH : VIDSCH_PRIO_NORMAL,
+                                     i && !c->fight ? VIDSCH_PRIO_HIGH
+                                                    : VIDSCH_PRIO_NORMAL,
                                      sim_gpu_alloc(h->gpu, COPRO_SAVE_SIZE,
                                                    64));
     }
@@ -554,11 +558,13 @@ bool svm_run(struct sim_host *h, const struct svm_config *c,
         }
     }
     for (unsigned i = 0; i < R.nbuf; i++) {
-        if (R.buf[i].ctx == 0) {
+        if (R.buf[i].ctx == 0 || c->fight) {
             submit(i);
         }
     }
-    sim_at(&h->clk, 50 * US, submit_next_b, NULL, 0);
+    if (!c->fight) {
+        sim_at(&h->clk, 50 * US, submit_next_b, NULL, 0);
+    }
     if (!sim_host_run(h, 1000000000000ull)) {
         fail("the run did not drain");
     }
@@ -585,6 +591,12 @@ bool svm_run(struct sim_host *h, const struct svm_config *c,
     r->evictions = vidmm_stats(R.vm)->evictions;
     r->restores = vidmm_stats(R.vm)->restores;
     r->bytes_moved = vidmm_stats(R.vm)->bytes_moved;
+    r->turns = vidsch_engine_stats(h->vs, 0)->turns;
+    r->fight_turns = vidsch_engine_stats(h->vs, 0)->fight_turns;
+    if (!R.failed && r->paging_reported != r->bytes_moved) {
+        fail("vidsch was told of %" PRIu64 " paging bytes, vidmm moved %"
+             PRIu64, r->paging_reported, r->bytes_moved);
+    }
     if (c->verbose) {
         printf("# seed %" PRIu64 " ws %u%%: %u allocations, %" PRIu64
                " buffers in %" PRIu64 " us, %" PRIu64 " paging buffers, %"

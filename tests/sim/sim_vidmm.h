@@ -25,6 +25,9 @@
  *    offered; a list that cannot fit then fails with DDI_ENOMEM (the
  *    restriction's price, counted, not a failure of the test).
  *
+ * With fight set, the two contexts are of one level and saturate the
+ * engine together (eviction fighting), with the same checks.
+ *
  * Used by test-sim-vidmm (properties) and bench-vidmm (throughput).
  */
 #ifndef TESTS_SIM_SIM_VIDMM_H
@@ -43,6 +46,11 @@ struct svm_config {
     unsigned buffers;           /* per context */
     uint64_t work_ns;           /* WORK per buffer (besides its fills) */
     bool evict_own_only;
+    /* eviction fighting: both contexts NORMAL under the quantum policy,
+     * every buffer queued at the start (two saturating apps of one
+     * level), fight_bytes the scheduler's threshold (0: policy off) */
+    bool fight;
+    uint64_t fight_bytes;
     bool verbose;
 };
 
@@ -53,6 +61,8 @@ struct svm_result {
     uint64_t paging_buffers, evictions, restores, bytes_moved;
     uint64_t handed_back;       /* make_resident with patched set */
     uint64_t enomem;            /* evict_own_only: lists refused */
+    uint64_t turns, fight_turns;    /* the render engine's (vidsch) */
+    uint64_t paging_reported;   /* paging bytes vidsch was told of */
 };
 
 /* The host the runs share (sim memory, scheduler tables). */

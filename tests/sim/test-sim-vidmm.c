@@ -3,10 +3,13 @@
  * Property tests of vidmm's packet-based mode on the GPU model (see
  * sim_vidmm.h for what each run checks): seeded workloads whose working
  * set is 50%, 110%, 150% and 200% of VRAM, with and without the patent's
- * eviction restriction to the current process.
+ * eviction restriction to the current process; and eviction fighting:
+ * two apps of one level whose working sets each fit VRAM but not
+ * together page less with the scheduler's policy than without it.
  *
  *   test-sim-vidmm [--tap] [--count=N]   N seeds per case (default 20)
  *   test-sim-vidmm --seed=S --ws=P [--own]   one run, verbose
+ *   test-sim-vidmm --seed=S --ws=P --fight[=on]   one fighting run
  */
 #include <glib.h>
 #include <inttypes.h>
@@ -58,6 +61,55 @@ static void test_case(gconstpointer data)
     }
 }
 
+/*
+ * Eviction fighting: both contexts NORMAL, saturating, each with 80% of
+ * VRAM (160% together). Over the same seeds, the paging bytes with
+ * vidsch's policy on (threshold an eighth of VRAM) must be lower than
+ * with it off, every run passing the same checks (contents included).
+ */
+#define FIGHT_BYTES     (SVM_VRAM_BYTES / 8)
+
+static void test_fight(void)
+{
+    uint64_t moved[2] = { 0 }, turns[2] = { 0 }, ns[2] = { 0 };
+    uint64_t fight_turns = 0;
+    unsigned failed = 0;
+
+    for (uint64_t s = 0; s < count / 2 + 1; s++) {
+        for (unsigned on = 0; on < 2; on++) {
+            struct svm_config c = { .seed = s + 1, .ws_pct = 160,
+                                    .buffers = 120, .work_ns = 200000,
+                                    .fight = true,
+                                    .fight_bytes = on ? FIGHT_BYTES : 0 };
+            struct svm_result r;
+
+            if (!svm_run(&host, &c, &r)) {
+                printf("# seed %" PRIu64 " fight %s FAILED: %s\n# "
+                       "reproduce: test-sim-vidmm --seed=%" PRIu64
+                       " --ws=160 --fight%s\n", c.seed, on ? "on" : "off",
+                       r.msg, c.seed, on ? "=on" : "");
+                failed++;
+            }
+            moved[on] += r.bytes_moved;
+            turns[on] += r.turns;
+            ns[on] += r.gpu_ns;
+            if (on) {
+                fight_turns += r.fight_turns;
+            }
+        }
+    }
+    printf("# fighting, policy off: %" PRIu64 " KiB paged, %" PRIu64
+           " turns, %" PRIu64 " us; on: %" PRIu64 " KiB, %" PRIu64
+           " turns (%" PRIu64 " lengthened), %" PRIu64 " us\n",
+           moved[0] >> 10, turns[0], ns[0] / 1000, moved[1] >> 10, turns[1],
+           fight_turns, ns[1] / 1000);
+    g_assert_cmpuint(failed, ==, 0);
+    g_assert_cmpuint(moved[0], >, 0);       /* they do fight */
+    g_assert_cmpuint(fight_turns, >, 0);
+    g_assert_cmpuint(moved[1], <, moved[0]);
+    g_assert_cmpuint(turns[1], <, turns[0]);
+}
+
 int main(int argc, char **argv)
 {
     static const struct tcase cases[] = {
@@ -67,6 +119,7 @@ int main(int argc, char **argv)
     uint64_t seed = 0;
     unsigned ws = 150;
     bool own = false;
+    int fight = -1;
 
     for (int i = 1; i < argc; i++) {
         if (!strncmp(argv[i], "--count=", 8)) {
@@ -77,6 +130,8 @@ int main(int argc, char **argv)
             ws = (unsigned)strtoul(argv[i] + 5, NULL, 0);
         } else if (!strcmp(argv[i], "--own")) {
             own = true;
+        } else if (!strncmp(argv[i], "--fight", 7)) {
+            fight = !strcmp(argv[i], "--fight=on");
         }
     }
     svm_host_init(&host);
@@ -84,6 +139,12 @@ int main(int argc, char **argv)
         struct svm_config c = { .seed = seed, .ws_pct = ws, .buffers = 40,
                                 .work_ns = 200000, .evict_own_only = own,
                                 .verbose = true };
+
+        if (fight >= 0) {
+            c.buffers = 120;
+            c.fight = true;
+            c.fight_bytes = fight ? FIGHT_BYTES : 0;
+        }
         struct svm_result r;
         bool ok = svm_run(&host, &c, &r);
 
@@ -98,5 +159,6 @@ int main(int argc, char **argv)
                  cases[i].own ? "-own-process" : "");
         g_test_add_data_func(name, &cases[i], test_case);
     }
+    g_test_add_func("/sim-vidmm/fighting", test_fight);
     return g_test_run();
 }

@@ -182,6 +182,7 @@ static void test_placement(void)
     g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_OK);
     g_assert_false(r.paging_built);
     g_assert_cmpuint(r.wait_ticket, ==, 0);
+    g_assert_cmpuint(r.paging_bytes, ==, 0);
     /* bad handles and other processes' handles */
     g_assert_cmpint(use(x, 2, a, &r, false), ==, DDI_EHANDLE);
     g_assert_cmpint(use(x, 1, 0x12345, &r, false), ==, DDI_EHANDLE);
@@ -208,6 +209,8 @@ static void test_paging_ops(void)
     g_assert_cmpint(use(x, 1, c, &r, true), ==, DDI_OK);
     g_assert_true(r.paging_built);
     g_assert_cmpuint(r.wait_ticket, ==, r.paging_ticket);
+    /* what the scheduler weighs fighting by: a out, c in */
+    g_assert_cmpuint(r.paging_bytes, ==, 64 * KIB);
     /* evict a: map its pages, copy out, unmap; bring c the same way */
     g_assert_cmpuint(x->f.nops, ==, 6);
     g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_MAP_APERTURE);

@@ -760,6 +760,174 @@ static void test_residency_hook(void)
     fake_fini(&f);
 }
 
+/* ---- eviction fighting ---- */
+
+/*
+ * Two NORMAL contexts (cookies 0-7 and 32-39) with buffers of 500 us
+ * queued all the time, over a VRAM that holds one working set: the
+ * first buffer made resident after the other context's pays ws bytes
+ * of paging (evicting it, bringing its own back). From paging_stops_ms
+ * on (0: never) nothing pages any more. Returns the context switches on
+ * the ring and when each happened.
+ */
+struct fight_run {
+    unsigned owner;                 /* context last made resident */
+    uint64_t ws, paging_stops_at;
+    struct vidsch_ctx *c[2];
+    unsigned switches;
+    uint64_t switch_at[256];
+    uint64_t paging;
+};
+
+static struct fight_run fr;
+
+static uint64_t fight_bytes_of(struct fake *f, uint64_t cookie)
+{
+    unsigned owner = cookie < 32 ? 1 : 2;
+    uint64_t b = fr.owner && owner != fr.owner &&
+                 f->now < fr.paging_stops_at ? fr.ws : 0;
+
+    fr.owner = owner;
+    fr.paging += b;
+    return b;
+}
+
+static void fight_resubmit(struct fake *f, uint64_t cookie, int status)
+{
+    g_assert_cmpint(status, ==, DDI_OK);
+    fake_submit(f, fr.c[cookie < 32 ? 0 : 1], (unsigned)cookie);
+}
+
+static void run_fight(uint64_t fight_bytes, uint64_t ws,
+                      uint64_t paging_stops_ms, uint64_t ms,
+                      struct vidsch_engine_stats *st)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    unsigned answered = 0, last = 0, seen = 0;
+
+    vidsch_config_default(&cfg);
+    cfg.max_contexts = 4;
+    cfg.max_buffers = 64;
+    cfg.fight_bytes = fight_bytes;
+    fr = (struct fight_run){ .ws = ws };
+    fake_init_residency_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    fr.paging_stops_at = paging_stops_ms ? f.now + paging_stops_ms * MS
+                                         : UINT64_MAX;
+    f.resident_bytes = fight_bytes_of;
+    f.on_done = fight_resubmit;
+    fr.c[0] = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    fr.c[1] = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    for (unsigned i = 0; i < 4; i++) {
+        fake_submit(&f, fr.c[0], i);
+        fake_submit(&f, fr.c[1], 32 + i);
+    }
+    fake_work(&f);
+    for (unsigned step = 0; step < ms * 2; step++) {
+        /* the GPU: a preemption answered, or the oldest retired */
+        fake_advance(&f, 500 * US);
+        if (f.npreempt > answered) {
+            fake_preempted(&f, E0, fake_ring_oldest(&f, E0),
+                           fake_ring_completed(&f, E0));
+            answered = f.npreempt;
+        } else {
+            fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+        }
+        fake_work(&f);
+        for (; seen < f.nsub; seen++) {
+            if (f.sub[seen].context != last) {
+                if (last && fr.switches < G_N_ELEMENTS(fr.switch_at)) {
+                    fr.switch_at[fr.switches] = f.now;
+                }
+                fr.switches += last != 0;
+                last = f.sub[seen].context;
+            }
+        }
+    }
+    *st = *vidsch_engine_stats(f.s, E0);
+    g_assert_cmpuint(st->paging_bytes, ==, fr.paging);
+    g_assert_cmpuint(vidsch_ctx_stats(fr.c[0])->paging_bytes +
+                     vidsch_ctx_stats(fr.c[1])->paging_bytes, ==, fr.paging);
+    g_assert_cmpuint(f.nev, <, FAKE_MAX_EVENTS);  /* none dropped */
+    /* a FIGHT event at every change: on (reason 1), off (reason 0) */
+    {
+        unsigned ons = 0, offs = 0;
+
+        for (unsigned i = 0; i < f.nev; i++) {
+            if (f.ev[i].kind == VIDSCH_TRACE_FIGHT) {
+                ons += f.ev[i].reason == 1;
+                offs += f.ev[i].reason == 0;
+            }
+        }
+        g_assert_cmpuint(ons, ==, st->fight_episodes);
+        g_assert_cmpuint(offs, ==, paging_stops_ms ? ons : 0);
+    }
+    fake_fini(&f);
+}
+
+/* Two contexts of a level that swap 4 MiB at every switch: with the
+ * policy, turns of fight_factor quanta, so far fewer switches (and swaps)
+ * in the same GPU time; without it, or without paging, the round robin
+ * of plain quanta, switch for switch the same. */
+static void test_fight_longer_turns(void)
+{
+    struct vidsch_engine_stats on, off, calm;
+    unsigned n_on, n_off, n_calm;
+    uint64_t paging_on, paging_off;
+
+    run_fight(1 << 20, 4 << 20, 0, 100, &on);
+    n_on = fr.switches;
+    paging_on = fr.paging;
+    run_fight(0, 4 << 20, 0, 100, &off);
+    n_off = fr.switches;
+    paging_off = fr.paging;
+    run_fight(1 << 20, 0, 0, 100, &calm);
+    n_calm = fr.switches;
+    g_test_message("switches in 100 ms: %u fighting with the policy, %u "
+                   "without, %u without paging", n_on, n_off, n_calm);
+    /* 2 ms quanta: a switch every 2 ms or so */
+    g_assert_cmpuint(n_off, >=, 40);
+    g_assert_cmpuint(n_calm, ==, n_off);
+    g_assert_cmpuint(off.fight_turns, ==, 0);
+    g_assert_cmpuint(calm.fight_turns, ==, 0);
+    g_assert_cmpuint(calm.fight_episodes, ==, 0);
+    /* 8 ms turns once detected (after a turn or two) */
+    g_assert_cmpuint(on.fight_episodes, ==, 1);
+    g_assert_cmpuint(on.fight_turns, >, 0);
+    g_assert_cmpuint(n_on * 3, <, n_off);
+    g_assert_cmpuint(paging_on * 3, <, paging_off);
+    g_assert_cmpuint(on.paging_per_turn, >=, 1 << 20);
+}
+
+/* Hysteresis: once the paging stops, the smoothed figure falls below
+ * half the threshold within a few turns and turns are plain quanta
+ * again. */
+static void test_fight_hysteresis(void)
+{
+    struct vidsch_engine_stats st;
+    uint64_t t_end = 0;
+    unsigned late = 0;
+
+    run_fight(1 << 20, 4 << 20, 40, 100, &st);
+    g_assert_cmpuint(st.fight_episodes, ==, 1);
+    g_assert_cmpuint(st.paging_per_turn, <, 1 << 19);
+    /* in the last 30 ms, switches every quantum again */
+    t_end = fr.switch_at[fr.switches - 1];
+    for (unsigned i = 0; i < fr.switches; i++) {
+        late += fr.switch_at[i] + 30 * MS > t_end;
+    }
+    g_assert_cmpuint(late, >=, 12);
+    /* and between 10 and 40 ms, long turns */
+    {
+        unsigned mid = 0;
+
+        for (unsigned i = 0; i < fr.switches; i++) {
+            mid += fr.switch_at[i] >= 10 * MS && fr.switch_at[i] < 40 * MS;
+        }
+        g_assert_cmpuint(mid, <=, 5);
+    }
+}
+
 /* Fences that fit nothing submitted are not believed: a device that
  * says it preempted a paging buffer is reset, and nobody is blamed. */
 static void test_inconsistent_fences(void)
@@ -1237,6 +1405,8 @@ int main(int argc, char **argv)
                     test_paging_first_and_fence_kept);
     g_test_add_func("/vidsch/inconsistent-fences", test_inconsistent_fences);
     g_test_add_func("/vidsch/residency-hook", test_residency_hook);
+    g_test_add_func("/vidsch/fight/longer-turns", test_fight_longer_turns);
+    g_test_add_func("/vidsch/fight/hysteresis", test_fight_hysteresis);
     g_test_add_func("/vidsch/sync/wait-and-signal", test_wait_and_signal);
     g_test_add_func("/vidsch/tdr/reset-blames-the-culprit",
                     test_tdr_reset_blames_the_culprit);

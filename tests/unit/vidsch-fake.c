@@ -116,7 +116,7 @@ static void env_trace(void *os, const struct vidsch_trace *ev)
     static const char *const names[] = {
         "ELECT", "PREPARED", "UNSTAGE", "SUBMIT", "RETIRE", "PREEMPT",
         "PREEMPTED", "RESET", "DEVICE_RESET", "LOST", "BOOST", "UNBOOST",
-        "HOLD", "RELEASE", "PREPARE",
+        "HOLD", "RELEASE", "PREPARE", "FIGHT",
     };
 
     if (f->nev < FAKE_MAX_EVENTS) {
@@ -139,12 +139,16 @@ static int env_make_resident(void *os, uint64_t cookie,
 
     (void)buf;
     (void)alloc;
+    g_assert_cmpuint(f->nresident, <, FAKE_MAX_SUBS);
     f->resident[f->nresident].cookie = cookie;
     f->resident[f->nresident++].patched = patched;
     if (f->resident_rc != DDI_OK) {
         return f->resident_rc;
     }
     out->wait_ticket = f->resident_wait;
+    if (f->resident_bytes) {
+        out->paging_bytes = f->resident_bytes(f, cookie);
+    }
     if (f->resident_paging) {
         out->paging = f->resident_paging;
         out->paging_engine = f->resident_paging->engine;
@@ -163,6 +167,7 @@ static void env_release_resident(void *os, uint64_t cookie,
 
     (void)buf;
     (void)engine;
+    g_assert_cmpuint(f->nreleased, <, FAKE_MAX_SUBS);
     f->released[f->nreleased].cookie = cookie;
     f->released[f->nreleased++].fence = fence;
 }
@@ -350,5 +355,14 @@ void fake_init_residency(struct fake *f, unsigned engines,
 {
     fake_with_residency = true;
     fake_init(f, engines, preemption, policy);
+    fake_with_residency = false;
+}
+
+void fake_init_residency_cfg(struct fake *f, unsigned engines,
+                             unsigned preemption,
+                             const struct vidsch_config *cfg)
+{
+    fake_with_residency = true;
+    fake_init_cfg(f, engines, preemption, cfg);
     fake_with_residency = false;
 }

@@ -69,6 +69,8 @@ struct fake {
     unsigned nresident;                     /* make_resident calls */
     struct { uint64_t cookie; uint64_t fence; } released[FAKE_MAX_SUBS];
     unsigned nreleased;
+    /* the paging bytes make_resident reports for cookie (NULL: none) */
+    uint64_t (*resident_bytes)(struct fake *f, uint64_t cookie);
 };
 
 /* The oldest fence on engine's ring not yet completed (0: none), and the
@@ -85,6 +87,9 @@ void fake_fini(struct fake *f);
 /* fake_init with the residency hook (vidmm) in the environment. */
 void fake_init_residency(struct fake *f, unsigned engines,
                          unsigned preemption, enum vidsch_policy policy);
+void fake_init_residency_cfg(struct fake *f, unsigned engines,
+                             unsigned preemption,
+                             const struct vidsch_config *cfg);
 
 struct vidsch_ctx *fake_ctx(struct fake *f, uint32_t id, unsigned engine,
                             enum vidsch_priority prio);
