@@ -24,6 +24,86 @@ static bool align_up(uint64_t v, uint64_t align, uint64_t *out)
     return true;
 }
 
+/* Records block {start, size} at index k (the caller checked room). */
+static void insert_block(struct vidmm_segment *s, unsigned k, uint64_t start,
+                         uint64_t size)
+{
+    for (unsigned j = s->count; j > k; j--) {
+        s->used[j] = s->used[j - 1];
+    }
+    s->used[k] = (struct vidmm_block){ start, size };
+    s->count++;
+    s->used_bytes += size;
+    if (s->used_bytes > s->peak_bytes) {
+        s->peak_bytes = s->used_bytes;
+    }
+}
+
+bool vidmm_segment_alloc_best(struct vidmm_segment *s, uint64_t size,
+                              uint64_t align, uint64_t *addr)
+{
+    uint64_t gap_start = s->base;
+    uint64_t end = s->base + s->size;
+    uint64_t best_waste = UINT64_MAX, best_start = 0;
+    unsigned best_k = 0;
+
+    if (align == 0) {
+        align = 1;
+    }
+    if (size == 0 || (align & (align - 1)) || s->count == s->cap) {
+        return false;
+    }
+    for (unsigned k = 0; k <= s->count; k++) {
+        uint64_t gap_end = k < s->count ? s->used[k].addr : end;
+        uint64_t start;
+
+        if (align_up(gap_start, align, &start) && start <= gap_end &&
+            gap_end - start >= size &&
+            gap_end - start - size < best_waste) {
+            best_waste = gap_end - start - size;
+            best_start = start;
+            best_k = k;
+        }
+        if (k < s->count) {
+            gap_start = s->used[k].addr + s->used[k].size;
+        }
+    }
+    if (best_waste == UINT64_MAX) {
+        return false;
+    }
+    insert_block(s, best_k, best_start, size);
+    *addr = best_start;
+    return true;
+}
+
+bool vidmm_segment_contains(const struct vidmm_segment *s, uint64_t addr,
+                            uint64_t size)
+{
+    return size && addr >= s->base && addr - s->base <= s->size &&
+           size <= s->size - (addr - s->base);
+}
+
+bool vidmm_segment_alloc_at(struct vidmm_segment *s, uint64_t addr,
+                            uint64_t size)
+{
+    unsigned k = 0;
+
+    if (!vidmm_segment_contains(s, addr, size) || s->count == s->cap) {
+        return false;
+    }
+    while (k < s->count && s->used[k].addr < addr) {
+        k++;
+    }
+    if (k > 0 && s->used[k - 1].addr + s->used[k - 1].size > addr) {
+        return false;
+    }
+    if (k < s->count && s->used[k].addr < addr + size) {
+        return false;
+    }
+    insert_block(s, k, addr, size);
+    return true;
+}
+
 bool vidmm_segment_alloc(struct vidmm_segment *s, uint64_t size,
                          uint64_t align, uint64_t *addr)
 {
@@ -43,16 +123,8 @@ bool vidmm_segment_alloc(struct vidmm_segment *s, uint64_t size,
 
         if (align_up(gap_start, align, &start) && start <= gap_end &&
             gap_end - start >= size) {
-            for (unsigned j = s->count; j > k; j--) {
-                s->used[j] = s->used[j - 1];
-            }
-            s->used[k] = (struct vidmm_block){ start, size };
-            s->count++;
+            insert_block(s, k, start, size);
             *addr = start;
-            s->used_bytes += size;
-            if (s->used_bytes > s->peak_bytes) {
-                s->peak_bytes = s->used_bytes;
-            }
             return true;
         }
         if (k < s->count) {

@@ -49,6 +49,24 @@ void vidmm_segment_init(struct vidmm_segment *s, uint64_t base,
 bool vidmm_segment_alloc(struct vidmm_segment *s, uint64_t size,
                          uint64_t align, uint64_t *addr);
 
+/*
+ * (vidmm, paging) The same, but in the smallest gap that fits (best fit):
+ * with allocations coming and going through eviction, first fit leaves
+ * the low addresses in slivers; best fit keeps the large gaps whole.
+ */
+bool vidmm_segment_alloc_best(struct vidmm_segment *s, uint64_t size,
+                              uint64_t align, uint64_t *addr);
+
+/* Takes exactly [addr, addr + size) (the "patched once" rule: a buffer
+ * patched already needs its allocations back where it was patched);
+ * false if any of it is in use or outside the segment. */
+bool vidmm_segment_alloc_at(struct vidmm_segment *s, uint64_t addr,
+                            uint64_t size);
+
+/* True if [addr, addr + size) lies inside the segment. */
+bool vidmm_segment_contains(const struct vidmm_segment *s, uint64_t addr,
+                            uint64_t size);
+
 /* Frees the block that starts at addr; false if there is none. */
 bool vidmm_segment_free(struct vidmm_segment *s, uint64_t addr);
 

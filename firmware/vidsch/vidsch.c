@@ -166,10 +166,30 @@ void vs_ctx_account(struct vidsch *s, struct vidsch_ctx *c)
     c->acct_mark = now;
 }
 
+void vs_release_resident(struct vidsch *s, struct vidsch_buf *b,
+                         uint64_t fence)
+{
+    if (b->resident) {
+        b->resident = false;
+        s->release_gen++;
+        s->env.release_resident(s->env.os, b->cookie, b->dma, b->engine,
+                                fence);
+    }
+}
+
 void vs_finish(struct vidsch *s, struct vidsch_buf *b, int status)
 {
     struct vidsch_ctx *c = b->ctx;
 
+    vs_release_resident(s, b, status == DDI_OK ? b->sub.fence : 0);
+    if (vs_is_paging(b)) {
+        /* finished or lost (a device reset then): what waited on it may
+         * go; a lost one's moves are as lost as everything else */
+        if (b->ticket > s->paging_done) {
+            s->paging_done = b->ticket;
+        }
+        s->release_gen++;
+    }
     b->where = VS_DONE;
     b->status = status;
     if (b->in_fifo) {
@@ -533,6 +553,23 @@ int vidsch_submit(struct vidsch *s, struct vidsch_ctx *c,
     return DDI_OK;
 }
 
+/* Queues a paging buffer (the caller checked the arguments). */
+static void paging_enqueue(struct vidsch *s, struct vidsch_buf *b,
+                           unsigned engine, struct ddi_dmabuf *buf,
+                           uint64_t cookie, uint64_t ticket)
+{
+    b->dma = buf;
+    b->ticket = ticket;
+    b->cookie = cookie;
+    b->engine = engine;
+    b->submitted_at = vs_now(s);
+    b->prepared = true;         /* built final by vidmm: nothing to patch */
+    b->sub.flags = COPRO_SUBMIT_PAGING;
+    b->where = VS_QUEUED;
+    vs_list_push_back(&s->engine[engine].paging, &b->link);
+    s->dirty = true;
+}
+
 int vidsch_submit_paging(struct vidsch *s, unsigned engine,
                          struct ddi_dmabuf *buf, uint64_t cookie)
 {
@@ -546,15 +583,7 @@ int vidsch_submit_paging(struct vidsch *s, unsigned engine,
         return DDI_ENOMEM;
     }
     enter(s);
-    b->dma = buf;
-    b->cookie = cookie;
-    b->engine = engine;
-    b->submitted_at = vs_now(s);
-    b->prepared = true;         /* built final by vidmm: nothing to patch */
-    b->sub.flags = COPRO_SUBMIT_PAGING;
-    b->where = VS_QUEUED;
-    vs_list_push_back(&s->engine[engine].paging, &b->link);
-    s->dirty = true;
+    paging_enqueue(s, b, engine, buf, cookie, 0);
     leave(s);
     return DDI_OK;
 }
@@ -639,24 +668,73 @@ void vidsch_timer(struct vidsch *s)
     leave(s);
 }
 
-/* Patches the buffer in e's slot: its schedule-time preparation
- * [DxgkDdiPatch]. vidmm's residency work joins here in the next step. */
+/* The buffer in e's slot cannot run: report it finished with rc. */
+static void prepare_failed(struct vidsch *s, struct vidsch_engine *e,
+                           struct vidsch_buf *b, int rc)
+{
+    /* render validated it, so this is the driver (or vidmm) refusing:
+     * the buffer cannot run, its context is not to blame */
+    e->slot = NULL;
+    b->ctx->on_gpu--;
+    vs_finish(s, b, rc);
+    vs_ctx_update(s, b->ctx);
+}
+
+/* vidmm's part of the preparation: residency of the allocation list,
+ * and its paging buffer ahead on the copy engine. DDI_EBUSY: the slot
+ * waits (unprepared) until memory may have come free. */
+static int make_resident(struct vidsch *s, struct vidsch_engine *e,
+                         struct vidsch_buf *b)
+{
+    struct vidsch_residency r = { 0 };
+    int rc;
+
+    if (vs_list_empty(&s->free_bufs)) {
+        return DDI_EBUSY;       /* no record for a paging buffer now */
+    }
+    rc = s->env.make_resident(s->env.os, b->cookie, b->dma, b->alloc,
+                              b->prepared, &r);
+    if (rc == DDI_EBUSY) {
+        e->resident_wait = true;
+        e->resident_wait_gen = s->release_gen;
+        return rc;
+    }
+    if (rc != DDI_OK) {
+        return rc;
+    }
+    b->resident = true;
+    b->wait_ticket = r.wait_ticket;
+    if (r.paging) {
+        struct vidsch_buf *p = buf_alloc(s);
+        unsigned pe = r.paging_engine < s->nengines ? r.paging_engine
+                                                    : e->index;
+
+        paging_enqueue(s, p, pe, r.paging, r.paging_cookie,
+                       r.paging_ticket);
+    }
+    return DDI_OK;
+}
+
+/* Prepares the buffer in e's slot: residency (vidmm), then patch
+ * [DxgkDdiPatch], once: a buffer patched already only gets its
+ * allocations back where it was patched. */
 static void prepare(struct vidsch *s, struct vidsch_engine *e)
 {
     struct vidsch_buf *b = e->slot;
     int rc = DDI_OK;
 
+    if (s->env.make_resident && !b->resident) {
+        rc = make_resident(s, e, b);
+        if (rc == DDI_EBUSY) {
+            return;             /* asked again once memory comes free */
+        }
+    }
     vs_trace(s, VIDSCH_TRACE_PREPARE, e->index, NULL, b, 0, 0);
-    if (s->ops->patch) {
+    if (rc == DDI_OK && !b->prepared && s->ops->patch) {
         rc = s->ops->patch(s->drv, b->dma, b->alloc, 0, b->dma->len_bytes);
     }
     if (rc != DDI_OK) {
-        /* render validated it, so this is the driver refusing: the
-         * buffer cannot run, its context is not to blame */
-        e->slot = NULL;
-        b->ctx->on_gpu--;
-        vs_finish(s, b, rc);
-        vs_ctx_update(s, b->ctx);
+        prepare_failed(s, e, b, rc);
         return;
     }
     b->prepared = true;

@@ -77,6 +77,23 @@ void vidsch_config_default(struct vidsch_config *c);
 struct vidsch_trace;            /* below */
 
 /*
+ * (added) What vidmm's residency hook gives back for one DMA buffer
+ * (vidsch_env.make_resident).
+ */
+struct vidsch_residency {
+    struct ddi_dmabuf *paging;  /* a paging buffer to run first (the
+                                   scheduler puts it on paging_engine's
+                                   paging queue, cookie paging_cookie);
+                                   NULL: nothing to move */
+    unsigned paging_engine;
+    uint64_t paging_cookie;
+    uint64_t paging_ticket;     /* its ticket (> 0, increasing) */
+    uint64_t wait_ticket;       /* the DMA buffer starts only once the
+                                   paging buffer with this ticket has
+                                   finished; 0: at once */
+};
+
+/*
  * What the scheduler needs from the OS around it. now() is the GPU clock
  * (virtual ns). set_timer() asks for vidsch_timer() to be called at (or
  * soon after) the given time; one timer, re-arming replaces it.
@@ -100,6 +117,31 @@ struct vidsch_env {
      * decision as it is made, for timelines and the host's property
      * checkers (struct vidsch_trace below). */
     void (*trace)(void *os, const struct vidsch_trace *ev);
+    /*
+     * (added) vidmm's residency work at schedule time [VidMm during
+     * VidSch's preparation of a DMA buffer]. Optional: NULL is fixed
+     * placement (alloc[] final at submit, as before).
+     *
+     * make_resident places buf's allocation list, writes alloc[i].gpu_addr
+     * and may hand back a paging buffer (struct vidsch_residency). patched:
+     * the buffer was patched already (preempted or handed back): its
+     * allocations must come back to alloc[i].gpu_addr (patched once).
+     * DDI_OK; DDI_EBUSY: not now (memory held by buffers on the GPU), the
+     * scheduler asks again after the next buffer finishes or is handed
+     * back; any other error: the buffer is reported finished with it and
+     * never runs. Called from the worker; it must not call vidsch.
+     *
+     * release_resident: the buffer that make_resident placed retired
+     * (fence: its fence on engine), was lost (fence 0) or was handed
+     * back to its context unfinished (fence 0; make_resident is called
+     * again with patched before it runs again). Must not call vidsch.
+     */
+    int (*make_resident)(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                         struct ddi_alloc_desc *alloc, bool patched,
+                         struct vidsch_residency *out);
+    void (*release_resident)(void *os, uint64_t cookie,
+                             struct ddi_dmabuf *buf, unsigned engine,
+                             uint64_t fence);
 };
 
 /*

@@ -61,6 +61,11 @@ struct vidsch_buf {
     int status;                     /* on the done list */
     uint8_t where;                  /* enum vs_where */
     bool prepared;                  /* patched once: never again */
+    bool resident;                  /* make_resident placed its list and
+                                       release_resident is owed */
+    uint64_t ticket;                /* paging buffer: vidmm's ticket */
+    uint64_t wait_ticket;           /* DMA buffer: runs once the paging
+                                       buffer with this ticket finished */
     bool started;                   /* has been the ring's head */
     bool in_fifo;
 };
@@ -120,6 +125,8 @@ struct vidsch_engine {
     struct vs_list paging;          /* paging buffers for the ring */
     struct vidsch_buf *slot;        /* elected (being prepared / prepared) */
     bool slot_prepared;
+    bool resident_wait;             /* make_resident said EBUSY ... */
+    uint64_t resident_wait_gen;     /* ... at this release_gen */
     struct vidsch_ready rq;         /* priority and quantum policies */
     struct vs_list fifo;            /* fifo policy: buffers in the order
                                        they became electable */
@@ -163,6 +170,10 @@ struct vidsch {
     uint64_t tdr_times[VS_TDR_HISTORY];     /* recent TDR resets */
     unsigned tdr_count;
 
+    uint64_t paging_done;           /* highest finished paging ticket */
+    uint64_t release_gen;           /* buffers finished or handed back:
+                                       memory may have come free */
+
     struct vidsch_stats stats;
 };
 
@@ -175,6 +186,12 @@ void vs_trace(struct vidsch *s, enum vidsch_trace_kind kind, unsigned engine,
  * context's counters and signals. b must be off every list. */
 void vs_finish(struct vidsch *s, struct vidsch_buf *b, int status);
 void vs_ctx_account(struct vidsch *s, struct vidsch_ctx *c);
+/* Gives b's residency back to vidmm (release_resident), once. */
+void vs_release_resident(struct vidsch *s, struct vidsch_buf *b,
+                         uint64_t fence);
+/* b may go on the ring: its paging buffer (if any) has finished. */
+static inline bool vs_paging_ready(const struct vidsch *s,
+                                   const struct vidsch_buf *b);
 
 /* ---- vidsch_pick.c ---- */
 /* Recomputes c's state (idle / ready / held) and its queue membership. */
@@ -240,6 +257,12 @@ static inline struct vidsch_buf *vs_ring_head(const struct vidsch_engine *e)
 static inline bool vs_is_paging(const struct vidsch_buf *b)
 {
     return b->ctx == NULL;
+}
+
+static inline bool vs_paging_ready(const struct vidsch *s,
+                                   const struct vidsch_buf *b)
+{
+    return b->wait_ticket <= s->paging_done;
 }
 
 #endif /* FW_VIDSCH_VIDSCH_INTERNAL_H */

@@ -253,6 +253,7 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
         return;
     }
     c->on_gpu--;
+    vs_release_resident(s, b, 0);
     if (c->lost || c->dying) {
         vs_finish(s, b, DDI_ELOST);
         vs_ctx_account(s, c);
@@ -429,7 +430,10 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
     b->where = VS_SLOT;
     c->on_gpu++;
     e->slot = b;
-    e->slot_prepared = b->prepared;
+    /* patched once, but its allocations may have moved since: a buffer
+     * handed back goes through the worker again for residency */
+    e->slot_prepared = b->prepared && (b->resident ||
+                                       !s->env.make_resident);
     e->stats.elected++;
     vs_trace(s, VIDSCH_TRACE_ELECT, e->index, c, b, 0, 0);
     ctx_update_at(s, c, false, false);
@@ -641,7 +645,8 @@ static void fill_ring(struct vidsch *s, struct vidsch_engine *e)
         return;     /* paging buffers first */
     }
     b = e->slot;
-    if (b && e->slot_prepared && dma_on_ring(e) < e->depth &&
+    if (b && e->slot_prepared && vs_paging_ready(s, b) &&
+        dma_on_ring(e) < e->depth &&
         vidsch_ring_count(&e->ring) < ring_limit(s)) {
         e->slot = NULL;
         if (!ring_submit(s, e, b)) {
@@ -710,7 +715,11 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
         }
         /* elected a buffer prepared already: it may go on at once */
     }
-    if (e->slot && !e->slot_prepared && !s->work_queued) {
+    if (e->resident_wait && e->resident_wait_gen != s->release_gen) {
+        e->resident_wait = false;   /* memory may have come free */
+    }
+    if (e->slot && !e->slot_prepared && !e->resident_wait &&
+        !s->work_queued) {
         s->work_queued = true;
         s->env.queue_work(s->env.os);
     }

@@ -82,9 +82,74 @@ static void account(struct sim_engine *e, int64_t ns)
 
 /* ---- memory ---- */
 
+/*
+ * The host bytes behind GPU address addr, and in *run how many of len
+ * follow contiguously there (to VRAM's end, or the aperture page's);
+ * NULL if addr is not backed (outside VRAM, unmapped aperture page).
+ */
+static uint8_t *xlate(const struct sim_gpu *g, uint64_t addr, uint64_t len,
+                      uint64_t *run)
+{
+    uint64_t off, in, phys;
+
+    if (addr < g->cfg.mem_size) {
+        *run = len < g->cfg.mem_size - addr ? len : g->cfg.mem_size - addr;
+        return g->mem + addr;
+    }
+    off = addr - g->cfg.aperture_base;
+    if (!g->gart || addr < g->cfg.aperture_base ||
+        off >= g->cfg.aperture_size) {
+        return NULL;
+    }
+    phys = g->gart[off / COPRO_GPU_PAGE_SIZE];
+    if (!phys) {
+        return NULL;
+    }
+    in = off % COPRO_GPU_PAGE_SIZE;
+    *run = len < COPRO_GPU_PAGE_SIZE - in ? len : COPRO_GPU_PAGE_SIZE - in;
+    return g->sys + (phys - SIM_SYS_PHYS) + in;
+}
+
 static bool mem_ok(const struct sim_gpu *g, uint64_t addr, uint64_t len)
 {
-    return addr <= g->cfg.mem_size && len <= g->cfg.mem_size - addr;
+    uint64_t run = 0;
+
+    if (addr <= g->cfg.mem_size && len <= g->cfg.mem_size - addr) {
+        return true;
+    }
+    if (addr + len < addr) {
+        return false;
+    }
+    while (len) {
+        if (!xlate(g, addr, len, &run)) {
+            return false;
+        }
+        addr += run;
+        len -= run;
+    }
+    return true;
+}
+
+/* Copies len bytes between the GPU address space and buf, piecewise
+ * (the caller checked mem_ok). */
+static void mem_copy(struct sim_gpu *g, uint64_t addr, void *buf,
+                     uint64_t len, bool write)
+{
+    uint8_t *b = buf;
+    uint64_t run = 0;
+
+    while (len) {
+        uint8_t *m = xlate(g, addr, len, &run);
+
+        if (write) {
+            memcpy(m, b, run);
+        } else {
+            memcpy(b, m, run);
+        }
+        addr += run;
+        b += run;
+        len -= run;
+    }
 }
 
 static bool discarded(const struct sim_gpu *g, uint64_t addr, uint64_t len)
@@ -104,7 +169,7 @@ static bool mem_read(struct sim_engine *e, uint64_t addr, void *buf,
         engine_fault(e, COPRO_FAULT_TRANSLATION, addr);
         return false;
     }
-    memcpy(buf, e->g->mem + addr, len);
+    mem_copy(e->g, addr, buf, len, false);
     return true;
 }
 
@@ -115,7 +180,7 @@ static bool mem_write(struct sim_engine *e, uint64_t addr, const void *buf,
         engine_fault(e, COPRO_FAULT_TRANSLATION, addr);
         return false;
     }
-    memcpy(e->g->mem + addr, buf, len);
+    mem_copy(e->g, addr, (void *)buf, len, true);
     return true;
 }
 
@@ -442,8 +507,19 @@ static enum step copy_chunk(struct sim_engine *e, uint64_t dst, uint64_t src,
             return STEP_FAULT;
         }
         if (!discarded(e->g, dst + p->progress, n)) {
-            memmove(e->g->mem + dst + p->progress,
-                    e->g->mem + src + p->progress, n);
+            uint64_t s = src + p->progress, d = dst + p->progress, left = n;
+
+            while (left) {
+                uint64_t rs, rd, run;
+                uint8_t *ms = xlate(e->g, s, left, &rs);
+                uint8_t *md = xlate(e->g, d, left, &rd);
+
+                run = rs < rd ? rs : rd;
+                memmove(md, ms, run);
+                s += run;
+                d += run;
+                left -= run;
+            }
         }
     }
     p->progress += n;
@@ -465,17 +541,24 @@ static enum step exec_fill(struct sim_engine *e)
             engine_fault(e, COPRO_FAULT_TRANSLATION, dst + p->progress);
             return STEP_FAULT;
         }
-        m = e->g->mem + dst + p->progress;
         if (!discarded(e->g, dst + p->progress, n)) {
-            /* the pattern, then doubling copies of it */
-            uint64_t done = 4;
+            uint64_t d = dst + p->progress, left = n, run;
 
-            memcpy(m, &p->dw[4], 4);
-            while (done < n) {
-                uint64_t c = done < n - done ? done : n - done;
+            /* per contiguous piece (4-byte aligned: pages break at 4 KiB),
+             * the pattern, then doubling copies of it */
+            while (left) {
+                uint64_t done = 4;
 
-                memcpy(m + done, m, c);
-                done += c;
+                m = xlate(e->g, d, left, &run);
+                memcpy(m, &p->dw[4], run < 4 ? run : 4);
+                while (done < run) {
+                    uint64_t c = done < run - done ? done : run - done;
+
+                    memcpy(m + done, m, c);
+                    done += c;
+                }
+                d += run;
+                left -= run;
             }
         }
     }
@@ -499,7 +582,7 @@ static enum step exec_rect(struct sim_engine *e)
             return STEP_FAULT;
         }
         for (uint64_t i = 0; i < row_bytes; i += bpp) {
-            memcpy(e->g->mem + addr + i, &p->dw[4], bpp);
+            mem_copy(e->g, addr + i, &p->dw[4], bpp, true);
         }
     }
     p->progress += e->rect_rows_step;
@@ -921,6 +1004,8 @@ static void gpu_query_caps(void *drv, struct ddi_caps *caps)
         .engines = g->cfg.engines, .preemption = g->cfg.preemption,
         .ring_entries = g->cfg.ring_entries, .vram_size = g->cfg.mem_size,
         .max_dma_bytes = COPRO_DMA_MAX,
+        .aperture_base = g->cfg.aperture_base,
+        .aperture_size = g->gart ? g->cfg.aperture_size : 0,
     };
     for (unsigned i = 0; i < g->cfg.engines; i++) {
         caps->engine_ops[i] = engine_ops(&g->engine[i]);
@@ -1097,10 +1182,181 @@ static uint64_t gpu_time(void *drv)
  * display half is tested over a fake display in tests/unit/test-kernel.c
  * and on the device by the desktop scenario.
  */
+/* ---- paging (vidmm) ---- */
+
+static bool gart_range_ok(const struct sim_gpu *g, uint64_t dst,
+                          uint64_t size)
+{
+    return g->gart && size && !(dst % COPRO_GPU_PAGE_SIZE) &&
+           !(size % COPRO_GPU_PAGE_SIZE) && dst >= g->cfg.aperture_base &&
+           dst - g->cfg.aperture_base <= g->cfg.aperture_size &&
+           size <= g->cfg.aperture_size - (dst - g->cfg.aperture_base);
+}
+
+static bool sys_page_ok(const struct sim_gpu *g, uint64_t phys)
+{
+    return phys >= SIM_SYS_PHYS && !(phys % COPRO_GPU_PAGE_SIZE) &&
+           (phys - SIM_SYS_PHYS) / COPRO_GPU_PAGE_SIZE < g->sys_cap;
+}
+
+/* [DxgkDdiBuildPagingBuffer] COPY for a transfer, FILL for a fill, the
+ * GART written now for MAP/UNMAP (as the device's driver does on the CPU
+ * while it builds the buffer); a buffer with no packet gets one NOP. */
+static int gpu_build_paging_buffer(void *drv, const struct ddi_paging_op *ops,
+                                   unsigned nops, struct ddi_dmabuf *out)
+{
+    struct sim_gpu *g = drv;
+    uint32_t need = 0;
+    unsigned at = 0;
+
+    if (!out || !out->dw || (nops && !ops) || nops > DDI_MAX_PAGING_OPS) {
+        return DDI_EINVAL;
+    }
+    for (unsigned i = 0; i < nops; i++) {
+        const struct ddi_paging_op *o = &ops[i];
+
+        switch (o->kind) {
+        case DDI_PAGING_TRANSFER:
+            need += COPRO_LEN_COPY * 4;
+            if (!o->size) {
+                return DDI_EINVAL;
+            }
+            break;
+        case DDI_PAGING_FILL:
+            need += COPRO_LEN_FILL * 4;
+            if (!o->size || (o->size & 3)) {
+                return DDI_EINVAL;
+            }
+            break;
+        case DDI_PAGING_MAP_APERTURE:
+            if (!gart_range_ok(g, o->dst, o->size) || !o->sys_pages) {
+                return DDI_EINVAL;
+            }
+            for (uint64_t k = 0; k < o->size / COPRO_GPU_PAGE_SIZE; k++) {
+                if (!sys_page_ok(g, o->sys_pages[k])) {
+                    return DDI_EINVAL;
+                }
+            }
+            break;
+        case DDI_PAGING_UNMAP_APERTURE:
+            if (!gart_range_ok(g, o->dst, o->size)) {
+                return DDI_EINVAL;
+            }
+            break;
+        default:
+            return DDI_EINVAL;
+        }
+    }
+    if ((need ? need : 4) > out->cap_bytes) {
+        return DDI_ENOMEM;
+    }
+    for (unsigned i = 0; i < nops; i++) {
+        const struct ddi_paging_op *o = &ops[i];
+        uint64_t first = (o->dst - g->cfg.aperture_base) / COPRO_GPU_PAGE_SIZE;
+
+        switch (o->kind) {
+        case DDI_PAGING_TRANSFER:
+            at = sim_emit_copy(out->dw, at, o->dst, o->src, o->size);
+            break;
+        case DDI_PAGING_FILL:
+            at = sim_emit_fill(out->dw, at, o->dst, o->size, o->value);
+            break;
+        case DDI_PAGING_MAP_APERTURE:
+            for (uint64_t k = 0; k < o->size / COPRO_GPU_PAGE_SIZE; k++) {
+                g->gart[first + k] = o->sys_pages[k];
+            }
+            g->gart_maps++;
+            break;
+        case DDI_PAGING_UNMAP_APERTURE:
+            for (uint64_t k = 0; k < o->size / COPRO_GPU_PAGE_SIZE; k++) {
+                g->gart[first + k] = 0;
+            }
+            g->gart_unmaps++;
+            break;
+        }
+    }
+    if (!at) {
+        at = sim_emit_nop(out->dw, 0, 1);
+    }
+    out->len_bytes = at * 4;
+    out->npatch = 0;
+    out->nalloc = 0;
+    return DDI_OK;
+}
+
+bool sim_gpu_sys_alloc(struct sim_gpu *g, uint64_t *pages, unsigned n)
+{
+    if (n > g->nsys_free) {
+        return false;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        pages[i] = SIM_SYS_PHYS +
+                   (uint64_t)g->sys_free[--g->nsys_free] * COPRO_GPU_PAGE_SIZE;
+    }
+    return true;
+}
+
+void sim_gpu_sys_free(struct sim_gpu *g, const uint64_t *pages, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (sys_page_ok(g, pages[i]) && g->nsys_free < g->sys_cap) {
+            g->sys_free[g->nsys_free++] =
+                (uint32_t)((pages[i] - SIM_SYS_PHYS) / COPRO_GPU_PAGE_SIZE);
+        }
+    }
+}
+
+uint8_t *sim_gpu_sys_ptr(struct sim_gpu *g, uint64_t phys)
+{
+    return sys_page_ok(g, phys & ~(uint64_t)(COPRO_GPU_PAGE_SIZE - 1))
+               ? g->sys + (phys - SIM_SYS_PHYS) : NULL;
+}
+
+bool sim_gpu_read(struct sim_gpu *g, uint64_t gpu_addr, void *buf,
+                  uint64_t len)
+{
+    if (!mem_ok(g, gpu_addr, len)) {
+        return false;
+    }
+    mem_copy(g, gpu_addr, buf, len, false);
+    return true;
+}
+
+/* (Re)sizes the aperture and the system pages for cfg. */
+static void aperture_init(struct sim_gpu *g, const struct sim_gpu_config *cfg)
+{
+    unsigned gart = (unsigned)(cfg->aperture_size / COPRO_GPU_PAGE_SIZE);
+
+    if (gart > g->gart_cap) {
+        free(g->gart);
+        g->gart = calloc(gart, sizeof(uint64_t));
+        g->gart_cap = gart;
+    }
+    if (cfg->sys_pages > g->sys_cap) {
+        free(g->sys);
+        free(g->sys_free);
+        g->sys = calloc(cfg->sys_pages, COPRO_GPU_PAGE_SIZE);
+        g->sys_free = calloc(cfg->sys_pages, sizeof(uint32_t));
+        g->sys_cap = cfg->sys_pages;
+    }
+    if ((gart && !g->gart) || (cfg->sys_pages && (!g->sys || !g->sys_free))) {
+        abort();
+    }
+    if (g->gart) {
+        memset(g->gart, 0, g->gart_cap * sizeof(uint64_t));
+    }
+    g->nsys_free = 0;
+    for (unsigned i = cfg->sys_pages; i > 0; i--) {
+        g->sys_free[g->nsys_free++] = i - 1;
+    }
+    g->gart_maps = g->gart_unmaps = 0;
+}
+
 const struct ddi_ops sim_gpu_ops = {
     .query_caps = gpu_query_caps,
     .render = gpu_render,
     .patch = gpu_patch,
+    .build_paging_buffer = gpu_build_paging_buffer,
     .submit = gpu_submit,
     .preempt = gpu_preempt,
     .reset_engine = gpu_reset_engine,
@@ -1139,6 +1395,7 @@ struct sim_gpu *sim_gpu_create(struct sim_clock *clk,
     }
     g->cfg = *cfg;
     g->mem_used = COPRO_GPU_PAGE_SIZE;
+    aperture_init(g, cfg);
     engines_init(g);
     return g;
 }
@@ -1156,6 +1413,7 @@ void sim_gpu_reset(struct sim_gpu *g, const struct sim_gpu_config *cfg)
     /* page 0 is never handed out: GPU address 0 means "none" in the DDI
      * (a save area, for one) */
     g->mem_used = COPRO_GPU_PAGE_SIZE;
+    aperture_init(g, cfg);
     g->ninject = 0;
     g->reset_gen = 0;
     memset(g->ctx_busy_ns, 0, sizeof(g->ctx_busy_ns));
@@ -1168,6 +1426,9 @@ void sim_gpu_destroy(struct sim_gpu *g)
         free(g->engine[i].ring);
     }
     free(g->mem);
+    free(g->gart);
+    free(g->sys);
+    free(g->sys_free);
     free(g);
 }
 

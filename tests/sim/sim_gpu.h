@@ -30,8 +30,13 @@
  *  - injected per buffer: a hang (at a packet, ignores preemption until
  *    reset) or a fault (INJECTED, at a packet).
  *
- * Not modelled: the GART aperture and per-context page tables (the
- * address space is VRAM only), MSI-X and register access.
+ *  - (vidmm) the GART aperture: GPU addresses aperture_base .. +
+ *    aperture_size reach host "system pages" (sys_pages of them, at
+ *    guest-physical SIM_SYS_PHYS + 4 KiB * i) through a page table that
+ *    build_paging_buffer's MAP/UNMAP operations write; an access through
+ *    an unmapped aperture page faults (TRANSLATION) as outside VRAM does.
+ *
+ * Not modelled: per-context page tables, MSI-X and register access.
  *
  * Upcalls are delivered from the event loop upcall-ns after the
  * interrupt, never from inside a downcall (the DDI's DPC-level rule).
@@ -64,7 +69,12 @@ struct sim_gpu_config {
      * are only there to take time): writes inside it cost their time but
      * are not stored, which keeps long runs fast. 0 size: none. */
     uint64_t discard_base, discard_size;
+    /* (vidmm) the aperture and the system memory behind it; 0: none */
+    uint64_t aperture_base, aperture_size;  /* 4 KiB multiples */
+    unsigned sys_pages;
 };
+
+#define SIM_SYS_PHYS        (1ull << 40)    /* first system page */
 
 /* The device's defaults (packet-ns 100, copy-bw 8 GiB/s, ...). */
 void sim_gpu_config_default(struct sim_gpu_config *c);
@@ -161,6 +171,14 @@ struct sim_gpu {
     unsigned ninject;
     uint64_t ctx_busy_ns[SIM_MAX_CTX_ID];
     uint64_t reset_gen;         /* engine resets so far */
+    /* (vidmm) the aperture: GART entries (system page address, 0 if
+     * unmapped) and the system pages; a free list for the harness */
+    uint64_t *gart;
+    uint8_t *sys;
+    unsigned sys_cap, gart_cap;
+    uint32_t *sys_free;         /* stack of free page indices */
+    unsigned nsys_free;
+    uint64_t gart_maps, gart_unmaps;
 };
 
 /* The DDI over the model: drv is the struct sim_gpu. */
@@ -187,6 +205,16 @@ static inline void *sim_gpu_ptr(struct sim_gpu *g, uint64_t gpu_addr)
     return g->mem + gpu_addr;
 }
 uint64_t sim_gpu_alloc(struct sim_gpu *g, uint64_t bytes, uint64_t align);
+
+/* (vidmm) System pages: n of them into pages (guest-physical); false if
+ * there are not enough (none taken). Their host bytes. Whether bytes at a
+ * GPU address are backed (VRAM or a mapped aperture page), and reading
+ * them (false if not backed), for the harness's content checks. */
+bool sim_gpu_sys_alloc(struct sim_gpu *g, uint64_t *pages, unsigned n);
+void sim_gpu_sys_free(struct sim_gpu *g, const uint64_t *pages, unsigned n);
+uint8_t *sim_gpu_sys_ptr(struct sim_gpu *g, uint64_t phys);
+bool sim_gpu_read(struct sim_gpu *g, uint64_t gpu_addr, void *buf,
+                  uint64_t len);
 
 /* Packet writers for building DMA buffers in GPU memory; each returns the
  * next dword index. */

@@ -1,0 +1,888 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vidmm, packet-based mode: see vidmm.h for the model and its rules.
+ *
+ * make_resident plans on scratch copies (segments, deferred unmaps, and
+ * per-allocation p_* fields), collecting the paging operations, and
+ * commits only once the whole list fits and the driver built the paging
+ * buffer: a failure leaves everything as it was.
+ */
+#include "vidmm/vidmm.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define HANDLE_INDEX_BITS   16u
+
+struct vm_alloc {
+    bool used, offered, primary, cpu_visible;
+    uint16_t gen;
+    uint32_t segments, owner;
+    uint64_t size, align;
+    uint8_t where;
+    uint64_t addr;
+    uint64_t page_first;            /* index into vm->pages */
+    unsigned npages;
+    unsigned pin, busy;
+    uint64_t last_fence[DDI_MAX_ENGINES];
+    uint64_t lru;
+    uint64_t ticket;                /* last paging buffer that moved it */
+    /* the plan in progress */
+    bool in_list, p_moved;
+    uint8_t p_where;
+    uint64_t p_addr;
+};
+
+/* An aperture range to unmap once the paging buffer `ticket` retired. */
+struct vm_unmap {
+    uint64_t addr, size, ticket;
+};
+
+struct vidmm {
+    struct vidmm_config cfg;
+    struct vidmm_env env;
+    struct ddi_device *dev;
+    struct vidmm_segment vram, ap, pages;
+    struct vidmm_segment s_vram, s_ap;      /* scratch (the plan) */
+    struct vm_alloc *a;
+    uint64_t *page_pool;
+    struct vm_unmap *unmaps, *s_unmaps;
+    unsigned nunmap, s_nunmap, max_unmap;
+    uint64_t lru_clock, ticket_next, ticket_done;
+    struct ddi_paging_op ops[DDI_MAX_PAGING_OPS];
+    unsigned nops;
+    bool ops_overflow;
+    bool skipped_busy;                      /* a victim was refused only
+                                               for being in use now */
+    struct vidmm_stats stats;
+};
+
+static uint64_t round8(uint64_t v)
+{
+    return (v + 7) & ~(uint64_t)7;
+}
+
+static uint64_t pages_of(uint64_t size)
+{
+    return (size + VIDMM_PAGE_SIZE - 1) / VIDMM_PAGE_SIZE;
+}
+
+uint64_t vidmm_storage_size(const struct vidmm_config *cfg)
+{
+    uint64_t n = round8(sizeof(struct vidmm));
+
+    n += round8((uint64_t)cfg->max_allocs * sizeof(struct vm_alloc));
+    n += 4 * round8((uint64_t)cfg->max_blocks * sizeof(struct vidmm_block));
+    n += round8((uint64_t)cfg->max_allocs * sizeof(struct vidmm_block));
+    n += round8((uint64_t)cfg->max_pages * sizeof(uint64_t));
+    n += 2 * round8((uint64_t)cfg->max_blocks * sizeof(struct vm_unmap));
+    return n;
+}
+
+struct vidmm *vidmm_create(void *storage, uint64_t storage_bytes,
+                           const struct vidmm_config *cfg,
+                           const struct vidmm_env *env,
+                           struct ddi_device *dev)
+{
+    struct vidmm *vm = storage;
+    uint8_t *p;
+    struct vidmm_block *b[5];
+
+    if (!storage || !cfg || !env || !env->alloc_sys_pages ||
+        !env->free_sys_pages || ((uintptr_t)storage & 7) ||
+        storage_bytes < vidmm_storage_size(cfg) || !cfg->max_allocs ||
+        cfg->max_allocs >= (1u << HANDLE_INDEX_BITS) || cfg->max_blocks < 2 ||
+        !cfg->vram_size || cfg->copy_engine >= DDI_MAX_ENGINES) {
+        return NULL;
+    }
+    memset(storage, 0, vidmm_storage_size(cfg));
+    p = (uint8_t *)storage + round8(sizeof(*vm));
+    vm->a = (struct vm_alloc *)p;
+    p += round8((uint64_t)cfg->max_allocs * sizeof(struct vm_alloc));
+    for (unsigned i = 0; i < 4; i++) {
+        b[i] = (struct vidmm_block *)p;
+        p += round8((uint64_t)cfg->max_blocks * sizeof(struct vidmm_block));
+    }
+    b[4] = (struct vidmm_block *)p;
+    p += round8((uint64_t)cfg->max_allocs * sizeof(struct vidmm_block));
+    vm->page_pool = (uint64_t *)p;
+    p += round8((uint64_t)cfg->max_pages * sizeof(uint64_t));
+    vm->unmaps = (struct vm_unmap *)p;
+    p += round8((uint64_t)cfg->max_blocks * sizeof(struct vm_unmap));
+    vm->s_unmaps = (struct vm_unmap *)p;
+    vm->max_unmap = cfg->max_blocks;
+    vm->cfg = *cfg;
+    vm->env = *env;
+    vm->dev = dev;
+    vidmm_segment_init(&vm->vram, cfg->vram_base, cfg->vram_size, NULL,
+                       b[0], cfg->max_blocks);
+    vidmm_segment_init(&vm->ap, cfg->aperture_base, cfg->aperture_size,
+                       NULL, b[1], cfg->max_blocks);
+    vidmm_segment_init(&vm->s_vram, cfg->vram_base, cfg->vram_size, NULL,
+                       b[2], cfg->max_blocks);
+    vidmm_segment_init(&vm->s_ap, cfg->aperture_base, cfg->aperture_size,
+                       NULL, b[3], cfg->max_blocks);
+    /* backing-page slices of the pool: a range allocator over indices */
+    vidmm_segment_init(&vm->pages, 0, cfg->max_pages, NULL, b[4],
+                       cfg->max_allocs);
+    return vm;
+}
+
+/* ---- handles ---- */
+
+static struct vm_alloc *lookup(const struct vidmm *vm, uint32_t handle)
+{
+    uint32_t idx = (handle & ((1u << HANDLE_INDEX_BITS) - 1)) - 1;
+    struct vm_alloc *a;
+
+    if (!vm || !handle || idx >= vm->cfg.max_allocs) {
+        return NULL;
+    }
+    a = &vm->a[idx];
+    if (!a->used || a->gen != (uint16_t)(handle >> HANDLE_INDEX_BITS)) {
+        return NULL;
+    }
+    return a;
+}
+
+static bool in_flight(const struct vidmm *vm, const struct vm_alloc *a)
+{
+    return a->ticket > vm->ticket_done;
+}
+
+int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
+                       uint32_t *handle)
+{
+    struct vm_alloc *a = NULL;
+    uint64_t first, npages, align;
+    uint32_t segs;
+    unsigned idx;
+
+    if (!vm || !info || !handle || !info->size) {
+        return DDI_EINVAL;
+    }
+    align = info->align ? info->align : VIDMM_PAGE_SIZE;
+    segs = info->segments ? info->segments : VIDMM_SEG_VRAM;
+    if ((align & (align - 1)) || (segs & ~(VIDMM_SEG_VRAM |
+                                           VIDMM_SEG_APERTURE)) ||
+        ((segs & VIDMM_SEG_APERTURE) && !vm->cfg.aperture_size) ||
+        (info->primary && !(segs & VIDMM_SEG_VRAM)) ||
+        info->size > UINT64_MAX - VIDMM_PAGE_SIZE) {
+        return DDI_EINVAL;
+    }
+    npages = pages_of(info->size);
+    for (idx = 0; idx < vm->cfg.max_allocs; idx++) {
+        if (!vm->a[idx].used) {
+            a = &vm->a[idx];
+            break;
+        }
+    }
+    if (!a || npages > UINT32_MAX ||
+        !vidmm_segment_alloc(&vm->pages, npages, 1, &first)) {
+        return DDI_ENOMEM;
+    }
+    if (vm->env.alloc_sys_pages(vm->env.os, &vm->page_pool[first],
+                                (unsigned)npages) != DDI_OK) {
+        vidmm_segment_free(&vm->pages, first);
+        return DDI_ENOMEM;
+    }
+    *a = (struct vm_alloc){
+        .used = true, .gen = (uint16_t)(a->gen + 1), .segments = segs,
+        .owner = info->owner, .size = info->size, .align = align,
+        .primary = info->primary, .cpu_visible = info->cpu_visible,
+        .where = VIDMM_IN_SYSMEM, .page_first = first,
+        .npages = (unsigned)npages, .lru = ++vm->lru_clock,
+    };
+    if (a->gen == 0) {
+        a->gen = 1;
+    }
+    /* a new allocation has no contents to move: VRAM at once if it fits
+     * without evicting anyone */
+    if ((segs & VIDMM_SEG_VRAM) &&
+        vidmm_segment_alloc_best(&vm->vram, info->size, align, &a->addr)) {
+        a->where = VIDMM_IN_VRAM;
+    } else if (info->primary) {
+        vm->env.free_sys_pages(vm->env.os, &vm->page_pool[first],
+                               (unsigned)npages);
+        vidmm_segment_free(&vm->pages, first);
+        a->used = false;
+        return DDI_ENOMEM;
+    }
+    if (info->primary) {
+        a->pin = 1;             /* scanout never moves */
+    }
+    *handle = ((uint32_t)a->gen << HANDLE_INDEX_BITS) | (idx + 1);
+    return DDI_OK;
+}
+
+/* Queues [addr, addr + size) of the aperture for unmapping once the
+ * paging buffer `ticket` has retired (real table). */
+static bool defer_unmap(struct vm_unmap *t, unsigned *n, unsigned max,
+                        uint64_t addr, uint64_t size, uint64_t ticket)
+{
+    if (*n == max) {
+        return false;
+    }
+    t[(*n)++] = (struct vm_unmap){ addr, size, ticket };
+    return true;
+}
+
+int vidmm_alloc_destroy(struct vidmm *vm, uint32_t handle)
+{
+    struct vm_alloc *a = lookup(vm, handle);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (a->busy || (a->pin && !a->primary) || a->pin > 1 ||
+        in_flight(vm, a)) {
+        return DDI_EBUSY;
+    }
+    if (a->where == VIDMM_IN_APERTURE) {
+        /* unmapped with the next paging buffer; the range stays taken */
+        if (!defer_unmap(vm->unmaps, &vm->nunmap, vm->max_unmap, a->addr,
+                         pages_of(a->size) * VIDMM_PAGE_SIZE, a->ticket)) {
+            return DDI_ENOMEM;
+        }
+    } else if (a->where == VIDMM_IN_VRAM) {
+        vidmm_segment_free(&vm->vram, a->addr);
+    }
+    vm->env.free_sys_pages(vm->env.os, &vm->page_pool[a->page_first],
+                           a->npages);
+    vidmm_segment_free(&vm->pages, a->page_first);
+    a->used = false;
+    return DDI_OK;
+}
+
+int vidmm_pin(struct vidmm *vm, uint32_t handle)
+{
+    struct vm_alloc *a = lookup(vm, handle);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    a->pin++;
+    return DDI_OK;
+}
+
+int vidmm_unpin(struct vidmm *vm, uint32_t handle)
+{
+    struct vm_alloc *a = lookup(vm, handle);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (!a->pin || (a->primary && a->pin == 1)) {
+        return DDI_EINVAL;
+    }
+    a->pin--;
+    return DDI_OK;
+}
+
+int vidmm_offer(struct vidmm *vm, uint32_t handle, bool offered)
+{
+    struct vm_alloc *a = lookup(vm, handle);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    a->offered = offered;
+    return DDI_OK;
+}
+
+int vidmm_lock(struct vidmm *vm, uint32_t handle, enum vidmm_where *where,
+               uint64_t *gpu_addr)
+{
+    struct vm_alloc *a = lookup(vm, handle);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (in_flight(vm, a)) {
+        return DDI_EBUSY;       /* its contents are moving */
+    }
+    a->pin++;
+    if (where) {
+        *where = (enum vidmm_where)a->where;
+    }
+    if (gpu_addr) {
+        *gpu_addr = a->where == VIDMM_IN_SYSMEM ? 0 : a->addr;
+    }
+    return DDI_OK;
+}
+
+int vidmm_unlock(struct vidmm *vm, uint32_t handle)
+{
+    return vidmm_unpin(vm, handle);
+}
+
+int vidmm_alloc_state(const struct vidmm *vm, uint32_t handle,
+                      struct vidmm_alloc_state *st)
+{
+    const struct vm_alloc *a = lookup(vm, handle);
+
+    if (!a || !st) {
+        return a ? DDI_EINVAL : DDI_EHANDLE;
+    }
+    *st = (struct vidmm_alloc_state){
+        .where = a->where,
+        .gpu_addr = a->where == VIDMM_IN_SYSMEM ? 0 : a->addr,
+        .size = a->size, .pages = &vm->page_pool[a->page_first],
+        .npages = a->npages, .pin = a->pin, .busy = a->busy, .lru = a->lru,
+    };
+    return DDI_OK;
+}
+
+/* ---- the plan ---- */
+
+static void op(struct vidmm *vm, uint32_t kind, uint64_t src, uint64_t dst,
+               uint64_t size, const uint64_t *pages)
+{
+    if (vm->nops == DDI_MAX_PAGING_OPS) {
+        vm->ops_overflow = true;
+        return;
+    }
+    vm->ops[vm->nops++] = (struct ddi_paging_op){
+        .kind = kind, .src = src, .dst = dst, .size = size,
+        .sys_pages = pages,
+    };
+}
+
+static uint64_t ap_bytes(const struct vm_alloc *a)
+{
+    return pages_of(a->size) * VIDMM_PAGE_SIZE;
+}
+
+/* May the plan move a (out of its place) to make room for process? */
+static bool victim_ok(struct vidmm *vm, struct vm_alloc *a, uint32_t process,
+                      bool ignore_owner)
+{
+    if (!a->used || a->in_list || a->p_moved || a->pin) {
+        return false;
+    }
+    if (!ignore_owner && vm->cfg.evict_own_only && a->owner != process &&
+        !a->offered) {
+        return false;
+    }
+    if (a->busy || in_flight(vm, a)) {
+        vm->skipped_busy = true;    /* would do once the GPU is done */
+        return false;
+    }
+    return true;
+}
+
+/* Least recently used victim placed (in the plan) at `where`. */
+static struct vm_alloc *lru_victim(struct vidmm *vm, uint8_t where,
+                                   uint32_t process)
+{
+    struct vm_alloc *best = NULL;
+
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        struct vm_alloc *a = &vm->a[i];
+
+        if (a->used && a->p_where == where &&
+            victim_ok(vm, a, process, false) && (!best || a->lru < best->lru)) {
+            best = a;
+        }
+    }
+    return best;
+}
+
+/* Unmaps a (in the aperture, not needed now): its contents are in its
+ * pages already. Safe now: nothing on the GPU uses it (victim_ok). */
+static void plan_unmap(struct vidmm *vm, struct vm_alloc *a)
+{
+    op(vm, DDI_PAGING_UNMAP_APERTURE, 0, a->p_addr, ap_bytes(a), NULL);
+    vidmm_segment_free(&vm->s_ap, a->p_addr);
+    a->p_where = VIDMM_IN_SYSMEM;
+    a->p_addr = 0;
+    a->p_moved = true;
+    vm->stats.unmaps++;
+}
+
+/* An aperture range of `bytes` in the plan, unmapping LRU victims. */
+static bool plan_ap_range(struct vidmm *vm, uint64_t bytes, uint32_t process,
+                          uint64_t *addr)
+{
+    if (!vm->cfg.aperture_size) {
+        return false;
+    }
+    for (;;) {
+        struct vm_alloc *v;
+
+        if (vidmm_segment_alloc_best(&vm->s_ap, bytes, VIDMM_PAGE_SIZE,
+                                     addr)) {
+            return true;
+        }
+        v = lru_victim(vm, VIDMM_IN_APERTURE, process);
+        if (!v) {
+            return false;
+        }
+        plan_unmap(vm, v);
+    }
+}
+
+/* Maps a's pages (in system memory only) at a new aperture range. */
+static bool plan_map(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
+{
+    uint64_t at;
+
+    if (!plan_ap_range(vm, ap_bytes(a), process, &at)) {
+        return false;
+    }
+    op(vm, DDI_PAGING_MAP_APERTURE, 0, at, ap_bytes(a),
+       &vm->page_pool[a->page_first]);
+    a->p_where = VIDMM_IN_APERTURE;
+    a->p_addr = at;
+    a->p_moved = true;
+    return true;
+}
+
+/* Evicts a from VRAM: map its pages in the aperture, copy out. */
+static bool plan_evict(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
+{
+    uint64_t from = a->p_addr;
+
+    if (!plan_map(vm, a, process)) {
+        a->p_where = VIDMM_IN_VRAM;     /* plan_map changed nothing */
+        a->p_addr = from;
+        return false;
+    }
+    op(vm, DDI_PAGING_TRANSFER, from, a->p_addr, a->size, NULL);
+    vidmm_segment_free(&vm->s_vram, from);
+    vm->stats.evictions++;
+    vm->stats.bytes_moved += a->size;
+    return true;
+}
+
+/* Releases a's aperture range (a leaves it): the range is unmapped by a
+ * later paging buffer, once this one (which copies through it) retired. */
+static bool plan_leave_aperture(struct vidmm *vm, uint64_t addr,
+                                uint64_t bytes)
+{
+    /* ticket vm->ticket_next + 1: the buffer being planned */
+    return defer_unmap(vm->s_unmaps, &vm->s_nunmap, vm->max_unmap, addr,
+                       bytes, vm->ticket_next + 1);
+}
+
+/* Brings a (in the aperture, in the plan) into VRAM at `at`. */
+static bool plan_ap_to_vram(struct vidmm *vm, struct vm_alloc *a, uint64_t at)
+{
+    op(vm, DDI_PAGING_TRANSFER, a->p_addr, at, a->size, NULL);
+    if (!plan_leave_aperture(vm, a->p_addr, ap_bytes(a))) {
+        return false;
+    }
+    a->p_where = VIDMM_IN_VRAM;
+    a->p_addr = at;
+    a->p_moved = true;
+    vm->stats.restores++;
+    vm->stats.bytes_moved += a->size;
+    return true;
+}
+
+/* A VRAM range for a (list member) in the plan, evicting LRU victims. */
+static bool plan_vram_range(struct vidmm *vm, struct vm_alloc *a,
+                            uint32_t process, uint64_t *at)
+{
+    for (;;) {
+        struct vm_alloc *v;
+
+        if (vidmm_segment_alloc_best(&vm->s_vram, a->size, a->align, at)) {
+            return true;
+        }
+        v = lru_victim(vm, VIDMM_IN_VRAM, process);
+        if (!v || !plan_evict(vm, v, process)) {
+            return false;
+        }
+    }
+}
+
+/* Places list member a anywhere its segments allow, VRAM first. */
+static bool plan_place(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
+{
+    uint64_t at;
+
+    if (a->p_where == VIDMM_IN_VRAM) {
+        return true;
+    }
+    if (a->p_where == VIDMM_IN_APERTURE &&
+        !(a->segments & VIDMM_SEG_VRAM)) {
+        return true;
+    }
+    if (a->segments & VIDMM_SEG_VRAM) {
+        /* the temporary mapping first (from system memory), so that
+         * choosing VRAM victims cannot take its aperture room */
+        if (a->p_where == VIDMM_IN_SYSMEM && !plan_map(vm, a, process)) {
+            return false;
+        }
+        if (plan_vram_range(vm, a, process, &at)) {
+            return plan_ap_to_vram(vm, a, at);
+        }
+        /* no VRAM: the aperture, if a may live there */
+        return (a->segments & VIDMM_SEG_APERTURE) != 0;
+    }
+    return plan_map(vm, a, process);
+}
+
+/* Evicts (or unmaps) every allocation that overlaps [at, at + size) of
+ * `where` in the plan: the patched-once rule. */
+static bool plan_clear_range(struct vidmm *vm, uint8_t where, uint64_t at,
+                             uint64_t size, uint32_t process)
+{
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        struct vm_alloc *v = &vm->a[i];
+        uint64_t vsize;
+
+        if (!v->used || v->p_where != where) {
+            continue;
+        }
+        vsize = where == VIDMM_IN_APERTURE ? ap_bytes(v) : v->size;
+        if (v->p_addr >= at + size || v->p_addr + vsize <= at) {
+            continue;
+        }
+        if (!victim_ok(vm, v, process, true)) {
+            return false;
+        }
+        if (where == VIDMM_IN_APERTURE) {
+            plan_unmap(vm, v);
+        } else if (!plan_evict(vm, v, process)) {
+            return false;
+        }
+    }
+    if (where == VIDMM_IN_APERTURE) {
+        /* ranges waiting for their unmap: only if that is safe now */
+        for (unsigned k = 0; k < vm->s_nunmap; k++) {
+            struct vm_unmap *u = &vm->s_unmaps[k];
+
+            if (u->addr < at + size && u->addr + u->size > at) {
+                vm->skipped_busy = true;
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Puts list member a back at addr (where it was patched). */
+static bool plan_place_at(struct vidmm *vm, struct vm_alloc *a, uint64_t addr,
+                          uint32_t process)
+{
+    bool to_vram = vidmm_segment_contains(&vm->s_vram, addr, a->size);
+
+    if (a->p_where != VIDMM_IN_SYSMEM && a->p_addr == addr) {
+        return true;
+    }
+    if (!to_vram && !vidmm_segment_contains(&vm->s_ap, addr, ap_bytes(a))) {
+        return false;
+    }
+    if (a->p_where == VIDMM_IN_VRAM) {
+        /* elsewhere in VRAM (it can overlap its own target): out first */
+        a->in_list = false;
+        if (!victim_ok(vm, a, process, true) || !plan_evict(vm, a, process)) {
+            a->in_list = true;
+            return false;
+        }
+        a->in_list = true;
+    }
+    if (to_vram) {
+        if (!plan_clear_range(vm, VIDMM_IN_VRAM, addr, a->size, process) ||
+            !vidmm_segment_alloc_at(&vm->s_vram, addr, a->size)) {
+            return false;
+        }
+        if (a->p_where == VIDMM_IN_SYSMEM && !plan_map(vm, a, process)) {
+            return false;
+        }
+        return plan_ap_to_vram(vm, a, addr);
+    }
+    if (!plan_clear_range(vm, VIDMM_IN_APERTURE, addr, ap_bytes(a), process) ||
+        !vidmm_segment_alloc_at(&vm->s_ap, addr, ap_bytes(a))) {
+        return false;
+    }
+    if (a->p_where == VIDMM_IN_APERTURE) {
+        /* mapped elsewhere: a second mapping of the same pages, then the
+         * old range goes */
+        op(vm, DDI_PAGING_MAP_APERTURE, 0, addr, ap_bytes(a),
+           &vm->page_pool[a->page_first]);
+        if (!plan_leave_aperture(vm, a->p_addr, ap_bytes(a))) {
+            return false;
+        }
+    } else {
+        op(vm, DDI_PAGING_MAP_APERTURE, 0, addr, ap_bytes(a),
+           &vm->page_pool[a->page_first]);
+    }
+    a->p_where = VIDMM_IN_APERTURE;
+    a->p_addr = addr;
+    a->p_moved = true;
+    return true;
+}
+
+static void plan_begin(struct vidmm *vm)
+{
+    vm->nops = 0;
+    vm->ops_overflow = false;
+    vm->skipped_busy = false;
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        struct vm_alloc *a = &vm->a[i];
+
+        a->in_list = a->p_moved = false;
+        a->p_where = a->where;
+        a->p_addr = a->addr;
+    }
+    memcpy(vm->s_vram.used, vm->vram.used,
+           vm->vram.count * sizeof(struct vidmm_block));
+    vm->s_vram.count = vm->vram.count;
+    vm->s_vram.used_bytes = vm->vram.used_bytes;
+    vm->s_vram.peak_bytes = vm->vram.peak_bytes;
+    memcpy(vm->s_ap.used, vm->ap.used,
+           vm->ap.count * sizeof(struct vidmm_block));
+    vm->s_ap.count = vm->ap.count;
+    vm->s_ap.used_bytes = vm->ap.used_bytes;
+    vm->s_ap.peak_bytes = vm->ap.peak_bytes;
+    /* ranges whose copies are done: unmap them now (if we page at all) */
+    vm->s_nunmap = 0;
+    for (unsigned k = 0; k < vm->nunmap; k++) {
+        struct vm_unmap *u = &vm->unmaps[k];
+
+        if (u->ticket <= vm->ticket_done) {
+            op(vm, DDI_PAGING_UNMAP_APERTURE, 0, u->addr, u->size, NULL);
+            vidmm_segment_free(&vm->s_ap, u->addr);
+        } else {
+            vm->s_unmaps[vm->s_nunmap++] = *u;
+        }
+    }
+}
+
+static void copy_segment(struct vidmm_segment *to,
+                         const struct vidmm_segment *from)
+{
+    memcpy(to->used, from->used, from->count * sizeof(struct vidmm_block));
+    to->count = from->count;
+    to->used_bytes = from->used_bytes;
+    if (from->peak_bytes > to->peak_bytes) {
+        to->peak_bytes = from->peak_bytes;
+    }
+}
+
+static void plan_commit(struct vidmm *vm, uint64_t ticket)
+{
+    copy_segment(&vm->vram, &vm->s_vram);
+    copy_segment(&vm->ap, &vm->s_ap);
+    memcpy(vm->unmaps, vm->s_unmaps, vm->s_nunmap * sizeof(struct vm_unmap));
+    vm->nunmap = vm->s_nunmap;
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        struct vm_alloc *a = &vm->a[i];
+
+        if (a->used && a->p_moved) {
+            a->where = a->p_where;
+            a->addr = a->p_addr;
+            a->ticket = ticket;
+        }
+    }
+}
+
+int vidmm_make_resident(struct vidmm *vm, uint32_t process,
+                        const struct ddi_alloc_ref *list, unsigned n,
+                        struct ddi_alloc_desc *desc, bool patched,
+                        struct vidmm_residency *res)
+{
+    struct vm_alloc *member[DDI_MAX_ALLOC_LIST];
+    struct vidmm_stats saved;
+    bool moves = false;
+    uint64_t ticket = 0, wait = 0;
+    int rc = DDI_OK;
+
+    if (!vm || (n && (!list || !desc)) || !res || n > DDI_MAX_ALLOC_LIST) {
+        return DDI_EINVAL;
+    }
+    res->paging_built = false;
+    res->paging_ticket = 0;
+    res->wait_ticket = 0;
+    for (unsigned i = 0; i < n; i++) {
+        member[i] = lookup(vm, list[i].handle);
+        if (!member[i] || member[i]->owner != process) {
+            return DDI_EHANDLE;
+        }
+    }
+    saved = vm->stats;
+    plan_begin(vm);
+    for (unsigned i = 0; i < n; i++) {
+        member[i]->in_list = true;
+    }
+    /* fixed addresses first (patched once), then the rest, in list order */
+    for (unsigned pass = 0; pass < 2 && rc == DDI_OK; pass++) {
+        for (unsigned i = 0; i < n && rc == DDI_OK; i++) {
+            struct vm_alloc *a = member[i];
+            bool fixed = patched && desc[i].gpu_addr;
+
+            if (fixed != (pass == 0)) {
+                continue;
+            }
+            if (fixed ? !plan_place_at(vm, a, desc[i].gpu_addr, process)
+                      : !plan_place(vm, a, process)) {
+                rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
+            }
+        }
+    }
+    if (rc == DDI_OK && vm->ops_overflow) {
+        rc = DDI_EINVAL;
+    }
+    for (unsigned i = 0; rc == DDI_OK && i < vm->cfg.max_allocs; i++) {
+        moves |= vm->a[i].used && vm->a[i].p_moved;
+    }
+    if (rc == DDI_OK && moves) {
+        ticket = vm->ticket_next + 1;
+        if (!vm->dev || !vm->dev->ops->build_paging_buffer) {
+            rc = DDI_ENOTSUP;
+        } else if (!res->paging) {
+            rc = DDI_EINVAL;
+        } else {
+            res->paging->engine = vm->cfg.copy_engine;
+            rc = vm->dev->ops->build_paging_buffer(vm->dev->drv, vm->ops,
+                                                   vm->nops, res->paging);
+        }
+    }
+    if (rc != DDI_OK) {
+        /* the plan's stats were counted on the way: take them back */
+        vm->stats = saved;
+        if (rc == DDI_ENOMEM || rc == DDI_EBUSY) {
+            vm->stats.enomem++;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            member[i]->in_list = false;
+        }
+        return rc;
+    }
+    if (moves) {
+        vm->ticket_next = ticket;
+        plan_commit(vm, ticket);
+        vm->stats.paging_buffers++;
+        res->paging_built = true;
+        res->paging_ticket = ticket;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct vm_alloc *a = member[i];
+
+        a->in_list = false;
+        desc[i].gpu_addr = a->addr;
+        desc[i].size = a->size;
+        desc[i].cpu_visible = a->cpu_visible;
+        if (a->ticket > vm->ticket_done && a->ticket > wait) {
+            wait = a->ticket;
+        }
+    }
+    /* busy once per list entry (duplicates too: release mirrors it) */
+    for (unsigned i = 0; i < n; i++) {
+        member[i]->busy++;
+        member[i]->lru = ++vm->lru_clock;
+    }
+    res->wait_ticket = wait;
+    return DDI_OK;
+}
+
+void vidmm_release(struct vidmm *vm, const struct ddi_alloc_ref *list,
+                   unsigned n, unsigned engine, uint64_t fence)
+{
+    if (!vm || !list) {
+        return;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct vm_alloc *a = lookup(vm, list[i].handle);
+
+        if (!a || !a->busy) {
+            continue;
+        }
+        a->busy--;
+        if (fence && engine < DDI_MAX_ENGINES) {
+            a->last_fence[engine] = fence;
+        }
+        a->lru = ++vm->lru_clock;
+    }
+}
+
+void vidmm_paging_done(struct vidmm *vm, uint64_t ticket)
+{
+    if (vm && ticket > vm->ticket_done && ticket <= vm->ticket_next) {
+        vm->ticket_done = ticket;
+    }
+}
+
+uint64_t vidmm_vram_used(const struct vidmm *vm)
+{
+    return vm->vram.used_bytes;
+}
+
+uint64_t vidmm_aperture_used(const struct vidmm *vm)
+{
+    return vm->ap.used_bytes;
+}
+
+const struct vidmm_stats *vidmm_stats(const struct vidmm *vm)
+{
+    return &vm->stats;
+}
+
+/* ---- split points ---- */
+
+int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
+                uint64_t capacity, struct vidmm_split_range *out,
+                unsigned max, unsigned *nout)
+{
+    uint32_t state_slot[COPRO_TARGET_SLOTS + 1] = { 0 };  /* slot_id -> 1+
+                                                            list slot */
+    struct vidmm_split_range cur = { 0 };
+    unsigned n = 0;
+
+    if (!buf || !slot_size || !out || !nout || !max ||
+        buf->nalloc > DDI_MAX_ALLOC_LIST || buf->npatch > DDI_MAX_PATCH_LIST) {
+        return DDI_EINVAL;
+    }
+    for (unsigned p = 0; p < buf->npatch; p++) {
+        const struct ddi_patch_loc *pl = &buf->patch[p];
+
+        if (pl->slot >= buf->nalloc || pl->slot_id > COPRO_TARGET_SLOTS ||
+            pl->split_offset >= buf->len_bytes ||
+            (p && pl->split_offset < buf->patch[p - 1].split_offset)) {
+            return DDI_EINVAL;
+        }
+    }
+    for (unsigned p = 0; p < buf->npatch; p++) {
+        const struct ddi_patch_loc *pl = &buf->patch[p];
+        uint32_t bit = 1u << pl->slot;
+
+        if (!(cur.slots & bit)) {
+            if (cur.bytes + slot_size[pl->slot] > capacity ||
+                cur.bytes + slot_size[pl->slot] < cur.bytes) {
+                /* close the range before this packet; the next starts
+                 * with the state slots still programmed */
+                if (pl->split_offset == cur.first || n + 1 >= max) {
+                    return pl->split_offset == cur.first ? DDI_ENOMEM
+                                                         : DDI_EINVAL;
+                }
+                cur.end = pl->split_offset;
+                out[n++] = cur;
+                cur = (struct vidmm_split_range){ .first = pl->split_offset };
+                for (unsigned k = 1; k <= COPRO_TARGET_SLOTS; k++) {
+                    uint32_t s = state_slot[k];
+
+                    if (s && !(cur.slots & (1u << (s - 1))) &&
+                        !(pl->slot_id == k)) {
+                        cur.slots |= 1u << (s - 1);
+                        cur.bytes += slot_size[s - 1];
+                    }
+                }
+                if (cur.bytes + slot_size[pl->slot] > capacity) {
+                    return DDI_ENOMEM;
+                }
+            }
+            cur.slots |= bit;
+            cur.bytes += slot_size[pl->slot];
+        }
+        if (pl->slot_id) {
+            state_slot[pl->slot_id] = pl->slot + 1;
+        }
+    }
+    cur.end = buf->len_bytes;
+    out[n++] = cur;
+    *nout = n;
+    return DDI_OK;
+}

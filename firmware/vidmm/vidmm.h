@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vidmm, packet-based mode (WDDM 1.x's VidMm; US 7,444,637): allocations
+ * move between local VRAM, the aperture and system memory, and a DMA
+ * buffer's allocation list is made resident when the scheduler prepares
+ * it (schedule time), not when it is submitted.
+ *
+ * Segments [DXGK_SEGMENTDESCRIPTOR]:
+ *   VRAM      the range of local memory the kernel gives vidmm
+ *   APERTURE  caps.aperture_base/size: GPU addresses that reach system
+ *             pages through the GART (MAP_APERTURE), CPU-visible
+ *   system memory, the backing store: 4 KiB pages the environment gives
+ *             (vidmm_env.alloc_sys_pages); the GPU reaches them only
+ *             through the aperture
+ *
+ * Every allocation owns backing pages from creation on (a simplification
+ * of WDDM's lazily committed backing store), so an eviction never fails
+ * for want of system memory.
+ *
+ * Where an allocation is (enum vidmm_where): in VRAM; in the aperture (its
+ * backing pages mapped at an aperture range: the GPU uses it there; that
+ * is also where an eviction from VRAM lands, the transfer goes through
+ * the mapping); in system memory only (unmapped). Moves are paging
+ * operations (ddi/ddi.h, enum ddi_paging_kind) that vidmm turns into a
+ * paging buffer with ops->build_paging_buffer and hands to the caller
+ * (vidsch puts it on the copy engine ahead of the DMA buffer).
+ *
+ * Rules kept:
+ *  - an allocation used by a prepared or running DMA buffer (busy), or
+ *    pinned, or moved by a paging buffer that has not retired yet
+ *    (in flight), is never moved nor unmapped;
+ *  - MAP/UNMAP happen on the CPU when the paging buffer is built, so an
+ *    aperture range that a paging buffer copies through is only unmapped
+ *    in a later paging buffer, once that one has retired (deferred
+ *    unmaps, vidmm_paging_done);
+ *  - "patched once": a DMA buffer patched already (preempted, handed back)
+ *    gets its allocations back at the addresses it was patched with;
+ *    whatever occupies those ranges now is evicted;
+ *  - failure (DDI_ENOMEM: the list cannot fit even after eviction) changes
+ *    nothing: vidmm plans on scratch copies of its segments first.
+ *
+ * Eviction choice: least recently used first, among the allocations that
+ * are not busy, pinned, in flight or in the list being made resident.
+ * With cfg.evict_own_only (the patent's restriction, off by default) only
+ * the allocations of the process whose buffer is being made resident, and
+ * those marked with vidmm_offer (any process's, WDDM's OfferAllocations),
+ * are candidates; the patched-once rule ignores the restriction (the
+ * buffer could never run otherwise).
+ *
+ * No heap: every table lives in vidmm_storage_size() bytes of the caller.
+ * Pure C, no hardware: unit-tested on the host (tests/unit/test-vidmm.c)
+ * and run over the simulated GPU (tests/sim).
+ */
+#ifndef FW_VIDMM_VIDMM_H
+#define FW_VIDMM_VIDMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ddi/ddi.h"
+#include "vidmm/vidmm_segment.h"
+
+#define VIDMM_PAGE_SIZE     4096u
+
+/* Preferred segments of an allocation (a mask). */
+#define VIDMM_SEG_VRAM      (1u << 0)
+#define VIDMM_SEG_APERTURE  (1u << 1)
+
+enum vidmm_where {
+    VIDMM_IN_SYSMEM,        /* backing pages only (evicted) */
+    VIDMM_IN_VRAM,
+    VIDMM_IN_APERTURE,      /* backing pages mapped at gpu_addr */
+};
+
+/* What vidmm needs from the OS around it. */
+struct vidmm_env {
+    void *os;
+    /* n system pages (guest-physical addresses of 4 KiB pages) into
+     * pages; DDI_OK or DDI_ENOMEM (nothing kept then). */
+    int (*alloc_sys_pages)(void *os, uint64_t *pages, unsigned n);
+    void (*free_sys_pages)(void *os, const uint64_t *pages, unsigned n);
+};
+
+struct vidmm_config {
+    uint64_t vram_base, vram_size;      /* what the kernel gives vidmm */
+    uint64_t aperture_base, aperture_size;  /* caps; 0 size: none */
+    unsigned max_allocs;                /* allocation table */
+    unsigned max_blocks;                /* per segment block table */
+    unsigned max_pages;                 /* backing pages of all allocations */
+    unsigned copy_engine;               /* engine that runs paging buffers */
+    bool evict_own_only;                /* the patent's restriction */
+};
+
+struct vidmm_alloc_info {
+    uint64_t size;
+    uint64_t align;                     /* power of two, 0: 4 KiB */
+    uint32_t segments;                  /* VIDMM_SEG_*; 0: VRAM */
+    uint32_t owner;                     /* process id */
+    bool cpu_visible;                   /* lock gives a CPU pointer */
+    bool primary;                       /* scanout: VRAM, pinned */
+};
+
+struct vidmm_stats {
+    uint64_t evictions;                 /* VRAM -> aperture transfers */
+    uint64_t restores;                  /* aperture -> VRAM transfers */
+    uint64_t unmaps;                    /* aperture -> system memory */
+    uint64_t paging_buffers;            /* built */
+    uint64_t bytes_moved;
+    uint64_t enomem;                    /* lists that did not fit */
+};
+
+struct vidmm;   /* opaque; vidmm_create gives one */
+
+uint64_t vidmm_storage_size(const struct vidmm_config *cfg);
+/* NULL if storage is too small or not 8-byte aligned, or cfg is bad. dev:
+ * the GPU whose build_paging_buffer builds the moves. */
+struct vidmm *vidmm_create(void *storage, uint64_t storage_bytes,
+                           const struct vidmm_config *cfg,
+                           const struct vidmm_env *env,
+                           struct ddi_device *dev);
+
+/* Allocations. The handle is never 0; create gives the allocation a
+ * place at once (VRAM if it fits without evicting, else system memory).
+ * DDI_EINVAL bad info, DDI_ENOMEM no table entry / backing pages. */
+int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
+                       uint32_t *handle);
+/* DDI_EBUSY while busy or pinned, DDI_EHANDLE unknown. Frees its VRAM,
+ * aperture range (unmapped with the next paging buffer) and pages. */
+int vidmm_alloc_destroy(struct vidmm *vm, uint32_t handle);
+
+/* Pin (never moved: scanout, the kernel's own) / unpin. Pin makes it
+ * resident first if it can without a paging buffer; DDI_EBUSY if not. */
+int vidmm_pin(struct vidmm *vm, uint32_t handle);
+int vidmm_unpin(struct vidmm *vm, uint32_t handle);
+/* [OfferAllocations] any process may evict it (evict_own_only). */
+int vidmm_offer(struct vidmm *vm, uint32_t handle, bool offered);
+
+/* Lock [DxgkDdiLock, simplified]: a CPU pointer needs the environment's
+ * mapping, so vidmm only pins the allocation and says where it is;
+ * unlock unpins. */
+int vidmm_lock(struct vidmm *vm, uint32_t handle, enum vidmm_where *where,
+               uint64_t *gpu_addr);
+int vidmm_unlock(struct vidmm *vm, uint32_t handle);
+
+/* Where it is now, for tests and tools. */
+struct vidmm_alloc_state {
+    uint8_t where;                      /* enum vidmm_where */
+    uint64_t gpu_addr;                  /* VRAM or aperture, 0 in sysmem */
+    uint64_t size;
+    const uint64_t *pages;              /* backing pages */
+    unsigned npages;
+    unsigned pin, busy;
+    uint64_t lru;
+};
+int vidmm_alloc_state(const struct vidmm *vm, uint32_t handle,
+                      struct vidmm_alloc_state *st);
+
+/*
+ * Residency at schedule time. Places every allocation of list[0 .. n)
+ * (the DMA buffer's allocation list, handles of process) and writes their
+ * addresses into desc[i].gpu_addr. patched: the buffer was patched
+ * already, desc[i].gpu_addr is where each must be again.
+ *
+ * If moves are needed they are built into paging (out: its dw,
+ * gpu_addr and cap_bytes set by the caller; engine set to copy_engine)
+ * and *paging_built is true: the caller submits it on the copy engine.
+ * *wait_ticket: the DMA buffer must not start before the paging buffer
+ * with this ticket has retired (0: nothing to wait for). The paging
+ * buffer just built has ticket *paging_ticket (tell vidmm_paging_done
+ * when it retires).
+ *
+ * On success every allocation of the list is busy until vidmm_release.
+ * DDI_EHANDLE unknown handle or not the process's; DDI_ENOMEM does not
+ * fit even after eviction (nothing changed); DDI_EINVAL bad arguments or
+ * the moves do not fit one paging buffer (nothing changed); or the DDI
+ * error of build_paging_buffer (nothing changed).
+ */
+struct vidmm_residency {
+    struct ddi_dmabuf *paging;          /* in: room for the moves */
+    bool paging_built;                  /* out */
+    uint64_t paging_ticket;             /* out */
+    uint64_t wait_ticket;               /* out */
+};
+int vidmm_make_resident(struct vidmm *vm, uint32_t process,
+                        const struct ddi_alloc_ref *list, unsigned n,
+                        struct ddi_alloc_desc *desc, bool patched,
+                        struct vidmm_residency *res);
+
+/* The buffer that list belongs to retired on engine with fence, or was
+ * handed back unrun (fence 0): its allocations are not busy for it any
+ * more, their last use is recorded (LRU). */
+void vidmm_release(struct vidmm *vm, const struct ddi_alloc_ref *list,
+                   unsigned n, unsigned engine, uint64_t fence);
+
+/* The paging buffer with this ticket retired (or was lost). */
+void vidmm_paging_done(struct vidmm *vm, uint64_t ticket);
+
+/* Bytes in use in VRAM / the aperture (by allocations and ranges waiting
+ * for their unmap). */
+uint64_t vidmm_vram_used(const struct vidmm *vm);
+uint64_t vidmm_aperture_used(const struct vidmm *vm);
+const struct vidmm_stats *vidmm_stats(const struct vidmm *vm);
+
+/*
+ * Split points [WDDM: a DMA buffer split at patch-location split
+ * offsets]. For a buffer whose allocation list cannot be resident at
+ * once: ranges [first, end) of the buffer, cut at split_offsets, such
+ * that the allocations each range uses fit capacity bytes (each size
+ * rounded up to its slot_align). An allocation programmed into a
+ * hardware state slot (slot_id != 0, e.g. a render target) stays in
+ * every later range's sub-list until that slot is programmed again: the
+ * state outlives the packet. Fragmentation is not modelled: capacity is
+ * a byte budget. DDI_ENOMEM if one range's own needs exceed capacity,
+ * DDI_EINVAL bad arguments or more than max ranges.
+ */
+struct vidmm_split_range {
+    uint32_t first, end;                /* byte offsets in the buffer */
+    uint32_t slots;                     /* mask of allocation-list slots */
+    uint64_t bytes;                     /* their total size */
+};
+int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
+                uint64_t capacity, struct vidmm_split_range *out,
+                unsigned max, unsigned *nout);
+
+#endif /* FW_VIDMM_VIDMM_H */

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vidmm's packet-based mode on a fake DDI that records the paging
+ * operations it is asked to build: placement, eviction choice, paging-op
+ * generation, the patched-once rule, split points, out of memory.
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "vidmm/vidmm.h"
+
+#define KIB 1024ull
+#define VRAM_BASE 0x100000ull
+#define AP_BASE 0x80000000ull
+
+struct fake {
+    struct ddi_paging_op ops[DDI_MAX_PAGING_OPS];
+    unsigned nops, builds;
+    int fail;                       /* build_paging_buffer's answer */
+    uint64_t next_page;
+    unsigned pages_out;             /* system pages not freed */
+};
+
+static int fake_build(void *drv, const struct ddi_paging_op *ops,
+                      unsigned nops, struct ddi_dmabuf *out)
+{
+    struct fake *f = drv;
+
+    if (f->fail) {
+        return f->fail;
+    }
+    memcpy(f->ops, ops, nops * sizeof(*ops));
+    f->nops = nops;
+    f->builds++;
+    out->len_bytes = 4;
+    return DDI_OK;
+}
+
+static int fake_alloc_pages(void *os, uint64_t *pages, unsigned n)
+{
+    struct fake *f = os;
+
+    for (unsigned i = 0; i < n; i++) {
+        pages[i] = (f->next_page += 4096);
+    }
+    f->pages_out += n;
+    return DDI_OK;
+}
+
+static void fake_free_pages(void *os, const uint64_t *pages, unsigned n)
+{
+    struct fake *f = os;
+
+    (void)pages;
+    f->pages_out -= n;
+}
+
+static const struct ddi_ops fake_ops = { .build_paging_buffer = fake_build };
+
+struct fixture {
+    struct fake f;
+    struct ddi_device dev;
+    struct vidmm *vm;
+    uint64_t storage[1 << 14];
+    uint32_t pbuf[64];
+    struct ddi_dmabuf paging;
+};
+
+static void setup(struct fixture *x, uint64_t vram, uint64_t ap,
+                  bool own_only)
+{
+    struct vidmm_config cfg = {
+        .vram_base = VRAM_BASE, .vram_size = vram,
+        .aperture_base = AP_BASE, .aperture_size = ap,
+        .max_allocs = 32, .max_blocks = 32, .max_pages = 2048,
+        .copy_engine = 1, .evict_own_only = own_only,
+    };
+    struct vidmm_env env = {
+        .os = &x->f, .alloc_sys_pages = fake_alloc_pages,
+        .free_sys_pages = fake_free_pages,
+    };
+
+    memset(x, 0, sizeof(*x));
+    x->dev = (struct ddi_device){ &fake_ops, &x->f };
+    g_assert_cmpuint(vidmm_storage_size(&cfg), <=, sizeof(x->storage));
+    x->vm = vidmm_create(x->storage, sizeof(x->storage), &cfg, &env, &x->dev);
+    g_assert_nonnull(x->vm);
+    x->paging = (struct ddi_dmabuf){ .dw = x->pbuf, .gpu_addr = 0x1000,
+                                     .cap_bytes = sizeof(x->pbuf) };
+}
+
+static uint32_t mk(struct fixture *x, uint64_t size, uint32_t owner,
+                   uint32_t segs)
+{
+    struct vidmm_alloc_info info = { .size = size, .owner = owner,
+                                     .segments = segs };
+    uint32_t h = 0;
+
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &h), ==, DDI_OK);
+    return h;
+}
+
+static struct vidmm_alloc_state st(struct fixture *x, uint32_t h)
+{
+    struct vidmm_alloc_state s;
+
+    g_assert_cmpint(vidmm_alloc_state(x->vm, h, &s), ==, DDI_OK);
+    return s;
+}
+
+/* Makes one allocation resident for process, retires it at once. */
+static int use(struct fixture *x, uint32_t process, uint32_t h,
+               struct vidmm_residency *r, bool keep)
+{
+    struct ddi_alloc_ref ref = { .handle = h };
+    struct ddi_alloc_desc d = { 0 };
+    int rc;
+
+    *r = (struct vidmm_residency){ .paging = &x->paging };
+    x->f.nops = 0;
+    rc = vidmm_make_resident(x->vm, process, &ref, 1, &d, false, r);
+    if (rc == DDI_OK) {
+        if (r->paging_built) {
+            vidmm_paging_done(x->vm, r->paging_ticket);
+        }
+        if (!keep) {
+            vidmm_release(x->vm, &ref, 1, 0, 1);
+        }
+    }
+    return rc;
+}
+
+static void test_placement(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    uint32_t a, b, c;
+    struct vidmm_residency r;
+
+    setup(x, 64 * KIB, 64 * KIB, false);
+    a = mk(x, 16 * KIB, 1, 0);
+    b = mk(x, 40 * KIB, 1, 0);
+    c = mk(x, 16 * KIB, 1, 0);        /* does not fit: system memory */
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, a).gpu_addr, ==, VRAM_BASE);
+    g_assert_cmpuint(st(x, b).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpuint(st(x, c).npages, ==, 4);
+    /* already resident: no paging buffer */
+    g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_OK);
+    g_assert_false(r.paging_built);
+    g_assert_cmpuint(r.wait_ticket, ==, 0);
+    /* bad handles and other processes' handles */
+    g_assert_cmpint(use(x, 2, a, &r, false), ==, DDI_EHANDLE);
+    g_assert_cmpint(use(x, 1, 0x12345, &r, false), ==, DDI_EHANDLE);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, a), ==, DDI_OK);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, a), ==, DDI_EHANDLE);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, b), ==, DDI_OK);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, c), ==, DDI_OK);
+    g_assert_cmpuint(vidmm_vram_used(x->vm), ==, 0);
+    g_assert_cmpuint(x->f.pages_out, ==, 0);
+    g_free(x);
+}
+
+static void test_paging_ops(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    uint32_t a, c;
+    struct vidmm_residency r;
+    struct vidmm_alloc_state sa, sc;
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, 0);
+    c = mk(x, 32 * KIB, 1, 0);
+    sa = st(x, a);
+    g_assert_cmpint(use(x, 1, c, &r, true), ==, DDI_OK);
+    g_assert_true(r.paging_built);
+    g_assert_cmpuint(r.wait_ticket, ==, r.paging_ticket);
+    /* evict a: map its pages, copy out; bring c: map, copy in */
+    g_assert_cmpuint(x->f.nops, ==, 4);
+    g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_MAP_APERTURE);
+    g_assert_cmpuint(x->f.ops[1].kind, ==, DDI_PAGING_MAP_APERTURE);
+    g_assert_true(x->f.ops[1].sys_pages == sa.pages);
+    g_assert_cmpuint(x->f.ops[2].kind, ==, DDI_PAGING_TRANSFER);
+    g_assert_cmpuint(x->f.ops[2].src, ==, VRAM_BASE);
+    g_assert_cmpuint(x->f.ops[2].dst, ==, x->f.ops[1].dst);
+    g_assert_cmpuint(x->f.ops[3].kind, ==, DDI_PAGING_TRANSFER);
+    g_assert_cmpuint(x->f.ops[3].src, ==, x->f.ops[0].dst);
+    g_assert_cmpuint(x->f.ops[3].dst, ==, VRAM_BASE);
+    sa = st(x, a);
+    sc = st(x, c);
+    g_assert_cmpuint(sa.where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(sc.where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(sc.busy, ==, 1);
+    /* c busy: a (VRAM only) cannot come back: busy is never evicted */
+    g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_EBUSY);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_VRAM);
+    g_free(x);
+}
+
+static void test_oom_and_busy(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    uint32_t a, c, big;
+    struct vidmm_residency r;
+    struct vidmm_stats before;
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, VIDMM_SEG_VRAM);
+    c = mk(x, 32 * KIB, 1, VIDMM_SEG_VRAM);
+    big = mk(x, 64 * KIB, 1, VIDMM_SEG_VRAM);
+    /* bigger than VRAM: ENOMEM, nothing changed */
+    before = *vidmm_stats(x->vm);
+    g_assert_cmpint(use(x, 1, big, &r, false), ==, DDI_ENOMEM);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(vidmm_stats(x->vm)->evictions, ==, before.evictions);
+    g_assert_cmpuint(x->f.builds, ==, 0);
+    /* a busy: c cannot evict it -> EBUSY (retry once the GPU is done) */
+    g_assert_cmpint(use(x, 1, a, &r, true), ==, DDI_OK);
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_EBUSY);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_VRAM);
+    /* released: now it can */
+    {
+        struct ddi_alloc_ref ref = { .handle = a };
+
+        vidmm_release(x->vm, &ref, 1, 0, 7);
+    }
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_OK);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_APERTURE);
+    /* pinned is never evicted */
+    g_assert_cmpint(vidmm_pin(x->vm, c), ==, DDI_OK);
+    g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_ENOMEM);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, c), ==, DDI_EBUSY);
+    g_assert_cmpint(vidmm_unpin(x->vm, c), ==, DDI_OK);
+    g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_OK);
+    /* the driver refusing the paging buffer changes nothing either */
+    x->f.fail = DDI_ENOMEM;
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_ENOMEM);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_APERTURE);
+    x->f.fail = 0;
+    g_free(x);
+}
+
+static void test_lru(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    uint32_t h[4], n;
+    struct vidmm_residency r;
+
+    setup(x, 48 * KIB, 128 * KIB, false);
+    for (unsigned i = 0; i < 3; i++) {
+        h[i] = mk(x, 16 * KIB, 1, 0);
+    }
+    n = mk(x, 16 * KIB, 1, 0);
+    /* use order: 1, 0, 2: 1 is the least recently used */
+    g_assert_cmpint(use(x, 1, h[1], &r, false), ==, DDI_OK);
+    g_assert_cmpint(use(x, 1, h[0], &r, false), ==, DDI_OK);
+    g_assert_cmpint(use(x, 1, h[2], &r, false), ==, DDI_OK);
+    g_assert_cmpint(use(x, 1, n, &r, false), ==, DDI_OK);
+    g_assert_cmpuint(st(x, h[1]).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(st(x, h[0]).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, h[2]).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, n).where, ==, VIDMM_IN_VRAM);
+    g_free(x);
+}
+
+static void test_process_restriction(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    uint32_t other, mine, newer;
+    struct vidmm_residency r;
+
+    setup(x, 32 * KIB, 128 * KIB, true);
+    other = mk(x, 16 * KIB, 2, 0);
+    mine = mk(x, 16 * KIB, 1, 0);
+    newer = mk(x, 16 * KIB, 1, 0);
+    g_assert_cmpint(use(x, 1, mine, &r, false), ==, DDI_OK);
+    /* process 2's allocation is older, but not process 1's to evict */
+    g_assert_cmpint(use(x, 1, newer, &r, false), ==, DDI_OK);
+    g_assert_cmpuint(st(x, other).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, mine).where, ==, VIDMM_IN_APERTURE);
+    /* with only process 2's in the way: out of memory for process 1 ... */
+    g_assert_cmpint(use(x, 1, mine, &r, false), ==, DDI_OK);
+    g_assert_cmpuint(st(x, newer).where, ==, VIDMM_IN_APERTURE);
+    {
+        uint32_t big = mk(x, 32 * KIB, 1, 0);
+
+        g_assert_cmpint(use(x, 1, big, &r, false), ==, DDI_ENOMEM);
+        /* ... until process 2 offers it */
+        g_assert_cmpint(vidmm_offer(x->vm, other, true), ==, DDI_OK);
+        g_assert_cmpint(use(x, 1, big, &r, false), ==, DDI_OK);
+        g_assert_cmpuint(st(x, other).where, ==, VIDMM_IN_APERTURE);
+    }
+    g_free(x);
+}
+
+static void test_patched_once(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    uint32_t a, b;
+    struct vidmm_residency r;
+    struct ddi_alloc_ref ref;
+    struct ddi_alloc_desc d = { 0 };
+    uint64_t patched_at;
+
+    setup(x, 32 * KIB, 128 * KIB, true);
+    a = mk(x, 32 * KIB, 1, 0);
+    b = mk(x, 32 * KIB, 2, 0);
+    ref.handle = a;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);
+    patched_at = d.gpu_addr;
+    /* preempted: handed back unrun-to-completion, a not busy any more */
+    vidmm_release(x->vm, &ref, 1, 0, 0);
+    g_assert_cmpint(vidmm_offer(x->vm, a, true), ==, DDI_OK);
+    g_assert_cmpint(use(x, 2, b, &r, false), ==, DDI_OK);  /* a evicted */
+    g_assert_cmpint(vidmm_offer(x->vm, a, false), ==, DDI_OK);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_APERTURE);
+    /* back at the patched address, evicting b (another process's: the
+     * patched-once rule ignores the restriction) */
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, true, &r),
+                    ==, DDI_OK);
+    g_assert_true(r.paging_built);
+    g_assert_cmpuint(d.gpu_addr, ==, patched_at);
+    g_assert_cmpuint(st(x, a).gpu_addr, ==, patched_at);
+    g_assert_cmpuint(st(x, b).where, ==, VIDMM_IN_APERTURE);
+    g_free(x);
+}
+
+static void test_deferred_unmap(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    uint32_t a, c;
+    struct vidmm_residency r;
+    struct ddi_alloc_ref ref;
+    struct ddi_alloc_desc d = { 0 };
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, 0);
+    c = mk(x, 32 * KIB, 1, 0);
+    ref.handle = c;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);
+    g_assert_cmpuint(r.wait_ticket, ==, r.paging_ticket);
+    vidmm_release(x->vm, &ref, 1, 0, 1);
+    /* the paging buffer has not retired: a (moved by it) is in flight */
+    ref.handle = a;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_EBUSY);
+    vidmm_paging_done(x->vm, 1);
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);
+    /* c's temporary range, copied through by buffer 1, is unmapped now */
+    g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_UNMAP_APERTURE);
+    g_free(x);
+}
+
+static void test_split(void)
+{
+    struct ddi_dmabuf *buf = g_new0(struct ddi_dmabuf, 1);
+    uint64_t size[4] = { 10, 10, 10, 25 };
+    struct vidmm_split_range out[8];
+    unsigned n = 0;
+
+    buf->len_bytes = 400;
+    buf->nalloc = 4;
+    /* target (slot 0, state slot 1), then packets using 1, 2, 1, 3 */
+    buf->patch[0] = (struct ddi_patch_loc){ .slot = 0, .split_offset = 0,
+                                            .slot_id = 1 };
+    buf->patch[1] = (struct ddi_patch_loc){ .slot = 1, .split_offset = 100 };
+    buf->patch[2] = (struct ddi_patch_loc){ .slot = 2, .split_offset = 200 };
+    buf->patch[3] = (struct ddi_patch_loc){ .slot = 1, .split_offset = 250 };
+    buf->patch[4] = (struct ddi_patch_loc){ .slot = 3, .split_offset = 300 };
+    buf->npatch = 5;
+    g_assert_cmpint(vidmm_split(buf, size, 100, out, 8, &n), ==, DDI_OK);
+    g_assert_cmpuint(n, ==, 1);
+    g_assert_cmpint(vidmm_split(buf, size, 35, out, 8, &n), ==, DDI_OK);
+    g_assert_cmpuint(n, ==, 2);
+    g_assert_cmpuint(out[0].first, ==, 0);
+    g_assert_cmpuint(out[0].end, ==, 300);
+    g_assert_cmpuint(out[0].slots, ==, 0x7);
+    /* the target stays with the second range (state slot) */
+    g_assert_cmpuint(out[1].first, ==, 300);
+    g_assert_cmpuint(out[1].end, ==, 400);
+    g_assert_cmpuint(out[1].slots, ==, 0x9);
+    g_assert_cmpuint(out[1].bytes, ==, 35);
+    g_assert_cmpint(vidmm_split(buf, size, 20, out, 8, &n), ==, DDI_ENOMEM);
+    g_assert_cmpint(vidmm_split(buf, size, 35, out, 1, &n), ==, DDI_EINVAL);
+    buf->patch[4].slot = 9;
+    g_assert_cmpint(vidmm_split(buf, size, 35, out, 8, &n), ==, DDI_EINVAL);
+    g_free(buf);
+}
+
+static void test_segment_best_fit(void)
+{
+    struct vidmm_block blocks[8];
+    struct vidmm_segment s;
+    uint64_t a, b, c, d;
+
+    vidmm_segment_init(&s, 0, 100, NULL, blocks, 8);
+    g_assert_true(vidmm_segment_alloc(&s, 10, 1, &a));
+    g_assert_true(vidmm_segment_alloc(&s, 30, 1, &b));
+    g_assert_true(vidmm_segment_alloc(&s, 10, 1, &c));
+    g_assert_true(vidmm_segment_alloc(&s, 10, 1, &d));
+    vidmm_segment_free(&s, b);          /* gap of 30 at 10, 40 at 60 */
+    vidmm_segment_free(&s, a);          /* and a gap of 40 at 0..40 */
+    vidmm_segment_free(&s, d);          /* 0..40 and 50..100 */
+    g_assert_true(vidmm_segment_alloc_best(&s, 35, 1, &a));
+    g_assert_cmpuint(a, ==, 0);         /* the tighter of 40 and 50 */
+    g_assert_false(vidmm_segment_alloc_at(&s, 45, 10));
+    g_assert_true(vidmm_segment_alloc_at(&s, 60, 10));
+    g_assert_false(vidmm_segment_alloc_at(&s, 95, 10));
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/vidmm/placement", test_placement);
+    g_test_add_func("/vidmm/paging-ops", test_paging_ops);
+    g_test_add_func("/vidmm/oom-and-busy", test_oom_and_busy);
+    g_test_add_func("/vidmm/lru", test_lru);
+    g_test_add_func("/vidmm/process-restriction", test_process_restriction);
+    g_test_add_func("/vidmm/patched-once", test_patched_once);
+    g_test_add_func("/vidmm/deferred-unmap", test_deferred_unmap);
+    g_test_add_func("/vidmm/split", test_split);
+    g_test_add_func("/vidmm/segment-best-fit", test_segment_best_fit);
+    return g_test_run();
+}
