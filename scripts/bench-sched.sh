@@ -53,3 +53,6 @@ echo "== overlap: GPU busy fraction, worker preparing during execution vs serial
 echo
 echo "== desktop on the GPU model: compositor (HIGH), cursor (REALTIME), game (NORMAL), hog (IDLE) =="
 "$sim" desktop
+echo
+echo "== vidmm: throughput with working sets of 50-200% of VRAM, relative to 50% (GPU model, virtual time) =="
+"$build/tests/sim/bench-vidmm"

@@ -33,9 +33,12 @@ struct vm_alloc {
     uint64_t p_addr;
 };
 
-/* An aperture range to unmap once the paging buffer `ticket` retired. */
+/* An aperture range given back: its UNMAP runs in paging buffer `ticket`
+ * (not emitted yet: in the next paging buffer), and the range is free for
+ * another MAP once that buffer retired. */
 struct vm_unmap {
     uint64_t addr, size, ticket;
+    bool emitted;
 };
 
 struct vidmm {
@@ -215,17 +218,6 @@ int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
     return DDI_OK;
 }
 
-/* Queues [addr, addr + size) of the aperture for unmapping once the
- * paging buffer `ticket` has retired (real table). */
-static bool defer_unmap(struct vm_unmap *t, unsigned *n, unsigned max,
-                        uint64_t addr, uint64_t size, uint64_t ticket)
-{
-    if (*n == max) {
-        return false;
-    }
-    t[(*n)++] = (struct vm_unmap){ addr, size, ticket };
-    return true;
-}
 
 int vidmm_alloc_destroy(struct vidmm *vm, uint32_t handle)
 {
@@ -239,11 +231,14 @@ int vidmm_alloc_destroy(struct vidmm *vm, uint32_t handle)
         return DDI_EBUSY;
     }
     if (a->where == VIDMM_IN_APERTURE) {
-        /* unmapped with the next paging buffer; the range stays taken */
-        if (!defer_unmap(vm->unmaps, &vm->nunmap, vm->max_unmap, a->addr,
-                         pages_of(a->size) * VIDMM_PAGE_SIZE, a->ticket)) {
+        /* unmapped by the next paging buffer; the range stays taken
+         * until that one retired */
+        if (vm->nunmap == vm->max_unmap) {
             return DDI_ENOMEM;
         }
+        vm->unmaps[vm->nunmap++] = (struct vm_unmap){
+            .addr = a->addr, .size = pages_of(a->size) * VIDMM_PAGE_SIZE,
+        };
     } else if (a->where == VIDMM_IN_VRAM) {
         vidmm_segment_free(&vm->vram, a->addr);
     }
@@ -353,6 +348,12 @@ static uint64_t ap_bytes(const struct vm_alloc *a)
     return pages_of(a->size) * VIDMM_PAGE_SIZE;
 }
 
+/* The paging buffer being planned. */
+static uint64_t plan_ticket(const struct vidmm *vm)
+{
+    return vm->ticket_next + 1;
+}
+
 /* May the plan move a (out of its place) to make room for process? */
 static bool victim_ok(struct vidmm *vm, struct vm_alloc *a, uint32_t process,
                       bool ignore_owner)
@@ -371,16 +372,15 @@ static bool victim_ok(struct vidmm *vm, struct vm_alloc *a, uint32_t process,
     return true;
 }
 
-/* Least recently used victim placed (in the plan) at `where`. */
-static struct vm_alloc *lru_victim(struct vidmm *vm, uint8_t where,
-                                   uint32_t process)
+/* Least recently used victim in VRAM (in the plan). */
+static struct vm_alloc *lru_victim(struct vidmm *vm, uint32_t process)
 {
     struct vm_alloc *best = NULL;
 
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         struct vm_alloc *a = &vm->a[i];
 
-        if (a->used && a->p_where == where &&
+        if (a->used && a->p_where == VIDMM_IN_VRAM &&
             victim_ok(vm, a, process, false) && (!best || a->lru < best->lru)) {
             best = a;
         }
@@ -388,88 +388,76 @@ static struct vm_alloc *lru_victim(struct vidmm *vm, uint8_t where,
     return best;
 }
 
-/* Unmaps a (in the aperture, not needed now): its contents are in its
- * pages already. Safe now: nothing on the GPU uses it (victim_ok). */
-static void plan_unmap(struct vidmm *vm, struct vm_alloc *a)
+/* Gives an aperture range back: UNMAP in this paging buffer, after the
+ * transfers through it (the GPU unmaps in buffer order); the range stays
+ * taken until this buffer has retired. */
+static bool plan_release_ap(struct vidmm *vm, uint64_t addr, uint64_t bytes)
 {
-    op(vm, DDI_PAGING_UNMAP_APERTURE, 0, a->p_addr, ap_bytes(a), NULL);
-    vidmm_segment_free(&vm->s_ap, a->p_addr);
-    a->p_where = VIDMM_IN_SYSMEM;
-    a->p_addr = 0;
-    a->p_moved = true;
-    vm->stats.unmaps++;
-}
-
-/* An aperture range of `bytes` in the plan, unmapping LRU victims. */
-static bool plan_ap_range(struct vidmm *vm, uint64_t bytes, uint32_t process,
-                          uint64_t *addr)
-{
-    if (!vm->cfg.aperture_size) {
+    op(vm, DDI_PAGING_UNMAP_APERTURE, 0, addr, bytes, NULL);
+    if (vm->s_nunmap == vm->max_unmap) {
         return false;
     }
-    for (;;) {
-        struct vm_alloc *v;
-
-        if (vidmm_segment_alloc_best(&vm->s_ap, bytes, VIDMM_PAGE_SIZE,
-                                     addr)) {
-            return true;
-        }
-        v = lru_victim(vm, VIDMM_IN_APERTURE, process);
-        if (!v) {
-            return false;
-        }
-        plan_unmap(vm, v);
-    }
-}
-
-/* Maps a's pages (in system memory only) at a new aperture range. */
-static bool plan_map(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
-{
-    uint64_t at;
-
-    if (!plan_ap_range(vm, ap_bytes(a), process, &at)) {
-        return false;
-    }
-    op(vm, DDI_PAGING_MAP_APERTURE, 0, at, ap_bytes(a),
-       &vm->page_pool[a->page_first]);
-    a->p_where = VIDMM_IN_APERTURE;
-    a->p_addr = at;
-    a->p_moved = true;
+    vm->s_unmaps[vm->s_nunmap++] = (struct vm_unmap){
+        .addr = addr, .size = bytes, .ticket = plan_ticket(vm),
+        .emitted = true,
+    };
     return true;
 }
 
-/* Evicts a from VRAM: map its pages in the aperture, copy out. */
-static bool plan_evict(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
+/* A free aperture range of `bytes` in the plan. Ranges released by
+ * paging buffers still in flight come free when those retire: then the
+ * answer is "not now" (DDI_EBUSY), not "never". */
+static bool plan_ap_range(struct vidmm *vm, uint64_t bytes, uint64_t *addr)
 {
-    uint64_t from = a->p_addr;
+    if (vm->cfg.aperture_size &&
+        vidmm_segment_alloc_best(&vm->s_ap, bytes, VIDMM_PAGE_SIZE, addr)) {
+        return true;
+    }
+    if (vm->s_nunmap) {
+        vm->skipped_busy = true;
+    }
+    return false;
+}
 
-    if (!plan_map(vm, a, process)) {
-        a->p_where = VIDMM_IN_VRAM;     /* plan_map changed nothing */
-        a->p_addr = from;
+/* Copies a (in VRAM at from, in the plan) out to its backing pages
+ * through a temporary mapping: MAP, TRANSFER, UNMAP. */
+static bool plan_vram_to_sys(struct vidmm *vm, struct vm_alloc *a)
+{
+    uint64_t t;
+
+    if (!plan_ap_range(vm, ap_bytes(a), &t)) {
         return false;
     }
-    op(vm, DDI_PAGING_TRANSFER, from, a->p_addr, a->size, NULL);
-    vidmm_segment_free(&vm->s_vram, from);
+    op(vm, DDI_PAGING_MAP_APERTURE, 0, t, ap_bytes(a),
+       &vm->page_pool[a->page_first]);
+    op(vm, DDI_PAGING_TRANSFER, a->p_addr, t, a->size, NULL);
+    if (!plan_release_ap(vm, t, ap_bytes(a))) {
+        return false;
+    }
+    vidmm_segment_free(&vm->s_vram, a->p_addr);
+    a->p_where = VIDMM_IN_SYSMEM;
+    a->p_addr = 0;
+    a->p_moved = true;
     vm->stats.evictions++;
     vm->stats.bytes_moved += a->size;
     return true;
 }
 
-/* Releases a's aperture range (a leaves it): the range is unmapped by a
- * later paging buffer, once this one (which copies through it) retired. */
-static bool plan_leave_aperture(struct vidmm *vm, uint64_t addr,
-                                uint64_t bytes)
+/* Brings a (system memory or aperture, in the plan) into VRAM at `at`
+ * (taken by the caller). */
+static bool plan_to_vram(struct vidmm *vm, struct vm_alloc *a, uint64_t at)
 {
-    /* ticket vm->ticket_next + 1: the buffer being planned */
-    return defer_unmap(vm->s_unmaps, &vm->s_nunmap, vm->max_unmap, addr,
-                       bytes, vm->ticket_next + 1);
-}
+    uint64_t from = a->p_addr;
 
-/* Brings a (in the aperture, in the plan) into VRAM at `at`. */
-static bool plan_ap_to_vram(struct vidmm *vm, struct vm_alloc *a, uint64_t at)
-{
-    op(vm, DDI_PAGING_TRANSFER, a->p_addr, at, a->size, NULL);
-    if (!plan_leave_aperture(vm, a->p_addr, ap_bytes(a))) {
+    if (a->p_where == VIDMM_IN_SYSMEM) {
+        if (!plan_ap_range(vm, ap_bytes(a), &from)) {
+            return false;
+        }
+        op(vm, DDI_PAGING_MAP_APERTURE, 0, from, ap_bytes(a),
+           &vm->page_pool[a->page_first]);
+    }
+    op(vm, DDI_PAGING_TRANSFER, from, at, a->size, NULL);
+    if (!plan_release_ap(vm, from, ap_bytes(a))) {
         return false;
     }
     a->p_where = VIDMM_IN_VRAM;
@@ -490,11 +478,27 @@ static bool plan_vram_range(struct vidmm *vm, struct vm_alloc *a,
         if (vidmm_segment_alloc_best(&vm->s_vram, a->size, a->align, at)) {
             return true;
         }
-        v = lru_victim(vm, VIDMM_IN_VRAM, process);
-        if (!v || !plan_evict(vm, v, process)) {
+        v = lru_victim(vm, process);
+        if (!v || !plan_vram_to_sys(vm, v)) {
             return false;
         }
     }
+}
+
+/* Maps a (system memory) at a new aperture range: it lives there. */
+static bool plan_map(struct vidmm *vm, struct vm_alloc *a)
+{
+    uint64_t at;
+
+    if (!plan_ap_range(vm, ap_bytes(a), &at)) {
+        return false;
+    }
+    op(vm, DDI_PAGING_MAP_APERTURE, 0, at, ap_bytes(a),
+       &vm->page_pool[a->page_first]);
+    a->p_where = VIDMM_IN_APERTURE;
+    a->p_addr = at;
+    a->p_moved = true;
+    return true;
 }
 
 /* Places list member a anywhere its segments allow, VRAM first. */
@@ -510,105 +514,92 @@ static bool plan_place(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
         return true;
     }
     if (a->segments & VIDMM_SEG_VRAM) {
-        /* the temporary mapping first (from system memory), so that
-         * choosing VRAM victims cannot take its aperture room */
-        if (a->p_where == VIDMM_IN_SYSMEM && !plan_map(vm, a, process)) {
+        if (plan_vram_range(vm, a, process, &at)) {
+            return plan_to_vram(vm, a, at);
+        }
+        if (!(a->segments & VIDMM_SEG_APERTURE)) {
             return false;
         }
-        if (plan_vram_range(vm, a, process, &at)) {
-            return plan_ap_to_vram(vm, a, at);
-        }
-        /* no VRAM: the aperture, if a may live there */
-        return (a->segments & VIDMM_SEG_APERTURE) != 0;
+        /* no VRAM: the aperture will do */
     }
-    return plan_map(vm, a, process);
+    return a->p_where == VIDMM_IN_APERTURE || plan_map(vm, a);
 }
 
-/* Evicts (or unmaps) every allocation that overlaps [at, at + size) of
- * `where` in the plan: the patched-once rule. */
-static bool plan_clear_range(struct vidmm *vm, uint8_t where, uint64_t at,
-                             uint64_t size, uint32_t process)
+/* Evicts every allocation that overlaps [at, at + size) of VRAM in the
+ * plan: the patched-once rule (the process restriction does not apply). */
+static bool plan_clear_vram(struct vidmm *vm, uint64_t at, uint64_t size,
+                            uint32_t process)
 {
+    (void)process;
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         struct vm_alloc *v = &vm->a[i];
-        uint64_t vsize;
 
-        if (!v->used || v->p_where != where) {
+        if (!v->used || v->p_where != VIDMM_IN_VRAM ||
+            v->p_addr >= at + size || v->p_addr + v->size <= at) {
             continue;
         }
-        vsize = where == VIDMM_IN_APERTURE ? ap_bytes(v) : v->size;
-        if (v->p_addr >= at + size || v->p_addr + vsize <= at) {
-            continue;
-        }
-        if (!victim_ok(vm, v, process, true)) {
+        if (!victim_ok(vm, v, process, true) || !plan_vram_to_sys(vm, v)) {
             return false;
-        }
-        if (where == VIDMM_IN_APERTURE) {
-            plan_unmap(vm, v);
-        } else if (!plan_evict(vm, v, process)) {
-            return false;
-        }
-    }
-    if (where == VIDMM_IN_APERTURE) {
-        /* ranges waiting for their unmap: only if that is safe now */
-        for (unsigned k = 0; k < vm->s_nunmap; k++) {
-            struct vm_unmap *u = &vm->s_unmaps[k];
-
-            if (u->addr < at + size && u->addr + u->size > at) {
-                vm->skipped_busy = true;
-                return false;
-            }
         }
     }
     return true;
+}
+
+/* Takes [at, at + bytes) of the aperture for the patched-once rule. A
+ * range still waiting for its unmap to retire comes free later (EBUSY);
+ * one another allocation lives in cannot be had in this buffer (a MAP
+ * takes effect before the buffer's UNMAPs run): DDI_ENOMEM then. */
+static bool plan_take_ap(struct vidmm *vm, uint64_t at, uint64_t bytes)
+{
+    if (vidmm_segment_alloc_at(&vm->s_ap, at, bytes)) {
+        return true;
+    }
+    for (unsigned k = 0; k < vm->s_nunmap; k++) {
+        struct vm_unmap *u = &vm->s_unmaps[k];
+
+        if (u->addr < at + bytes && u->addr + u->size > at) {
+            vm->skipped_busy = true;
+        }
+    }
+    return false;
 }
 
 /* Puts list member a back at addr (where it was patched). */
 static bool plan_place_at(struct vidmm *vm, struct vm_alloc *a, uint64_t addr,
                           uint32_t process)
 {
-    bool to_vram = vidmm_segment_contains(&vm->s_vram, addr, a->size);
-
     if (a->p_where != VIDMM_IN_SYSMEM && a->p_addr == addr) {
         return true;
     }
-    if (!to_vram && !vidmm_segment_contains(&vm->s_ap, addr, ap_bytes(a))) {
-        return false;
-    }
-    if (a->p_where == VIDMM_IN_VRAM) {
-        /* elsewhere in VRAM (it can overlap its own target): out first */
-        a->in_list = false;
-        if (!victim_ok(vm, a, process, true) || !plan_evict(vm, a, process)) {
+    if (vidmm_segment_contains(&vm->s_vram, addr, a->size)) {
+        if (a->p_where == VIDMM_IN_VRAM) {
+            /* elsewhere in VRAM (maybe overlapping its target): out to its
+             * pages first, then back at addr */
+            a->in_list = false;
+            if (!victim_ok(vm, a, process, true) || !plan_vram_to_sys(vm, a)) {
+                a->in_list = true;
+                return false;
+            }
             a->in_list = true;
-            return false;
         }
-        a->in_list = true;
+        return plan_clear_vram(vm, addr, a->size, process) &&
+               vidmm_segment_alloc_at(&vm->s_vram, addr, a->size) &&
+               plan_to_vram(vm, a, addr);
     }
-    if (to_vram) {
-        if (!plan_clear_range(vm, VIDMM_IN_VRAM, addr, a->size, process) ||
-            !vidmm_segment_alloc_at(&vm->s_vram, addr, a->size)) {
-            return false;
-        }
-        if (a->p_where == VIDMM_IN_SYSMEM && !plan_map(vm, a, process)) {
-            return false;
-        }
-        return plan_ap_to_vram(vm, a, addr);
-    }
-    if (!plan_clear_range(vm, VIDMM_IN_APERTURE, addr, ap_bytes(a), process) ||
-        !vidmm_segment_alloc_at(&vm->s_ap, addr, ap_bytes(a))) {
+    if (!vidmm_segment_contains(&vm->s_ap, addr, ap_bytes(a)) ||
+        !plan_take_ap(vm, addr, ap_bytes(a))) {
         return false;
     }
-    if (a->p_where == VIDMM_IN_APERTURE) {
-        /* mapped elsewhere: a second mapping of the same pages, then the
-         * old range goes */
-        op(vm, DDI_PAGING_MAP_APERTURE, 0, addr, ap_bytes(a),
-           &vm->page_pool[a->page_first]);
-        if (!plan_leave_aperture(vm, a->p_addr, ap_bytes(a))) {
-            return false;
-        }
-    } else {
-        op(vm, DDI_PAGING_MAP_APERTURE, 0, addr, ap_bytes(a),
-           &vm->page_pool[a->page_first]);
+    op(vm, DDI_PAGING_MAP_APERTURE, 0, addr, ap_bytes(a),
+       &vm->page_pool[a->page_first]);
+    if (a->p_where == VIDMM_IN_VRAM) {
+        op(vm, DDI_PAGING_TRANSFER, a->p_addr, addr, a->size, NULL);
+        vidmm_segment_free(&vm->s_vram, a->p_addr);
+        vm->stats.evictions++;
+        vm->stats.bytes_moved += a->size;
+    } else if (a->p_where == VIDMM_IN_APERTURE &&
+               !plan_release_ap(vm, a->p_addr, ap_bytes(a))) {
+        return false;
     }
     a->p_where = VIDMM_IN_APERTURE;
     a->p_addr = addr;
@@ -638,17 +629,23 @@ static void plan_begin(struct vidmm *vm)
     vm->s_ap.count = vm->ap.count;
     vm->s_ap.used_bytes = vm->ap.used_bytes;
     vm->s_ap.peak_bytes = vm->ap.peak_bytes;
-    /* ranges whose copies are done: unmap them now (if we page at all) */
+    /* aperture ranges given back: free once their unmap retired; those
+     * not unmapped yet (destroyed allocations) are unmapped by this
+     * buffer, first */
     vm->s_nunmap = 0;
     for (unsigned k = 0; k < vm->nunmap; k++) {
-        struct vm_unmap *u = &vm->unmaps[k];
+        struct vm_unmap u = vm->unmaps[k];
 
-        if (u->ticket <= vm->ticket_done) {
-            op(vm, DDI_PAGING_UNMAP_APERTURE, 0, u->addr, u->size, NULL);
-            vidmm_segment_free(&vm->s_ap, u->addr);
-        } else {
-            vm->s_unmaps[vm->s_nunmap++] = *u;
+        if (u.emitted && u.ticket <= vm->ticket_done) {
+            vidmm_segment_free(&vm->s_ap, u.addr);
+            continue;
         }
+        if (!u.emitted) {
+            op(vm, DDI_PAGING_UNMAP_APERTURE, 0, u.addr, u.size, NULL);
+            u.emitted = true;
+            u.ticket = plan_ticket(vm);
+        }
+        vm->s_unmaps[vm->s_nunmap++] = u;
     }
 }
 

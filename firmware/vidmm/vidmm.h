@@ -18,29 +18,36 @@
  * for want of system memory.
  *
  * Where an allocation is (enum vidmm_where): in VRAM; in the aperture (its
- * backing pages mapped at an aperture range: the GPU uses it there; that
- * is also where an eviction from VRAM lands, the transfer goes through
- * the mapping); in system memory only (unmapped). Moves are paging
- * operations (ddi/ddi.h, enum ddi_paging_kind) that vidmm turns into a
- * paging buffer with ops->build_paging_buffer and hands to the caller
- * (vidsch puts it on the copy engine ahead of the DMA buffer).
+ *    backing pages mapped at an aperture range, the GPU uses it there:
+ *    allocations that may live there, when VRAM is full or they prefer
+ *    it); in system memory only (evicted: unmapped). Moves are paging
+ *    operations (ddi/ddi.h, enum ddi_paging_kind) that vidmm turns into a
+ *    paging buffer with ops->build_paging_buffer and hands to the caller
+ *    (vidsch puts it on the copy engine ahead of the DMA buffer):
+ *      evict     MAP t (its pages), TRANSFER vram -> t, UNMAP t
+ *      restore   MAP t, TRANSFER t -> vram, UNMAP t (from the aperture:
+ *                TRANSFER, UNMAP of its range)
+ *    where t is a temporary aperture range.
  *
  * Rules kept:
  *  - an allocation used by a prepared or running DMA buffer (busy), or
  *    pinned, or moved by a paging buffer that has not retired yet
  *    (in flight), is never moved nor unmapped;
- *  - MAP/UNMAP happen on the CPU when the paging buffer is built, so an
- *    aperture range that a paging buffer copies through is only unmapped
- *    in a later paging buffer, once that one has retired (deferred
- *    unmaps, vidmm_paging_done);
+ *  - the DDI's paging contract: a MAP takes effect when the buffer is
+ *    built, an UNMAP when the GPU reaches it (buffer order), so every
+ *    range a buffer maps is fresh, and a range it unmaps stays taken
+ *    until that buffer retired (vidmm_paging_done); a destroyed
+ *    allocation's mapping is unmapped by the next paging buffer;
  *  - "patched once": a DMA buffer patched already (preempted, handed back)
  *    gets its allocations back at the addresses it was patched with;
  *    whatever occupies those ranges now is evicted;
  *  - failure (DDI_ENOMEM: the list cannot fit even after eviction) changes
  *    nothing: vidmm plans on scratch copies of its segments first.
  *
- * Eviction choice: least recently used first, among the allocations that
- * are not busy, pinned, in flight or in the list being made resident.
+ * Eviction choice: least recently used first, among the VRAM allocations
+ * that are not busy, pinned, in flight or in the list being made resident.
+ * Allocations living in the aperture stay there until used from VRAM or
+ * destroyed (an unmap could only make room for a later buffer).
  * With cfg.evict_own_only (the patent's restriction, off by default) only
  * the allocations of the process whose buffer is being made resident, and
  * those marked with vidmm_offer (any process's, WDDM's OfferAllocations),
@@ -142,7 +149,8 @@ int vidmm_lock(struct vidmm *vm, uint32_t handle, enum vidmm_where *where,
                uint64_t *gpu_addr);
 int vidmm_unlock(struct vidmm *vm, uint32_t handle);
 
-/* Where it is now, for tests and tools. */
+/* Where it is now, for tests and tools (VIDMM_IN_SYSMEM: its contents
+ * are in pages[]). */
 struct vidmm_alloc_state {
     uint8_t where;                      /* enum vidmm_where */
     uint64_t gpu_addr;                  /* VRAM or aperture, 0 in sysmem */
@@ -170,10 +178,13 @@ int vidmm_alloc_state(const struct vidmm *vm, uint32_t handle,
  * when it retires).
  *
  * On success every allocation of the list is busy until vidmm_release.
- * DDI_EHANDLE unknown handle or not the process's; DDI_ENOMEM does not
- * fit even after eviction (nothing changed); DDI_EINVAL bad arguments or
- * the moves do not fit one paging buffer (nothing changed); or the DDI
- * error of build_paging_buffer (nothing changed).
+ * DDI_EHANDLE unknown handle or not the process's; DDI_EBUSY it would
+ * fit once buffers on the GPU (busy allocations, paging buffers in
+ * flight) are done: ask again then; DDI_ENOMEM does not fit even after
+ * eviction; DDI_EINVAL bad arguments or the moves do not fit one paging
+ * buffer (DDI_MAX_PAGING_OPS); DDI_ENOTSUP moves needed and the GPU
+ * cannot page; or the DDI error of build_paging_buffer. Nothing changes
+ * on any error.
  */
 struct vidmm_residency {
     struct ddi_dmabuf *paging;          /* in: room for the moves */

@@ -1199,9 +1199,46 @@ static bool sys_page_ok(const struct sim_gpu *g, uint64_t phys)
            (phys - SIM_SYS_PHYS) / COPRO_GPU_PAGE_SIZE < g->sys_cap;
 }
 
-/* [DxgkDdiBuildPagingBuffer] COPY for a transfer, FILL for a fill, the
- * GART written now for MAP/UNMAP (as the device's driver does on the CPU
- * while it builds the buffer); a buffer with no packet gets one NOP. */
+static unsigned put64(uint32_t *dw, unsigned at, uint64_t v);
+
+static bool range_overlaps(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
+{
+    return a < b + bn && b < a + an;
+}
+
+/* The DDI's ordering rules (ddi.h): a MAP acts at build time, so nothing
+ * before it in the call may use its range; an UNMAP acts in buffer
+ * order, so no transfer or fill after it may go through its range. */
+static bool paging_order_ok(const struct ddi_paging_op *ops, unsigned nops)
+{
+    for (unsigned i = 0; i < nops; i++) {
+        const struct ddi_paging_op *b = &ops[i];
+
+        for (unsigned j = 0; j < i; j++) {
+            const struct ddi_paging_op *a = &ops[j];
+
+            if (b->kind == DDI_PAGING_MAP_APERTURE &&
+                (range_overlaps(a->dst, a->size, b->dst, b->size) ||
+                 (a->kind == DDI_PAGING_TRANSFER &&
+                  range_overlaps(a->src, a->size, b->dst, b->size)))) {
+                return false;
+            }
+            if (a->kind == DDI_PAGING_UNMAP_APERTURE &&
+                (b->kind == DDI_PAGING_TRANSFER ||
+                 b->kind == DDI_PAGING_FILL) &&
+                (range_overlaps(a->dst, a->size, b->dst, b->size) ||
+                 (b->kind == DDI_PAGING_TRANSFER &&
+                  range_overlaps(a->dst, a->size, b->src, b->size)))) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* [DxgkDdiBuildPagingBuffer] COPY for a transfer, FILL for a fill, GART
+ * entries written now for a MAP, COPY_PTE of zero entries for an UNMAP
+ * (in buffer order); a buffer with no packet gets one NOP. */
 static int gpu_build_paging_buffer(void *drv, const struct ddi_paging_op *ops,
                                    unsigned nops, struct ddi_dmabuf *out)
 {
@@ -1242,10 +1279,16 @@ static int gpu_build_paging_buffer(void *drv, const struct ddi_paging_op *ops,
             if (!gart_range_ok(g, o->dst, o->size)) {
                 return DDI_EINVAL;
             }
+            need += (uint32_t)((o->size / COPRO_GPU_PAGE_SIZE +
+                                SIM_GART_ZERO - 1) / SIM_GART_ZERO) *
+                    COPRO_LEN_COPY_PTE * 4;
             break;
         default:
             return DDI_EINVAL;
         }
+    }
+    if (!paging_order_ok(ops, nops)) {
+        return DDI_EINVAL;
     }
     if ((need ? need : 4) > out->cap_bytes) {
         return DDI_ENOMEM;
@@ -1268,8 +1311,18 @@ static int gpu_build_paging_buffer(void *drv, const struct ddi_paging_op *ops,
             g->gart_maps++;
             break;
         case DDI_PAGING_UNMAP_APERTURE:
-            for (uint64_t k = 0; k < o->size / COPRO_GPU_PAGE_SIZE; k++) {
-                g->gart[first + k] = 0;
+            for (uint64_t k = 0; k < o->size / COPRO_GPU_PAGE_SIZE;
+                 k += SIM_GART_ZERO) {
+                uint64_t n = o->size / COPRO_GPU_PAGE_SIZE - k;
+
+                if (n > SIM_GART_ZERO) {
+                    n = SIM_GART_ZERO;
+                }
+                out->dw[at++] = COPRO_PKT_HDR(COPRO_OP_COPY_PTE, 0,
+                                              COPRO_LEN_COPY_PTE);
+                at = put64(out->dw, at, g->gart_addr + (first + k) * 8);
+                at = put64(out->dw, at, g->gart_zero);
+                out->dw[at++] = (uint32_t)n;
             }
             g->gart_unmaps++;
             break;
@@ -1322,15 +1375,21 @@ bool sim_gpu_read(struct sim_gpu *g, uint64_t gpu_addr, void *buf,
     return true;
 }
 
-/* (Re)sizes the aperture and the system pages for cfg. */
+/* (Re)sizes the aperture and the system pages for cfg: the GART table
+ * and its zero entries are the first simulated-VRAM allocations. */
 static void aperture_init(struct sim_gpu *g, const struct sim_gpu_config *cfg)
 {
-    unsigned gart = (unsigned)(cfg->aperture_size / COPRO_GPU_PAGE_SIZE);
+    uint64_t gart = cfg->aperture_size / COPRO_GPU_PAGE_SIZE;
 
-    if (gart > g->gart_cap) {
-        free(g->gart);
-        g->gart = calloc(gart, sizeof(uint64_t));
-        g->gart_cap = gart;
+    g->gart = NULL;
+    if (gart) {
+        g->gart_addr = sim_gpu_alloc(g, gart * 8, COPRO_GPU_PAGE_SIZE);
+        g->gart_zero = sim_gpu_alloc(g, SIM_GART_ZERO * 8,
+                                     COPRO_GPU_PAGE_SIZE);
+        if (g->gart_addr == UINT64_MAX || g->gart_zero == UINT64_MAX) {
+            abort();
+        }
+        g->gart = (uint64_t *)(g->mem + g->gart_addr);
     }
     if (cfg->sys_pages > g->sys_cap) {
         free(g->sys);
@@ -1339,11 +1398,8 @@ static void aperture_init(struct sim_gpu *g, const struct sim_gpu_config *cfg)
         g->sys_free = calloc(cfg->sys_pages, sizeof(uint32_t));
         g->sys_cap = cfg->sys_pages;
     }
-    if ((gart && !g->gart) || (cfg->sys_pages && (!g->sys || !g->sys_free))) {
+    if (cfg->sys_pages && (!g->sys || !g->sys_free)) {
         abort();
-    }
-    if (g->gart) {
-        memset(g->gart, 0, g->gart_cap * sizeof(uint64_t));
     }
     g->nsys_free = 0;
     for (unsigned i = cfg->sys_pages; i > 0; i--) {
@@ -1426,7 +1482,6 @@ void sim_gpu_destroy(struct sim_gpu *g)
         free(g->engine[i].ring);
     }
     free(g->mem);
-    free(g->gart);
     free(g->sys);
     free(g->sys_free);
     free(g);

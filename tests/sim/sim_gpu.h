@@ -32,9 +32,16 @@
  *
  *  - (vidmm) the GART aperture: GPU addresses aperture_base .. +
  *    aperture_size reach host "system pages" (sys_pages of them, at
- *    guest-physical SIM_SYS_PHYS + 4 KiB * i) through a page table that
- *    build_paging_buffer's MAP/UNMAP operations write; an access through
- *    an unmapped aperture page faults (TRANSLATION) as outside VRAM does.
+ *    guest-physical SIM_SYS_PHYS + 4 KiB * i) through a table of 64-bit
+ *    entries in the simulated VRAM (0: unmapped; an access through an
+ *    unmapped page faults TRANSLATION as one outside VRAM does).
+ *    build_paging_buffer follows the DDI's paging contract as the copro
+ *    kmd implements it (kmd/copro_paging.h): MAP writes the entries on
+ *    the CPU at build time; TRANSFER and FILL become COPY and FILL
+ *    packets; UNMAP becomes COPY_PTE packets of zero entries over the
+ *    table, so it happens in buffer order; a MAP after another use of its
+ *    range in the same call, or a transfer or fill through a range after
+ *    its UNMAP, is refused (DDI_EINVAL).
  *
  * Not modelled: per-context page tables, MSI-X and register access.
  *
@@ -75,6 +82,7 @@ struct sim_gpu_config {
 };
 
 #define SIM_SYS_PHYS        (1ull << 40)    /* first system page */
+#define SIM_GART_ZERO       512             /* zero entries for UNMAP */
 
 /* The device's defaults (packet-ns 100, copy-bw 8 GiB/s, ...). */
 void sim_gpu_config_default(struct sim_gpu_config *c);
@@ -173,9 +181,10 @@ struct sim_gpu {
     uint64_t reset_gen;         /* engine resets so far */
     /* (vidmm) the aperture: GART entries (system page address, 0 if
      * unmapped) and the system pages; a free list for the harness */
-    uint64_t *gart;
+    uint64_t *gart;             /* into mem, at gart_addr; NULL: none */
+    uint64_t gart_addr, gart_zero;  /* table; SIM_GART_ZERO zero entries */
     uint8_t *sys;
-    unsigned sys_cap, gart_cap;
+    unsigned sys_cap;
     uint32_t *sys_free;         /* stack of free page indices */
     unsigned nsys_free;
     uint64_t gart_maps, gart_unmaps;

@@ -74,6 +74,25 @@ static void env_trace(void *os, const struct vidsch_trace *ev)
     h->hooks.trace(h->hooks_arg, ev);
 }
 
+static int env_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                             struct ddi_alloc_desc *alloc, bool patched,
+                             struct vidsch_residency *out)
+{
+    struct sim_host *h = os;
+
+    return h->hooks.make_resident(h->hooks_arg, cookie, buf, alloc, patched,
+                                  out);
+}
+
+static void env_release_resident(void *os, uint64_t cookie,
+                                 struct ddi_dmabuf *buf, unsigned engine,
+                                 uint64_t fence)
+{
+    struct sim_host *h = os;
+
+    h->hooks.release_resident(h->hooks_arg, cookie, buf, engine, fence);
+}
+
 void sim_host_init(struct sim_host *h, uint64_t mem_size,
                    unsigned max_contexts, unsigned max_buffers)
 {
@@ -119,6 +138,9 @@ void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
         .queue_work = env_queue_work, .buffer_done = env_buffer_done,
         .context_lost = env_context_lost,
         .trace = h->hooks.trace ? env_trace : NULL,
+        .make_resident = h->hooks.make_resident ? env_make_resident : NULL,
+        .release_resident = h->hooks.make_resident ? env_release_resident
+                                                   : NULL,
     };
     h->vs = vidsch_create(h->storage, h->storage_bytes, &h->dev, &h->env,
                           cfg);

@@ -10,6 +10,7 @@
  *                  a seeded jitter) after the worker is free, one
  *                  preparation per call, one at a time
  *   buffer_done, context_lost, trace: forwarded to the harness
+ *   make_resident, release_resident (optional: vidmm's residency): too
  */
 #ifndef TESTS_SIM_SIM_HOST_H
 #define TESTS_SIM_SIM_HOST_H
@@ -21,6 +22,12 @@ struct sim_host_hooks {
     void (*buffer_done)(void *arg, uint64_t cookie, int status);
     void (*context_lost)(void *arg, uint32_t context);
     void (*trace)(void *arg, const struct vidsch_trace *ev);
+    int (*make_resident)(void *arg, uint64_t cookie, struct ddi_dmabuf *buf,
+                         struct ddi_alloc_desc *alloc, bool patched,
+                         struct vidsch_residency *out);
+    void (*release_resident)(void *arg, uint64_t cookie,
+                             struct ddi_dmabuf *buf, unsigned engine,
+                             uint64_t fence);
 };
 
 struct sim_host {

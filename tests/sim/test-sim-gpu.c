@@ -523,10 +523,103 @@ static void test_render_and_patch(void)
     rec_fini(&r);
 }
 
+/* (vidmm) The aperture and build_paging_buffer: MAP at build time, the
+ * transfer through the mapping, UNMAP in buffer order (COPY_PTE), the
+ * DDI's ordering rules refused with nothing mapped. */
+static void test_paging_buffer(void)
+{
+    struct rec r;
+    struct sim_gpu_config c;
+    const uint64_t ap = 1ull << 32;
+    uint64_t pages[2], vram, pb;
+    struct ddi_dmabuf out = { 0 };
+    uint8_t *sys;
+    uint32_t word;
+
+    rec_init(&r, COPRO_PREEMPT_MID_COMMAND);
+    sim_gpu_config_default(&c);
+    c.ring_entries = 8;
+    c.mem_size = 8 << 20;
+    c.aperture_base = ap;
+    c.aperture_size = 64 * 1024;
+    c.sys_pages = 4;
+    sim_gpu_reset(r.g, &c);
+    {
+        struct ddi_caps caps;
+
+        sim_gpu_ops.query_caps(r.g, &caps);
+        g_assert_cmphex(caps.aperture_base, ==, ap);
+        g_assert_cmpuint(caps.aperture_size, ==, 64 * 1024);
+    }
+    g_assert_true(sim_gpu_sys_alloc(r.g, pages, 2));
+    g_assert_false(sim_gpu_sys_alloc(r.g, pages, 3));   /* 2 left */
+    for (unsigned k = 0; k < 2; k++) {
+        sys = sim_gpu_sys_ptr(r.g, pages[k]);
+        memset(sys, 0xa0 + k, 4096);
+    }
+    vram = sim_gpu_alloc(r.g, 8192, 4096);
+    pb = sim_gpu_alloc(r.g, 4096, 64);
+    out.dw = sim_gpu_ptr(r.g, pb);
+    out.gpu_addr = pb;
+    out.cap_bytes = 4096;
+    {
+        struct ddi_paging_op bad1[] = {
+            { .kind = DDI_PAGING_TRANSFER, .src = vram, .dst = ap,
+              .size = 8192 },
+            { .kind = DDI_PAGING_MAP_APERTURE, .dst = ap, .size = 8192,
+              .sys_pages = pages },
+        };
+        struct ddi_paging_op bad2[] = {
+            { .kind = DDI_PAGING_MAP_APERTURE, .dst = ap, .size = 8192,
+              .sys_pages = pages },
+            { .kind = DDI_PAGING_UNMAP_APERTURE, .dst = ap, .size = 8192 },
+            { .kind = DDI_PAGING_TRANSFER, .src = ap, .dst = vram,
+              .size = 8192 },
+        };
+
+        g_assert_cmpint(sim_gpu_ops.build_paging_buffer(r.g, bad1, 2, &out),
+                        ==, DDI_EINVAL);
+        g_assert_cmpint(sim_gpu_ops.build_paging_buffer(r.g, bad2, 3, &out),
+                        ==, DDI_EINVAL);
+        g_assert_cmpuint(r.g->gart[0], ==, 0);      /* nothing mapped */
+    }
+    {
+        struct ddi_paging_op ops[] = {
+            { .kind = DDI_PAGING_MAP_APERTURE, .dst = ap, .size = 8192,
+              .sys_pages = pages },
+            { .kind = DDI_PAGING_TRANSFER, .src = ap, .dst = vram,
+              .size = 8192 },
+            { .kind = DDI_PAGING_UNMAP_APERTURE, .dst = ap, .size = 8192 },
+        };
+
+        g_assert_cmpint(sim_gpu_ops.build_paging_buffer(r.g, ops, 3, &out),
+                        ==, DDI_OK);
+    }
+    /* mapped now, unmapped only when the GPU gets there */
+    g_assert_cmphex(r.g->gart[0], ==, pages[0]);
+    g_assert_cmphex(r.g->gart[1], ==, pages[1]);
+    g_assert_cmpint(submit(&r, 1, pb, out.len_bytes, 1, COPRO_SUBMIT_PAGING,
+                           0), ==, DDI_OK);
+    run_until(&r, 10 * MS);
+    g_assert_cmpuint(r.ndone, ==, 1);
+    g_assert_cmpuint(r.nfault, ==, 0);
+    memcpy(&word, (uint8_t *)sim_gpu_ptr(r.g, vram) + 4096 + 8, 4);
+    g_assert_cmphex(word, ==, 0xa1a1a1a1);
+    memcpy(&word, sim_gpu_ptr(r.g, vram), 4);
+    g_assert_cmphex(word, ==, 0xa0a0a0a0);
+    g_assert_cmpuint(r.g->gart[0], ==, 0);
+    g_assert_cmpuint(r.g->gart[1], ==, 0);
+    g_assert_false(sim_gpu_read(r.g, ap, &word, 4));
+    sim_gpu_sys_free(r.g, pages, 2);
+    g_assert_true(sim_gpu_sys_alloc(r.g, pages, 4));
+    rec_fini(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/sim-gpu/work-cost", test_work_cost);
+    g_test_add_func("/sim-gpu/paging-buffer", test_paging_buffer);
     g_test_add_func("/sim-gpu/fill-copy-cost-and-memory",
                     test_fill_copy_cost_and_memory);
     g_test_add_func("/sim-gpu/mid-command-preempt-resume",

@@ -21,6 +21,38 @@ struct fake {
     unsigned pages_out;             /* system pages not freed */
 };
 
+static bool overlaps(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
+{
+    return a < b + bn && b < a + an;
+}
+
+/* The DDI's ordering rules (ddi.h, as kmd/copro_paging checks them): a
+ * MAP takes effect at build time, so no earlier operation of the call
+ * may use its range; an UNMAP runs in buffer order, so no later transfer
+ * or fill may go through its range. */
+static void check_order(const struct ddi_paging_op *ops, unsigned nops)
+{
+    for (unsigned i = 0; i < nops; i++) {
+        for (unsigned j = 0; j < i; j++) {
+            const struct ddi_paging_op *a = &ops[j], *b = &ops[i];
+            bool a_src = a->kind == DDI_PAGING_TRANSFER &&
+                         overlaps(a->src, a->size, b->dst, b->size);
+
+            if (b->kind == DDI_PAGING_MAP_APERTURE) {
+                g_assert_false(a_src ||
+                               overlaps(a->dst, a->size, b->dst, b->size));
+            }
+            if (a->kind == DDI_PAGING_UNMAP_APERTURE &&
+                (b->kind == DDI_PAGING_TRANSFER ||
+                 b->kind == DDI_PAGING_FILL)) {
+                g_assert_false(overlaps(a->dst, a->size, b->dst, b->size));
+                g_assert_false(b->kind == DDI_PAGING_TRANSFER &&
+                               overlaps(a->dst, a->size, b->src, b->size));
+            }
+        }
+    }
+}
+
 static int fake_build(void *drv, const struct ddi_paging_op *ops,
                       unsigned nops, struct ddi_dmabuf *out)
 {
@@ -29,6 +61,7 @@ static int fake_build(void *drv, const struct ddi_paging_op *ops,
     if (f->fail) {
         return f->fail;
     }
+    check_order(ops, nops);
     memcpy(f->ops, ops, nops * sizeof(*ops));
     f->nops = nops;
     f->builds++;
@@ -175,20 +208,28 @@ static void test_paging_ops(void)
     g_assert_cmpint(use(x, 1, c, &r, true), ==, DDI_OK);
     g_assert_true(r.paging_built);
     g_assert_cmpuint(r.wait_ticket, ==, r.paging_ticket);
-    /* evict a: map its pages, copy out; bring c: map, copy in */
-    g_assert_cmpuint(x->f.nops, ==, 4);
+    /* evict a: map its pages, copy out, unmap; bring c the same way */
+    g_assert_cmpuint(x->f.nops, ==, 6);
     g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_MAP_APERTURE);
-    g_assert_cmpuint(x->f.ops[1].kind, ==, DDI_PAGING_MAP_APERTURE);
-    g_assert_true(x->f.ops[1].sys_pages == sa.pages);
-    g_assert_cmpuint(x->f.ops[2].kind, ==, DDI_PAGING_TRANSFER);
-    g_assert_cmpuint(x->f.ops[2].src, ==, VRAM_BASE);
-    g_assert_cmpuint(x->f.ops[2].dst, ==, x->f.ops[1].dst);
-    g_assert_cmpuint(x->f.ops[3].kind, ==, DDI_PAGING_TRANSFER);
-    g_assert_cmpuint(x->f.ops[3].src, ==, x->f.ops[0].dst);
-    g_assert_cmpuint(x->f.ops[3].dst, ==, VRAM_BASE);
+    g_assert_true(x->f.ops[0].sys_pages == sa.pages);
+    g_assert_cmpuint(x->f.ops[1].kind, ==, DDI_PAGING_TRANSFER);
+    g_assert_cmpuint(x->f.ops[1].src, ==, VRAM_BASE);
+    g_assert_cmpuint(x->f.ops[1].dst, ==, x->f.ops[0].dst);
+    g_assert_cmpuint(x->f.ops[1].size, ==, 32 * KIB);
+    g_assert_cmpuint(x->f.ops[2].kind, ==, DDI_PAGING_UNMAP_APERTURE);
+    g_assert_cmpuint(x->f.ops[2].dst, ==, x->f.ops[0].dst);
+    g_assert_cmpuint(x->f.ops[3].kind, ==, DDI_PAGING_MAP_APERTURE);
+    g_assert_true(x->f.ops[3].sys_pages == st(x, c).pages);
+    g_assert_cmpuint(x->f.ops[4].kind, ==, DDI_PAGING_TRANSFER);
+    g_assert_cmpuint(x->f.ops[4].src, ==, x->f.ops[3].dst);
+    g_assert_cmpuint(x->f.ops[4].dst, ==, VRAM_BASE);
+    g_assert_cmpuint(x->f.ops[5].kind, ==, DDI_PAGING_UNMAP_APERTURE);
+    /* the two temporary ranges differ: both are taken until the buffer
+     * retired (the GPU unmaps in buffer order) */
+    g_assert_cmpuint(x->f.ops[3].dst, !=, x->f.ops[0].dst);
     sa = st(x, a);
     sc = st(x, c);
-    g_assert_cmpuint(sa.where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(sa.where, ==, VIDMM_IN_SYSMEM);
     g_assert_cmpuint(sc.where, ==, VIDMM_IN_VRAM);
     g_assert_cmpuint(sc.busy, ==, 1);
     /* c busy: a (VRAM only) cannot come back: busy is never evicted */
@@ -225,7 +266,7 @@ static void test_oom_and_busy(void)
         vidmm_release(x->vm, &ref, 1, 0, 7);
     }
     g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_OK);
-    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_SYSMEM);
     /* pinned is never evicted */
     g_assert_cmpint(vidmm_pin(x->vm, c), ==, DDI_OK);
     g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_ENOMEM);
@@ -236,7 +277,7 @@ static void test_oom_and_busy(void)
     x->f.fail = DDI_ENOMEM;
     g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_ENOMEM);
     g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_VRAM);
-    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_SYSMEM);
     x->f.fail = 0;
     g_free(x);
 }
@@ -257,7 +298,7 @@ static void test_lru(void)
     g_assert_cmpint(use(x, 1, h[0], &r, false), ==, DDI_OK);
     g_assert_cmpint(use(x, 1, h[2], &r, false), ==, DDI_OK);
     g_assert_cmpint(use(x, 1, n, &r, false), ==, DDI_OK);
-    g_assert_cmpuint(st(x, h[1]).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(st(x, h[1]).where, ==, VIDMM_IN_SYSMEM);
     g_assert_cmpuint(st(x, h[0]).where, ==, VIDMM_IN_VRAM);
     g_assert_cmpuint(st(x, h[2]).where, ==, VIDMM_IN_VRAM);
     g_assert_cmpuint(st(x, n).where, ==, VIDMM_IN_VRAM);
@@ -278,10 +319,10 @@ static void test_process_restriction(void)
     /* process 2's allocation is older, but not process 1's to evict */
     g_assert_cmpint(use(x, 1, newer, &r, false), ==, DDI_OK);
     g_assert_cmpuint(st(x, other).where, ==, VIDMM_IN_VRAM);
-    g_assert_cmpuint(st(x, mine).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(st(x, mine).where, ==, VIDMM_IN_SYSMEM);
     /* with only process 2's in the way: out of memory for process 1 ... */
     g_assert_cmpint(use(x, 1, mine, &r, false), ==, DDI_OK);
-    g_assert_cmpuint(st(x, newer).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(st(x, newer).where, ==, VIDMM_IN_SYSMEM);
     {
         uint32_t big = mk(x, 32 * KIB, 1, 0);
 
@@ -289,7 +330,7 @@ static void test_process_restriction(void)
         /* ... until process 2 offers it */
         g_assert_cmpint(vidmm_offer(x->vm, other, true), ==, DDI_OK);
         g_assert_cmpint(use(x, 1, big, &r, false), ==, DDI_OK);
-        g_assert_cmpuint(st(x, other).where, ==, VIDMM_IN_APERTURE);
+        g_assert_cmpuint(st(x, other).where, ==, VIDMM_IN_SYSMEM);
     }
     g_free(x);
 }
@@ -316,7 +357,7 @@ static void test_patched_once(void)
     g_assert_cmpint(vidmm_offer(x->vm, a, true), ==, DDI_OK);
     g_assert_cmpint(use(x, 2, b, &r, false), ==, DDI_OK);  /* a evicted */
     g_assert_cmpint(vidmm_offer(x->vm, a, false), ==, DDI_OK);
-    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_SYSMEM);
     /* back at the patched address, evicting b (another process's: the
      * patched-once rule ignores the restriction) */
     r = (struct vidmm_residency){ .paging = &x->paging };
@@ -325,7 +366,7 @@ static void test_patched_once(void)
     g_assert_true(r.paging_built);
     g_assert_cmpuint(d.gpu_addr, ==, patched_at);
     g_assert_cmpuint(st(x, a).gpu_addr, ==, patched_at);
-    g_assert_cmpuint(st(x, b).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(st(x, b).where, ==, VIDMM_IN_SYSMEM);
     g_free(x);
 }
 
@@ -337,7 +378,7 @@ static void test_deferred_unmap(void)
     struct ddi_alloc_ref ref;
     struct ddi_alloc_desc d = { 0 };
 
-    setup(x, 32 * KIB, 64 * KIB, false);
+    setup(x, 32 * KIB, 128 * KIB, false);
     a = mk(x, 32 * KIB, 1, 0);
     c = mk(x, 32 * KIB, 1, 0);
     ref.handle = c;
@@ -346,6 +387,8 @@ static void test_deferred_unmap(void)
                     ==, DDI_OK);
     g_assert_cmpuint(r.wait_ticket, ==, r.paging_ticket);
     vidmm_release(x->vm, &ref, 1, 0, 1);
+    /* both temporary ranges stay taken until buffer 1 retired */
+    g_assert_cmpuint(vidmm_aperture_used(x->vm), ==, 64 * KIB);
     /* the paging buffer has not retired: a (moved by it) is in flight */
     ref.handle = a;
     r = (struct vidmm_residency){ .paging = &x->paging };
@@ -354,8 +397,32 @@ static void test_deferred_unmap(void)
     vidmm_paging_done(x->vm, 1);
     g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
                     ==, DDI_OK);
-    /* c's temporary range, copied through by buffer 1, is unmapped now */
-    g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_UNMAP_APERTURE);
+    g_assert_cmpuint(x->f.nops, ==, 6);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_VRAM);
+    vidmm_release(x->vm, &ref, 1, 0, 2);
+    vidmm_paging_done(x->vm, 2);
+    /* destroyed while mapped in the aperture: unmapped by the next
+     * paging buffer, first, its range free once that one retired */
+    {
+        struct vidmm_alloc_info info = { .size = 8 * KIB, .owner = 1,
+                                         .segments = VIDMM_SEG_APERTURE };
+        uint32_t m;
+
+        g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &m), ==, DDI_OK);
+        ref.handle = m;
+        g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false,
+                                            &r), ==, DDI_OK);
+        g_assert_cmpuint(st(x, m).where, ==, VIDMM_IN_APERTURE);
+        g_assert_cmpuint(d.gpu_addr, >=, AP_BASE);
+        vidmm_release(x->vm, &ref, 1, 0, 3);
+        vidmm_paging_done(x->vm, r.paging_ticket);
+        g_assert_cmpint(vidmm_alloc_destroy(x->vm, m), ==, DDI_OK);
+        ref.handle = c;     /* in system memory: brought back */
+        g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false,
+                                            &r), ==, DDI_OK);
+        g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_UNMAP_APERTURE);
+        g_assert_cmpuint(x->f.ops[0].size, ==, 8 * KIB);
+    }
     g_free(x);
 }
 

@@ -682,6 +682,84 @@ static void test_paging_first_and_fence_kept(void)
     fake_fini(&f);
 }
 
+/* vidmm's residency hook: the paging buffer goes first on the copy
+ * engine and the DMA buffer waits for it; "not now" waits for memory to
+ * come free; residency is given back on retire and on hand-back, and a
+ * handed-back buffer is made resident again (patched) without a second
+ * patch; a refusal finishes the buffer with the error. */
+static void test_residency_hook(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *h;
+    unsigned npatch;
+
+    fake_init_residency(&f, 2, COPRO_PREEMPT_MID_COMMAND,
+                        VIDSCH_POLICY_PRIORITY);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    h = fake_ctx(&f, 2, E0, VIDSCH_PRIO_HIGH);
+    f.buf[30].engine = 1;
+    f.resident_paging = &f.buf[30];
+    f.resident_paging_cookie = 30;
+    f.resident_ticket = 1;
+    f.resident_wait = 1;
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    g_assert_cmpuint(f.nresident, ==, 1);
+    g_assert_false(f.resident[0].patched);
+    /* the paging buffer is on the copy engine, l0 held */
+    ASSERT_SUBS(&f, 0, 30);
+    g_assert_cmphex(f.sub[0].flags, ==, COPRO_SUBMIT_PAGING);
+    g_assert_cmpuint(f.sub[0].engine, ==, 1);
+    fake_complete(&f, 1, 1);
+    g_assert_cmpint(fake_status(&f, 30), ==, DDI_OK);
+    ASSERT_SUBS(&f, 0, 30, 0);
+    g_assert_cmpuint(f.sub[1].engine, ==, E0);
+    g_assert_cmpuint(f.npatch, ==, 1);
+
+    /* not now: asked again only once memory may have come free */
+    f.resident_wait = 0;
+    f.resident_rc = DDI_EBUSY;
+    fake_submit(&f, l, 1);
+    fake_work(&f);
+    fake_work(&f);
+    g_assert_cmpuint(f.nresident, ==, 2);
+    f.resident_rc = DDI_OK;
+    fake_complete(&f, E0, 1);               /* l0 retires: released */
+    g_assert_cmpuint(f.nreleased, ==, 1);
+    g_assert_cmpuint(f.released[0].cookie, ==, 0);
+    g_assert_cmpuint(f.released[0].fence, ==, 1);
+    fake_work(&f);
+    g_assert_cmpuint(f.nresident, ==, 3);
+    ASSERT_SUBS(&f, 0, 30, 0, 1);
+
+    /* handed back by a preemption: released unfinished, then made
+     * resident again as patched, and not patched twice */
+    npatch = f.npatch;
+    fake_submit(&f, h, 2);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_preempted(&f, E0, 2, 1);           /* l1 cut */
+    g_assert_cmpuint(f.released[f.nreleased - 1].cookie, ==, 1);
+    g_assert_cmpuint(f.released[f.nreleased - 1].fence, ==, 0);
+    fake_work(&f);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));   /* h2 */
+    fake_work(&f);
+    g_assert_cmpuint(f.resident[f.nresident - 1].cookie, ==, 1);
+    g_assert_true(f.resident[f.nresident - 1].patched);
+    g_assert_cmpuint(f.npatch, ==, npatch + 1);        /* h2 only */
+    g_assert_cmphex(fake_last_sub(&f)->flags, ==, COPRO_SUBMIT_RESUME);
+
+    /* refused: the buffer never runs, it is reported with the error */
+    f.resident_rc = DDI_ENOMEM;
+    fake_submit(&f, l, 3);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));   /* l1 */
+    fake_work(&f);
+    g_assert_cmpint(fake_status(&f, 3), ==, DDI_ENOMEM);
+    g_assert_true(vidsch_idle(f.s));
+    g_assert_cmpuint(f.nreleased, ==, 4);   /* l0, l1 cut, h2, l1 retired */
+    fake_fini(&f);
+}
+
 /* Fences that fit nothing submitted are not believed: a device that
  * says it preempted a paging buffer is reset, and nobody is blamed. */
 static void test_inconsistent_fences(void)
@@ -1158,6 +1236,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/paging/first-fence-kept",
                     test_paging_first_and_fence_kept);
     g_test_add_func("/vidsch/inconsistent-fences", test_inconsistent_fences);
+    g_test_add_func("/vidsch/residency-hook", test_residency_hook);
     g_test_add_func("/vidsch/sync/wait-and-signal", test_wait_and_signal);
     g_test_add_func("/vidsch/tdr/reset-blames-the-culprit",
                     test_tdr_reset_blames_the_culprit);

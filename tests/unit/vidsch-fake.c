@@ -130,7 +130,45 @@ static void env_trace(void *os, const struct vidsch_trace *ev)
     }
 }
 
+static int env_make_resident(void *os, uint64_t cookie,
+                             struct ddi_dmabuf *buf,
+                             struct ddi_alloc_desc *alloc, bool patched,
+                             struct vidsch_residency *out)
+{
+    struct fake *f = os;
+
+    (void)buf;
+    (void)alloc;
+    f->resident[f->nresident].cookie = cookie;
+    f->resident[f->nresident++].patched = patched;
+    if (f->resident_rc != DDI_OK) {
+        return f->resident_rc;
+    }
+    out->wait_ticket = f->resident_wait;
+    if (f->resident_paging) {
+        out->paging = f->resident_paging;
+        out->paging_engine = f->resident_paging->engine;
+        out->paging_cookie = f->resident_paging_cookie;
+        out->paging_ticket = f->resident_ticket;
+        f->resident_paging = NULL;
+    }
+    return DDI_OK;
+}
+
+static void env_release_resident(void *os, uint64_t cookie,
+                                 struct ddi_dmabuf *buf, unsigned engine,
+                                 uint64_t fence)
+{
+    struct fake *f = os;
+
+    (void)buf;
+    (void)engine;
+    f->released[f->nreleased].cookie = cookie;
+    f->released[f->nreleased++].fence = fence;
+}
+
 static struct ddi_device fake_dev;
+static bool fake_with_residency;
 
 void fake_init_cfg(struct fake *f, unsigned engines, unsigned preemption,
                    const struct vidsch_config *cfg)
@@ -141,6 +179,11 @@ void fake_init_cfg(struct fake *f, unsigned engines, unsigned preemption,
         .context_lost = env_context_lost, .trace = env_trace,
     };
     uint64_t bytes;
+
+    if (fake_with_residency) {
+        env.make_resident = env_make_resident;
+        env.release_resident = env_release_resident;
+    }
 
     memset(f, 0, sizeof(*f));
     f->caps = (struct ddi_caps){
@@ -300,4 +343,12 @@ int fake_status(struct fake *f, uint64_t cookie)
         }
     }
     return 1;
+}
+
+void fake_init_residency(struct fake *f, unsigned engines,
+                         unsigned preemption, enum vidsch_policy policy)
+{
+    fake_with_residency = true;
+    fake_init(f, engines, preemption, policy);
+    fake_with_residency = false;
 }

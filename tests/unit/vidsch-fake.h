@@ -58,6 +58,17 @@ struct fake {
     uint64_t ring[DDI_MAX_ENGINES][FAKE_MAX_SUBS];
     unsigned ring_n[DDI_MAX_ENGINES];
     uint64_t completed[DDI_MAX_ENGINES];
+
+    /* (vidmm) the residency hook, scripted (fake_init_residency) */
+    int resident_rc;                        /* next answer */
+    struct ddi_dmabuf *resident_paging;     /* given with the next DDI_OK
+                                               (then cleared), cookie
+                                               resident_paging_cookie */
+    uint64_t resident_paging_cookie, resident_ticket, resident_wait;
+    struct { uint64_t cookie; bool patched; } resident[FAKE_MAX_SUBS];
+    unsigned nresident;                     /* make_resident calls */
+    struct { uint64_t cookie; uint64_t fence; } released[FAKE_MAX_SUBS];
+    unsigned nreleased;
 };
 
 /* The oldest fence on engine's ring not yet completed (0: none), and the
@@ -71,6 +82,9 @@ void fake_init(struct fake *f, unsigned engines, unsigned preemption,
 void fake_init_cfg(struct fake *f, unsigned engines, unsigned preemption,
                    const struct vidsch_config *cfg);
 void fake_fini(struct fake *f);
+/* fake_init with the residency hook (vidmm) in the environment. */
+void fake_init_residency(struct fake *f, unsigned engines,
+                         unsigned preemption, enum vidsch_policy policy);
 
 struct vidsch_ctx *fake_ctx(struct fake *f, uint32_t id, unsigned engine,
                             enum vidsch_priority prio);

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vidmm on the GPU model: a seeded workload whose working set is a chosen
+ * fraction of VRAM, run through vidsch with vidmm's residency hook, the
+ * paging buffers executed by the model's copy engine through its GART
+ * aperture, and checked as it runs:
+ *
+ *  - an allocation of a prepared or running buffer never moves (checked
+ *    after every make_resident, for every buffer holding residency);
+ *  - when a buffer starts on the engine, every patched address in it
+ *    equals its allocation's placement, and the paging buffer it waited
+ *    for has finished;
+ *  - a buffer handed back and made resident again keeps the addresses it
+ *    was patched with (patched once);
+ *  - every byte of every allocation survives the evictions: buffers FILL
+ *    page ranges of their allocations with per-(allocation, buffer)
+ *    patterns, and at the end each written page is read wherever the
+ *    allocation is (VRAM, aperture, system pages);
+ *  - no VRAM and no system page is leaked once every allocation is
+ *    destroyed; every buffer retired;
+ *  - with evict_own_only (a quarter of the allocations offered), no
+ *    process's buffer evicts another process's allocation that is not
+ *    offered; a list that cannot fit then fails with DDI_ENOMEM (the
+ *    restriction's price, counted, not a failure of the test).
+ *
+ * Used by test-sim-vidmm (properties) and bench-vidmm (throughput).
+ */
+#ifndef TESTS_SIM_SIM_VIDMM_H
+#define TESTS_SIM_SIM_VIDMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim_host.h"
+
+#define SVM_VRAM_BYTES      (2ull << 20)    /* vidmm's local segment */
+
+struct svm_config {
+    uint64_t seed;
+    unsigned ws_pct;            /* working set, % of SVM_VRAM_BYTES */
+    unsigned buffers;           /* per context */
+    uint64_t work_ns;           /* WORK per buffer (besides its fills) */
+    bool evict_own_only;
+    bool verbose;
+};
+
+struct svm_result {
+    char msg[256];              /* the first violation, "" if none */
+    uint64_t gpu_ns;            /* virtual time until the last retired */
+    uint64_t buffers;           /* DMA buffers retired */
+    uint64_t paging_buffers, evictions, restores, bytes_moved;
+    uint64_t handed_back;       /* make_resident with patched set */
+    uint64_t enomem;            /* evict_own_only: lists refused */
+};
+
+/* The host the runs share (sim memory, scheduler tables). */
+void svm_host_init(struct sim_host *h);
+
+/* One run; false (and r->msg) on the first violated property. */
+bool svm_run(struct sim_host *h, const struct svm_config *c,
+             struct svm_result *r);
+
+#endif /* TESTS_SIM_SIM_VIDMM_H */
