@@ -194,6 +194,54 @@ static void test_placement(void)
     g_free(x);
 }
 
+/* A locked allocation in system memory (the CPU holds a pointer to its
+ * backing pages) is used by the GPU where it is: mapped in the aperture,
+ * never copied into VRAM, even when VRAM has room; unlocked, it moves
+ * again. */
+static void test_locked_stays(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    const uint32_t both = VIDMM_SEG_VRAM | VIDMM_SEG_APERTURE;
+    uint32_t a, c;
+    struct vidmm_residency r;
+    enum vidmm_where where;
+    uint64_t at = 1;
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, both);
+    c = mk(x, 16 * KIB, 1, both);       /* no room: system memory */
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpint(vidmm_lock(x->vm, c, &where, &at), ==, DDI_OK);
+    g_assert_cmpuint(where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpuint(at, ==, 0);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, a), ==, DDI_OK);
+    /* VRAM is free now, but c is locked: one MAP of its pages, no copy */
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_OK);
+    g_assert_true(r.paging_built);
+    g_assert_cmpuint(x->f.nops, ==, 1);
+    g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_MAP_APERTURE);
+    g_assert_true(x->f.ops[0].sys_pages == st(x, c).pages);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(x->f.builds, ==, 1);
+    /* still locked: used again in place, nothing to build */
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_OK);
+    g_assert_false(r.paging_built);
+    g_assert_cmpint(vidmm_unlock(x->vm, c), ==, DDI_OK);
+    /* unlocked: it may come into VRAM */
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_OK);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_VRAM);
+    /* VRAM only and locked in system memory: it cannot be used */
+    {
+        uint32_t v = mk(x, 32 * KIB, 1, 0);
+
+        g_assert_cmpuint(st(x, v).where, ==, VIDMM_IN_SYSMEM);
+        g_assert_cmpint(vidmm_lock(x->vm, v, &where, &at), ==, DDI_OK);
+        g_assert_cmpint(use(x, 1, v, &r, false), ==, DDI_ENOMEM);
+        g_assert_cmpuint(st(x, v).where, ==, VIDMM_IN_SYSMEM);
+    }
+    g_free(x);
+}
+
 static void test_paging_ops(void)
 {
     struct fixture *x = g_new0(struct fixture, 1);
@@ -488,6 +536,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/vidmm/placement", test_placement);
     g_test_add_func("/vidmm/paging-ops", test_paging_ops);
+    g_test_add_func("/vidmm/locked-stays", test_locked_stays);
     g_test_add_func("/vidmm/oom-and-busy", test_oom_and_busy);
     g_test_add_func("/vidmm/lru", test_lru);
     g_test_add_func("/vidmm/process-restriction", test_process_restriction);
