@@ -300,9 +300,9 @@ static void setup(void)
     fd.cap = FD_QMAX;
     gpu.now = 1000;
     vidsch_config_default(&cfg);
-    g_assert_cmpuint(kernel_arena_bytes(), <=, sizeof(arena));
+    g_assert_cmpuint(kernel_arena_bytes(NULL), <=, sizeof(arena));
     err = kernel_init(&kern, &dev, 0x10000, VRAM - 0x10000, vram + 0x10000,
-                      &cfg, arena, sizeof(arena));
+                      &cfg, NULL, arena, sizeof(arena));
     g_assert_null(err);
 }
 
