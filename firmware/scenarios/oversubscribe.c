@@ -34,17 +34,18 @@ static struct memapp apps[NAPPS];
 static const char *const names[NAPPS] = { "mem-a", "mem-b", "mem-c" };
 
 /*
- * Allocation size for NAPPS apps of ALLOCS/2..ALLOCS allocations adding
- * up to percent of segment bytes: whole stripes, at least one.
+ * Allocation size for NAPPS apps of nallocs allocations adding up to
+ * about percent of segment bytes: the nearest whole number of stripes
+ * (rounding down would turn 110 % into less than VRAM), at least one.
  */
 static uint64_t alloc_size(uint64_t segment, uint64_t percent,
                            unsigned nallocs)
 {
     uint64_t total = segment / 100 * percent;
     uint64_t each = total / (NAPPS * (uint64_t)nallocs);
+    uint64_t stripes = (each + MEMAPP_STRIPE / 2) / MEMAPP_STRIPE;
 
-    each -= each % MEMAPP_STRIPE;
-    return each ? each : MEMAPP_STRIPE;
+    return (stripes ? stripes : 1) * MEMAPP_STRIPE;
 }
 
 int scenario_main(const struct boot_info *boot)
