@@ -474,6 +474,55 @@ static void test_deferred_unmap(void)
     g_free(x);
 }
 
+/* The UNMAP ordering rule across buffers: a range paging buffer 1
+ * unmaps is only unmapped when the GPU reaches that UNMAP, so a buffer
+ * built before buffer 1 retired must not MAP it again (the GPU would
+ * clear the new mapping). With the aperture full of such ranges the
+ * answer is "not now", and the range is reused once buffer 1 retired. */
+static void test_unmap_reuse_waits(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct vidmm_alloc_info info = { .size = 32 * KIB, .owner = 1,
+                                     .segments = VIDMM_SEG_APERTURE };
+    uint32_t a, c, m;
+    struct vidmm_residency r;
+    struct ddi_alloc_ref ref;
+    struct ddi_alloc_desc d = { 0 };
+    uint64_t t0, t1;
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, 0);
+    c = mk(x, 32 * KIB, 1, 0);
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &m), ==, DDI_OK);
+    /* buffer 1: evict a through t0, bring c through t1, both unmapped */
+    ref.handle = c;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);
+    g_assert_cmpuint(x->f.nops, ==, 6);
+    t0 = x->f.ops[0].dst;
+    t1 = x->f.ops[3].dst;
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_SYSMEM);
+    vidmm_release(x->vm, &ref, 1, 0, 1);
+    /* buffer 2 before buffer 1 retired: m needs a MAP, the aperture
+     * holds only t0 and t1, both still mapped on the GPU */
+    ref.handle = m;
+    x->f.builds = 0;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_EBUSY);
+    g_assert_cmpuint(x->f.builds, ==, 0);
+    g_assert_cmpuint(st(x, m).where, ==, VIDMM_IN_SYSMEM);
+    /* retired: the MAP takes one of the ranges */
+    vidmm_paging_done(x->vm, 1);
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);
+    g_assert_cmpuint(x->f.nops, ==, 1);
+    g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_MAP_APERTURE);
+    g_assert_true(x->f.ops[0].dst == t0 || x->f.ops[0].dst == t1);
+    g_free(x);
+}
+
 static void test_split(void)
 {
     struct ddi_dmabuf *buf = g_new0(struct ddi_dmabuf, 1);
@@ -542,6 +591,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/process-restriction", test_process_restriction);
     g_test_add_func("/vidmm/patched-once", test_patched_once);
     g_test_add_func("/vidmm/deferred-unmap", test_deferred_unmap);
+    g_test_add_func("/vidmm/unmap-reuse-waits", test_unmap_reuse_waits);
     g_test_add_func("/vidmm/split", test_split);
     g_test_add_func("/vidmm/segment-best-fit", test_segment_best_fit);
     return g_test_run();
