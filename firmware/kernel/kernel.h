@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The copro OS kernel (dxgkrnl's part): the objects behind the handles of
- * kapi.h, the glue between the scheduler (vidsch), fixed-placement video
- * memory (vidmm_segment), the GPU (the DDI) and the event loop, and the
+ * kapi.h, the glue between the scheduler (vidsch), video memory (the
+ * kernel's fixed segment and vidmm: kmem.c), the GPU (the DDI) and the
+ * event loop, and the
  * bookkeeping of submitted buffers, CPU waits and locks.
  *
  * Everything here is pure C over the DDI: the kernel never touches a
