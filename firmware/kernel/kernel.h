@@ -134,7 +134,8 @@ struct kbuffer {
 };
 
 /* A paging buffer vidmm built, on the GPU until buffer_done gives its
- * address back as the cookie. Its packets live in the kernel segment. */
+ * address back as the cookie. Its packets live in the kernel segment,
+ * reserved at start. */
 struct kpaging {
     bool used;
     uint64_t ticket;        /* vidmm's */

@@ -119,6 +119,15 @@ const char *kmem_start(struct kernel *k, uint64_t seg_base,
     }
     vidmm_segment_init(&k->seg, seg_base, kbytes, seg_cpu, k->seg_blocks,
                        KERNEL_SEGMENT_BLOCKS);
+    /* paging buffers' packets reserved now: residency must never wait
+     * for DMA buffers to free the kernel's VRAM (those may be waiting
+     * for it) */
+    for (unsigned i = 0; i < KERNEL_MAX_PAGING; i++) {
+        if (!vidmm_segment_alloc(&k->seg, KERNEL_PAGING_BYTES,
+                                 KERNEL_ALLOC_ALIGN, &k->paging[i].gpu)) {
+            return "no room for paging buffers in the kernel's VRAM";
+        }
+    }
     vm_config(vc, seg_base + kbytes, seg_size - kbytes, &cfg);
     k->pool = vc->pool;
     k->copy_engine = vc->copy_engine;
@@ -332,10 +341,9 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
             p = &k->paging[i];
         }
     }
-    /* no record or no room for packets now: both come back when a
-     * paging buffer retires, and the scheduler asks again then */
-    if (!p || !vidmm_segment_alloc(&k->seg, KERNEL_PAGING_BYTES,
-                                   KERNEL_ALLOC_ALIGN, &p->gpu)) {
+    /* all paging buffers in flight: one comes back when it retires, and
+     * the scheduler asks again then */
+    if (!p) {
         return DDI_EBUSY;
     }
     p->dmabuf = (struct ddi_dmabuf){
@@ -348,10 +356,6 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     res.paging = &p->dmabuf;
     rc = vidmm_make_resident(k->vm, 0, kb->vm_list, kb->vm_n, d, patched,
                              &res);
-    if (rc != DDI_OK || !res.paging_built) {
-        vidmm_segment_free(&k->seg, p->gpu);
-        p->gpu = 0;
-    }
     if (rc != DDI_OK) {
         return rc;
     }
@@ -393,8 +397,7 @@ bool kmem_paging_done(struct kernel *k, uint64_t cookie, int status)
      * ranges (a lost one's moves are as lost as everything else) */
     (void)status;
     vidmm_paging_done(k->vm, p->ticket);
-    vidmm_segment_free(&k->seg, p->gpu);
-    *p = (struct kpaging){ 0 };
+    p->used = false;                /* its packets' VRAM stays reserved */
     k->stats.paging_buffers_done++;
     return true;
 }

@@ -817,6 +817,8 @@ static void test_vidmm_oversubscribe(void)
     run();
     g_assert_cmpuint(pool.free, ==, pool.pages);
     g_assert_cmpuint(vidmm_vram_used(kern.vm), ==, 0);
+    /* the kernel's part holds only the paging buffers' reserved packets */
+    g_assert_cmpuint(kern.seg.count, ==, KERNEL_MAX_PAGING);
 }
 
 /* Destroyed while a paging buffer still moves it: vidmm refuses the
