@@ -37,6 +37,11 @@ bash "$(dirname "$0")/bench-paging.sh" "$build/qemu-run" \
     "$build/firmware/paging.elf"
 
 echo
+echo "== oversubscription: working sets from 50 % to 200 % of VRAM, vidmm paging (virtual time) =="
+bash "$(dirname "$0")/bench-oversubscribe.sh" "$build/qemu-run" \
+    "$build/firmware/oversubscribe.elf"
+
+echo
 echo "== pictures (in $BENCH_DIR) =="
 # Debian's python3 has Debian's matplotlib (scripts/install-deps.sh)
 py=/usr/bin/python3

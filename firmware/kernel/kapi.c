@@ -13,6 +13,7 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kmem.h"
 
 /* Shared names: bit 30 set so they never look like handles or 0. */
 #define SHARED_TAG      0x40000000u
@@ -274,7 +275,6 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     struct kdevice *dev = get_device(p, hdevice);
     struct kalloc *a = NULL;
     struct kernel *k;
-    uint64_t gpu, bytes;
     int st;
 
     if (!dev) {
@@ -284,7 +284,9 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
         return DDI_ELOST;
     }
     k = p->k;
-    if (!d || !halloc || d->size == 0 || d->size > k->seg.size) {
+    /* larger than all the VRAM it could ever have at once: refused (an
+     * oversubscribed OS accepts many that do not fit together) */
+    if (!d || !halloc || d->size == 0 || d->size > kernel_app_vram_bytes(k)) {
         return DDI_EINVAL;
     }
     if (d->primary && !kdisplay_primary_fits(k, d->size)) {
@@ -295,23 +297,25 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
             a = &k->allocs[i];
         }
     }
-    bytes = (d->size + KERNEL_ALLOC_ALIGN - 1) & ~(uint64_t)(KERNEL_ALLOC_ALIGN - 1);
-    if (!a || !vidmm_segment_alloc(&k->seg, bytes, KERNEL_ALLOC_ALIGN,
-                                   &gpu)) {
+    if (!a) {
         return DDI_ENOMEM;
+    }
+    *a = (struct kalloc){
+        .dev = dev, .size = d->size, .cpu_visible = d->cpu_visible,
+        .refs = 1, .primary = d->primary,
+    };
+    st = kmem_alloc_create(k, a, d);
+    if (st != DDI_OK) {
+        *a = (struct kalloc){ 0 };
+        return st;
     }
     st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
     if (st != DDI_OK) {
-        vidmm_segment_free(&k->seg, gpu);
+        kmem_alloc_free(k, a);      /* new: nothing moves it yet */
+        *a = (struct kalloc){ 0 };
         return st;
     }
-    *a = (struct kalloc){
-        .used = true, .dev = dev, .size = d->size, .gpu = gpu,
-        .cpu_visible = d->cpu_visible, .refs = 1, .primary = d->primary,
-    };
-    if (d->zeroed) {
-        fill_zero(vidmm_segment_cpu(&k->seg, gpu), bytes);
-    }
+    a->used = true;
     return DDI_OK;
 }
 
@@ -342,9 +346,6 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
     fail_waits(p->k, p, a);
     a->refs--;
-    if (a->refs == 0) {
-        a->locks = 0;
-    }
     /* Freed now if no buffer in flight uses it, else when the last one
      * retires (WDDM defers the destruction the same way). */
     kernel_alloc_release(p->k, a);
@@ -744,6 +745,7 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
         k->stats.last_refusal = st;
         return st;
     }
+    kmem_render_list(k, kb);
     kb->used = true;
     kb->done = false;
     kb->seq = ++k->seq;
@@ -791,6 +793,7 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
 {
     struct kalloc *a = get_alloc(p, halloc);
     const unsigned known = KAPI_LOCK_DONOTWAIT | KAPI_LOCK_IGNORESYNC;
+    int st;
 
     if (!a) {
         return DDI_EHANDLE;
@@ -802,9 +805,11 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
         !kernel_lock_ready(p->k, a, p->k->seq)) {
         return DDI_EBUSY;
     }
-    a->locks++;
-    *cpu = vidmm_segment_cpu(&p->k->seg, a->gpu);
-    return DDI_OK;
+    st = kmem_lock(p->k, a, cpu);
+    if (st == DDI_OK) {
+        a->locks++;
+    }
+    return st;
 }
 
 int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
@@ -842,5 +847,6 @@ int kapi_unlock(struct kproc *p, uint32_t halloc)
         return DDI_EINVAL;
     }
     a->locks--;
+    kmem_unlock(p->k, a);
     return DDI_OK;
 }

@@ -5,6 +5,7 @@
 
 #include "kmd/copro_bringup.h"
 #include "lib/cmdline.h"
+#include "lib/console.h"
 #include "lib/idt.h"
 
 #define COPRO_VECTOR_BASE   IRQ_VEC_DEVICE_BASE
@@ -63,11 +64,89 @@ bool kboot_sched_options(struct report *r, const char *cmdline,
                       &cfg->tdr_grace_ns);
 }
 
+/* The aperture for vidmm: the GART and the kmd's pager behind the DDI's
+ * build_paging_buffer. Before copro_ddi_take_segment (both take VRAM).
+ * False (reported) only for a bad option; no aperture is fixed
+ * placement, said so. */
+static bool paging_setup(struct kboot *b, struct report *r,
+                         const char *cmdline)
+{
+    uint64_t on = 1;
+    const char *err;
+
+    if (!option_u64(r, cmdline, "vidmm", 1, &on)) {
+        return false;
+    }
+    b->paging = false;
+    if (!on) {
+        kprintf("# vidmm=0: fixed placement\n");
+        return true;
+    }
+    err = copro_gart_init(&b->gart, &b->cp, KBOOT_GART_ENTRIES);
+    if (!err) {
+        err = copro_pager_init(&b->pager, &b->cp, &b->gart);
+    }
+    if (err) {
+        kprintf("# no paging (%s): fixed placement\n", err);
+        return true;
+    }
+    copro_ddi_attach_pager(&b->ddi, &b->pager);
+    b->paging = true;
+    return report(r, true, "aperture for vidmm: GART of %u entries (%lu "
+                  "MiB at %#lx), pager attached", b->gart.entries,
+                  ((uint64_t)b->gart.entries * COPRO_GPU_PAGE_SIZE) >> 20,
+                  b->gart.aperture_base);
+}
+
+/* vidmm's configuration: the backing store from free RAM, the kernel's
+ * part of the segment. False (reported) if it cannot be had. */
+static bool vidmm_setup(struct kboot *b, struct report *r,
+                        const char *cmdline, uint64_t seg_size,
+                        struct kernel_vidmm_config *vc)
+{
+    uint64_t pool_mib = KBOOT_POOL_MIB, kbytes = seg_size / 8, bitmap;
+    uint32_t pages;
+    bool ok;
+
+    if (kbytes < KBOOT_KERNEL_VRAM_MIN) {
+        kbytes = KBOOT_KERNEL_VRAM_MIN;
+    }
+    if (!option_u64(r, cmdline, "pool_mib", 1, &pool_mib) ||
+        !option_u64(r, cmdline, "kernel_vram_kib", 1024, &kbytes) ||
+        !report(r, pool_mib >= 1 && pool_mib <= 1024 &&
+                kbytes + (1u << 20) <= seg_size, "vidmm options: pool_mib="
+                "%lu (1..1024), kernel_vram_kib=%lu (leaves >= 1 MiB of "
+                "%lu KiB to vidmm)", pool_mib, kbytes >> 10, seg_size >> 10)) {
+        return false;
+    }
+    pages = (uint32_t)(pool_mib << 20) / PAGE_ALLOC_PAGE;
+    ok = page_alloc_pages(&b->ram, (PAGE_POOL_WORDS(pages) * 8 +
+                                    PAGE_ALLOC_PAGE - 1) / PAGE_ALLOC_PAGE,
+                          0, &bitmap) &&
+         page_pool_carve(&b->pool, &b->ram, pages,
+                         (uint64_t *)(uintptr_t)bitmap);
+    if (!report(r, ok, "vidmm backing store: %lu MiB of RAM at %#lx; the "
+                "kernel keeps %lu KiB of VRAM, vidmm gets %lu KiB",
+                pool_mib, b->pool.base, kbytes >> 10,
+                (seg_size - kbytes) >> 10)) {
+        return false;
+    }
+    *vc = (struct kernel_vidmm_config){
+        .kernel_bytes = kbytes,
+        .aperture_base = b->gart.aperture_base,
+        .aperture_size = (uint64_t)b->gart.entries * COPRO_GPU_PAGE_SIZE,
+        .copy_engine = COPRO_ENGINE_COPY,
+        .pool = &b->pool,
+    };
+    return true;
+}
+
 bool kboot_start(struct kboot *b, struct report *r,
                  const struct boot_info *boot,
                  const struct vidsch_config *cfg)
 {
     struct ddi_device ddi;
+    struct kernel_vidmm_config vc;
     uint64_t seg_base = 0, seg_size = 0, arena, need;
     volatile uint8_t *seg_cpu = NULL;
     const char *err;
@@ -88,6 +167,9 @@ bool kboot_start(struct kboot *b, struct report *r,
         }
         copro_ddi_attach_display(&b->ddi, &b->disp);
     }
+    if (!paging_setup(b, r, boot->cmdline)) {
+        return false;
+    }
     ddi = copro_ddi_device(&b->ddi);
     ok = copro_ddi_take_segment(&b->ddi, &seg_base, &seg_size, &seg_cpu);
     if (!report(r, ok, "VRAM segment for the OS: %lu KiB at %#lx",
@@ -97,15 +179,21 @@ bool kboot_start(struct kboot *b, struct report *r,
     /* The scheduler's tables come from free RAM: the firmware has no
      * heap, and their size is the scheduler's business. */
     page_alloc_init(&b->ram, boot->free_start, boot->free_end);
-    need = kernel_arena_bytes();
+    if (b->paging &&
+        !vidmm_setup(b, r, boot->cmdline, seg_size, &vc)) {
+        return false;
+    }
+    need = kernel_arena_bytes(b->paging ? &vc : NULL);
     ok = page_alloc_pages(&b->ram, (need + PAGE_ALLOC_PAGE - 1) /
                                    PAGE_ALLOC_PAGE, 0, &arena);
     if (!report(r, ok,
-                "scheduler storage: %lu KiB of RAM", need >> 10)) {
+                "scheduler and vidmm storage: %lu KiB of RAM",
+                need >> 10)) {
         return false;
     }
     err = kernel_init(&b->k, &ddi, seg_base, seg_size, seg_cpu, cfg,
-                      (void *)(uintptr_t)arena, need);
+                      b->paging ? &vc : NULL, (void *)(uintptr_t)arena,
+                      need);
     if (!report(r, err == NULL, "kernel up: policy %s, quantum %lu us%s%s",
                 vidsch_policy_name(cfg->policy), cfg->quantum_ns / 1000,
                 err ? ": " : "", err ? err : "")) {

@@ -18,6 +18,17 @@
  *   aging_ms=N                       starvation boost after this long
  *   tdr_ms=N, tdr_grace_ms=N         watchdog timeout and grace
  *   serial_prepare                   prepare only once the engine idles
+ *   vidmm=0|1                        1 (default, with an aperture): vidmm
+ *                                    manages applications' allocations
+ *   pool_mib=N                       backing store for vidmm (96)
+ *   kernel_vram_kib=N                VRAM the kernel keeps for itself
+ *                                    (default 1/8 of the OS's, >= 2 MiB)
+ *
+ * With vidmm, the GPU's aperture is set up (GART, the kmd's pager behind
+ * the DDI's build_paging_buffer) and a page pool carved from free RAM is
+ * the backing store of applications' allocations: they may add up to
+ * more than VRAM. Without an aperture (or vidmm=0) every allocation has
+ * fixed placement in VRAM, as before vidmm.
  */
 #ifndef FW_KERNEL_KBOOT_H
 #define FW_KERNEL_KBOOT_H
@@ -30,11 +41,20 @@
 #include "kmd/copro_cp.h"
 #include "kmd/copro_ddi.h"
 #include "kmd/copro_display.h"
+#include "kmd/copro_gart.h"
+#include "kmd/copro_pager.h"
 #include "lib/page_alloc.h"
+#include "lib/page_pool.h"
 #include "lib/report.h"
 #include "lib/scenario.h"
 
 #define KBOOT_RING_ENTRIES  64
+/* GART entries: 32 MiB of aperture, enough for what is mapped at once
+ * (temporary ranges of transfers, allocations living there); its table
+ * costs 64 KiB of VRAM. */
+#define KBOOT_GART_ENTRIES  8192u
+#define KBOOT_POOL_MIB      96u
+#define KBOOT_KERNEL_VRAM_MIN   (2ull << 20)
 
 struct kboot {
     struct copro dev;
@@ -43,6 +63,11 @@ struct kboot {
     struct copro_display disp;
     struct kitem dpc;           /* the miniport's DPC in the kernel queue */
     struct page_alloc ram;
+    /* vidmm's side (paging true): the aperture and the backing store */
+    bool paging;
+    struct copro_gart gart;
+    struct copro_pager pager;
+    struct page_pool pool;
     struct kernel k;
     struct vidsch_config sched;
     /* Set before kboot_start: display source 0's mode, XRGB8888 (0 x 0:

@@ -13,6 +13,7 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kmem.h"
 
 #define Q_INDEX(src, i)     (((src)->q_head + (i)) % KDISPLAY_QUEUE)
 
@@ -477,7 +478,14 @@ int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
         return DDI_EINVAL;
     }
     if (shape && shape != src->pointer) {
-        st = ops->set_pointer_shape(p->k->dev.drv, ptr->source, shape->gpu);
+        uint64_t addr;
+
+        /* the display reads it from now on: vidmm must not move it */
+        st = kmem_scanout_addr(p->k, shape, &addr);
+        if (st != DDI_OK) {
+            return st;
+        }
+        st = ops->set_pointer_shape(p->k->dev.drv, ptr->source, addr);
         if (st != DDI_OK) {
             return st;
         }

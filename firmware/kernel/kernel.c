@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "kernel/kernel_internal.h"
+#include "kernel/kmem.h"
 
 static void zero(void *p, uint64_t n)
 {
@@ -46,6 +47,13 @@ static void env_buffer_done(void *os, uint64_t cookie, int status)
     struct kernel *k = os;
     struct kbuffer *kb = (struct kbuffer *)(uintptr_t)cookie;
 
+    if (kmem_paging_done(k, cookie, status)) {
+        /* vidmm may free what waited for that buffer to retire */
+        if (k->reap_allocs) {
+            kqueue_push(&k->ev.work, &k->reap_work);
+        }
+        return;
+    }
     if (kb < k->buffers || kb >= k->buffers + KERNEL_MAX_BUFFERS ||
         !kb->used || kb->done) {
         return;     /* not ours: a scheduler bug, never a crash */
@@ -268,8 +276,19 @@ void kernel_alloc_release(struct kernel *k, struct kalloc *a)
         if (slot < KERNEL_MAX_SHARED && k->shared[slot].obj == a) {
             k->shared[slot].obj = NULL;
         }
+        a->shared_name = 0;
     }
-    vidmm_segment_free(&k->seg, a->gpu);
+    while (a->locks) {
+        kmem_unlock(k, a);      /* the CPU's pointers died with the handles */
+        a->locks--;
+    }
+    if (kmem_alloc_free(k, a) != DDI_OK) {
+        /* vidmm is moving it (a paging buffer in flight): unreachable
+         * already, freed by the reaper once one retires */
+        a->dying = true;
+        k->reap_allocs = true;
+        return;
+    }
     *a = (struct kalloc){ 0 };
 }
 
@@ -355,6 +374,14 @@ static void reap(void *arg)
             kernel_buffer_free(k, kb);
         }
     }
+    if (k->reap_allocs) {
+        k->reap_allocs = false;
+        for (unsigned i = 0; i < KERNEL_MAX_ALLOCS; i++) {
+            if (k->allocs[i].used && k->allocs[i].dying) {
+                kernel_alloc_release(k, &k->allocs[i]);
+            }
+        }
+    }
     if (k->reap_contexts) {
         k->reap_contexts = false;
         for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
@@ -428,6 +455,7 @@ static void deliver(void *arg)
 
     for (unsigned i = 0; i < KERNEL_MAX_WAITS && k->nwaits; i++) {
         struct kwait w = k->waits[i];
+        volatile void *cpu = NULL;
         int st = DDI_OK;
         bool ready;
 
@@ -444,6 +472,12 @@ static void deliver(void *arg)
         } else {
             ready = st != DDI_OK ||
                     kernel_lock_ready(k, w.u.lock.alloc, w.u.lock.seq);
+            /* the lock itself (vidmm pins it): not while a paging
+             * buffer moves it; asked again after the next vidsch call */
+            if (ready && st == DDI_OK &&
+                kmem_lock(k, w.u.lock.alloc, &cpu) != DDI_OK) {
+                ready = false;
+            }
         }
         if (!ready) {
             continue;
@@ -458,30 +492,43 @@ static void deliver(void *arg)
             w.u.lock.fn(w.arg, st, NULL);
         } else {
             w.u.lock.alloc->locks++;
-            w.u.lock.fn(w.arg, DDI_OK,
-                        vidmm_segment_cpu(&k->seg, w.u.lock.alloc->gpu));
+            w.u.lock.fn(w.arg, DDI_OK, cpu);
         }
     }
 }
 
-uint64_t kernel_arena_bytes(void)
+static uint64_t sched_bytes(void)
 {
-    return vidsch_storage_size(KERNEL_MAX_CONTEXTS, KERNEL_SCHED_BUFFERS);
+    return (vidsch_storage_size(KERNEL_MAX_CONTEXTS, KERNEL_SCHED_BUFFERS) +
+            7) & ~(uint64_t)7;
+}
+
+uint64_t kernel_arena_bytes(const struct kernel_vidmm_config *vm)
+{
+    return sched_bytes() + kmem_storage_bytes(vm);
 }
 
 const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
                         uint64_t seg_base, uint64_t seg_size,
                         volatile uint8_t *seg_cpu,
-                        const struct vidsch_config *cfg, void *arena,
+                        const struct vidsch_config *cfg,
+                        const struct kernel_vidmm_config *vm, void *arena,
                         uint64_t arena_bytes)
 {
     struct vidsch_config sched;
+    const char *err;
 
     zero(k, sizeof(*k));
     k->dev = *dev;
     k->dev.ops->query_caps(k->dev.drv, &k->caps);
-    vidmm_segment_init(&k->seg, seg_base, seg_size, seg_cpu, k->seg_blocks,
-                       KERNEL_SEGMENT_BLOCKS);
+    if (arena_bytes < kernel_arena_bytes(vm)) {
+        return "arena too small for the scheduler and vidmm";
+    }
+    err = kmem_start(k, seg_base, seg_size, seg_cpu, vm,
+                     (uint8_t *)arena + sched_bytes(), kmem_storage_bytes(vm));
+    if (err) {
+        return err;
+    }
     kevents_init(&k->ev);
     ktimer_init(&k->vidsch_timer, on_vidsch_timer, k);
     kitem_init(&k->vidsch_work, on_vidsch_work, k);
@@ -495,13 +542,15 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
         .queue_work = env_queue_work, .buffer_done = env_buffer_done,
         .context_lost = env_context_lost, .trace = env_trace,
     };
+    if (k->vm) {
+        /* residency at schedule time [VidMm in VidSch's preparation] */
+        k->env.make_resident = kmem_make_resident;
+        k->env.release_resident = kmem_release_resident;
+    }
     sched = *cfg;
     sched.max_contexts = KERNEL_MAX_CONTEXTS;
     sched.max_buffers = KERNEL_SCHED_BUFFERS;
-    if (arena_bytes < kernel_arena_bytes()) {
-        return "arena too small for the scheduler";
-    }
-    k->vs = vidsch_create(arena, arena_bytes, &k->dev, &k->env, &sched);
+    k->vs = vidsch_create(arena, sched_bytes(), &k->dev, &k->env, &sched);
     if (!k->vs) {
         return "vidsch_create failed";
     }

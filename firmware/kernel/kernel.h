@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The copro OS kernel (dxgkrnl's part): the objects behind the handles of
- * kapi.h, the glue between the scheduler (vidsch), fixed-placement video
- * memory (vidmm_segment), the GPU (the DDI) and the event loop, and the
+ * kapi.h, the glue between the scheduler (vidsch), video memory (the
+ * kernel's fixed segment and vidmm: kmem.c), the GPU (the DDI) and the
+ * event loop, and the
  * bookkeeping of submitted buffers, CPU waits and locks.
  *
  * Everything here is pure C over the DDI: the kernel never touches a
@@ -29,6 +30,8 @@
 #include "kernel/kapi.h"
 #include "kernel/kdisplay.h"
 #include "kernel/kevents.h"
+#include "lib/page_pool.h"
+#include "vidmm/vidmm.h"
 #include "vidmm/vidmm_segment.h"
 #include "vidsch/vidsch.h"
 
@@ -46,6 +49,10 @@ _Static_assert(KERNEL_MAX_DEVICES <= 32, "ksync.devs is a 32-bit set");
 #define KERNEL_PROC_HANDLES     96
 #define KERNEL_SEGMENT_BLOCKS   512
 #define KERNEL_TRACE            512     /* scheduler decisions kept */
+#define KERNEL_MAX_PAGING       8       /* paging buffers in flight */
+/* One paging buffer's packets: DDI_MAX_PAGING_OPS operations of a few
+ * packets each fit with room to spare. */
+#define KERNEL_PAGING_BYTES     8192u
 
 /* Alignment of every allocation: enough for any packet's needs (8 for
  * fences) and a cache line so objects never share one. */
@@ -75,9 +82,16 @@ struct kcontext {
 
 struct kalloc {
     bool used;
+    bool dying;             /* no handle, no user: vidmm refused to free
+                               it yet (moved by a paging buffer still in
+                               flight); freed again when one retires */
+    bool pointer_pin;       /* pinned by vidmm as a pointer shape */
     struct kdevice *dev;    /* the creator's device */
     uint64_t size;
-    uint64_t gpu;
+    uint32_t vm;            /* vidmm's handle; 0: fixed placement in the
+                               kernel's segment (no vidmm) */
+    uint64_t gpu;           /* fixed placement's address, or a pinned
+                               vidmm allocation's (primary, pointer) */
     bool cpu_visible;
     unsigned refs;          /* handles naming it, in any process */
     unsigned busy;          /* in-flight buffers that use it */
@@ -113,6 +127,35 @@ struct kbuffer {
     struct ddi_dmabuf dmabuf;
     struct ddi_alloc_desc desc[DDI_MAX_ALLOC_LIST];
     struct kalloc *alloc[DDI_MAX_ALLOC_LIST];
+    /* the list entries vidmm manages: their vidmm handles and slots */
+    unsigned vm_n;
+    struct ddi_alloc_ref vm_list[DDI_MAX_ALLOC_LIST];
+    uint8_t vm_slot[DDI_MAX_ALLOC_LIST];
+};
+
+/* A paging buffer vidmm built, on the GPU until buffer_done gives its
+ * address back as the cookie. Its packets live in the kernel segment,
+ * reserved at start. */
+struct kpaging {
+    bool used;
+    uint64_t ticket;        /* vidmm's */
+    uint64_t gpu;
+    struct ddi_dmabuf dmabuf;
+};
+
+/*
+ * Video memory managed by vidmm (packet-based mode), when the GPU can
+ * page (kernel_init's vm argument): the first kernel_bytes of the OS's
+ * VRAM stay the kernel's fixed segment (DMA buffers, paging buffers,
+ * context save areas, sync values, display records), the rest is vidmm's,
+ * and applications' allocations are vidmm allocations backed by pages of
+ * pool, oversubscribable.
+ */
+struct kernel_vidmm_config {
+    uint64_t kernel_bytes;
+    uint64_t aperture_base, aperture_size;  /* what the GART covers */
+    unsigned copy_engine;                   /* runs paging buffers */
+    struct page_pool *pool;                 /* backing store */
 };
 
 enum kwait_kind { KWAIT_NONE, KWAIT_SYNC, KWAIT_LOCK };
@@ -147,6 +190,7 @@ struct kproc {
 /* Kernel-wide counters (printed by scenarios, used by the benchmark). */
 struct kernel_stats {
     uint64_t renders, render_refusals, submits;
+    uint64_t paging_buffers_done;   /* vidmm's, retired on the GPU */
     uint64_t buffers_done, buffers_lost;
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */
@@ -161,6 +205,16 @@ struct kernel {
 
     struct vidmm_segment seg;
     struct vidmm_block seg_blocks[KERNEL_SEGMENT_BLOCKS];
+
+    /* vidmm (NULL: every allocation has fixed placement in seg) */
+    struct vidmm *vm;
+    struct page_pool *pool;
+    unsigned copy_engine;
+    uint64_t vram_base, vram_size;      /* the whole OS segment ... */
+    volatile uint8_t *vram_cpu;         /* ... as the CPU sees it */
+    uint64_t vm_vram_size;              /* vidmm's part of it */
+    bool reap_allocs;                   /* some kalloc is dying */
+    struct kpaging paging[KERNEL_MAX_PAGING];
 
     struct ktimer vidsch_timer;
     struct kitem vidsch_work;
@@ -202,21 +256,33 @@ struct kernel {
  * Starts the kernel over GPU dev: the scheduler with cfg (its table sizes
  * are the kernel's: KERNEL_MAX_CONTEXTS, KERNEL_SCHED_BUFFERS; its storage
  * from arena), the segment [seg_base, seg_base + seg_size) seen by the
- * CPU at seg_cpu for everything the kernel places in VRAM. Returns NULL
- * or why not. The driver must then deliver its upcalls to
- * kernel_upcalls with os = k.
+ * CPU at seg_cpu for everything the kernel places in VRAM. vm: NULL for
+ * fixed placement; else vidmm over the part of the segment beyond
+ * vm->kernel_bytes (its storage from arena too; dev must offer
+ * build_paging_buffer). Returns NULL or why not. The driver must then
+ * deliver its upcalls to kernel_upcalls with os = k.
  */
 const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
                         uint64_t seg_base, uint64_t seg_size,
                         volatile uint8_t *seg_cpu,
-                        const struct vidsch_config *cfg, void *arena,
+                        const struct vidsch_config *cfg,
+                        const struct kernel_vidmm_config *vm, void *arena,
                         uint64_t arena_bytes);
 
 /* The upcalls the driver must make (os = the struct kernel *). */
 extern const struct ddi_upcalls kernel_upcalls;
 
-/* Bytes of arena kernel_init needs for the scheduler (8-aligned). */
-uint64_t kernel_arena_bytes(void);
+/* Bytes of arena kernel_init needs for the scheduler and, with vm,
+ * vidmm (8-aligned). */
+uint64_t kernel_arena_bytes(const struct kernel_vidmm_config *vm);
+
+/* vidmm's counters (paging buffers, bytes moved, evictions, restores);
+ * NULL with fixed placement. */
+const struct vidmm_stats *kernel_vidmm_stats(const struct kernel *k);
+
+/* Bytes of VRAM that applications' allocations can use at once (vidmm's
+ * part, or the whole fixed segment). */
+uint64_t kernel_app_vram_bytes(const struct kernel *k);
 
 /* The kernel's clock: the GPU's (virtual ns). */
 uint64_t kernel_now(const struct kernel *k);

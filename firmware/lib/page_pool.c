@@ -64,6 +64,30 @@ bool page_pool_get(struct page_pool *p, uint32_t n, uint64_t *out)
     return true;
 }
 
+bool page_pool_get_contiguous(struct page_pool *p, uint32_t n,
+                              uint64_t *first)
+{
+    uint32_t run = 0;
+
+    if (n == 0 || n > p->free || !first) {
+        return false;
+    }
+    for (uint32_t i = 0; i < p->pages; i++) {
+        run = bit(p, i) ? 0 : run + 1;
+        if (run == n) {
+            uint32_t start = i + 1 - n;
+
+            for (uint32_t k = start; k <= i; k++) {
+                set_bit(p, k, true);
+            }
+            p->free -= n;
+            *first = p->base + (uint64_t)start * PAGE_ALLOC_PAGE;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Index of page in the pool, or pages if it is not one of its pages. */
 static uint32_t index_of(const struct page_pool *p, uint64_t page)
 {

@@ -14,7 +14,8 @@
  *
  * The pool never touches the memory itself, so it is unit-tested on the
  * host (tests/unit/test-page-pool.c). A get hands out the lowest free
- * pages; they need not be contiguous.
+ * pages; they need not be contiguous (page_pool_get_contiguous: one
+ * run).
  */
 #ifndef FW_LIB_PAGE_POOL_H
 #define FW_LIB_PAGE_POOL_H
@@ -53,6 +54,16 @@ bool page_pool_carve(struct page_pool *p, struct page_alloc *alloc,
  * nothing: false if fewer than n are free, or n is 0.
  */
 bool page_pool_get(struct page_pool *p, uint32_t n, uint64_t *out);
+
+/*
+ * Hands out n consecutive pages (first fit, lowest address): *first gets
+ * the address of the first. For memory the CPU must see as one run (a
+ * locked allocation's backing store: one pointer for all of it). False,
+ * nothing taken, if no run of n free pages exists (the pool may still
+ * have n scattered ones), or n is 0.
+ */
+bool page_pool_get_contiguous(struct page_pool *p, uint32_t n,
+                              uint64_t *first);
 
 /*
  * Gives back pages[0 .. n). All or nothing: false, and nothing freed, if

@@ -513,6 +513,15 @@ static bool plan_place(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
         !(a->segments & VIDMM_SEG_VRAM)) {
         return true;
     }
+    if (a->pin) {
+        /* locked where it is (its backing pages, a CPU pointer out):
+         * never moved; the GPU reaches the same pages through the
+         * aperture, a mapping, not a move */
+        if (a->p_where == VIDMM_IN_APERTURE) {
+            return true;
+        }
+        return (a->segments & VIDMM_SEG_APERTURE) && plan_map(vm, a);
+    }
     if (a->segments & VIDMM_SEG_VRAM) {
         if (plan_vram_range(vm, a, process, &at)) {
             return plan_to_vram(vm, a, at);

@@ -18,7 +18,12 @@
  * render fence, flips go to the driver in order and only from the DPC
  * queue, results carry the driver's missed vblanks, the vsync event
  * fires once per wait, every display call checks its handles, and a
- * primary lives while it is queued or on screen.
+ * primary lives while it is queued or on screen. With vidmm (a fake
+ * build_paging_buffer, a page pool over host memory): allocations may
+ * add up to more than VRAM, residency makes paging buffers that run on
+ * the copy engine first, a lock pins where it is (the BAR view or the
+ * backing run) and a locked allocation is never moved, a free refused
+ * while a paging buffer moves the allocation is done once it retired.
  */
 #include <glib.h>
 #include <string.h>
@@ -27,6 +32,7 @@
 
 #include "ddi/ddi.h"
 #include "kernel/kapi.h"
+#include "kernel/handle.h"
 #include "kernel/kernel.h"
 #include "kmd/copro_render.h"
 #include "umd/umd.h"
@@ -201,12 +207,46 @@ static int fd_pos(void *drv, unsigned source, int32_t x, int32_t y,
     return DDI_OK;
 }
 
+/* build_paging_buffer: records the operations, one NOP packet per
+ * buffer (the fake GPU runs nothing). */
+static struct {
+    unsigned builds, ops, maps, transfers, unmaps;
+} fp;
+
+static int fg_build_paging(void *drv, const struct ddi_paging_op *ops,
+                           unsigned nops, struct ddi_dmabuf *out)
+{
+    (void)drv;
+    if (!out->dw || out->cap_bytes < 4 || nops == 0) {
+        return DDI_EINVAL;
+    }
+    for (unsigned i = 0; i < nops; i++) {
+        fp.maps += ops[i].kind == DDI_PAGING_MAP_APERTURE;
+        fp.transfers += ops[i].kind == DDI_PAGING_TRANSFER;
+        fp.unmaps += ops[i].kind == DDI_PAGING_UNMAP_APERTURE;
+    }
+    fp.builds++;
+    fp.ops += nops;
+    out->dw[0] = 0;
+    out->len_bytes = 4;
+    return DDI_OK;
+}
+
 static const struct ddi_ops fg_ops = {
     .query_caps = fg_caps, .render = fg_render, .patch = fg_patch,
     .submit = fg_submit, .preempt = fg_preempt, .reset_engine = fg_reset,
     .gpu_time = fg_time,
     .commit_vidpn = fd_commit, .set_source_address = fd_flip,
     .set_pointer_shape = fd_shape, .set_pointer_position = fd_pos,
+};
+
+static const struct ddi_ops fg_paging_ops = {
+    .query_caps = fg_caps, .render = fg_render, .patch = fg_patch,
+    .submit = fg_submit, .preempt = fg_preempt, .reset_engine = fg_reset,
+    .gpu_time = fg_time,
+    .commit_vidpn = fd_commit, .set_source_address = fd_flip,
+    .set_pointer_shape = fd_shape, .set_pointer_position = fd_pos,
+    .build_paging_buffer = fg_build_paging,
 };
 
 /* One vsync: the oldest flip handed over takes effect (its flip_done
@@ -300,10 +340,48 @@ static void setup(void)
     fd.cap = FD_QMAX;
     gpu.now = 1000;
     vidsch_config_default(&cfg);
-    g_assert_cmpuint(kernel_arena_bytes(), <=, sizeof(arena));
+    g_assert_cmpuint(kernel_arena_bytes(NULL), <=, sizeof(arena));
     err = kernel_init(&kern, &dev, 0x10000, VRAM - 0x10000, vram + 0x10000,
-                      &cfg, arena, sizeof(arena));
+                      &cfg, NULL, arena, sizeof(arena));
     g_assert_null(err);
+}
+
+/* The kernel with vidmm: 1 MiB of the segment the kernel's, 2 MiB
+ * vidmm's, a page pool over host memory (its "physical" addresses are
+ * host pointers, as the firmware's identity map makes them). */
+#define KSEG        (1u << 20)
+#define VMSEG       (2u << 20)
+#define POOL_BYTES  (8u << 20)
+
+static uint8_t poolmem[POOL_BYTES] __attribute__((aligned(4096)));
+static uint64_t pool_used[PAGE_POOL_WORDS(POOL_BYTES / 4096)];
+static struct page_pool pool;
+
+static void setup_vidmm(void)
+{
+    struct ddi_device dev = { .ops = &fg_paging_ops, .drv = &gpu };
+    struct kernel_vidmm_config vc = {
+        .kernel_bytes = KSEG, .aperture_base = 1ull << 40,
+        .aperture_size = 4u << 20, .copy_engine = 1, .pool = &pool,
+    };
+    struct vidsch_config cfg;
+    const char *err;
+
+    memset(&gpu, 0, sizeof(gpu));
+    memset(&fd, 0, sizeof(fd));
+    memset(&fp, 0, sizeof(fp));
+    fd.cap = FD_QMAX;
+    gpu.now = 1000;
+    g_assert_true(page_pool_init(&pool, (uint64_t)(uintptr_t)poolmem,
+                                 POOL_BYTES / 4096, pool_used));
+    vidsch_config_default(&cfg);
+    g_assert_cmpuint(kernel_arena_bytes(&vc), <=, sizeof(arena));
+    err = kernel_init(&kern, &dev, 0x10000, KSEG + VMSEG, vram + 0x10000,
+                      &cfg, &vc, arena, sizeof(arena));
+    g_assert_null(err);
+    g_assert_nonnull(kern.vm);
+    g_assert_cmpuint(kernel_app_vram_bytes(&kern), ==, VMSEG);
+    g_assert_cmpuint(kern.seg.size, ==, KSEG);
 }
 
 /* ---- an application's view ---- */
@@ -370,6 +448,41 @@ static void on_lock(void *arg, int status, volatile void *cpu)
     w->calls++;
     w->status = status;
     w->cpu = cpu;
+}
+
+static struct kalloc *kalloc_of(struct proc *a, uint32_t h)
+{
+    struct kalloc *ka = handle_lookup(&a->p->handles, h, HANDLE_ALLOCATION);
+
+    g_assert_nonnull(ka);
+    return ka;
+}
+
+static struct vidmm_alloc_state vstate(struct proc *a, uint32_t h)
+{
+    struct vidmm_alloc_state st;
+
+    g_assert_cmpuint(kalloc_of(a, h)->vm, !=, 0);
+    g_assert_cmpint(vidmm_alloc_state(kern.vm, kalloc_of(a, h)->vm, &st),
+                    ==, DDI_OK);
+    return st;
+}
+
+/* Four allocations of 768 KiB on 2 MiB of vidmm VRAM: the first two in
+ * VRAM, the others only in their backing pages. */
+static void make_big(struct proc *a, uint32_t h[4])
+{
+    struct kapi_alloc_desc d = { .size = 768u << 10, .cpu_visible = true,
+                                 .zeroed = true };
+
+    for (unsigned i = 0; i < 4; i++) {
+        g_assert_cmpint(kapi_create_allocation(a->p, a->dev, &d, &h[i]), ==,
+                        DDI_OK);
+    }
+    g_assert_cmpuint(vstate(a, h[0]).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(vstate(a, h[1]).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(vstate(a, h[2]).where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpuint(vstate(a, h[3]).where, ==, VIDMM_IN_SYSMEM);
 }
 
 /* ---- tests ---- */
@@ -637,6 +750,103 @@ static void test_deferred_free(void)
     gpu.hold = false;
     run();
     g_assert_cmpuint(kern.seg.count, ==, before - 1);
+}
+
+static void test_vidmm_oversubscribe(void)
+{
+    struct kapi_alloc_desc big = { .size = VMSEG + 4096 };
+    const struct vidmm_stats *vs;
+    struct vidmm_alloc_state st;
+    volatile void *cpu, *cpu0;
+    struct proc a;
+    uint32_t h[4], x;
+
+    setup_vidmm();
+    make_proc(&a, "a");
+    /* 3 MiB on 2 MiB of VRAM: accepted; more than all of it: refused */
+    make_big(&a, h);
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &big, &x), ==,
+                    DDI_EINVAL);
+    /* h[2], h[3] used: older ones evicted, paging buffers first on the
+     * copy engine, retired back through buffer_done */
+    g_assert_cmpint(fill(&a, a.ctx, h[2], 4096), ==, DDI_OK);
+    g_assert_cmpint(fill(&a, a.ctx, h[3], 4096), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(kern.stats.buffers_done, ==, 2);
+    g_assert_cmpuint(fp.builds, >=, 1);
+    g_assert_cmpuint(kern.stats.paging_buffers_done, ==, fp.builds);
+    vs = kernel_vidmm_stats(&kern);
+    g_assert_nonnull(vs);
+    g_assert_cmpuint(vs->paging_buffers, ==, fp.builds);
+    g_assert_cmpuint(vs->restores, ==, 2);
+    g_assert_cmpuint(vs->evictions, >=, 2);
+    g_assert_cmpuint(fp.transfers, ==, vs->restores + vs->evictions);
+    g_assert_cmpuint(vstate(&a, h[2]).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(vstate(&a, h[3]).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(vstate(&a, h[0]).where, ==, VIDMM_IN_SYSMEM);
+    g_assert_true(kernel_gpu_idle(&kern));
+    /* lock: VRAM through the segment's CPU view, system memory its
+     * backing run */
+    st = vstate(&a, h[2]);
+    g_assert_cmpint(kapi_lock(a.p, h[2], KAPI_LOCK_DONOTWAIT, &cpu), ==,
+                    DDI_OK);
+    g_assert_true(cpu == (volatile void *)(vram + st.gpu_addr));
+    st = vstate(&a, h[0]);
+    g_assert_cmpint(kapi_lock(a.p, h[0], KAPI_LOCK_DONOTWAIT, &cpu0), ==,
+                    DDI_OK);
+    g_assert_true(cpu0 == (volatile void *)(uintptr_t)st.pages[0]);
+    g_assert_cmpuint(vstate(&a, h[0]).pin, ==, 1);
+    /* locked in system memory: the GPU uses it there (mapped in the
+     * aperture), its pages stay where the CPU's pointer is */
+    g_assert_cmpint(fill(&a, a.ctx, h[0], 4096), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(kern.stats.buffers_done, ==, 3);
+    st = vstate(&a, h[0]);
+    g_assert_cmpuint(st.where, ==, VIDMM_IN_APERTURE);
+    g_assert_true(cpu0 == (volatile void *)(uintptr_t)st.pages[0]);
+    /* unlocked (unpinned), it may come into VRAM */
+    g_assert_cmpint(kapi_unlock(a.p, h[0]), ==, DDI_OK);
+    g_assert_cmpint(kapi_unlock(a.p, h[2]), ==, DDI_OK);
+    g_assert_cmpint(kapi_unlock(a.p, h[2]), ==, DDI_EINVAL);
+    g_assert_cmpuint(vstate(&a, h[0]).pin, ==, 0);
+    g_assert_cmpint(fill(&a, a.ctx, h[0], 4096), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(vstate(&a, h[0]).where, ==, VIDMM_IN_VRAM);
+    /* everything freed: the pool has all its pages back */
+    g_assert_cmpint(kapi_destroy_device(a.p, a.dev), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(pool.free, ==, pool.pages);
+    g_assert_cmpuint(vidmm_vram_used(kern.vm), ==, 0);
+    /* the kernel's part holds only the paging buffers' reserved packets */
+    g_assert_cmpuint(kern.seg.count, ==, KERNEL_MAX_PAGING);
+}
+
+/* Destroyed while a paging buffer still moves it: vidmm refuses the
+ * free, the kernel frees it once that buffer retired. */
+static void test_vidmm_free_while_paging(void)
+{
+    struct proc a;
+    struct kalloc *ka;
+    uint32_t h[4];
+
+    setup_vidmm();
+    make_proc(&a, "a");
+    make_big(&a, h);
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, h[2], 4096), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(fp.builds, ==, 1);
+    g_assert_cmpuint(kern.stats.paging_buffers_done, ==, 0);
+    /* h[0] (least recently used after the 4 KiB buffer) went out */
+    g_assert_cmpuint(vstate(&a, h[0]).where, ==, VIDMM_IN_SYSMEM);
+    ka = kalloc_of(&a, h[0]);
+    g_assert_cmpint(kapi_destroy_allocation(a.p, h[0]), ==, DDI_OK);
+    g_assert_true(ka->used && ka->dying);
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(kern.stats.paging_buffers_done, ==, 1);
+    g_assert_cmpuint(kern.stats.buffers_done, ==, 1);
+    g_assert_false(ka->used);
 }
 
 static void test_destroy_device(void)
@@ -1177,6 +1387,9 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/share", test_share);
     g_test_add_func("/kernel/deferred-free", test_deferred_free);
     g_test_add_func("/kernel/destroy-device", test_destroy_device);
+    g_test_add_func("/kernel/vidmm/oversubscribe", test_vidmm_oversubscribe);
+    g_test_add_func("/kernel/vidmm/free-while-paging",
+                    test_vidmm_free_while_paging);
     g_test_add_func("/kernel/lost", test_lost);
     g_test_add_func("/kernel/share-sync", test_share_sync);
     g_test_add_func("/kernel/display/present-waits-for-render",

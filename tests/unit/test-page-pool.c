@@ -74,6 +74,50 @@ static void test_get_put(void)
     g_assert_cmpuint(p.free, ==, 0);
 }
 
+/* One run, first fit: holes too small are skipped, a put run is reused,
+ * a run across a word of the bitmap works, scattered free pages are not
+ * a run. */
+static void test_contiguous(void)
+{
+    struct page_pool p;
+    uint64_t used[PAGE_POOL_WORDS(100)];
+    uint64_t a[100], first, one[1];
+
+    g_assert_true(page_pool_init(&p, BASE, 100, used));
+    g_assert_true(page_pool_get(&p, 100, a));
+    /* free pages 10..12 (3), 60..69 (10, across bitmap word 0/1 at 64),
+     * and every other page of 80..99 (10 scattered) */
+    g_assert_true(page_pool_put(&p, &a[10], 3));
+    g_assert_true(page_pool_put(&p, &a[60], 10));
+    for (unsigned i = 80; i < 100; i += 2) {
+        g_assert_true(page_pool_put(&p, &a[i], 1));
+    }
+    g_assert_cmpuint(p.free, ==, 23);
+    g_assert_false(page_pool_get_contiguous(&p, 0, &first));
+    /* 11 free pages exist in no run: refused, nothing taken */
+    g_assert_false(page_pool_get_contiguous(&p, 11, &first));
+    g_assert_cmpuint(p.free, ==, 23);
+    /* 4: not in the hole of 3, first fit at 60 */
+    g_assert_true(page_pool_get_contiguous(&p, 4, &first));
+    g_assert_cmphex(first, ==, BASE + 60 * PG);
+    g_assert_cmpuint(p.free, ==, 19);
+    /* 3: the lowest hole */
+    g_assert_true(page_pool_get_contiguous(&p, 3, &first));
+    g_assert_cmphex(first, ==, BASE + 10 * PG);
+    /* 6 left at 64..69, crossing no hole */
+    g_assert_true(page_pool_get_contiguous(&p, 6, &first));
+    g_assert_cmphex(first, ==, BASE + 64 * PG);
+    g_assert_false(page_pool_get_contiguous(&p, 2, &first));
+    g_assert_true(page_pool_get_contiguous(&p, 1, &first));
+    g_assert_cmphex(first, ==, BASE + 80 * PG);
+    /* a run put back is handed out again, whole */
+    one[0] = BASE + 80 * PG;
+    g_assert_true(page_pool_put(&p, one, 1));
+    g_assert_true(page_pool_put(&p, &a[60], 10));
+    g_assert_true(page_pool_get_contiguous(&p, 10, &first));
+    g_assert_cmphex(first, ==, BASE + 60 * PG);
+}
+
 static void test_put_refuses(void)
 {
     struct page_pool p;
@@ -114,5 +158,6 @@ int main(int argc, char **argv)
     g_test_add_func("/page-pool/carve", test_carve);
     g_test_add_func("/page-pool/get-put", test_get_put);
     g_test_add_func("/page-pool/put-refuses", test_put_refuses);
+    g_test_add_func("/page-pool/contiguous", test_contiguous);
     return g_test_run();
 }

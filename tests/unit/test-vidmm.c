@@ -195,6 +195,54 @@ static void test_placement(void)
     g_free(x);
 }
 
+/* A locked allocation in system memory (the CPU holds a pointer to its
+ * backing pages) is used by the GPU where it is: mapped in the aperture,
+ * never copied into VRAM, even when VRAM has room; unlocked, it moves
+ * again. */
+static void test_locked_stays(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    const uint32_t both = VIDMM_SEG_VRAM | VIDMM_SEG_APERTURE;
+    uint32_t a, c;
+    struct vidmm_residency r;
+    enum vidmm_where where;
+    uint64_t at = 1;
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, both);
+    c = mk(x, 16 * KIB, 1, both);       /* no room: system memory */
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpint(vidmm_lock(x->vm, c, &where, &at), ==, DDI_OK);
+    g_assert_cmpuint(where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpuint(at, ==, 0);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, a), ==, DDI_OK);
+    /* VRAM is free now, but c is locked: one MAP of its pages, no copy */
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_OK);
+    g_assert_true(r.paging_built);
+    g_assert_cmpuint(x->f.nops, ==, 1);
+    g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_MAP_APERTURE);
+    g_assert_true(x->f.ops[0].sys_pages == st(x, c).pages);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(x->f.builds, ==, 1);
+    /* still locked: used again in place, nothing to build */
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_OK);
+    g_assert_false(r.paging_built);
+    g_assert_cmpint(vidmm_unlock(x->vm, c), ==, DDI_OK);
+    /* unlocked: it may come into VRAM */
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_OK);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_VRAM);
+    /* VRAM only and locked in system memory: it cannot be used */
+    {
+        uint32_t v = mk(x, 32 * KIB, 1, 0);
+
+        g_assert_cmpuint(st(x, v).where, ==, VIDMM_IN_SYSMEM);
+        g_assert_cmpint(vidmm_lock(x->vm, v, &where, &at), ==, DDI_OK);
+        g_assert_cmpint(use(x, 1, v, &r, false), ==, DDI_ENOMEM);
+        g_assert_cmpuint(st(x, v).where, ==, VIDMM_IN_SYSMEM);
+    }
+    g_free(x);
+}
+
 static void test_paging_ops(void)
 {
     struct fixture *x = g_new0(struct fixture, 1);
@@ -429,6 +477,55 @@ static void test_deferred_unmap(void)
     g_free(x);
 }
 
+/* The UNMAP ordering rule across buffers: a range paging buffer 1
+ * unmaps is only unmapped when the GPU reaches that UNMAP, so a buffer
+ * built before buffer 1 retired must not MAP it again (the GPU would
+ * clear the new mapping). With the aperture full of such ranges the
+ * answer is "not now", and the range is reused once buffer 1 retired. */
+static void test_unmap_reuse_waits(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct vidmm_alloc_info info = { .size = 32 * KIB, .owner = 1,
+                                     .segments = VIDMM_SEG_APERTURE };
+    uint32_t a, c, m;
+    struct vidmm_residency r;
+    struct ddi_alloc_ref ref;
+    struct ddi_alloc_desc d = { 0 };
+    uint64_t t0, t1;
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, 0);
+    c = mk(x, 32 * KIB, 1, 0);
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &m), ==, DDI_OK);
+    /* buffer 1: evict a through t0, bring c through t1, both unmapped */
+    ref.handle = c;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);
+    g_assert_cmpuint(x->f.nops, ==, 6);
+    t0 = x->f.ops[0].dst;
+    t1 = x->f.ops[3].dst;
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_SYSMEM);
+    vidmm_release(x->vm, &ref, 1, 0, 1);
+    /* buffer 2 before buffer 1 retired: m needs a MAP, the aperture
+     * holds only t0 and t1, both still mapped on the GPU */
+    ref.handle = m;
+    x->f.builds = 0;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_EBUSY);
+    g_assert_cmpuint(x->f.builds, ==, 0);
+    g_assert_cmpuint(st(x, m).where, ==, VIDMM_IN_SYSMEM);
+    /* retired: the MAP takes one of the ranges */
+    vidmm_paging_done(x->vm, 1);
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);
+    g_assert_cmpuint(x->f.nops, ==, 1);
+    g_assert_cmpuint(x->f.ops[0].kind, ==, DDI_PAGING_MAP_APERTURE);
+    g_assert_true(x->f.ops[0].dst == t0 || x->f.ops[0].dst == t1);
+    g_free(x);
+}
+
 static void test_split(void)
 {
     struct ddi_dmabuf *buf = g_new0(struct ddi_dmabuf, 1);
@@ -571,11 +668,13 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/vidmm/placement", test_placement);
     g_test_add_func("/vidmm/paging-ops", test_paging_ops);
+    g_test_add_func("/vidmm/locked-stays", test_locked_stays);
     g_test_add_func("/vidmm/oom-and-busy", test_oom_and_busy);
     g_test_add_func("/vidmm/lru", test_lru);
     g_test_add_func("/vidmm/process-restriction", test_process_restriction);
     g_test_add_func("/vidmm/patched-once", test_patched_once);
     g_test_add_func("/vidmm/deferred-unmap", test_deferred_unmap);
+    g_test_add_func("/vidmm/unmap-reuse-waits", test_unmap_reuse_waits);
     g_test_add_func("/vidmm/split", test_split);
     g_test_add_func("/vidmm/bad-input", test_bad_input);
     g_test_add_func("/vidmm/segment-best-fit", test_segment_best_fit);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel's video memory (kmem.c): fixed placement in the kernel's
+ * segment, or vidmm's packet-based mode with its residency hooks for the
+ * scheduler. Internal to kernel/: kernel.c and kapi.c call it.
+ */
+#ifndef FW_KERNEL_KMEM_H
+#define FW_KERNEL_KMEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/kernel.h"
+
+/* Bytes of storage vidmm needs with vc (0 for NULL: no vidmm). */
+uint64_t kmem_storage_bytes(const struct kernel_vidmm_config *vc);
+
+/*
+ * Sets up k's segments over the OS's VRAM [seg_base, + seg_size): all of
+ * it the kernel's (vc NULL), or the kernel's first vc->kernel_bytes and
+ * vidmm the rest (storage: kmem_storage_bytes(vc) bytes, 8-aligned).
+ * Before vidsch_create. NULL or why not.
+ */
+const char *kmem_start(struct kernel *k, uint64_t seg_base,
+                       uint64_t seg_size, volatile uint8_t *seg_cpu,
+                       const struct kernel_vidmm_config *vc, void *storage,
+                       uint64_t bytes);
+
+/* Places a new allocation (a->vm, a->gpu), zeroed if d says so. DDI_OK,
+ * DDI_ENOMEM (no VRAM for a fixed or primary one, no backing pages, no
+ * table entry). */
+int kmem_alloc_create(struct kernel *k, struct kalloc *a,
+                      const struct kapi_alloc_desc *d);
+/* Frees its memory: DDI_OK, or DDI_EBUSY (a paging buffer in flight
+ * moves it: call again after one retired). */
+int kmem_alloc_free(struct kernel *k, struct kalloc *a);
+
+/* [D3DKMTLock] once the GPU is done with it: pins it where it is and
+ * gives the CPU's pointer. DDI_EBUSY while a paging buffer moves it. */
+int kmem_lock(struct kernel *k, struct kalloc *a, volatile void **cpu);
+void kmem_unlock(struct kernel *k, struct kalloc *a);
+
+/* The address the display reads a pointer shape at: pinned from now on
+ * (until freed). DDI_EBUSY if it is not where the GPU sees it now. */
+int kmem_scanout_addr(struct kernel *k, struct kalloc *a, uint64_t *addr);
+
+/* Records which entries of kb's allocation list vidmm places (at
+ * render, kb->alloc[] and kb->dmabuf resolved). */
+void kmem_render_list(struct kernel *k, struct kbuffer *kb);
+
+/* vidsch_env.make_resident / release_resident. */
+int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                       struct ddi_alloc_desc *alloc, bool patched,
+                       struct vidsch_residency *out);
+void kmem_release_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                           unsigned engine, uint64_t fence);
+
+/* buffer_done of cookie: if it is one of vidmm's paging buffers, tells
+ * vidmm it retired, frees its packets and returns true. */
+bool kmem_paging_done(struct kernel *k, uint64_t cookie, int status);
+
+#endif /* FW_KERNEL_KMEM_H */
