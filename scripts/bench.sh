@@ -42,6 +42,11 @@ bash "$(dirname "$0")/bench-oversubscribe.sh" "$build/qemu-run" \
     "$build/firmware/oversubscribe.elf"
 
 echo
+echo "== eviction fighting: two same-priority working sets over VRAM, avoidance off and on (virtual time) =="
+bash "$(dirname "$0")/bench-fighting.sh" "$build/qemu-run" \
+    "$build/firmware/fighting.elf"
+
+echo
 echo "== pictures (in $BENCH_DIR) =="
 # Debian's python3 has Debian's matplotlib (scripts/install-deps.sh)
 py=/usr/bin/python3

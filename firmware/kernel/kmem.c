@@ -369,6 +369,8 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
         out->paging_engine = k->copy_engine;
         out->paging_cookie = (uint64_t)(uintptr_t)p;
         out->paging_ticket = res.paging_ticket;
+        /* what vidsch weighs a turn by (eviction fighting) */
+        out->paging_bytes = res.paging_bytes;
     }
     out->wait_ticket = res.wait_ticket;
     return DDI_OK;
