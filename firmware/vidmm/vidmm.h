@@ -237,4 +237,37 @@ int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
                 uint64_t capacity, struct vidmm_split_range *out,
                 unsigned max, unsigned *nout);
 
+/*
+ * Running a split buffer [WDDM: VidMm's split DMA buffer], one portion at
+ * a time (vidsch's make_portion hook):
+ *
+ * vidmm_portion plans the range of buf that begins at first (0 or a
+ * split offset, the previous range's end) as vidmm_split would, with
+ * vidmm's own sizes (each allocation rounded to its pages and alignment)
+ * and capacity (VRAM less the allocations pinned there). DDI_ENOMEM: the
+ * packet at first cannot fit even alone; DDI_EHANDLE unknown handle;
+ * DDI_EINVAL bad buffer or first not a split point.
+ *
+ * vidmm_splittable: the list does not fit at once (the caller's
+ * vidmm_make_resident said DDI_ENOMEM) but the buffer can run in two or
+ * more portions, each of which fits (false if even one cannot: the
+ * buffer is refused before any portion runs).
+ *
+ * vidmm_make_resident_portion: vidmm_make_resident of the sub-list of
+ * r->slots; desc (parallel to buf->alloc) gets the addresses of those
+ * slots only. A portion made resident again (patched) must be given the
+ * same r: vidsch keeps it. vidmm_release_portion: vidmm_release of that
+ * sub-list.
+ */
+int vidmm_portion(const struct vidmm *vm, const struct ddi_dmabuf *buf,
+                  uint32_t first, struct vidmm_split_range *out);
+bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf);
+int vidmm_make_resident_portion(struct vidmm *vm, uint32_t process,
+                                const struct ddi_dmabuf *buf,
+                                struct ddi_alloc_desc *desc,
+                                const struct vidmm_split_range *r,
+                                bool patched, struct vidmm_residency *res);
+void vidmm_release_portion(struct vidmm *vm, const struct ddi_dmabuf *buf,
+                           uint32_t slots, unsigned engine, uint64_t fence);
+
 #endif /* FW_VIDMM_VIDMM_H */

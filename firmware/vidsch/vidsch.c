@@ -760,7 +760,10 @@ static int make_resident(struct vidsch *s, struct vidsch_engine *e,
         }
     }
     if (rc == VIDSCH_RESIDENT_SPLIT) {
-        struct vidsch_portion p = { .first = b->part.first };
+        /* a portion handed back comes back as it was (patched once) */
+        struct vidsch_portion p = b->prepared ? b->part
+                                  : (struct vidsch_portion){
+                                        .first = b->part.first };
 
         r = (struct vidsch_residency){ 0 };
         rc = s->env.make_portion(s->env.os, b->cookie, b->dma, b->alloc,

@@ -176,7 +176,8 @@ struct vidsch_env {
      * as one ring entry, and when it retired (or was handed back, or
      * lost: fence 0) gives *part back to release_portion; after a
      * retirement it goes on at end. A portion handed back is made
-     * resident again with patched set and must end where it did.
+     * resident again with patched set and *part as it was made (end,
+     * slots given), and must keep them.
      * DDI_ENOMEM from make_portion: this portion cannot fit even alone;
      * the buffer is reported finished with DDI_ENOMEM (its context goes
      * on: only that buffer fails).
