@@ -677,6 +677,103 @@ static void plan_commit(struct vidmm *vm, uint64_t ticket)
     }
 }
 
+/* The VRAM bytes a takes (the segment's blocks are whole pages). */
+static uint64_t vram_bytes(const struct vm_alloc *a)
+{
+    return pages_of(a->size) * VIDMM_PAGE_SIZE;
+}
+
+/*
+ * Repacking (the fallback when best fit left VRAM too fragmented for a
+ * list): a goes to the lowest VRAM range that only allocations the plan
+ * may evict occupy, and those are evicted. Members placed this way sit
+ * side by side from the bottom, so a list whose bytes fit VRAM (less
+ * what is pinned or busy) is placed whatever the holes were.
+ */
+static bool plan_pack(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
+{
+    uint64_t end = vm->cfg.vram_base + vm->cfg.vram_size;
+    uint64_t at = vm->cfg.vram_base, size = vram_bytes(a);
+
+    for (;;) {
+        uint64_t next = 0;
+
+        at = (at + a->align - 1) & ~(a->align - 1);
+        if (at + size > end || at + size < at) {
+            return false;
+        }
+        /* the furthest end of what may not move in the way */
+        for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+            struct vm_alloc *v = &vm->a[i];
+
+            if (v->used && v->p_where == VIDMM_IN_VRAM && v != a &&
+                v->p_addr < at + size && v->p_addr + vram_bytes(v) > at &&
+                !victim_ok(vm, v, process, false) &&
+                v->p_addr + vram_bytes(v) > next) {
+                next = v->p_addr + vram_bytes(v);
+            }
+        }
+        if (!next) {
+            break;
+        }
+        at = next;
+    }
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        struct vm_alloc *v = &vm->a[i];
+
+        if (v->used && v->p_where == VIDMM_IN_VRAM && v != a &&
+            v->p_addr < at + size && v->p_addr + vram_bytes(v) > at &&
+            !plan_vram_to_sys(vm, v)) {
+            return false;
+        }
+    }
+    return vidmm_segment_alloc_at(&vm->s_vram, at, a->size) &&
+           plan_to_vram(vm, a, at);
+}
+
+/* Plans list member[0 .. n) (see vidmm_make_resident). repack: first
+ * move the members in VRAM that may move out to their pages, then place
+ * those that want VRAM with plan_pack. */
+static int plan_list(struct vidmm *vm, uint32_t process,
+                     struct vm_alloc **member, unsigned n,
+                     const struct ddi_alloc_desc *desc, bool patched,
+                     bool repack)
+{
+    int rc = DDI_OK;
+
+    plan_begin(vm);
+    for (unsigned i = 0; i < n; i++) {
+        member[i]->in_list = true;
+    }
+    for (unsigned i = 0; repack && i < n && rc == DDI_OK; i++) {
+        struct vm_alloc *a = member[i];
+
+        if (a->p_where == VIDMM_IN_VRAM && !a->p_moved && !a->pin &&
+            !a->busy && !in_flight(vm, a) && !plan_vram_to_sys(vm, a)) {
+            rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
+        }
+    }
+    /* fixed addresses first (patched once), then the rest, in list order */
+    for (unsigned pass = 0; pass < 2 && rc == DDI_OK; pass++) {
+        for (unsigned i = 0; i < n && rc == DDI_OK; i++) {
+            struct vm_alloc *a = member[i];
+            bool fixed = patched && desc[i].gpu_addr;
+
+            if (fixed != (pass == 0)) {
+                continue;
+            }
+            if (fixed ? !plan_place_at(vm, a, desc[i].gpu_addr, process)
+                : repack && (a->segments & VIDMM_SEG_VRAM) &&
+                  a->p_where != VIDMM_IN_VRAM
+                ? !plan_pack(vm, a, process) && !plan_place(vm, a, process)
+                : !plan_place(vm, a, process)) {
+                rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
+            }
+        }
+    }
+    return rc;
+}
+
 int vidmm_make_resident(struct vidmm *vm, uint32_t process,
                         const struct ddi_alloc_ref *list, unsigned n,
                         struct ddi_alloc_desc *desc, bool patched,
@@ -702,24 +799,13 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         }
     }
     saved = vm->stats;
-    plan_begin(vm);
-    for (unsigned i = 0; i < n; i++) {
-        member[i]->in_list = true;
-    }
-    /* fixed addresses first (patched once), then the rest, in list order */
-    for (unsigned pass = 0; pass < 2 && rc == DDI_OK; pass++) {
-        for (unsigned i = 0; i < n && rc == DDI_OK; i++) {
-            struct vm_alloc *a = member[i];
-            bool fixed = patched && desc[i].gpu_addr;
-
-            if (fixed != (pass == 0)) {
-                continue;
-            }
-            if (fixed ? !plan_place_at(vm, a, desc[i].gpu_addr, process)
-                      : !plan_place(vm, a, process)) {
-                rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
-            }
-        }
+    rc = plan_list(vm, process, member, n, desc, patched, false);
+    if (rc == DDI_ENOMEM && !patched) {
+        /* the members already in VRAM may be what fragments it (a split
+         * buffer's portions fill VRAM to the byte): once more, with
+         * those not in use moved out first and placed again anew */
+        vm->stats = saved;
+        rc = plan_list(vm, process, member, n, desc, patched, true);
     }
     if (rc == DDI_OK && vm->ops_overflow) {
         rc = DDI_EINVAL;
