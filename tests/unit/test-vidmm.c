@@ -596,6 +596,49 @@ static void test_split_portions(void)
     g_free(x);
 }
 
+/*
+ * Repacking: a list member already in VRAM splits the free space so that
+ * the other member cannot fit although the list's bytes equal VRAM's.
+ * Best fit fails; vidmm then moves the member out and packs the list
+ * from the bottom (what lets a split buffer's portions fill VRAM).
+ */
+static void test_repack(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct ddi_alloc_ref list[2];
+    struct ddi_alloc_desc desc[2] = { 0 };
+    struct vidmm_residency r;
+    uint32_t v1, m, v2, z;
+
+    setup(x, 8 * 4096, 64 * 4096, false);
+    v1 = mk(x, 2 * 4096, 1, 0);
+    m = mk(x, 4 * 4096, 1, 0);
+    v2 = mk(x, 2 * 4096, 1, 0);
+    z = mk(x, 4 * 4096, 1, 0);
+    g_assert_cmpuint(st(x, m).gpu_addr, ==, VRAM_BASE + 2 * 4096);
+    g_assert_cmpuint(st(x, z).where, ==, VIDMM_IN_SYSMEM);
+    list[0] = (struct ddi_alloc_ref){ .handle = m };
+    list[1] = (struct ddi_alloc_ref){ .handle = z };
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, list, 2, desc, false, &r),
+                    ==, DDI_OK);
+    g_assert_true(r.paging_built);
+    g_assert_cmpuint(st(x, m).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, z).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(desc[0].gpu_addr, ==, VRAM_BASE);
+    g_assert_cmpuint(desc[1].gpu_addr, ==, VRAM_BASE + 4 * 4096);
+    g_assert_cmpuint(st(x, v1).where, !=, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, v2).where, !=, VIDMM_IN_VRAM);
+    vidmm_paging_done(x->vm, r.paging_ticket);
+
+    /* while m is busy it cannot move: not now (another list) */
+    list[1] = (struct ddi_alloc_ref){ .handle = v1 };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &list[1], 1, desc, false,
+                                        &r), ==, DDI_EBUSY);
+    vidmm_release(x->vm, list, 1, 0, 1);
+    g_free(x);
+}
+
 static void test_segment_best_fit(void)
 {
     struct vidmm_block blocks[8];
@@ -710,6 +753,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/split", test_split);
     g_test_add_func("/vidmm/split-packets", test_split_packets);
     g_test_add_func("/vidmm/split-portions", test_split_portions);
+    g_test_add_func("/vidmm/repack", test_repack);
     g_test_add_func("/vidmm/bad-input", test_bad_input);
     g_test_add_func("/vidmm/segment-best-fit", test_segment_best_fit);
     return g_test_run();
