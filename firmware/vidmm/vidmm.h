@@ -47,7 +47,11 @@
  * Eviction choice: least recently used first, among the VRAM allocations
  * that are not busy, pinned, in flight or in the list being made resident.
  * Allocations living in the aperture stay there until used from VRAM or
- * destroyed (an unmap could only make room for a later buffer).
+ * destroyed (an unmap could only make room for a later buffer). When best
+ * fit leaves no hole for a member (the list's own members, already in
+ * VRAM, may split the free space), the list is planned once more with its
+ * members that are not in use moved out and packed from the bottom of
+ * VRAM over evictable allocations: a list whose bytes fit is placed.
  * With cfg.evict_own_only (the patent's restriction, off by default) only
  * the allocations of the process whose buffer is being made resident, and
  * those marked with vidmm_offer (any process's, WDDM's OfferAllocations),
