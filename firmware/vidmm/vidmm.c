@@ -1024,18 +1024,33 @@ int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
     return DDI_OK;
 }
 
+/* vidmm's handle of list slot i: handles[i] (0: not vidmm's), or the
+ * list's own handle without a map. */
+static uint32_t slot_handle(const struct ddi_dmabuf *buf,
+                            const uint32_t *handles, unsigned i)
+{
+    return handles ? handles[i] : buf->alloc[i].handle;
+}
+
 /* What a portion is planned with: each allocation's size as the VRAM
- * allocator rounds it (pages, alignment), and VRAM less what is pinned
- * there (those never make room). DDI_EHANDLE for an unknown handle. */
+ * allocator rounds it (pages, alignment; 0 for a slot that is not
+ * vidmm's), and VRAM less what is pinned there (those never make room).
+ * DDI_EHANDLE for an unknown handle. */
 static int split_sizes(const struct vidmm *vm, const struct ddi_dmabuf *buf,
-                       uint64_t *slot_size, uint64_t *capacity)
+                       const uint32_t *handles, uint64_t *slot_size,
+                       uint64_t *capacity)
 {
     uint64_t pinned = 0;
 
     for (unsigned i = 0; i < buf->nalloc; i++) {
-        const struct vm_alloc *a = lookup(vm, buf->alloc[i].handle);
+        uint32_t h = slot_handle(buf, handles, i);
+        const struct vm_alloc *a = lookup(vm, h);
         uint64_t al;
 
+        if (!h) {
+            slot_size[i] = 0;       /* fixed placement: costs nothing */
+            continue;
+        }
         if (!a) {
             return DDI_EHANDLE;
         }
@@ -1054,7 +1069,8 @@ static int split_sizes(const struct vidmm *vm, const struct ddi_dmabuf *buf,
 }
 
 int vidmm_portion(const struct vidmm *vm, const struct ddi_dmabuf *buf,
-                  uint32_t first, struct vidmm_split_range *out)
+                  const uint32_t *handles, uint32_t first,
+                  struct vidmm_split_range *out)
 {
     uint64_t slot_size[DDI_MAX_ALLOC_LIST], capacity;
     int rc;
@@ -1063,19 +1079,20 @@ int vidmm_portion(const struct vidmm *vm, const struct ddi_dmabuf *buf,
         (first && first >= buf->len_bytes)) {
         return DDI_EINVAL;
     }
-    rc = split_sizes(vm, buf, slot_size, &capacity);
+    rc = split_sizes(vm, buf, handles, slot_size, &capacity);
     return rc == DDI_OK ? split_from(buf, slot_size, capacity, first, out)
                         : rc;
 }
 
-bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf)
+bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf,
+                      const uint32_t *handles)
 {
     uint64_t slot_size[DDI_MAX_ALLOC_LIST], capacity;
     struct vidmm_split_range r = { 0 };
     unsigned n = 0;
 
     if (!vm || !split_args_ok(buf) ||
-        split_sizes(vm, buf, slot_size, &capacity) != DDI_OK) {
+        split_sizes(vm, buf, handles, slot_size, &capacity) != DDI_OK) {
         return false;
     }
     /* every portion must fit, or none runs: a buffer half run and then
@@ -1089,15 +1106,18 @@ bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf)
     return n > 1;
 }
 
-/* The sub-list of the slots in mask, in list order (k -> slot[k]). */
-static unsigned sub_list(const struct ddi_dmabuf *buf, uint32_t mask,
-                         struct ddi_alloc_ref *list, unsigned *slot)
+/* The sub-list of vidmm's slots in mask, in list order (k -> slot[k]). */
+static unsigned sub_list(const struct ddi_dmabuf *buf, const uint32_t *handles,
+                         uint32_t mask, struct ddi_alloc_ref *list,
+                         unsigned *slot)
 {
     unsigned n = 0;
 
     for (unsigned i = 0; i < buf->nalloc; i++) {
-        if (mask & (1u << i)) {
-            list[n] = buf->alloc[i];
+        uint32_t h = slot_handle(buf, handles, i);
+
+        if ((mask & (1u << i)) && h) {
+            list[n] = (struct ddi_alloc_ref){ h, buf->alloc[i].write };
             slot[n++] = i;
         }
     }
@@ -1106,6 +1126,7 @@ static unsigned sub_list(const struct ddi_dmabuf *buf, uint32_t mask,
 
 int vidmm_make_resident_portion(struct vidmm *vm, uint32_t process,
                                 const struct ddi_dmabuf *buf,
+                                const uint32_t *handles,
                                 struct ddi_alloc_desc *desc,
                                 const struct vidmm_split_range *r,
                                 bool patched, struct vidmm_residency *res)
@@ -1119,7 +1140,7 @@ int vidmm_make_resident_portion(struct vidmm *vm, uint32_t process,
         (buf->nalloc < 32 && (r->slots >> buf->nalloc))) {
         return DDI_EINVAL;
     }
-    n = sub_list(buf, r->slots, list, slot);
+    n = sub_list(buf, handles, r->slots, list, slot);
     for (unsigned k = 0; k < n; k++) {
         sub[k] = desc[slot[k]];
     }
@@ -1135,13 +1156,14 @@ int vidmm_make_resident_portion(struct vidmm *vm, uint32_t process,
 }
 
 void vidmm_release_portion(struct vidmm *vm, const struct ddi_dmabuf *buf,
-                           uint32_t slots, unsigned engine, uint64_t fence)
+                           const uint32_t *handles, uint32_t slots,
+                           unsigned engine, uint64_t fence)
 {
     struct ddi_alloc_ref list[DDI_MAX_ALLOC_LIST];
     unsigned slot[DDI_MAX_ALLOC_LIST];
 
     if (vm && buf && buf->nalloc <= DDI_MAX_ALLOC_LIST) {
-        vidmm_release(vm, list, sub_list(buf, slots, list, slot), engine,
-                      fence);
+        vidmm_release(vm, list, sub_list(buf, handles, slots, list, slot),
+                      engine, fence);
     }
 }

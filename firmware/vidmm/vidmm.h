@@ -243,7 +243,10 @@ int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
 
 /*
  * Running a split buffer [WDDM: VidMm's split DMA buffer], one portion at
- * a time (vidsch's make_portion hook):
+ * a time (vidsch's make_portion hook). handles maps buf's list slots to
+ * vidmm handles (0: a slot vidmm does not manage, fixed placement: it
+ * costs nothing and is never made resident); NULL: buf->alloc[i].handle
+ * are vidmm's handles already.
  *
  * vidmm_portion plans the range of buf that begins at first (0 or a
  * split offset, the previous range's end) as vidmm_split would, with
@@ -264,14 +267,18 @@ int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
  * sub-list.
  */
 int vidmm_portion(const struct vidmm *vm, const struct ddi_dmabuf *buf,
-                  uint32_t first, struct vidmm_split_range *out);
-bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf);
+                  const uint32_t *handles, uint32_t first,
+                  struct vidmm_split_range *out);
+bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf,
+                      const uint32_t *handles);
 int vidmm_make_resident_portion(struct vidmm *vm, uint32_t process,
                                 const struct ddi_dmabuf *buf,
+                                const uint32_t *handles,
                                 struct ddi_alloc_desc *desc,
                                 const struct vidmm_split_range *r,
                                 bool patched, struct vidmm_residency *res);
 void vidmm_release_portion(struct vidmm *vm, const struct ddi_dmabuf *buf,
-                           uint32_t slots, unsigned engine, uint64_t fence);
+                           const uint32_t *handles, uint32_t slots,
+                           unsigned engine, uint64_t fence);
 
 #endif /* FW_VIDMM_VIDMM_H */

@@ -307,7 +307,7 @@ static int hook_make_resident(void *arg, uint64_t cookie,
     res.paging = &p->dma;
     rc = vidmm_make_resident(S.vm, b->ctx + 1, dma->alloc, dma->nalloc, desc,
                              patched, &res);
-    if (rc == DDI_ENOMEM && vidmm_splittable(S.vm, dma)) {
+    if (rc == DDI_ENOMEM && vidmm_splittable(S.vm, dma, NULL)) {
         return VIDSCH_RESIDENT_SPLIT;
     }
     if (rc == DDI_OK) {
@@ -346,13 +346,13 @@ static int hook_make_portion(void *arg, uint64_t cookie,
                                         .end = part->end,
                                         .slots = part->slots };
     } else {
-        rc = vidmm_portion(S.vm, dma, first, &r);
+        rc = vidmm_portion(S.vm, dma, NULL, first, &r);
         if (rc != DDI_OK) {
             return rc;
         }
     }
     res.paging = &p->dma;
-    rc = vidmm_make_resident_portion(S.vm, b->ctx + 1, dma, desc, &r,
+    rc = vidmm_make_resident_portion(S.vm, b->ctx + 1, dma, NULL, desc, &r,
                                      patched, &res);
     if (rc == DDI_OK) {
         hand_paging(b, p, &res, out);
@@ -369,7 +369,7 @@ static void hook_release_portion(void *arg, uint64_t cookie,
 {
     (void)arg;
     S.buf[cookie].resident = false;
-    vidmm_release_portion(S.vm, dma, part->slots, engine, fence);
+    vidmm_release_portion(S.vm, dma, NULL, part->slots, engine, fence);
 }
 
 static void on_done(void *arg, uint64_t cookie, int status)

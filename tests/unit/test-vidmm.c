@@ -541,13 +541,13 @@ static void test_split_portions(void)
     r = (struct vidmm_residency){ .paging = &x->paging };
     g_assert_cmpint(vidmm_make_resident(x->vm, 1, buf->alloc, 3, desc, false,
                                         &r), ==, DDI_ENOMEM);
-    g_assert_true(vidmm_splittable(x->vm, buf));
+    g_assert_true(vidmm_splittable(x->vm, buf, NULL));
 
-    g_assert_cmpint(vidmm_portion(x->vm, buf, 0, &pr), ==, DDI_OK);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.end, ==, 64);
     g_assert_cmpuint(pr.slots, ==, 0x3);
     g_assert_cmpuint(pr.bytes, ==, 10 * 4096);
-    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, desc, &pr,
+    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, NULL, desc, &pr,
                                                 false, &r), ==, DDI_OK);
     if (r.paging_built) {
         vidmm_paging_done(x->vm, r.paging_ticket);
@@ -559,39 +559,39 @@ static void test_split_portions(void)
     g_assert_cmpuint(desc[2].gpu_addr, ==, 0);  /* not this portion's */
     g_assert_cmpuint(st(x, h[2]).busy, ==, 0);
     /* not a split point / the next one while the first holds VRAM */
-    g_assert_cmpint(vidmm_portion(x->vm, buf, 40, &pr), ==, DDI_EINVAL);
-    g_assert_cmpint(vidmm_portion(x->vm, buf, 64, &pr), ==, DDI_OK);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 40, &pr), ==, DDI_EINVAL);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 64, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.first, ==, 64);
     g_assert_cmpuint(pr.end, ==, 96);
     g_assert_cmpuint(pr.slots, ==, 0x4);
-    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, desc, &pr,
+    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, NULL, desc, &pr,
                                                 false, &r), ==, DDI_EBUSY);
-    vidmm_release_portion(x->vm, buf, 0x3, 0, 7);
+    vidmm_release_portion(x->vm, buf, NULL, 0x3, 0, 7);
     g_assert_cmpuint(st(x, h[0]).busy, ==, 0);
-    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, desc, &pr,
+    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, NULL, desc, &pr,
                                                 false, &r), ==, DDI_OK);
     g_assert_true(r.paging_built);      /* evicted one of the first two */
     vidmm_paging_done(x->vm, r.paging_ticket);
     g_assert_cmpuint(st(x, h[2]).where, ==, VIDMM_IN_VRAM);
     g_assert_cmpuint(desc[2].gpu_addr, ==, st(x, h[2]).gpu_addr);
-    vidmm_release_portion(x->vm, buf, pr.slots, 0, 8);
+    vidmm_release_portion(x->vm, buf, NULL, pr.slots, 0, 8);
     g_assert_cmpuint(st(x, h[2]).busy, ==, 0);
 
     /* unpinned, the budget is all of VRAM: one portion, the whole */
     g_assert_cmpint(vidmm_unpin(x->vm, pin), ==, DDI_OK);
-    g_assert_cmpint(vidmm_portion(x->vm, buf, 0, &pr), ==, DDI_OK);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.end, ==, 96);
-    g_assert_false(vidmm_splittable(x->vm, buf));
+    g_assert_false(vidmm_splittable(x->vm, buf, NULL));
 
     /* larger than VRAM: no portion can hold it */
     big = mk(x, 17 * 4096, 1, 0);
     buf->alloc[1].handle = big;
-    g_assert_false(vidmm_splittable(x->vm, buf));
-    g_assert_cmpint(vidmm_portion(x->vm, buf, 32, &pr), ==, DDI_ENOMEM);
-    g_assert_cmpint(vidmm_portion(x->vm, buf, 0, &pr), ==, DDI_OK);
+    g_assert_false(vidmm_splittable(x->vm, buf, NULL));
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 32, &pr), ==, DDI_ENOMEM);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.end, ==, 32);
     buf->alloc[1].handle = 0xdead;
-    g_assert_cmpint(vidmm_portion(x->vm, buf, 0, &pr), ==, DDI_EHANDLE);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_EHANDLE);
     g_free(buf);
     g_free(x);
 }
@@ -636,6 +636,50 @@ static void test_repack(void)
     g_assert_cmpint(vidmm_make_resident(x->vm, 1, &list[1], 1, desc, false,
                                         &r), ==, DDI_EBUSY);
     vidmm_release(x->vm, list, 1, 0, 1);
+    g_free(x);
+}
+
+/* The kernel's lists name process handles and may hold allocations vidmm
+ * does not manage (fixed placement): a map gives vidmm's handle per slot,
+ * 0 for those, which cost nothing and are never made resident. */
+static void test_split_handles(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct ddi_dmabuf *buf = g_new0(struct ddi_dmabuf, 1);
+    struct ddi_alloc_desc desc[4] = { 0 };
+    struct vidmm_residency r = { 0 };
+    struct vidmm_split_range pr;
+    uint32_t map[4];
+
+    setup(x, 8 * 4096, 64 * 4096, false);
+    for (unsigned i = 0; i < 4; i++) {
+        map[i] = i < 3 ? mk(x, 4 * 4096, 1, 0) : 0;
+        buf->alloc[i].handle = 100 + i;     /* the process's handles */
+        buf->patch[i] = (struct ddi_patch_loc){ .slot = i,
+                                                .split_offset = 16 * i };
+    }
+    map[3] = 0;
+    desc[3].gpu_addr = 0x1234;              /* fixed: left as it is */
+    buf->nalloc = 4;
+    buf->npatch = 4;
+    buf->len_bytes = 64;
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==,
+                    DDI_EHANDLE);
+    g_assert_true(vidmm_splittable(x->vm, buf, map));
+    g_assert_cmpint(vidmm_portion(x->vm, buf, map, 0, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.end, ==, 32);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, map, 32, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.slots, ==, 0xc);    /* slot 2 and the fixed one */
+    g_assert_cmpuint(pr.bytes, ==, 4 * 4096);
+    r.paging = &x->paging;
+    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, map, desc,
+                                                &pr, false, &r), ==, DDI_OK);
+    g_assert_cmpuint(desc[2].gpu_addr, ==, st(x, map[2]).gpu_addr);
+    g_assert_cmpuint(desc[3].gpu_addr, ==, 0x1234);
+    g_assert_cmpuint(st(x, map[2]).busy, ==, 1);
+    vidmm_release_portion(x->vm, buf, map, pr.slots, 0, 1);
+    g_assert_cmpuint(st(x, map[2]).busy, ==, 0);
+    g_free(buf);
     g_free(x);
 }
 
@@ -754,6 +798,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/split-packets", test_split_packets);
     g_test_add_func("/vidmm/split-portions", test_split_portions);
     g_test_add_func("/vidmm/repack", test_repack);
+    g_test_add_func("/vidmm/split-handles", test_split_handles);
     g_test_add_func("/vidmm/bad-input", test_bad_input);
     g_test_add_func("/vidmm/segment-best-fit", test_segment_best_fit);
     return g_test_run();
