@@ -742,7 +742,8 @@ static bool plan_pack(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
 
 /* Plans list member[0 .. n) (see vidmm_make_resident). repack: first
  * move the members in VRAM that may move out to their pages, then place
- * those that want VRAM with plan_pack. */
+ * those that want VRAM with plan_pack. A pinned (locked) member is never
+ * packed: the CPU holds a pointer to where it is (plan_place's rule). */
 static int plan_list(struct vidmm *vm, uint32_t process,
                      struct vm_alloc **member, unsigned n,
                      const struct ddi_alloc_desc *desc, bool patched,
@@ -773,7 +774,7 @@ static int plan_list(struct vidmm *vm, uint32_t process,
             }
             if (fixed ? !plan_place_at(vm, a, desc[i].gpu_addr, process)
                 : repack && (a->segments & VIDMM_SEG_VRAM) &&
-                  a->p_where != VIDMM_IN_VRAM
+                  a->p_where != VIDMM_IN_VRAM && !a->pin
                 ? !plan_pack(vm, a, process) && !plan_place(vm, a, process)
                 : !plan_place(vm, a, process)) {
                 rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
