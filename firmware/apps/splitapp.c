@@ -163,7 +163,18 @@ int splitapp_init(struct splitapp *m, struct kernel *k, const char *name,
                            sizeof(m->cmd));
     }
     for (unsigned i = 0; i < SPLITAPP_ALLOCS && st == DDI_OK; i++) {
-        m->halloc[i] = app_alloc(a, cfg->alloc_bytes, true);
+        /* VRAM only: through the aperture the list would fit as it
+         * is, and nothing would need splitting */
+        struct kapi_alloc_desc d = {
+            .size = cfg->alloc_bytes, .cpu_visible = true, .zeroed = true,
+            .local_only = true,
+        };
+
+        st = kapi_create_allocation(a->proc, a->hdev, &d, &m->halloc[i]);
+        if (st != DDI_OK) {
+            app_fail(a, "create_allocation", st);
+            m->halloc[i] = 0;
+        }
         if (!m->halloc[i]) {
             st = a->fail_status;
         }

@@ -9,13 +9,8 @@
  * keeps rendering meanwhile. Both are checked by content after the run,
  * every word.
  *
- * NOT BUILT YET: it needs the kernel on vidmm (the make_resident hook in
- * kernel/kmem.c, branch kint) and that hook's splitting half
- * (make_portion / release_portion, as tests/sim/sim_split.c does them).
- * See the report of branch split for how to register it.
- *
  * Command line: irq=..., duration_ms= (300), percent= (the split app's
- * working set, % of the OS's VRAM: 150), frames= (3), work_us= (1000),
+ * working set, % of the VRAM vidmm manages: 150), frames= (3), work_us= (1000),
  * the scheduler options.
  */
 #include <stdint.h>
@@ -34,6 +29,7 @@ int scenario_main(const struct boot_info *boot)
     uint64_t duration_ms = 300, percent = 150, frames = 3, work_us = 1000;
     uint64_t seg_bytes = 0, each = 0;
     struct kernel *k = &s.boot.k;
+    struct vidsch_engine_stats es = { 0 };
 
     kprintf("split: one DMA buffer over 1.5x VRAM, run in portions\n");
     if (os_option(&s, boot, "duration_ms", &duration_ms) &&
@@ -48,7 +44,7 @@ int scenario_main(const struct boot_info *boot)
         struct memapp_config mc;
         int st;
 
-        seg_bytes = k->seg.size;
+        seg_bytes = kernel_app_vram_bytes(k);
         /* six allocations of percent / 6 of VRAM each, whole 64 KiB */
         each = seg_bytes / 100 * percent / SPLITAPP_ALLOCS;
         each -= each % (64u << 10);
@@ -82,11 +78,21 @@ int scenario_main(const struct boot_info *boot)
         report(&s.r, memapp_app(&small)->completed > frames,
                "small: kept rendering (%lu frames)",
                memapp_app(&small)->completed);
+        es = *vidsch_engine_stats(k->vs, COPRO_ENGINE_RENDER);
+        /* what makes this the split scenario: the list did not fit, the
+         * buffers ran in portions (more than one each) */
+        report(&s.r, percent <= 100 ||
+               (k->stats.split_buffers >= frames &&
+                es.split_buffers >= frames && es.portions > es.split_buffers),
+               "split: the kernel ran %lu buffers in portions, the render "
+               "engine retired %lu portions of %lu split buffers",
+               k->stats.split_buffers, es.portions, es.split_buffers);
     }
     kprintf("METRICS {\"scenario\":\"split\",\"policy\":\"%s\","
-            "\"percent\":%lu,\"alloc_kib\":%lu,\"vram_kib\":%lu",
+            "\"percent\":%lu,\"alloc_kib\":%lu,\"vram_kib\":%lu,"
+            "\"split_buffers\":%lu,\"portions\":%lu",
             vidsch_policy_name(s.sched.policy), percent, each >> 10,
-            seg_bytes >> 10);
+            seg_bytes >> 10, es.split_buffers, es.portions);
     os_print_apps_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);
     return report_summary(&s.r);
