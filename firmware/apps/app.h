@@ -47,6 +47,10 @@ struct app {
     /* The scenario expects TDR to blame it: losing its device (DDI_ELOST)
      * is then the outcome to check, not a failure. */
     bool expect_lost;
+    /* The scenario expects its context to be put in error with this code
+     * (e.g. DDI_ENOMEM: a buffer that cannot be resident even split):
+     * that failure is then the outcome to check. 0: none expected. */
+    int expect_error;
     uint64_t started_at, stopped_at;
 
     /* The first unexpected failure: which call, which code. */

@@ -37,6 +37,7 @@ static void frames_done(void *arg, int status)
     struct frameapp *f = arg;
     struct app *a = &f->app;
     uint64_t value = 0;
+    int st;
 
     if (status != DDI_OK) {
         app_fail(a, "wait_cpu", status);
@@ -54,6 +55,12 @@ static void frames_done(void *arg, int status)
             continue;
         }
         f->inflight--;
+        st = kapi_context_error(a->proc, a->hctx);
+        if (st != DDI_OK) {
+            /* its buffer never ran: no timestamps to read */
+            app_fail(a, "context in error", st);
+            continue;
+        }
         a->completed++;
         f->last_completed = n;
         if (f->log && n <= f->log_cap) {

@@ -267,6 +267,19 @@ int kapi_context_stats(struct kproc *p, uint32_t hcontext,
     return DDI_OK;
 }
 
+int kapi_context_error(struct kproc *p, uint32_t hcontext)
+{
+    struct kcontext *c = get_context(p, hcontext);
+
+    if (!c) {
+        return DDI_EHANDLE;
+    }
+    if (c->dev->removed) {
+        return DDI_ELOST;
+    }
+    return c->error;
+}
+
 /* ---- allocations ---- */
 
 int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
@@ -696,6 +709,9 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
     }
     if (c->dev->removed) {
         return DDI_ELOST;
+    }
+    if (c->error) {
+        return c->error;
     }
     k = p->k;
     if (!a || !a->cmd || a->cmd_bytes == 0 || a->cmd_bytes % 4 ||

@@ -67,6 +67,11 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
 int kapi_destroy_context(struct kproc *p, uint32_t hcontext);
 int kapi_context_stats(struct kproc *p, uint32_t hcontext,
                        struct vidsch_ctx_stats *out);
+/* DDI_OK, or why the context is in error: DDI_ELOST (its device was
+ * removed by TDR) or the code a buffer of it was refused with at
+ * schedule time (DDI_ENOMEM: its allocations cannot be resident even in
+ * portions). A context in error renders nothing more. */
+int kapi_context_error(struct kproc *p, uint32_t hcontext);
 
 /* ---- allocations [D3DKMTCreateAllocation] ---- */
 

@@ -60,6 +60,13 @@ static void env_buffer_done(void *os, uint64_t cookie, int status)
     }
     kb->done = true;
     kb->status = status;
+    /* refused at schedule time (not lost to TDR, which removes the device
+     * instead): the context is in error, nothing else is; recorded now,
+     * before any wait on a fence after it is delivered */
+    if (status != DDI_OK && status != DDI_ELOST && kb->ctx &&
+        !kb->ctx->error) {
+        kb->ctx->error = status;
+    }
     kernel_mark(k, COPRO_MARK_DONE, kb->ctx->engine, kb->ctx->hw_id, cookie,
                 (uint64_t)(int64_t)status);
     kqueue_push(&k->ev.work, &k->reap_work);

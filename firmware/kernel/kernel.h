@@ -78,6 +78,11 @@ struct kcontext {
     struct vidsch_ctx *vctx;
     uint64_t save_gpu;
     unsigned inflight;      /* buffers submitted, not done */
+    int error;              /* DDI_OK, or why one of its buffers could
+                               not run (refused at schedule time, e.g.
+                               DDI_ENOMEM: a split portion that cannot
+                               fit): the context is in error, its
+                               renders fail with this code */
 };
 
 struct kalloc {

@@ -122,6 +122,14 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
                    ddi_status_name(a->fail_status));
             continue;
         }
+        if (a->expect_error) {
+            report(&s->r, a->fail_status == a->expect_error, "%s: its context "
+                   "was put in error with %s, as expected (%s: %s)", a->name,
+                   ddi_status_name(a->expect_error),
+                   a->fail_what ? a->fail_what : "no failure",
+                   ddi_status_name(a->fail_status));
+            continue;
+        }
         report(&s->r, a->fail_what == NULL, "%s: ran without failure%s%s%s%s",
                a->name, a->fail_what ? " (" : "",
                a->fail_what ? a->fail_what : "", a->fail_what ? ": " : "",

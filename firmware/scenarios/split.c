@@ -11,7 +11,10 @@
  *
  * Command line: irq=..., duration_ms= (300), percent= (the split app's
  * working set, % of the VRAM vidmm manages: 150), frames= (3), work_us= (1000),
- * the scheduler options.
+ * refused= (1: the allocations are so big that not even one portion
+ * fits, e.g. with percent=360: the split application's context must be
+ * put in error with ENOMEM and the other must not notice), the scheduler
+ * options.
  */
 #include <stdint.h>
 
@@ -26,7 +29,8 @@ static struct memapp small;
 
 int scenario_main(const struct boot_info *boot)
 {
-    uint64_t duration_ms = 300, percent = 150, frames = 3, work_us = 1000;
+    uint64_t duration_ms = 300, percent = 150, frames = 3, work_us = 1000,
+             refused = 0;
     uint64_t seg_bytes = 0, each = 0;
     struct kernel *k = &s.boot.k;
     struct vidsch_engine_stats es = { 0 };
@@ -36,6 +40,7 @@ int scenario_main(const struct boot_info *boot)
         os_option(&s, boot, "percent", &percent) &&
         os_option(&s, boot, "frames", &frames) &&
         os_option(&s, boot, "work_us", &work_us) &&
+        os_option(&s, boot, "refused", &refused) &&
         report(&s.r, percent >= 10 && percent <= 400 && frames >= 1,
                "options: percent=%lu (10..400), frames=%lu (>= 1)", percent,
                frames) &&
@@ -57,6 +62,11 @@ int scenario_main(const struct boot_info *boot)
                "of %lu KiB of VRAM) (%s)", SPLITAPP_ALLOCS, each >> 10,
                seg_bytes ? each * SPLITAPP_ALLOCS * 100 / seg_bytes : 0,
                seg_bytes >> 10, ddi_status_name(st));
+        if (refused) {
+            /* two allocations of one packet exceed VRAM: not even a
+             * portion fits, the context must be put in error, alone */
+            splitapp_app(&big)->expect_error = DDI_ENOMEM;
+        }
         os_add_app(&s, splitapp_app(&big));
 
         memapp_config_default(&mc);
@@ -72,7 +82,8 @@ int scenario_main(const struct boot_info *boot)
 
         os_run(&s, duration_ms * MS, 5000 * MS);
         os_print_table(&s);
-        report(&s.r, splitapp_app(&big)->completed == frames,
+        report(&s.r, refused ? splitapp_app(&big)->completed == 0 :
+               splitapp_app(&big)->completed == frames,
                "split: %lu of %lu frames completed",
                splitapp_app(&big)->completed, frames);
         report(&s.r, memapp_app(&small)->completed > frames,
@@ -81,7 +92,7 @@ int scenario_main(const struct boot_info *boot)
         es = *vidsch_engine_stats(k->vs, COPRO_ENGINE_RENDER);
         /* what makes this the split scenario: the list did not fit, the
          * buffers ran in portions (more than one each) */
-        report(&s.r, percent <= 100 ||
+        report(&s.r, percent <= 100 || refused ||
                (k->stats.split_buffers >= frames &&
                 es.split_buffers >= frames && es.portions > es.split_buffers),
                "split: the kernel ran %lu buffers in portions, the render "
