@@ -47,6 +47,11 @@ static void env_buffer_done(void *os, uint64_t cookie, int status)
     struct kernel *k = os;
     struct kbuffer *kb = (struct kbuffer *)(uintptr_t)cookie;
 
+    if (kgpuva_paging_done(k, cookie)) {
+        /* contexts held on the paging fence (kapi_wait_paging) */
+        vidsch_sync_changed(k->vs);
+        return;
+    }
     if (kmem_paging_done(k, cookie, status)) {
         /* vidmm may free what waited for that buffer to retire */
         if (k->reap_allocs) {

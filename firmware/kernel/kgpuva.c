@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * GPU-VA mode's residency in the kernel: glue between the kernel's
+ * objects, vidmm_residency (the contract: references, budgets, trims),
+ * vidmm_gpuva (VA ranges and the leaf-entry updates of a move) and the
+ * DDI (paging buffers, page tables). See kgpuva.h for the design.
+ */
+#include "kernel/kgpuva.h"
+
+#include <stddef.h>
+
+#include "kernel/kernel.h"
+#include "kernel/kernel_internal.h"
+
+#define PAGE DDI_GPUVA_PAGE
+
+static uint64_t page_round(uint64_t v)
+{
+    return (v + PAGE - 1) & ~(PAGE - 1);
+}
+
+static const struct ddi_gpuva_ops *gops(const struct kernel *k)
+{
+    return k->dev.ops->gpuva;
+}
+
+/* ---- paging buffers ---- */
+
+static struct kgpuva_paging *paging_get(struct kgpuva *g)
+{
+    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
+        struct kgpuva_paging *pb = &g->paging[i];
+
+        if (!pb->used) {
+            pb->dmabuf = (struct ddi_dmabuf){
+                .dw = (uint32_t *)vidmm_segment_cpu(&g->k->seg, pb->gpu),
+                .gpu_addr = pb->gpu, .cap_bytes = KGPUVA_PAGING_BYTES,
+                .engine = g->cfg.copy_engine,
+            };
+            pb->aper_free = 0;
+            pb->npages_free = 0;
+            return pb;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Builds ops then the PTE updates into one paging buffer and submits it
+ * on the copy engine. *fence: its paging fence value (0 if the driver
+ * produced no packets: nothing to wait for). The buffer slot is held
+ * until it retires.
+ */
+static int paging_run(struct kgpuva *g, struct kgpuva_paging *pb,
+                      const struct ddi_paging_op *ops, unsigned nops,
+                      const struct ddi_pte_update *u, unsigned nu,
+                      uint64_t *fence)
+{
+    struct kernel *k = g->k;
+    int st = DDI_OK;
+
+    *fence = 0;
+    if (nops) {
+        st = k->dev.ops->build_paging_buffer(k->dev.drv, ops, nops,
+                                             &pb->dmabuf);
+    }
+    if (st == DDI_OK && nu) {
+        st = gops(k)->pte_update(k->dev.drv, u, nu, &pb->dmabuf);
+    }
+    if (st != DDI_OK) {
+        return st;
+    }
+    if (pb->dmabuf.len_bytes == 0) {
+        return DDI_OK;
+    }
+    pb->used = true;
+    pb->value = ++g->fence_issued;
+    st = vidsch_submit_paging(k->vs, g->cfg.copy_engine, &pb->dmabuf,
+                              (uint64_t)(uintptr_t)pb);
+    if (st != DDI_OK) {
+        pb->used = false;
+        g->fence_issued--;
+        return st;
+    }
+    g->stats.paging_buffers++;
+    *fence = pb->value;
+    return DDI_OK;
+}
+
+bool kgpuva_paging_done(struct kernel *k, uint64_t cookie)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_paging *pb = (struct kgpuva_paging *)(uintptr_t)cookie;
+
+    if (!g->on || pb < g->paging || pb >= g->paging + KGPUVA_MAX_PAGING ||
+        !pb->used) {
+        return false;
+    }
+    /* one engine, in order: the newest retired is the fence's value */
+    if (pb->value > g->fence_done) {
+        g->fence_done = pb->value;
+    }
+    if (pb->aper_free) {
+        vidmm_segment_free(&g->aper, pb->aper_free);
+    }
+    if (pb->npages_free) {
+        for (uint32_t i = 0; i < pb->npages_free; i++) {
+            uint64_t pg = pb->pages_free + (uint64_t)i * PAGE;
+
+            page_pool_put(g->cfg.pool, &pg, 1);
+        }
+    }
+    pb->used = false;
+    /* contexts held by vidsch_wait on fence_done may go now: vidsch polls
+     * sync words when fences retire, this one is among them */
+    return true;
+}
+
+/* ---- the pager (vidmm_res_pager) ---- */
+
+static struct kgpuva_alloc *ga_of(struct vidmm_res_alloc *a)
+{
+    return a->mm;
+}
+
+static int page_in(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
+{
+    struct kgpuva *g = ctx;
+    struct kgpuva_alloc *ga = ga_of(a);
+    struct kgpuva_paging *pb = paging_get(g);
+    struct vidmm_gpuva_frame to = {
+        .target = DDI_PTE_VRAM, .writable = true,
+    };
+    struct ddi_paging_op op;
+    struct ddi_pte_update u;
+    uint64_t vram;
+    int st;
+
+    if (!pb) {
+        g->pager_error = DDI_EBUSY;
+        return DDI_ENOMEM;
+    }
+    if (!vidmm_segment_alloc(&g->vram, ga->bytes, PAGE, &vram)) {
+        g->pager_error = DDI_ENOMEM;     /* fragmented after all */
+        return DDI_ENOMEM;
+    }
+    /* VRAM offsets for the page tables: the segment is in GPU addresses,
+     * which on copro are VRAM offsets already */
+    to.addr = vram;
+    st = vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to, &u);
+    op = (struct ddi_paging_op){
+        .kind = DDI_PAGING_TRANSFER, .src = ga->aper, .dst = vram,
+        .size = ga->bytes,
+    };
+    if (st == DDI_OK) {
+        st = paging_run(g, pb, &op, 1, &u, 1, fence);
+    }
+    if (st != DDI_OK) {
+        vidmm_segment_free(&g->vram, vram);
+        g->pager_error = st;
+        return DDI_ENOMEM;
+    }
+    ga->vram = vram;
+    g->stats.page_ins++;
+    g->stats.bytes_in += ga->bytes;
+    return DDI_OK;
+}
+
+static void page_out(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
+{
+    struct kgpuva *g = ctx;
+    struct kgpuva_alloc *ga = ga_of(a);
+    struct kgpuva_paging *pb = paging_get(g);
+    struct vidmm_gpuva_frame to = { .target = DDI_PTE_INVALID };
+    struct ddi_paging_op op = {
+        .kind = DDI_PAGING_TRANSFER, .src = ga->vram, .dst = ga->aper,
+        .size = ga->bytes,
+    };
+    struct ddi_pte_update u;
+
+    *fence = 0;
+    if (!ga->vram) {
+        return;
+    }
+    /* Residency's contract says page_out cannot fail; the table of
+     * paging buffers is sized so it does not (KGPUVA_MAX_PAGING), and if
+     * it ever did the contents would be lost, never another process's
+     * memory exposed: the entries go invalid below regardless. */
+    if (pb && vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to,
+                                &u) == DDI_OK) {
+        paging_run(g, pb, &op, 1, &u, 1, fence);
+    }
+    vidmm_segment_free(&g->vram, ga->vram);
+    ga->vram = 0;
+    g->stats.page_outs++;
+    g->stats.bytes_out += ga->bytes;
+}
+
+/* ---- start ---- */
+
+const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg)
+{
+    struct kgpuva *g = &k->gpuva;
+    const struct vidmm_res_pager pager = {
+        .page_in = page_in, .page_out = page_out, .ctx = g,
+    };
+
+    *g = (struct kgpuva){ .cfg = *cfg, .k = k };
+    if (!gops(k) || !k->dev.ops->build_paging_buffer || !cfg->pool ||
+        cfg->vram_bytes < PAGE || cfg->aperture_size < PAGE ||
+        cfg->va_base < k->vram_base + k->vram_size) {
+        return "GPU-VA mode needs the driver's gpuva ops, paging, a page "
+               "pool, VRAM, an aperture window and a VA window above the "
+               "OS's VRAM";
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
+        if (!vidmm_segment_alloc(&k->seg, KGPUVA_PAGING_BYTES, 64,
+                                 &g->paging[i].gpu)) {
+            return "no room for GPU-VA paging buffers";
+        }
+    }
+    if (!vidmm_segment_alloc(&k->seg, page_round(cfg->vram_bytes), PAGE,
+                             &g->vram_base)) {
+        return "no room for GPU-VA VRAM in the kernel's segment";
+    }
+    vidmm_segment_init(&g->vram, g->vram_base, page_round(cfg->vram_bytes),
+                       NULL, g->vram_blocks, KGPUVA_MAX_ALLOCS + 1);
+    vidmm_segment_init(&g->aper, cfg->aperture_base, cfg->aperture_size,
+                       NULL, g->aper_blocks, KGPUVA_MAX_ALLOCS + 1);
+    if (vidmm_res_init(&g->res, page_round(cfg->vram_bytes), &pager,
+                       g->res_alloc, KGPUVA_MAX_ALLOCS) != DDI_OK) {
+        return "vidmm_res_init refused";
+    }
+    g->on = true;
+    return NULL;
+}
+
+/* ---- processes and devices ---- */
+
+struct kgpuva_proc *kgpuva_proc_of(struct kernel *k, const struct kproc *p)
+{
+    unsigned i = (unsigned)(p - k->procs);
+
+    if (!k->gpuva.on || i >= KGPUVA_MAX_PROCS || !k->gpuva.proc[i].on) {
+        return NULL;
+    }
+    return &k->gpuva.proc[i];
+}
+
+static void trim_thunk(void *ctx, struct vidmm_res_process *rp,
+                       uint64_t bytes)
+{
+    struct kgpuva_proc *gp = ctx;
+
+    (void)rp;
+    if (gp->trim_fn) {
+        gp->kp->k->gpuva.stats.trims_delivered++;
+        gp->trim_fn(gp->trim_arg, bytes);
+    }
+}
+
+static int proc_start(struct kernel *k, struct kproc *p)
+{
+    struct kgpuva *g = &k->gpuva;
+    unsigned i = (unsigned)(p - k->procs);
+    struct kgpuva_proc *gp;
+    int st;
+
+    if (i >= KGPUVA_MAX_PROCS) {
+        return DDI_ENOMEM;
+    }
+    gp = &g->proc[i];
+    if (gp->on) {
+        return DDI_OK;
+    }
+    *gp = (struct kgpuva_proc){ .kp = p };
+    /* the kernel's fixed segment: where its DMA buffers, save areas and
+     * fence words are (not vidmm's packet-mode part, not our VRAM) */
+    st = gops(k)->space_create(k->dev.drv, k->seg.base, k->seg.size,
+                               g->vram_base, g->vram.size, &gp->as);
+    if (st == DDI_OK) {
+        st = vidmm_gpuva_init(&gp->space, gp->as, p->id, g->cfg.va_base,
+                              g->cfg.va_size, gp->va_blocks,
+                              KGPUVA_MAX_ALLOCS + 1);
+    }
+    if (st == DDI_OK) {
+        /* budget 0: the whole capacity until the application sets one */
+        st = vidmm_res_process_add(&g->res, &gp->rp, p->id, 0, trim_thunk,
+                                   gp);
+    }
+    if (st != DDI_OK) {
+        return st;
+    }
+    gp->on = true;
+    return DDI_OK;
+}
+
+int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_dev *gd;
+    int st;
+
+    if (!g->on) {
+        return DDI_ENOTSUP;
+    }
+    if (di >= KGPUVA_MAX_DEVICES) {
+        return DDI_ENOMEM;
+    }
+    st = proc_start(k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
+    gd = &g->dev[di];
+    *gd = (struct kgpuva_dev){ 0 };
+    st = vidmm_res_device_add(&g->res, &gd->rd,
+                              &kgpuva_proc_of(k, p)->rp, gd->entry,
+                              KGPUVA_LIST);
+    gd->on = st == DDI_OK;
+    return st;
+}
+
+void kgpuva_device_destroy(struct kernel *k, unsigned di)
+{
+    if (kgpuva_device_on(k, di)) {
+        vidmm_res_device_remove(&k->gpuva.res, &k->gpuva.dev[di].rd);
+        k->gpuva.dev[di].on = false;
+    }
+}
+
+bool kgpuva_device_on(const struct kernel *k, unsigned di)
+{
+    return k->gpuva.on && di < KGPUVA_MAX_DEVICES && k->gpuva.dev[di].on;
+}
+
+int kgpuva_context_bind(struct kernel *k, struct kproc *p, uint32_t hw_id)
+{
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+
+    if (!gp) {
+        return DDI_EINVAL;
+    }
+    return gops(k)->space_bind(k->dev.drv, gp->as, hw_id);
+}
+
+/* ---- allocations ---- */
+
+int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
+                        uint64_t size, bool zeroed,
+                        struct kgpuva_alloc **out)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+    struct kgpuva_alloc *ga = NULL;
+    struct kgpuva_paging *pb;
+    struct ddi_paging_op op;
+    uint64_t bytes = page_round(size), fence, first;
+    int st;
+
+    if (!gp || size == 0 || bytes > g->res.capacity) {
+        return DDI_EINVAL;
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS && !ga; i++) {
+        if (!g->alloc[i].used) {
+            ga = &g->alloc[i];
+        }
+    }
+    pb = paging_get(g);
+    if (!ga || !pb) {
+        return DDI_ENOMEM;
+    }
+    *ga = (struct kgpuva_alloc){
+        .proc = gp, .handle = h, .bytes = bytes,
+        .npages = (uint32_t)(bytes / PAGE),
+    };
+    if (!page_pool_get_contiguous(g->cfg.pool, ga->npages, &first)) {
+        return DDI_ENOMEM;
+    }
+    ga->first_page = first;
+    if (!vidmm_segment_alloc(&g->aper, bytes, PAGE, &ga->aper)) {
+        st = DDI_ENOMEM;
+        goto no_aper;
+    }
+    st = vidmm_gpuva_map(&gp->space, bytes, 0, &ga->va);
+    if (st != DDI_OK) {
+        goto no_va;
+    }
+    st = gops(k)->space_reserve(k->dev.drv, gp->as, ga->va, bytes);
+    if (st != DDI_OK) {
+        goto no_tables;
+    }
+    if (zeroed) {
+        for (uint32_t i = 0; i < ga->npages; i++) {
+            volatile uint64_t *q = page_pool_cpu(first + (uint64_t)i * PAGE);
+
+            for (unsigned j = 0; j < PAGE / 8; j++) {
+                q[j] = 0;
+            }
+        }
+    }
+    /* The backing store's aperture mapping: the driver writes the GART
+     * while it builds (no packets needed), once for the allocation's
+     * life. The page list is read only during the build. */
+    {
+        uint64_t pages[KGPUVA_PAGING_BYTES / 8];
+        uint32_t n = ga->npages;
+        uint64_t done = 0;
+
+        /* in chunks the stack holds */
+        while (st == DDI_OK && done < n) {
+            uint32_t c = n - done > KGPUVA_PAGING_BYTES / 8
+                             ? KGPUVA_PAGING_BYTES / 8 : n - (uint32_t)done;
+
+            for (uint32_t i = 0; i < c; i++) {
+                pages[i] = first + (done + i) * PAGE;
+            }
+            op = (struct ddi_paging_op){
+                .kind = DDI_PAGING_MAP_APERTURE,
+                .dst = ga->aper + done * PAGE, .size = (uint64_t)c * PAGE,
+                .sys_pages = pages,
+            };
+            pb->dmabuf.len_bytes = 0;
+            st = paging_run(g, pb, &op, 1, NULL, 0, &fence);
+            done += c;
+            if (st == DDI_OK && pb->used) {
+                pb = paging_get(g);     /* it had packets: on the GPU */
+                if (!pb && done < n) {
+                    st = DDI_ENOMEM;
+                }
+            }
+        }
+    }
+    if (st == DDI_OK) {
+        st = vidmm_res_alloc_add(&g->res, &gp->rp, h, bytes, ga, NULL);
+    }
+    if (st != DDI_OK) {
+        goto no_tables;
+    }
+    ga->used = true;
+    *out = ga;
+    return DDI_OK;
+
+no_tables:
+    vidmm_gpuva_free(&gp->space, ga->va);
+no_va:
+    vidmm_segment_free(&g->aper, ga->aper);
+no_aper:
+    for (uint32_t i = 0; i < ga->npages; i++) {
+        uint64_t pg = first + (uint64_t)i * PAGE;
+
+        page_pool_put(g->cfg.pool, &pg, 1);
+    }
+    *ga = (struct kgpuva_alloc){ 0 };
+    return st;
+}
+
+void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_paging *pb;
+    struct ddi_paging_op op;
+    uint64_t fence;
+
+    if (!ga || !ga->used) {
+        return;
+    }
+    /* off every list, paged out (its entries invalid) if resident */
+    vidmm_res_alloc_remove(&g->res, &ga->proc->rp, ga->handle);
+    vidmm_gpuva_free(&ga->proc->space, ga->va);
+    /* The aperture range and backing pages go back once the GPU is past
+     * the page-out that read them: an UNMAP in a buffer after it. */
+    pb = paging_get(g);
+    op = (struct ddi_paging_op){
+        .kind = DDI_PAGING_UNMAP_APERTURE, .dst = ga->aper,
+        .size = ga->bytes,
+    };
+    if (pb && paging_run(g, pb, &op, 1, NULL, 0, &fence) == DDI_OK &&
+        pb->used) {
+        pb->aper_free = ga->aper;
+        pb->pages_free = ga->first_page;
+        pb->npages_free = ga->npages;
+    } else {
+        vidmm_segment_free(&g->aper, ga->aper);
+        for (uint32_t i = 0; i < ga->npages; i++) {
+            uint64_t pg = ga->first_page + (uint64_t)i * PAGE;
+
+            page_pool_put(g->cfg.pool, &pg, 1);
+        }
+    }
+    *ga = (struct kgpuva_alloc){ 0 };
+}
+
+/* ---- residency ---- */
+
+int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
+                         unsigned n, uint64_t *paging_fence)
+{
+    struct kgpuva *g = &k->gpuva;
+    int st;
+
+    if (!kgpuva_device_on(k, di)) {
+        return DDI_EINVAL;
+    }
+    g->pager_error = DDI_OK;
+    st = vidmm_res_make_resident(&g->res, &g->dev[di].rd, h, n,
+                                 paging_fence);
+    if (st == DDI_ENOMEM) {
+        g->stats.enomem++;
+    }
+    /* paging buffers on the GPU: their retirement moves fence_done */
+    kernel_after_vidsch(k);
+    return st;
+}
+
+int kgpuva_evict(struct kernel *k, unsigned di, const uint32_t *h,
+                 unsigned n, uint64_t *bytes_to_trim)
+{
+    if (!kgpuva_device_on(k, di)) {
+        return DDI_EINVAL;
+    }
+    return vidmm_res_evict(&k->gpuva.res, &k->gpuva.dev[di].rd, h, n,
+                           bytes_to_trim);
+}
+
+int kgpuva_lock(struct kernel *k, struct kgpuva_alloc *ga,
+                volatile void **cpu)
+{
+    struct vidmm_res_alloc *ra =
+        vidmm_res_alloc_find(&k->gpuva.res, &ga->proc->rp, ga->handle);
+
+    if (!ra || !ra->refs || !ga->vram) {
+        return DDI_EBUSY;
+    }
+    *cpu = k->vram_cpu + (ga->vram - k->vram_base);
+    return DDI_OK;
+}
+
+const char *kernel_gpuva_start(struct kernel *k,
+                               const struct kgpuva_config *cfg)
+{
+    return kgpuva_start(k, cfg);
+}
