@@ -962,7 +962,9 @@ int kapi_set_budget(struct kproc *p, uint64_t bytes)
     if (!gp) {
         return DDI_EINVAL;
     }
-    vidmm_res_set_budget(&gp->rp, bytes);
+    /* 0: no limit of its own, as at creation (residency's 0 would be
+     * a budget of nothing: every MakeResident a trim) */
+    vidmm_res_set_budget(&gp->rp, bytes ? bytes : p->k->gpuva.res.capacity);
     return DDI_OK;
 }
 

@@ -123,8 +123,6 @@ static bool vidmm_setup(struct kboot *b, struct report *r,
     if (kbytes < KBOOT_KERNEL_VRAM_MIN) {
         kbytes = KBOOT_KERNEL_VRAM_MIN;
     }
-    /* GPU-VA mode's VRAM and paging buffers live in the kernel's part */
-    kbytes += b->gpuva_vram + (KGPUVA_MAX_PAGING * KGPUVA_PAGING_BYTES);
     if (!option_u64(r, cmdline, "pool_mib", 1, &pool_mib) ||
         !option_u64(r, cmdline, "kernel_vram_kib", 1024, &kbytes) ||
         !report(r, pool_mib >= 1 && pool_mib <= 1024 &&
@@ -132,6 +130,15 @@ static bool vidmm_setup(struct kboot *b, struct report *r,
                 "%lu (1..1024), kernel_vram_kib=%lu (leaves >= 1 MiB of "
                 "%lu KiB to vidmm)", pool_mib, kbytes >> 10, seg_size >> 10)) {
         return false;
+    }
+    /* GPU-VA mode's VRAM and paging buffers live in the kernel's part,
+     * on top of what it keeps for itself */
+    if (b->gpuva_vram) {
+        kbytes += b->gpuva_vram + KGPUVA_MAX_PAGING * KGPUVA_PAGING_BYTES;
+        if (!report(r, kbytes + (1u << 20) <= seg_size, "GPU-VA mode: "
+                    "%lu KiB more for the kernel's part", b->gpuva_vram >> 10)) {
+            return false;
+        }
     }
     pages = (uint32_t)(pool_mib << 20) / PAGE_ALLOC_PAGE;
     ok = page_alloc_pages(&b->ram, (PAGE_POOL_WORDS(pages) * 8 +
