@@ -66,9 +66,14 @@ def failure_digest(test, limit=12):
                 break
             out.append(follow)
     if not out:
-        # a crash, a timeout, a bail out: the end of what it printed
-        out = [line for line in lines + (test.get("stderr") or "")
-               .splitlines() if line.strip()][-6:]
+        # a crash, a timeout, a bail out: a sanitizer's report and the top
+        # of its stack if there is one, else the end of what it printed
+        printed = [line for line in lines + (test.get("stderr") or "")
+                   .splitlines() if line.strip()]
+        out = [line for line in printed
+               if SANITIZER_REPORT.search(line) or
+               re.match(r"\s*#[0-3] ", line) or
+               re.match(r"\s*(not ok|Bail out!)", line)][:8] or printed[-6:]
     return out[:limit]
 
 

@@ -6,6 +6,7 @@
 #include <copro/copro_cmd.h>
 
 #define MS          1000000ull
+#define US          1000ull
 #define BUF_BYTES   4096u
 #define PATTERN     0xe5e5e5e5u
 
@@ -165,6 +166,32 @@ static int attempt(struct evil *e, unsigned i)
 
         return kapi_create_allocation(a->proc, a->hdev, &d, &h);
     }
+    case 28:    /* lock what its own queued buffer still writes, then free
+                 * it under the GPU (freed once the buffer retired) */
+    case 29:    /* ... and use the handle it has just freed */
+        h = app_alloc(a, BUF_BYTES, true);
+        umd_work(&e->cb, 200 * US);
+        umd_fill(&e->cb, h, 0, BUF_BYTES, PATTERN);
+        st = render_cb(e, a->hctx);
+        if (st != DDI_OK) {
+            kapi_destroy_allocation(a->proc, h);
+            return st;
+        }
+        if (i == 28) {
+            st = kapi_lock(a->proc, h, KAPI_LOCK_DONOTWAIT, &cpu);
+            if (st == DDI_OK) {
+                kapi_unlock(a->proc, h);
+            }
+            kapi_destroy_allocation(a->proc, h);
+            return st;
+        }
+        st = kapi_destroy_allocation(a->proc, h);
+        if (st != DDI_OK) {
+            return st;
+        }
+        umd_reset(&e->cb);
+        umd_fill(&e->cb, h, 0, 64, PATTERN);
+        return render_cb(e, a->hctx);
     }
     return DDI_OK;
 }
@@ -303,6 +330,10 @@ int evil_init(struct evil *e, struct kernel *k, const char *name,
     add_case(e, "opening an allocation's name as a sync object",
              DDI_EHANDLE);
     add_case(e, "a primary smaller than the screen", DDI_EINVAL);
+    add_case(e, "locking an allocation its queued buffer writes",
+             DDI_EBUSY);
+    add_case(e, "an allocation freed while its buffer is queued",
+             DDI_EHANDLE);
     st = app_init(a, k, name, COPRO_ENGINE_RENDER, VIDSCH_PRIO_NORMAL,
                   &evil_ops);
     if (st != DDI_OK) {

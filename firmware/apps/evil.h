@@ -5,7 +5,9 @@
  * the kernel or to another engine, out-of-bounds accesses, addresses of
  * its own, forged patch locations, handles of another process, stale
  * handles, huge sizes; presents, vsync waits and pointers with other
- * processes' objects, a primary too small) and records whether the
+ * processes' objects, a primary too small; a lock of, and a use after
+ * freeing, an allocation its own queued buffer writes) and records
+ * whether the
  * kernel refused it with
  * the code the API documents. When stopped it submits one well-formed
  * buffer, which must still run: refusals cost it nothing but the call.

@@ -77,6 +77,11 @@ struct kapi_alloc_desc {
     bool primary;           /* may be presented (D3DDDI_ALLOCATIONINFO's
                                Primary): display source 0 must be on and
                                size at least its pitch x height */
+    bool local_only;        /* VRAM only, never used through the aperture
+                               (a preferred-segment set of the local
+                               segment alone, as render targets often
+                               have): with vidmm, a buffer whose list of
+                               such allocations exceeds VRAM runs split */
 };
 
 /* With vidmm (kboot, the device has an aperture) the allocation may live

@@ -551,6 +551,8 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
         /* residency at schedule time [VidMm in VidSch's preparation] */
         k->env.make_resident = kmem_make_resident;
         k->env.release_resident = kmem_release_resident;
+        k->env.make_portion = kmem_make_portion;
+        k->env.release_portion = kmem_release_portion;
     }
     sched = *cfg;
     sched.max_contexts = KERNEL_MAX_CONTEXTS;

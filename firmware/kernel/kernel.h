@@ -194,6 +194,7 @@ struct kproc {
 struct kernel_stats {
     uint64_t renders, render_refusals, submits;
     uint64_t paging_buffers_done;   /* vidmm's, retired on the GPU */
+    uint64_t split_buffers;         /* DMA buffers run in portions */
     uint64_t buffers_done, buffers_lost;
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */

@@ -180,8 +180,8 @@ int kmem_alloc_create(struct kernel *k, struct kalloc *a,
      * buffers in flight, or locked in system memory) still runs */
     info = (struct vidmm_alloc_info){
         .size = d->size, .align = VIDMM_PAGE_SIZE,
-        .segments = d->primary ? VIDMM_SEG_VRAM
-                               : VIDMM_SEG_VRAM | VIDMM_SEG_APERTURE,
+        .segments = d->primary || d->local_only
+                    ? VIDMM_SEG_VRAM : VIDMM_SEG_VRAM | VIDMM_SEG_APERTURE,
         .owner = 0, .cpu_visible = d->cpu_visible, .primary = d->primary,
     };
     rc = vidmm_alloc_create(k->vm, &info, &a->vm);
@@ -329,6 +329,55 @@ static struct kpaging *paging_of(struct kernel *k, uint64_t cookie)
     return p;
 }
 
+/* A free paging buffer record with its storage ready, or NULL: all of
+ * them in flight (one comes back when it retires, and the scheduler asks
+ * again then). */
+static struct kpaging *paging_take(struct kernel *k)
+{
+    for (unsigned i = 0; i < KERNEL_MAX_PAGING; i++) {
+        struct kpaging *p = &k->paging[i];
+
+        if (!p->used) {
+            p->dmabuf = (struct ddi_dmabuf){
+                .dw = (uint32_t *)vidmm_segment_cpu(&k->seg, p->gpu),
+                .gpu_addr = p->gpu, .cap_bytes = KERNEL_PAGING_BYTES,
+            };
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* Hands vidmm's paging buffer (if it built one) to the scheduler. */
+static void paging_give(struct kernel *k, struct kpaging *p,
+                        const struct vidmm_residency *res,
+                        struct vidsch_residency *out)
+{
+    if (res->paging_built) {
+        p->used = true;
+        p->ticket = res->paging_ticket;
+        out->paging = &p->dmabuf;
+        out->paging_engine = k->copy_engine;
+        out->paging_cookie = (uint64_t)(uintptr_t)p;
+        out->paging_ticket = res->paging_ticket;
+        /* what vidsch weighs a turn by (eviction fighting) */
+        out->paging_bytes = res->paging_bytes;
+    }
+    out->wait_ticket = res->wait_ticket;
+}
+
+/* kb's list slots as vidmm handles (0: a slot vidmm does not manage). */
+static void slot_handles(const struct kbuffer *kb,
+                         uint32_t map[DDI_MAX_ALLOC_LIST])
+{
+    for (unsigned i = 0; i < DDI_MAX_ALLOC_LIST; i++) {
+        map[i] = 0;
+    }
+    for (unsigned i = 0; i < kb->vm_n; i++) {
+        map[kb->vm_slot[i]] = kb->vm_list[i].handle;
+    }
+}
+
 int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
                        struct ddi_alloc_desc *alloc, bool patched,
                        struct vidsch_residency *out)
@@ -336,55 +385,102 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     struct kernel *k = os;
     struct kbuffer *kb = buffer_of(k, cookie);
     struct ddi_alloc_desc d[DDI_MAX_ALLOC_LIST];
+    uint32_t map[DDI_MAX_ALLOC_LIST];
     struct vidmm_residency res = { 0 };
-    struct kpaging *p = NULL;
+    struct kpaging *p;
     int rc;
 
-    (void)buf;
     if (!kb) {
         return DDI_EINVAL;      /* not ours: a scheduler bug */
     }
     if (kb->vm_n == 0) {
         return DDI_OK;
     }
-    for (unsigned i = 0; i < KERNEL_MAX_PAGING && !p; i++) {
-        if (!k->paging[i].used) {
-            p = &k->paging[i];
-        }
-    }
-    /* all paging buffers in flight: one comes back when it retires, and
-     * the scheduler asks again then */
+    p = paging_take(k);
     if (!p) {
         return DDI_EBUSY;
     }
-    p->dmabuf = (struct ddi_dmabuf){
-        .dw = (uint32_t *)vidmm_segment_cpu(&k->seg, p->gpu),
-        .gpu_addr = p->gpu, .cap_bytes = KERNEL_PAGING_BYTES,
-    };
     for (unsigned i = 0; i < kb->vm_n; i++) {
         d[i] = alloc[kb->vm_slot[i]];
     }
     res.paging = &p->dmabuf;
     rc = vidmm_make_resident(k->vm, 0, kb->vm_list, kb->vm_n, d, patched,
                              &res);
+    if (rc == DDI_ENOMEM && !patched) {
+        /* the whole list cannot be resident at once: in portions, if
+         * each of them can (WDDM's DMA buffer splitting) */
+        slot_handles(kb, map);
+        if (vidmm_splittable(k->vm, buf, map)) {
+            k->stats.split_buffers++;
+            return VIDSCH_RESIDENT_SPLIT;
+        }
+    }
     if (rc != DDI_OK) {
         return rc;
     }
     for (unsigned i = 0; i < kb->vm_n; i++) {
         alloc[kb->vm_slot[i]].gpu_addr = d[i].gpu_addr;
     }
-    if (res.paging_built) {
-        p->used = true;
-        p->ticket = res.paging_ticket;
-        out->paging = &p->dmabuf;
-        out->paging_engine = k->copy_engine;
-        out->paging_cookie = (uint64_t)(uintptr_t)p;
-        out->paging_ticket = res.paging_ticket;
-        /* what vidsch weighs a turn by (eviction fighting) */
-        out->paging_bytes = res.paging_bytes;
-    }
-    out->wait_ticket = res.wait_ticket;
+    paging_give(k, p, &res, out);
     return DDI_OK;
+}
+
+int kmem_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                      struct ddi_alloc_desc *alloc, uint32_t first,
+                      bool patched, struct vidsch_residency *out,
+                      struct vidsch_portion *part)
+{
+    struct kernel *k = os;
+    struct kbuffer *kb = buffer_of(k, cookie);
+    uint32_t map[DDI_MAX_ALLOC_LIST];
+    struct vidmm_residency res = { 0 };
+    struct vidmm_split_range r = { 0 };
+    struct kpaging *p;
+    int rc;
+
+    if (!kb || !part) {
+        return DDI_EINVAL;
+    }
+    p = paging_take(k);
+    if (!p) {
+        return DDI_EBUSY;
+    }
+    slot_handles(kb, map);
+    if (patched) {
+        /* handed back: the same portion, at its patched addresses */
+        r = (struct vidmm_split_range){ .first = part->first,
+                                        .end = part->end,
+                                        .slots = part->slots };
+    } else {
+        rc = vidmm_portion(k->vm, buf, map, first, &r);
+        if (rc != DDI_OK) {
+            return rc;
+        }
+    }
+    res.paging = &p->dmabuf;
+    rc = vidmm_make_resident_portion(k->vm, 0, buf, map, alloc, &r, patched,
+                                     &res);
+    if (rc != DDI_OK) {
+        return rc;
+    }
+    part->end = r.end;
+    part->slots = r.slots;
+    paging_give(k, p, &res, out);
+    return DDI_OK;
+}
+
+void kmem_release_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                          const struct vidsch_portion *part, unsigned engine,
+                          uint64_t fence)
+{
+    struct kernel *k = os;
+    struct kbuffer *kb = buffer_of(k, cookie);
+    uint32_t map[DDI_MAX_ALLOC_LIST];
+
+    if (kb && part) {
+        slot_handles(kb, map);
+        vidmm_release_portion(k->vm, buf, map, part->slots, engine, fence);
+    }
 }
 
 void kmem_release_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,

@@ -54,6 +54,16 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
                        struct vidsch_residency *out);
 void kmem_release_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
                            unsigned engine, uint64_t fence);
+/* vidsch_env.make_portion / release_portion: a buffer whose list does
+ * not fit at once (kmem_make_resident said VIDSCH_RESIDENT_SPLIT) runs
+ * portion by portion. */
+int kmem_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                      struct ddi_alloc_desc *alloc, uint32_t first,
+                      bool patched, struct vidsch_residency *out,
+                      struct vidsch_portion *part);
+void kmem_release_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                          const struct vidsch_portion *part, unsigned engine,
+                          uint64_t fence);
 
 /* buffer_done of cookie: if it is one of vidmm's paging buffers, tells
  * vidmm it retired, frees its packets and returns true. */

@@ -11,20 +11,28 @@ struct ref {
     unsigned dw;            /* its low dword, from the packet header */
 };
 
-void umd_init(struct umd_cmdbuf *b, uint32_t *storage, uint32_t bytes)
+static void clear_state(struct umd_cmdbuf *b)
 {
-    copro_dmabuf_init(&b->enc, storage, 0, bytes);
     b->nalloc = 0;
     b->npatch = 0;
     b->error = NULL;
+    b->splits = 0;
+    b->rebinds = 0;
+    for (unsigned i = 0; i < COPRO_TARGET_SLOTS; i++) {
+        b->target[i].bound = false;
+    }
+}
+
+void umd_init(struct umd_cmdbuf *b, uint32_t *storage, uint32_t bytes)
+{
+    copro_dmabuf_init(&b->enc, storage, 0, bytes);
+    clear_state(b);
 }
 
 void umd_reset(struct umd_cmdbuf *b)
 {
     copro_dmabuf_reset(&b->enc);
-    b->nalloc = 0;
-    b->npatch = 0;
-    b->error = NULL;
+    clear_state(b);
 }
 
 static uint32_t refuse(struct umd_cmdbuf *b, const char *why)
@@ -98,6 +106,7 @@ static uint32_t with_refs(struct umd_cmdbuf *b, uint32_t off,
             .slot_id = slot_id,
         };
     }
+    b->splits += n > 0;
     return off;
 }
 
@@ -161,15 +170,39 @@ uint32_t umd_set_target(struct umd_cmdbuf *b, unsigned slot, uint32_t h,
         .format = format,
     };
     struct ref r = { h, off, true, 1 };
+    uint32_t at = with_refs(b, copro_emit_set_target(&b->enc, slot, &s), &r,
+                            1, slot);
 
-    return with_refs(b, copro_emit_set_target(&b->enc, slot, &s), &r, 1,
-                     slot);
+    if (at != UMD_FAILED) {
+        b->target[slot] = (struct umd_target){
+            .bound = true, .handle = h, .off = off, .pitch = pitch,
+            .width = width, .height = height, .format = format,
+            .splits = b->splits,
+        };
+    }
+    return at;
 }
 
 uint32_t umd_rect(struct umd_cmdbuf *b, unsigned slot, uint32_t x,
                   uint32_t y, uint32_t w, uint32_t h, uint32_t colour)
 {
-    return plain(b, copro_emit_rect(&b->enc, slot, x, y, w, h, colour));
+    uint32_t first = UMD_FAILED, at;
+
+    if (slot < COPRO_TARGET_SLOTS && b->target[slot].bound &&
+        b->target[slot].splits != b->splits) {
+        /* a portion may start after the binding: bind again here, so the
+         * RECT's portion patches the address it draws through */
+        const struct umd_target t = b->target[slot];
+
+        first = umd_set_target(b, slot, t.handle, t.off, t.pitch, t.width,
+                               t.height, t.format);
+        if (first == UMD_FAILED) {
+            return UMD_FAILED;
+        }
+        b->rebinds++;
+    }
+    at = plain(b, copro_emit_rect(&b->enc, slot, x, y, w, h, colour));
+    return at == UMD_FAILED || first == UMD_FAILED ? at : first;
 }
 
 uint32_t umd_work(struct umd_cmdbuf *b, uint64_t ns)

@@ -12,9 +12,19 @@
  *
  * Every packet that uses an allocation is a split point (its byte offset
  * is the patch location's split_offset): a DMA buffer may be cut there
- * when its allocations do not all fit at once (the next vidmm step). A
- * SET_TARGET records its target slot as slot_id, since after a split the
- * target must be programmed again.
+ * when its allocations do not all fit at once, and each portion runs
+ * with its own placement (vidmm may move an allocation between two
+ * portions). A SET_TARGET records its target slot as slot_id.
+ *
+ * State after a split point [the splitting rule: the UMD reprograms its
+ * state after each split point]: a target binding is engine state that
+ * outlives its packet, so a RECT after a split point would draw through
+ * an address patched for an earlier portion. The builder therefore
+ * re-emits the slot's SET_TARGET (same allocation, offset and surface)
+ * before a RECT whenever a split point came after the slot's last
+ * SET_TARGET: every RECT follows its binding with no split point in
+ * between, so whatever portion holds the RECT holds (and patches) the
+ * binding it draws through, and any split point is a valid start.
  *
  * As with copro_dmabuf, a packet that does not fit (buffer, allocation
  * list or patch list full) is not written at all and the first failure is
@@ -33,6 +43,16 @@
 
 #define UMD_FAILED      COPRO_DMABUF_FAILED
 
+/* A target slot's binding, to program it again after a split point. */
+struct umd_target {
+    bool bound;
+    uint32_t handle;
+    uint64_t off;
+    uint32_t pitch, width, height, format;
+    uint32_t splits;                /* split points emitted up to and
+                                       including its SET_TARGET */
+};
+
 struct umd_cmdbuf {
     struct copro_dmabuf enc;        /* the packets, addresses zero */
     unsigned nalloc;
@@ -40,6 +60,9 @@ struct umd_cmdbuf {
     unsigned npatch;
     struct ddi_patch_loc patch[DDI_MAX_PATCH_LIST];
     const char *error;              /* first refused packet, NULL if none */
+    uint32_t splits;                /* split points emitted */
+    struct umd_target target[COPRO_TARGET_SLOTS];
+    unsigned rebinds;               /* SET_TARGETs re-emitted */
 };
 
 /* Starts an empty command buffer over bytes of storage (the app's). */
@@ -87,6 +110,8 @@ uint32_t umd_fill(struct umd_cmdbuf *b, uint32_t h, uint64_t off,
 uint32_t umd_set_target(struct umd_cmdbuf *b, unsigned slot, uint32_t h,
                         uint64_t off, uint32_t pitch, uint32_t width,
                         uint32_t height, uint32_t format);
+/* Re-emits slot's SET_TARGET first if a split point came after it (its
+ * offset is then the SET_TARGET's, the RECT right after it). */
 uint32_t umd_rect(struct umd_cmdbuf *b, unsigned slot, uint32_t x,
                   uint32_t y, uint32_t w, uint32_t h, uint32_t colour);
 uint32_t umd_work(struct umd_cmdbuf *b, uint64_t ns);

@@ -686,6 +686,104 @@ static void plan_commit(struct vidmm *vm, uint64_t ticket)
     }
 }
 
+/* The VRAM bytes a takes (the segment's blocks are whole pages). */
+static uint64_t vram_bytes(const struct vm_alloc *a)
+{
+    return pages_of(a->size) * VIDMM_PAGE_SIZE;
+}
+
+/*
+ * Repacking (the fallback when best fit left VRAM too fragmented for a
+ * list): a goes to the lowest VRAM range that only allocations the plan
+ * may evict occupy, and those are evicted. Members placed this way sit
+ * side by side from the bottom, so a list whose bytes fit VRAM (less
+ * what is pinned or busy) is placed whatever the holes were.
+ */
+static bool plan_pack(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
+{
+    uint64_t end = vm->cfg.vram_base + vm->cfg.vram_size;
+    uint64_t at = vm->cfg.vram_base, size = vram_bytes(a);
+
+    for (;;) {
+        uint64_t next = 0;
+
+        at = (at + a->align - 1) & ~(a->align - 1);
+        if (at + size > end || at + size < at) {
+            return false;
+        }
+        /* the furthest end of what may not move in the way */
+        for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+            struct vm_alloc *v = &vm->a[i];
+
+            if (v->used && v->p_where == VIDMM_IN_VRAM && v != a &&
+                v->p_addr < at + size && v->p_addr + vram_bytes(v) > at &&
+                !victim_ok(vm, v, process, false) &&
+                v->p_addr + vram_bytes(v) > next) {
+                next = v->p_addr + vram_bytes(v);
+            }
+        }
+        if (!next) {
+            break;
+        }
+        at = next;
+    }
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        struct vm_alloc *v = &vm->a[i];
+
+        if (v->used && v->p_where == VIDMM_IN_VRAM && v != a &&
+            v->p_addr < at + size && v->p_addr + vram_bytes(v) > at &&
+            !plan_vram_to_sys(vm, v)) {
+            return false;
+        }
+    }
+    return vidmm_segment_alloc_at(&vm->s_vram, at, a->size) &&
+           plan_to_vram(vm, a, at);
+}
+
+/* Plans list member[0 .. n) (see vidmm_make_resident). repack: first
+ * move the members in VRAM that may move out to their pages, then place
+ * those that want VRAM with plan_pack. A pinned (locked) member is never
+ * packed: the CPU holds a pointer to where it is (plan_place's rule). */
+static int plan_list(struct vidmm *vm, uint32_t process,
+                     struct vm_alloc **member, unsigned n,
+                     const struct ddi_alloc_desc *desc, bool patched,
+                     bool repack)
+{
+    int rc = DDI_OK;
+
+    plan_begin(vm);
+    for (unsigned i = 0; i < n; i++) {
+        member[i]->in_list = true;
+    }
+    for (unsigned i = 0; repack && i < n && rc == DDI_OK; i++) {
+        struct vm_alloc *a = member[i];
+
+        if (a->p_where == VIDMM_IN_VRAM && !a->p_moved && !a->pin &&
+            !a->busy && !in_flight(vm, a) && !plan_vram_to_sys(vm, a)) {
+            rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
+        }
+    }
+    /* fixed addresses first (patched once), then the rest, in list order */
+    for (unsigned pass = 0; pass < 2 && rc == DDI_OK; pass++) {
+        for (unsigned i = 0; i < n && rc == DDI_OK; i++) {
+            struct vm_alloc *a = member[i];
+            bool fixed = patched && desc[i].gpu_addr;
+
+            if (fixed != (pass == 0)) {
+                continue;
+            }
+            if (fixed ? !plan_place_at(vm, a, desc[i].gpu_addr, process)
+                : repack && (a->segments & VIDMM_SEG_VRAM) &&
+                  a->p_where != VIDMM_IN_VRAM && !a->pin
+                ? !plan_pack(vm, a, process) && !plan_place(vm, a, process)
+                : !plan_place(vm, a, process)) {
+                rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
+            }
+        }
+    }
+    return rc;
+}
+
 int vidmm_make_resident(struct vidmm *vm, uint32_t process,
                         const struct ddi_alloc_ref *list, unsigned n,
                         struct ddi_alloc_desc *desc, bool patched,
@@ -711,24 +809,13 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         }
     }
     saved = vm->stats;
-    plan_begin(vm);
-    for (unsigned i = 0; i < n; i++) {
-        member[i]->in_list = true;
-    }
-    /* fixed addresses first (patched once), then the rest, in list order */
-    for (unsigned pass = 0; pass < 2 && rc == DDI_OK; pass++) {
-        for (unsigned i = 0; i < n && rc == DDI_OK; i++) {
-            struct vm_alloc *a = member[i];
-            bool fixed = patched && desc[i].gpu_addr;
-
-            if (fixed != (pass == 0)) {
-                continue;
-            }
-            if (fixed ? !plan_place_at(vm, a, desc[i].gpu_addr, process)
-                      : !plan_place(vm, a, process)) {
-                rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
-            }
-        }
+    rc = plan_list(vm, process, member, n, desc, patched, false);
+    if (rc == DDI_ENOMEM && !patched) {
+        /* the members already in VRAM may be what fragments it (a split
+         * buffer's portions fill VRAM to the byte): once more, with
+         * those not in use moved out first and placed again anew */
+        vm->stats = saved;
+        rc = plan_list(vm, process, member, n, desc, patched, true);
     }
     if (rc == DDI_OK && vm->ops_overflow) {
         rc = DDI_EINVAL;
@@ -832,18 +919,12 @@ const struct vidmm_stats *vidmm_stats(const struct vidmm *vm)
 
 /* ---- split points ---- */
 
-int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
-                uint64_t capacity, struct vidmm_split_range *out,
-                unsigned max, unsigned *nout)
+/* The patch locations are sorted by split_offset and name real slots. */
+static bool split_args_ok(const struct ddi_dmabuf *buf)
 {
-    uint32_t state_slot[COPRO_TARGET_SLOTS + 1] = { 0 };  /* slot_id -> 1+
-                                                            list slot */
-    struct vidmm_split_range cur = { 0 };
-    unsigned n = 0;
-
-    if (!buf || !slot_size || !out || !nout || !max ||
-        buf->nalloc > DDI_MAX_ALLOC_LIST || buf->npatch > DDI_MAX_PATCH_LIST) {
-        return DDI_EINVAL;
+    if (!buf || buf->nalloc > DDI_MAX_ALLOC_LIST ||
+        buf->npatch > DDI_MAX_PATCH_LIST) {
+        return false;
     }
     for (unsigned p = 0; p < buf->npatch; p++) {
         const struct ddi_patch_loc *pl = &buf->patch[p];
@@ -851,47 +932,248 @@ int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
         if (pl->slot >= buf->nalloc || pl->slot_id > COPRO_TARGET_SLOTS ||
             pl->split_offset >= buf->len_bytes ||
             (p && pl->split_offset < buf->patch[p - 1].split_offset)) {
-            return DDI_EINVAL;
+            return false;
         }
     }
-    for (unsigned p = 0; p < buf->npatch; p++) {
-        const struct ddi_patch_loc *pl = &buf->patch[p];
-        uint32_t bit = 1u << pl->slot;
+    return true;
+}
 
-        if (!(cur.slots & bit)) {
-            if (cur.bytes + slot_size[pl->slot] > capacity ||
-                cur.bytes + slot_size[pl->slot] < cur.bytes) {
-                /* close the range before this packet; the next starts
-                 * with the state slots still programmed */
-                if (pl->split_offset == cur.first || n + 1 >= max) {
-                    return pl->split_offset == cur.first ? DDI_ENOMEM
-                                                         : DDI_EINVAL;
-                }
-                cur.end = pl->split_offset;
-                out[n++] = cur;
-                cur = (struct vidmm_split_range){ .first = pl->split_offset };
-                for (unsigned k = 1; k <= COPRO_TARGET_SLOTS; k++) {
-                    uint32_t s = state_slot[k];
+/*
+ * The range of buf beginning at first (0, or a split offset): whole
+ * packets (all the patch locations of one split_offset go together: a
+ * COPY's source and destination) as long as their allocations fit
+ * capacity with the state slots programmed before first and not
+ * reprogrammed by first's own packet.
+ */
+static int split_from(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
+                      uint64_t capacity, uint32_t first,
+                      struct vidmm_split_range *out)
+{
+    uint32_t state_slot[COPRO_TARGET_SLOTS + 1] = { 0 };  /* slot_id -> 1+
+                                                            list slot */
+    struct vidmm_split_range cur = { .first = first, .end = buf->len_bytes };
+    unsigned p = 0;
 
-                    if (s && !(cur.slots & (1u << (s - 1))) &&
-                        !(pl->slot_id == k)) {
-                        cur.slots |= 1u << (s - 1);
-                        cur.bytes += slot_size[s - 1];
+    for (; p < buf->npatch && buf->patch[p].split_offset < first; p++) {
+        if (buf->patch[p].slot_id) {
+            state_slot[buf->patch[p].slot_id] = buf->patch[p].slot + 1;
+        }
+    }
+    if (first && (p == buf->npatch || buf->patch[p].split_offset != first)) {
+        return DDI_EINVAL;      /* not a split point */
+    }
+    for (unsigned q = p; q < buf->npatch &&
+         buf->patch[q].split_offset == first; q++) {
+        state_slot[buf->patch[q].slot_id] = 0;
+    }
+    for (unsigned k = 1; k <= COPRO_TARGET_SLOTS; k++) {
+        uint32_t bit = state_slot[k] ? 1u << (state_slot[k] - 1) : 0;
+
+        if (bit && !(cur.slots & bit)) {
+            cur.slots |= bit;
+            cur.bytes += slot_size[state_slot[k] - 1];
+        }
+    }
+    while (p < buf->npatch) {
+        uint32_t at = buf->patch[p].split_offset, slots = cur.slots;
+        uint64_t bytes = cur.bytes;
+        unsigned q = p;
+
+        for (; q < buf->npatch && buf->patch[q].split_offset == at; q++) {
+            uint32_t bit = 1u << buf->patch[q].slot;
+
+            if (!(slots & bit)) {
+                slots |= bit;
+                bytes += slot_size[buf->patch[q].slot];
+                if (bytes > capacity || bytes < slot_size[buf->patch[q].slot]) {
+                    /* the packet does not fit: the range ends before it,
+                     * unless it is the range's first (cannot split) */
+                    if (at == first) {
+                        return DDI_ENOMEM;
                     }
-                }
-                if (cur.bytes + slot_size[pl->slot] > capacity) {
-                    return DDI_ENOMEM;
+                    cur.end = at;
+                    *out = cur;
+                    return DDI_OK;
                 }
             }
-            cur.slots |= bit;
-            cur.bytes += slot_size[pl->slot];
         }
-        if (pl->slot_id) {
-            state_slot[pl->slot_id] = pl->slot + 1;
+        cur.slots = slots;
+        cur.bytes = bytes;
+        p = q;
+    }
+    *out = cur;
+    return DDI_OK;
+}
+
+int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
+                uint64_t capacity, struct vidmm_split_range *out,
+                unsigned max, unsigned *nout)
+{
+    uint32_t first = 0;
+    unsigned n = 0;
+
+    if (!split_args_ok(buf) || !slot_size || !out || !nout || !max) {
+        return DDI_EINVAL;
+    }
+    for (;;) {
+        int rc;
+
+        if (n == max) {
+            return DDI_EINVAL;
+        }
+        rc = split_from(buf, slot_size, capacity, first, &out[n]);
+        if (rc != DDI_OK) {
+            return rc;
+        }
+        first = out[n++].end;
+        if (first >= buf->len_bytes) {
+            break;
         }
     }
-    cur.end = buf->len_bytes;
-    out[n++] = cur;
     *nout = n;
     return DDI_OK;
+}
+
+/* vidmm's handle of list slot i: handles[i] (0: not vidmm's), or the
+ * list's own handle without a map. */
+static uint32_t slot_handle(const struct ddi_dmabuf *buf,
+                            const uint32_t *handles, unsigned i)
+{
+    return handles ? handles[i] : buf->alloc[i].handle;
+}
+
+/* What a portion is planned with: each allocation's size as the VRAM
+ * allocator rounds it (pages, alignment; 0 for a slot that is not
+ * vidmm's), and VRAM less what is pinned there (those never make room).
+ * DDI_EHANDLE for an unknown handle. */
+static int split_sizes(const struct vidmm *vm, const struct ddi_dmabuf *buf,
+                       const uint32_t *handles, uint64_t *slot_size,
+                       uint64_t *capacity)
+{
+    uint64_t pinned = 0;
+
+    for (unsigned i = 0; i < buf->nalloc; i++) {
+        uint32_t h = slot_handle(buf, handles, i);
+        const struct vm_alloc *a = lookup(vm, h);
+        uint64_t al;
+
+        if (!h) {
+            slot_size[i] = 0;       /* fixed placement: costs nothing */
+            continue;
+        }
+        if (!a) {
+            return DDI_EHANDLE;
+        }
+        al = a->align > VIDMM_PAGE_SIZE ? a->align : VIDMM_PAGE_SIZE;
+        slot_size[i] = (a->size + al - 1) & ~(al - 1);
+    }
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        const struct vm_alloc *a = &vm->a[i];
+
+        if (a->used && a->pin && a->where == VIDMM_IN_VRAM) {
+            pinned += pages_of(a->size) * VIDMM_PAGE_SIZE;
+        }
+    }
+    *capacity = vm->cfg.vram_size > pinned ? vm->cfg.vram_size - pinned : 0;
+    return DDI_OK;
+}
+
+int vidmm_portion(const struct vidmm *vm, const struct ddi_dmabuf *buf,
+                  const uint32_t *handles, uint32_t first,
+                  struct vidmm_split_range *out)
+{
+    uint64_t slot_size[DDI_MAX_ALLOC_LIST], capacity;
+    int rc;
+
+    if (!vm || !out || !split_args_ok(buf) ||
+        (first && first >= buf->len_bytes)) {
+        return DDI_EINVAL;
+    }
+    rc = split_sizes(vm, buf, handles, slot_size, &capacity);
+    return rc == DDI_OK ? split_from(buf, slot_size, capacity, first, out)
+                        : rc;
+}
+
+bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf,
+                      const uint32_t *handles)
+{
+    uint64_t slot_size[DDI_MAX_ALLOC_LIST], capacity;
+    struct vidmm_split_range r = { 0 };
+    unsigned n = 0;
+
+    if (!vm || !split_args_ok(buf) ||
+        split_sizes(vm, buf, handles, slot_size, &capacity) != DDI_OK) {
+        return false;
+    }
+    /* every portion must fit, or none runs: a buffer half run and then
+     * refused would leave its output half written */
+    do {
+        if (split_from(buf, slot_size, capacity, r.end, &r) != DDI_OK) {
+            return false;
+        }
+        n++;
+    } while (r.end < buf->len_bytes);
+    return n > 1;
+}
+
+/* The sub-list of vidmm's slots in mask, in list order (k -> slot[k]). */
+static unsigned sub_list(const struct ddi_dmabuf *buf, const uint32_t *handles,
+                         uint32_t mask, struct ddi_alloc_ref *list,
+                         unsigned *slot)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < buf->nalloc; i++) {
+        uint32_t h = slot_handle(buf, handles, i);
+
+        if ((mask & (1u << i)) && h) {
+            list[n] = (struct ddi_alloc_ref){ h, buf->alloc[i].write };
+            slot[n++] = i;
+        }
+    }
+    return n;
+}
+
+int vidmm_make_resident_portion(struct vidmm *vm, uint32_t process,
+                                const struct ddi_dmabuf *buf,
+                                const uint32_t *handles,
+                                struct ddi_alloc_desc *desc,
+                                const struct vidmm_split_range *r,
+                                bool patched, struct vidmm_residency *res)
+{
+    struct ddi_alloc_ref list[DDI_MAX_ALLOC_LIST];
+    struct ddi_alloc_desc sub[DDI_MAX_ALLOC_LIST];
+    unsigned slot[DDI_MAX_ALLOC_LIST], n;
+    int rc;
+
+    if (!vm || !buf || !desc || !r || buf->nalloc > DDI_MAX_ALLOC_LIST ||
+        (buf->nalloc < 32 && (r->slots >> buf->nalloc))) {
+        return DDI_EINVAL;
+    }
+    n = sub_list(buf, handles, r->slots, list, slot);
+    for (unsigned k = 0; k < n; k++) {
+        sub[k] = desc[slot[k]];
+    }
+    rc = vidmm_make_resident(vm, process, list, n, sub, patched, res);
+    if (rc == DDI_OK) {
+        /* only the portion's slots: the others' addresses are not
+         * patched into this portion */
+        for (unsigned k = 0; k < n; k++) {
+            desc[slot[k]] = sub[k];
+        }
+    }
+    return rc;
+}
+
+void vidmm_release_portion(struct vidmm *vm, const struct ddi_dmabuf *buf,
+                           const uint32_t *handles, uint32_t slots,
+                           unsigned engine, uint64_t fence)
+{
+    struct ddi_alloc_ref list[DDI_MAX_ALLOC_LIST];
+    unsigned slot[DDI_MAX_ALLOC_LIST];
+
+    if (vm && buf && buf->nalloc <= DDI_MAX_ALLOC_LIST) {
+        vidmm_release(vm, list, sub_list(buf, handles, slots, list, slot),
+                      engine, fence);
+    }
 }

@@ -47,7 +47,11 @@
  * Eviction choice: least recently used first, among the VRAM allocations
  * that are not busy, pinned, in flight or in the list being made resident.
  * Allocations living in the aperture stay there until used from VRAM or
- * destroyed (an unmap could only make room for a later buffer).
+ * destroyed (an unmap could only make room for a later buffer). When best
+ * fit leaves no hole for a member (the list's own members, already in
+ * VRAM, may split the free space), the list is planned once more with its
+ * members that are not in use moved out and packed from the bottom of
+ * VRAM over evictable allocations: a list whose bytes fit is placed.
  * With cfg.evict_own_only (the patent's restriction, off by default) only
  * the allocations of the process whose buffer is being made resident, and
  * those marked with vidmm_offer (any process's, WDDM's OfferAllocations),
@@ -236,5 +240,45 @@ struct vidmm_split_range {
 int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
                 uint64_t capacity, struct vidmm_split_range *out,
                 unsigned max, unsigned *nout);
+
+/*
+ * Running a split buffer [WDDM: VidMm's split DMA buffer], one portion at
+ * a time (vidsch's make_portion hook). handles maps buf's list slots to
+ * vidmm handles (0: a slot vidmm does not manage, fixed placement: it
+ * costs nothing and is never made resident); NULL: buf->alloc[i].handle
+ * are vidmm's handles already.
+ *
+ * vidmm_portion plans the range of buf that begins at first (0 or a
+ * split offset, the previous range's end) as vidmm_split would, with
+ * vidmm's own sizes (each allocation rounded to its pages and alignment)
+ * and capacity (VRAM less the allocations pinned there). DDI_ENOMEM: the
+ * packet at first cannot fit even alone; DDI_EHANDLE unknown handle;
+ * DDI_EINVAL bad buffer or first not a split point.
+ *
+ * vidmm_splittable: the list does not fit at once (the caller's
+ * vidmm_make_resident said DDI_ENOMEM) but the buffer can run in two or
+ * more portions, each of which fits (false if even one cannot: the
+ * buffer is refused before any portion runs).
+ *
+ * vidmm_make_resident_portion: vidmm_make_resident of the sub-list of
+ * r->slots; desc (parallel to buf->alloc) gets the addresses of those
+ * slots only. A portion made resident again (patched) must be given the
+ * same r: vidsch keeps it. vidmm_release_portion: vidmm_release of that
+ * sub-list.
+ */
+int vidmm_portion(const struct vidmm *vm, const struct ddi_dmabuf *buf,
+                  const uint32_t *handles, uint32_t first,
+                  struct vidmm_split_range *out);
+bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf,
+                      const uint32_t *handles);
+int vidmm_make_resident_portion(struct vidmm *vm, uint32_t process,
+                                const struct ddi_dmabuf *buf,
+                                const uint32_t *handles,
+                                struct ddi_alloc_desc *desc,
+                                const struct vidmm_split_range *r,
+                                bool patched, struct vidmm_residency *res);
+void vidmm_release_portion(struct vidmm *vm, const struct ddi_dmabuf *buf,
+                           const uint32_t *handles, uint32_t slots,
+                           unsigned engine, uint64_t fence);
 
 #endif /* FW_VIDMM_VIDMM_H */

@@ -182,8 +182,47 @@ void vs_release_resident(struct vidsch *s, struct vidsch_buf *b,
     if (b->resident) {
         b->resident = false;
         s->release_gen++;
-        s->env.release_resident(s->env.os, b->cookie, b->dma, b->engine,
-                                fence);
+        if (b->split) {
+            s->env.release_portion(s->env.os, b->cookie, b->dma, &b->part,
+                                   b->engine, fence);
+        } else {
+            s->env.release_resident(s->env.os, b->cookie, b->dma,
+                                    b->engine, fence);
+        }
+    }
+}
+
+/*
+ * A portion of split buffer b retired and more follow. Its residency
+ * goes back (retired with its fence: the allocations' LRU), and b goes
+ * back to the front of its context's queue, unpatched, for the next
+ * portion: elected, made resident and patched again like a new buffer.
+ * Other contexts may run between portions (the policy decides as for any
+ * buffer); each portion's residency is made at its own preparation, so
+ * whatever moved in between is placed again before it runs.
+ */
+void vs_portion_done(struct vidsch *s, struct vidsch_engine *e,
+                     struct vidsch_buf *b)
+{
+    vs_release_resident(s, b, b->sub.fence);
+    b->part = (struct vidsch_portion){ .first = b->part.end };
+    b->prepared = false;
+    b->sub.flags &= ~(uint32_t)COPRO_SUBMIT_RESUME;
+    b->submissions = 0;     /* a new entry, not a resubmission */
+    e->stats.portions++;
+    vs_requeue_front(s, e, b);
+}
+
+/* The last portion of a split buffer is done (or the buffer is lost
+ * or refused): its context's later buffers may run. */
+static void split_finished(struct vidsch *s, struct vidsch_buf *b,
+                            int status)
+{
+    if (status == DDI_OK) {
+        s->engine[b->engine].stats.portions++;
+    }
+    if (b->ctx) {
+        b->ctx->split_open = false;
     }
 }
 
@@ -199,6 +238,9 @@ void vs_finish(struct vidsch *s, struct vidsch_buf *b, int status)
             s->paging_done = b->ticket;
         }
         s->release_gen++;
+    }
+    if (b->split) {
+        split_finished(s, b, status);
     }
     b->where = VS_DONE;
     b->status = status;
@@ -697,13 +739,45 @@ static int make_resident(struct vidsch *s, struct vidsch_engine *e,
                          struct vidsch_buf *b)
 {
     struct vidsch_residency r = { 0 };
-    int rc;
+    int rc = VIDSCH_RESIDENT_SPLIT;
+    bool bad = false;
 
     if (vs_list_empty(&s->free_bufs)) {
         return DDI_EBUSY;       /* no record for a paging buffer now */
     }
-    rc = s->env.make_resident(s->env.os, b->cookie, b->dma, b->alloc,
-                              b->prepared, &r);
+    if (!b->split) {
+        rc = s->env.make_resident(s->env.os, b->cookie, b->dma, b->alloc,
+                                  b->prepared, &r);
+        if (rc == VIDSCH_RESIDENT_SPLIT) {
+            if (!s->env.make_portion || !s->env.release_portion) {
+                return DDI_ENOMEM;      /* cannot split: does not fit */
+            }
+            /* from now on, portion by portion (for good: a portion
+             * patched is patched once) */
+            b->split = true;
+            b->part = (struct vidsch_portion){ 0 };
+            e->stats.split_buffers++;
+        }
+    }
+    if (rc == VIDSCH_RESIDENT_SPLIT) {
+        /* a portion handed back comes back as it was (patched once) */
+        struct vidsch_portion p = b->prepared ? b->part
+                                  : (struct vidsch_portion){
+                                        .first = b->part.first };
+
+        r = (struct vidsch_residency){ 0 };
+        rc = s->env.make_portion(s->env.os, b->cookie, b->dma, b->alloc,
+                                 p.first, b->prepared, &r, &p);
+        if (rc == DDI_OK) {
+            bad = p.first != b->part.first || p.end <= p.first ||
+                  p.end > b->dma->len_bytes || (p.end & 3) ||
+                  (b->prepared && p.end != b->part.end);
+            b->part = p;
+            /* its context's later buffers wait for the last portion */
+            b->ctx->split_open = !bad && p.end < b->dma->len_bytes;
+            vs_ctx_update(s, b->ctx);
+        }
+    }
     if (rc == DDI_EBUSY) {
         e->resident_wait = true;
         e->resident_wait_gen = s->release_gen;
@@ -727,6 +801,12 @@ static int make_resident(struct vidsch *s, struct vidsch_engine *e,
         paging_enqueue(s, p, pe, r.paging, r.paging_cookie,
                        r.paging_ticket);
     }
+    if (bad) {
+        /* not a portion of the buffer: give back what the hook placed
+         * (its paging buffer runs anyway, harmless) and refuse */
+        vs_release_resident(s, b, 0);
+        return DDI_EINVAL;
+    }
     return DDI_OK;
 }
 
@@ -746,7 +826,10 @@ static void prepare(struct vidsch *s, struct vidsch_engine *e)
     }
     vs_trace(s, VIDSCH_TRACE_PREPARE, e->index, NULL, b, 0, 0);
     if (rc == DDI_OK && !b->prepared && s->ops->patch) {
-        rc = s->ops->patch(s->drv, b->dma, b->alloc, 0, b->dma->len_bytes);
+        /* a portion patches only the locations inside it: the others'
+         * allocations are not placed now */
+        rc = s->ops->patch(s->drv, b->dma, b->alloc, vs_run_first(b),
+                           vs_run_end(b));
     }
     if (rc != DDI_OK) {
         prepare_failed(s, e, b, rc);

@@ -106,6 +106,13 @@ struct vidsch_residency {
                                    measure of eviction fighting */
 };
 
+/* (added) One portion of a split buffer (vidsch_env.make_portion). */
+struct vidsch_portion {
+    uint32_t first, end;        /* bytes [first, end) of the buffer */
+    uint32_t slots;             /* allocation-list slots made resident (a
+                                   mask, the hook's to define) */
+};
+
 /*
  * What the scheduler needs from the OS around it. now() is the GPU clock
  * (virtual ns). set_timer() asks for vidsch_timer() to be called at (or
@@ -155,7 +162,39 @@ struct vidsch_env {
     void (*release_resident)(void *os, uint64_t cookie,
                              struct ddi_dmabuf *buf, unsigned engine,
                              uint64_t fence);
+    /*
+     * (added) Splitting [WDDM: a DMA buffer run in portions cut at its
+     * patch locations' SplitOffset]. Optional (both or neither).
+     * make_resident returns VIDSCH_RESIDENT_SPLIT when buf's allocation
+     * list cannot be resident at once but its portions can, one after the
+     * other. The scheduler then runs the buffer portion by portion: for
+     * the portion beginning at byte first, make_portion places the
+     * allocations that portion uses (contract of make_resident otherwise:
+     * DDI_EBUSY, patched, the paging buffer) and fills *part: its end
+     * (> first, a packet boundary) and what it made resident; the
+     * scheduler patches the locations in [first, end), submits that range
+     * as one ring entry, and when it retired (or was handed back, or
+     * lost: fence 0) gives *part back to release_portion; after a
+     * retirement it goes on at end. A portion handed back is made
+     * resident again with patched set and *part as it was made (end,
+     * slots given), and must keep them.
+     * DDI_ENOMEM from make_portion: this portion cannot fit even alone;
+     * the buffer is reported finished with DDI_ENOMEM (its context goes
+     * on: only that buffer fails).
+     */
+    int (*make_portion)(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                        struct ddi_alloc_desc *alloc, uint32_t first,
+                        bool patched, struct vidsch_residency *out,
+                        struct vidsch_portion *part);
+    void (*release_portion)(void *os, uint64_t cookie,
+                            struct ddi_dmabuf *buf,
+                            const struct vidsch_portion *part,
+                            unsigned engine, uint64_t fence);
 };
+
+/* make_resident's answer for a buffer to run in portions (not a DDI
+ * error: positive). */
+#define VIDSCH_RESIDENT_SPLIT   1
 
 /*
  * Callbacks and re-entry: buffer_done and context_lost are called as the
@@ -220,6 +259,9 @@ struct vidsch_engine_stats {
     uint64_t paging_per_turn;   /* smoothed paging bytes per turn, now */
     uint64_t fight_episodes;    /* times fighting was detected */
     uint64_t fight_turns;       /* turns lengthened because of it */
+    /* splitting (vidsch_env.make_portion) */
+    uint64_t split_buffers;     /* DMA buffers run in portions */
+    uint64_t portions;          /* portions retired (the last included) */
 };
 
 /* Device-wide statistics (added by the scheduler). */

@@ -68,6 +68,11 @@ struct vidsch_buf {
                                        buffer with this ticket finished */
     bool started;                   /* has been the ring's head */
     bool in_fifo;
+    /* splitting: the buffer runs as portions (part), one
+     * ring entry each, in order; prepared and resident are the current
+     * portion's */
+    bool split;
+    struct vidsch_portion part;
 };
 
 /* A wait (holds the context's buffers from seq on) or a signal (fires
@@ -114,6 +119,10 @@ struct vidsch_ctx {
     uint64_t next_seq;              /* seq of the next submission */
     uint64_t done_seq;              /* buffers up to this one are done */
     unsigned on_gpu;                /* in the slot or on the ring */
+    bool split_open;                /* a split buffer of it is between
+                                       portions on the GPU: its later
+                                       buffers wait (a context's buffers
+                                       run in order) */
     bool acct_waiting;              /* queued_ns accounting */
     uint64_t acct_mark;
     struct vidsch_ctx_stats stats;
@@ -193,6 +202,22 @@ void vs_ctx_account(struct vidsch *s, struct vidsch_ctx *c);
 /* Gives b's residency back to vidmm (release_resident), once. */
 void vs_release_resident(struct vidsch *s, struct vidsch_buf *b,
                          uint64_t fence);
+/* The bytes of b the next ring entry runs: the current portion of a
+ * split buffer, else all of it. */
+static inline uint32_t vs_run_first(const struct vidsch_buf *b)
+{
+    return b->split ? b->part.first : 0;
+}
+
+static inline uint32_t vs_run_end(const struct vidsch_buf *b)
+{
+    return b->split ? b->part.end : b->dma->len_bytes;
+}
+
+/* b's portion retired and more follow: b goes back to its context's
+ * queue for the next one (vidsch.c). */
+void vs_portion_done(struct vidsch *s, struct vidsch_engine *e,
+                     struct vidsch_buf *b);
 /* b may go on the ring: its paging buffer (if any) has finished. */
 static inline bool vs_paging_ready(const struct vidsch *s,
                                    const struct vidsch_buf *b);

@@ -171,7 +171,7 @@ static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
     } else {
         struct vidsch_buf *head = vs_queue_head(c);
 
-        want = !head ? VS_CTX_IDLE
+        want = !head || c->split_open ? VS_CTX_IDLE
                : vs_blocking_wait(s, c, head->seq) ? VS_CTX_HELD
                : VS_CTX_READY;
     }
@@ -256,6 +256,9 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
     }
     c->on_gpu--;
     vs_release_resident(s, b, 0);
+    if (b->split) {
+        c->split_open = false;  /* b itself is the queue's head again */
+    }
     if (c->lost || c->dying) {
         vs_finish(s, b, DDI_ELOST);
         vs_ctx_account(s, c);
@@ -473,6 +476,12 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
         if (!b) {
             return NULL;
         }
+        if (b->ctx->split_open) {
+            /* a context's next buffer waits for its split buffer's
+             * last portion; the portion retires shortly (fifo: the
+             * cooperative baseline, whose head of line this is) */
+            return NULL;
+        }
         vs_list_remove(&e->fifo, &b->fifo);
         b->in_fifo = false;
         c = b->ctx;
@@ -621,8 +630,10 @@ static bool ring_submit(struct vidsch *s, struct vidsch_engine *e,
     uint64_t fence = keep_fence ? b->sub.fence : e->last_fence + 1;
     struct ddi_submit_args a = {
         .engine = e->index,
-        .dma_addr = b->dma->gpu_addr,
-        .dma_len = b->dma->len_bytes,
+        /* a split buffer's portion: a range of whole packets, so a
+         * dword-aligned address and length, as the ring requires */
+        .dma_addr = b->dma->gpu_addr + vs_run_first(b),
+        .dma_len = vs_run_end(b) - vs_run_first(b),
         .fence = fence,
         .context = c ? c->id : 0,
         .save_addr = c ? c->save_addr : 0,

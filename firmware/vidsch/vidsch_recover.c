@@ -85,6 +85,13 @@ void vs_retire_upto(struct vidsch *s, struct vidsch_engine *e,
         charge_head(s, e, b);
         e->stats.completed++;
         vs_trace(s, VIDSCH_TRACE_RETIRE, e->index, NULL, b, sub->fence, 0);
+        if (c && b->split && b->part.end < b->dma->len_bytes) {
+            /* a portion, not the buffer: on to the next one (its
+             * completion is reported once, after the last) */
+            vs_portion_done(s, e, b);
+            vs_head_changed(s, e);
+            continue;
+        }
         if (c) {
             c->on_gpu--;
         }

@@ -93,6 +93,27 @@ static void env_release_resident(void *os, uint64_t cookie,
     h->hooks.release_resident(h->hooks_arg, cookie, buf, engine, fence);
 }
 
+static int env_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                            struct ddi_alloc_desc *alloc, uint32_t first,
+                            bool patched, struct vidsch_residency *out,
+                            struct vidsch_portion *part)
+{
+    struct sim_host *h = os;
+
+    return h->hooks.make_portion(h->hooks_arg, cookie, buf, alloc, first,
+                                 patched, out, part);
+}
+
+static void env_release_portion(void *os, uint64_t cookie,
+                                struct ddi_dmabuf *buf,
+                                const struct vidsch_portion *part,
+                                unsigned engine, uint64_t fence)
+{
+    struct sim_host *h = os;
+
+    h->hooks.release_portion(h->hooks_arg, cookie, buf, part, engine, fence);
+}
+
 void sim_host_init(struct sim_host *h, uint64_t mem_size,
                    unsigned max_contexts, unsigned max_buffers)
 {
@@ -141,6 +162,9 @@ void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
         .make_resident = h->hooks.make_resident ? env_make_resident : NULL,
         .release_resident = h->hooks.make_resident ? env_release_resident
                                                    : NULL,
+        .make_portion = h->hooks.make_portion ? env_make_portion : NULL,
+        .release_portion = h->hooks.make_portion ? env_release_portion
+                                                 : NULL,
     };
     h->vs = vidsch_create(h->storage, h->storage_bytes, &h->dev, &h->env,
                           cfg);

@@ -10,7 +10,8 @@
  *                  a seeded jitter) after the worker is free, one
  *                  preparation per call, one at a time
  *   buffer_done, context_lost, trace: forwarded to the harness
- *   make_resident, release_resident (optional: vidmm's residency): too
+ *   make_resident, release_resident (optional: vidmm's residency), and
+ *   make_portion, release_portion (splitting): too
  */
 #ifndef TESTS_SIM_SIM_HOST_H
 #define TESTS_SIM_SIM_HOST_H
@@ -28,6 +29,15 @@ struct sim_host_hooks {
     void (*release_resident)(void *arg, uint64_t cookie,
                              struct ddi_dmabuf *buf, unsigned engine,
                              uint64_t fence);
+    /* splitting (optional, both or neither) */
+    int (*make_portion)(void *arg, uint64_t cookie, struct ddi_dmabuf *buf,
+                        struct ddi_alloc_desc *alloc, uint32_t first,
+                        bool patched, struct vidsch_residency *out,
+                        struct vidsch_portion *part);
+    void (*release_portion)(void *arg, uint64_t cookie,
+                            struct ddi_dmabuf *buf,
+                            const struct vidsch_portion *part,
+                            unsigned engine, uint64_t fence);
 };
 
 struct sim_host {

@@ -531,7 +531,7 @@ static void test_paging_buffer(void)
     struct rec r;
     struct sim_gpu_config c;
     const uint64_t ap = 1ull << 32;
-    uint64_t pages[2], vram, pb;
+    uint64_t pages[2], again[4], vram, pb;
     struct ddi_dmabuf out = { 0 };
     uint8_t *sys;
     uint32_t word;
@@ -611,7 +611,7 @@ static void test_paging_buffer(void)
     g_assert_cmpuint(r.g->gart[1], ==, 0);
     g_assert_false(sim_gpu_read(r.g, ap, &word, 4));
     sim_gpu_sys_free(r.g, pages, 2);
-    g_assert_true(sim_gpu_sys_alloc(r.g, pages, 4));
+    g_assert_true(sim_gpu_sys_alloc(r.g, again, 4));
     rec_fini(&r);
 }
 

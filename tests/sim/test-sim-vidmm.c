@@ -5,7 +5,10 @@
  * set is 50%, 110%, 150% and 200% of VRAM, with and without the patent's
  * eviction restriction to the current process; and eviction fighting:
  * two apps of one level whose working sets each fit VRAM but not
- * together page less with the scheduler's policy than without it.
+ * together page less with the scheduler's policy than without it; and
+ * splitting: one DMA buffer whose allocations add up to 1.5x VRAM runs
+ * in portions, every byte right, while a HIGH context keeps running (see
+ * sim_split.h); without the splitting hooks the same buffer is refused.
  *
  *   test-sim-vidmm [--tap] [--count=N]   N seeds per case (default 20)
  *   test-sim-vidmm --seed=S --ws=P [--own]   one run, verbose
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_split.h"
 #include "sim_vidmm.h"
 
 static struct sim_host host;
@@ -110,6 +114,45 @@ static void test_fight(void)
     g_assert_cmpuint(turns[1], <, turns[0]);
 }
 
+static void test_split(void)
+{
+    uint64_t portions = 0, loads = 0, during = 0, moved = 0;
+    unsigned failed = 0;
+
+    for (uint64_t s = 0; s < count / 4 + 1; s++) {
+        struct ssp_result r;
+
+        if (!ssp_run(&host, s + 1, true, &r)) {
+            printf("# split seed %" PRIu64 " FAILED: %s\n", s + 1, r.msg);
+            failed++;
+        }
+        portions += r.portions;
+        loads += r.loads;
+        during += r.others_during;
+        moved += r.bytes_moved;
+    }
+    printf("# split: %" PRIu64 " portions (%" PRIu64 " loads with resumes), "
+           "%" PRIu64 " HIGH buffers retired between portions, %" PRIu64
+           " KiB paged\n", portions, loads, during, moved >> 10);
+    g_assert_cmpuint(failed, ==, 0);
+    g_assert_cmpuint(during, >, 0);         /* the others kept running */
+}
+
+/* The same buffer without the scheduler's splitting hooks: refused with
+ * DDI_ENOMEM, nothing else harmed. */
+static void test_split_off(void)
+{
+    struct ssp_result r;
+    bool ok = ssp_run(&host, 1, false, &r);
+
+    if (!ok) {
+        printf("# %s\n", r.msg);
+    }
+    g_assert_true(ok);
+    g_assert_cmpint(r.status, ==, DDI_ENOMEM);
+    g_assert_cmpuint(r.portions, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     static const struct tcase cases[] = {
@@ -160,5 +203,7 @@ int main(int argc, char **argv)
         g_test_add_data_func(name, &cases[i], test_case);
     }
     g_test_add_func("/sim-vidmm/fighting", test_fight);
+    g_test_add_func("/sim-vidmm/split", test_split);
+    g_test_add_func("/sim-vidmm/split-refused-without-hooks", test_split_off);
     return g_test_run();
 }

@@ -85,6 +85,59 @@ static void test_set_target_slot(void)
     g_assert_cmpuint(b.nalloc, ==, 0);
 }
 
+/*
+ * The splitting rule: after a split point, a RECT's target is bound
+ * again first (same allocation, offset, surface), so no split point lies
+ * between a RECT and the SET_TARGET it draws through; without a split
+ * point since the binding, nothing is added. A SET_TARGET of another
+ * slot is a split point too.
+ */
+static void test_rebind_after_split(void)
+{
+    uint32_t t0, f, r1, r2, r3, t1, r4;
+
+    umd_init(&b, words, sizeof(words));
+    t0 = umd_set_target(&b, 2, 0x77, 4096, 256, 64, 16, COPRO_FMT_XRGB8888);
+    r1 = umd_rect(&b, 2, 0, 0, 4, 4, 1);            /* right after: as is */
+    g_assert_cmpuint(r1, ==, t0 + 4 * COPRO_LEN_SET_TARGET);
+    f = umd_fill(&b, 0x55, 0, 64, 7);               /* a split point */
+    r2 = umd_rect(&b, 2, 4, 4, 4, 4, 2);            /* bound again first */
+    g_assert_true(umd_ok(&b));
+    g_assert_cmpuint(r2, ==, f + 4 * COPRO_LEN_FILL);
+    g_assert_cmphex(words[r2 / 4], ==,
+                    COPRO_PKT_HDR(COPRO_OP_SET_TARGET, 2,
+                                  COPRO_LEN_SET_TARGET));
+    g_assert_cmphex(words[r2 / 4 + COPRO_LEN_SET_TARGET] & 0xff, ==,
+                    COPRO_OP_RECT);
+    /* the same surface as the first binding, its own patch location */
+    for (unsigned i = 2; i < COPRO_LEN_SET_TARGET; i++) {
+        g_assert_cmphex(words[r2 / 4 + i], ==, words[t0 / 4 + i]);
+    }
+    g_assert_cmpuint(b.npatch, ==, 3);
+    g_assert_cmpuint(b.patch[2].split_offset, ==, r2);
+    g_assert_cmpuint(b.patch[2].slot_id, ==, 2);
+    g_assert_cmpuint(b.patch[2].alloc_offset, ==, 4096);
+    g_assert_cmpuint(b.patch[2].slot, ==, b.patch[0].slot);
+    r3 = umd_rect(&b, 2, 8, 8, 4, 4, 3);            /* no split since */
+    g_assert_cmpuint(r3, ==, r2 + 4 * (COPRO_LEN_SET_TARGET +
+                                       COPRO_LEN_RECT));
+    t1 = umd_set_target(&b, 1, 0x78, 0, 256, 64, 16, COPRO_FMT_XRGB8888);
+    r4 = umd_rect(&b, 2, 0, 0, 1, 1, 4);
+    g_assert_cmpuint(r4, ==, t1 + 4 * COPRO_LEN_SET_TARGET);
+    g_assert_cmpuint(b.rebinds, ==, 2);
+    g_assert_cmpuint(b.npatch, ==, 5);
+    /* every RECT's nearest split point before it is its own binding */
+    g_assert_cmpuint(b.patch[4].split_offset, ==, r4);
+    g_assert_cmpuint(b.patch[4].slot_id, ==, 2);
+    /* an unbound slot is left to render to refuse, as before */
+    umd_reset(&b);
+    g_assert_cmpuint(b.rebinds, ==, 0);
+    umd_fill(&b, 0x55, 0, 64, 7);
+    g_assert_cmpuint(umd_rect(&b, 2, 0, 0, 1, 1, 4), ==,
+                     4 * COPRO_LEN_FILL);
+    g_assert_cmpuint(b.npatch, ==, 1);
+}
+
 /* When the allocation list is full, a packet naming a new allocation is
  * not written at all; one naming a listed allocation still is. */
 static void test_alloc_list_full(void)
@@ -137,6 +190,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/umd/lists", test_lists);
     g_test_add_func("/umd/set-target-slot", test_set_target_slot);
+    g_test_add_func("/umd/rebind-after-split", test_rebind_after_split);
     g_test_add_func("/umd/alloc-list-full", test_alloc_list_full);
     g_test_add_func("/umd/patch-list-full", test_patch_list_full);
     g_test_add_func("/umd/buffer-full", test_buffer_full);

@@ -562,6 +562,224 @@ static void test_split(void)
     g_free(buf);
 }
 
+/* A packet's patch locations go together (a COPY's source and
+ * destination): a range ends before a packet that does not fit whole;
+ * a state slot that the packet at the cut programs again is not carried
+ * into the next range. */
+static void test_split_packets(void)
+{
+    struct ddi_dmabuf *buf = g_new0(struct ddi_dmabuf, 1);
+    uint64_t size[3] = { 10, 10, 10 };
+    struct vidmm_split_range out[8];
+    unsigned n = 0;
+
+    buf->len_bytes = 300;
+    buf->nalloc = 3;
+    /* FILL 0; COPY 1 -> 2 */
+    buf->patch[0] = (struct ddi_patch_loc){ .slot = 0, .split_offset = 0 };
+    buf->patch[1] = (struct ddi_patch_loc){ .slot = 1, .split_offset = 100 };
+    buf->patch[2] = (struct ddi_patch_loc){ .slot = 2, .split_offset = 100 };
+    buf->npatch = 3;
+    g_assert_cmpint(vidmm_split(buf, size, 25, out, 8, &n), ==, DDI_OK);
+    g_assert_cmpuint(n, ==, 2);
+    g_assert_cmpuint(out[0].end, ==, 100);
+    g_assert_cmpuint(out[0].slots, ==, 0x1);    /* not the COPY's source */
+    g_assert_cmpuint(out[0].bytes, ==, 10);
+    g_assert_cmpuint(out[1].first, ==, 100);
+    g_assert_cmpuint(out[1].end, ==, 300);
+    g_assert_cmpuint(out[1].slots, ==, 0x6);
+    g_assert_cmpuint(out[1].bytes, ==, 20);
+
+    /* SET_TARGET 1 <- 0; FILL 1; SET_TARGET 1 <- 2: cut at the second
+     * SET_TARGET, which replaces the binding of 0 */
+    buf->patch[0].slot_id = 1;
+    buf->patch[2] = (struct ddi_patch_loc){ .slot = 2, .split_offset = 200,
+                                            .slot_id = 1 };
+    g_assert_cmpint(vidmm_split(buf, size, 20, out, 8, &n), ==, DDI_OK);
+    g_assert_cmpuint(n, ==, 2);
+    g_assert_cmpuint(out[0].end, ==, 200);
+    g_assert_cmpuint(out[1].slots, ==, 0x4);
+    g_assert_cmpuint(out[1].bytes, ==, 10);
+    g_free(buf);
+}
+
+/*
+ * vidmm running a split buffer: three allocations of 5 pages over 16
+ * pages of VRAM, 5 of them pinned. The whole list is refused
+ * (DDI_ENOMEM) but splittable; the portions are planned with vidmm's own
+ * sizes (rounded to pages) and budget (VRAM less what is pinned), each
+ * made resident on its own (only its slots' addresses written, the next
+ * one evicting the previous one's allocations once released); unpinned,
+ * the list fits at once; an allocation larger than VRAM makes the buffer
+ * unsplittable.
+ */
+static void test_split_portions(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct ddi_dmabuf *buf = g_new0(struct ddi_dmabuf, 1);
+    struct ddi_alloc_desc desc[3] = { 0 };
+    struct vidmm_residency r;
+    struct vidmm_split_range pr;
+    uint32_t h[3], big, pin;
+
+    setup(x, 16 * 4096, 64 * 4096, false);
+    pin = mk(x, 5 * 4096, 1, 0);
+    g_assert_cmpint(vidmm_pin(x->vm, pin), ==, DDI_OK);
+    g_assert_cmpuint(st(x, pin).where, ==, VIDMM_IN_VRAM);
+    for (unsigned i = 0; i < 3; i++) {
+        h[i] = mk(x, 5 * 4096 - 100, 1, 0);
+        buf->alloc[i].handle = h[i];
+        buf->patch[i] = (struct ddi_patch_loc){ .slot = i,
+                                                .split_offset = 32 * i };
+    }
+    buf->nalloc = 3;
+    buf->npatch = 3;
+    buf->len_bytes = 96;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, buf->alloc, 3, desc, false,
+                                        &r), ==, DDI_ENOMEM);
+    g_assert_true(vidmm_splittable(x->vm, buf, NULL));
+
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.end, ==, 64);
+    g_assert_cmpuint(pr.slots, ==, 0x3);
+    g_assert_cmpuint(pr.bytes, ==, 10 * 4096);
+    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, NULL, desc, &pr,
+                                                false, &r), ==, DDI_OK);
+    if (r.paging_built) {
+        vidmm_paging_done(x->vm, r.paging_ticket);
+    }
+    g_assert_cmpuint(desc[0].gpu_addr, ==, st(x, h[0]).gpu_addr);
+    g_assert_cmpuint(desc[1].gpu_addr, ==, st(x, h[1]).gpu_addr);
+    g_assert_cmpuint(st(x, h[0]).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, h[0]).busy, ==, 1);
+    g_assert_cmpuint(desc[2].gpu_addr, ==, 0);  /* not this portion's */
+    g_assert_cmpuint(st(x, h[2]).busy, ==, 0);
+    /* not a split point / the next one while the first holds VRAM */
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 40, &pr), ==, DDI_EINVAL);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 64, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.first, ==, 64);
+    g_assert_cmpuint(pr.end, ==, 96);
+    g_assert_cmpuint(pr.slots, ==, 0x4);
+    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, NULL, desc, &pr,
+                                                false, &r), ==, DDI_EBUSY);
+    vidmm_release_portion(x->vm, buf, NULL, 0x3, 0, 7);
+    g_assert_cmpuint(st(x, h[0]).busy, ==, 0);
+    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, NULL, desc, &pr,
+                                                false, &r), ==, DDI_OK);
+    g_assert_true(r.paging_built);      /* evicted one of the first two */
+    vidmm_paging_done(x->vm, r.paging_ticket);
+    g_assert_cmpuint(st(x, h[2]).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(desc[2].gpu_addr, ==, st(x, h[2]).gpu_addr);
+    vidmm_release_portion(x->vm, buf, NULL, pr.slots, 0, 8);
+    g_assert_cmpuint(st(x, h[2]).busy, ==, 0);
+
+    /* unpinned, the budget is all of VRAM: one portion, the whole */
+    g_assert_cmpint(vidmm_unpin(x->vm, pin), ==, DDI_OK);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.end, ==, 96);
+    g_assert_false(vidmm_splittable(x->vm, buf, NULL));
+
+    /* larger than VRAM: no portion can hold it */
+    big = mk(x, 17 * 4096, 1, 0);
+    buf->alloc[1].handle = big;
+    g_assert_false(vidmm_splittable(x->vm, buf, NULL));
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 32, &pr), ==, DDI_ENOMEM);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.end, ==, 32);
+    buf->alloc[1].handle = 0xdead;
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_EHANDLE);
+    g_free(buf);
+    g_free(x);
+}
+
+/*
+ * Repacking: a list member already in VRAM splits the free space so that
+ * the other member cannot fit although the list's bytes equal VRAM's.
+ * Best fit fails; vidmm then moves the member out and packs the list
+ * from the bottom (what lets a split buffer's portions fill VRAM).
+ */
+static void test_repack(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct ddi_alloc_ref list[2];
+    struct ddi_alloc_desc desc[2] = { 0 };
+    struct vidmm_residency r;
+    uint32_t v1, m, v2, z;
+
+    setup(x, 8 * 4096, 64 * 4096, false);
+    v1 = mk(x, 2 * 4096, 1, 0);
+    m = mk(x, 4 * 4096, 1, 0);
+    v2 = mk(x, 2 * 4096, 1, 0);
+    z = mk(x, 4 * 4096, 1, 0);
+    g_assert_cmpuint(st(x, m).gpu_addr, ==, VRAM_BASE + 2 * 4096);
+    g_assert_cmpuint(st(x, z).where, ==, VIDMM_IN_SYSMEM);
+    list[0] = (struct ddi_alloc_ref){ .handle = m };
+    list[1] = (struct ddi_alloc_ref){ .handle = z };
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, list, 2, desc, false, &r),
+                    ==, DDI_OK);
+    g_assert_true(r.paging_built);
+    g_assert_cmpuint(st(x, m).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, z).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(desc[0].gpu_addr, ==, VRAM_BASE);
+    g_assert_cmpuint(desc[1].gpu_addr, ==, VRAM_BASE + 4 * 4096);
+    g_assert_cmpuint(st(x, v1).where, !=, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, v2).where, !=, VIDMM_IN_VRAM);
+    vidmm_paging_done(x->vm, r.paging_ticket);
+
+    /* while m is busy it cannot move: not now (another list) */
+    list[1] = (struct ddi_alloc_ref){ .handle = v1 };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &list[1], 1, desc, false,
+                                        &r), ==, DDI_EBUSY);
+    vidmm_release(x->vm, list, 1, 0, 1);
+    g_free(x);
+}
+
+/* The kernel's lists name process handles and may hold allocations vidmm
+ * does not manage (fixed placement): a map gives vidmm's handle per slot,
+ * 0 for those, which cost nothing and are never made resident. */
+static void test_split_handles(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct ddi_dmabuf *buf = g_new0(struct ddi_dmabuf, 1);
+    struct ddi_alloc_desc desc[4] = { 0 };
+    struct vidmm_residency r = { 0 };
+    struct vidmm_split_range pr;
+    uint32_t map[4];
+
+    setup(x, 8 * 4096, 64 * 4096, false);
+    for (unsigned i = 0; i < 4; i++) {
+        map[i] = i < 3 ? mk(x, 4 * 4096, 1, 0) : 0;
+        buf->alloc[i].handle = 100 + i;     /* the process's handles */
+        buf->patch[i] = (struct ddi_patch_loc){ .slot = i,
+                                                .split_offset = 16 * i };
+    }
+    map[3] = 0;
+    desc[3].gpu_addr = 0x1234;              /* fixed: left as it is */
+    buf->nalloc = 4;
+    buf->npatch = 4;
+    buf->len_bytes = 64;
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==,
+                    DDI_EHANDLE);
+    g_assert_true(vidmm_splittable(x->vm, buf, map));
+    g_assert_cmpint(vidmm_portion(x->vm, buf, map, 0, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.end, ==, 32);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, map, 32, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.slots, ==, 0xc);    /* slot 2 and the fixed one */
+    g_assert_cmpuint(pr.bytes, ==, 4 * 4096);
+    r.paging = &x->paging;
+    g_assert_cmpint(vidmm_make_resident_portion(x->vm, 1, buf, map, desc,
+                                                &pr, false, &r), ==, DDI_OK);
+    g_assert_cmpuint(desc[2].gpu_addr, ==, st(x, map[2]).gpu_addr);
+    g_assert_cmpuint(desc[3].gpu_addr, ==, 0x1234);
+    g_assert_cmpuint(st(x, map[2]).busy, ==, 1);
+    vidmm_release_portion(x->vm, buf, map, pr.slots, 0, 1);
+    g_assert_cmpuint(st(x, map[2]).busy, ==, 0);
+    g_free(buf);
+    g_free(x);
+}
+
 static void test_segment_best_fit(void)
 {
     struct vidmm_block blocks[8];
@@ -676,6 +894,10 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/deferred-unmap", test_deferred_unmap);
     g_test_add_func("/vidmm/unmap-reuse-waits", test_unmap_reuse_waits);
     g_test_add_func("/vidmm/split", test_split);
+    g_test_add_func("/vidmm/split-packets", test_split_packets);
+    g_test_add_func("/vidmm/split-portions", test_split_portions);
+    g_test_add_func("/vidmm/repack", test_repack);
+    g_test_add_func("/vidmm/split-handles", test_split_handles);
     g_test_add_func("/vidmm/bad-input", test_bad_input);
     g_test_add_func("/vidmm/segment-best-fit", test_segment_best_fit);
     return g_test_run();

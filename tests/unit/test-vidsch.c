@@ -760,6 +760,172 @@ static void test_residency_hook(void)
     fake_fini(&f);
 }
 
+/* ---- splitting ---- */
+
+static unsigned done_count(struct fake *f, uint64_t cookie)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < f->ndone; i++) {
+        n += f->done[i].cookie == cookie;
+    }
+    return n;
+}
+
+/* Index of the patch call for cookie from byte first, or -1. */
+static int patch_of(struct fake *f, uint64_t cookie, uint32_t first)
+{
+    for (unsigned i = 0; i < f->npatch; i++) {
+        if (f->patched[i].cookie == cookie && f->patched[i].first == first) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* Index of the ring write of cookie at dma offset off, or -1. */
+static int sub_at(struct fake *f, unsigned cookie, uint32_t off)
+{
+    for (unsigned i = 0; i < f->nsub; i++) {
+        if (f->sub[i].dma_addr == FAKE_DMA(cookie) + off) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/*
+ * A buffer whose list does not fit at once (the hook says
+ * VIDSCH_RESIDENT_SPLIT) runs as portions cut where make_portion says:
+ * each made resident on its own, patched only in its range, submitted
+ * as its own ring entry (address and length of the range), released
+ * with its fence; the buffer is reported done once, after the last. The
+ * context's next buffer waits for the last portion; other contexts run
+ * between portions. A portion preempted comes back at the same range,
+ * made resident as patched, not patched again, resumed. A portion that
+ * cannot fit fails its buffer with DDI_ENOMEM, and only that buffer.
+ */
+static void test_split(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l, *o, *h;
+    int s0, s1, s2, s3, sl1;
+    unsigned npatch, nport;
+
+    fake_init_residency(&f, 1, COPRO_PREEMPT_MID_COMMAND,
+                        VIDSCH_POLICY_PRIORITY);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    o = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    h = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
+    f.buf[0].len_bytes = f.buf[0].cap_bytes = 0x300;
+    f.cut[0] = 0x100;
+    f.cut[1] = 0x200;
+    f.ncut = 2;
+    f.resident_rc = VIDSCH_RESIDENT_SPLIT;
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    f.resident_rc = DDI_OK;
+    g_assert_cmpuint(f.nportion, ==, 1);
+    g_assert_cmpuint(f.portion[0].first, ==, 0);
+    g_assert_false(f.portion[0].patched);
+    s0 = sub_at(&f, 0, 0);
+    g_assert_cmpint(s0, ==, 0);
+    g_assert_cmpuint(f.sub[s0].dma_len, ==, 0x100);
+    g_assert_cmpuint(f.npatch, ==, 1);
+    g_assert_cmpuint(f.patched[0].first, ==, 0);
+    g_assert_cmpuint(f.patched[0].end, ==, 0x100);
+
+    /* l's next buffer waits; o's runs between the portions */
+    fake_submit(&f, l, 1);
+    fake_submit(&f, o, 2);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 2);
+    fake_complete(&f, E0, f.sub[s0].fence);         /* portion 1 */
+    g_assert_cmpuint(done_count(&f, 0), ==, 0);
+    g_assert_cmpuint(f.nportion_released, ==, 1);
+    g_assert_cmpuint(f.portion_released[0].first, ==, 0);
+    g_assert_cmpuint(f.portion_released[0].fence, ==, f.sub[s0].fence);
+    fake_work(&f);
+    s1 = sub_at(&f, 0, 0x100);
+    g_assert_cmpint(s1, >, 0);
+    g_assert_cmpuint(f.sub[s1].dma_len, ==, 0x100);
+    g_assert_cmphex(f.sub[s1].flags, ==, 0);
+    g_assert_cmpint(sub_at(&f, 1, 0), <, 0);
+    g_assert_cmpuint(f.patched[f.npatch - 1].cookie, ==, 0);
+    g_assert_cmpuint(f.patched[f.npatch - 1].first, ==, 0x100);
+    g_assert_cmpuint(f.patched[f.npatch - 1].end, ==, 0x200);
+
+    /* HIGH work preempts portion 2: it comes back at the same range */
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));     /* o2 */
+    g_assert_cmpint(fake_status(&f, 2), ==, DDI_OK);
+    npatch = f.npatch;
+    nport = f.nportion;
+    fake_submit(&f, h, 3);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_preempted(&f, E0, f.sub[s1].fence, fake_ring_completed(&f, E0));
+    g_assert_cmpuint(f.portion_released[f.nportion_released - 1].first, ==,
+                     0x100);
+    g_assert_cmpuint(f.portion_released[f.nportion_released - 1].fence, ==,
+                     0);
+    fake_work(&f);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));     /* h3 */
+    fake_work(&f);
+    g_assert_cmpuint(f.nportion, ==, nport + 1);
+    g_assert_cmpuint(f.portion[nport].first, ==, 0x100);
+    g_assert_true(f.portion[nport].patched);
+    g_assert_cmpuint(f.npatch, ==, npatch + 1);          /* h3 only */
+    g_assert_cmphex(fake_last_sub(&f)->flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmphex(fake_last_sub(&f)->dma_addr, ==, FAKE_DMA(0) + 0x100);
+    g_assert_cmpuint(fake_last_sub(&f)->dma_len, ==, 0x100);
+    g_assert_cmpint(sub_at(&f, 1, 0), <, 0);
+
+    /* portion 3, the last: done once, then l's next buffer */
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    fake_work(&f);
+    s2 = sub_at(&f, 0, 0x200);
+    g_assert_cmpint(s2, >, 0);
+    g_assert_cmpuint(f.sub[s2].dma_len, ==, 0x100);
+    /* (the last portion prepared, l's next buffer may follow it) */
+    g_assert_cmpint(patch_of(&f, 0, 0x200), >, 0);
+    g_assert_cmpuint(f.patched[patch_of(&f, 0, 0x200)].end, ==, 0x300);
+    g_assert_cmpint(patch_of(&f, 1, 0), >, patch_of(&f, 0, 0x200));
+    g_assert_cmpuint(done_count(&f, 0), ==, 0);
+    fake_complete(&f, E0, f.sub[s2].fence);
+    g_assert_cmpuint(done_count(&f, 0), ==, 1);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    fake_work(&f);
+    sl1 = sub_at(&f, 1, 0);
+    g_assert_cmpint(sl1, >, s2);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
+    /* every residency given back: 3 retired portions and the cut one */
+    g_assert_cmpuint(f.nportion_released, ==, 4);
+    g_assert_cmpuint(f.portion_released[3].fence, ==, f.sub[s2].fence);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->split_buffers, ==, 1);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->portions, ==, 3);
+
+    /* even one portion cannot fit: that buffer fails, l goes on */
+    f.buf[4].len_bytes = f.buf[4].cap_bytes = 0x300;
+    f.resident_rc = VIDSCH_RESIDENT_SPLIT;
+    f.portion_rc = DDI_ENOMEM;
+    fake_submit(&f, l, 4);
+    fake_work(&f);
+    f.resident_rc = DDI_OK;
+    f.portion_rc = DDI_OK;
+    g_assert_cmpint(fake_status(&f, 4), ==, DDI_ENOMEM);
+    g_assert_cmpint(sub_at(&f, 4, 0), <, 0);
+    fake_submit(&f, l, 5);
+    fake_work(&f);
+    s3 = sub_at(&f, 5, 0);
+    g_assert_cmpint(s3, >, 0);
+    fake_complete(&f, E0, f.sub[s3].fence);
+    g_assert_cmpint(fake_status(&f, 5), ==, DDI_OK);
+    g_assert_false(vidsch_ctx_is_lost(l));
+    g_assert_true(vidsch_idle(f.s));
+    fake_fini(&f);
+}
+
 /* ---- eviction fighting ---- */
 
 /*
@@ -1405,6 +1571,7 @@ int main(int argc, char **argv)
                     test_paging_first_and_fence_kept);
     g_test_add_func("/vidsch/inconsistent-fences", test_inconsistent_fences);
     g_test_add_func("/vidsch/residency-hook", test_residency_hook);
+    g_test_add_func("/vidsch/split", test_split);
     g_test_add_func("/vidsch/fight/longer-turns", test_fight_longer_turns);
     g_test_add_func("/vidsch/fight/hysteresis", test_fight_hysteresis);
     g_test_add_func("/vidsch/sync/wait-and-signal", test_wait_and_signal);

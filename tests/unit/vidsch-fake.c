@@ -15,10 +15,11 @@ static int fk_patch(void *drv, struct ddi_dmabuf *buf,
 {
     struct fake *f = drv;
 
-    (void)buf;
     (void)alloc;
-    (void)first;
-    (void)end;
+    g_assert_cmpuint(f->npatch, <, FAKE_MAX_SUBS);
+    f->patched[f->npatch].cookie = (uint64_t)(buf - f->buf);
+    f->patched[f->npatch].first = first;
+    f->patched[f->npatch].end = end;
     f->npatch++;
     return f->patch_rc;
 }
@@ -159,6 +160,57 @@ static int env_make_resident(void *os, uint64_t cookie,
     return DDI_OK;
 }
 
+static int env_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
+                            struct ddi_alloc_desc *alloc, uint32_t first,
+                            bool patched, struct vidsch_residency *out,
+                            struct vidsch_portion *part)
+{
+    struct fake *f = os;
+    uint32_t end = buf->len_bytes;
+
+    (void)alloc;
+    for (unsigned i = 0; i < f->ncut; i++) {
+        if (f->cut[i] > first) {
+            end = f->cut[i];
+            break;
+        }
+    }
+    g_assert_cmpuint(f->nportion, <, FAKE_MAX_SUBS);
+    f->portion[f->nportion].cookie = cookie;
+    f->portion[f->nportion].first = first;
+    f->portion[f->nportion].end = end;
+    f->portion[f->nportion++].patched = patched;
+    if (f->portion_rc != DDI_OK) {
+        return f->portion_rc;
+    }
+    out->wait_ticket = f->resident_wait;
+    if (f->resident_paging) {
+        out->paging = f->resident_paging;
+        out->paging_engine = f->resident_paging->engine;
+        out->paging_cookie = f->resident_paging_cookie;
+        out->paging_ticket = f->resident_ticket;
+        f->resident_paging = NULL;
+    }
+    part->end = end;
+    part->slots = 1u << (f->nportion % 32);
+    return DDI_OK;
+}
+
+static void env_release_portion(void *os, uint64_t cookie,
+                                struct ddi_dmabuf *buf,
+                                const struct vidsch_portion *part,
+                                unsigned engine, uint64_t fence)
+{
+    struct fake *f = os;
+
+    (void)buf;
+    (void)engine;
+    g_assert_cmpuint(f->nportion_released, <, FAKE_MAX_SUBS);
+    f->portion_released[f->nportion_released].cookie = cookie;
+    f->portion_released[f->nportion_released].first = part->first;
+    f->portion_released[f->nportion_released++].fence = fence;
+}
+
 static void env_release_resident(void *os, uint64_t cookie,
                                  struct ddi_dmabuf *buf, unsigned engine,
                                  uint64_t fence)
@@ -188,6 +240,8 @@ void fake_init_cfg(struct fake *f, unsigned engines, unsigned preemption,
     if (fake_with_residency) {
         env.make_resident = env_make_resident;
         env.release_resident = env_release_resident;
+        env.make_portion = env_make_portion;
+        env.release_portion = env_release_portion;
     }
 
     memset(f, 0, sizeof(*f));

@@ -71,6 +71,21 @@ struct fake {
     unsigned nreleased;
     /* the paging bytes make_resident reports for cookie (NULL: none) */
     uint64_t (*resident_bytes)(struct fake *f, uint64_t cookie);
+
+    /* every patch call's range */
+    struct { uint64_t cookie; uint32_t first, end; } patched[FAKE_MAX_SUBS];
+    /* (splitting) make_resident answers VIDSCH_RESIDENT_SPLIT with
+     * resident_rc; make_portion then cuts every buffer at cut[0 .. ncut)
+     * (byte offsets, increasing) and answers portion_rc */
+    uint32_t cut[8];
+    unsigned ncut;
+    int portion_rc;
+    struct { uint64_t cookie; uint32_t first, end; bool patched; }
+        portion[FAKE_MAX_SUBS];
+    unsigned nportion;                      /* make_portion calls */
+    struct { uint64_t cookie; uint32_t first; uint64_t fence; }
+        portion_released[FAKE_MAX_SUBS];
+    unsigned nportion_released;
 };
 
 /* The oldest fence on engine's ring not yet completed (0: none), and the
