@@ -213,8 +213,14 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
             c = &k->contexts[i];
         }
     }
-    if (!c || !vidmm_segment_alloc(&k->seg, COPRO_SAVE_SIZE,
-                                   KERNEL_ALLOC_ALIGN, &save)) {
+    /* GPU-VA mode: a page of its own, the only writable page of the
+     * kernel's VRAM in the process's space */
+    if (!c || !vidmm_segment_alloc(&k->seg,
+                                   dev->gpuva ? KGPUVA_SAVE_BYTES
+                                              : COPRO_SAVE_SIZE,
+                                   dev->gpuva ? KGPUVA_SAVE_BYTES
+                                              : KERNEL_ALLOC_ALIGN,
+                                   &save)) {
         return DDI_ENOMEM;
     }
     /* A zeroed save area has no magic: a RESUME before any preemption
@@ -233,7 +239,7 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     st = handle_alloc(&p->handles, HANDLE_CONTEXT, c, hcontext);
     if (st == DDI_OK && dev->gpuva) {
         /* it runs in the process's address space from its first buffer */
-        st = kgpuva_context_bind(k, p, c->hw_id);
+        st = kgpuva_context_bind(k, p, c->hw_id, save);
         if (st != DDI_OK) {
             handle_free(&p->handles, *hcontext, HANDLE_CONTEXT);
         }

@@ -398,6 +398,11 @@ static void reap(void *arg)
             /* vidsch may report the dropped buffers from inside: they
              * are reaped by the next pass. */
             if (vidsch_ctx_destroy(k->vs, c->vctx)) {
+                if (c->dev->gpuva) {
+                    /* its save page read-only again before reuse */
+                    kgpuva_context_unbind(k, c->proc, c->hw_id,
+                                          c->save_gpu);
+                }
                 vidmm_segment_free(&k->seg, c->save_gpu);
                 c->dev->contexts--;
                 *c = (struct kcontext){ 0 };

@@ -333,14 +333,27 @@ bool kgpuva_device_on(const struct kernel *k, unsigned di)
     return k->gpuva.on && di < KGPUVA_MAX_DEVICES && k->gpuva.dev[di].on;
 }
 
-int kgpuva_context_bind(struct kernel *k, struct kproc *p, uint32_t hw_id)
+int kgpuva_context_bind(struct kernel *k, struct kproc *p, uint32_t hw_id,
+                        uint64_t save)
 {
     struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
 
     if (!gp) {
         return DDI_EINVAL;
     }
-    return gops(k)->space_bind(k->dev.drv, gp->as, hw_id);
+    return gops(k)->space_bind(k->dev.drv, gp->as, hw_id, save,
+                               KGPUVA_SAVE_BYTES);
+}
+
+void kgpuva_context_unbind(struct kernel *k, struct kproc *p, uint32_t hw_id,
+                           uint64_t save)
+{
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+
+    if (gp) {
+        gops(k)->space_unbind(k->dev.drv, gp->as, hw_id, save,
+                              KGPUVA_SAVE_BYTES);
+    }
 }
 
 /* ---- allocations ---- */

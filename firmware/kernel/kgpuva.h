@@ -168,8 +168,14 @@ void kgpuva_device_destroy(struct kernel *k, unsigned di);
 bool kgpuva_device_on(const struct kernel *k, unsigned di);
 
 /* A context (hardware id) of a GPU-VA device runs in its process's
- * space. */
-int kgpuva_context_bind(struct kernel *k, struct kproc *p, uint32_t hw_id);
+ * space, its save area [save, + bytes: whole pages of the kernel's
+ * segment holding nothing else) writable there; unbind once it is gone,
+ * before the pages are freed. */
+#define KGPUVA_SAVE_BYTES   4096u
+int kgpuva_context_bind(struct kernel *k, struct kproc *p, uint32_t hw_id,
+                        uint64_t save);
+void kgpuva_context_unbind(struct kernel *k, struct kproc *p, uint32_t hw_id,
+                           uint64_t save);
 
 /* Allocation handle h of p: VA range, backing store, aperture mapping,
  * residency record (not resident). Zeroed backing if zeroed. */

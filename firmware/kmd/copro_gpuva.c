@@ -40,11 +40,10 @@ static bool root_of(struct copro_gpuva *g, uint32_t as, uint64_t *root)
 }
 
 static int map_identity(struct copro_gpuva *g, uint64_t root, uint64_t from,
-                        uint64_t to)
+                        uint64_t to, uint64_t flags)
 {
     for (uint64_t a = from; a < to; a += COPRO_PAGE_4K) {
-        if (copro_pt_map_4k(&g->vm.mem, root, a,
-                            copro_pte_leaf(a, COPRO_PTE_WRITABLE))) {
+        if (copro_pt_map_4k(&g->vm.mem, root, a, copro_pte_leaf(a, flags))) {
             return DDI_ENOMEM;
         }
     }
@@ -67,14 +66,15 @@ static int gv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
         !g->vm.mem.alloc_table(g->vm.mem.opaque, &root)) {
         return DDI_ENOMEM;
     }
-    /* the OS's VRAM at identity, but for the hole */
+    /* the OS's VRAM at identity, read-only (the engine only fetches
+     * there, but for save areas: space_bind), and not the hole */
     if (hole_bytes && hole_base >= os_base && hole_base + hole_bytes <= end) {
-        st = map_identity(g, root, os_base, hole_base);
+        st = map_identity(g, root, os_base, hole_base, 0);
         if (st == DDI_OK) {
-            st = map_identity(g, root, hole_base + hole_bytes, end);
+            st = map_identity(g, root, hole_base + hole_bytes, end, 0);
         }
     } else {
-        st = map_identity(g, root, os_base, end);
+        st = map_identity(g, root, os_base, end, 0);
     }
     if (st != DDI_OK) {
         return st;      /* the pool's tables stay used: no free list */
@@ -84,12 +84,38 @@ static int gv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
     return DDI_OK;
 }
 
-static int gv_space_bind(void *drv, uint32_t as, uint32_t context)
+/* The save pages: mapped at identity already (read-only), made writable
+ * or read-only again; the leaf tables exist, so nothing is allocated. */
+static int save_pages(struct copro_gpuva *g, uint64_t root, uint64_t save,
+                      uint64_t bytes, uint64_t flags)
+{
+    uint64_t slot, pb;
+
+    if (save % COPRO_PAGE_4K || bytes % COPRO_PAGE_4K || save + bytes < save) {
+        return DDI_EINVAL;
+    }
+    for (uint64_t a = save; a < save + bytes; a += COPRO_PAGE_4K) {
+        if (copro_pt_leaf_slot(&g->vm.mem, root, a, &slot, &pb) ||
+            pb != COPRO_PAGE_4K ||
+            copro_pte_address(g->vm.mem.read64(g->vm.mem.opaque, slot)) !=
+                a) {
+            return DDI_EINVAL;  /* not the OS's identity-mapped VRAM */
+        }
+    }
+    for (uint64_t a = save; a < save + bytes; a += COPRO_PAGE_4K) {
+        copro_pt_map_4k(&g->vm.mem, root, a, copro_pte_leaf(a, flags));
+    }
+    return DDI_OK;
+}
+
+static int gv_space_bind(void *drv, uint32_t as, uint32_t context,
+                         uint64_t save, uint64_t save_bytes)
 {
     struct copro_gpuva *g = gv(drv);
     uint64_t root;
 
-    if (!root_of(g, as, &root) || context >= g->vm.ctx_entries) {
+    if (!root_of(g, as, &root) || context >= g->vm.ctx_entries ||
+        save_pages(g, root, save, save_bytes, COPRO_PTE_WRITABLE)) {
         return DDI_EINVAL;
     }
     /* root complete before the entry points at it: the device reads the
@@ -97,6 +123,22 @@ static int gv_space_bind(void *drv, uint32_t as, uint32_t context)
     g->vm.ctx_entry[context] = copro_ctx_entry(root);
     copro_vm_invalidate(&g->vm, context);
     return DDI_OK;
+}
+
+static void gv_space_unbind(void *drv, uint32_t as, uint32_t context,
+                            uint64_t save, uint64_t save_bytes)
+{
+    struct copro_gpuva *g = gv(drv);
+    uint64_t root;
+
+    if (!root_of(g, as, &root) || context >= g->vm.ctx_entries) {
+        return;
+    }
+    g->vm.ctx_entry[context] = 0;
+    save_pages(g, root, save, save_bytes, 0);
+    /* the save pages' writable translations may be cached: drop them
+     * before the OS hands the pages to anything else */
+    copro_vm_invalidate(&g->vm, context);
 }
 
 static int gv_space_reserve(void *drv, uint32_t as, uint64_t va,
@@ -170,6 +212,7 @@ static int gv_pte_update(void *drv, const struct ddi_pte_update *u,
 const struct ddi_gpuva_ops copro_gpuva_ops = {
     .space_create = gv_space_create,
     .space_bind = gv_space_bind,
+    .space_unbind = gv_space_unbind,
     .space_reserve = gv_space_reserve,
     .pte_update = gv_pte_update,
 };

@@ -9,12 +9,13 @@
  * A space is one root table; every context bound to it gets a
  * context-table entry pointing at that same root, so all the contexts of
  * a process see one address space [WDDM: one page-table root per
- * process]. The OS's VRAM (DMA buffers, save areas, fence words) is
- * mapped at identity in each space, because the device fetches a
- * context's DMA buffer and save area through the context's space; the
- * hole the OS names (the VRAM processes' allocations are paged into) is
- * left out, so a process reaches another's memory only if the OS maps
- * it at one of its VAs.
+ * process]. The OS's VRAM is mapped at identity in each space,
+ * read-only, because the device fetches a context's DMA buffer through
+ * the context's space; each bound context's save page is the one
+ * writable page (the engine saves a preempted context there through its
+ * space), read-only again at unbind. The hole the OS names (the VRAM
+ * processes' allocations are paged into) is left out, so a process
+ * reaches another's memory only if the OS maps it at one of its VAs.
  *
  * Staging: the new entries are written to a ring of staging slots in
  * VRAM when the paging buffer is built, and copied into the live tables

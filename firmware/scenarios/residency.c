@@ -5,7 +5,8 @@
  * allocations by virtual address and keep their own residency lists:
  *
  *   res-over: 6 allocations of 256 KiB, a budget of 4 of them;
- *   res-fit:  2 allocations of 256 KiB, the same budget (it fits).
+ *   res-fit:  2 allocations of 256 KiB, the same budget (it fits), and
+ *             steps of 5 ms of WORK (preempted on quantum).
  *
  * The OS's GPU-VA VRAM is 6 allocations' worth, so both fit together
  * only while res-over keeps to its budget. Every time res-over makes a
@@ -19,6 +20,8 @@
  *    after all those moves (the apps' own checks);
  *  - res-over was trimmed, the first time with exactly 256 KiB; res-fit
  *    never was; the pager paged in and out;
+ *  - res-fit's long steps are preempted and resumed: its save area is
+ *    written through its own address space;
  *  - MakeResident / Evict reference counts: two MakeResident need two
  *    Evict; a third Evict is refused; a lock needs a reference;
  *  - another process's handle is refused; out of memory is clean: a
@@ -123,6 +126,7 @@ int scenario_main(const struct boot_info *boot)
     struct kernel *k = &s.boot.k;
     struct resapp_config c;
     struct kapi_gpuva_stats gs = { 0 };
+    struct vidsch_ctx_stats cs = { 0 };
     int st;
 
     kprintf("residency: GPU-VA mode, budgets and trims\n");
@@ -140,6 +144,8 @@ int scenario_main(const struct boot_info *boot)
         os_add_app(&s, resapp_app(&over));
         c.tag = 0x46;
         c.nallocs = NFIT;
+        c.work_ns = 5 * MS;     /* long steps: preempted on quantum (its
+                                   save area in its address space) */
         st = resapp_init(&fit, k, "res-fit", &c);
         report(&s.r, st == DDI_OK, "res-fit: %u allocations of %lu KiB "
                "by VA, budget %lu KiB (%s)", c.nallocs, c.alloc_bytes >> 10,
@@ -160,6 +166,14 @@ int scenario_main(const struct boot_info *boot)
                over.evicted_bytes >> 10);
         report(&s.r, fit.trims == 0, "res-fit within its budget was never "
                "trimmed (%lu)", fit.trims);
+        /* its long steps were preempted: the engine saved and resumed
+         * them through its address space, where its save page is the
+         * one writable page of the kernel's VRAM */
+        kapi_context_stats(fit.app.proc, fit.app.hctx, &cs);
+        report(&s.r, cs.preemptions > 0 && cs.resumed > 0,
+               "res-fit preempted %lu times and resumed %lu in its address "
+               "space (save page writable, the rest of the kernel's VRAM "
+               "read-only)", cs.preemptions, cs.resumed);
         report(&s.r, gs.page_outs > 0 && gs.page_ins > gs.page_outs &&
                over.paging_waits > 0,
                "the pager moved allocations both ways (%lu in, %lu out) and "

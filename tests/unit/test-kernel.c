@@ -244,7 +244,7 @@ static int fg_build_paging(void *drv, const struct ddi_paging_op *ops,
 #define FV_VA_BASE  (1ull << 32)
 #define FV_PAGES    1024
 static struct {
-    unsigned spaces, binds, reserves, updates;
+    unsigned spaces, binds, unbinds, reserves, updates;
     uint32_t bound_ctx[8];
     uint64_t hole_base, hole_bytes;
     bool reserved[FV_PAGES];
@@ -265,14 +265,29 @@ static int fv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
     return DDI_OK;
 }
 
-static int fv_space_bind(void *drv, uint32_t as, uint32_t context)
+static int fv_space_bind(void *drv, uint32_t as, uint32_t context,
+                         uint64_t save, uint64_t save_bytes)
 {
     (void)drv;
     if (as == 0 || as > fv.spaces || fv.binds == 8) {
         return DDI_EINVAL;
     }
+    /* the only writable page of the kernel's VRAM: a page of its own */
+    g_assert_cmpuint(save % 4096, ==, 0);
+    g_assert_cmpuint(save_bytes, ==, 4096);
     fv.bound_ctx[fv.binds++] = context;
     return DDI_OK;
+}
+
+static void fv_space_unbind(void *drv, uint32_t as, uint32_t context,
+                            uint64_t save, uint64_t save_bytes)
+{
+    (void)drv;
+    (void)as;
+    (void)context;
+    (void)save;
+    (void)save_bytes;
+    fv.unbinds++;
 }
 
 static int fv_space_reserve(void *drv, uint32_t as, uint64_t va,
@@ -319,6 +334,7 @@ static int fv_pte_update(void *drv, const struct ddi_pte_update *u,
 
 static const struct ddi_gpuva_ops fv_ops = {
     .space_create = fv_space_create, .space_bind = fv_space_bind,
+    .space_unbind = fv_space_unbind,
     .space_reserve = fv_space_reserve, .pte_update = fv_pte_update,
 };
 
@@ -1758,6 +1774,7 @@ static void test_gpuva_refs_and_enomem(void)
     g_assert_cmpint(kapi_destroy_device(b.p, b.dev), ==, DDI_OK);
     g_assert_cmpint(kapi_destroy_device(c.p, c.dev), ==, DDI_OK);
     run();
+    g_assert_cmpuint(fv.unbinds, ==, fv.binds);
     g_assert_cmpuint(pool.free, ==, pool.pages);
     g_assert_cmpuint(kern.gpuva.res.used, ==, 0);
     g_assert_cmpuint(vidmm_segment_used_bytes(&kern.gpuva.vram), ==, 0);
