@@ -174,8 +174,13 @@ int kapi_destroy_device(struct kproc *p, uint32_t hdevice)
         return DDI_EHANDLE;
     }
     kdisplay_device_gone(p->k, dev);
+    if (dev->gpuva) {
+        /* its allocations' page-outs and unmaps in one paging buffer */
+        kgpuva_bulk(p->k, true);
+    }
     handle_for_each(&p->handles, HANDLE_NONE, destroy_child, &w);
     if (dev->gpuva) {
+        kgpuva_bulk(p->k, false);
         /* its references go with it (allocations were destroyed above) */
         kgpuva_device_destroy(p->k, (unsigned)(dev - p->k->devices));
     }

@@ -315,8 +315,10 @@ int kapi_query_video_memory(struct kproc *p, uint64_t *budget,
 /*
  * [D3DKMTMakeResident] one reference on the device for each handle, all
  * or nothing; *paging_fence: wait for it (kapi_wait_paging) before
- * submitting work that uses them (0: nothing to wait for). DDI_ENOMEM:
- * they cannot all be in VRAM (nothing changed). [D3DKMTEvict] drops one
+ * submitting work that uses them (0: nothing to wait for); all the
+ * moves of one call are one paging buffer. DDI_ENOMEM: they cannot all
+ * be in VRAM; DDI_EBUSY: the kernel's paging buffers are all on the GPU,
+ * retry once one retired (nothing changed either way). [D3DKMTEvict] drops one
  * reference each (DDI_EINVAL: more than the device holds; nothing
  * changed); *bytes_to_trim (may be NULL): how far the process is still
  * over its budget.

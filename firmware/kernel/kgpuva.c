@@ -24,67 +24,152 @@ static const struct ddi_gpuva_ops *gops(const struct kernel *k)
     return k->dev.ops->gpuva;
 }
 
-/* ---- paging buffers ---- */
+/* ---- paging buffers ----
+ *
+ * The moves of one kgpuva call (a MakeResident's page-outs and page-ins,
+ * a destruction's page-out and unmap) go into one paging buffer, the
+ * batch, submitted at the end of the call (kgpuva_flush): one paging
+ * fence value per call, as WDDM gives one PagingFenceValue per
+ * MakeResident. A batch is big enough for the worst call (every
+ * allocation out, a full list in); if one ever fills, it is submitted and
+ * another opened. A call that may move memory starts only with
+ * KGPUVA_SLOTS_FREE buffers free (else DDI_EBUSY: retry once paging
+ * retired), so a destruction, which cannot be refused, always finds
+ * room.
+ */
+#define KGPUVA_SLOTS_FREE   2
+#define KGPUVA_MAP_CHUNK    64      /* pages per MAP_APERTURE: 512 bytes
+                                       of page list on the stack */
 
-static struct kgpuva_paging *paging_get(struct kgpuva *g)
+static unsigned slots_free(const struct kgpuva *g)
 {
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
+        n += !g->paging[i].used && !g->paging[i].open;
+    }
+    return n;
+}
+
+static struct kgpuva_paging *batch_open(struct kgpuva *g)
+{
+    if (g->batch) {
+        return g->batch;
+    }
     for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
         struct kgpuva_paging *pb = &g->paging[i];
 
-        if (!pb->used) {
+        if (!pb->used && !pb->open) {
             pb->dmabuf = (struct ddi_dmabuf){
                 .dw = (uint32_t *)vidmm_segment_cpu(&g->k->seg, pb->gpu),
                 .gpu_addr = pb->gpu, .cap_bytes = KGPUVA_PAGING_BYTES,
                 .engine = g->cfg.copy_engine,
             };
-            pb->aper_free = 0;
-            pb->npages_free = 0;
+            pb->value = 0;
+            pb->open = true;
+            g->batch = pb;
             return pb;
         }
     }
     return NULL;
 }
 
-/*
- * Builds ops then the PTE updates into one paging buffer and submits it
- * on the copy engine. *fence: its paging fence value (0 if the driver
- * produced no packets: nothing to wait for). The buffer slot is held
- * until it retires.
- */
-static int paging_run(struct kgpuva *g, struct kgpuva_paging *pb,
-                      const struct ddi_paging_op *ops, unsigned nops,
-                      const struct ddi_pte_update *u, unsigned nu,
-                      uint64_t *fence)
+void kgpuva_flush(struct kernel *k)
 {
-    struct kernel *k = g->k;
-    int st = DDI_OK;
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_paging *pb = g->batch;
+    int st;
 
-    *fence = 0;
-    if (nops) {
-        st = k->dev.ops->build_paging_buffer(k->dev.drv, ops, nops,
-                                             &pb->dmabuf);
+    if (!pb) {
+        return;
     }
-    if (st == DDI_OK && nu) {
-        st = gops(k)->pte_update(k->dev.drv, u, nu, &pb->dmabuf);
-    }
-    if (st != DDI_OK) {
-        return st;
-    }
+    g->batch = NULL;
+    pb->open = false;
     if (pb->dmabuf.len_bytes == 0) {
-        return DDI_OK;
+        return;     /* nothing the GPU must do (no value was handed out) */
     }
     pb->used = true;
-    pb->value = ++g->fence_issued;
     st = vidsch_submit_paging(k->vs, g->cfg.copy_engine, &pb->dmabuf,
                               (uint64_t)(uintptr_t)pb);
     if (st != DDI_OK) {
-        pb->used = false;
-        g->fence_issued--;
-        return st;
+        /* The scheduler's table is full (it holds render buffers, waits
+         * and signals too). The moves did not run: counted, and the
+         * value retired at once so nothing waits for ever; contents of
+         * what it paged out are lost (never another process's: the
+         * VRAM is reused only by later buffers of the same engine). */
+        g->stats.submit_failures++;
+        kgpuva_paging_done(k, (uint64_t)(uintptr_t)pb);
+        return;
     }
     g->stats.paging_buffers++;
-    *fence = pb->value;
-    return DDI_OK;
+    kernel_after_vidsch(k);
+}
+
+/*
+ * Appends one move (ops in order, then the leaf-entry updates) to the
+ * batch. *fence: the value the batch signals (0 if the move needed no
+ * packets). DDI_EBUSY when no buffer is free; the driver's errors as
+ * they come. Nothing of a refused move stays in the batch.
+ */
+static int batch_add(struct kgpuva *g, const struct ddi_paging_op *ops,
+                     unsigned nops, const struct ddi_pte_update *u,
+                     unsigned nu, uint64_t *fence)
+{
+    struct kernel *k = g->k;
+
+    *fence = 0;
+    for (unsigned tries = 0; tries < 2; tries++) {
+        struct kgpuva_paging *pb = batch_open(g);
+        uint32_t len;
+        struct ddi_dmabuf view;
+        int st = DDI_OK;
+
+        if (!pb) {
+            return DDI_EBUSY;
+        }
+        len = pb->dmabuf.len_bytes;
+        /* the driver builds from the start of what it is given: give it
+         * the rest of the batch */
+        view = (struct ddi_dmabuf){
+            .dw = pb->dmabuf.dw + len / 4, .gpu_addr = pb->gpu + len,
+            .cap_bytes = KGPUVA_PAGING_BYTES - len,
+            .engine = g->cfg.copy_engine,
+        };
+        if (nops) {
+            st = k->dev.ops->build_paging_buffer(k->dev.drv, ops, nops,
+                                                 &view);
+        }
+        if (st == DDI_OK) {
+            pb->dmabuf.len_bytes = len + view.len_bytes;
+            if (nu) {
+                st = gops(k)->pte_update(k->dev.drv, u, nu, &pb->dmabuf);
+            }
+        }
+        if (st == DDI_OK) {
+            if (pb->dmabuf.len_bytes && !pb->value) {
+                pb->value = ++g->fence_issued;
+            }
+            *fence = pb->dmabuf.len_bytes ? pb->value : 0;
+            return DDI_OK;
+        }
+        pb->dmabuf.len_bytes = len;
+        if (st != DDI_ENOMEM || len == 0) {
+            return st;
+        }
+        kgpuva_flush(k);        /* full: on the GPU, and a fresh one */
+    }
+    return DDI_ENOMEM;
+}
+
+static void alloc_free_backing(struct kgpuva *g, struct kgpuva_alloc *ga)
+{
+    vidmm_segment_free(&g->aper, ga->aper);
+    for (uint32_t i = 0; i < ga->npages; i++) {
+        uint64_t pg = ga->first_page + (uint64_t)i * PAGE;
+
+        page_pool_put(g->cfg.pool, &pg, 1);
+    }
+    *ga = (struct kgpuva_alloc){ 0 };
 }
 
 bool kgpuva_paging_done(struct kernel *k, uint64_t cookie)
@@ -100,19 +185,18 @@ bool kgpuva_paging_done(struct kernel *k, uint64_t cookie)
     if (pb->value > g->fence_done) {
         g->fence_done = pb->value;
     }
-    if (pb->aper_free) {
-        vidmm_segment_free(&g->aper, pb->aper_free);
-    }
-    if (pb->npages_free) {
-        for (uint32_t i = 0; i < pb->npages_free; i++) {
-            uint64_t pg = pb->pages_free + (uint64_t)i * PAGE;
+    pb->used = false;
+    /* destroyed allocations whose last paging buffer is done: their
+     * aperture range and backing pages go back */
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
+        struct kgpuva_alloc *ga = &g->alloc[i];
 
-            page_pool_put(g->cfg.pool, &pg, 1);
+        if (ga->used && ga->dying && ga->free_at <= g->fence_done) {
+            alloc_free_backing(g, ga);
         }
     }
-    pb->used = false;
-    /* contexts held by vidsch_wait on fence_done may go now: vidsch polls
-     * sync words when fences retire, this one is among them */
+    /* contexts held by vidsch_wait on fence_done may go now (the caller
+     * tells the scheduler) */
     return true;
 }
 
@@ -127,7 +211,6 @@ static int page_in(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
 {
     struct kgpuva *g = ctx;
     struct kgpuva_alloc *ga = ga_of(a);
-    struct kgpuva_paging *pb = paging_get(g);
     struct vidmm_gpuva_frame to = {
         .target = DDI_PTE_VRAM, .writable = true,
     };
@@ -136,16 +219,11 @@ static int page_in(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
     uint64_t vram;
     int st;
 
-    if (!pb) {
-        g->pager_error = DDI_EBUSY;
-        return DDI_ENOMEM;
-    }
     if (!vidmm_segment_alloc(&g->vram, ga->bytes, PAGE, &vram)) {
-        g->pager_error = DDI_ENOMEM;     /* fragmented after all */
-        return DDI_ENOMEM;
+        return DDI_ENOMEM;      /* fragmented after all */
     }
-    /* VRAM offsets for the page tables: the segment is in GPU addresses,
-     * which on copro are VRAM offsets already */
+    /* the segment's GPU addresses are VRAM offsets on copro, what the
+     * page tables take */
     to.addr = vram;
     st = vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to, &u);
     op = (struct ddi_paging_op){
@@ -153,11 +231,10 @@ static int page_in(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
         .size = ga->bytes,
     };
     if (st == DDI_OK) {
-        st = paging_run(g, pb, &op, 1, &u, 1, fence);
+        st = batch_add(g, &op, 1, &u, 1, fence);
     }
     if (st != DDI_OK) {
         vidmm_segment_free(&g->vram, vram);
-        g->pager_error = st;
         return DDI_ENOMEM;
     }
     ga->vram = vram;
@@ -170,7 +247,6 @@ static void page_out(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
 {
     struct kgpuva *g = ctx;
     struct kgpuva_alloc *ga = ga_of(a);
-    struct kgpuva_paging *pb = paging_get(g);
     struct vidmm_gpuva_frame to = { .target = DDI_PTE_INVALID };
     struct ddi_paging_op op = {
         .kind = DDI_PAGING_TRANSFER, .src = ga->vram, .dst = ga->aper,
@@ -182,13 +258,16 @@ static void page_out(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
     if (!ga->vram) {
         return;
     }
-    /* Residency's contract says page_out cannot fail; the table of
-     * paging buffers is sized so it does not (KGPUVA_MAX_PAGING), and if
-     * it ever did the contents would be lost, never another process's
-     * memory exposed: the entries go invalid below regardless. */
-    if (pb && vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to,
-                                &u) == DDI_OK) {
-        paging_run(g, pb, &op, 1, &u, 1, fence);
+    /* Residency's contract: page_out cannot fail. It has room (a call
+     * that moves memory starts with free buffers, and a batch holds the
+     * worst call); if the driver still refused, the block is leaked
+     * rather than reused while the VA may map it. */
+    if (vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to,
+                          &u) != DDI_OK ||
+        batch_add(g, &op, 1, &u, 1, fence) != DDI_OK) {
+        g->stats.leaked_blocks++;
+        ga->vram = 0;
+        return;
     }
     vidmm_segment_free(&g->vram, ga->vram);
     ga->vram = 0;
@@ -365,7 +444,6 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
     struct kgpuva *g = &k->gpuva;
     struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
     struct kgpuva_alloc *ga = NULL;
-    struct kgpuva_paging *pb;
     struct ddi_paging_op op;
     uint64_t bytes = page_round(size), fence, first;
     int st;
@@ -378,9 +456,11 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
             ga = &g->alloc[i];
         }
     }
-    pb = paging_get(g);
-    if (!ga || !pb) {
+    if (!ga) {
         return DDI_ENOMEM;
+    }
+    if (slots_free(g) < KGPUVA_SLOTS_FREE) {
+        return DDI_EBUSY;       /* paging buffers in flight: retry */
     }
     *ga = (struct kgpuva_alloc){
         .proc = gp, .handle = h, .bytes = bytes,
@@ -415,14 +495,14 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
      * while it builds (no packets needed), once for the allocation's
      * life. The page list is read only during the build. */
     {
-        uint64_t pages[KGPUVA_PAGING_BYTES / 8];
+        uint64_t pages[KGPUVA_MAP_CHUNK];
         uint32_t n = ga->npages;
         uint64_t done = 0;
 
-        /* in chunks the stack holds */
+        /* in chunks the (small) firmware stack holds */
         while (st == DDI_OK && done < n) {
-            uint32_t c = n - done > KGPUVA_PAGING_BYTES / 8
-                             ? KGPUVA_PAGING_BYTES / 8 : n - (uint32_t)done;
+            uint32_t c = n - done > KGPUVA_MAP_CHUNK
+                             ? KGPUVA_MAP_CHUNK : n - (uint32_t)done;
 
             for (uint32_t i = 0; i < c; i++) {
                 pages[i] = first + (done + i) * PAGE;
@@ -432,16 +512,10 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
                 .dst = ga->aper + done * PAGE, .size = (uint64_t)c * PAGE,
                 .sys_pages = pages,
             };
-            pb->dmabuf.len_bytes = 0;
-            st = paging_run(g, pb, &op, 1, NULL, 0, &fence);
+            st = batch_add(g, &op, 1, NULL, 0, &fence);
             done += c;
-            if (st == DDI_OK && pb->used) {
-                pb = paging_get(g);     /* it had packets: on the GPU */
-                if (!pb && done < n) {
-                    st = DDI_ENOMEM;
-                }
-            }
         }
+        kgpuva_flush(k);
     }
     if (st == DDI_OK) {
         st = vidmm_res_alloc_add(&g->res, &gp->rp, h, bytes, ga, NULL);
@@ -454,6 +528,8 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
     return DDI_OK;
 
 no_tables:
+    /* a MAP that went in is undone by the next one of the range: the
+     * range is free again only here, never in flight */
     vidmm_gpuva_free(&gp->space, ga->va);
 no_va:
     vidmm_segment_free(&g->aper, ga->aper);
@@ -470,37 +546,46 @@ no_aper:
 void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
 {
     struct kgpuva *g = &k->gpuva;
-    struct kgpuva_paging *pb;
     struct ddi_paging_op op;
-    uint64_t fence;
+    uint64_t fence = 0;
 
-    if (!ga || !ga->used) {
+    if (!ga || !ga->used || ga->dying) {
         return;
     }
     /* off every list, paged out (its entries invalid) if resident */
     vidmm_res_alloc_remove(&g->res, &ga->proc->rp, ga->handle);
     vidmm_gpuva_free(&ga->proc->space, ga->va);
     /* The aperture range and backing pages go back once the GPU is past
-     * the page-out that read them: an UNMAP in a buffer after it. */
-    pb = paging_get(g);
+     * the page-out that read them: an UNMAP after it in the batch, and
+     * the record waits for that batch's value. */
     op = (struct ddi_paging_op){
         .kind = DDI_PAGING_UNMAP_APERTURE, .dst = ga->aper,
         .size = ga->bytes,
     };
-    if (pb && paging_run(g, pb, &op, 1, NULL, 0, &fence) == DDI_OK &&
-        pb->used) {
-        pb->aper_free = ga->aper;
-        pb->pages_free = ga->first_page;
-        pb->npages_free = ga->npages;
-    } else {
-        vidmm_segment_free(&g->aper, ga->aper);
-        for (uint32_t i = 0; i < ga->npages; i++) {
-            uint64_t pg = ga->first_page + (uint64_t)i * PAGE;
-
-            page_pool_put(g->cfg.pool, &pg, 1);
-        }
+    if (batch_add(g, &op, 1, NULL, 0, &fence) != DDI_OK) {
+        fence = 0;      /* the GART entries stay: harmless, never reused
+                           before the next MAP of the range rewrites them */
     }
-    *ga = (struct kgpuva_alloc){ 0 };
+    if (g->batch && g->batch->value && g->batch->dmabuf.len_bytes) {
+        fence = g->batch->value;    /* the page-out's, if it had one */
+    }
+    if (fence) {
+        ga->dying = true;
+        ga->free_at = fence;
+    } else {
+        alloc_free_backing(g, ga);
+    }
+    if (!g->bulk) {
+        kgpuva_flush(k);
+    }
+}
+
+void kgpuva_bulk(struct kernel *k, bool on)
+{
+    k->gpuva.bulk = on;
+    if (!on) {
+        kgpuva_flush(k);
+    }
 }
 
 /* ---- residency ---- */
@@ -514,14 +599,16 @@ int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
     if (!kgpuva_device_on(k, di)) {
         return DDI_EINVAL;
     }
-    g->pager_error = DDI_OK;
+    if (slots_free(g) < KGPUVA_SLOTS_FREE) {
+        return DDI_EBUSY;       /* paging buffers in flight: retry */
+    }
     st = vidmm_res_make_resident(&g->res, &g->dev[di].rd, h, n,
                                  paging_fence);
     if (st == DDI_ENOMEM) {
         g->stats.enomem++;
     }
-    /* paging buffers on the GPU: their retirement moves fence_done */
-    kernel_after_vidsch(k);
+    /* the batch on the GPU: its retirement moves fence_done */
+    kgpuva_flush(k);
     return st;
 }
 

@@ -21,13 +21,15 @@
  *  - while resident, a block of the GPU-VA VRAM (taken from the kernel's
  *    segment at start, capacity of residency).
  *
- * The pager. page_in: VRAM block, then one paging buffer on the copy
- * engine: TRANSFER aperture -> VRAM, then the leaf entries of the VA
- * range onto the block (DDI gpuva->pte_update: COPY_PTE on copro, whose
- * flush is the invalidation). page_out: TRANSFER VRAM -> aperture, then
- * the entries invalid; the block is free for the next page-in at once,
- * because every paging buffer runs on the one copy engine in order.
- * Every paging buffer gets the next paging fence value; the kernel writes
+ * The pager. page_in: VRAM block, then in the call's paging buffer on
+ * the copy engine: TRANSFER aperture -> VRAM, then the leaf entries of
+ * the VA range onto the block (DDI gpuva->pte_update: COPY_PTE on copro,
+ * whose flush is the invalidation). page_out: TRANSFER VRAM -> aperture,
+ * then the entries invalid; the block is free for the next page-in at
+ * once, because every paging buffer runs on the one copy engine in
+ * order. The moves of one call share one paging buffer (kgpuva.c,
+ * "paging buffers"). Every paging buffer gets the next paging fence
+ * value; the kernel writes
  * it to the paging fence word when the buffer retires (they retire in
  * order), and a context waits for a value with vidsch_wait on that word
  * (kapi_wait_paging: a scheduler hold, nothing of the context runs
@@ -65,8 +67,10 @@ struct kalloc;
 #define KGPUVA_MAX_DEVICES      24
 #define KGPUVA_MAX_ALLOCS       64
 #define KGPUVA_LIST             64      /* residency-list entries/device */
-#define KGPUVA_MAX_PAGING       16      /* paging buffers in flight */
-#define KGPUVA_PAGING_BYTES     1024u   /* one move's packets */
+#define KGPUVA_MAX_PAGING       8       /* paging buffers in flight */
+/* one call's moves: every allocation out and a full list in, a transfer
+ * and a few COPY_PTE each, with room to spare */
+#define KGPUVA_PAGING_BYTES     16384u
 
 /* The trim notification as the application gets it: evict about bytes. */
 typedef void (*kgpuva_trim_fn)(void *arg, uint64_t bytes);
@@ -111,23 +115,24 @@ struct kgpuva_alloc {
     uint64_t aper;                  /* its aperture range */
     uint64_t first_page;            /* backing run (guest-physical) */
     uint32_t npages;
+    bool dying;                     /* destroyed: backing freed once the
+                                       paging fence reaches free_at */
+    uint64_t free_at;
 };
 
-/* A paging buffer on the GPU; its packets in the kernel's VRAM. */
+/* A paging buffer: being filled (open), then on the GPU (used); its
+ * packets in the kernel's VRAM. */
 struct kgpuva_paging {
-    bool used;
+    bool used, open;
     uint64_t value;                 /* paging fence value it signals */
     uint64_t gpu;
     struct ddi_dmabuf dmabuf;
-    /* freed when it retires (a destroyed allocation's last buffer) */
-    uint64_t aper_free;
-    uint64_t pages_free;
-    uint32_t npages_free;
 };
 
 struct kgpuva_stats {
     uint64_t page_ins, page_outs, bytes_in, bytes_out;
     uint64_t paging_buffers, trims_delivered, enomem;
+    uint64_t submit_failures, leaked_blocks;    /* never, one hopes */
 };
 
 struct kgpuva {
@@ -145,9 +150,10 @@ struct kgpuva {
     struct kgpuva_dev dev[KGPUVA_MAX_DEVICES];
     struct kgpuva_alloc alloc[KGPUVA_MAX_ALLOCS];
     struct kgpuva_paging paging[KGPUVA_MAX_PAGING];
+    struct kgpuva_paging *batch;    /* being filled, NULL if none */
+    bool bulk;                      /* destructions batch until bulk off */
     uint64_t fence_issued;          /* last paging fence value handed out */
     volatile uint64_t fence_done;   /* last retired: what contexts wait on */
-    int pager_error;                /* why the last page_in failed */
     struct kgpuva_stats stats;
 };
 
@@ -195,6 +201,11 @@ int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
                          unsigned n, uint64_t *paging_fence);
 int kgpuva_evict(struct kernel *k, unsigned di, const uint32_t *h,
                  unsigned n, uint64_t *bytes_to_trim);
+
+/* Submits the moves batched so far (the end of every call that moves). */
+void kgpuva_flush(struct kernel *k);
+/* Around many destructions (a device's): one batch for all of them. */
+void kgpuva_bulk(struct kernel *k, bool on);
 
 /* buffer_done of cookie: one of the pager's buffers retired (true). */
 bool kgpuva_paging_done(struct kernel *k, uint64_t cookie);

@@ -1580,6 +1580,9 @@ static void gv_make(struct gv_app *a, const char *name, unsigned n,
                         ==, DDI_OK);
         g_assert_cmpint(kapi_gpu_va(a->p, a->h[i], &a->va[i]), ==, DDI_OK);
     }
+    /* the aperture mappings' paging buffers (the fake builds a packet
+     * for every MAP) retire: MakeResident wants free paging buffers */
+    run();
 }
 
 static int gv_resident(struct gv_app *a, unsigned i, uint64_t *fence)
@@ -1780,6 +1783,49 @@ static void test_gpuva_refs_and_enomem(void)
     g_assert_cmpuint(vidmm_segment_used_bytes(&kern.gpuva.vram), ==, 0);
 }
 
+/* One MakeResident's moves are one paging buffer; with every paging
+ * buffer on the GPU, MakeResident is DDI_EBUSY and changes nothing, and
+ * works again once they retired. */
+static void test_gpuva_batch_busy(void)
+{
+    struct gv_app a;
+    uint64_t f = 0, budget, usage, u0, bufs, outs, ins;
+    unsigned i, busy_at = 0;
+    int st = DDI_OK;
+
+    setup_gpuva();
+    gv_make(&a, "a", 2, GV_ALLOC);
+    g_assert_cmpint(gv_resident(&a, 0, &f), ==, DDI_OK);
+    run();
+    gpu.hold = true;
+    for (i = 1; i < 2 * KGPUVA_MAX_PAGING && st == DDI_OK; i++) {
+        bufs = kern.gpuva.stats.paging_buffers;
+        outs = kern.gpuva.stats.page_outs;
+        ins = kern.gpuva.stats.page_ins;
+        kapi_query_video_memory(a.p, &budget, &u0);
+        /* over budget: the other is trimmed (out) and this one comes in,
+         * both in one buffer */
+        st = gv_resident(&a, i % 2, &f);
+        if (st == DDI_OK) {
+            g_assert_cmpuint(kern.gpuva.stats.paging_buffers, ==, bufs + 1);
+            g_assert_cmpuint(kern.gpuva.stats.page_outs, ==, outs + 1);
+            g_assert_cmpuint(kern.gpuva.stats.page_ins, ==, ins + 1);
+            g_assert_cmpuint(f, ==, kern.gpuva.fence_issued);
+        } else {
+            busy_at = i;
+        }
+    }
+    g_assert_cmpint(st, ==, DDI_EBUSY);
+    g_assert_cmpuint(busy_at, >, 1);
+    kapi_query_video_memory(a.p, &budget, &usage);
+    g_assert_cmpuint(usage, ==, u0);
+    g_assert_false(a.held[busy_at % 2]);
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(kern.gpuva.fence_done, ==, kern.gpuva.fence_issued);
+    g_assert_cmpint(gv_resident(&a, busy_at % 2, &f), ==, DDI_OK);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1813,6 +1859,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/display/pointer", test_pointer);
     g_test_add_func("/kernel/gpuva/budget-trim", test_gpuva_budget_trim);
     g_test_add_func("/kernel/gpuva/paging-hold", test_gpuva_paging_hold);
+    g_test_add_func("/kernel/gpuva/batch-busy", test_gpuva_batch_busy);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
     return g_test_run();
