@@ -15,8 +15,9 @@
  *    again when it next needs them.
  *
  * Steps run one at a time (each waits for the previous one's fence on
- * the CPU), so an allocation it evicts is never still in use by its own
- * work (the OS pages it out without waiting: kernel/kgpuva.h).
+ * the CPU), so an allocation it evicts is not in use by its own work and
+ * the OS may page it out at once (it would wait otherwise:
+ * kernel/kgpuva.h).
  *
  * Contents: allocation i is `chunks` chunks; its u-th use writes chunk u:
  * u = 0 FILLs the chunk with body(i); u > 0 COPYs chunk u - 1 onto it (a

@@ -275,13 +275,38 @@ static void page_out(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
     g->stats.bytes_out += ga->bytes;
 }
 
+/*
+ * Work of the owner's GPU-VA contexts still in flight may use any of its
+ * allocations (no lists say which): an evicted one is not paged out
+ * until that work retired [VidMm waits for the device's fences]. Coarse
+ * (any buffer of the process), never unsafe. Paging out early would
+ * only lose the owner's own late writes (the leaf entries go invalid in
+ * the same paging buffer, before the block is reused), but WDDM promises
+ * the application its contents.
+ */
+static bool in_use(void *ctx, struct vidmm_res_alloc *a)
+{
+    struct kgpuva *g = ctx;
+    const struct kproc *owner = ga_of(a)->proc->kp;
+
+    for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+        const struct kcontext *c = &g->k->contexts[i];
+
+        if (c->used && c->proc == owner && c->dev->gpuva && c->inflight) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* ---- start ---- */
 
 const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg)
 {
     struct kgpuva *g = &k->gpuva;
     const struct vidmm_res_pager pager = {
-        .page_in = page_in, .page_out = page_out, .ctx = g,
+        .page_in = page_in, .page_out = page_out, .in_use = in_use,
+        .ctx = g,
     };
 
     *g = (struct kgpuva){ .cfg = *cfg, .k = k };

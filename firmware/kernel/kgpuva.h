@@ -40,10 +40,9 @@
  * (possibly another process's), because residency pages out only what
  * is unreferenced once they return. They may only call kapi_evict.
  *
- * A known limit, said here so nobody relies on it: an Evict-ed
- * allocation is paged out without waiting for the owner's render work
- * still in flight; the application must have waited for its own last
- * use (its fence) before it Evicts (resapp does).
+ * An Evict-ed allocation is not paged out while its owner has GPU-VA
+ * work in flight (it may use it: there are no lists to say); a
+ * MakeResident that could only fit by taking such memory is DDI_EBUSY.
  */
 #ifndef FW_KERNEL_KGPUVA_H
 #define FW_KERNEL_KGPUVA_H

@@ -1826,6 +1826,35 @@ static void test_gpuva_batch_busy(void)
     g_assert_cmpint(gv_resident(&a, busy_at % 2, &f), ==, DDI_OK);
 }
 
+/* An allocation evicted while the process's work is in flight is not
+ * paged out under it: a MakeResident that needs its memory is DDI_EBUSY
+ * until that work retired. */
+static void test_gpuva_evict_in_use(void)
+{
+    struct gv_app a;
+    uint64_t f = 0, v;
+
+    setup_gpuva();
+    gv_make(&a, "a", 5, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        g_assert_cmpint(gv_resident(&a, i, &f), ==, DDI_OK);
+    }
+    run();
+    gpu.hold = true;
+    g_assert_cmpint(gv_render_va(&a, a.va[0]), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[0], 1, NULL), ==, DDI_OK);
+    a.held[0] = false;
+    g_assert_cmpint(gv_resident(&a, 4, &f), ==, DDI_EBUSY);
+    g_assert_true(gv_mapped(&a, 0, &v));
+    g_assert_false(gv_mapped(&a, 4, &v));
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(gv_resident(&a, 4, &f), ==, DDI_OK);
+    g_assert_false(gv_mapped(&a, 0, &v));
+    g_assert_true(gv_mapped(&a, 4, &v));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1860,6 +1889,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/gpuva/budget-trim", test_gpuva_budget_trim);
     g_test_add_func("/kernel/gpuva/paging-hold", test_gpuva_paging_hold);
     g_test_add_func("/kernel/gpuva/batch-busy", test_gpuva_batch_busy);
+    g_test_add_func("/kernel/gpuva/evict-in-use", test_gpuva_evict_in_use);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
     return g_test_run();
