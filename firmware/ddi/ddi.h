@@ -159,6 +159,12 @@ struct ddi_render_args {
     /* the allocations the list names, already resolved by the kernel
      * against the calling process's handle table (same order) */
     const struct ddi_alloc_desc *alloc_desc;
+    /* GPU-VA mode [WDDM 2.x: no allocation or patch-location list]: the
+     * buffer's address fields are GPU virtual addresses of the context's
+     * space, taken as they are; nalloc and npatch must be 0. The MMU
+     * confines every access to what the process mapped (a wrong address
+     * faults that context only), so no bounds are checked here. */
+    bool gpuva;
 };
 
 /* ---- submission [DXGKARG_SUBMITCOMMAND] ---- */
@@ -252,6 +258,8 @@ struct ddi_fault {
     uint32_t offset;        /* packet offset in the buffer */
 };
 
+struct ddi_gpuva_ops;       /* ddi/ddi_gpuva.h */
+
 struct ddi_ops {
     /* [DxgkDdiQueryAdapterInfo] */
     void (*query_caps)(void *drv, struct ddi_caps *caps);
@@ -336,6 +344,10 @@ struct ddi_ops {
      * (the event loop), never from an ISR. */
     void (*mark)(void *drv, unsigned kind, unsigned engine, uint32_t context,
                  uint64_t arg0, uint64_t arg1);
+
+    /* Optional (NULL: no GPU-VA mode): per-process address spaces and
+     * page-table updates (ddi/ddi_gpuva.h). */
+    const struct ddi_gpuva_ops *gpuva;
 };
 
 /*

@@ -95,4 +95,45 @@ struct ddi_gpuva_update {
     uint64_t signal_addr, signal_value;
 };
 
+/*
+ * The driver's GPU-VA operations (struct ddi_ops.gpuva; NULL: the GPU
+ * has no per-context page tables) [DxgkDdiCreateProcess's page-table
+ * root, DxgkDdiSetRootPageTable, DXGK_BUILDPAGINGBUFFER_UPDATEPAGETABLE].
+ *
+ * space_create: a new, empty address space (*as its id). The OS's own
+ * VRAM [os_base, os_base + os_bytes) (DMA buffers, save areas: what the
+ * scheduler hands the engine by physical address) is mapped at identity
+ * in it, read-only, because a context fetches its DMA buffer in its own
+ * space; the OS keeps its VA window above it. Except [hole_base,
+ * hole_base + hole_bytes): the VRAM the OS pages processes' allocations
+ * into, reachable only through their own VAs.
+ * space_bind: context (a hardware id) runs in space as from now on; its
+ * save area [save, save + save_bytes) (whole pages of the OS's VRAM that
+ * hold nothing else) becomes writable in the space, since the engine
+ * writes a preempted context's state there through the context's space.
+ * space_unbind: the context is gone (nothing of it runs): its entry is
+ * invalid again and its save pages read-only, before the OS reuses
+ * them.
+ * space_reserve: leaf tables for [va, va + bytes), entries invalid (so a
+ * later pte_update has its tables; moves never allocate tables).
+ * pte_update: appends to out the packets that set the leaf entries of
+ * u[0 .. n) when the GPU reaches them (after what out holds already),
+ * with the invalidation the device requires. All or nothing: DDI_EINVAL
+ * (bad update), DDI_ENOMEM (out or the driver's staging area too small).
+ */
+struct ddi_dmabuf;
+struct ddi_gpuva_ops {
+    int (*space_create)(void *drv, uint64_t os_base, uint64_t os_bytes,
+                        uint64_t hole_base, uint64_t hole_bytes,
+                        uint32_t *as);
+    int (*space_bind)(void *drv, uint32_t as, uint32_t context,
+                      uint64_t save, uint64_t save_bytes);
+    void (*space_unbind)(void *drv, uint32_t as, uint32_t context,
+                         uint64_t save, uint64_t save_bytes);
+    int (*space_reserve)(void *drv, uint32_t as, uint64_t va,
+                         uint64_t bytes);
+    int (*pte_update)(void *drv, const struct ddi_pte_update *u, unsigned n,
+                      struct ddi_dmabuf *out);
+};
+
 #endif /* FW_DDI_DDI_GPUVA_H */

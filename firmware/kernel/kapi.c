@@ -174,7 +174,16 @@ int kapi_destroy_device(struct kproc *p, uint32_t hdevice)
         return DDI_EHANDLE;
     }
     kdisplay_device_gone(p->k, dev);
+    if (dev->gpuva) {
+        /* its allocations' page-outs and unmaps in one paging buffer */
+        kgpuva_bulk(p->k, true);
+    }
     handle_for_each(&p->handles, HANDLE_NONE, destroy_child, &w);
+    if (dev->gpuva) {
+        kgpuva_bulk(p->k, false);
+        /* its references go with it (allocations were destroyed above) */
+        kgpuva_device_destroy(p->k, (unsigned)(dev - p->k->devices));
+    }
     handle_free(&p->handles, hdevice, HANDLE_DEVICE);
     dev->destroyed = true;
     p->k->reap_objects = true;
@@ -209,8 +218,14 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
             c = &k->contexts[i];
         }
     }
-    if (!c || !vidmm_segment_alloc(&k->seg, COPRO_SAVE_SIZE,
-                                   KERNEL_ALLOC_ALIGN, &save)) {
+    /* GPU-VA mode: a page of its own, the only writable page of the
+     * kernel's VRAM in the process's space */
+    if (!c || !vidmm_segment_alloc(&k->seg,
+                                   dev->gpuva ? KGPUVA_SAVE_BYTES
+                                              : COPRO_SAVE_SIZE,
+                                   dev->gpuva ? KGPUVA_SAVE_BYTES
+                                              : KERNEL_ALLOC_ALIGN,
+                                   &save)) {
         return DDI_ENOMEM;
     }
     /* A zeroed save area has no magic: a RESUME before any preemption
@@ -227,6 +242,13 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
         return DDI_ENOMEM;
     }
     st = handle_alloc(&p->handles, HANDLE_CONTEXT, c, hcontext);
+    if (st == DDI_OK && dev->gpuva) {
+        /* it runs in the process's address space from its first buffer */
+        st = kgpuva_context_bind(k, p, c->hw_id, save);
+        if (st != DDI_OK) {
+            handle_free(&p->handles, *hcontext, HANDLE_CONTEXT);
+        }
+    }
     if (st != DDI_OK) {
         /* Nothing was submitted: the scheduler lets go at once. */
         vidsch_ctx_destroy(k->vs, c->vctx);
@@ -302,6 +324,9 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     if (!d || !halloc || d->size == 0 || d->size > kernel_app_vram_bytes(k)) {
         return DDI_EINVAL;
     }
+    if (dev->gpuva && d->primary) {
+        return DDI_ENOTSUP;
+    }
     if (d->primary && !kdisplay_primary_fits(k, d->size)) {
         return kdisplay_source(k, 0) ? DDI_EINVAL : DDI_ENOTSUP;
     }
@@ -317,6 +342,23 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
         .dev = dev, .size = d->size, .cpu_visible = d->cpu_visible,
         .refs = 1, .primary = d->primary,
     };
+    if (dev->gpuva) {
+        /* the residency record is keyed by the handle: handle first */
+        st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
+        if (st == DDI_OK) {
+            st = kgpuva_alloc_create(k, p, *halloc, d->size, d->zeroed,
+                                     &a->gv);
+            if (st != DDI_OK) {
+                handle_free(&p->handles, *halloc, HANDLE_ALLOCATION);
+            }
+        }
+        if (st != DDI_OK) {
+            *a = (struct kalloc){ 0 };
+            return st;
+        }
+        a->used = true;
+        return DDI_OK;
+    }
     st = kmem_alloc_create(k, a, d);
     if (st != DDI_OK) {
         *a = (struct kalloc){ 0 };
@@ -389,6 +431,9 @@ int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
     }
     if (!name) {
         return DDI_EINVAL;
+    }
+    if (a->gv) {
+        return DDI_ENOTSUP;     /* a VA is its process's alone */
     }
     if (a->shared_name) {
         *name = a->shared_name;
@@ -722,6 +767,12 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
         k->stats.last_refusal = DDI_EINVAL;
         return DDI_EINVAL;
     }
+    /* GPU-VA mode: addresses are the process's VAs, no lists */
+    if (c->dev->gpuva && (a->nalloc || a->npatch)) {
+        k->stats.render_refusals++;
+        k->stats.last_refusal = DDI_EINVAL;
+        return DDI_EINVAL;
+    }
     kb = new_buffer(k);
     if (!kb) {
         return DDI_ENOMEM;
@@ -752,6 +803,7 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
         .engine = c->engine, .cmd = a->cmd, .cmd_bytes = a->cmd_bytes,
         .alloc = a->alloc, .nalloc = a->nalloc, .patch = a->patch,
         .npatch = a->npatch, .alloc_desc = kb->desc,
+        .gpuva = c->dev->gpuva,
     };
     st = k->dev.ops->render(k->dev.drv, &args, &kb->dmabuf);
     if (st != DDI_OK) {
@@ -817,6 +869,9 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     if (!cpu || !a->cpu_visible || (flags & ~known) || !(flags & known)) {
         return DDI_EINVAL;
     }
+    if (a->gv && !(flags & KAPI_LOCK_IGNORESYNC)) {
+        return DDI_EINVAL;  /* no lists: only the caller knows GPU use */
+    }
     if (!(flags & KAPI_LOCK_IGNORESYNC) &&
         !kernel_lock_ready(p->k, a, p->k->seq)) {
         return DDI_EBUSY;
@@ -864,5 +919,161 @@ int kapi_unlock(struct kproc *p, uint32_t halloc)
     }
     a->locks--;
     kmem_unlock(p->k, a);
+    return DDI_OK;
+}
+
+/* ---- GPU-VA mode ---- */
+
+static struct kdevice *get_gpuva_device(struct kproc *p, uint32_t h)
+{
+    struct kdevice *d = get_device(p, h);
+
+    return d && d->gpuva ? d : NULL;
+}
+
+int kapi_create_device_gpuva(struct kproc *p, uint32_t *hdevice)
+{
+    struct kdevice *d;
+    int st;
+
+    if (!p || !hdevice) {
+        return DDI_EINVAL;
+    }
+    if (!p->k->gpuva.on) {
+        return DDI_ENOTSUP;
+    }
+    st = kapi_create_device(p, hdevice);
+    if (st != DDI_OK) {
+        return st;
+    }
+    d = get_device(p, *hdevice);
+    st = kgpuva_device_create(p->k, p, (unsigned)(d - p->k->devices));
+    if (st != DDI_OK) {
+        kapi_destroy_device(p, *hdevice);
+        return st;
+    }
+    d->gpuva = true;
+    return DDI_OK;
+}
+
+int kapi_gpu_va(struct kproc *p, uint32_t halloc, uint64_t *va)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (!va || !a->gv) {
+        return DDI_EINVAL;
+    }
+    *va = a->gv->va;
+    return DDI_OK;
+}
+
+int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
+{
+    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+
+    if (!gp) {
+        return DDI_EINVAL;
+    }
+    gp->trim_fn = fn;
+    gp->trim_arg = arg;
+    return DDI_OK;
+}
+
+int kapi_set_budget(struct kproc *p, uint64_t bytes)
+{
+    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+
+    if (!gp) {
+        return DDI_EINVAL;
+    }
+    /* 0: no limit of its own, as at creation (residency's 0 would be
+     * a budget of nothing: every MakeResident a trim) */
+    vidmm_res_set_budget(&gp->rp, bytes ? bytes : p->k->gpuva.res.capacity);
+    return DDI_OK;
+}
+
+int kapi_query_video_memory(struct kproc *p, uint64_t *budget,
+                            uint64_t *usage)
+{
+    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+
+    if (!gp || !budget || !usage) {
+        return DDI_EINVAL;
+    }
+    *budget = gp->rp.budget;
+    *usage = gp->rp.resident_bytes;
+    return DDI_OK;
+}
+
+int kapi_make_resident(struct kproc *p, uint32_t hdevice,
+                       const uint32_t *halloc, unsigned n,
+                       uint64_t *paging_fence)
+{
+    struct kdevice *d = get_gpuva_device(p, hdevice);
+
+    if (!d) {
+        return DDI_EHANDLE;
+    }
+    if (d->removed) {
+        return DDI_ELOST;
+    }
+    /* every handle is checked by residency against this process's
+     * allocations (foreign, stale, made up: DDI_EHANDLE) */
+    return kgpuva_make_resident(p->k, (unsigned)(d - p->k->devices), halloc,
+                                n, paging_fence);
+}
+
+int kapi_evict(struct kproc *p, uint32_t hdevice, const uint32_t *halloc,
+               unsigned n, uint64_t *bytes_to_trim)
+{
+    struct kdevice *d = get_gpuva_device(p, hdevice);
+
+    if (!d) {
+        return DDI_EHANDLE;
+    }
+    return kgpuva_evict(p->k, (unsigned)(d - p->k->devices), halloc, n,
+                        bytes_to_trim);
+}
+
+int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value)
+{
+    struct kcontext *c = get_context(p, hcontext);
+    int st;
+
+    if (!c) {
+        return DDI_EHANDLE;
+    }
+    if (!c->dev->gpuva || value > p->k->gpuva.fence_issued) {
+        return DDI_EINVAL;      /* a value never handed out: never reached */
+    }
+    if (value <= p->k->gpuva.fence_done) {
+        return DDI_OK;
+    }
+    st = vidsch_wait(p->k->vs, c->vctx, &p->k->gpuva.fence_done, value);
+    kernel_after_vidsch(p->k);
+    return st;
+}
+
+int kapi_gpuva_stats(struct kproc *p, struct kapi_gpuva_stats *out)
+{
+    const struct kgpuva *g;
+
+    if (!p || !out) {
+        return DDI_EINVAL;
+    }
+    g = &p->k->gpuva;
+    if (!g->on) {
+        return DDI_ENOTSUP;
+    }
+    *out = (struct kapi_gpuva_stats){
+        .page_ins = g->stats.page_ins, .page_outs = g->stats.page_outs,
+        .bytes_in = g->stats.bytes_in, .bytes_out = g->stats.bytes_out,
+        .paging_buffers = g->stats.paging_buffers,
+        .trims_delivered = g->stats.trims_delivered,
+        .enomem = g->stats.enomem, .paging_fence = g->fence_done,
+    };
     return DDI_OK;
 }

@@ -282,4 +282,69 @@ struct kapi_pointer {
 int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
                      const struct kapi_pointer *ptr);
 
+/* ---- GPU-VA mode (WDDM 2.x): VAs, residency lists, budgets ----
+ *
+ * A GPU-VA device's process has one GPU virtual address space; each of
+ * its allocations gets a VA at creation and keeps it while it lives,
+ * wherever its memory goes (VRAM or system memory). Its contexts' command
+ * buffers use those VAs directly: no allocation or patch-location list
+ * (kapi_render with nalloc = npatch = 0); the GPU's MMU confines them to
+ * the process's space, and an access to an allocation that is not
+ * resident faults that context. Residency is the application's
+ * (kernel/kgpuva.h, docs/vidmm-gpuva.rst): an allocation is in VRAM while
+ * a MakeResident of one of its process's devices holds it. Needs the
+ * kernel started in GPU-VA mode (DDI_ENOTSUP otherwise). GPU-VA
+ * allocations cannot be primaries or shared (DDI_ENOTSUP).
+ */
+
+/* [D3DKMTCreateDevice in a GpuMmu process] */
+int kapi_create_device_gpuva(struct kproc *p, uint32_t *hdevice);
+
+/* [D3DKMTMapGpuVirtualAddress's result] the allocation's VA (for life). */
+int kapi_gpu_va(struct kproc *p, uint32_t halloc, uint64_t *va);
+
+/*
+ * [D3DKMTRegisterTrimNotification] fn(arg, bytes): evict about bytes now.
+ * Called synchronously from inside the MakeResident that needs the
+ * memory, possibly another process's; it may only call kapi_evict.
+ * [D3DKMTSetVideoMemoryBudget...] the process's budget (0: the whole
+ * GPU-VA VRAM). Both need a GPU-VA device first (DDI_EINVAL).
+ */
+typedef void (*kapi_trim_fn)(void *arg, uint64_t bytes);
+int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg);
+int kapi_set_budget(struct kproc *p, uint64_t bytes);
+/* [D3DKMTQueryVideoMemoryInfo] Budget, CurrentUsage (bytes in VRAM). */
+int kapi_query_video_memory(struct kproc *p, uint64_t *budget,
+                            uint64_t *usage);
+
+/*
+ * [D3DKMTMakeResident] one reference on the device for each handle, all
+ * or nothing; *paging_fence: wait for it (kapi_wait_paging) before
+ * submitting work that uses them (0: nothing to wait for); all the
+ * moves of one call are one paging buffer. DDI_ENOMEM: they cannot all
+ * be in VRAM; DDI_EBUSY: the kernel's paging buffers are all on the GPU,
+ * retry once one retired (nothing changed either way). [D3DKMTEvict] drops one
+ * reference each (DDI_EINVAL: more than the device holds; nothing
+ * changed); *bytes_to_trim (may be NULL): how far the process is still
+ * over its budget.
+ */
+int kapi_make_resident(struct kproc *p, uint32_t hdevice,
+                       const uint32_t *halloc, unsigned n,
+                       uint64_t *paging_fence);
+int kapi_evict(struct kproc *p, uint32_t hdevice, const uint32_t *halloc,
+               unsigned n, uint64_t *bytes_to_trim);
+
+/* Nothing submitted on the context after this call runs before the
+ * paging fence reaches value (a scheduler hold on the kernel's paging
+ * fence) [the PagingFenceValue wait of D3DKMTSubmitCommand]. */
+int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value);
+
+/* What the pager did, for reports. */
+struct kapi_gpuva_stats {
+    uint64_t page_ins, page_outs, bytes_in, bytes_out;
+    uint64_t paging_buffers, trims_delivered, enomem;
+    uint64_t paging_fence;          /* the value retired so far */
+};
+int kapi_gpuva_stats(struct kproc *p, struct kapi_gpuva_stats *out);
+
 #endif /* FW_KERNEL_KAPI_H */

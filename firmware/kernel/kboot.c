@@ -92,6 +92,18 @@ static bool paging_setup(struct kboot *b, struct report *r,
     }
     copro_ddi_attach_pager(&b->ddi, &b->pager);
     b->paging = true;
+    if (b->gpuva_vram) {
+        /* page tables from the driver's VRAM: before the OS's segment */
+        err = copro_gpuva_init(&b->gpuva, &b->cp,
+                               (uint64_t)b->gart.entries *
+                               COPRO_GPU_PAGE_SIZE);
+        if (!report(r, err == NULL, "GPU-VA mode: context table, page-"
+                    "table pool, PTE staging ring%s%s", err ? ": " : "",
+                    err ? err : "")) {
+            return false;
+        }
+        copro_ddi_attach_gpuva(&b->ddi, &b->gpuva);
+    }
     return report(r, true, "aperture for vidmm: GART of %u entries (%lu "
                   "MiB at %#lx), pager attached", b->gart.entries,
                   ((uint64_t)b->gart.entries * COPRO_GPU_PAGE_SIZE) >> 20,
@@ -119,6 +131,15 @@ static bool vidmm_setup(struct kboot *b, struct report *r,
                 "%lu KiB to vidmm)", pool_mib, kbytes >> 10, seg_size >> 10)) {
         return false;
     }
+    /* GPU-VA mode's VRAM and paging buffers live in the kernel's part,
+     * on top of what it keeps for itself */
+    if (b->gpuva_vram) {
+        kbytes += b->gpuva_vram + KGPUVA_MAX_PAGING * KGPUVA_PAGING_BYTES;
+        if (!report(r, kbytes + (1u << 20) <= seg_size, "GPU-VA mode: "
+                    "%lu KiB more for the kernel's part", b->gpuva_vram >> 10)) {
+            return false;
+        }
+    }
     pages = (uint32_t)(pool_mib << 20) / PAGE_ALLOC_PAGE;
     ok = page_alloc_pages(&b->ram, (PAGE_POOL_WORDS(pages) * 8 +
                                     PAGE_ALLOC_PAGE - 1) / PAGE_ALLOC_PAGE,
@@ -134,7 +155,8 @@ static bool vidmm_setup(struct kboot *b, struct report *r,
     *vc = (struct kernel_vidmm_config){
         .kernel_bytes = kbytes,
         .aperture_base = b->gart.aperture_base,
-        .aperture_size = (uint64_t)b->gart.entries * COPRO_GPU_PAGE_SIZE,
+        .aperture_size = (uint64_t)b->gart.entries * COPRO_GPU_PAGE_SIZE /
+                         (b->gpuva_vram ? 2 : 1),
         .copy_engine = COPRO_ENGINE_COPY,
         .pool = &b->pool,
     };
@@ -198,6 +220,26 @@ bool kboot_start(struct kboot *b, struct report *r,
                 vidsch_policy_name(cfg->policy), cfg->quantum_ns / 1000,
                 err ? ": " : "", err ? err : "")) {
         return false;
+    }
+    if (b->gpuva_vram) {
+        uint64_t half = (uint64_t)b->gart.entries * COPRO_GPU_PAGE_SIZE / 2;
+        const struct kgpuva_config gc = {
+            .vram_bytes = b->gpuva_vram,
+            .aperture_base = b->gart.aperture_base + half,
+            .aperture_size = half,
+            /* above any VRAM offset: the OS's VRAM is at identity */
+            .va_base = 1ull << 32, .va_size = 1ull << 32,
+            .copy_engine = COPRO_ENGINE_COPY, .pool = &b->pool,
+        };
+
+        err = b->paging ? kernel_gpuva_start(&b->k, &gc)
+                        : "no paging (vidmm=0 or no aperture)";
+        if (!report(r, err == NULL, "GPU-VA mode: %lu KiB of VRAM for "
+                    "residency, %lu MiB of aperture%s%s",
+                    b->gpuva_vram >> 10, half >> 20, err ? ": " : "",
+                    err ? err : "")) {
+            return false;
+        }
     }
     kitem_init(&b->dpc, run_dpc, b);
     copro_ddi_set_upcalls(&b->ddi, &kernel_upcalls, &b->k);

@@ -42,6 +42,7 @@
 #include "kmd/copro_ddi.h"
 #include "kmd/copro_display.h"
 #include "kmd/copro_gart.h"
+#include "kmd/copro_gpuva.h"
 #include "kmd/copro_pager.h"
 #include "lib/page_alloc.h"
 #include "lib/page_pool.h"
@@ -68,6 +69,11 @@ struct kboot {
     struct copro_gart gart;
     struct copro_pager pager;
     struct page_pool pool;
+    /* GPU-VA mode (kernel/kgpuva.h): set gpuva_vram before kboot_start
+     * (0: off); it is taken from the kernel's part of VRAM, and the
+     * aperture is split between vidmm and GPU-VA mode */
+    uint64_t gpuva_vram;
+    struct copro_gpuva gpuva;
     struct kernel k;
     struct vidsch_config sched;
     /* Set before kboot_start: display source 0's mode, XRGB8888 (0 x 0:

@@ -47,6 +47,11 @@ static void env_buffer_done(void *os, uint64_t cookie, int status)
     struct kernel *k = os;
     struct kbuffer *kb = (struct kbuffer *)(uintptr_t)cookie;
 
+    if (kgpuva_paging_done(k, cookie)) {
+        /* contexts held on the paging fence (kapi_wait_paging) */
+        vidsch_sync_changed(k->vs);
+        return;
+    }
     if (kmem_paging_done(k, cookie, status)) {
         /* vidmm may free what waited for that buffer to retire */
         if (k->reap_allocs) {
@@ -400,6 +405,11 @@ static void reap(void *arg)
             /* vidsch may report the dropped buffers from inside: they
              * are reaped by the next pass. */
             if (vidsch_ctx_destroy(k->vs, c->vctx)) {
+                if (c->dev->gpuva) {
+                    /* its save page read-only again before reuse */
+                    kgpuva_context_unbind(k, c->proc, c->hw_id,
+                                          c->save_gpu);
+                }
                 vidmm_segment_free(&k->seg, c->save_gpu);
                 c->dev->contexts--;
                 *c = (struct kcontext){ 0 };

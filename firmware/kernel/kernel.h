@@ -30,6 +30,7 @@
 #include "kernel/kapi.h"
 #include "kernel/kdisplay.h"
 #include "kernel/kevents.h"
+#include "kernel/kgpuva.h"
 #include "lib/page_pool.h"
 #include "vidmm/vidmm.h"
 #include "vidmm/vidmm_segment.h"
@@ -65,6 +66,7 @@ struct kdevice {
     bool destroyed;         /* handle gone; freed once its contexts are */
     struct kproc *proc;
     unsigned contexts;      /* live context records, destroying ones too */
+    bool gpuva;             /* GPU-VA mode: kernel/kgpuva.h */
 };
 
 struct kcontext {
@@ -91,6 +93,7 @@ struct kalloc {
                                it yet (moved by a paging buffer still in
                                flight); freed again when one retires */
     bool pointer_pin;       /* pinned by vidmm as a pointer shape */
+    struct kgpuva_alloc *gv;    /* GPU-VA mode's record, else NULL */
     struct kdevice *dev;    /* the creator's device */
     uint64_t size;
     uint32_t vm;            /* vidmm's handle; 0: fixed placement in the
@@ -250,6 +253,9 @@ struct kernel {
 
     struct kdisplay display;
 
+    /* GPU-VA mode (kgpuva_start); gpuva.on false: not started */
+    struct kgpuva gpuva;
+
     struct kernel_stats stats;
 
     /* The scheduler's last KERNEL_TRACE decisions (env->trace), oldest
@@ -311,6 +317,11 @@ const struct vidsch_trace *kernel_trace_find(const struct kernel *k,
  */
 void kernel_mark(struct kernel *k, unsigned kind, unsigned engine,
                  uint32_t context, uint64_t arg0, uint64_t arg1);
+
+/* Starts GPU-VA mode (after kernel_init): kernel/kgpuva.h. NULL or why
+ * not. */
+const char *kernel_gpuva_start(struct kernel *k,
+                               const struct kgpuva_config *cfg);
 
 /* The scheduler's statistics of a context by hardware id (NULL if none). */
 const struct vidsch_ctx_stats *kernel_ctx_stats_by_hw(const struct kernel *k,

@@ -207,6 +207,11 @@ int kmem_alloc_free(struct kernel *k, struct kalloc *a)
 {
     int rc;
 
+    if (a->gv) {
+        kgpuva_alloc_destroy(k, a->gv);
+        a->gv = NULL;
+        return DDI_OK;
+    }
     if (!a->vm) {
         vidmm_segment_free(&k->seg, a->gpu);
         return DDI_OK;
@@ -229,6 +234,9 @@ int kmem_lock(struct kernel *k, struct kalloc *a, volatile void **cpu)
     uint64_t addr;
     int rc;
 
+    if (a->gv) {
+        return kgpuva_lock(k, a->gv, cpu);
+    }
     if (!a->vm) {
         *cpu = vidmm_segment_cpu(&k->seg, a->gpu);
         return DDI_OK;
@@ -259,6 +267,9 @@ int kmem_scanout_addr(struct kernel *k, struct kalloc *a, uint64_t *addr)
 {
     struct vidmm_alloc_state st;
 
+    if (a->gv) {
+        return DDI_EBUSY;   /* moves under its VA: nothing to scan out */
+    }
     if (!a->vm || a->pointer_pin) {
         *addr = a->gpu;
         return DDI_OK;

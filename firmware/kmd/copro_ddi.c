@@ -79,6 +79,15 @@ static int ddi_render(void *drv, const struct ddi_render_args *args,
         d->refusals++;
         return DDI_EINVAL;
     }
+    if (args->gpuva && !d->gpuva) {
+        /* raw addresses on a context without page tables would reach
+         * any physical memory */
+        d->last_refusal = (struct copro_render_diag){
+            DDI_EINVAL, UINT32_MAX, "GPU-VA buffer without GPU-VA mode",
+        };
+        d->refusals++;
+        return DDI_EINVAL;
+    }
     st = copro_render_validate(args, engine_ops(d, args->engine), out,
                                &d->last_refusal);
     if (st != DDI_OK) {
@@ -375,6 +384,29 @@ static const struct ddi_ops copro_ddi_paging_ops = {
     .mark = ddi_mark,
 };
 
+/* GPU-VA mode needs paging too (moves are paging buffers). */
+static const struct ddi_ops copro_ddi_gpuva_ops = {
+    .query_caps = ddi_query_caps,
+    .render = ddi_render,
+    .patch = ddi_patch,
+    .build_paging_buffer = ddi_build_paging_buffer,
+    .submit = ddi_submit,
+    .preempt = ddi_preempt,
+    .reset_engine = ddi_reset_engine,
+    .gpu_time = ddi_gpu_time,
+    .commit_vidpn = ddi_commit_vidpn,
+    .set_source_address = ddi_set_source_address,
+    .set_pointer_shape = ddi_set_pointer_shape,
+    .set_pointer_position = ddi_set_pointer_position,
+    .mark = ddi_mark,
+    .gpuva = &copro_gpuva_ops,
+};
+
+void copro_ddi_attach_gpuva(struct copro_ddi *d, struct copro_gpuva *g)
+{
+    d->gpuva = g;
+}
+
 void copro_ddi_init(struct copro_ddi *d, struct copro_cp *cp)
 {
     *d = (struct copro_ddi){ .cp = cp };
@@ -402,7 +434,8 @@ void copro_ddi_set_upcalls(struct copro_ddi *d, const struct ddi_upcalls *up,
 struct ddi_device copro_ddi_device(struct copro_ddi *d)
 {
     return (struct ddi_device){
-        .ops = d->pager ? &copro_ddi_paging_ops : &copro_ddi_ops,
+        .ops = d->pager && d->gpuva ? &copro_ddi_gpuva_ops
+               : d->pager ? &copro_ddi_paging_ops : &copro_ddi_ops,
         .drv = d,
     };
 }

@@ -35,6 +35,7 @@
 #include "ddi/ddi.h"
 #include "kmd/copro_cp.h"
 #include "kmd/copro_display.h"
+#include "kmd/copro_gpuva.h"
 #include "kmd/copro_pager.h"
 #include "kmd/copro_render.h"
 
@@ -62,6 +63,8 @@ struct copro_ddi {
     struct copro_render_diag last_refusal;
     /* paging (build_paging_buffer), NULL if none was attached */
     struct copro_pager *pager;
+    /* GPU-VA mode (struct ddi_ops.gpuva), NULL if none was attached */
+    struct copro_gpuva *gpuva;
     /* the display source, NULL if none was attached */
     struct copro_display *disp;
     struct {
@@ -91,6 +94,12 @@ void copro_ddi_attach_display(struct copro_ddi *d, struct copro_display *disp);
  * copro_ddi_device(), whose table has build_paging_buffer only then.
  */
 void copro_ddi_attach_pager(struct copro_ddi *d, struct copro_pager *pager);
+
+/*
+ * Gives the DDI GPU-VA mode's ops over g (copro_gpuva_init done; a pager
+ * attached too). Before copro_ddi_device().
+ */
+void copro_ddi_attach_gpuva(struct copro_ddi *d, struct copro_gpuva *g);
 
 /* Who receives the upcalls (before the first interrupt is taken). */
 void copro_ddi_set_upcalls(struct copro_ddi *d, const struct ddi_upcalls *up,

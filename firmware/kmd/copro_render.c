@@ -126,6 +126,12 @@ static int check_fields(struct walk *w, uint32_t off, const uint32_t *p,
                         const struct addr_field *f, unsigned n,
                         uint32_t slot_id)
 {
+    /* GPU-VA mode: the fields are the process's VAs, taken as they are;
+     * the context's page tables confine them, so there is no list to
+     * match and nothing to bound here (ddi_render_args.gpuva) */
+    if (w->a->gpuva) {
+        return DDI_OK;
+    }
     for (unsigned i = 0; i < n; i++) {
         int st = check_field(w, off, p, &f[i], slot_id);
 
@@ -205,6 +211,10 @@ static int check_lists(const struct ddi_render_args *a,
     if (a->nalloc > DDI_MAX_ALLOC_LIST || a->npatch > DDI_MAX_PATCH_LIST) {
         return refuse(diag, DDI_EINVAL, UINT32_MAX,
                       "allocation or patch list too long");
+    }
+    if (a->gpuva && (a->nalloc || a->npatch)) {
+        return refuse(diag, DDI_EINVAL, UINT32_MAX, "GPU-VA mode has no "
+                      "allocation or patch-location list");
     }
     if ((a->nalloc && (!a->alloc || !a->alloc_desc)) ||
         (a->npatch && !a->patch)) {

@@ -209,3 +209,15 @@ uint32_t umd_work(struct umd_cmdbuf *b, uint64_t ns)
 {
     return plain(b, copro_emit_work(&b->enc, ns));
 }
+
+uint32_t umd_va_fill(struct umd_cmdbuf *b, uint64_t va, uint64_t size,
+                     uint32_t pattern)
+{
+    return plain(b, copro_emit_fill(&b->enc, va, size, pattern));
+}
+
+uint32_t umd_va_copy(struct umd_cmdbuf *b, uint64_t dst_va, uint64_t src_va,
+                     uint64_t size)
+{
+    return plain(b, copro_emit_copy(&b->enc, dst_va, src_va, size));
+}

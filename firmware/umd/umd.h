@@ -116,4 +116,15 @@ uint32_t umd_rect(struct umd_cmdbuf *b, unsigned slot, uint32_t x,
                   uint32_t y, uint32_t w, uint32_t h, uint32_t colour);
 uint32_t umd_work(struct umd_cmdbuf *b, uint64_t ns);
 
+/*
+ * GPU-VA mode (WDDM 2.x): the address fields are GPU virtual addresses of
+ * the process's space (kapi_gpu_va), written as they are; no allocation
+ * or patch-location list (the buffer is submitted with none). Mixing them
+ * with the handle packets above in one buffer is refused by the kernel.
+ */
+uint32_t umd_va_fill(struct umd_cmdbuf *b, uint64_t va, uint64_t size,
+                     uint32_t pattern);
+uint32_t umd_va_copy(struct umd_cmdbuf *b, uint64_t dst_va, uint64_t src_va,
+                     uint64_t size);
+
 #endif /* FW_UMD_UMD_H */

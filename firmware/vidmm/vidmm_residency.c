@@ -173,11 +173,21 @@ static int gather(struct vidmm_res *r, const struct vidmm_res_process *p,
 /* Which unreferenced allocations a reclaim pass may take. */
 enum reclaim_from { RECLAIM_OWN, RECLAIM_OTHERS };
 
-static bool reclaimable(const struct vidmm_res_alloc *a,
-                        const struct vidmm_res_process *p,
-                        enum reclaim_from from, const struct request *q)
+/* The pager's in_use: work queued before the Evict may still use it. */
+static bool busy(const struct vidmm_res *r, struct vidmm_res_alloc *a)
 {
-    if (!a->live || !a->resident || a->refs || in_request(q, a)) {
+    return r->pager.in_use && r->pager.in_use(r->pager.ctx, a);
+}
+
+/* with_busy: count allocations the GPU may still use too (to tell "not
+ * now" from "never"). */
+static bool reclaimable(const struct vidmm_res *r, struct vidmm_res_alloc *a,
+                        const struct vidmm_res_process *p,
+                        enum reclaim_from from, const struct request *q,
+                        bool with_busy)
+{
+    if (!a->live || !a->resident || a->refs || in_request(q, a) ||
+        (!with_busy && busy(r, a))) {
         return false;
     }
     return from == RECLAIM_OWN ? a->owner == p : a->owner != p;
@@ -194,7 +204,7 @@ static struct vidmm_res_alloc *oldest(struct vidmm_res *r,
     for (unsigned i = 0; i < r->alloc_cap; i++) {
         struct vidmm_res_alloc *a = &r->alloc[i];
 
-        if (reclaimable(a, p, from, q) &&
+        if (reclaimable(r, a, p, from, q, false) &&
             (!best || a->unref_seq < best->unref_seq)) {
             best = a;
         }
@@ -204,15 +214,15 @@ static struct vidmm_res_alloc *oldest(struct vidmm_res *r,
 
 static uint64_t reclaimable_bytes(const struct vidmm_res *r,
                                   const struct vidmm_res_process *p,
-                                  const struct request *q)
+                                  const struct request *q, bool with_busy)
 {
     uint64_t bytes = 0;
 
     for (unsigned i = 0; i < r->alloc_cap; i++) {
-        const struct vidmm_res_alloc *a = &r->alloc[i];
+        struct vidmm_res_alloc *a = &r->alloc[i];
 
-        if (reclaimable(a, p, RECLAIM_OWN, q) ||
-            reclaimable(a, p, RECLAIM_OTHERS, q)) {
+        if (reclaimable(r, a, p, RECLAIM_OWN, q, with_busy) ||
+            reclaimable(r, a, p, RECLAIM_OTHERS, q, with_busy)) {
             bytes += a->size;
         }
     }
@@ -565,7 +575,14 @@ int vidmm_res_make_resident(struct vidmm_res *r, struct vidmm_res_device *d,
     /* Decide before moving anything: a request that cannot fit must not
      * cost anybody their memory. */
     if (r->used + needed > r->capacity &&
-        r->used + needed - reclaimable_bytes(r, p, &q) > r->capacity) {
+        r->used + needed - reclaimable_bytes(r, p, &q, false) >
+            r->capacity) {
+        /* memory the GPU may still use would do: not now, but later */
+        if (r->used + needed - reclaimable_bytes(r, p, &q, true) <=
+            r->capacity) {
+            r->stats.busy++;
+            return DDI_EBUSY;
+        }
         r->stats.enomem++;
         return DDI_ENOMEM;
     }

@@ -135,10 +135,18 @@ struct vidmm_res_device {
  * then fails cleanly. page_out takes a out of the local segment (to its
  * system-memory backing store, which the memory manager reserves at
  * creation, so it cannot fail) and gives its paging fence.
+ *
+ * in_use (optional, NULL: never): the GPU may still use a, because work
+ * its owner submitted before the Evict has not retired [WDDM: VidMm
+ * waits for the device's fences before it pages out an evicted
+ * allocation]. Such an allocation is not paged out; a request that could
+ * only fit by taking it fails with DDI_EBUSY (retry once the work
+ * retired) instead of DDI_ENOMEM.
  */
 struct vidmm_res_pager {
     int (*page_in)(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence);
     void (*page_out)(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence);
+    bool (*in_use)(void *ctx, struct vidmm_res_alloc *a);
     void *ctx;
 };
 
@@ -147,6 +155,7 @@ struct vidmm_res_stats {
     uint64_t bytes_in, bytes_out;
     uint64_t trim_calls;
     uint64_t enomem;
+    uint64_t busy;              /* requests refused: memory still in use */
 };
 
 struct vidmm_res {
@@ -225,8 +234,9 @@ struct vidmm_res_alloc *vidmm_res_alloc_find(struct vidmm_res *r,
  * above); DDI_EINVAL for n 0 or above VIDMM_RES_MAX_LIST or NULL
  * pointers, DDI_EHANDLE for a handle that is not d's process's (foreign,
  * destroyed, unknown), DDI_ENOMEM when the list has no room for the new
- * entries or the memory cannot be found, DDI_EBUSY from a trim callback.
- * Nothing changes on an error.
+ * entries or the memory cannot be found, DDI_EBUSY from a trim callback
+ * or when only memory the GPU may still use would make room (the
+ * pager's in_use). Nothing changes on an error.
  */
 int vidmm_res_make_resident(struct vidmm_res *r, struct vidmm_res_device *d,
                             const uint32_t *handles, unsigned n,

@@ -659,6 +659,35 @@ static void test_fuzz(void)
     g_rand_free(rng);
 }
 
+/* GPU-VA mode: addresses taken as they are, no lists (the MMU confines
+ * them); the same buffer is refused in packet mode, and lists are
+ * refused in GPU-VA mode. */
+static void test_gpuva(void)
+{
+    struct umd_cmdbuf b;
+    struct ddi_render_args a;
+    struct copro_render_diag d;
+
+    umd_init(&b, cmd_words, sizeof(cmd_words));
+    umd_va_fill(&b, 0x100000000ull, 4096, 0x11223344);
+    umd_va_copy(&b, 0x100002000ull, 0x100000000ull, 4096);
+    g_assert_true(umd_ok(&b));
+    a = (struct ddi_render_args){
+        .engine = 0, .cmd = umd_words(&b), .cmd_bytes = umd_bytes(&b),
+        .gpuva = true,
+    };
+    g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, DDI_OK);
+    g_assert_cmpuint(get64(&out.dw[1]), ==, 0x100000000ull);
+    a.gpuva = false;
+    g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, DDI_EINVAL);
+    /* a list in GPU-VA mode */
+    umd_init(&b, cmd_words, sizeof(cmd_words));
+    umd_fill(&b, H[0], 0, 64, 1);
+    a = args_of(&b, 0);
+    a.gpuva = true;
+    g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, DDI_EINVAL);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -677,5 +706,6 @@ int main(int argc, char **argv)
     g_test_add_func("/copro-render/rect-unbound", test_rect_unbound);
     g_test_add_func("/copro-render/sizes-in-packets", test_sizes_in_packets);
     g_test_add_func("/copro-render/fuzz", test_fuzz);
+    g_test_add_func("/copro-render/gpuva", test_gpuva);
     return g_test_run();
 }

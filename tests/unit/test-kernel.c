@@ -24,6 +24,12 @@
  * the copy engine first, a lock pins where it is (the BAR view or the
  * backing run) and a locked allocation is never moved, a free refused
  * while a paging buffer moves the allocation is done once it retired.
+ * GPU-VA mode (kernel/kgpuva.c, a fake driver's gpuva ops keeping a
+ * software page table): VAs for life, MakeResident pages in and maps the
+ * VA onto VRAM, a process over its budget gets a trim callback for
+ * exactly its excess and what it evicts is paged out and unmapped, the
+ * paging fence holds the context's next buffer, reference counts, foreign
+ * handles, a clean out-of-memory, every page back at the end.
  */
 #include <glib.h>
 #include <string.h>
@@ -232,6 +238,106 @@ static int fg_build_paging(void *drv, const struct ddi_paging_op *ops,
     return DDI_OK;
 }
 
+/* GPU-VA ops: a software page table of the one space the tests use (the
+ * entries as the kernel asked, applied at build time: the fake GPU runs
+ * nothing). */
+#define FV_VA_BASE  (1ull << 32)
+#define FV_PAGES    1024
+static struct {
+    unsigned spaces, binds, unbinds, reserves, updates;
+    uint32_t bound_ctx[8];
+    uint64_t hole_base, hole_bytes;
+    bool reserved[FV_PAGES];
+    uint32_t target[FV_PAGES];      /* enum ddi_pte_target */
+    uint64_t frame[FV_PAGES];
+} fv;
+
+static int fv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
+                           uint64_t hole_base, uint64_t hole_bytes,
+                           uint32_t *as)
+{
+    (void)drv;
+    (void)os_base;
+    (void)os_bytes;
+    fv.hole_base = hole_base;
+    fv.hole_bytes = hole_bytes;
+    *as = ++fv.spaces;
+    return DDI_OK;
+}
+
+static int fv_space_bind(void *drv, uint32_t as, uint32_t context,
+                         uint64_t save, uint64_t save_bytes)
+{
+    (void)drv;
+    if (as == 0 || as > fv.spaces || fv.binds == 8) {
+        return DDI_EINVAL;
+    }
+    /* the only writable page of the kernel's VRAM: a page of its own */
+    g_assert_cmpuint(save % 4096, ==, 0);
+    g_assert_cmpuint(save_bytes, ==, 4096);
+    fv.bound_ctx[fv.binds++] = context;
+    return DDI_OK;
+}
+
+static void fv_space_unbind(void *drv, uint32_t as, uint32_t context,
+                            uint64_t save, uint64_t save_bytes)
+{
+    (void)drv;
+    (void)as;
+    (void)context;
+    (void)save;
+    (void)save_bytes;
+    fv.unbinds++;
+}
+
+static int fv_space_reserve(void *drv, uint32_t as, uint64_t va,
+                            uint64_t bytes)
+{
+    (void)drv;
+    (void)as;
+    for (uint64_t a = va; a < va + bytes; a += 4096) {
+        uint64_t i = (a - FV_VA_BASE) / 4096;
+
+        if (a < FV_VA_BASE || i >= FV_PAGES) {
+            return DDI_EINVAL;
+        }
+        fv.reserved[i] = true;
+    }
+    fv.reserves++;
+    return DDI_OK;
+}
+
+static int fv_pte_update(void *drv, const struct ddi_pte_update *u,
+                         unsigned n, struct ddi_dmabuf *out)
+{
+    (void)drv;
+    for (unsigned k = 0; k < n; k++) {
+        for (uint64_t p = 0; p < u[k].pages; p++) {
+            uint64_t i = (u[k].va - FV_VA_BASE) / 4096 + p;
+
+            /* moves never allocate tables: reserved at creation */
+            if (i >= FV_PAGES || !fv.reserved[i]) {
+                return DDI_EINVAL;
+            }
+            fv.target[i] = u[k].target;
+            fv.frame[i] = u[k].addr + p * 4096;
+        }
+    }
+    if (out->cap_bytes - out->len_bytes < 4) {
+        return DDI_ENOMEM;
+    }
+    out->dw[out->len_bytes / 4] = 0;
+    out->len_bytes += 4;
+    fv.updates++;
+    return DDI_OK;
+}
+
+static const struct ddi_gpuva_ops fv_ops = {
+    .space_create = fv_space_create, .space_bind = fv_space_bind,
+    .space_unbind = fv_space_unbind,
+    .space_reserve = fv_space_reserve, .pte_update = fv_pte_update,
+};
+
 static const struct ddi_ops fg_ops = {
     .query_caps = fg_caps, .render = fg_render, .patch = fg_patch,
     .submit = fg_submit, .preempt = fg_preempt, .reset_engine = fg_reset,
@@ -247,6 +353,16 @@ static const struct ddi_ops fg_paging_ops = {
     .commit_vidpn = fd_commit, .set_source_address = fd_flip,
     .set_pointer_shape = fd_shape, .set_pointer_position = fd_pos,
     .build_paging_buffer = fg_build_paging,
+};
+
+static const struct ddi_ops fg_gpuva_ops = {
+    .query_caps = fg_caps, .render = fg_render, .patch = fg_patch,
+    .submit = fg_submit, .preempt = fg_preempt, .reset_engine = fg_reset,
+    .gpu_time = fg_time,
+    .commit_vidpn = fd_commit, .set_source_address = fd_flip,
+    .set_pointer_shape = fd_shape, .set_pointer_position = fd_pos,
+    .build_paging_buffer = fg_build_paging,
+    .gpuva = &fv_ops,
 };
 
 /* One vsync: the oldest flip handed over takes effect (its flip_done
@@ -1373,6 +1489,372 @@ static void test_share_sync(void)
     g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_EHANDLE);
 }
 
+/* ---- GPU-VA mode ---- */
+
+#define GV_ALLOC    (64u << 10)
+#define GV_VRAM     (4 * GV_ALLOC)
+
+/* Fixed placement for the rest, GPU-VA mode with 4 allocations' worth of
+ * VRAM and the page pool as backing store. */
+static void setup_gpuva(void)
+{
+    struct ddi_device dev = { .ops = &fg_gpuva_ops, .drv = &gpu };
+    const struct kgpuva_config gc = {
+        .vram_bytes = GV_VRAM, .aperture_base = 1ull << 40,
+        .aperture_size = 4u << 20, .va_base = FV_VA_BASE,
+        .va_size = FV_PAGES * 4096ull, .copy_engine = 1, .pool = &pool,
+    };
+    struct vidsch_config cfg;
+    const char *err;
+
+    memset(&gpu, 0, sizeof(gpu));
+    memset(&fd, 0, sizeof(fd));
+    memset(&fp, 0, sizeof(fp));
+    memset(&fv, 0, sizeof(fv));
+    fd.cap = FD_QMAX;
+    gpu.now = 1000;
+    g_assert_true(page_pool_init(&pool, (uint64_t)(uintptr_t)poolmem,
+                                 POOL_BYTES / 4096, pool_used));
+    vidsch_config_default(&cfg);
+    err = kernel_init(&kern, &dev, 0x10000, VRAM - 0x10000, vram + 0x10000,
+                      &cfg, NULL, arena, sizeof(arena));
+    g_assert_null(err);
+    err = kernel_gpuva_start(&kern, &gc);
+    g_assert_null(err);
+    /* the VRAM allocations are paged into is a hole in every space */
+    g_assert_cmpuint(kern.gpuva.vram_base, !=, 0);
+}
+
+struct gv_app {
+    struct kproc *p;
+    uint32_t dev, ctx, sync;
+    uint32_t h[8];
+    uint64_t va[8];
+    bool held[8];
+    unsigned n;
+    unsigned trims;
+    uint64_t trim_bytes[8];
+};
+
+/* The trim callback: evict the lowest-numbered held allocation until the
+ * bytes are released. */
+static void gv_on_trim(void *arg, uint64_t bytes)
+{
+    struct gv_app *a = arg;
+    uint64_t freed = 0;
+
+    if (a->trims < 8) {
+        a->trim_bytes[a->trims] = bytes;
+    }
+    a->trims++;
+    for (unsigned i = 0; i < a->n && freed < bytes; i++) {
+        if (a->held[i]) {
+            g_assert_cmpint(kapi_evict(a->p, a->dev, &a->h[i], 1, NULL), ==,
+                            DDI_OK);
+            a->held[i] = false;
+            freed += GV_ALLOC;
+        }
+    }
+}
+
+static void gv_make(struct gv_app *a, const char *name, unsigned n,
+                    uint64_t budget)
+{
+    struct kapi_alloc_desc d = { .size = GV_ALLOC, .cpu_visible = true,
+                                 .zeroed = true };
+
+    memset(a, 0, sizeof(*a));
+    a->n = n;
+    a->p = kapi_process_create(&kern, name);
+    g_assert_nonnull(a->p);
+    /* budget and trim callback need the process's GPU-VA record */
+    g_assert_cmpint(kapi_set_budget(a->p, budget), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_create_device_gpuva(a->p, &a->dev), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_context(a->p, a->dev, 0, VIDSCH_PRIO_NORMAL,
+                                        &a->ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_sync(a->p, a->dev, 0, &a->sync), ==, DDI_OK);
+    g_assert_cmpint(kapi_set_budget(a->p, budget), ==, DDI_OK);
+    g_assert_cmpint(kapi_set_trim_callback(a->p, gv_on_trim, a), ==, DDI_OK);
+    for (unsigned i = 0; i < n; i++) {
+        g_assert_cmpint(kapi_create_allocation(a->p, a->dev, &d, &a->h[i]),
+                        ==, DDI_OK);
+        g_assert_cmpint(kapi_gpu_va(a->p, a->h[i], &a->va[i]), ==, DDI_OK);
+    }
+    /* the aperture mappings' paging buffers (the fake builds a packet
+     * for every MAP) retire: MakeResident wants free paging buffers */
+    run();
+}
+
+static int gv_resident(struct gv_app *a, unsigned i, uint64_t *fence)
+{
+    int st = kapi_make_resident(a->p, a->dev, &a->h[i], 1, fence);
+
+    if (st == DDI_OK) {
+        a->held[i] = true;
+    }
+    return st;
+}
+
+/* The fake page table's view of allocation i: every page on VRAM,
+ * consecutive, outside the OS's own VRAM but inside the hole; or every
+ * page invalid. */
+static bool gv_mapped(const struct gv_app *a, unsigned i, uint64_t *vram)
+{
+    uint64_t first = (a->va[i] - FV_VA_BASE) / 4096;
+    uint32_t t = fv.target[first];
+
+    for (uint64_t p = 0; p < GV_ALLOC / 4096; p++) {
+        g_assert_true(fv.reserved[first + p]);
+        g_assert_cmpuint(fv.target[first + p], ==, t);
+        if (t == DDI_PTE_VRAM) {
+            g_assert_cmpuint(fv.frame[first + p], ==,
+                             fv.frame[first] + p * 4096);
+        }
+    }
+    if (t == DDI_PTE_VRAM) {
+        g_assert_cmpuint(fv.frame[first], >=, fv.hole_base);
+        g_assert_cmpuint(fv.frame[first] + GV_ALLOC, <=,
+                         fv.hole_base + fv.hole_bytes);
+        *vram = fv.frame[first];
+        return true;
+    }
+    g_assert_cmpuint(t, ==, DDI_PTE_INVALID);
+    return false;
+}
+
+static int gv_render_va(struct gv_app *a, uint64_t va)
+{
+    struct kapi_render_args r;
+
+    umd_init(&cb, cmd, sizeof(cmd));
+    umd_va_fill(&cb, va, 4096, 0x5a5a5a5a);
+    r = (struct kapi_render_args){
+        .cmd = umd_words(&cb), .cmd_bytes = umd_bytes(&cb),
+    };
+    return kapi_render(a->p, a->ctx, &r);
+}
+
+static void test_gpuva_budget_trim(void)
+{
+    struct gv_app a;
+    uint64_t f0 = 0, f1 = 0, f2 = 0, v0, v1, v2, va0, budget, usage;
+    volatile void *cpu;
+
+    setup_gpuva();
+    gv_make(&a, "a", 3, 2 * GV_ALLOC);
+    g_assert_cmpuint(fv.binds, ==, 1);
+    /* VAs for life: distinct, non-zero, above the OS's VRAM; nothing
+     * mapped until MakeResident */
+    g_assert_cmpuint(a.va[0], >=, FV_VA_BASE);
+    g_assert_cmpuint(a.va[1], >=, a.va[0] + GV_ALLOC);
+    g_assert_false(gv_mapped(&a, 0, &v0));
+    va0 = a.va[0];
+
+    g_assert_cmpint(gv_resident(&a, 0, &f0), ==, DDI_OK);
+    g_assert_cmpint(gv_resident(&a, 1, &f1), ==, DDI_OK);
+    g_assert_cmpuint(f0, >, 0);
+    g_assert_cmpuint(f1, >, f0);
+    g_assert_true(gv_mapped(&a, 0, &v0));
+    g_assert_true(gv_mapped(&a, 1, &v1));
+    g_assert_cmpuint(v0, !=, v1);
+    g_assert_cmpuint(a.trims, ==, 0);
+    g_assert_cmpint(kapi_query_video_memory(a.p, &budget, &usage), ==,
+                    DDI_OK);
+    g_assert_cmpuint(budget, ==, 2 * GV_ALLOC);
+    g_assert_cmpuint(usage, ==, 2 * GV_ALLOC);
+
+    /* a third one takes it over budget: trimmed for exactly the excess;
+     * what it evicted is paged out and unmapped, under the same VA */
+    g_assert_cmpint(gv_resident(&a, 2, &f2), ==, DDI_OK);
+    g_assert_cmpuint(a.trims, ==, 1);
+    g_assert_cmpuint(a.trim_bytes[0], ==, GV_ALLOC);
+    g_assert_false(a.held[0]);
+    g_assert_false(gv_mapped(&a, 0, &v0));
+    g_assert_true(gv_mapped(&a, 2, &v2));
+    g_assert_cmpint(kapi_gpu_va(a.p, a.h[0], &a.va[0]), ==, DDI_OK);
+    g_assert_cmpuint(a.va[0], ==, va0);
+    g_assert_cmpint(kapi_query_video_memory(a.p, &budget, &usage), ==,
+                    DDI_OK);
+    g_assert_cmpuint(usage, ==, 2 * GV_ALLOC);
+    /* a lock needs a reference (it may move otherwise) */
+    g_assert_cmpint(kapi_lock(a.p, a.h[0], KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_EBUSY);
+    g_assert_cmpint(kapi_lock(a.p, a.h[2], KAPI_LOCK_DONOTWAIT, &cpu), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_lock(a.p, a.h[2], KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_true(cpu == (volatile void *)(vram + v2));
+    g_assert_cmpint(kapi_unlock(a.p, a.h[2]), ==, DDI_OK);
+    run();
+    /* one paging fence value per paging buffer, all retired */
+    g_assert_cmpuint(kern.gpuva.fence_done, ==, kern.gpuva.fence_issued);
+    g_assert_cmpuint(kern.gpuva.stats.page_outs, ==, 1);
+    g_assert_cmpuint(kern.gpuva.stats.page_ins, ==, 3);
+}
+
+/* MakeResident's paging fence holds the context's next buffer until the
+ * paging buffer retired (kapi_wait_paging), and GPU-VA buffers carry no
+ * lists. */
+static void test_gpuva_paging_hold(void)
+{
+    struct gv_app a;
+    uint64_t f = 0;
+    struct kapi_render_args bad;
+
+    setup_gpuva();
+    gv_make(&a, "a", 1, 0);
+    run();
+    gpu.hold = true;
+    g_assert_cmpint(gv_resident(&a, 0, &f), ==, DDI_OK);
+    g_assert_cmpuint(f, >, 0);
+    g_assert_cmpint(kapi_wait_paging(a.p, a.ctx, f + 1), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_wait_paging(a.p, a.ctx, f), ==, DDI_OK);
+    g_assert_cmpint(gv_render_va(&a, a.va[0]), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.nq[1], >, 0);     /* the paging buffer */
+    g_assert_cmpuint(gpu.nq[0], ==, 0);    /* the render buffer: held */
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(kern.gpuva.fence_done, ==, f);
+    g_assert_cmpuint(kern.stats.buffers_done, ==, 1);
+    /* an allocation list on a GPU-VA context: refused */
+    umd_init(&cb, cmd, sizeof(cmd));
+    umd_fill(&cb, a.h[0], 0, 64, 1);
+    bad = (struct kapi_render_args){
+        .cmd = umd_words(&cb), .cmd_bytes = umd_bytes(&cb),
+        .alloc = cb.alloc, .nalloc = cb.nalloc, .patch = cb.patch,
+        .npatch = cb.npatch,
+    };
+    g_assert_cmpint(kapi_render(a.p, a.ctx, &bad), ==, DDI_EINVAL);
+    /* already reached: nothing to hold */
+    g_assert_cmpint(kapi_wait_paging(a.p, a.ctx, f), ==, DDI_OK);
+}
+
+static void test_gpuva_refs_and_enomem(void)
+{
+    struct gv_app a, b;
+    struct proc c;
+    uint64_t f = 0, budget, usage, u0;
+    uint32_t all[5];
+
+    setup_gpuva();
+    gv_make(&a, "a", 2, 0);
+    gv_make(&b, "b", 5, 0);
+    /* two MakeResident need two Evict; a third is refused */
+    g_assert_cmpint(gv_resident(&a, 0, &f), ==, DDI_OK);
+    g_assert_cmpint(gv_resident(&a, 0, &f), ==, DDI_OK);
+    g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[0], 1, NULL), ==, DDI_OK);
+    g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[0], 1, NULL), ==, DDI_OK);
+    g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[0], 1, NULL), ==,
+                    DDI_EINVAL);
+    /* another process's handle or device; a device without GPU-VA */
+    g_assert_cmpint(kapi_make_resident(a.p, a.dev, &b.h[0], 1, &f), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_make_resident(a.p, b.dev, &a.h[0], 1, &f), ==,
+                    DDI_EHANDLE);
+    make_proc(&c, "c");
+    g_assert_cmpint(kapi_make_resident(c.p, c.dev, &c.buf, 1, &f), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_gpu_va(c.p, c.buf, &f), ==, DDI_EINVAL);
+    /* 5 at once in room for 4: all or nothing */
+    g_assert_cmpint(kapi_query_video_memory(b.p, &budget, &u0), ==, DDI_OK);
+    memcpy(all, b.h, sizeof(all));
+    g_assert_cmpint(kapi_make_resident(b.p, b.dev, all, 5, &f), ==,
+                    DDI_ENOMEM);
+    g_assert_cmpint(kapi_query_video_memory(b.p, &budget, &usage), ==,
+                    DDI_OK);
+    g_assert_cmpuint(usage, ==, u0);
+    g_assert_cmpint(kapi_evict(b.p, b.dev, &all[0], 1, NULL), ==,
+                    DDI_EINVAL);
+    g_assert_cmpuint(kern.gpuva.stats.enomem, ==, 1);
+    /* 4 fit (a's unreferenced one is taken back from it) */
+    g_assert_cmpint(kapi_make_resident(b.p, b.dev, all, 4, &f), ==, DDI_OK);
+    g_assert_cmpint(kapi_query_video_memory(b.p, &budget, &usage), ==,
+                    DDI_OK);
+    g_assert_cmpuint(usage, ==, 4 * GV_ALLOC);
+    /* everything goes: every backing page back once the GPU is done */
+    g_assert_cmpint(kapi_destroy_device(a.p, a.dev), ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_device(b.p, b.dev), ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_device(c.p, c.dev), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(fv.unbinds, ==, fv.binds);
+    g_assert_cmpuint(pool.free, ==, pool.pages);
+    g_assert_cmpuint(kern.gpuva.res.used, ==, 0);
+    g_assert_cmpuint(vidmm_segment_used_bytes(&kern.gpuva.vram), ==, 0);
+}
+
+/* One MakeResident's moves are one paging buffer; with every paging
+ * buffer on the GPU, MakeResident is DDI_EBUSY and changes nothing, and
+ * works again once they retired. */
+static void test_gpuva_batch_busy(void)
+{
+    struct gv_app a;
+    uint64_t f = 0, budget, usage, u0, bufs, outs, ins;
+    unsigned i, busy_at = 0;
+    int st = DDI_OK;
+
+    setup_gpuva();
+    gv_make(&a, "a", 2, GV_ALLOC);
+    g_assert_cmpint(gv_resident(&a, 0, &f), ==, DDI_OK);
+    run();
+    gpu.hold = true;
+    for (i = 1; i < 2 * KGPUVA_MAX_PAGING && st == DDI_OK; i++) {
+        bufs = kern.gpuva.stats.paging_buffers;
+        outs = kern.gpuva.stats.page_outs;
+        ins = kern.gpuva.stats.page_ins;
+        kapi_query_video_memory(a.p, &budget, &u0);
+        /* over budget: the other is trimmed (out) and this one comes in,
+         * both in one buffer */
+        st = gv_resident(&a, i % 2, &f);
+        if (st == DDI_OK) {
+            g_assert_cmpuint(kern.gpuva.stats.paging_buffers, ==, bufs + 1);
+            g_assert_cmpuint(kern.gpuva.stats.page_outs, ==, outs + 1);
+            g_assert_cmpuint(kern.gpuva.stats.page_ins, ==, ins + 1);
+            g_assert_cmpuint(f, ==, kern.gpuva.fence_issued);
+        } else {
+            busy_at = i;
+        }
+    }
+    g_assert_cmpint(st, ==, DDI_EBUSY);
+    g_assert_cmpuint(busy_at, >, 1);
+    kapi_query_video_memory(a.p, &budget, &usage);
+    g_assert_cmpuint(usage, ==, u0);
+    g_assert_false(a.held[busy_at % 2]);
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(kern.gpuva.fence_done, ==, kern.gpuva.fence_issued);
+    g_assert_cmpint(gv_resident(&a, busy_at % 2, &f), ==, DDI_OK);
+}
+
+/* An allocation evicted while the process's work is in flight is not
+ * paged out under it: a MakeResident that needs its memory is DDI_EBUSY
+ * until that work retired. */
+static void test_gpuva_evict_in_use(void)
+{
+    struct gv_app a;
+    uint64_t f = 0, v;
+
+    setup_gpuva();
+    gv_make(&a, "a", 5, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        g_assert_cmpint(gv_resident(&a, i, &f), ==, DDI_OK);
+    }
+    run();
+    gpu.hold = true;
+    g_assert_cmpint(gv_render_va(&a, a.va[0]), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[0], 1, NULL), ==, DDI_OK);
+    a.held[0] = false;
+    g_assert_cmpint(gv_resident(&a, 4, &f), ==, DDI_EBUSY);
+    g_assert_true(gv_mapped(&a, 0, &v));
+    g_assert_false(gv_mapped(&a, 4, &v));
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(gv_resident(&a, 4, &f), ==, DDI_OK);
+    g_assert_false(gv_mapped(&a, 0, &v));
+    g_assert_true(gv_mapped(&a, 4, &v));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1404,5 +1886,11 @@ int main(int argc, char **argv)
                     test_scanout_keeps_primary);
     g_test_add_func("/kernel/display/failures", test_present_failures);
     g_test_add_func("/kernel/display/pointer", test_pointer);
+    g_test_add_func("/kernel/gpuva/budget-trim", test_gpuva_budget_trim);
+    g_test_add_func("/kernel/gpuva/paging-hold", test_gpuva_paging_hold);
+    g_test_add_func("/kernel/gpuva/batch-busy", test_gpuva_batch_busy);
+    g_test_add_func("/kernel/gpuva/evict-in-use", test_gpuva_evict_in_use);
+    g_test_add_func("/kernel/gpuva/refs-and-enomem",
+                    test_gpuva_refs_and_enomem);
     return g_test_run();
 }

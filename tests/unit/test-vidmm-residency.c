@@ -37,6 +37,7 @@ struct pager {
     struct vidmm_block blocks[MAX_ALLOCS];
     uint64_t fence;
     unsigned fail_page_in_after;    /* 0: never fail */
+    const struct vidmm_res_alloc *in_use;   /* the GPU may still use it */
     unsigned page_ins;
     unsigned nupd;
     struct ddi_pte_update upd[MAX_UPDATES];
@@ -83,6 +84,13 @@ static void fake_page_out(void *ctx, struct vidmm_res_alloc *a,
     *fence = ++pg->fence;
 }
 
+static bool fake_in_use(void *ctx, struct vidmm_res_alloc *a)
+{
+    struct pager *pg = ctx;
+
+    return a == pg->in_use;
+}
+
 /* The world of one test: a manager, processes, devices, allocations. */
 struct world {
     struct pager pg;
@@ -127,7 +135,8 @@ static void on_trim(void *ctx, struct vidmm_res_process *p, uint64_t bytes)
 static void setup(uint64_t budget0, uint64_t budget1)
 {
     struct vidmm_res_pager pager = {
-        .page_in = fake_page_in, .page_out = fake_page_out, .ctx = &w.pg,
+        .page_in = fake_page_in, .page_out = fake_page_out,
+        .in_use = fake_in_use, .ctx = &w.pg,
     };
 
     memset(&w, 0, sizeof(w));
@@ -687,6 +696,37 @@ static void test_gpuva_errors(void)
                     DDI_EHANDLE);
 }
 
+/* Evicted but still used by queued work (the pager's in_use): never paged
+ * out; a request that needs its memory is DDI_EBUSY (not ENOMEM) and
+ * changes nothing; once the work retired it fits. */
+static void test_in_use_not_paged_out(void)
+{
+    uint32_t p0[4], q;
+    uint64_t f;
+    unsigned nupd;
+
+    setup(0, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        p0[i] = new_alloc(0, 0x101 + i, 32 * KB);
+        g_assert_cmpint(mkres(0, p0[i], NULL), ==, DDI_OK);
+    }
+    q = new_alloc(1, 0x201, 32 * KB);
+    g_assert_cmpint(evict(0, p0[2]), ==, DDI_OK);
+    w.pg.in_use = find(0, p0[2]);
+    nupd = w.pg.nupd;
+    g_assert_cmpint(mkres(1, q, &f), ==, DDI_EBUSY);
+    g_assert_cmpuint(w.pg.nupd, ==, nupd);
+    g_assert_true(find(0, p0[2])->resident);
+    g_assert_false(find(1, q)->resident);
+    g_assert_cmpuint(w.dev[1].count, ==, 0);
+    g_assert_cmpuint(w.res.stats.busy, ==, 1);
+    g_assert_cmpuint(w.res.stats.enomem, ==, 0);
+    w.pg.in_use = NULL;
+    g_assert_cmpint(mkres(1, q, &f), ==, DDI_OK);
+    g_assert_false(find(0, p0[2])->resident);
+    g_assert_true(find(1, q)->resident);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -704,6 +744,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm-residency/overcommit-trims-first",
                     test_overcommit_trims_first);
     g_test_add_func("/vidmm-residency/foreign-handles", test_foreign_handles);
+    g_test_add_func("/vidmm-residency/in-use-not-paged-out",
+                    test_in_use_not_paged_out);
     g_test_add_func("/vidmm-residency/list-full-and-destroy",
                     test_list_full_and_destroy);
     g_test_add_func("/vidmm-residency/pager-failure-rolls-back",

@@ -1,0 +1,667 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * GPU-VA mode's residency in the kernel: glue between the kernel's
+ * objects, vidmm_residency (the contract: references, budgets, trims),
+ * vidmm_gpuva (VA ranges and the leaf-entry updates of a move) and the
+ * DDI (paging buffers, page tables). See kgpuva.h for the design.
+ */
+#include "kernel/kgpuva.h"
+
+#include <stddef.h>
+
+#include "kernel/kernel.h"
+#include "kernel/kernel_internal.h"
+
+#define PAGE DDI_GPUVA_PAGE
+
+static uint64_t page_round(uint64_t v)
+{
+    return (v + PAGE - 1) & ~(PAGE - 1);
+}
+
+static const struct ddi_gpuva_ops *gops(const struct kernel *k)
+{
+    return k->dev.ops->gpuva;
+}
+
+/* ---- paging buffers ----
+ *
+ * The moves of one kgpuva call (a MakeResident's page-outs and page-ins,
+ * a destruction's page-out and unmap) go into one paging buffer, the
+ * batch, submitted at the end of the call (kgpuva_flush): one paging
+ * fence value per call, as WDDM gives one PagingFenceValue per
+ * MakeResident. A batch is big enough for the worst call (every
+ * allocation out, a full list in); if one ever fills, it is submitted and
+ * another opened. A call that may move memory starts only with
+ * KGPUVA_SLOTS_FREE buffers free (else DDI_EBUSY: retry once paging
+ * retired), so a destruction, which cannot be refused, always finds
+ * room.
+ */
+#define KGPUVA_SLOTS_FREE   2
+#define KGPUVA_MAP_CHUNK    64      /* pages per MAP_APERTURE: 512 bytes
+                                       of page list on the stack */
+
+static unsigned slots_free(const struct kgpuva *g)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
+        n += !g->paging[i].used && !g->paging[i].open;
+    }
+    return n;
+}
+
+static struct kgpuva_paging *batch_open(struct kgpuva *g)
+{
+    if (g->batch) {
+        return g->batch;
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
+        struct kgpuva_paging *pb = &g->paging[i];
+
+        if (!pb->used && !pb->open) {
+            pb->dmabuf = (struct ddi_dmabuf){
+                .dw = (uint32_t *)vidmm_segment_cpu(&g->k->seg, pb->gpu),
+                .gpu_addr = pb->gpu, .cap_bytes = KGPUVA_PAGING_BYTES,
+                .engine = g->cfg.copy_engine,
+            };
+            pb->value = 0;
+            pb->open = true;
+            g->batch = pb;
+            return pb;
+        }
+    }
+    return NULL;
+}
+
+void kgpuva_flush(struct kernel *k)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_paging *pb = g->batch;
+    int st;
+
+    if (!pb) {
+        return;
+    }
+    g->batch = NULL;
+    pb->open = false;
+    if (pb->dmabuf.len_bytes == 0) {
+        return;     /* nothing the GPU must do (no value was handed out) */
+    }
+    pb->used = true;
+    st = vidsch_submit_paging(k->vs, g->cfg.copy_engine, &pb->dmabuf,
+                              (uint64_t)(uintptr_t)pb);
+    if (st != DDI_OK) {
+        /* The scheduler's table is full (it holds render buffers, waits
+         * and signals too). The moves did not run: counted, and the
+         * value retired at once so nothing waits for ever; contents of
+         * what it paged out are lost (never another process's: the
+         * VRAM is reused only by later buffers of the same engine). */
+        g->stats.submit_failures++;
+        kgpuva_paging_done(k, (uint64_t)(uintptr_t)pb);
+        return;
+    }
+    g->stats.paging_buffers++;
+    kernel_after_vidsch(k);
+}
+
+/*
+ * Appends one move (ops in order, then the leaf-entry updates) to the
+ * batch. *fence: the value the batch signals (0 if the move needed no
+ * packets). DDI_EBUSY when no buffer is free; the driver's errors as
+ * they come. Nothing of a refused move stays in the batch.
+ */
+static int batch_add(struct kgpuva *g, const struct ddi_paging_op *ops,
+                     unsigned nops, const struct ddi_pte_update *u,
+                     unsigned nu, uint64_t *fence)
+{
+    struct kernel *k = g->k;
+
+    *fence = 0;
+    for (unsigned tries = 0; tries < 2; tries++) {
+        struct kgpuva_paging *pb = batch_open(g);
+        uint32_t len;
+        struct ddi_dmabuf view;
+        int st = DDI_OK;
+
+        if (!pb) {
+            return DDI_EBUSY;
+        }
+        len = pb->dmabuf.len_bytes;
+        /* the driver builds from the start of what it is given: give it
+         * the rest of the batch */
+        view = (struct ddi_dmabuf){
+            .dw = pb->dmabuf.dw + len / 4, .gpu_addr = pb->gpu + len,
+            .cap_bytes = KGPUVA_PAGING_BYTES - len,
+            .engine = g->cfg.copy_engine,
+        };
+        if (nops) {
+            st = k->dev.ops->build_paging_buffer(k->dev.drv, ops, nops,
+                                                 &view);
+        }
+        if (st == DDI_OK) {
+            pb->dmabuf.len_bytes = len + view.len_bytes;
+            if (nu) {
+                st = gops(k)->pte_update(k->dev.drv, u, nu, &pb->dmabuf);
+            }
+        }
+        if (st == DDI_OK) {
+            if (pb->dmabuf.len_bytes && !pb->value) {
+                pb->value = ++g->fence_issued;
+            }
+            *fence = pb->dmabuf.len_bytes ? pb->value : 0;
+            return DDI_OK;
+        }
+        pb->dmabuf.len_bytes = len;
+        if (st != DDI_ENOMEM || len == 0) {
+            return st;
+        }
+        kgpuva_flush(k);        /* full: on the GPU, and a fresh one */
+    }
+    return DDI_ENOMEM;
+}
+
+static void alloc_free_backing(struct kgpuva *g, struct kgpuva_alloc *ga)
+{
+    vidmm_segment_free(&g->aper, ga->aper);
+    for (uint32_t i = 0; i < ga->npages; i++) {
+        uint64_t pg = ga->first_page + (uint64_t)i * PAGE;
+
+        page_pool_put(g->cfg.pool, &pg, 1);
+    }
+    *ga = (struct kgpuva_alloc){ 0 };
+}
+
+bool kgpuva_paging_done(struct kernel *k, uint64_t cookie)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_paging *pb = (struct kgpuva_paging *)(uintptr_t)cookie;
+
+    if (!g->on || pb < g->paging || pb >= g->paging + KGPUVA_MAX_PAGING ||
+        !pb->used) {
+        return false;
+    }
+    /* one engine, in order: the newest retired is the fence's value */
+    if (pb->value > g->fence_done) {
+        g->fence_done = pb->value;
+    }
+    pb->used = false;
+    /* destroyed allocations whose last paging buffer is done: their
+     * aperture range and backing pages go back */
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
+        struct kgpuva_alloc *ga = &g->alloc[i];
+
+        if (ga->used && ga->dying && ga->free_at <= g->fence_done) {
+            alloc_free_backing(g, ga);
+        }
+    }
+    /* contexts held by vidsch_wait on fence_done may go now (the caller
+     * tells the scheduler) */
+    return true;
+}
+
+/* ---- the pager (vidmm_res_pager) ---- */
+
+static struct kgpuva_alloc *ga_of(struct vidmm_res_alloc *a)
+{
+    return a->mm;
+}
+
+static int page_in(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
+{
+    struct kgpuva *g = ctx;
+    struct kgpuva_alloc *ga = ga_of(a);
+    struct vidmm_gpuva_frame to = {
+        .target = DDI_PTE_VRAM, .writable = true,
+    };
+    struct ddi_paging_op op;
+    struct ddi_pte_update u;
+    uint64_t vram;
+    int st;
+
+    if (!vidmm_segment_alloc(&g->vram, ga->bytes, PAGE, &vram)) {
+        return DDI_ENOMEM;      /* fragmented after all */
+    }
+    /* the segment's GPU addresses are VRAM offsets on copro, what the
+     * page tables take */
+    to.addr = vram;
+    st = vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to, &u);
+    op = (struct ddi_paging_op){
+        .kind = DDI_PAGING_TRANSFER, .src = ga->aper, .dst = vram,
+        .size = ga->bytes,
+    };
+    if (st == DDI_OK) {
+        st = batch_add(g, &op, 1, &u, 1, fence);
+    }
+    if (st != DDI_OK) {
+        vidmm_segment_free(&g->vram, vram);
+        return DDI_ENOMEM;
+    }
+    ga->vram = vram;
+    g->stats.page_ins++;
+    g->stats.bytes_in += ga->bytes;
+    return DDI_OK;
+}
+
+static void page_out(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
+{
+    struct kgpuva *g = ctx;
+    struct kgpuva_alloc *ga = ga_of(a);
+    struct vidmm_gpuva_frame to = { .target = DDI_PTE_INVALID };
+    struct ddi_paging_op op = {
+        .kind = DDI_PAGING_TRANSFER, .src = ga->vram, .dst = ga->aper,
+        .size = ga->bytes,
+    };
+    struct ddi_pte_update u;
+
+    *fence = 0;
+    if (!ga->vram) {
+        return;
+    }
+    /* Residency's contract: page_out cannot fail. It has room (a call
+     * that moves memory starts with free buffers, and a batch holds the
+     * worst call); if the driver still refused, the block is leaked
+     * rather than reused while the VA may map it. */
+    if (vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to,
+                          &u) != DDI_OK ||
+        batch_add(g, &op, 1, &u, 1, fence) != DDI_OK) {
+        g->stats.leaked_blocks++;
+        ga->vram = 0;
+        return;
+    }
+    vidmm_segment_free(&g->vram, ga->vram);
+    ga->vram = 0;
+    g->stats.page_outs++;
+    g->stats.bytes_out += ga->bytes;
+}
+
+/*
+ * Work of the owner's GPU-VA contexts still in flight may use any of its
+ * allocations (no lists say which): an evicted one is not paged out
+ * until that work retired [VidMm waits for the device's fences]. Coarse
+ * (any buffer of the process), never unsafe. Paging out early would
+ * only lose the owner's own late writes (the leaf entries go invalid in
+ * the same paging buffer, before the block is reused), but WDDM promises
+ * the application its contents.
+ */
+static bool in_use(void *ctx, struct vidmm_res_alloc *a)
+{
+    struct kgpuva *g = ctx;
+    const struct kproc *owner = ga_of(a)->proc->kp;
+
+    for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+        const struct kcontext *c = &g->k->contexts[i];
+
+        if (c->used && c->proc == owner && c->dev->gpuva && c->inflight) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- start ---- */
+
+const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg)
+{
+    struct kgpuva *g = &k->gpuva;
+    const struct vidmm_res_pager pager = {
+        .page_in = page_in, .page_out = page_out, .in_use = in_use,
+        .ctx = g,
+    };
+
+    *g = (struct kgpuva){ .cfg = *cfg, .k = k };
+    if (!gops(k) || !k->dev.ops->build_paging_buffer || !cfg->pool ||
+        cfg->vram_bytes < PAGE || cfg->aperture_size < PAGE ||
+        cfg->va_base < k->vram_base + k->vram_size) {
+        return "GPU-VA mode needs the driver's gpuva ops, paging, a page "
+               "pool, VRAM, an aperture window and a VA window above the "
+               "OS's VRAM";
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
+        if (!vidmm_segment_alloc(&k->seg, KGPUVA_PAGING_BYTES, 64,
+                                 &g->paging[i].gpu)) {
+            return "no room for GPU-VA paging buffers";
+        }
+    }
+    if (!vidmm_segment_alloc(&k->seg, page_round(cfg->vram_bytes), PAGE,
+                             &g->vram_base)) {
+        return "no room for GPU-VA VRAM in the kernel's segment";
+    }
+    vidmm_segment_init(&g->vram, g->vram_base, page_round(cfg->vram_bytes),
+                       NULL, g->vram_blocks, KGPUVA_MAX_ALLOCS + 1);
+    vidmm_segment_init(&g->aper, cfg->aperture_base, cfg->aperture_size,
+                       NULL, g->aper_blocks, KGPUVA_MAX_ALLOCS + 1);
+    if (vidmm_res_init(&g->res, page_round(cfg->vram_bytes), &pager,
+                       g->res_alloc, KGPUVA_MAX_ALLOCS) != DDI_OK) {
+        return "vidmm_res_init refused";
+    }
+    g->on = true;
+    return NULL;
+}
+
+/* ---- processes and devices ---- */
+
+struct kgpuva_proc *kgpuva_proc_of(struct kernel *k, const struct kproc *p)
+{
+    unsigned i = (unsigned)(p - k->procs);
+
+    if (!k->gpuva.on || i >= KGPUVA_MAX_PROCS || !k->gpuva.proc[i].on) {
+        return NULL;
+    }
+    return &k->gpuva.proc[i];
+}
+
+static void trim_thunk(void *ctx, struct vidmm_res_process *rp,
+                       uint64_t bytes)
+{
+    struct kgpuva_proc *gp = ctx;
+
+    (void)rp;
+    if (gp->trim_fn) {
+        gp->kp->k->gpuva.stats.trims_delivered++;
+        gp->trim_fn(gp->trim_arg, bytes);
+    }
+}
+
+static int proc_start(struct kernel *k, struct kproc *p)
+{
+    struct kgpuva *g = &k->gpuva;
+    unsigned i = (unsigned)(p - k->procs);
+    struct kgpuva_proc *gp;
+    int st;
+
+    if (i >= KGPUVA_MAX_PROCS) {
+        return DDI_ENOMEM;
+    }
+    gp = &g->proc[i];
+    if (gp->on) {
+        return DDI_OK;
+    }
+    *gp = (struct kgpuva_proc){ .kp = p };
+    /* the kernel's fixed segment: where its DMA buffers, save areas and
+     * fence words are (not vidmm's packet-mode part, not our VRAM) */
+    st = gops(k)->space_create(k->dev.drv, k->seg.base, k->seg.size,
+                               g->vram_base, g->vram.size, &gp->as);
+    if (st == DDI_OK) {
+        st = vidmm_gpuva_init(&gp->space, gp->as, p->id, g->cfg.va_base,
+                              g->cfg.va_size, gp->va_blocks,
+                              KGPUVA_MAX_ALLOCS + 1);
+    }
+    if (st == DDI_OK) {
+        /* budget 0: the whole capacity until the application sets one */
+        st = vidmm_res_process_add(&g->res, &gp->rp, p->id, 0, trim_thunk,
+                                   gp);
+    }
+    if (st != DDI_OK) {
+        return st;
+    }
+    gp->on = true;
+    return DDI_OK;
+}
+
+int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_dev *gd;
+    int st;
+
+    if (!g->on) {
+        return DDI_ENOTSUP;
+    }
+    if (di >= KGPUVA_MAX_DEVICES) {
+        return DDI_ENOMEM;
+    }
+    st = proc_start(k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
+    gd = &g->dev[di];
+    *gd = (struct kgpuva_dev){ 0 };
+    st = vidmm_res_device_add(&g->res, &gd->rd,
+                              &kgpuva_proc_of(k, p)->rp, gd->entry,
+                              KGPUVA_LIST);
+    gd->on = st == DDI_OK;
+    return st;
+}
+
+void kgpuva_device_destroy(struct kernel *k, unsigned di)
+{
+    if (kgpuva_device_on(k, di)) {
+        vidmm_res_device_remove(&k->gpuva.res, &k->gpuva.dev[di].rd);
+        k->gpuva.dev[di].on = false;
+    }
+}
+
+bool kgpuva_device_on(const struct kernel *k, unsigned di)
+{
+    return k->gpuva.on && di < KGPUVA_MAX_DEVICES && k->gpuva.dev[di].on;
+}
+
+int kgpuva_context_bind(struct kernel *k, struct kproc *p, uint32_t hw_id,
+                        uint64_t save)
+{
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+
+    if (!gp) {
+        return DDI_EINVAL;
+    }
+    return gops(k)->space_bind(k->dev.drv, gp->as, hw_id, save,
+                               KGPUVA_SAVE_BYTES);
+}
+
+void kgpuva_context_unbind(struct kernel *k, struct kproc *p, uint32_t hw_id,
+                           uint64_t save)
+{
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+
+    if (gp) {
+        gops(k)->space_unbind(k->dev.drv, gp->as, hw_id, save,
+                              KGPUVA_SAVE_BYTES);
+    }
+}
+
+/* ---- allocations ---- */
+
+int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
+                        uint64_t size, bool zeroed,
+                        struct kgpuva_alloc **out)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+    struct kgpuva_alloc *ga = NULL;
+    struct ddi_paging_op op;
+    uint64_t bytes = page_round(size), fence, first;
+    int st;
+
+    if (!gp || size == 0 || bytes > g->res.capacity) {
+        return DDI_EINVAL;
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS && !ga; i++) {
+        if (!g->alloc[i].used) {
+            ga = &g->alloc[i];
+        }
+    }
+    if (!ga) {
+        return DDI_ENOMEM;
+    }
+    if (slots_free(g) < KGPUVA_SLOTS_FREE) {
+        return DDI_EBUSY;       /* paging buffers in flight: retry */
+    }
+    *ga = (struct kgpuva_alloc){
+        .proc = gp, .handle = h, .bytes = bytes,
+        .npages = (uint32_t)(bytes / PAGE),
+    };
+    if (!page_pool_get_contiguous(g->cfg.pool, ga->npages, &first)) {
+        return DDI_ENOMEM;
+    }
+    ga->first_page = first;
+    if (!vidmm_segment_alloc(&g->aper, bytes, PAGE, &ga->aper)) {
+        st = DDI_ENOMEM;
+        goto no_aper;
+    }
+    st = vidmm_gpuva_map(&gp->space, bytes, 0, &ga->va);
+    if (st != DDI_OK) {
+        goto no_va;
+    }
+    st = gops(k)->space_reserve(k->dev.drv, gp->as, ga->va, bytes);
+    if (st != DDI_OK) {
+        goto no_tables;
+    }
+    if (zeroed) {
+        for (uint32_t i = 0; i < ga->npages; i++) {
+            volatile uint64_t *q = page_pool_cpu(first + (uint64_t)i * PAGE);
+
+            for (unsigned j = 0; j < PAGE / 8; j++) {
+                q[j] = 0;
+            }
+        }
+    }
+    /* The backing store's aperture mapping: the driver writes the GART
+     * while it builds (no packets needed), once for the allocation's
+     * life. The page list is read only during the build. */
+    {
+        uint64_t pages[KGPUVA_MAP_CHUNK];
+        uint32_t n = ga->npages;
+        uint64_t done = 0;
+
+        /* in chunks the (small) firmware stack holds */
+        while (st == DDI_OK && done < n) {
+            uint32_t c = n - done > KGPUVA_MAP_CHUNK
+                             ? KGPUVA_MAP_CHUNK : n - (uint32_t)done;
+
+            for (uint32_t i = 0; i < c; i++) {
+                pages[i] = first + (done + i) * PAGE;
+            }
+            op = (struct ddi_paging_op){
+                .kind = DDI_PAGING_MAP_APERTURE,
+                .dst = ga->aper + done * PAGE, .size = (uint64_t)c * PAGE,
+                .sys_pages = pages,
+            };
+            st = batch_add(g, &op, 1, NULL, 0, &fence);
+            done += c;
+        }
+        kgpuva_flush(k);
+    }
+    if (st == DDI_OK) {
+        st = vidmm_res_alloc_add(&g->res, &gp->rp, h, bytes, ga, NULL);
+    }
+    if (st != DDI_OK) {
+        goto no_tables;
+    }
+    ga->used = true;
+    *out = ga;
+    return DDI_OK;
+
+no_tables:
+    /* a MAP that went in is undone by the next one of the range: the
+     * range is free again only here, never in flight */
+    vidmm_gpuva_free(&gp->space, ga->va);
+no_va:
+    vidmm_segment_free(&g->aper, ga->aper);
+no_aper:
+    for (uint32_t i = 0; i < ga->npages; i++) {
+        uint64_t pg = first + (uint64_t)i * PAGE;
+
+        page_pool_put(g->cfg.pool, &pg, 1);
+    }
+    *ga = (struct kgpuva_alloc){ 0 };
+    return st;
+}
+
+void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct ddi_paging_op op;
+    uint64_t fence = 0;
+
+    if (!ga || !ga->used || ga->dying) {
+        return;
+    }
+    /* off every list, paged out (its entries invalid) if resident */
+    vidmm_res_alloc_remove(&g->res, &ga->proc->rp, ga->handle);
+    vidmm_gpuva_free(&ga->proc->space, ga->va);
+    /* The aperture range and backing pages go back once the GPU is past
+     * the page-out that read them: an UNMAP after it in the batch, and
+     * the record waits for that batch's value. */
+    op = (struct ddi_paging_op){
+        .kind = DDI_PAGING_UNMAP_APERTURE, .dst = ga->aper,
+        .size = ga->bytes,
+    };
+    if (batch_add(g, &op, 1, NULL, 0, &fence) != DDI_OK) {
+        fence = 0;      /* the GART entries stay: harmless, never reused
+                           before the next MAP of the range rewrites them */
+    }
+    if (g->batch && g->batch->value && g->batch->dmabuf.len_bytes) {
+        fence = g->batch->value;    /* the page-out's, if it had one */
+    }
+    if (fence) {
+        ga->dying = true;
+        ga->free_at = fence;
+    } else {
+        alloc_free_backing(g, ga);
+    }
+    if (!g->bulk) {
+        kgpuva_flush(k);
+    }
+}
+
+void kgpuva_bulk(struct kernel *k, bool on)
+{
+    k->gpuva.bulk = on;
+    if (!on) {
+        kgpuva_flush(k);
+    }
+}
+
+/* ---- residency ---- */
+
+int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
+                         unsigned n, uint64_t *paging_fence)
+{
+    struct kgpuva *g = &k->gpuva;
+    int st;
+
+    if (!kgpuva_device_on(k, di)) {
+        return DDI_EINVAL;
+    }
+    if (slots_free(g) < KGPUVA_SLOTS_FREE) {
+        return DDI_EBUSY;       /* paging buffers in flight: retry */
+    }
+    st = vidmm_res_make_resident(&g->res, &g->dev[di].rd, h, n,
+                                 paging_fence);
+    if (st == DDI_ENOMEM) {
+        g->stats.enomem++;
+    }
+    /* the batch on the GPU: its retirement moves fence_done */
+    kgpuva_flush(k);
+    return st;
+}
+
+int kgpuva_evict(struct kernel *k, unsigned di, const uint32_t *h,
+                 unsigned n, uint64_t *bytes_to_trim)
+{
+    if (!kgpuva_device_on(k, di)) {
+        return DDI_EINVAL;
+    }
+    return vidmm_res_evict(&k->gpuva.res, &k->gpuva.dev[di].rd, h, n,
+                           bytes_to_trim);
+}
+
+int kgpuva_lock(struct kernel *k, struct kgpuva_alloc *ga,
+                volatile void **cpu)
+{
+    struct vidmm_res_alloc *ra =
+        vidmm_res_alloc_find(&k->gpuva.res, &ga->proc->rp, ga->handle);
+
+    if (!ra || !ra->refs || !ga->vram) {
+        return DDI_EBUSY;
+    }
+    *cpu = k->vram_cpu + (ga->vram - k->vram_base);
+    return DDI_OK;
+}
+
+const char *kernel_gpuva_start(struct kernel *k,
+                               const struct kgpuva_config *cfg)
+{
+    return kgpuva_start(k, cfg);
+}
