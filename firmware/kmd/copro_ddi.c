@@ -351,8 +351,10 @@ static int ddi_build_paging_buffer(void *drv, const struct ddi_paging_op *ops,
     return copro_pager_build(d->pager, ops, nops, out);
 }
 
-/* Without a pager the table leaves build_paging_buffer NULL: the DDI's
- * "cannot page", and the OS keeps allocations where they were placed. */
+/* The base table. Without a pager build_paging_buffer stays NULL (the
+ * DDI's "cannot page": the OS keeps allocations where they were placed);
+ * GPU-VA mode needs paging too, its moves being paging buffers.
+ * copro_ddi_device adds what is attached. */
 static const struct ddi_ops copro_ddi_ops = {
     .query_caps = ddi_query_caps,
     .render = ddi_render,
@@ -366,40 +368,6 @@ static const struct ddi_ops copro_ddi_ops = {
     .set_pointer_shape = ddi_set_pointer_shape,
     .set_pointer_position = ddi_set_pointer_position,
     .mark = ddi_mark,
-};
-
-static const struct ddi_ops copro_ddi_paging_ops = {
-    .query_caps = ddi_query_caps,
-    .render = ddi_render,
-    .patch = ddi_patch,
-    .build_paging_buffer = ddi_build_paging_buffer,
-    .submit = ddi_submit,
-    .preempt = ddi_preempt,
-    .reset_engine = ddi_reset_engine,
-    .gpu_time = ddi_gpu_time,
-    .commit_vidpn = ddi_commit_vidpn,
-    .set_source_address = ddi_set_source_address,
-    .set_pointer_shape = ddi_set_pointer_shape,
-    .set_pointer_position = ddi_set_pointer_position,
-    .mark = ddi_mark,
-};
-
-/* GPU-VA mode needs paging too (moves are paging buffers). */
-static const struct ddi_ops copro_ddi_gpuva_ops = {
-    .query_caps = ddi_query_caps,
-    .render = ddi_render,
-    .patch = ddi_patch,
-    .build_paging_buffer = ddi_build_paging_buffer,
-    .submit = ddi_submit,
-    .preempt = ddi_preempt,
-    .reset_engine = ddi_reset_engine,
-    .gpu_time = ddi_gpu_time,
-    .commit_vidpn = ddi_commit_vidpn,
-    .set_source_address = ddi_set_source_address,
-    .set_pointer_shape = ddi_set_pointer_shape,
-    .set_pointer_position = ddi_set_pointer_position,
-    .mark = ddi_mark,
-    .gpuva = &copro_gpuva_ops,
 };
 
 void copro_ddi_attach_gpuva(struct copro_ddi *d, struct copro_gpuva *g)
@@ -433,11 +401,14 @@ void copro_ddi_set_upcalls(struct copro_ddi *d, const struct ddi_upcalls *up,
 
 struct ddi_device copro_ddi_device(struct copro_ddi *d)
 {
-    return (struct ddi_device){
-        .ops = d->pager && d->gpuva ? &copro_ddi_gpuva_ops
-               : d->pager ? &copro_ddi_paging_ops : &copro_ddi_ops,
-        .drv = d,
-    };
+    d->ops = copro_ddi_ops;
+    if (d->pager) {
+        d->ops.build_paging_buffer = ddi_build_paging_buffer;
+        if (d->gpuva) {
+            d->ops.gpuva = &copro_gpuva_ops;
+        }
+    }
+    return (struct ddi_device){ .ops = &d->ops, .drv = d };
 }
 
 bool copro_ddi_take_segment(struct copro_ddi *d, uint64_t *base,

@@ -67,6 +67,9 @@ struct copro_ddi {
     struct copro_gpuva *gpuva;
     /* the display source, NULL if none was attached */
     struct copro_display *disp;
+    /* the table copro_ddi_device hands out: the base ops plus paging and
+     * GPU-VA mode when a pager (and a GPU-VA state) are attached */
+    struct ddi_ops ops;
     struct {
         uint64_t addr;              /* 0: no shape yet */
         int32_t x, y;
