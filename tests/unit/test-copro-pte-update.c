@@ -23,41 +23,7 @@
 #define APERTURE_BYTES  (16u << 20)
 #define VA              0x1fd000ull     /* 3 pages below a 2 MiB line */
 
-static uint8_t vram[VRAM_SIZE];
-static uint64_t next_table;
-
-static uint64_t rd(void *o, uint64_t off)
-{
-    uint64_t v;
-
-    (void)o;
-    g_assert_cmpuint(off + 8, <=, VRAM_SIZE);
-    memcpy(&v, vram + off, 8);
-    return v;
-}
-
-static void wr(void *o, uint64_t off, uint64_t v)
-{
-    (void)o;
-    g_assert_cmpuint(off + 8, <=, VRAM_SIZE);
-    memcpy(vram + off, &v, 8);
-}
-
-static bool table(void *o, uint64_t *off)
-{
-    (void)o;
-    if (next_table + COPRO_PT_TABLE_BYTES > VRAM_SIZE) {
-        return false;
-    }
-    *off = next_table;
-    next_table += COPRO_PT_TABLE_BYTES;
-    memset(vram + *off, 0, COPRO_PT_TABLE_BYTES);
-    return true;
-}
-
-static const struct copro_pt_mem mem = {
-    .vram_size = VRAM_SIZE, .read64 = rd, .write64 = wr, .alloc_table = table,
-};
+#include "fake-pt-vram.h"
 
 static uint64_t root;
 static uint32_t dw[256];
