@@ -421,10 +421,54 @@ int kapi_allocation_size(struct kproc *p, uint32_t halloc, uint64_t *size)
     return DDI_OK;
 }
 
+/*
+ * Sharing [D3DKMTShareObjects]: an object's global name is its slot in
+ * k->shared, tagged and with the slot's generation, so a name of a freed
+ * object never names its successor. share_name gives obj (of type, whose
+ * name field is *shared_name) its name, the one it has or a new one.
+ */
+static int share_name(struct kernel *k, void *obj, enum handle_type type,
+                      uint32_t *shared_name, uint32_t *name)
+{
+    if (*shared_name) {
+        *name = *shared_name;
+        return DDI_OK;
+    }
+    for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
+        if (!k->shared[i].obj) {
+            k->shared[i].obj = obj;
+            k->shared[i].type = type;
+            k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
+            *shared_name = SHARED_TAG | ((uint32_t)k->shared[i].gen << 8) | i;
+            *name = *shared_name;
+            return DDI_OK;
+        }
+    }
+    return DDI_ENOMEM;
+}
+
+/* The object of type that name names, NULL if it names none: forged, of
+ * another type, or its object freed since. */
+static void *shared_object(const struct kernel *k, uint32_t name,
+                           enum handle_type type)
+{
+    unsigned slot = name & 0xff;
+    void *obj;
+    uint32_t current;
+
+    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
+        !k->shared[slot].obj || k->shared[slot].type != type) {
+        return NULL;
+    }
+    obj = k->shared[slot].obj;
+    current = type == HANDLE_ALLOCATION ? ((struct kalloc *)obj)->shared_name
+                                        : ((struct ksync *)obj)->shared_name;
+    return current == name ? obj : NULL;
+}
+
 int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
 {
     struct kalloc *a = get_alloc(p, halloc);
-    struct kernel *k;
 
     if (!a) {
         return DDI_EHANDLE;
@@ -435,30 +479,13 @@ int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
     if (a->gv) {
         return DDI_ENOTSUP;     /* a VA is its process's alone */
     }
-    if (a->shared_name) {
-        *name = a->shared_name;
-        return DDI_OK;
-    }
-    k = p->k;
-    for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
-        if (!k->shared[i].obj) {
-            k->shared[i].obj = a;
-            k->shared[i].type = HANDLE_ALLOCATION;
-            k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
-            a->shared_name = SHARED_TAG | ((uint32_t)k->shared[i].gen << 8) |
-                             i;
-            *name = a->shared_name;
-            return DDI_OK;
-        }
-    }
-    return DDI_ENOMEM;
+    return share_name(p->k, a, HANDLE_ALLOCATION, &a->shared_name, name);
 }
 
 int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
                          uint32_t *halloc)
 {
     struct kdevice *dev = get_device(p, hdevice);
-    unsigned slot = name & 0xff;
     struct kalloc *a;
     int st;
 
@@ -471,13 +498,10 @@ int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
     if (!halloc) {
         return DDI_EINVAL;
     }
-    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
-        !p->k->shared[slot].obj ||
-        p->k->shared[slot].type != HANDLE_ALLOCATION ||
-        ((struct kalloc *)p->k->shared[slot].obj)->shared_name != name) {
+    a = shared_object(p->k, name, HANDLE_ALLOCATION);
+    if (!a) {
         return DDI_EHANDLE;
     }
-    a = p->k->shared[slot].obj;
     st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
     if (st == DDI_OK) {
         a->refs++;
@@ -542,13 +566,7 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     if (--s->refs) {
         return DDI_OK;      /* another process still has it open */
     }
-    if (s->shared_name) {
-        unsigned slot = s->shared_name & 0xff;
-
-        if (slot < KERNEL_MAX_SHARED && p->k->shared[slot].obj == s) {
-            p->k->shared[slot].obj = NULL;
-        }
-    }
+    kernel_unshare(p->k, s, &s->shared_name);
     kdisplay_sync_gone(p->k, s);
     s->zombie = true;
     p->k->reap_objects = true;
@@ -559,7 +577,6 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
 int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name)
 {
     struct ksync *s = get_sync(p, hsync);
-    struct kernel *k;
 
     if (!s) {
         return DDI_EHANDLE;
@@ -567,30 +584,13 @@ int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name)
     if (!name) {
         return DDI_EINVAL;
     }
-    if (s->shared_name) {
-        *name = s->shared_name;
-        return DDI_OK;
-    }
-    k = p->k;
-    for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
-        if (!k->shared[i].obj) {
-            k->shared[i].obj = s;
-            k->shared[i].type = HANDLE_SYNC;
-            k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
-            s->shared_name = SHARED_TAG | ((uint32_t)k->shared[i].gen << 8) |
-                             i;
-            *name = s->shared_name;
-            return DDI_OK;
-        }
-    }
-    return DDI_ENOMEM;
+    return share_name(p->k, s, HANDLE_SYNC, &s->shared_name, name);
 }
 
 int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
                    uint32_t *hsync)
 {
     struct kdevice *dev = get_device(p, hdevice);
-    unsigned slot = name & 0xff;
     struct ksync *s;
     int st;
 
@@ -603,12 +603,10 @@ int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
     if (!hsync) {
         return DDI_EINVAL;
     }
-    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
-        !p->k->shared[slot].obj || p->k->shared[slot].type != HANDLE_SYNC ||
-        ((struct ksync *)p->k->shared[slot].obj)->shared_name != name) {
+    s = shared_object(p->k, name, HANDLE_SYNC);
+    if (!s) {
         return DDI_EHANDLE;
     }
-    s = p->k->shared[slot].obj;
     st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
     if (st == DDI_OK) {
         s->refs++;

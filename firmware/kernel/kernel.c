@@ -277,19 +277,23 @@ const struct ddi_upcalls kernel_upcalls = {
 
 /* ---- object lifetimes ---- */
 
+void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name)
+{
+    unsigned slot = *shared_name & 0xff;
+
+    if (*shared_name && slot < KERNEL_MAX_SHARED &&
+        k->shared[slot].obj == obj) {
+        k->shared[slot].obj = NULL;
+    }
+    *shared_name = 0;
+}
+
 void kernel_alloc_release(struct kernel *k, struct kalloc *a)
 {
     if (a->refs || a->busy || a->scanout) {
         return;
     }
-    if (a->shared_name) {
-        unsigned slot = a->shared_name & 0xff;
-
-        if (slot < KERNEL_MAX_SHARED && k->shared[slot].obj == a) {
-            k->shared[slot].obj = NULL;
-        }
-        a->shared_name = 0;
-    }
+    kernel_unshare(k, a, &a->shared_name);
     while (a->locks) {
         kmem_unlock(k, a);      /* the CPU's pointers died with the handles */
         a->locks--;

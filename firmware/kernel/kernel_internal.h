@@ -15,6 +15,8 @@
 void kernel_after_vidsch(struct kernel *k);
 
 /* Frees a's VRAM and record once no handle and no buffer names it. */
+/* Frees obj's global name (its k->shared slot), if it has one. */
+void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name);
 void kernel_alloc_release(struct kernel *k, struct kalloc *a);
 
 /* True when no buffer of sequence <= seq that uses a is in flight. */
