@@ -68,6 +68,10 @@ for t in "$repo"/tests/qtest/*.[ch] "$repo"/tests/qtest/copro-qtests.txt; do
 done
 
 ccache=$(command -v ccache || true)
+# Objects are cached by their path relative to the QEMU build directory, so
+# another checkout's build (a git worktree, a second build directory)
+# reuses this one's.
+export CCACHE_BASEDIR=$out
 config=(--python=/usr/bin/python3
         --target-list=x86_64-softmmu
         --without-default-features --without-default-devices
@@ -85,7 +89,7 @@ jobs=()
 case $variant in
 plain)
     # an SDL window for people who run QEMU by hand
-    config+=(--enable-sdl)
+    config+=(--cc="${ccache:+$ccache }${CC:-gcc}" --enable-sdl)
     ;;
 asan)
     # Frame pointers: ASan's fast unwinder needs them for whole stacks.
