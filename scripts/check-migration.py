@@ -33,10 +33,13 @@ the loadvm that undoes it is left out, and a migrated run's console is the
 source's followed by the destination's. Under -icount a run is a function
 of the guest's instructions alone, so an interrupted run must give the
 reference report line for line, virtual-time figures included. The moment
-is found from guest progress, never from wall time: the VM is stopped,
-x-query-copro looked at, and continued, until a preemption is in progress
-(pick_moment). Nothing is timed on the wall clock except hang guards
-(COPRO_TIMEOUT seconds per QEMU, default 60). Prints TAP.
+is found from guest progress, never from wall time: the device stops the
+VM at each preemption request or submission start (QMP x-copro-stop-at,
+exact under -icount), x-query-copro is looked at, and the VM continued,
+until a preemption is in progress (pick_moment); the guest never runs on
+in host time while the test looks, so the same moments are caught on a
+fast host and a loaded one. Nothing is timed on the wall clock except hang
+guards (COPRO_TIMEOUT seconds per QEMU, default 60). Prints TAP.
 
 --known-bug TEXT marks a failure that has the known bug's signature as
 TODO, with TEXT as the reason: the device's state changing while the VM
@@ -318,14 +321,26 @@ def total(state, key):
     return sum(e[key] for _, e in engines(state))
 
 
+def run_until_stop(vm, **stop):
+    """Arm x-copro-stop-at (an event kind and count, or a device time),
+    let the guest run and return once the device has stopped the VM there.
+    Under -icount the stop is at an exact point of the run, whatever the
+    host's speed or load: the guest never runs on in host time while the
+    test looks (a run that ends first is a TestError, and the same run
+    ends first every time)."""
+    vm.cmd('x-copro-stop-at', **stop)
+    vm.cmd('cont')
+    vm.wait_event('RESUME')
+    vm.wait_event('STOP')
+
+
 def wait_in_use(vm):
-    """Let the guest boot, without stopping it, until its driver has given
-    the device work: pick_moment's stepping is only worth it from there."""
-    def in_use(state):
-        return any(e['state'] != 'idle' or e['submissions'] or
-                   e['preemptions'] for _, e in engines(state))
-    while not in_use(vm.copro()):
-        time.sleep(0.001)
+    """Run the guest from its start until its driver has given the device
+    work (the first submission starts), and stop it there. The timeline
+    records from here on, for the stops: the run is the same to the
+    virtual nanosecond with it on or off (docs/specs/copro.rst)."""
+    vm.cmd('x-copro-timeline-set', enable=True, capacity=4096)
+    run_until_stop(vm, kind='start')
 
 
 # The moments pick_moment can stop at, for each engine of each copro:
@@ -378,26 +393,31 @@ def classify(state, first_ctx):
             yield 'busy', n, f'in the middle of a buffer ({where})'
 
 
+# The timeline event that can open each moment: the VM stops right at
+# each one in turn until the state is of the kind wanted.
+STOP_KIND = {'pending': 'preempt-request', 'switched': 'start',
+             'resumed': 'start', 'busy': 'start', 'auto': 'preempt-request'}
+
+
 def pick_moment(vm, moment):
     """Stop the VM at a MOMENT of the run (see MOMENTS). Returns (state,
     description) with the VM stopped.
 
-    Stop, look, continue: each cycle lets the guest run a little (about
-    one QMP round trip), and under -icount stopping and continuing does
-    not change what the guest does, so the run is the reference run looked
-    at again and again. Which moment is caught depends on host timing;
-    that one is caught does not. If the guest finishes first, QEMU exits
-    and the QMP command in flight raises TestError."""
+    The device stops the VM at every event that can open such a moment
+    (x-copro-stop-at: a preemption request, or a submission's start) and
+    the state is looked at there; under -icount the stops are at exact
+    points of the run, so the moment caught is the same from run to run
+    and does not depend on the host. If the guest finishes first, QEMU
+    exits and the wait raises TestError."""
     first_ctx = {}
     try:
         while True:
-            vm.cmd('stop')
             state = vm.copro()
             for kind, n, where in classify(state, first_ctx):
                 if kind == moment or (moment == 'auto' and
                                       n >= AUTO.get(kind, 1 << 30)):
                     return state, where
-            vm.cmd('cont')
+            run_until_stop(vm, kind=STOP_KIND[moment])
     except TestError as e:
         raise TestError(f'the run ended before a moment of kind {moment} '
                         f'was caught ({e})') from e
@@ -487,7 +507,6 @@ def test_savevm(env, t):
                             'size': 1 << 20})
         vm.cmd('blockdev-add', driver='qcow2', file='snap-file',
                **{'node-name': 'snap'})
-        vm.cmd('cont')
         wait_in_use(vm)
         saved, where = pick_moment(vm, env.moment)
         t.check(True, f'stopped mid-run: {where}')
@@ -499,14 +518,11 @@ def test_savevm(env, t):
                    'at the stop', 'after savevm')
 
         # Run on, so that loadvm has something to undo: 5 ms of GPU time,
-        # tens of the hog's WORK slices, maybe one more preemption.
+        # tens of the hog's WORK slices, maybe one more preemption; the
+        # device stops the VM there (never the host's timing).
         t0 = saved[0]['gpu-time-ns']
-        while True:
-            vm.cmd('cont')
-            vm.cmd('stop')
-            later = vm.copro()
-            if later[0]['gpu-time-ns'] >= t0 + 5000000:
-                break
+        run_until_stop(vm, **{'time-ns': t0 + 5000000})
+        later = vm.copro()
         t.check(True, f'the guest ran on past the snapshot: gpu time '
                 f'{t0} -> {later[0]["gpu-time-ns"]} ns, '
                 f'{total(later, "packets") - total(saved, "packets")} '
@@ -539,7 +555,6 @@ def test_file(env, t):
     state_file = os.path.join(src.dir, 'state')
     try:
         src.enable_migration_events()
-        src.cmd('cont')
         wait_in_use(src)
         saved, where = pick_moment(src, env.moment)
         t.check(True, f'stopped mid-run: {where}')
@@ -585,7 +600,6 @@ def test_live(env, t):
                                              'zero-page-detection': 'none'})
         for vm in (src, dst):
             vm.enable_migration_events()
-        src.cmd('cont')
         wait_in_use(src)
         at_start = src.copro()
         uri = 'unix:' + os.path.join(dst.dir, 'migration.sock')
@@ -690,7 +704,6 @@ def test_reset(env, t, first_line):
         power_on = vm.copro()
         power_on_hmp = vm.hmp('info copro')
         power_on_pci = copro_pci(vm)
-        vm.cmd('cont')
         wait_in_use(vm)
         before, where = pick_moment(vm, env.moment)
         t.check(any(e['current-fence'] and e['state'] != 'idle'

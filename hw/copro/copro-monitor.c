@@ -145,7 +145,6 @@ static void hmp_info_copro(Monitor *mon, const QDict *qdict)
                            e->preempt_max_ns);
         }
         copro_mmu_hmp(mon, d);
-        copro_display_hmp(mon, d);
         for (CoproContextInfoList *cl = d->contexts; cl; cl = cl->next) {
             CoproContextInfo *c = cl->value;
 
@@ -153,6 +152,8 @@ static void hmp_info_copro(Monitor *mon, const QDict *qdict)
                            PRIu64 " submissions\n", c->context, c->busy_ns,
                            c->submissions);
         }
+        /* last, as the spec orders it */
+        copro_display_hmp(mon, d);
     }
 }
 

@@ -39,6 +39,8 @@
 #include "qobject/qnum.h"
 #include "qemu/bitmap.h"
 #include "system/system.h"
+#include "system/runstate.h"
+#include "hw/core/cpu.h"
 #include "copro.h"
 #include "trace.h"
 
@@ -180,10 +182,41 @@ static CoproTlEvent *copro_tl_slot(CoproTlLog *tl)
     return ev;
 }
 
+/*
+ * Stop the VM as QMP's stop would, at this point of its virtual time.
+ * Every vCPU is told to stop before its next instruction, as
+ * pause_all_vcpus() would; the stop itself (run state, STOP event) is a
+ * bottom half, because vm_stop() cannot run in a vCPU thread. The main
+ * loop runs bottom halves before it considers warping an idle -icount
+ * clock to its next deadline, so the clock stays where the stop was
+ * asked and no device timer runs in between.
+ */
+static void copro_tl_stop_vm(CoproState *s, const char *why)
+{
+    CPUState *cpu;
+
+    trace_copro_stop_at(why, copro_now_ns());
+    CPU_FOREACH(cpu) {
+        cpu->stop = true;
+        qemu_cpu_kick(cpu);
+    }
+    qemu_bh_schedule(s->tl.stop_bh);
+}
+
+static void copro_tl_stop_bh(void *opaque)
+{
+    vm_stop(RUN_STATE_PAUSED);
+}
+
 static CoproTlEvent *copro_tl_new(CoproState *s, CoproTlKind kind,
                                   unsigned engine)
 {
     CoproTlEvent *ev = copro_tl_slot(&s->tl);
+
+    if (unlikely((int)kind == s->tl.stop_kind) && --s->tl.stop_left == 0) {
+        s->tl.stop_kind = -1;
+        copro_tl_stop_vm(s, copro_tl_kinds[kind].name);
+    }
 
     *ev = (CoproTlEvent) {
         .time = copro_now_ns(),
@@ -206,8 +239,8 @@ void copro_tl_engine_event(CoproEngine *e, CoproTlKind kind)
     uint64_t *a = ev->arg;
     bool paging = e->desc.flags & COPRO_SUBMIT_PAGING;
 
-    /* about the submission loaded, if any (a doorbell is about the ring) */
-    if (e->active && kind != COPRO_TL_DOORBELL) {
+    /* about the submission loaded, if any (a doorbell too, as it runs) */
+    if (e->active) {
         copro_tl_set_context(ev, e->desc.context);
     }
     switch (kind) {
@@ -499,21 +532,25 @@ static const CoproTlEvent *copro_tl_next(CoproTlLog *tl,
          (n) < (q)->max && ((ev) = copro_tl_next((tl), (q), &(seq))); \
          (seq)++, (n)++)
 
+/* The kind named @name, or -1 with @errp set. */
+static int copro_tl_kind(const char *name, Error **errp)
+{
+    for (unsigned i = 0; i < COPRO_TL_KINDS; i++) {
+        if (copro_tl_kinds[i].name && !strcmp(copro_tl_kinds[i].name, name)) {
+            return i;
+        }
+    }
+    error_setg(errp, "copro: unknown timeline event kind '%s'", name);
+    return -1;
+}
+
 static bool copro_tl_parse_kinds(CoproTlQuery *q, strList *kinds,
                                  Error **errp)
 {
     for (strList *k = kinds; k; k = k->next) {
-        unsigned i;
+        int i = copro_tl_kind(k->value, errp);
 
-        for (i = 0; i < COPRO_TL_KINDS; i++) {
-            if (copro_tl_kinds[i].name &&
-                !strcmp(copro_tl_kinds[i].name, k->value)) {
-                break;
-            }
-        }
-        if (i == COPRO_TL_KINDS) {
-            error_setg(errp, "copro: unknown timeline event kind '%s'",
-                       k->value);
+        if (i < 0) {
             return false;
         }
         set_bit(i, q->kinds);
@@ -687,6 +724,57 @@ void qmp_x_copro_timeline_set(const char *device, bool enable,
     copro_tl_enable(s, capacity, errp);
 }
 
+static void copro_tl_stop_timer(void *opaque)
+{
+    copro_tl_stop_vm(opaque, "time");
+}
+
+void qmp_x_copro_stop_at(const char *device, const char *kind,
+                         bool has_count, uint64_t count, bool has_time_ns,
+                         uint64_t time_ns, Error **errp)
+{
+    CoproState *s = copro_tl_find(device, errp);
+    int k = -1;
+
+    if (!s) {
+        return;
+    }
+    if (!kind == !has_time_ns) {
+        error_setg(errp, "copro: x-copro-stop-at takes either 'kind' or "
+                   "'time-ns'");
+        return;
+    }
+    if (has_time_ns) {
+        if (time_ns > INT64_MAX || (int64_t)time_ns <= copro_now_ns()) {
+            error_setg(errp, "copro: time-ns %" PRIu64 " is not after the "
+                       "device clock (%" PRId64 " ns)", time_ns,
+                       copro_now_ns());
+            return;
+        }
+    } else {
+        k = copro_tl_kind(kind, errp);
+        if (k < 0) {
+            return;
+        }
+        if (!s->tl.on) {
+            error_setg(errp, "copro: the timeline is off: events are seen "
+                       "only while it records (x-copro-timeline-set)");
+            return;
+        }
+        if (has_count && count == 0) {
+            error_setg(errp, "copro: count must be at least 1");
+            return;
+        }
+    }
+    /* one stop armed at a time: this one replaces the last */
+    timer_del(s->tl.stop_timer);
+    s->tl.stop_kind = k;
+    s->tl.stop_left = has_count ? count : 1;
+    if (has_time_ns) {
+        timer_mod(s->tl.stop_timer, time_ns);
+    }
+}
+
 /*
  * Lifecycle
  */
@@ -710,9 +798,14 @@ static void copro_tl_exit(Notifier *n, void *data)
 
 bool copro_tl_realize(CoproState *s, Error **errp)
 {
+    s->tl.stop_kind = -1;
     if (s->timeline && !copro_tl_enable(s, s->timeline, errp)) {
         return false;
     }
+    s->tl.stop_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, copro_tl_stop_timer,
+                                    s);
+    s->tl.stop_bh = qemu_bh_new_guarded(copro_tl_stop_bh, s,
+                                        &DEVICE(s)->mem_reentrancy_guard);
     if (s->timeline_file) {
         s->tl.exit_notifier.notify = copro_tl_exit;
         qemu_add_exit_notifier(&s->tl.exit_notifier);
@@ -729,6 +822,9 @@ void copro_tl_unrealize(CoproState *s)
         s->tl.exit_notifier.notify = NULL;
     }
     s->tl.on = false;
+    s->tl.stop_kind = -1;
+    g_clear_pointer(&s->tl.stop_timer, timer_free);
+    g_clear_pointer(&s->tl.stop_bh, qemu_bh_delete);
     g_clear_pointer(&s->tl.ev, g_free);
     s->tl.capacity = 0;
     s->tl.first = 0;

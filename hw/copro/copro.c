@@ -584,6 +584,24 @@ static void copro_vm_state_change(void *opaque, bool running,
     }
 }
 
+static void copro_fini_irqs(CoproState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    if (s->msix_enabled_prop && msix_present(pdev)) {
+        msix_unuse_all_vectors(pdev);
+        msix_uninit_exclusive_bar(pdev);
+    }
+    msi_uninit(pdev);
+}
+
+/*
+ * Everything that can refuse the device (properties, capabilities,
+ * interrupts, the VRAM allocation, the timeline) comes before anything
+ * that cannot, and a refusal undoes what was done: a management stack
+ * retries device_add at the same address, and a VRAM block left
+ * registered under that address's name would abort QEMU then.
+ */
 static void copro_realize(PCIDevice *pdev, Error **errp)
 {
     CoproState *s = COPRO(pdev);
@@ -595,21 +613,6 @@ static void copro_realize(PCIDevice *pdev, Error **errp)
 
     pci_config_set_revision(pdev->config, COPRO_PCI_REVISION);
 
-    memory_region_init_io(&s->mmio, OBJECT(s), &copro_mmio_ops, s,
-                          "copro-mmio", COPRO_MMIO_SIZE);
-    pci_register_bar(pdev, COPRO_BAR_MMIO, PCI_BASE_ADDRESS_SPACE_MEMORY,
-                     &s->mmio);
-
-    if (!memory_region_init_ram(&s->vram, OBJECT(s), "copro-vram",
-                                s->vram_size, errp)) {
-        return;
-    }
-    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
-    pci_register_bar(pdev, COPRO_BAR_VRAM,
-                     PCI_BASE_ADDRESS_SPACE_MEMORY |
-                     PCI_BASE_ADDRESS_MEM_PREFETCH |
-                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->vram);
-
     if (pci_bus_is_express(pci_get_bus(pdev))) {
         if (pcie_endpoint_cap_init(pdev, COPRO_PCIE_CAP_OFFSET) < 0) {
             error_setg(errp, "copro: cannot add the PCIe capability");
@@ -620,11 +623,30 @@ static void copro_realize(PCIDevice *pdev, Error **errp)
     }
 
     if (!copro_init_irqs(s, errp)) {
+        copro_fini_irqs(s);
+        return;
+    }
+    if (!memory_region_init_ram(&s->vram, OBJECT(s), "copro-vram",
+                                s->vram_size, errp)) {
+        copro_fini_irqs(s);
         return;
     }
     if (!copro_tl_realize(s, errp)) {
+        copro_tl_unrealize(s);
+        vmstate_unregister_ram(&s->vram, DEVICE(s));
+        copro_fini_irqs(s);
         return;
     }
+    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
+
+    memory_region_init_io(&s->mmio, OBJECT(s), &copro_mmio_ops, s,
+                          "copro-mmio", COPRO_MMIO_SIZE);
+    pci_register_bar(pdev, COPRO_BAR_MMIO, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->mmio);
+    pci_register_bar(pdev, COPRO_BAR_VRAM,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->vram);
 
     copro_display_init(s);
     for (unsigned i = 0; i < s->num_engines; i++) {
@@ -645,11 +667,13 @@ static void copro_exit(PCIDevice *pdev)
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_fini(&s->engines[i]);
     }
-    if (s->msix_enabled_prop && msix_present(pdev)) {
-        msix_unuse_all_vectors(pdev);
-        msix_uninit_exclusive_bar(pdev);
-    }
-    msi_uninit(pdev);
+    copro_fini_irqs(s);
+    /*
+     * The VRAM block goes when the last reference to the device does
+     * (later, after RCU); its migration name must go now, so that a
+     * device added at the same address right away can take it.
+     */
+    vmstate_unregister_ram(&s->vram, DEVICE(s));
 }
 
 static void copro_instance_init(Object *obj)

@@ -231,6 +231,15 @@ typedef struct CoproTlLog {
     /* guest marker registers */
     uint64_t mark_arg[2];
     uint64_t mark;
+    /*
+     * x-copro-stop-at: stop the VM at the stop_left-th event of kind
+     * stop_kind (-1: none), or when stop_timer fires. Host-side, like the
+     * log: not migrated, kept across a device reset.
+     */
+    int stop_kind;
+    uint64_t stop_left;
+    QEMUTimer *stop_timer;
+    QEMUBH *stop_bh;            /* the stop itself (vm_stop) */
 } CoproTlLog;
 
 struct CoproState {

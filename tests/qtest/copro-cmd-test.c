@@ -2281,6 +2281,10 @@ static void test_monitor_live(void)
     g_assert_nonnull(strstr(done, "busy 1000100 ns, 1 submissions, "
                             "1 packets, 0 bytes, 0 faults"));
     g_assert_nonnull(strstr(done, "context 9: busy 100 ns, 1 submissions"));
+    /* the display comes last, after the contexts (the spec's order) */
+    g_assert_nonnull(strstr(done, "  display: "));
+    g_assert_true(strstr(done, "  display: ") >
+                  strstr(done, "context 9: busy"));
     copro_shutdown(&c);
 }
 

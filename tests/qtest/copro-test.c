@@ -394,6 +394,39 @@ static void test_bad_cost_properties(void)
     qtest_quit(qts);
 }
 
+/*
+ * A management stack retries device_add at the address where it failed,
+ * and re-adds a device where one was just unplugged: a refused property
+ * (here the timeline's capacity, checked after the VRAM exists) must
+ * leave nothing behind, and neither must an unplug. Each used to leave
+ * the VRAM block registered under the address's name, and the next
+ * device_add there aborted QEMU ("RAMBlock ... already registered").
+ */
+static void test_readd_same_address(void)
+{
+    QTestState *qts = qtest_init("-M pc -nodefaults");
+    g_autofree char *addr = g_strdup_printf("%x.0", COPRO_SLOT);
+    QDict *rsp;
+
+    for (unsigned i = 0; i < 5; i++) {
+        rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments':"
+                        " {'driver': 'copro', 'id': 'bad', 'addr': %s,"
+                        " 'timeline': 4194305}}", addr);
+        g_assert_true(qdict_haskey(rsp, "error"));
+        g_assert_nonnull(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"),
+                                              "desc"), "timeline"));
+        qobject_unref(rsp);
+        rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments':"
+                        " {'driver': 'copro', 'id': 'c1', 'addr': %s}}",
+                        addr);
+        g_assert_true(qdict_haskey(rsp, "return"));
+        qobject_unref(rsp);
+        qpci_unplug_acpi_device_test(qts, "c1", COPRO_SLOT);
+    }
+    qtest_qmp_assert_success(qts, "{ 'execute': 'query-status' }");
+    qtest_quit(qts);
+}
+
 static void test_monitor_no_device(void)
 {
     QTestState *qts = qtest_init("-M none");
@@ -425,6 +458,7 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/copro/vram-property", test_vram_property);
     qtest_add_func("/copro/bad-cost-properties", test_bad_cost_properties);
+    qtest_add_func("/copro/readd-same-address", test_readd_same_address);
     qtest_add_func("/copro/regs/reset-values", test_reset_values);
     qtest_add_func("/copro/regs/read-write", test_read_write);
     qtest_add_func("/copro/regs/bad-access", test_bad_access);

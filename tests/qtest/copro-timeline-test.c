@@ -247,8 +247,8 @@ static void test_sequence(void)
               "{ \"head\": 0, \"tail\": 1 }" },
             { "start", "engine", t0, 0, 7, "{ \"fence\": 1, "
               "\"paging\": false, \"resume\": false, \"slot\": 0 }" },
-            /* about the ring, not the submission running */
-            { "doorbell", "engine", t0 + 150000, 0, -1,
+            /* rung while fence 1 runs: it carries that context */
+            { "doorbell", "engine", t0 + 150000, 0, 7,
               "{ \"head\": 1, \"tail\": 2 }" },
             { "preempt-request", "engine", t0 + 250000, 0, 7,
               "{ \"preempt-fence\": 50, \"fence\": 1 }" },
@@ -674,6 +674,79 @@ static void test_file(void)
     copro_shutdown(&c);
 }
 
+static const char *run_status(Copro *c)
+{
+    QDict *rsp = qtest_qmp(c->qts, "{ 'execute': 'query-status' }");
+    const char *st = qdict_get_str(qdict_get_qdict(rsp, "return"), "status");
+    static char buf[32];
+
+    g_strlcpy(buf, st, sizeof(buf));
+    qobject_unref(rsp);
+    return buf;
+}
+
+static void stop_at_fails(Copro *c, const char *args, const char *why)
+{
+    g_autofree char *json = g_strdup_printf("{ %s }", args);
+    QObject *a = qobject_from_json(json, &error_abort);
+    QDict *rsp = qtest_qmp(c->qts, "{ 'execute': 'x-copro-stop-at', "
+                           "'arguments': %p }", a);
+
+    g_assert_true(qdict_haskey(rsp, "error"));
+    g_assert_nonnull(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"),
+                                          "desc"), why));
+    qobject_unref(rsp);
+}
+
+/*
+ * x-copro-stop-at: the VM stops (STOP event, status paused) at the
+ * count-th event of a kind, or when the device clock reaches a time, and
+ * not before; bad arguments are refused with a reason.
+ */
+static void test_stop_at(void)
+{
+    g_autofree char *past = NULL;
+    int64_t t;
+    Copro c;
+
+    copro_boot(&c, "-M q35", "");
+    stop_at_fails(&c, "", "either 'kind' or 'time-ns'");
+    stop_at_fails(&c, "'kind': 'queue', 'time-ns': 1", "either");
+    stop_at_fails(&c, "'kind': 'queue'", "the timeline is off");
+    tl_set(&c, true, 64);
+    stop_at_fails(&c, "'kind': 'no-such-kind'", "unknown timeline event");
+    stop_at_fails(&c, "'kind': 'queue', 'count': 0", "at least 1");
+    past = g_strdup_printf("'time-ns': %" PRId64, copro_time(&c));
+    stop_at_fails(&c, past, "is not after the device clock");
+
+    qtest_qmp_assert_success(c.qts, "{ 'execute': 'x-copro-stop-at', "
+                             "'arguments': { 'kind': 'queue', "
+                             "'count': 3 } }");
+    mark(&c, COPRO_MARK_QUEUE, COPRO_MARK_NO_ENGINE, 5, 1, 1);
+    mark(&c, COPRO_MARK_QUEUE, COPRO_MARK_NO_ENGINE, 5, 2, 2);
+    mark(&c, COPRO_MARK_HOLD, 1, 9, 0, 0);
+    g_assert_cmpstr(run_status(&c), ==, "running");
+    mark(&c, COPRO_MARK_QUEUE, COPRO_MARK_NO_ENGINE, 5, 3, 3);
+    qtest_qmp_eventwait(c.qts, "STOP");
+    g_assert_cmpstr(run_status(&c), ==, "paused");
+    qtest_qmp_assert_success(c.qts, "{ 'execute': 'cont' }");
+    /* one-shot: the next one does not stop */
+    mark(&c, COPRO_MARK_QUEUE, COPRO_MARK_NO_ENGINE, 5, 4, 4);
+    g_assert_cmpstr(run_status(&c), ==, "running");
+
+    t = copro_time(&c);
+    qtest_qmp_assert_success(c.qts, "{ 'execute': 'x-copro-stop-at', "
+                             "'arguments': { 'time-ns': %" PRId64 " } }",
+                             t + 5000);
+    copro_clock_to(&c, t + 4999);
+    g_assert_cmpstr(run_status(&c), ==, "running");
+    copro_clock_to(&c, t + 5000);
+    qtest_qmp_eventwait(c.qts, "STOP");
+    g_assert_cmpstr(run_status(&c), ==, "paused");
+    g_assert_cmpint(copro_time(&c), ==, t + 5000);
+    copro_shutdown(&c);
+}
+
 /* x-timeline-file: written at exit, and at unplug. */
 static void test_exit_file(void)
 {
@@ -809,6 +882,7 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/timeline/control", test_control);
     qtest_add_func("/copro/timeline/two-devices", test_two_devices);
     qtest_add_func("/copro/timeline/file", test_file);
+    qtest_add_func("/copro/timeline/stop-at", test_stop_at);
     qtest_add_func("/copro/timeline/exit-file", test_exit_file);
     qtest_add_func("/copro/timeline/migration", test_migration);
     return g_test_run();
