@@ -230,6 +230,10 @@ struct vidsch_ctx_stats {
     uint64_t started;           /* buffers that started on the engine */
     uint64_t paging_bytes;      /* paging its buffers caused (bytes vidmm
                                    moved to make them resident) */
+    uint64_t wasted_preemptions;    /* preemptions of one of its buffers
+                                       after which its own buffer was the
+                                       next to run on the engine (should
+                                       be 0: see vidsch_pick.c) */
 };
 
 #define VIDSCH_LATENCY_BUCKETS  8
@@ -245,6 +249,9 @@ struct vidsch_engine_stats {
     uint64_t preempt_requests[4];   /* by enum vidsch_preempt_reason */
     uint64_t preemptions;       /* PREEMPTED upcalls acted on */
     uint64_t preempted_mid_buffer;  /* ... that interrupted a buffer */
+    uint64_t wasted_preemptions;    /* ... after which the interrupted
+                                       buffer's context was the next to
+                                       run (preempted to run itself) */
     uint64_t dropped;           /* ring entries the engine dropped */
     uint64_t resets;            /* engine resets (TDR, fault, device) */
     uint64_t faults;            /* FAULTED upcalls acted on */

@@ -150,6 +150,9 @@ struct vidsch_engine {
                                        began on this engine */
     uint64_t paging_avg;            /* smoothed paging bytes per turn */
     bool fighting;                  /* eviction fighting: longer turns */
+    bool watch_wasted;              /* a buffer of watch_ctx was preempted
+                                       mid-buffer and nothing ran since */
+    uint32_t watch_ctx;             /* (context id: wasted preemptions) */
     struct vidsch_tdr tdr;
     struct vidsch_engine_stats stats;
 };

@@ -563,6 +563,26 @@ static void unstage(struct vidsch *s, struct vidsch_engine *e)
     vs_requeue_front(s, e, b);
 }
 
+/*
+ * Never preempt a context to run the same context. A preemption stops
+ * the ring's head; when that is a buffer of x's own context, its older
+ * buffer goes back in front of x (one stream, in order: staged_outranked
+ * hands x back) and runs again at once, and the preemption bought two
+ * context-state transfers and a resume for nothing (a wasted preemption:
+ * vidsch_engine_stats.wasted_preemptions). This happens when x outranks
+ * an entry queued behind its own context's running buffer (the game's
+ * buffer running, the hog's queued behind it, the game's next one
+ * prepared). Then the decision waits for the head to retire: the entry x
+ * outranks is the head then, and it is the one preempted.
+ */
+static bool preempt_self(const struct vidsch_engine *e,
+                         const struct vidsch_buf *x)
+{
+    const struct vidsch_buf *h = vs_ring_head(e);
+
+    return h && h->ctx && h->ctx == x->ctx;
+}
+
 /* Why entry r on the ring should make way for prepared x, or -1. */
 static int displaced_by(struct vidsch *s, const struct vidsch_buf *r,
                         const struct vidsch_buf *x)
@@ -693,6 +713,32 @@ static unsigned dma_on_ring(const struct vidsch_engine *e)
     return n;
 }
 
+/*
+ * A DMA buffer never waits on the ring behind a buffer of a higher level:
+ * it stays prepared in the slot until the ring has drained to its level.
+ * Queued there, it would either start the moment the higher buffer
+ * retires while higher work is ready (a lower context starting while a
+ * higher one waits), or have to be preempted out from behind the higher
+ * context's running buffer, which interrupts that buffer too only for it
+ * to run again (a wasted preemption, see preempt_self). Kept in the
+ * slot, it is simply handed back when higher work is ready. The price is
+ * the upcall latency once per fall to a lower level, not a preemption.
+ */
+static bool behind_higher(const struct vidsch_engine *e,
+                          const struct vidsch_buf *b)
+{
+    for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
+         l = vs_list_next(&e->ring.subs, l)) {
+        const struct vidsch_buf *r = vs_buf_of_sub(
+            vs_container_of(l, struct vidsch_sub, link));
+
+        if (r->ctx && b->ctx && r->ctx->level > b->ctx->level) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void fill_ring(struct vidsch *s, struct vidsch_engine *e)
 {
     struct vidsch_buf *b;
@@ -714,7 +760,7 @@ static void fill_ring(struct vidsch *s, struct vidsch_engine *e)
     }
     b = e->slot;
     if (b && e->slot_prepared && vs_paging_ready(s, b) &&
-        dma_on_ring(e) < e->depth &&
+        dma_on_ring(e) < e->depth && !behind_higher(e, b) &&
         vidsch_ring_count(&e->ring) < ring_limit(s)) {
         e->slot = NULL;
         if (!ring_submit(s, e, b)) {
@@ -772,7 +818,7 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
             s->caps.preemption != COPRO_PREEMPT_NONE) {
             int why = ring_displaced_by(s, e, x);
 
-            if (why >= 0) {
+            if (why >= 0 && !preempt_self(e, x)) {
                 vs_request_preempt(s, e, (enum vidsch_preempt_reason)why);
             }
         }

@@ -36,6 +36,15 @@ void vs_head_changed(struct vidsch *s, struct vidsch_engine *e)
         return;
     }
     c = b->ctx;
+    if (e->watch_wasted) {
+        /* the first DMA buffer to run after a preemption: the same
+         * context's means the preemption bought nothing */
+        e->watch_wasted = false;
+        if (c->id == e->watch_ctx) {
+            e->stats.wasted_preemptions++;
+            c->stats.wasted_preemptions++;
+        }
+    }
     if (!b->started) {
         uint64_t lat = now - b->submitted_at;
         unsigned bucket = 0;
@@ -299,6 +308,13 @@ void vs_on_preempted(struct vidsch *s, struct vidsch_engine *e,
         return;
     }
     vs_retire_upto(s, e, completed);
+    if (preempted) {
+        struct vidsch_buf *h = vs_ring_head(e);
+
+        /* the interrupted buffer is the head (older ones retired) */
+        e->watch_wasted = h && h->ctx && h->sub.fence == preempted;
+        e->watch_ctx = e->watch_wasted ? h->ctx->id : 0;
+    }
     stop_requeue(s, e, VIDSCH_STOP_PREEMPT, completed, preempted);
     e->stats.preemptions++;
     if (preempted) {

@@ -278,13 +278,15 @@ static void test_priority_preemption(void)
     fake_advance(&f, 100 * US);
     fake_preempted(&f, E0, 1, 0);       /* l0 interrupted, l1 dropped */
     fake_work(&f);
-    ASSERT_SUBS(&f, mark, 2, 0);        /* h first, then l0 resumes */
+    /* h first; l0 waits in the slot (never behind a higher buffer) */
+    ASSERT_SUBS(&f, mark, 2);
     g_assert_cmpuint(sub_of(&f, 2, 0)->fence, ==, 3);
+    fake_complete(&f, E0, 3);
+    fake_work(&f);
+    /* then l0 resumes */
     g_assert_cmphex(sub_of(&f, 0, 1)->flags, ==, COPRO_SUBMIT_RESUME);
     g_assert_cmphex(sub_of(&f, 0, 1)->save_addr, ==, FAKE_SAVE(1));
     g_assert_cmpuint(sub_of(&f, 0, 1)->fence, ==, 4);   /* a new id */
-    fake_complete(&f, E0, 3);
-    fake_work(&f);
     /* the dropped one as it was: no RESUME, new id, never patched again */
     g_assert_cmphex(sub_of(&f, 1, 1)->flags, ==, 0);
     g_assert_cmpuint(sub_of(&f, 1, 1)->fence, ==, 5);
@@ -342,12 +344,13 @@ static void test_prepared_not_preempted(void)
 static void test_order_kept_after_stop(void)
 {
     struct fake f;
-    struct vidsch_ctx *c, *d;
+    struct vidsch_ctx *c, *d, *h;
     unsigned mark;
 
     fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
     c = fake_ctx(&f, 1, E0, VIDSCH_PRIO_ABOVE_NORMAL);
-    d = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    d = fake_ctx(&f, 2, E0, VIDSCH_PRIO_ABOVE_NORMAL);
+    h = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
     fake_submit(&f, c, 0);
     fake_work(&f);
     fake_submit(&f, d, 1);
@@ -355,17 +358,95 @@ static void test_order_kept_after_stop(void)
     ASSERT_SUBS(&f, 0, 0, 1);
     fake_submit(&f, c, 2);
     fake_work(&f);
-    /* c2 prepared: d1 below it on the ring must go, c0 is cut with it */
+    /* c2 prepared, no preemption (same level) */
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    /* h3: c2 is handed back, h3 preempts c0 and d1 */
+    fake_submit(&f, h, 3);
+    fake_work(&f);
     g_assert_cmpuint(f.npreempt, ==, 1);
     mark = f.nsub;
     fake_preempted(&f, E0, 1, 0);
     fake_work(&f);
-    ASSERT_SUBS(&f, mark, 0, 2);
-    g_assert_cmphex(f.sub[mark].flags, ==, COPRO_SUBMIT_RESUME);
-    g_assert_cmphex(f.sub[mark + 1].flags, ==, 0);
-    g_assert_cmpuint(f.npatch, ==, 3);
+    /* h3 (c0 waits in the slot: not behind a higher buffer), then c0
+     * resumes before c2, which is not patched again */
+    ASSERT_SUBS(&f, mark, 3);
+    drain_in_order(&f, 4);
+    ASSERT_SUBS(&f, mark, 3, 1, 0, 2);     /* d1 and c take turns */
+    g_assert_cmphex(f.sub[mark + 2].flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmphex(f.sub[mark + 3].flags, ==, 0);
+    g_assert_cmpuint(f.npatch, ==, 4);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+}
+
+/*
+ * Never preempt a context to run the same context (issue 15, item 14).
+ * In the desktop the game's buffer g0 ran with the hog's h1 queued behind
+ * it and the game's g2 prepared: g2 outranked h1, the preemption stopped
+ * g0, g2 was handed back (g0 is older) and g0 resumed: wasted. Now a
+ * lower buffer never waits on the ring behind a higher one (it stays in
+ * the slot and is handed back), and a preemption whose victim would be
+ * the head of x's own context is not requested.
+ */
+static void test_no_self_preemption(void)
+{
+    struct fake f;
+    struct vidsch_ctx *g, *hog, *p;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    g = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    hog = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    fake_submit(&f, g, 0);
+    fake_work(&f);
+    fake_submit(&f, hog, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0);              /* h1 waits in the slot */
+    fake_submit(&f, g, 2);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 2);           /* h1 handed back, g2 queued */
     drain_in_order(&f, 3);
-    ASSERT_SUBS(&f, mark, 0, 2, 1);
+    ASSERT_SUBS(&f, 0, 0, 2, 1);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    fake_fini(&f);
+
+    /* quantum, one level: g0 runs, p1 (a peer, no credit yet) is queued
+     * behind it, g2 (g's turn goes on) prepared: g2 "displaces" p1 for
+     * the quantum, but the preemption would stop g0 only for g0 to run
+     * again. No request while g0 is the head. */
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    g = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    p = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, g, 0);
+    fake_work(&f);
+    fake_submit(&f, p, 1);
+    fake_work(&f);
+    fake_submit(&f, g, 2);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    drain_in_order(&f, 3);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+
+    /* a preemption after which the interrupted context runs next (the
+     * watchdog's, with nothing else to run): counted as wasted */
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    g = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    hog = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    fake_submit(&f, hog, 0);
+    fake_work(&f);
+    fake_advance(&f, 2001 * MS);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_preempted(&f, E0, f.sub[0].fence, 0);
+    fake_work(&f);
+    g_assert_cmphex(fake_last_sub(&f)->flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     1);
+    g_assert_cmpuint(vidsch_ctx_stats(hog)->wasted_preemptions, ==, 1);
+    g_assert_cmpuint(vidsch_ctx_stats(g)->wasted_preemptions, ==, 0);
     fake_fini(&f);
 }
 
@@ -389,6 +470,9 @@ static void test_dma_buffer_granularity(void)
     mark = f.nsub;
     fake_preempted(&f, E0, 0, 1);       /* l0 completed, l1 dropped */
     g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 2);           /* l1 waits for h2 in the slot */
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
     fake_work(&f);
     ASSERT_SUBS(&f, mark, 2, 1);
     g_assert_cmphex(sub_of(&f, 1, 1)->flags, ==, 0);
@@ -670,15 +754,19 @@ static void test_paging_first_and_fence_kept(void)
     mark = f.nsub;
     fake_preempted(&f, E0, 1, 0);       /* l0 cut, l1 and paging dropped */
     fake_work(&f);
-    /* the paging buffer first, with its own fence id; then h, then l0
-     * resumes (paging entries do not count in the ring depth) */
-    ASSERT_SUBS(&f, mark, 20, 5, 0);
-    g_assert_cmphex(f.sub[mark + 2].flags, ==, COPRO_SUBMIT_RESUME);
+    /* the paging buffer first, with its own fence id; then h; l0 waits
+     * in the slot (never behind a higher buffer) */
+    ASSERT_SUBS(&f, mark, 20, 5);
     g_assert_cmpuint(f.sub[mark].fence, ==, 3);
     g_assert_cmphex(f.sub[mark].flags, ==, COPRO_SUBMIT_PAGING);
     g_assert_cmpuint(f.sub[mark + 1].fence, ==, 4);
     fake_complete(&f, E0, 3);
     g_assert_cmpint(fake_status(&f, 20), ==, DDI_OK);
+    fake_complete(&f, E0, 4);
+    fake_work(&f);
+    /* then l0 resumes */
+    ASSERT_SUBS(&f, mark, 20, 5, 0, 1);
+    g_assert_cmphex(f.sub[mark + 2].flags, ==, COPRO_SUBMIT_RESUME);
     fake_fini(&f);
 }
 
@@ -1555,6 +1643,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/priority/preemption", test_priority_preemption);
     g_test_add_func("/vidsch/prepared-not-preempted",
                     test_prepared_not_preempted);
+    g_test_add_func("/vidsch/no-self-preemption", test_no_self_preemption);
     g_test_add_func("/vidsch/order-kept-after-stop",
                     test_order_kept_after_stop);
     g_test_add_func("/vidsch/granularity/dma-buffer",
