@@ -161,6 +161,7 @@ void os_app_figures(const struct os_scenario *s, const struct app *a,
         .max = a->nlat ? sorted[a->nlat - 1] : 0,
         .share_permille = (unsigned)(a->gpu_ns_at_stop * 1000 / dur),
         .preemptions = st.preemptions,
+        .wasted = st.wasted_preemptions,
         .gpu_ns = st.gpu_ns,
     };
 }
@@ -182,20 +183,20 @@ void os_print_table(const struct os_scenario *s)
 {
     char b1[16], b2[16], b3[16];
 
-    kprintf("%-12s %-13s %7s %7s %10s %10s %10s %7s %8s\n", "app", "priority",
-            "frames", "misses", "lat p50", "lat p99", "lat max", "gpu %",
-            "preempt");
+    kprintf("%-12s %-13s %7s %7s %10s %10s %10s %7s %8s %7s\n", "app",
+            "priority", "frames", "misses", "lat p50", "lat p99", "lat max",
+            "gpu %", "preempt", "wasted");
     for (unsigned i = 0; i < s->napps; i++) {
         const struct app *a = s->apps[i];
         struct os_app_figures f;
 
         os_app_figures(s, a, &f);
-        kprintf("%-12s %-13s %7lu %7lu %10s %10s %10s %3u.%u %8lu\n",
+        kprintf("%-12s %-13s %7lu %7lu %10s %10s %10s %3u.%u %8lu %7lu\n",
                 a->name, vidsch_priority_name(a->prio), f.frames, f.misses,
                 os_fmt_ns(b1, sizeof(b1), f.p50),
                 os_fmt_ns(b2, sizeof(b2), f.p99),
                 os_fmt_ns(b3, sizeof(b3), f.max), f.share_permille / 10,
-                f.share_permille % 10, f.preemptions);
+                f.share_permille % 10, f.preemptions, f.wasted);
     }
 }
 
@@ -210,10 +211,11 @@ void os_print_apps_json(const struct os_scenario *s)
         kprintf("%s{\"name\":\"%s\",\"priority\":\"%s\",\"frames\":%lu,"
                 "\"misses\":%lu,\"dropped\":%lu,\"lat_p50_ns\":%lu,"
                 "\"lat_p99_ns\":%lu,\"lat_max_ns\":%lu,\"gpu_ns\":%lu,"
-                "\"gpu_share_permille\":%u,\"preemptions\":%lu}",
+                "\"gpu_share_permille\":%u,\"preemptions\":%lu,"
+                "\"wasted_preemptions\":%lu}",
                 i ? "," : "", a->name, vidsch_priority_name(a->prio),
                 f.frames, f.misses, f.dropped, f.p50, f.p99, f.max, f.gpu_ns,
-                f.share_permille, f.preemptions);
+                f.share_permille, f.preemptions, f.wasted);
     }
     kprintf("]");
 }

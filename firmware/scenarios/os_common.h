@@ -44,6 +44,7 @@ struct os_app_figures {
     uint64_t p50, p99, max;         /* submit-to-start, ns */
     unsigned share_permille;        /* GPU time / duration, until stop */
     uint64_t preemptions;
+    uint64_t wasted;                /* preemptions after which it ran next */
     uint64_t gpu_ns;
 };
 
