@@ -544,6 +544,18 @@ const struct vidsch_engine_stats *vidsch_engine_stats(const struct vidsch *s,
     return engine < s->nengines ? &s->engine[engine].stats : NULL;
 }
 
+uint64_t vidsch_engine_busy_ns(const struct vidsch *s, unsigned engine)
+{
+    const struct vidsch_engine *e;
+
+    if (!s || engine >= s->nengines) {
+        return 0;
+    }
+    e = &s->engine[engine];
+    return e->stats.busy_ns + (vidsch_ring_count(&e->ring)
+                               ? s->env.now(s->env.os) - e->head_since : 0);
+}
+
 const struct vidsch_stats *vidsch_stats(const struct vidsch *s)
 {
     return &s->stats;

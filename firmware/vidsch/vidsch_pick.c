@@ -271,6 +271,87 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
     ctx_update_at(s, c, !(quantum(s) && vs_credit_now(s, c) <= 0), false);
 }
 
+/* ---- the switch cost ---- */
+
+/*
+ * The switch cost. A preemption that interrupts a buffer costs the
+ * engine a context save, and a restore when the buffer resumes: twice
+ * the switch time of GPU time that runs nobody's work (the device's
+ * ctx-state-size at its copy bandwidth: 30 us each with 256 KiB, 2 ms
+ * with 16 MiB), and the urgent work waits for the save anyway. The
+ * driver may report the save time (caps.ctx_switch_ns); copro does not,
+ * so vidsch measures it: the shortest request-to-PREEMPTED time of a
+ * preemption that interrupted a buffer (the save, plus the way to the
+ * arbitration point). With that cost c = 2 x switch time:
+ *  - a running buffer expected to end within VS_SWITCH_WAIT x c (its
+ *    context's smoothed buffer time less what it has run) is not
+ *    preempted: the urgent work starts at its end instead, and nothing
+ *    is spent on switching; a buffer that outruns its estimate is
+ *    preempted then (vs_pick_deadline wakes the scheduler at the
+ *    expected end);
+ *  - a context whose buffers are that short keeps one buffer on the
+ *    ring, as on a device without preemption, so the urgent work waits
+ *    for the end of one buffer, not of two;
+ *  - a turn (quantum) lasts at least VS_SWITCH_TURN x c, so round robin
+ *    spends at most 1 / VS_SWITCH_TURN of the engine on switching.
+ */
+#define VS_SWITCH_WAIT  2
+#define VS_SWITCH_TURN  8
+
+uint64_t vs_switch_ns(const struct vidsch *s, const struct vidsch_engine *e)
+{
+    return s->caps.ctx_switch_ns ? s->caps.ctx_switch_ns : e->switch_ns;
+}
+
+static uint64_t switch_cost(const struct vidsch *s,
+                            const struct vidsch_engine *e)
+{
+    return 2 * vs_switch_ns(s, e);
+}
+
+/* Does c run buffers short enough to wait for rather than preempt? */
+static bool short_buffers(const struct vidsch *s,
+                          const struct vidsch_engine *e,
+                          const struct vidsch_ctx *c)
+{
+    uint64_t cost = switch_cost(s, e);
+
+    return cost && c && c->buf_avg_ns &&
+           c->buf_avg_ns <= VS_SWITCH_WAIT * cost;
+}
+
+/* The ring head is expected to end within the wait allowance: when. */
+static bool head_ends_soon(struct vidsch *s, struct vidsch_engine *e,
+                           uint64_t *end)
+{
+    const struct vidsch_buf *h = vs_ring_head(e);
+    uint64_t now = vs_now(s), ran;
+
+    if (!h || h->split || !short_buffers(s, e, h->ctx)) {
+        return false;
+    }
+    ran = h->ran_ns + (now - e->head_since);
+    if (ran >= h->ctx->buf_avg_ns) {
+        return false;           /* it outran its estimate: preempt */
+    }
+    *end = now + (h->ctx->buf_avg_ns - ran);
+    return true;
+}
+
+/* DMA buffers the ring may hold now (see the switch cost). */
+static unsigned depth_now(const struct vidsch *s,
+                          const struct vidsch_engine *e)
+{
+    struct vs_link *l = vs_list_last(&e->ring.subs);
+    const struct vidsch_buf *last;
+
+    if (s->cfg.ring_depth || e->depth <= 1 || !l) {
+        return e->depth;
+    }
+    last = vs_buf_of_sub(vs_container_of(l, struct vidsch_sub, link));
+    return short_buffers(s, e, last->ctx) ? 1 : e->depth;
+}
+
 /* ---- aging and turns (quantum) ---- */
 
 /*
@@ -399,6 +480,11 @@ static void begin_turn(struct vidsch *s, struct vidsch_ctx *c)
 
     e->stats.turns++;
     fight_sample(s, e);
+    if (!c->boosted && q < (int64_t)(VS_SWITCH_TURN * switch_cost(s, e))) {
+        /* the switch cost: turns long enough to be worth a switch (not
+         * a boosted one: it runs above its level, holding up others) */
+        q = (int64_t)(VS_SWITCH_TURN * switch_cost(s, e));
+    }
     if (e->fighting && !c->boosted && s->cfg.fight_factor > 1) {
         /* only a peer of its level waits on a turn's length: higher
          * levels preempt it whatever its credit */
@@ -630,6 +716,7 @@ void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
         return;
     }
     e->preempt_id = id;
+    e->preempt_at = vs_now(s);
     e->stats.preempt_requests[why]++;
     vs_trace(s, VIDSCH_TRACE_PREEMPT, e->index, NULL, NULL, id, why);
 }
@@ -760,7 +847,7 @@ static void fill_ring(struct vidsch *s, struct vidsch_engine *e)
     }
     b = e->slot;
     if (b && e->slot_prepared && vs_paging_ready(s, b) &&
-        dma_on_ring(e) < e->depth && !behind_higher(e, b) &&
+        dma_on_ring(e) < depth_now(s, e) && !behind_higher(e, b) &&
         vidsch_ring_count(&e->ring) < ring_limit(s)) {
         e->slot = NULL;
         if (!ring_submit(s, e, b)) {
@@ -775,7 +862,8 @@ static bool may_elect(const struct vidsch *s, const struct vidsch_engine *e)
         /* the baseline: prepare only once the engine has nothing */
         return vidsch_ring_count(&e->ring) == 0 && !e->preempt_id;
     }
-    /* prepare the next one while the ring's last one runs */
+    /* prepare the next one while the ring's last one runs (at the
+     * full depth: what is prepared may have to preempt the ring) */
     return dma_on_ring(e) <= e->depth;
 }
 
@@ -796,6 +884,8 @@ static void expire_boost(struct vidsch *s, struct vidsch_engine *e)
 
 void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
 {
+    bool deferred;
+
     vs_tdr_poll(s, e);
     if (s->sync_dirty) {
         /* a signal was written (a retirement, a lost context): whoever
@@ -807,6 +897,9 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
         expire_boost(s, e);
         age(s, e);
     }
+    e->stats.switch_ns = vs_switch_ns(s, e);
+    deferred = e->preempt_deferred;
+    e->preempt_deferred = false;
     for (unsigned pass = 0; pass < e->depth + 3; pass++) {
         struct vidsch_buf *x = e->slot;
 
@@ -819,7 +912,15 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
             int why = ring_displaced_by(s, e, x);
 
             if (why >= 0 && !preempt_self(e, x)) {
-                vs_request_preempt(s, e, (enum vidsch_preempt_reason)why);
+                uint64_t end;
+
+                if (head_ends_soon(s, e, &end)) {
+                    e->preempt_deferred = true;
+                    e->defer_until = end;
+                } else {
+                    vs_request_preempt(s, e,
+                                       (enum vidsch_preempt_reason)why);
+                }
             }
         }
         fill_ring(s, e);
@@ -828,6 +929,9 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
             break;
         }
         /* elected a buffer prepared already: it may go on at once */
+    }
+    if (e->preempt_deferred && !deferred) {
+        e->stats.preempts_deferred++;
     }
     if (e->resident_wait && e->resident_wait_gen != s->release_gen) {
         e->resident_wait = false;   /* memory may have come free */
@@ -844,8 +948,12 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e)
     uint64_t when = VS_NEVER;
     struct vidsch_buf *h;
 
+    if (e->preempt_deferred) {
+        /* look again when the head should have ended (switch cost) */
+        when = e->defer_until + 1;
+    }
     if (!quantum(s)) {
-        return VS_NEVER;
+        return when;
     }
     for (int l = 0; l < vidsch_ready_top(&e->rq); l++) {
         struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);

@@ -74,6 +74,7 @@ static void charge_head(struct vidsch *s, struct vidsch_engine *e,
     uint64_t now = vs_now(s), ran = now - e->head_since;
 
     e->stats.busy_ns += ran;
+    b->ran_ns += ran;
     if (b->ctx) {
         b->ctx->stats.gpu_ns += ran;
         b->ctx->credit -= (int64_t)ran;
@@ -103,6 +104,12 @@ void vs_retire_upto(struct vidsch *s, struct vidsch_engine *e,
         }
         if (c) {
             c->on_gpu--;
+            if (!b->split) {
+                /* weight 1/4: a few buffers make the estimate */
+                c->buf_avg_ns = c->buf_avg_ns
+                    ? c->buf_avg_ns - (c->buf_avg_ns >> 2) + (b->ran_ns >> 2)
+                    : b->ran_ns;
+            }
         }
         vs_finish(s, b, DDI_OK);
         vs_head_changed(s, e);
@@ -310,6 +317,13 @@ void vs_on_preempted(struct vidsch *s, struct vidsch_engine *e,
     vs_retire_upto(s, e, completed);
     if (preempted) {
         struct vidsch_buf *h = vs_ring_head(e);
+        uint64_t took = vs_now(s) - e->preempt_at;
+
+        /* the save is in there, plus the way to the arbitration point:
+         * the shortest one is the best measure of the save alone */
+        if (!e->switch_ns || took < e->switch_ns) {
+            e->switch_ns = took;
+        }
 
         /* the interrupted buffer is the head (older ones retired) */
         e->watch_wasted = h && h->ctx && h->sub.fence == preempted;

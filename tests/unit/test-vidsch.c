@@ -338,6 +338,93 @@ static void test_prepared_not_preempted(void)
     fake_fini(&f);
 }
 
+/*
+ * The switch cost (issue 15, item 15). The first preemption measures the
+ * context save (request to PREEMPTED: 2 ms here, a 16 MiB ctx-state);
+ * the game's buffers then run 4 ms, shorter than twice the switch cost
+ * (save + restore): a HIGH buffer waits for the running one to end
+ * instead of preempting it (no GPU time spent on switching, and it
+ * would have waited 2 ms for the save anyway), the game keeps one buffer
+ * on the ring, and a buffer that outruns its estimate is preempted at
+ * its expected end. The engine's occupied time never runs ahead of the
+ * clock.
+ */
+static void test_switch_cost(void)
+{
+    struct fake f;
+    struct vidsch_ctx *g, *c;
+    uint64_t t0;
+    unsigned n;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    g = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    c = fake_ctx(&f, 2, E0, VIDSCH_PRIO_HIGH);
+    /* g0 runs 1 ms, c1 preempts it: the save takes 2 ms */
+    fake_submit(&f, g, 0);
+    fake_work(&f);
+    fake_advance(&f, MS);
+    fake_submit(&f, c, 1);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_advance(&f, 2 * MS);
+    fake_preempted(&f, E0, f.sub[0].fence, 0);
+    fake_work(&f);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->switch_ns, ==, 2 * MS);
+    /* c1 (1 ms), then g0's rest (1 ms, its total 5 ms with the save) */
+    fake_advance(&f, MS);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    fake_work(&f);
+    fake_advance(&f, MS);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    fake_work(&f);
+    /* three more game buffers of 4 ms: the estimate settles near 4 ms */
+    for (unsigned i = 2; i < 5; i++) {
+        fake_submit(&f, g, i);
+        fake_work(&f);
+        fake_advance(&f, 4 * MS);
+        fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+        fake_work(&f);
+    }
+    g_assert_true(vidsch_idle(f.s));
+    /* g5 and g6 queued: one on the ring, one prepared (short buffers) */
+    fake_submit(&f, g, 5);
+    fake_submit(&f, g, 6);
+    fake_work(&f);
+    n = f.nsub;
+    g_assert_cmpuint(fake_cookie_of(f.sub[n - 1].dma_addr), ==, 5);
+    /* c7 1 ms into g5: deferred, not preempted */
+    fake_advance(&f, MS);
+    fake_submit(&f, c, 7);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->preempts_deferred, ==, 1);
+    g_assert_cmpuint(f.nsub, ==, n);
+    /* g5 ends: c7 goes next, then g6 */
+    fake_advance(&f, 3 * MS);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    fake_work(&f);
+    ASSERT_SUBS(&f, n, 7);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_advance(&f, MS);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    fake_work(&f);
+    ASSERT_SUBS(&f, n, 7, 6);
+    /* g6 outruns its estimate: c8, deferred at first, preempts it at the
+     * expected end */
+    fake_advance(&f, MS);
+    fake_submit(&f, c, 8);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_advance(&f, 10 * MS);
+    g_assert_cmpuint(f.npreempt, ==, 2);
+    /* occupied time: never ahead of the clock */
+    t0 = f.now;
+    g_assert_cmpuint(vidsch_engine_busy_ns(f.s, E0), <=, t0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+}
+
 /* A stop gives back an older buffer of the context whose newer buffer
  * is prepared in the slot: the older one runs first (one save area, one
  * stream per context), the prepared one follows, unpatched again. */
@@ -1644,6 +1731,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/prepared-not-preempted",
                     test_prepared_not_preempted);
     g_test_add_func("/vidsch/no-self-preemption", test_no_self_preemption);
+    g_test_add_func("/vidsch/switch-cost", test_switch_cost);
     g_test_add_func("/vidsch/order-kept-after-stop",
                     test_order_kept_after_stop);
     g_test_add_func("/vidsch/granularity/dma-buffer",
