@@ -378,6 +378,12 @@ struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
     if (!s->cfg.sync_poll_ns) {
         s->cfg.sync_poll_ns = 1 * MS;
     }
+    if (s->cfg.tdr_timeout_ns < VIDSCH_TDR_TIMEOUT_MIN_NS) {
+        s->cfg.tdr_timeout_ns = VIDSCH_TDR_TIMEOUT_MIN_NS;
+    }
+    if (s->cfg.tdr_grace_ns < VIDSCH_TDR_GRACE_MIN_NS) {
+        s->cfg.tdr_grace_ns = VIDSCH_TDR_GRACE_MIN_NS;
+    }
     if (!s->cfg.quantum_ns) {
         s->cfg.quantum_ns = 1;
     }
@@ -429,8 +435,8 @@ struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
             e->depth = max_depth;
         }
         vidsch_tdr_init(&e->tdr, &(struct vidsch_tdr_config){
-                            .timeout_ns = cfg->tdr_timeout_ns,
-                            .grace_ns = cfg->tdr_grace_ns }, now, 0);
+                            .timeout_ns = s->cfg.tdr_timeout_ns,
+                            .grace_ns = s->cfg.tdr_grace_ns }, now, 0);
     }
     return s;
 }

@@ -84,6 +84,20 @@ struct vidsch_config {
 
 void vidsch_config_default(struct vidsch_config *c);
 
+/*
+ * (added) The watchdog's smallest settings; vidsch_create raises smaller
+ * ones to these (kboot says so on the console). A healthy buffer must be
+ * able to honour a preemption within the grace: the device's longest
+ * stretch without an arbitration point plus a context save (100 us and
+ * 31 us with copro's defaults); and a timeout shorter than a few frames
+ * of work only preempts healthy buffers over and over. Above the
+ * minimum, the grace also grows to twice the longest preemption the
+ * engine has honoured (a large ctx-state-size: a 16 MiB save takes 2 ms),
+ * so tdr_grace_ms=0 never resets a healthy engine.
+ */
+#define VIDSCH_TDR_TIMEOUT_MIN_NS   (10ull * 1000000)
+#define VIDSCH_TDR_GRACE_MIN_NS     (1ull * 1000000)
+
 struct vidsch_trace;            /* below */
 
 /*

@@ -324,6 +324,10 @@ void vs_on_preempted(struct vidsch *s, struct vidsch_engine *e,
         if (!e->switch_ns || took < e->switch_ns) {
             e->switch_ns = took;
         }
+        /* the watchdog's grace covers what a healthy engine needs */
+        if (2 * took > e->tdr.cfg.grace_ns) {
+            e->tdr.cfg.grace_ns = 2 * took;
+        }
 
         /* the interrupted buffer is the head (older ones retired) */
         e->watch_wasted = h && h->ctx && h->sub.fence == preempted;
