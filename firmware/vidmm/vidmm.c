@@ -27,6 +27,8 @@ struct vm_alloc {
     uint64_t last_fence[DDI_MAX_ENGINES];
     uint64_t lru;
     uint64_t ticket;                /* last paging buffer that moved it */
+    bool lost;                      /* a paging buffer that moved it was
+                                       lost in a reset: contents unknown */
     /* the plan in progress */
     bool in_list, p_moved;
     uint8_t p_where;
@@ -834,6 +836,9 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         if (!member[i] || member[i]->owner != process) {
             return DDI_EHANDLE;
         }
+        if (member[i]->lost) {
+            return DDI_ELOST;   /* would run on whatever is there */
+        }
     }
     saved = vm->stats;
     rc = plan_list(vm, process, member, n, desc, patched, false);
@@ -920,6 +925,21 @@ void vidmm_release(struct vidmm *vm, const struct ddi_alloc_ref *list,
         }
         a->lru = ++vm->lru_clock;
     }
+}
+
+void vidmm_paging_lost(struct vidmm *vm, uint64_t ticket)
+{
+    if (!vm || !ticket || ticket <= vm->ticket_done) {
+        return;
+    }
+    /* moved by it, or by a later paging buffer (which moved what it
+     * left): their contents are whatever the half-run buffer made */
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        if (vm->a[i].used && vm->a[i].ticket >= ticket) {
+            vm->a[i].lost = true;
+        }
+    }
+    vidmm_paging_done(vm, ticket);
 }
 
 void vidmm_paging_done(struct vidmm *vm, uint64_t ticket)

@@ -184,10 +184,39 @@ static void restart(struct vidsch *s, struct vidsch_engine *e,
     vs_requeue_front(s, e, b);
 }
 
+/*
+ * A paging buffer was lost in a reset (it was the culprit, caught mid-way:
+ * its transfers half done, some of its UNMAPs run, so it cannot simply
+ * run again). The DMA buffers waiting for it (prepared in an engine's
+ * slot, held back until its ticket is done: no other place holds one)
+ * must not run on whatever their allocations hold now: each is reported
+ * finished with DDI_ELOST and never runs; its context goes on. The
+ * allocations it moved are vidmm's to mark (vidmm_paging_lost): later
+ * buffers that use them are refused the same way.
+ */
+static void fail_paging_waiters(struct vidsch *s, uint64_t ticket)
+{
+    for (unsigned i = 0; i < s->nengines; i++) {
+        struct vidsch_engine *e = &s->engine[i];
+        struct vidsch_buf *b = e->slot;
+
+        if (b && b->ctx && b->resident && b->wait_ticket >= ticket) {
+            e->slot = NULL;
+            b->ctx->on_gpu--;
+            vs_finish(s, b, DDI_ELOST);
+            vs_ctx_update(s, b->ctx);
+        }
+    }
+}
+
 /* The aborted buffer was the culprit: it is lost, and so is its context. */
 static void blame(struct vidsch *s, struct vidsch_buf *b)
 {
     struct vidsch_ctx *c = b->ctx;
+
+    if (!c && b->ticket) {
+        fail_paging_waiters(s, b->ticket);
+    }
 
     if (c) {
         c->on_gpu--;

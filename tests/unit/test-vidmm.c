@@ -308,6 +308,36 @@ static void test_busy_not_promoted(void)
     g_free(x);
 }
 
+/* A paging buffer lost in a reset (issue 15, item 16): the allocations
+ * it moved have unknown contents; no buffer may use them (DDI_ELOST),
+ * the others are not concerned, and the lost ones can be destroyed. */
+static void test_paging_lost(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct ddi_alloc_ref ref;
+    struct ddi_alloc_desc d = { 0 };
+    struct vidmm_residency r;
+    uint32_t a, b, c;
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, 0);
+    b = mk(x, 16 * KIB, 1, 0);          /* system memory */
+    c = mk(x, 16 * KIB, 2, VIDMM_SEG_APERTURE);
+    ref.handle = b;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);        /* evicts a, restores b */
+    g_assert_true(r.paging_built);
+    vidmm_release(x->vm, &ref, 1, 0, 0);
+    vidmm_paging_lost(x->vm, r.paging_ticket);
+    g_assert_cmpint(use(x, 1, b, &r, false), ==, DDI_ELOST);
+    g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_ELOST);
+    g_assert_cmpint(use(x, 2, c, &r, false), ==, DDI_OK);  /* untouched */
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, a), ==, DDI_OK);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, b), ==, DDI_OK);
+    g_free(x);
+}
+
 static void test_paging_ops(void)
 {
     struct fixture *x = g_new0(struct fixture, 1);
@@ -953,6 +983,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/paging-ops", test_paging_ops);
     g_test_add_func("/vidmm/locked-stays", test_locked_stays);
     g_test_add_func("/vidmm/busy-not-promoted", test_busy_not_promoted);
+    g_test_add_func("/vidmm/paging-lost", test_paging_lost);
     g_test_add_func("/vidmm/oom-and-busy", test_oom_and_busy);
     g_test_add_func("/vidmm/lru", test_lru);
     g_test_add_func("/vidmm/process-restriction", test_process_restriction);

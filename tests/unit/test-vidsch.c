@@ -425,6 +425,48 @@ static void test_switch_cost(void)
     fake_fini(&f);
 }
 
+/*
+ * A paging buffer lost in a device reset (issue 15, item 16): it faulted
+ * half run, so it cannot run again, and the DMA buffer waiting for it
+ * (prepared in the render engine's slot) must not run on whatever its
+ * allocations hold: it is reported DDI_ELOST and never submitted; its
+ * context is not lost and its next buffer runs.
+ */
+static void test_lost_paging_fails_waiters(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l;
+
+    fake_init_residency(&f, 2, COPRO_PREEMPT_MID_COMMAND,
+                        VIDSCH_POLICY_PRIORITY);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    f.buf[30].engine = 1;
+    f.resident_paging = &f.buf[30];
+    f.resident_paging_cookie = 30;
+    f.resident_ticket = 1;
+    f.resident_wait = 1;
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 30);             /* l0 waits for paging 30 */
+    f.reset_rep[1] = (struct ddi_reset_report){ .aborted_fence = 1 };
+    vidsch_upcalls.faulted(f.s, 1, &(struct ddi_fault){
+        .kind = COPRO_FAULT_TRANSLATION, .fence = 1 });
+    g_assert_cmpint(fake_status(&f, 30), ==, DDI_ELOST);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_ELOST);
+    g_assert_false(vidsch_ctx_is_lost(l));
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 30);             /* l0 never ran */
+    /* the context goes on */
+    f.resident_wait = 0;
+    fake_submit(&f, l, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 30, 1);
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
+    g_assert_true(vidsch_idle(f.s));
+    fake_fini(&f);
+}
+
 /* A stop gives back an older buffer of the context whose newer buffer
  * is prepared in the slot: the older one runs first (one save area, one
  * stream per context), the prepared one follows, unpatched again. */
@@ -1732,6 +1774,8 @@ int main(int argc, char **argv)
                     test_prepared_not_preempted);
     g_test_add_func("/vidsch/no-self-preemption", test_no_self_preemption);
     g_test_add_func("/vidsch/switch-cost", test_switch_cost);
+    g_test_add_func("/vidsch/lost-paging-fails-waiters",
+                    test_lost_paging_fails_waiters);
     g_test_add_func("/vidsch/order-kept-after-stop",
                     test_order_kept_after_stop);
     g_test_add_func("/vidsch/granularity/dma-buffer",
