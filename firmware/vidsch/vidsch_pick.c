@@ -271,6 +271,21 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
     ctx_update_at(s, c, !(quantum(s) && vs_credit_now(s, c) <= 0), false);
 }
 
+/* DMA buffers on the ring: what the depth limits. Paging entries are
+ * not counted: they are never preempted and go first anyway. (A walk of
+ * a few ring entries, not of contexts.) */
+static unsigned dma_on_ring(const struct vidsch_engine *e)
+{
+    unsigned n = 0;
+
+    for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
+         l = vs_list_next(&e->ring.subs, l)) {
+        n += vs_buf_of_sub(vs_container_of(l, struct vidsch_sub,
+                                           link))->ctx != NULL;
+    }
+    return n;
+}
+
 /* ---- the switch cost ---- */
 
 /*
@@ -289,14 +304,15 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
  *    is spent on switching; a buffer that outruns its estimate is
  *    preempted then (vs_pick_deadline wakes the scheduler at the
  *    expected end);
+ *    This holds for both reasons to preempt: more urgent work, and the
+ *    end of a turn (quantum), which then ends at the buffer's end. Only
+ *    when the head is alone on the ring: anything behind it would start
+ *    before the urgent work;
  *  - a context whose buffers are that short keeps one buffer on the
  *    ring, as on a device without preemption, so the urgent work waits
- *    for the end of one buffer, not of two;
- *  - a turn (quantum) lasts at least VS_SWITCH_TURN x c, so round robin
- *    spends at most 1 / VS_SWITCH_TURN of the engine on switching.
+ *    for the end of one buffer, not of two.
  */
 #define VS_SWITCH_WAIT  2
-#define VS_SWITCH_TURN  8
 
 uint64_t vs_switch_ns(const struct vidsch *s, const struct vidsch_engine *e)
 {
@@ -327,7 +343,10 @@ static bool head_ends_soon(struct vidsch *s, struct vidsch_engine *e,
     const struct vidsch_buf *h = vs_ring_head(e);
     uint64_t now = vs_now(s), ran;
 
-    if (!h || h->split || !short_buffers(s, e, h->ctx)) {
+    if (!h || h->split || !short_buffers(s, e, h->ctx) ||
+        dma_on_ring(e) > 1) {
+        /* (with more behind the head, those would start before the
+         * urgent work when it ends: preempt now) */
         return false;
     }
     ran = h->ran_ns + (now - e->head_since);
@@ -480,11 +499,6 @@ static void begin_turn(struct vidsch *s, struct vidsch_ctx *c)
 
     e->stats.turns++;
     fight_sample(s, e);
-    if (!c->boosted && q < (int64_t)(VS_SWITCH_TURN * switch_cost(s, e))) {
-        /* the switch cost: turns long enough to be worth a switch (not
-         * a boosted one: it runs above its level, holding up others) */
-        q = (int64_t)(VS_SWITCH_TURN * switch_cost(s, e));
-    }
     if (e->fighting && !c->boosted && s->cfg.fight_factor > 1) {
         /* only a peer of its level waits on a turn's length: higher
          * levels preempt it whatever its credit */
@@ -785,20 +799,6 @@ static unsigned ring_limit(const struct vidsch *s)
     return s->caps.ring_entries > 1 ? s->caps.ring_entries - 1 : 1;
 }
 
-/* DMA buffers on the ring: what the depth limits. Paging entries are
- * not counted: they are never preempted and go first anyway. (A walk of
- * a few ring entries, not of contexts.) */
-static unsigned dma_on_ring(const struct vidsch_engine *e)
-{
-    unsigned n = 0;
-
-    for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
-         l = vs_list_next(&e->ring.subs, l)) {
-        n += vs_buf_of_sub(vs_container_of(l, struct vidsch_sub,
-                                           link))->ctx != NULL;
-    }
-    return n;
-}
 
 /*
  * A DMA buffer never waits on the ring behind a buffer of a higher level:
@@ -811,9 +811,13 @@ static unsigned dma_on_ring(const struct vidsch_engine *e)
  * slot, it is simply handed back when higher work is ready. The price is
  * the upcall latency once per fall to a lower level, not a preemption.
  */
-static bool behind_higher(const struct vidsch_engine *e,
+static bool behind_higher(const struct vidsch *s,
+                          const struct vidsch_engine *e,
                           const struct vidsch_buf *b)
 {
+    if (fifo(s)) {
+        return false;   /* no priorities: nothing is ever preempted */
+    }
     for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
          l = vs_list_next(&e->ring.subs, l)) {
         const struct vidsch_buf *r = vs_buf_of_sub(
@@ -847,7 +851,7 @@ static void fill_ring(struct vidsch *s, struct vidsch_engine *e)
     }
     b = e->slot;
     if (b && e->slot_prepared && vs_paging_ready(s, b) &&
-        dma_on_ring(e) < depth_now(s, e) && !behind_higher(e, b) &&
+        dma_on_ring(e) < depth_now(s, e) && !behind_higher(s, e, b) &&
         vidsch_ring_count(&e->ring) < ring_limit(s)) {
         e->slot = NULL;
         if (!ring_submit(s, e, b)) {
