@@ -669,18 +669,29 @@ static void unstage(struct vidsch *s, struct vidsch_engine *e)
  * buffer goes back in front of x (one stream, in order: staged_outranked
  * hands x back) and runs again at once, and the preemption bought two
  * context-state transfers and a resume for nothing (a wasted preemption:
- * vidsch_engine_stats.wasted_preemptions). This happens when x outranks
+ * vidsch_engine_stats.wasted_preemptions). This happened when x outranked
  * an entry queued behind its own context's running buffer (the game's
  * buffer running, the hog's queued behind it, the game's next one
- * prepared). Then the decision waits for the head to retire: the entry x
- * outranks is the head then, and it is the one preempted.
+ * prepared). The same holds for any buffer of x's context on the ring,
+ * not only the head as vidsch sees it: the head may have retired on the
+ * device already (its upcall on the way), and the request then cuts the
+ * next entry. And with x's context already queued on the engine, x gains
+ * nothing from a preemption: that entry's own decision to preempt (or to
+ * wait for a short head) was made when it was prepared.
  */
 static bool preempt_self(const struct vidsch_engine *e,
                          const struct vidsch_buf *x)
 {
-    const struct vidsch_buf *h = vs_ring_head(e);
+    for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
+         l = vs_list_next(&e->ring.subs, l)) {
+        const struct vidsch_buf *r = vs_buf_of_sub(
+            vs_container_of(l, struct vidsch_sub, link));
 
-    return h && h->ctx && h->ctx == x->ctx;
+        if (r->ctx && r->ctx == x->ctx) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Why entry r on the ring should make way for prepared x, or -1. */
@@ -696,7 +707,9 @@ static int displaced_by(struct vidsch *s, const struct vidsch_buf *r,
         return VIDSCH_PREEMPT_PRIORITY;
     }
     if (quantum(s) && d->level == c->level && c != d &&
-        vs_credit_now(s, c) <= 0) {
+        vs_credit_now(s, c) <= 0 && vs_credit_now(s, d) > 0) {
+        /* (a turn with nothing left, its overrun paid back, would hand
+         * x back at once: c would run again, preempted for nothing) */
         return VIDSCH_PREEMPT_QUANTUM;
     }
     return -1;

@@ -78,6 +78,10 @@ struct checker {
     uint64_t bound_start;       /* priority: how late a lower one may start */
     uint64_t bound_starve[DDI_MAX_ENGINES];
     bool dropped_one;
+    /* wasted preemptions: the reason of the engine's last request, and
+     * the context a preemption cut mid-buffer (-1: none pending) */
+    unsigned preempt_reason[DDI_MAX_ENGINES];
+    int cut_ctx[DDI_MAX_ENGINES];
 };
 
 struct checker *checker_new(void)
@@ -317,6 +321,7 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
         break;
     case VIDSCH_TRACE_PREEMPT:
         k->r->preemptions++;
+        k->preempt_reason[ev->engine] = ev->reason;
         if (policy_is(k, VIDSCH_POLICY_FIFO) &&
             ev->reason != VIDSCH_PREEMPT_TDR) {
             fail(k, "fifo asked for a preemption (reason %u)", ev->reason);
@@ -509,6 +514,14 @@ static void obs_loaded(void *arg, unsigned e,
     if (!c) {
         return;
     }
+    if (k->cut_ctx[e] >= 0) {
+        if (k->cut_ctx[e] == b->ctx && !c->lost &&
+            !policy_is(k, VIDSCH_POLICY_FIFO)) {
+            fail(k, "wasted preemption: ctx %u was preempted mid-buffer, "
+                 "then ran next", c->id);
+        }
+        k->cut_ctx[e] = -1;
+    }
     c->loaded++;
     c->last_active = now_of(k);
     check_start(k, b, c);
@@ -569,6 +582,11 @@ static void obs_stopped(void *arg, unsigned e, bool reset,
             return;
         }
         unload(k, b);
+        /* a preemption for more urgent work or a turn's end must let
+         * another context run next (the watchdog's may resume the same) */
+        k->cut_ctx[e] = !reset && b->ctx >= 0 &&
+                        k->preempt_reason[e] != VIDSCH_PREEMPT_TDR
+                        ? b->ctx : -1;
         if (reset && b->ctx < 0) {
             list[m++] = (uint16_t)(b - k->buf);
         }
@@ -899,6 +917,10 @@ bool checker_run(struct checker *k, struct sim_host *h,
     memset(k->last_order, 0, sizeof(k->last_order));
     k->next_order = 0;
     k->dropped_one = false;
+    for (unsigned e = 0; e < DDI_MAX_ENGINES; e++) {
+        k->cut_ctx[e] = -1;
+        k->preempt_reason[e] = VIDSCH_PREEMPT_OTHER;
+    }
     k->check_order = policy_is(k, VIDSCH_POLICY_FIFO) && !w->nwait &&
                      !w->nhang && !w->nfault && !w->npaging;
     compute_bounds(k);
