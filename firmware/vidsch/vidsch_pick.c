@@ -672,26 +672,18 @@ static void unstage(struct vidsch *s, struct vidsch_engine *e)
  * vidsch_engine_stats.wasted_preemptions). This happened when x outranked
  * an entry queued behind its own context's running buffer (the game's
  * buffer running, the hog's queued behind it, the game's next one
- * prepared). The same holds for any buffer of x's context on the ring,
- * not only the head as vidsch sees it: the head may have retired on the
- * device already (its upcall on the way), and the request then cuts the
- * next entry. And with x's context already queued on the engine, x gains
- * nothing from a preemption: that entry's own decision to preempt (or to
- * wait for a short head) was made when it was prepared.
+ * prepared). Then the decision waits for the head to retire: the entry x
+ * outranks is the head then, and it is the one preempted. (One race
+ * remains, as on any GPU: the head may have retired on the device with
+ * its upcall still on the way, and the request then cuts the next
+ * entry.)
  */
 static bool preempt_self(const struct vidsch_engine *e,
                          const struct vidsch_buf *x)
 {
-    for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
-         l = vs_list_next(&e->ring.subs, l)) {
-        const struct vidsch_buf *r = vs_buf_of_sub(
-            vs_container_of(l, struct vidsch_sub, link));
+    const struct vidsch_buf *h = vs_ring_head(e);
 
-        if (r->ctx && r->ctx == x->ctx) {
-            return true;
-        }
-    }
-    return false;
+    return h && h->ctx && h->ctx == x->ctx;
 }
 
 /* Why entry r on the ring should make way for prepared x, or -1. */
