@@ -1506,6 +1506,48 @@ static void test_tdr_preemption_honoured(void)
     fake_fini(&f);
 }
 
+/*
+ * The watchdog's floor (issue 15, item 17): tdr_ms=1 tdr_grace_ms=0 reset
+ * healthy engines (a preemption cannot be honoured in 0 ns). vidsch
+ * raises them to VIDSCH_TDR_TIMEOUT_MIN_NS and VIDSCH_TDR_GRACE_MIN_NS;
+ * a healthy buffer that yields within the grace is not reset, and the
+ * grace then grows to twice the longest preemption honoured.
+ */
+static void test_tdr_floor(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *a;
+
+    tdr_cfg(&cfg, VIDSCH_POLICY_PRIORITY);
+    cfg.tdr_timeout_ns = 1 * MS;
+    cfg.tdr_grace_ns = 0;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, a, 0);
+    fake_work(&f);
+    fake_advance(&f, 5 * MS);
+    g_assert_cmpuint(f.npreempt, ==, 0);    /* not at 1 ms */
+    fake_advance(&f, VIDSCH_TDR_TIMEOUT_MIN_NS - 5 * MS);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_advance(&f, VIDSCH_TDR_GRACE_MIN_NS / 2);
+    g_assert_cmpuint(f.nreset, ==, 0);      /* a grace, not 0 */
+    fake_preempted(&f, E0, 1, 0);
+    fake_work(&f);
+    g_assert_cmphex(fake_last_sub(&f)->flags, ==, COPRO_SUBMIT_RESUME);
+    /* again: it took 0.5 ms to yield, the grace is at least 1 ms */
+    fake_advance(&f, VIDSCH_TDR_TIMEOUT_MIN_NS);
+    g_assert_cmpuint(f.npreempt, ==, 2);
+    fake_advance(&f, VIDSCH_TDR_GRACE_MIN_NS - 1000);
+    g_assert_cmpuint(f.nreset, ==, 0);
+    fake_preempted(&f, E0, fake_last_sub(&f)->fence, 0);
+    fake_work(&f);
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    g_assert_false(vidsch_ctx_is_lost(a));
+    fake_fini(&f);
+}
+
 /* More TDRs than tdr_limit in the window: every engine is reset; the
  * innocent caught mid-buffer on the other engine starts over. */
 static void test_tdr_escalates_to_device_reset(void)
@@ -1774,6 +1816,7 @@ int main(int argc, char **argv)
                     test_prepared_not_preempted);
     g_test_add_func("/vidsch/no-self-preemption", test_no_self_preemption);
     g_test_add_func("/vidsch/switch-cost", test_switch_cost);
+    g_test_add_func("/vidsch/tdr-floor", test_tdr_floor);
     g_test_add_func("/vidsch/lost-paging-fails-waiters",
                     test_lost_paging_fails_waiters);
     g_test_add_func("/vidsch/order-kept-after-stop",
