@@ -378,6 +378,12 @@ struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
     if (!s->cfg.sync_poll_ns) {
         s->cfg.sync_poll_ns = 1 * MS;
     }
+    if (s->cfg.tdr_timeout_ns < VIDSCH_TDR_TIMEOUT_MIN_NS) {
+        s->cfg.tdr_timeout_ns = VIDSCH_TDR_TIMEOUT_MIN_NS;
+    }
+    if (s->cfg.tdr_grace_ns < VIDSCH_TDR_GRACE_MIN_NS) {
+        s->cfg.tdr_grace_ns = VIDSCH_TDR_GRACE_MIN_NS;
+    }
     if (!s->cfg.quantum_ns) {
         s->cfg.quantum_ns = 1;
     }
@@ -429,8 +435,8 @@ struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
             e->depth = max_depth;
         }
         vidsch_tdr_init(&e->tdr, &(struct vidsch_tdr_config){
-                            .timeout_ns = cfg->tdr_timeout_ns,
-                            .grace_ns = cfg->tdr_grace_ns }, now, 0);
+                            .timeout_ns = s->cfg.tdr_timeout_ns,
+                            .grace_ns = s->cfg.tdr_grace_ns }, now, 0);
     }
     return s;
 }
@@ -542,6 +548,18 @@ const struct vidsch_engine_stats *vidsch_engine_stats(const struct vidsch *s,
                                                       unsigned engine)
 {
     return engine < s->nengines ? &s->engine[engine].stats : NULL;
+}
+
+uint64_t vidsch_engine_busy_ns(const struct vidsch *s, unsigned engine)
+{
+    const struct vidsch_engine *e;
+
+    if (!s || engine >= s->nengines) {
+        return 0;
+    }
+    e = &s->engine[engine];
+    return e->stats.busy_ns + (vidsch_ring_count(&e->ring)
+                               ? s->env.now(s->env.os) - e->head_since : 0);
 }
 
 const struct vidsch_stats *vidsch_stats(const struct vidsch *s)

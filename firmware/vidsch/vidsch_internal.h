@@ -67,6 +67,7 @@ struct vidsch_buf {
     uint64_t wait_ticket;           /* DMA buffer: runs once the paging
                                        buffer with this ticket finished */
     bool started;                   /* has been the ring's head */
+    uint64_t ran_ns;                /* time as the ring's head so far */
     bool in_fifo;
     /* splitting: the buffer runs as portions (part), one
      * ring entry each, in order; prepared and resident are the current
@@ -123,6 +124,9 @@ struct vidsch_ctx {
                                        portions on the GPU: its later
                                        buffers wait (a context's buffers
                                        run in order) */
+    uint64_t buf_avg_ns;            /* smoothed run time of its buffers
+                                       (0: none retired yet): how soon
+                                       the one running will end */
     bool acct_waiting;              /* queued_ns accounting */
     uint64_t acct_mark;
     struct vidsch_ctx_stats stats;
@@ -142,6 +146,14 @@ struct vidsch_engine {
     uint64_t last_fence;            /* SubmissionFenceIds given */
     uint64_t preempt_seq;           /* preemption request ids given */
     uint64_t preempt_id;            /* request in flight, 0 if none */
+    uint64_t preempt_at;            /* ... asked at */
+    uint64_t switch_ns;             /* measured context save time: the
+                                       shortest request-to-PREEMPTED of
+                                       a mid-buffer preemption (0: none
+                                       yet); caps.ctx_switch_ns wins */
+    bool preempt_deferred;          /* a preemption waits for the head's
+                                       expected end (switch cost) ... */
+    uint64_t defer_until;           /* ... then */
     uint64_t head_since;            /* when the ring's oldest entry began
                                        executing (as far as we can tell:
                                        when it reached the head) */
@@ -150,6 +162,9 @@ struct vidsch_engine {
                                        began on this engine */
     uint64_t paging_avg;            /* smoothed paging bytes per turn */
     bool fighting;                  /* eviction fighting: longer turns */
+    bool watch_wasted;              /* a buffer of watch_ctx was preempted
+                                       mid-buffer and nothing ran since */
+    uint32_t watch_ctx;             /* (context id: wasted preemptions) */
     struct vidsch_tdr tdr;
     struct vidsch_engine_stats stats;
 };
@@ -233,6 +248,8 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e);
 int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c);
 void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
                         enum vidsch_preempt_reason why);
+/* One context save (or restore) on e, ns (0: unknown). */
+uint64_t vs_switch_ns(const struct vidsch *s, const struct vidsch_engine *e);
 /* Ends c's turn (quantum): back to the tail of its own level. */
 void vs_end_turn(struct vidsch *s, struct vidsch_ctx *c);
 

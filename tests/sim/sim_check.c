@@ -31,6 +31,7 @@ struct cbuf {
     uint32_t check_bytes, pattern;
     uint8_t where;
     bool accepted, loaded, ever_elected, elected_boosted;
+    uint64_t loaded_at;         /* the model last loaded it */
     unsigned done, retired;
     int status;
     uint64_t seq;               /* per context, as vidsch numbers them */
@@ -78,6 +79,13 @@ struct checker {
     uint64_t bound_start;       /* priority: how late a lower one may start */
     uint64_t bound_starve[DDI_MAX_ENGINES];
     bool dropped_one;
+    /* wasted preemptions: the reason of the engine's last request, and
+     * the context a preemption cut mid-buffer (-1: none pending) */
+    unsigned preempt_reason[DDI_MAX_ENGINES];
+    uint64_t preempt_at[DDI_MAX_ENGINES];   /* last request */
+    uint64_t retire_seen[DDI_MAX_ENGINES];  /* vidsch's last RETIRE */
+    uint64_t retire_at_req[DDI_MAX_ENGINES];    /* ... at the request */
+    int cut_ctx[DDI_MAX_ENGINES];
 };
 
 struct checker *checker_new(void)
@@ -314,9 +322,13 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
         break;
     case VIDSCH_TRACE_RETIRE:
         b->where = W_RETIRED;
+        k->retire_seen[ev->engine] = now_of(k);
         break;
     case VIDSCH_TRACE_PREEMPT:
         k->r->preemptions++;
+        k->preempt_reason[ev->engine] = ev->reason;
+        k->preempt_at[ev->engine] = now_of(k);
+        k->retire_at_req[ev->engine] = k->retire_seen[ev->engine];
         if (policy_is(k, VIDSCH_POLICY_FIFO) &&
             ev->reason != VIDSCH_PREEMPT_TDR) {
             fail(k, "fifo asked for a preemption (reason %u)", ev->reason);
@@ -500,6 +512,7 @@ static void obs_loaded(void *arg, unsigned e,
         return;
     }
     b->loaded = true;
+    b->loaded_at = now_of(k);
     if (k->o->verbose) {
         fprintf(stderr, "%12" PRIu64 " e%u   gpu loads  ctx %u cookie %ld "
                 "fence %" PRIu64 " flags %x\n", now_of(k), e, d->context,
@@ -508,6 +521,14 @@ static void obs_loaded(void *arg, unsigned e,
     c = ctx_of(k, b);
     if (!c) {
         return;
+    }
+    if (k->cut_ctx[e] >= 0) {
+        if (k->cut_ctx[e] == b->ctx && !c->lost &&
+            !policy_is(k, VIDSCH_POLICY_FIFO)) {
+            fail(k, "wasted preemption: ctx %u was preempted mid-buffer, "
+                 "then ran next", c->id);
+        }
+        k->cut_ctx[e] = -1;
     }
     c->loaded++;
     c->last_active = now_of(k);
@@ -569,6 +590,16 @@ static void obs_stopped(void *arg, unsigned e, bool reset,
             return;
         }
         unload(k, b);
+        /* a preemption for more urgent work or a turn's end must let
+         * another context run next (the watchdog's may resume the same).
+         * Not counted: the race no driver avoids, b loaded before the
+         * request while vidsch had not yet heard that the one before
+         * it retired (the request was meant for that one) */
+        k->cut_ctx[e] = !reset && b->ctx >= 0 &&
+                        k->preempt_reason[e] != VIDSCH_PREEMPT_TDR &&
+                        !(b->loaded_at <= k->preempt_at[e] &&
+                          k->retire_at_req[e] <= b->loaded_at)
+                        ? b->ctx : -1;
         if (reset && b->ctx < 0) {
             list[m++] = (uint16_t)(b - k->buf);
         }
@@ -899,6 +930,13 @@ bool checker_run(struct checker *k, struct sim_host *h,
     memset(k->last_order, 0, sizeof(k->last_order));
     k->next_order = 0;
     k->dropped_one = false;
+    for (unsigned e = 0; e < DDI_MAX_ENGINES; e++) {
+        k->cut_ctx[e] = -1;
+        k->preempt_reason[e] = VIDSCH_PREEMPT_OTHER;
+        k->preempt_at[e] = 0;
+        k->retire_seen[e] = 0;
+        k->retire_at_req[e] = 0;
+    }
     k->check_order = policy_is(k, VIDSCH_POLICY_FIFO) && !w->nwait &&
                      !w->nhang && !w->nfault && !w->npaging;
     compute_bounds(k);
