@@ -39,6 +39,20 @@ struct kproc;
 struct kproc *kapi_process_create(struct kernel *k, const char *name);
 const char *kapi_process_name(const struct kproc *p);
 
+/*
+ * The process ends or is killed [DxgkDestroyProcess]: every device of it
+ * is destroyed (its contexts' queued buffers cancelled, a running one
+ * preempted, its allocations freed once the GPU is done with them,
+ * shared objects dropped by reference), its pending waits dropped and
+ * no callback of it runs any more; other processes' waiters on the sync
+ * objects it created fail with DDI_ELOST (GPU waits are released: the
+ * value goes to UINT64_MAX). p must not be used after this call; its
+ * record is reused once nothing is charged to it (kernel/kexit.c).
+ * Timers the application armed are its own memory: it cancels them.
+ * DDI_EINVAL for a process that exited already.
+ */
+int kapi_process_exit(struct kproc *p);
+
 /* Told once per device when TDR removed it (a context of it was guilty). */
 typedef void (*kapi_lost_fn)(void *arg, uint32_t hdevice);
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg);

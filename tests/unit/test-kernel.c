@@ -40,6 +40,7 @@
 #include "kernel/kapi.h"
 #include "kernel/handle.h"
 #include "kernel/kernel.h"
+#include "kernel/kexit.h"
 #include "kmd/copro_render.h"
 #include "umd/umd.h"
 
@@ -720,9 +721,10 @@ static void test_args(void)
     d.size = 1ull << 40;
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h), ==,
                     DDI_EINVAL);
-    d.size = kern.seg.size - 1;     /* fits the segment, not what is free */
+    d.size = kern.seg.size - 1;     /* fits the segment, not the process's
+                                       quota of it */
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h), ==,
-                    DDI_ENOMEM);
+                    DDI_EQUOTA);
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, NULL, &h), ==,
                     DDI_EINVAL);
     g_assert_cmpint(kapi_create_context(a.p, a.dev, 7, VIDSCH_PRIO_NORMAL,
@@ -1255,8 +1257,15 @@ static void test_display_refusals(void)
     g_assert_cmpuint(fd.shape_calls, ==, 0);
     g_assert_cmpuint(kern.display.src[0].stats.presents, ==, 0);
     g_assert_cmpuint(got.calls, ==, 0);
-    /* the queue is bounded */
-    for (unsigned i = 0; i < KDISPLAY_QUEUE; i++) {
+    /* a process may queue half of it (its quota) ... */
+    for (unsigned i = 0; i < KDISPLAY_QUEUE / 2; i++) {
+        g_assert_cmpint(present(&b, pb, b.sync, 1, i, &got), ==, DDI_OK);
+    }
+    g_assert_cmpint(present(&b, pb, b.sync, 1, 99, &got), ==, DDI_EQUOTA);
+    /* ... and the queue is bounded whatever the quotas */
+    g_assert_cmpint(kquota_set_limit(&kern, b.p, KQ_PRESENTS,
+                                     KDISPLAY_QUEUE), ==, DDI_OK);
+    for (unsigned i = KDISPLAY_QUEUE / 2; i < KDISPLAY_QUEUE; i++) {
         g_assert_cmpint(present(&b, pb, b.sync, 1, i, &got), ==, DDI_OK);
     }
     g_assert_cmpint(present(&b, pb, b.sync, 1, 99, &got), ==, DDI_ENOMEM);
@@ -1855,6 +1864,287 @@ static void test_gpuva_evict_in_use(void)
     g_assert_true(gv_mapped(&a, 4, &v));
 }
 
+/* ---- limits and lifetimes (issue 15 items 5, 11, 12) ---- */
+
+/* Everything the kernel holds must end where it started. */
+static void take_census(struct kernel_census *c)
+{
+    kernel_census(&kern, c);
+}
+
+static void assert_census(const struct kernel_census *want)
+{
+    struct kernel_census now;
+
+    kernel_census(&kern, &now);
+    g_assert_cmpstr(kernel_census_diff(&now, want), ==, "");
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+}
+
+/* A hostile process's buffers held behind a GPU wait that never
+ * completes: it runs into its own quota (DDI_EQUOTA), and a HIGH process
+ * can still render, wait, signal and create contexts and sync objects.
+ * Before quotas it took every DMA-buffer record and the HIGH process got
+ * DDI_ENOMEM everywhere. */
+static void test_quota_held_buffers(void)
+{
+    struct proc evil, high;
+    struct waited w = { 0 };
+    uint32_t never, ctx, sync;
+    unsigned n = 0;
+    int st = DDI_OK;
+
+    setup();
+    make_proc(&evil, "evil");
+    make_proc(&high, "high");
+    g_assert_cmpint(kapi_create_sync(evil.p, evil.dev, 0, &never), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(evil.p, evil.ctx, never, 1), ==, DDI_OK);
+    while (n < 2 * KERNEL_MAX_BUFFERS &&
+           (st = fill(&evil, evil.ctx, evil.buf, 64)) == DDI_OK) {
+        n++;
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_BUFFERS / 2);
+    g_assert_cmpuint(n, ==, evil.p->quota.used[KQ_BUFFERS]);
+    run();
+    g_assert_cmpuint(gpu.submits, ==, 0);
+    /* the victim: every call works */
+    g_assert_cmpint(kapi_create_context(high.p, high.dev, 0,
+                                        VIDSCH_PRIO_HIGH, &ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_sync(high.p, high.dev, 0, &sync), ==,
+                    DDI_OK);
+    g_assert_cmpint(fill(&high, ctx, high.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(high.p, ctx, sync, 1), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(high.p, sync, 1, on_wait, &w), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(high.p, high.ctx, sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpint(w.status, ==, DDI_OK);
+    g_assert_cmpuint(gpu.submits, ==, 1);
+    /* the evil one gets its buffers back when it lets go */
+    g_assert_cmpint(kapi_signal_cpu(evil.p, never, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(evil.p->quota.used[KQ_BUFFERS], ==, 0);
+    g_assert_cmpuint(evil.p->quota.used[KQ_KVRAM], >, 0);   /* its save
+                                                               area */
+}
+
+/* Every pool has a limit per process, and only that process is refused:
+ * CPU waits, GPU signal slots, sync objects, contexts, allocations,
+ * devices; each refusal is DDI_EQUOTA. */
+static void test_quota_every_pool(void)
+{
+    struct proc evil, good;
+    struct waited w = { 0 };
+    uint32_t h, hs[KERNEL_MAX_ALLOCS];
+    unsigned n;
+    int st;
+
+    setup();
+    make_proc(&evil, "evil");
+    make_proc(&good, "good");
+    for (n = 0; (st = kapi_wait_cpu(evil.p, evil.sync, 1, on_wait, &w)) ==
+                DDI_OK; n++) {
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_WAITS / 2);
+    g_assert_cmpint(kapi_wait_cpu(good.p, good.sync, 1, on_wait, &w), ==,
+                    DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(fill(&evil, evil.ctx, evil.buf, 64), ==, DDI_OK);
+    for (n = 0; (st = kapi_signal_gpu(evil.p, evil.ctx, evil.sync, 1)) ==
+                DDI_OK; n++) {
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, kern.quota_pool[KQ_GPU_SYNCS] / 2);
+    g_assert_cmpint(kapi_signal_gpu(good.p, good.ctx, good.sync, 1), ==,
+                    DDI_OK);
+    for (n = 1; (st = kapi_create_sync(evil.p, evil.dev, 0, &h)) == DDI_OK;
+         n++) {
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_SYNCS / 2);
+    g_assert_cmpint(kapi_create_sync(good.p, good.dev, 0, &h), ==, DDI_OK);
+    for (n = 1; (st = kapi_create_context(evil.p, evil.dev, 0,
+                                          VIDSCH_PRIO_IDLE, &h)) == DDI_OK;
+         n++) {
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_CONTEXTS / 2);
+    g_assert_cmpint(kapi_create_context(good.p, good.dev, 0,
+                                        VIDSCH_PRIO_HIGH, &h), ==, DDI_OK);
+    /* (a process of its own: the others' handle tables are full) */
+    make_proc(&evil, "hoarder");
+    for (n = 1; n < KERNEL_MAX_ALLOCS; n++) {
+        struct kapi_alloc_desc d = { .size = 64 };
+
+        st = kapi_create_allocation(evil.p, evil.dev, &d, &hs[n]);
+        if (st != DDI_OK) {
+            break;
+        }
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_ALLOCS / 2);
+    g_assert_cmpint(kapi_create_allocation(good.p, good.dev,
+                    &(struct kapi_alloc_desc){ .size = 64 }, &h), ==,
+                    DDI_OK);
+    /* the kernel's VRAM: fixed placement, half the segment at most */
+    g_assert_cmpint(kapi_create_allocation(evil.p, evil.dev,
+                    &(struct kapi_alloc_desc){ .size = kern.seg.size * 3 / 5 },
+                    &h), ==, DDI_EQUOTA);
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+}
+
+/* Beyond its limit nobody takes another's guarantee: three hostile
+ * processes each up to their limit leave a fourth its share of every
+ * pool. The ones that asked late get DDI_ENOMEM, never the victim. */
+static void test_quota_guarantee(void)
+{
+    struct proc evil[3], victim;
+    unsigned guarantee = KERNEL_MAX_BUFFERS / KERNEL_MAX_PROCS;
+    uint32_t never;
+
+    setup();
+    make_proc(&victim, "victim");
+    for (unsigned i = 0; i < 3; i++) {
+        int st;
+
+        make_proc(&evil[i], "evil");
+        g_assert_cmpint(kapi_create_sync(evil[i].p, evil[i].dev, 0, &never),
+                        ==, DDI_OK);
+        g_assert_cmpint(kapi_wait_gpu(evil[i].p, evil[i].ctx, never, 1), ==,
+                        DDI_OK);
+        while ((st = fill(&evil[i], evil[i].ctx, evil[i].buf, 64)) ==
+               DDI_OK) {
+        }
+        g_assert_true(st == DDI_EQUOTA || st == DDI_ENOMEM);
+    }
+    for (unsigned i = 0; i < guarantee; i++) {
+        g_assert_cmpint(fill(&victim, victim.ctx, victim.buf, 64), ==,
+                        DDI_OK);
+    }
+}
+
+/* Destroying a device closes the shared allocations and sync objects
+ * opened on it (they leaked: the creator's reference count never came
+ * back). */
+static void test_destroy_device_opened(void)
+{
+    struct proc a, b;
+    uint32_t name, sname, h, hs;
+
+    setup();
+    make_proc(&a, "a");
+    make_proc(&b, "b");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &sname), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, sname, &hs), ==, DDI_OK);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->refs, ==, 2);
+    g_assert_cmpint(kapi_destroy_device(b.p, b.dev), ==, DDI_OK);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->refs, ==, 1);
+    g_assert_cmpuint(((struct ksync *)handle_lookup(&a.p->handles, a.sync,
+                                                    HANDLE_SYNC))->refs,
+                     ==, 1);
+    g_assert_cmpuint(b.p->handles.used, ==, 0);
+}
+
+/* Process exit: a process with buffers on the GPU (held), queued behind
+ * a wait, CPU waits, shared objects and presents... is killed: the
+ * running buffer is preempted, everything it had comes back, the other
+ * process keeps what it opened, and its waiter on the dead process's
+ * sync object is released with DDI_ELOST. */
+static void test_exit_reclaims(void)
+{
+    struct proc a, b;
+    struct kernel_census start;
+    struct waited wa = { 0 }, wb = { 0 };
+    uint32_t name, sname, h, hs, never, ctx2;
+
+    setup();
+    take_census(&start);
+    make_proc(&b, "b");
+    make_proc(&a, "a");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &sname), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, sname, &hs), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.p, hs, 5, on_wait, &wb), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, hs, 5), ==, DDI_OK);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);  /* held */
+    /* a: one buffer running (the GPU holds it), more queued behind a
+     * wait that never completes, a CPU wait */
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.nq[0], ==, 1);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_IDLE,
+                                        &ctx2), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_sync(a.p, a.dev, 0, &never), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(a.p, ctx2, never, 1), ==, DDI_OK);
+    for (unsigned i = 0; i < 5; i++) {
+        g_assert_cmpint(fill(&a, ctx2, a.buf, 64), ==, DDI_OK);
+    }
+    g_assert_cmpint(kapi_wait_cpu(a.p, never, 1, on_wait, &wa), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_EINVAL);
+    run();
+    /* the running buffer: preempted, not run to its end */
+    g_assert_true(gpu.preempt_pending[0]);
+    gpu.preempt_pending[0] = false;
+    gpu.nq[0] = 0;                      /* the engine dropped it */
+    gpu.hold = false;
+    kernel_upcalls.preempted(&kern, 0, gpu.preempt_fence[0], 0,
+                             gpu.completed[0]);
+    run();
+    g_assert_cmpuint(wa.calls, ==, 0);  /* nothing calls the dead one */
+    g_assert_cmpuint(wb.calls, ==, 1);
+    g_assert_cmpint(wb.status, ==, DDI_ELOST);
+    /* b's GPU wait was released: its buffer ran (after a's first) */
+    g_assert_cmpuint(gpu.submits, ==, 2);
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 0);  /* b holds two */
+    g_assert_cmpint(fill(&b, b.ctx, h, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_destroy_allocation(b.p, h), ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_sync(b.p, hs), ==, DDI_OK);
+    run();
+    /* the allocation went; the sync object's word stays while a context
+     * of b's device may still wait on it, and a's record with it */
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 0);
+    g_assert_cmpint(kapi_process_exit(b.p), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 2);
+    assert_census(&start);
+}
+
+/* Processes come and go far more often than there are ids or records:
+ * 1000 lives, each with work on the GPU when it is killed. */
+static void test_exit_many(void)
+{
+    struct kernel_census start;
+
+    setup();
+    take_census(&start);
+    for (unsigned i = 0; i < 1000; i++) {
+        struct proc a;
+
+        make_proc(&a, "short-lived");
+        g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+        g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 1), ==, DDI_OK);
+        if (i % 2) {
+            run();
+        }
+        g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+        if (i % 3 == 0) {
+            run();
+        }
+    }
+    run();
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 1000);
+    assert_census(&start);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1890,6 +2180,13 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/gpuva/paging-hold", test_gpuva_paging_hold);
     g_test_add_func("/kernel/gpuva/batch-busy", test_gpuva_batch_busy);
     g_test_add_func("/kernel/gpuva/evict-in-use", test_gpuva_evict_in_use);
+    g_test_add_func("/kernel/quota/held-buffers", test_quota_held_buffers);
+    g_test_add_func("/kernel/quota/every-pool", test_quota_every_pool);
+    g_test_add_func("/kernel/quota/guarantee", test_quota_guarantee);
+    g_test_add_func("/kernel/destroy-device-opened",
+                    test_destroy_device_opened);
+    g_test_add_func("/kernel/exit/reclaims", test_exit_reclaims);
+    g_test_add_func("/kernel/exit/many", test_exit_many);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
     return g_test_run();
