@@ -363,17 +363,15 @@ static void tell_lost(void *arg, uint32_t h, void *obj)
     }
 }
 
-/* A context of a device that held a handle to s may still wait on it
- * or signal it in vidsch (the creator's device is one of them). */
+/* A context may still wait on s or signal it in vidsch: its word must
+ * not be reused before (no handle names it any more, so no new wait or
+ * signal comes). Asked of vidsch itself: that a device which once held
+ * a handle still has contexts (the rule before) kept a killed process's
+ * sync object, and its record, for as long as the process it shared
+ * with lived. */
 static bool sync_may_be_used(const struct kernel *k, const struct ksync *s)
 {
-    for (unsigned i = 0; i < KERNEL_MAX_DEVICES; i++) {
-        if ((s->devs & (1u << i)) && k->devices[i].used &&
-            k->devices[i].contexts) {
-            return true;
-        }
-    }
-    return false;
+    return vidsch_sync_in_use(k->vs, s->cpu);
 }
 
 static void reap(void *arg)

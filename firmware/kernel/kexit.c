@@ -203,7 +203,10 @@ void kernel_census(const struct kernel *k, struct kernel_census *c)
     *c = (struct kernel_census){
         .seg_blocks = k->seg.count, .seg_bytes = k->seg.used_bytes,
         .vm_vram = k->vm ? vidmm_vram_used(k->vm) : 0,
-        .vm_aperture = k->vm ? vidmm_aperture_used(k->vm) : 0,
+        /* ranges of freed allocations waiting for their unmap are free
+         * in all but name: the next paging buffer unmaps them */
+        .vm_aperture = k->vm ? vidmm_aperture_used(k->vm) -
+                               vidmm_aperture_unmapping(k->vm) : 0,
         .pool_free = k->pool ? k->pool->free : 0,
         .sched_idle = vidsch_idle(k->vs), .waits = k->nwaits,
     };

@@ -103,6 +103,11 @@ void kquota_proc_init(struct kernel *k, struct kproc *p)
         p->quota.used[i] = 0;
         p->quota.reserve[i] = 0;
         p->quota.limit[i] = size / 2 ? size / 2 : size;
+        if (i == KQ_BACKING) {
+            /* system memory backing oversubscribed VRAM: one working
+             * set may be most of it (split's 1.5x-VRAM buffers) */
+            p->quota.limit[i] = size / 4 * 3;
+        }
         /* its guarantee: its share, or what the others left of the pool
          * when it came (what they took already is theirs) */
         others(k, p, i, &used, &held);

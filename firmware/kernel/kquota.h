@@ -25,8 +25,8 @@
  *    its guarantee never sees ENOMEM however the others behave from then
  *    on, and one beyond it sees ENOMEM only while others use what is
  *    theirs.
- * Limits default to half of each pool (kquota_set_limit lowers or
- * raises them, never above the pool).
+ * Limits default to half of each pool, three quarters of the backing
+ * store (kquota_set_limit lowers or raises them, never above the pool).
  *
  * Pure C (kernel/, host-tested in tests/unit/test-kernel.c).
  */

@@ -565,6 +565,30 @@ unsigned vidsch_ctx_syncs(const struct vidsch_ctx *c)
     return n;
 }
 
+static bool list_has(const struct vs_list *l, volatile const uint64_t *addr)
+{
+    for (struct vs_link *n = vs_list_first(l); n; n = vs_list_next(l, n)) {
+        if (vs_container_of(n, struct vidsch_sync, link)->addr == addr) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool vidsch_sync_in_use(const struct vidsch *s,
+                        volatile const uint64_t *cpu_addr)
+{
+    for (unsigned i = 0; i < s->cfg.max_contexts; i++) {
+        const struct vidsch_ctx *c = &s->ctxs[i];
+
+        if (c->used && (list_has(&c->waits, cpu_addr) ||
+                        list_has(&c->signals, cpu_addr))) {
+            return true;
+        }
+    }
+    return false;
+}
+
 const struct vidsch_engine_stats *vidsch_engine_stats(const struct vidsch *s,
                                                       unsigned engine)
 {

@@ -408,6 +408,10 @@ unsigned vidsch_ctx_engine(const struct vidsch_ctx *c);
 /* GPU waits and signals of c pending in the scheduler's table (what a
  * process's quota counts). */
 unsigned vidsch_ctx_syncs(const struct vidsch_ctx *c);
+/* True while a GPU wait or signal on cpu_addr is pending (its memory may
+ * not be reused before). */
+bool vidsch_sync_in_use(const struct vidsch *s,
+                        volatile const uint64_t *cpu_addr);
 const struct vidsch_engine_stats *vidsch_engine_stats(const struct vidsch *s,
                                                       unsigned engine);
 const struct vidsch_stats *vidsch_stats(const struct vidsch *s);
