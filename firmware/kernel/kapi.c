@@ -431,6 +431,12 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
     if (!a) {
         return DDI_EHANDLE;
     }
+    /* the locks taken through this handle go with it (a process that
+     * dies holding one does not pin the allocation for ever) */
+    for (unsigned n = kexit_take_locks(p, halloc); n && a->locks; n--) {
+        a->locks--;
+        kmem_unlock(p->k, a);
+    }
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
     fail_waits(p->k, p, a);
     a->refs--;
@@ -949,6 +955,7 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     st = kmem_lock(p->k, a, cpu);
     if (st == DDI_OK) {
         a->locks++;
+        kexit_note_lock(p, halloc, 1);
     }
     return st;
 }
@@ -972,7 +979,8 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     }
     *w = (struct kwait){
         .kind = KWAIT_LOCK, .proc = p,
-        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn }, .arg = arg,
+        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn, .h = halloc },
+        .arg = arg,
     };
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
     return DDI_OK;
@@ -990,6 +998,7 @@ int kapi_unlock(struct kproc *p, uint32_t halloc)
     }
     a->locks--;
     kmem_unlock(p->k, a);
+    kexit_note_lock(p, halloc, -1);
     return DDI_OK;
 }
 

@@ -529,6 +529,7 @@ static void deliver(void *arg)
             w.u.lock.fn(w.arg, st, NULL);
         } else {
             w.u.lock.alloc->locks++;
+            kexit_note_lock(w.proc, w.u.lock.h, 1);
             w.u.lock.fn(w.arg, DDI_OK, cpu);
         }
     }

@@ -180,8 +180,8 @@ struct kwait {
     union {
         struct { struct ksync *sync; uint64_t value; kapi_wait_fn fn; }
             sync;
-        struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn; }
-            lock;
+        struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn;
+                 uint32_t h; } lock;     /* h: the handle it locks by */
     } u;
     void *arg;
     int fail;               /* non-zero: deliver this status (the object
@@ -202,6 +202,10 @@ struct kproc {
         uint32_t h;         /* a handle opened (shared object) ... */
         struct kdevice *dev;    /* ... on this device (kexit.h) */
     } opened[KERNEL_PROC_HANDLES];
+    struct {
+        uint32_t h;         /* an allocation handle ... */
+        unsigned n;         /* ... locked n times through it (kexit.h) */
+    } locked[KERNEL_PROC_HANDLES];
     bool exiting;           /* kapi_process_exit: no handle left; the
                                record goes once nothing is charged to
                                it (kexit.c) */

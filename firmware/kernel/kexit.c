@@ -70,6 +70,36 @@ struct kdevice *kexit_opened_on(const struct kproc *p, uint32_t h)
                                                           : NULL;
 }
 
+void kexit_note_lock(struct kproc *p, uint32_t h, int delta)
+{
+    unsigned i = (h & HANDLE_MAX_SLOTS) - 1;
+
+    if (i >= KERNEL_PROC_HANDLES) {
+        return;
+    }
+    if (p->locked[i].h != h) {
+        p->locked[i].h = h;     /* a slot's earlier handle is closed */
+        p->locked[i].n = 0;
+    }
+    if (delta > 0) {
+        p->locked[i].n++;
+    } else if (p->locked[i].n) {
+        p->locked[i].n--;
+    }
+}
+
+unsigned kexit_take_locks(struct kproc *p, uint32_t h)
+{
+    unsigned i = (h & HANDLE_MAX_SLOTS) - 1, n;
+
+    if (i >= KERNEL_PROC_HANDLES || p->locked[i].h != h) {
+        return 0;
+    }
+    n = p->locked[i].n;
+    p->locked[i].n = 0;
+    return n;
+}
+
 static void no_present(void *arg, const struct kapi_present_result *r)
 {
     (void)arg;

@@ -29,6 +29,13 @@ void kexit_note_open(struct kproc *p, uint32_t h, struct kdevice *dev);
 /* The device h was opened on, NULL if it was created, not opened. */
 struct kdevice *kexit_opened_on(const struct kproc *p, uint32_t h);
 
+/* Locks are counted per handle (kapi_lock, a delivered lock wait: +1;
+ * kapi_unlock: -1) so that closing the handle, or the process's exit,
+ * gives back the locks taken through it: nobody pins an allocation for
+ * ever against the others. take returns the count and clears it. */
+void kexit_note_lock(struct kproc *p, uint32_t h, int delta);
+unsigned kexit_take_locks(struct kproc *p, uint32_t h);
+
 /*
  * What the kernel holds right now in every table and pool: records in
  * use, handles, the kernel's VRAM, vidmm's VRAM and aperture, the page

@@ -2026,6 +2026,38 @@ static void test_quota_guarantee(void)
     }
 }
 
+/* Primaries are pinned in VRAM for life: charged to their creator as
+ * pinned VRAM (an IDLE process pinned 13 MiB and a HIGH process's
+ * context went into error); beyond its limit DDI_EQUOTA, another
+ * process still pins its own, and what is freed comes back. */
+static void test_quota_pinned(void)
+{
+    struct proc a, b;
+    struct kapi_alloc_desc d = { .size = DW * 4 * DH, .primary = true };
+    uint32_t h[5], hb;
+
+    setup_vidmm();
+    g_assert_null(kdisplay_start(&kern, 0, DW, DH));
+    run();
+    make_proc(&a, "pinner");
+    make_proc(&b, "victim");
+    /* the default: half of vidmm's VRAM */
+    g_assert_cmpuint(a.p->quota.limit[KQ_PINNED], ==, VMSEG / 2);
+    g_assert_cmpint(kquota_set_limit(&kern, a.p, KQ_PINNED, 4 * d.size), ==,
+                    DDI_OK);
+    for (unsigned i = 0; i < 4; i++) {
+        g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h[i]), ==,
+                        DDI_OK);
+    }
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h[4]), ==,
+                    DDI_EQUOTA);
+    g_assert_cmpint(kapi_create_allocation(b.p, b.dev, &d, &hb), ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_allocation(a.p, h[0]), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h[4]), ==,
+                    DDI_OK);
+    g_assert_cmpuint(a.p->quota.used[KQ_PINNED], ==, 4 * d.size);
+}
+
 /* Destroying a device closes the shared allocations and sync objects
  * opened on it (they leaked: the creator's reference count never came
  * back). */
@@ -2048,6 +2080,37 @@ static void test_destroy_device_opened(void)
                                                     HANDLE_SYNC))->refs,
                      ==, 1);
     g_assert_cmpuint(b.p->handles.used, ==, 0);
+}
+
+/* A lock cannot be held for ever against the others: the locks a process
+ * took through a handle go when the handle is closed or the process
+ * exits (an opener that locked a shared allocation and died left it
+ * pinned: vidmm could never move it again). */
+static void test_exit_releases_locks(void)
+{
+    struct proc a, b;
+    struct waited w = { 0 };
+    volatile void *cpu;
+    uint32_t name, h;
+
+    setup();
+    make_proc(&a, "a");
+    make_proc(&b, "b");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_DONOTWAIT, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_lock_wait(b.p, h, on_lock, &w), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->locks, ==, 2);
+    g_assert_cmpint(kapi_process_exit(b.p), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->locks, ==, 0);
+    /* a's own lock is a's, closed with its handle */
+    g_assert_cmpint(kapi_lock(a.p, a.buf, KAPI_LOCK_DONOTWAIT, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->locks, ==, 1);
 }
 
 /* Process exit: a process with buffers on the GPU (held), queued behind
@@ -2109,9 +2172,9 @@ static void test_exit_reclaims(void)
     g_assert_cmpint(kapi_destroy_allocation(b.p, h), ==, DDI_OK);
     g_assert_cmpint(kapi_destroy_sync(b.p, hs), ==, DDI_OK);
     run();
-    /* the allocation went; the sync object's word stays while a context
-     * of b's device may still wait on it, and a's record with it */
-    g_assert_cmpuint(kern.stats.processes_freed, ==, 0);
+    /* b let go of the last things a created: a's record goes (the
+     * sync object's word too: no wait or signal of it is pending) */
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 1);
     g_assert_cmpint(kapi_process_exit(b.p), ==, DDI_OK);
     run();
     g_assert_cmpuint(kern.stats.processes_freed, ==, 2);
@@ -2183,9 +2246,11 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/quota/held-buffers", test_quota_held_buffers);
     g_test_add_func("/kernel/quota/every-pool", test_quota_every_pool);
     g_test_add_func("/kernel/quota/guarantee", test_quota_guarantee);
+    g_test_add_func("/kernel/quota/pinned", test_quota_pinned);
     g_test_add_func("/kernel/destroy-device-opened",
                     test_destroy_device_opened);
     g_test_add_func("/kernel/exit/reclaims", test_exit_reclaims);
+    g_test_add_func("/kernel/exit/releases-locks", test_exit_releases_locks);
     g_test_add_func("/kernel/exit/many", test_exit_many);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
