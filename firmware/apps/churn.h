@@ -15,10 +15,11 @@
  *   SHARING    shares an allocation and a sync object with the launcher's
  *              own process, FILLs and signals, and is killed at once or
  *              (every other time) once the launcher's wait for its
- *              signal is over: the launcher waits for the value (DDI_OK or DDI_ELOST: the
- *              creator abandoned it), locks the allocation and finds
- *              either the whole pattern or zeros, never anything else,
- *              then closes its handles.
+ *              signal is over: the launcher waits for the value
+ *              (DDI_OK, or DDI_ELOST: the creator abandoned it), locks
+ *              the allocation and finds the pattern or zeros (or both,
+ *              a FILL cut by the kill), never anything else, then
+ *              closes its handles.
  *
  * A new life starts every period_ns while fewer than CHURN_SLOTS live
  * (and the kernel has a process record free). Checked: every life ran
