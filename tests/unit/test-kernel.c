@@ -2113,6 +2113,37 @@ static void test_exit_releases_locks(void)
     g_assert_cmpuint(kalloc_of(&a, a.buf)->locks, ==, 1);
 }
 
+/* GPU-VA mode: a process with resident allocations exits; its residency
+ * and backing go back, and the next process of its slot takes its
+ * address space instead of asking the driver for a new one (page tables
+ * are not leaked per process). */
+static void test_exit_gpuva(void)
+{
+    struct gv_app a, b;
+    struct kernel_census start;
+    uint64_t f = 0, budget, usage;
+
+    setup_gpuva();
+    take_census(&start);
+    gv_make(&a, "a", 3, 0);
+    g_assert_cmpint(gv_resident(&a, 0, &f), ==, DDI_OK);
+    g_assert_cmpint(gv_resident(&a, 1, &f), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(fv.spaces, ==, 1);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 1);
+    g_assert_cmpuint(kern.gpuva.stats.spaces_recycled, ==, 1);
+    assert_census(&start);
+    g_assert_cmpuint(kern.gpuva.res.used, ==, 0);
+    gv_make(&b, "b", 3, 0);
+    g_assert_cmpuint(fv.spaces, ==, 1);     /* a's, taken again */
+    g_assert_cmpint(gv_resident(&b, 2, &f), ==, DDI_OK);
+    g_assert_cmpint(kapi_query_video_memory(b.p, &budget, &usage), ==,
+                    DDI_OK);
+    g_assert_cmpuint(usage, ==, GV_ALLOC);  /* nothing of a's counted */
+}
+
 /* Process exit: a process with buffers on the GPU (held), queued behind
  * a wait, CPU waits, shared objects and presents... is killed: the
  * running buffer is preempted, everything it had comes back, the other
@@ -2251,6 +2282,7 @@ int main(int argc, char **argv)
                     test_destroy_device_opened);
     g_test_add_func("/kernel/exit/reclaims", test_exit_reclaims);
     g_test_add_func("/kernel/exit/releases-locks", test_exit_releases_locks);
+    g_test_add_func("/kernel/exit/gpuva", test_exit_gpuva);
     g_test_add_func("/kernel/exit/many", test_exit_many);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
