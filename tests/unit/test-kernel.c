@@ -2239,6 +2239,207 @@ static void test_exit_many(void)
     assert_census(&start);
 }
 
+/* ---- hostile processes, at random (property test) ---- */
+
+#define HP_PROCS    4
+#define HP_HANDLES  48
+
+struct hp_proc {
+    struct kproc *p;
+    uint32_t dev, ctx;
+    uint32_t h[HP_HANDLES];     /* allocations and sync objects it made */
+    unsigned nh;
+    struct waited w;
+};
+
+/* What every process holds adds up to what the tables hold. */
+static void hp_check_books(const struct kernel_census *start)
+{
+    struct kernel_census now;
+    uint64_t used[KQ_COUNT] = { 0 };
+
+    kernel_census(&kern, &now);
+    for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
+        for (unsigned q = 0; kern.procs[i].used && q < KQ_COUNT; q++) {
+            used[q] += kern.procs[i].quota.used[q];
+        }
+    }
+    g_assert_cmpuint(used[KQ_DEVICES], ==, now.devices);
+    g_assert_cmpuint(used[KQ_CONTEXTS], ==, now.contexts);
+    g_assert_cmpuint(used[KQ_ALLOCS], ==, now.allocs);
+    g_assert_cmpuint(used[KQ_SYNCS], ==, now.syncs);
+    g_assert_cmpuint(used[KQ_BUFFERS], ==, now.buffers);
+    g_assert_cmpuint(used[KQ_WAITS], ==, now.waits);
+    g_assert_cmpuint(used[KQ_KVRAM], ==, now.seg_bytes - start->seg_bytes);
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+}
+
+static void hp_spawn(struct hp_proc *x)
+{
+    memset(x, 0, sizeof(*x));
+    x->p = kapi_process_create(&kern, "hostile");
+    g_assert_nonnull(x->p);
+    g_assert_cmpint(kapi_create_device(x->p, &x->dev), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_context(x->p, x->dev, 0, VIDSCH_PRIO_NORMAL,
+                                        &x->ctx), ==, DDI_OK);
+}
+
+/* A handle of x's, or (one time in four) another process's: the call
+ * must then refuse it. */
+static uint32_t hp_pick(GRand *r, struct hp_proc *all, unsigned i,
+                        bool *foreign)
+{
+    unsigned j = g_rand_int_range(r, 0, 4) ? i
+                 : (unsigned)g_rand_int_range(r, 0, HP_PROCS);
+    struct hp_proc *x = &all[j];
+
+    *foreign = j != i;
+    if (!x->p || x->nh == 0) {
+        *foreign = false;
+        return all[i].nh ? all[i].h[0] : 0x1234;
+    }
+    return x->h[g_rand_int_range(r, 0, x->nh)];
+}
+
+static void hp_forget(struct hp_proc *x, uint32_t h)
+{
+    for (unsigned k = 0; k < x->nh; k++) {
+        if (x->h[k] == h) {
+            x->h[k] = x->h[--x->nh];
+            return;
+        }
+    }
+}
+
+static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
+{
+    struct hp_proc *x = &all[i];
+    struct kapi_alloc_desc d = {
+        .size = 64u << g_rand_int_range(r, 0, 10), .cpu_visible = true,
+    };
+    bool foreign = false;
+    uint32_t h = hp_pick(r, all, i, &foreign), name, h2;
+    volatile void *cpu;
+    int st = DDI_OK;
+    unsigned v = (unsigned)g_rand_int_range(r, 0, 60);
+
+    /* an exit once in 60 steps, renders twice as often as the rest */
+    switch (v == 59 ? 10 : v % 12 == 10 ? 3 : v % 12) {
+    case 0:
+        if (x->nh < HP_HANDLES &&
+            kapi_create_allocation(x->p, x->dev, &d, &h2) == DDI_OK) {
+            x->h[x->nh++] = h2;
+        }
+        return;
+    case 1:
+        if (x->nh < HP_HANDLES &&
+            kapi_create_sync(x->p, x->dev, 0, &h2) == DDI_OK) {
+            x->h[x->nh++] = h2;
+        }
+        return;
+    case 2:
+        st = handle_type_of(h) == HANDLE_SYNC ? kapi_destroy_sync(x->p, h)
+                                              : kapi_destroy_allocation(x->p,
+                                                                        h);
+        if (st == DDI_OK) {
+            hp_forget(x, h);
+        }
+        break;
+    case 3:
+        st = fill(&(struct proc){ .p = x->p }, x->ctx, h, 64);
+        break;
+    case 4:
+        st = kapi_signal_gpu(x->p, x->ctx, h,
+                             (uint64_t)g_rand_int_range(r, 1, 4));
+        break;
+    case 5:
+        /* a value that may never come: its buffers are held */
+        st = kapi_wait_gpu(x->p, x->ctx, h,
+                           (uint64_t)g_rand_int_range(r, 1, 8));
+        break;
+    case 6:
+        st = kapi_wait_cpu(x->p, h, (uint64_t)g_rand_int_range(r, 1, 8),
+                           on_wait, &x->w);
+        break;
+    case 7:
+        st = kapi_signal_cpu(x->p, h, (uint64_t)g_rand_int_range(r, 1, 4));
+        break;
+    case 8: {
+        struct hp_proc *o = &all[(i + 1) % HP_PROCS];
+
+        st = handle_type_of(h) == HANDLE_SYNC
+             ? kapi_share_sync(x->p, h, &name)
+             : kapi_share_allocation(x->p, h, &name);
+        if (st == DDI_OK && o->p && o->nh < HP_HANDLES &&
+            (handle_type_of(h) == HANDLE_SYNC
+             ? kapi_open_sync(o->p, o->dev, name, &h2)
+             : kapi_open_allocation(o->p, o->dev, name, &h2)) == DDI_OK) {
+            o->h[o->nh++] = h2;
+        }
+        break;
+    }
+    case 9:
+        st = kapi_lock(x->p, h, KAPI_LOCK_DONOTWAIT, &cpu);
+        if (st == DDI_OK && g_rand_boolean(r)) {
+            kapi_unlock(x->p, h);
+        }
+        break;
+    case 10:
+        g_assert_cmpint(kapi_process_exit(x->p), ==, DDI_OK);
+        hp_spawn(x);
+        return;
+    case 11:
+        gpu.hold = g_rand_int_range(r, 0, 3) == 0;
+        run();
+        return;
+    default:
+        pump();
+        return;
+    }
+    if (foreign) {
+        g_assert_cmpint(st, ==, DDI_EHANDLE);
+    }
+}
+
+/*
+ * Hostile processes at random: each step one of four processes makes a
+ * legal call (create, destroy, render, signal and wait on the GPU and
+ * the CPU, share and open, lock, exit and be replaced by a new one),
+ * often with another process's handles (always refused with
+ * DDI_EHANDLE), with the GPU holding its work at times, so processes
+ * exit with work queued, running, waiting for values that never come.
+ * After every step what the processes are charged adds up to what the
+ * tables hold; at the end every process exits and the kernel is as it
+ * started.
+ */
+static void test_exit_hostile_random(void)
+{
+    for (unsigned seed = 1; seed <= 200; seed++) {
+        GRand *r = g_rand_new_with_seed(seed);
+        struct hp_proc all[HP_PROCS];
+        struct kernel_census start;
+
+        setup();
+        take_census(&start);
+        for (unsigned i = 0; i < HP_PROCS; i++) {
+            hp_spawn(&all[i]);
+        }
+        for (unsigned n = 0; n < 600; n++) {
+            hp_step(r, all, (unsigned)g_rand_int_range(r, 0, HP_PROCS));
+            hp_check_books(&start);
+        }
+        for (unsigned i = 0; i < HP_PROCS; i++) {
+            g_assert_cmpint(kapi_process_exit(all[i].p), ==, DDI_OK);
+        }
+        gpu.hold = false;
+        run();
+        g_assert_cmpuint(kern.stats.processes_freed, ==,
+                         kern.stats.processes_exited);
+        assert_census(&start);
+        g_rand_free(r);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2283,6 +2484,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/exit/reclaims", test_exit_reclaims);
     g_test_add_func("/kernel/exit/releases-locks", test_exit_releases_locks);
     g_test_add_func("/kernel/exit/gpuva", test_exit_gpuva);
+    g_test_add_func("/kernel/exit/hostile-random", test_exit_hostile_random);
     g_test_add_func("/kernel/exit/many", test_exit_many);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
