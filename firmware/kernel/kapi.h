@@ -12,6 +12,12 @@
  * and returns 0 or a negative DDI_E* code. No argument makes it crash.
  * A context lost to TDR puts its device in the "removed" state: calls on
  * it then return DDI_ELOST (D3D's DEVICE_REMOVED), destroying still works.
+ * A call that takes from one of the kernel's pools (a record, a wait, a
+ * DMA buffer, kernel VRAM, backing store, pinned VRAM, a present) is
+ * charged to the calling process: DDI_EQUOTA when that would take it over
+ * its limit, DDI_ENOMEM when the pool is out or what is left is other
+ * processes' guarantee (kernel/kquota.h); never because of another
+ * process's use beyond its own share.
  *
  * Applications are state machines: a call never blocks. What would block
  * in D3DKMT (waiting for a fence, locking an allocation the GPU uses)
