@@ -73,7 +73,10 @@ void kquota_init(struct kernel *k)
     q[KQ_PRESENTS] = KDISPLAY_QUEUE;
     q[KQ_KVRAM] = k->seg.size;          /* less the kernel's: pool() */
     q[KQ_BACKING] = 0;                  /* pool() */
-    q[KQ_PINNED] = kernel_app_vram_bytes(k);
+    /* what all processes may pin together: half of the VRAM residency
+     * works in, so pins (which never move) cannot starve everyone's
+     * buffers of VRAM */
+    q[KQ_PINNED] = kernel_app_vram_bytes(k) / 2;
 }
 
 /* What the live processes other than p use and keep for themselves of

@@ -10,7 +10,9 @@
  * display source) and every memory it hands out on a process's behalf
  * (the kernel's VRAM segment: DMA buffers, save areas, sync values and,
  * with fixed placement, allocations; backing store in the page pool;
- * VRAM pinned for primaries) is charged to the process that asked, and
+ * VRAM pinned for primaries: a pool of half of the VRAM applications
+ * use, so that pins, which never move, leave the other half to
+ * residency) is charged to the process that asked, and
  * given back when the kernel frees it, whenever that is (after the
  * process exited, once the GPU is done with it).
  *

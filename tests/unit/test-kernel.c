@@ -2041,8 +2041,9 @@ static void test_quota_pinned(void)
     run();
     make_proc(&a, "pinner");
     make_proc(&b, "victim");
-    /* the default: half of vidmm's VRAM */
-    g_assert_cmpuint(a.p->quota.limit[KQ_PINNED], ==, VMSEG / 2);
+    /* the default: half of the pinned pool, itself half of vidmm's VRAM
+     * (all processes' pins leave the other half to residency) */
+    g_assert_cmpuint(a.p->quota.limit[KQ_PINNED], ==, VMSEG / 4);
     g_assert_cmpint(kquota_set_limit(&kern, a.p, KQ_PINNED, 4 * d.size), ==,
                     DDI_OK);
     for (unsigned i = 0; i < 4; i++) {
