@@ -84,7 +84,7 @@ const char *kapi_process_name(const struct kproc *p)
 
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 {
-    if (!p) {
+    if (!kproc_live(p)) {
         return;
     }
     p->lost_fn = fn;
@@ -93,7 +93,7 @@ void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 
 uint64_t kapi_now(const struct kproc *p)
 {
-    return p ? kernel_now(p->k) : 0;
+    return p && p->k ? kernel_now(p->k) : 0;
 }
 
 void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
@@ -103,14 +103,14 @@ void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
 
 void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 {
-    if (p && t && t->fn) {
+    if (kproc_live(p) && t && t->fn) {
         ktimer_arm(&p->k->ev.timers, t, when);
     }
 }
 
 void kapi_timer_cancel(struct kproc *p, struct ktimer *t)
 {
-    if (p && t) {
+    if (p && p->k && t) {
         ktimer_cancel(&p->k->ev.timers, t);
     }
 }
@@ -121,7 +121,7 @@ int kapi_create_device(struct kproc *p, uint32_t *hdevice)
 {
     struct kernel *k;
 
-    if (!p || !hdevice) {
+    if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
     }
     k = p->k;
@@ -1016,7 +1016,7 @@ int kapi_create_device_gpuva(struct kproc *p, uint32_t *hdevice)
     struct kdevice *d;
     int st;
 
-    if (!p || !hdevice) {
+    if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
     }
     if (!p->k->gpuva.on) {
@@ -1052,7 +1052,8 @@ int kapi_gpu_va(struct kproc *p, uint32_t halloc, uint64_t *va)
 
 int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp) {
         return DDI_EINVAL;
@@ -1064,7 +1065,8 @@ int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
 
 int kapi_set_budget(struct kproc *p, uint64_t bytes)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp) {
         return DDI_EINVAL;
@@ -1078,7 +1080,8 @@ int kapi_set_budget(struct kproc *p, uint64_t bytes)
 int kapi_query_video_memory(struct kproc *p, uint64_t *budget,
                             uint64_t *usage)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp || !budget || !usage) {
         return DDI_EINVAL;
@@ -1145,7 +1148,7 @@ int kapi_gpuva_stats(struct kproc *p, struct kapi_gpuva_stats *out)
 {
     const struct kgpuva *g;
 
-    if (!p || !out) {
+    if (!kproc_live(p) || !out) {
         return DDI_EINVAL;
     }
     g = &p->k->gpuva;

@@ -2145,6 +2145,55 @@ static void test_exit_gpuva(void)
     g_assert_cmpuint(usage, ==, GV_ALLOC);  /* nothing of a's counted */
 }
 
+/* A process's calls after its exit (its record exiting, then freed):
+ * refused or ignored, never a crash (an application's timer firing after
+ * its process was killed). */
+static void never_fires(void *arg, uint64_t now)
+{
+    (void)arg;
+    (void)now;
+    g_assert_not_reached();
+}
+
+static void test_exit_dead_calls(void)
+{
+    struct proc a;
+    struct ktimer t;
+    uint32_t h;
+
+    setup();
+    make_proc(&a, "a");
+    kapi_timer_init(&t, NULL, NULL);
+    for (unsigned pass = 0; pass < 2; pass++) {
+        if (pass == 0) {
+            gpu.hold = true;        /* its record stays: a buffer is out */
+            g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+            run();
+            g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+            g_assert_true(a.p->used && a.p->exiting);
+        } else {
+            gpu.hold = false;
+            gpu.preempt_pending[0] = false;
+            gpu.nq[0] = 0;
+            kernel_upcalls.preempted(&kern, 0, gpu.preempt_fence[0], 0,
+                                     gpu.completed[0]);
+            run();
+            g_assert_false(a.p->used);  /* freed: zeroed */
+        }
+        g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_EINVAL);
+        g_assert_cmpint(kapi_create_device(a.p, &h), ==, DDI_EINVAL);
+        g_assert_cmpint(kapi_create_device_gpuva(a.p, &h), ==, DDI_EINVAL);
+        g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_EHANDLE);
+        g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 1), ==, DDI_EHANDLE);
+        kapi_timer_init(&t, never_fires, NULL);
+        kapi_timer_arm(a.p, &t, gpu.now + 1000);     /* not armed */
+        run();
+        kapi_timer_cancel(a.p, &t);
+        kapi_set_lost_callback(a.p, NULL, NULL);
+        (void)kapi_now(a.p);
+    }
+}
+
 /* Process exit: a process with buffers on the GPU (held), queued behind
  * a wait, CPU waits, shared objects and presents... is killed: the
  * running buffer is preempted, everything it had comes back, the other
@@ -2485,6 +2534,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/exit/reclaims", test_exit_reclaims);
     g_test_add_func("/kernel/exit/releases-locks", test_exit_releases_locks);
     g_test_add_func("/kernel/exit/gpuva", test_exit_gpuva);
+    g_test_add_func("/kernel/exit/dead-calls", test_exit_dead_calls);
     g_test_add_func("/kernel/exit/hostile-random", test_exit_hostile_random);
     g_test_add_func("/kernel/exit/many", test_exit_many);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
