@@ -234,8 +234,21 @@ static void life_start(struct churn *c, struct churn_life *l)
         VIDSCH_PRIO_HIGH, VIDSCH_PRIO_IDLE, VIDSCH_PRIO_NORMAL,
         VIDSCH_PRIO_ABOVE_NORMAL,
     };
-    unsigned mode = (unsigned)(c->started % CHURN_MODES);
-    struct kproc *p = kapi_process_create(c->app.k, mode_names[mode]);
+    unsigned mode = 0, n = 0, pick;
+    struct kproc *p;
+
+    /* the modes of cfg.modes in turn */
+    for (unsigned m = 0; m < CHURN_MODES; m++) {
+        n += (c->cfg.modes >> m) & 1;
+    }
+    pick = n ? (unsigned)(c->started % n) : 0;
+    for (unsigned m = 0; m < CHURN_MODES; m++) {
+        if (((c->cfg.modes >> m) & 1) && pick-- == 0) {
+            mode = m;
+            break;
+        }
+    }
+    p = kapi_process_create(c->app.k, mode_names[mode]);
     int st;
 
     if (!p) {
@@ -275,7 +288,7 @@ static void life_start(struct churn *c, struct churn_life *l)
         /* every other one at once (its buffer queued at most: never
          * drawn), the others once the launcher saw its signal (drawn,
          * and the process killed while the launcher holds its objects) */
-        if ((c->started / CHURN_MODES) % 2) {
+        if (c->per_mode[MODE_SHARING] % 2) {
             kill(l);
         }
     }
@@ -356,13 +369,16 @@ void churn_config_default(struct churn_config *c)
 {
     *c = (struct churn_config){
         .lives = 1000, .period_ns = 100000, .big_bytes = 1u << 20,
-        .work_ns = 300000,
+        .work_ns = 300000, .modes = (1u << CHURN_MODES) - 1,
     };
 }
 
 int churn_init(struct churn *c, struct kernel *k, const char *name,
                const struct churn_config *cfg)
 {
+    if (cfg->modes == 0 || cfg->modes >> CHURN_MODES) {
+        return DDI_EINVAL;
+    }
     c->cfg = *cfg;
     c->started = c->finished = 0;
     c->create_waits = c->reads_ok = c->reads_bad = 0;

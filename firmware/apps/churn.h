@@ -41,6 +41,9 @@ struct churn_config {
     uint64_t period_ns;         /* between ticks */
     uint64_t big_bytes;         /* the PAGING mode's allocation */
     uint64_t work_ns;           /* the RENDER mode's WORK */
+    unsigned modes;             /* bit m: lives of mode m (NORMAL 0,
+                                   RENDER 1, PAGING 2, SHARING 3), in
+                                   turn; all four by default */
 };
 
 struct churn;

@@ -12,8 +12,8 @@
  * the scheduler back to where they started (kernel_census).
  *
  * Command line: irq=..., lives= (1000), period_us= (100), percent= (150:
- * the memapp's working set, in % of vidmm's VRAM, at most 250), the
- * scheduler options.
+ * the memapp's working set, in % of vidmm's VRAM, at most 250), modes=
+ * (15: a bit per kind of life, apps/churn.h), the scheduler options.
  */
 #include <stdint.h>
 
@@ -79,7 +79,7 @@ static void print_census(const char *when, const struct kernel_census *c)
 
 int scenario_main(const struct boot_info *boot)
 {
-    uint64_t lives = 1000, period_us = 100, percent = 150;
+    uint64_t lives = 1000, period_us = 100, percent = 150, modes = 15;
     struct kernel *k = &s.boot.k;
     struct kernel_census boot_census = { 0 }, end = { 0 };
     const char *diff = "not run";
@@ -89,12 +89,15 @@ int scenario_main(const struct boot_info *boot)
     if (os_option(&s, boot, "lives", &lives) &&
         os_option(&s, boot, "period_us", &period_us) &&
         os_option(&s, boot, "percent", &percent) &&
+        os_option(&s, boot, "modes", &modes) &&
         /* percent above 250: one memapp frame's three allocations no
          * longer fit VRAM together, and the memapp stalls (a vidmm
          * limit of its own, not what this scenario checks) */
         report(&s.r, lives >= 1 && period_us >= 10 && percent >= 10 &&
-               percent <= 250, "options: lives=%lu (>= 1), period_us=%lu "
-               "(>= 10), percent=%lu (10..250)", lives, period_us, percent)
+               percent <= 250 && modes >= 1 && modes <= 15, "options: "
+               "lives=%lu (>= 1), period_us=%lu (>= 10), percent=%lu "
+               "(10..250), modes=%lu (1..15)", lives, period_us, percent,
+               modes)
         && os_boot(&s, boot, NULL)) {
         struct churn_config cc;
         struct memapp_config mc;
@@ -109,6 +112,7 @@ int scenario_main(const struct boot_info *boot)
         churn_config_default(&cc);
         cc.lives = lives;
         cc.period_ns = period_us * US;
+        cc.modes = (unsigned)modes;
         memapp_config_default(&mc);
         mc.nallocs = 8;
         mc.per_frame = 3;
