@@ -37,6 +37,8 @@ enum ddi_status {
     DDI_ELOST = -7,         /* the context was lost (TDR): device removed */
     DDI_ETIMEOUT = -8,
     DDI_ENOTSUP = -9,       /* the GPU cannot do this (caps) */
+    DDI_EQUOTA = -10,       /* over the calling process's quota of a
+                               kernel pool (kernel/kquota.h) */
 };
 
 const char *ddi_status_name(int status);

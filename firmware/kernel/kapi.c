@@ -13,7 +13,9 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kexit.h"
 #include "kernel/kmem.h"
+#include "kernel/kquota.h"
 
 /* Shared names: bit 30 set so they never look like handles or 0. */
 #define SHARED_TAG      0x40000000u
@@ -58,14 +60,17 @@ struct kproc *kapi_process_create(struct kernel *k, const char *name)
         struct kproc *p = &k->procs[i];
 
         if (!p->used) {
-            if (k->next_proc_id == 0) {
-                return NULL;    /* ids ran out (255 processes) */
+            uint8_t id = kexit_new_proc_id(k);
+
+            if (id == 0) {
+                return NULL;
             }
             *p = (struct kproc){
-                .used = true, .id = k->next_proc_id++, .name = name, .k = k,
+                .used = true, .id = id, .name = name, .k = k,
             };
             handle_table_init(&p->handles, p->id, p->slots,
                               KERNEL_PROC_HANDLES);
+            kquota_proc_init(k, p);
             return p;
         }
     }
@@ -79,7 +84,7 @@ const char *kapi_process_name(const struct kproc *p)
 
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 {
-    if (!p) {
+    if (!kproc_live(p)) {
         return;
     }
     p->lost_fn = fn;
@@ -88,7 +93,7 @@ void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 
 uint64_t kapi_now(const struct kproc *p)
 {
-    return p ? kernel_now(p->k) : 0;
+    return p && p->k ? kernel_now(p->k) : 0;
 }
 
 void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
@@ -98,14 +103,14 @@ void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
 
 void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 {
-    if (p && t && t->fn) {
+    if (kproc_live(p) && t && t->fn) {
         ktimer_arm(&p->k->ev.timers, t, when);
     }
 }
 
 void kapi_timer_cancel(struct kproc *p, struct ktimer *t)
 {
-    if (p && t) {
+    if (p && p->k && t) {
         ktimer_cancel(&p->k->ev.timers, t);
     }
 }
@@ -116,7 +121,7 @@ int kapi_create_device(struct kproc *p, uint32_t *hdevice)
 {
     struct kernel *k;
 
-    if (!p || !hdevice) {
+    if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
     }
     k = p->k;
@@ -124,8 +129,14 @@ int kapi_create_device(struct kproc *p, uint32_t *hdevice)
         struct kdevice *d = &k->devices[i];
 
         if (!d->used) {
-            int st = handle_alloc(&p->handles, HANDLE_DEVICE, d, hdevice);
+            int st = kquota_charge(k, p, KQ_DEVICES, 1);
 
+            if (st == DDI_OK) {
+                st = handle_alloc(&p->handles, HANDLE_DEVICE, d, hdevice);
+                if (st != DDI_OK) {
+                    kquota_uncharge(k, p, KQ_DEVICES, 1);
+                }
+            }
             if (st == DDI_OK) {
                 *d = (struct kdevice){ .used = true, .proc = p };
             }
@@ -151,12 +162,15 @@ static void destroy_child(void *arg, uint32_t h, void *obj)
         }
         break;
     case HANDLE_ALLOCATION:
-        if (((struct kalloc *)obj)->dev == w->dev) {
+        /* created on it, or opened on it (a shared one) */
+        if (((struct kalloc *)obj)->dev == w->dev ||
+            kexit_opened_on(w->p, h) == w->dev) {
             kapi_destroy_allocation(w->p, h);
         }
         break;
     case HANDLE_SYNC:
-        if (((struct ksync *)obj)->dev == w->dev) {
+        if (((struct ksync *)obj)->dev == w->dev ||
+            kexit_opened_on(w->p, h) == w->dev) {
             kapi_destroy_sync(w->p, h);
         }
         break;
@@ -218,15 +232,23 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
             c = &k->contexts[i];
         }
     }
+    if (!c) {
+        return DDI_ENOMEM;
+    }
+    st = kquota_charge(k, p, KQ_CONTEXTS, 1);
     /* GPU-VA mode: a page of its own, the only writable page of the
      * kernel's VRAM in the process's space */
-    if (!c || !vidmm_segment_alloc(&k->seg,
-                                   dev->gpuva ? KGPUVA_SAVE_BYTES
-                                              : COPRO_SAVE_SIZE,
-                                   dev->gpuva ? KGPUVA_SAVE_BYTES
-                                              : KERNEL_ALLOC_ALIGN,
-                                   &save)) {
-        return DDI_ENOMEM;
+    if (st == DDI_OK) {
+        st = kquota_seg_alloc(k, p, dev->gpuva ? KGPUVA_SAVE_BYTES
+                                               : COPRO_SAVE_SIZE,
+                              dev->gpuva ? KGPUVA_SAVE_BYTES
+                                         : KERNEL_ALLOC_ALIGN, &save);
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_CONTEXTS, 1);
+        }
+    }
+    if (st != DDI_OK) {
+        return st;
     }
     /* A zeroed save area has no magic: a RESUME before any preemption
      * fails on the device instead of resuming garbage. */
@@ -237,7 +259,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     };
     c->vctx = vidsch_ctx_create(k->vs, c->hw_id, engine, prio, save);
     if (!c->vctx) {
-        vidmm_segment_free(&k->seg, save);
+        kquota_seg_free(k, p, save);
+        kquota_uncharge(k, p, KQ_CONTEXTS, 1);
         *c = (struct kcontext){ 0 };
         return DDI_ENOMEM;
     }
@@ -252,7 +275,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     if (st != DDI_OK) {
         /* Nothing was submitted: the scheduler lets go at once. */
         vidsch_ctx_destroy(k->vs, c->vctx);
-        vidmm_segment_free(&k->seg, save);
+        kquota_seg_free(k, p, save);
+        kquota_uncharge(k, p, KQ_CONTEXTS, 1);
         *c = (struct kcontext){ 0 };
         return st;
     }
@@ -340,8 +364,14 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     }
     *a = (struct kalloc){
         .dev = dev, .size = d->size, .cpu_visible = d->cpu_visible,
-        .refs = 1, .primary = d->primary,
+        .refs = 1, .primary = d->primary, .owner = p,
+        .owner_gpuva = dev->gpuva,
     };
+    st = kquota_alloc_charge(k, a);
+    if (st != DDI_OK) {
+        *a = (struct kalloc){ 0 };
+        return st;
+    }
     if (dev->gpuva) {
         /* the residency record is keyed by the handle: handle first */
         st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
@@ -353,6 +383,7 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
             }
         }
         if (st != DDI_OK) {
+            kquota_alloc_uncharge(k, a);
             *a = (struct kalloc){ 0 };
             return st;
         }
@@ -361,12 +392,14 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     }
     st = kmem_alloc_create(k, a, d);
     if (st != DDI_OK) {
+        kquota_alloc_uncharge(k, a);
         *a = (struct kalloc){ 0 };
         return st;
     }
     st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
     if (st != DDI_OK) {
         kmem_alloc_free(k, a);      /* new: nothing moves it yet */
+        kquota_alloc_uncharge(k, a);
         *a = (struct kalloc){ 0 };
         return st;
     }
@@ -397,6 +430,12 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
 
     if (!a) {
         return DDI_EHANDLE;
+    }
+    /* the locks taken through this handle go with it (a process that
+     * dies holding one does not pin the allocation for ever) */
+    for (unsigned n = kexit_take_locks(p, halloc); n && a->locks; n--) {
+        a->locks--;
+        kmem_unlock(p->k, a);
     }
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
     fail_waits(p->k, p, a);
@@ -505,6 +544,7 @@ int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
     st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
     if (st == DDI_OK) {
         a->refs++;
+        kexit_note_open(p, *halloc, dev);
     }
     return st;
 }
@@ -535,14 +575,25 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
             s = &k->syncs[i];
         }
     }
+    if (!s) {
+        return DDI_ENOMEM;
+    }
     /* The value lives in VRAM: the CPU sees it through the segment, and
      * a GPU WAIT or FENCE could address it too. */
-    if (!s || !vidmm_segment_alloc(&k->seg, 8, KERNEL_ALLOC_ALIGN, &gpu)) {
-        return DDI_ENOMEM;
+    st = kquota_charge(k, p, KQ_SYNCS, 1);
+    if (st == DDI_OK) {
+        st = kquota_seg_alloc(k, p, 8, KERNEL_ALLOC_ALIGN, &gpu);
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_SYNCS, 1);
+        }
+    }
+    if (st != DDI_OK) {
+        return st;
     }
     st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
     if (st != DDI_OK) {
-        vidmm_segment_free(&k->seg, gpu);
+        kquota_seg_free(k, p, gpu);
+        kquota_uncharge(k, p, KQ_SYNCS, 1);
         return st;
     }
     *s = (struct ksync){
@@ -610,6 +661,7 @@ int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
     st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
     if (st == DDI_OK) {
         s->refs++;
+        kexit_note_open(p, *hsync, dev);
         /* this device's contexts may now wait on it: it is not freed
          * while they exist */
         s->devs |= 1u << (dev - p->k->devices);
@@ -663,6 +715,10 @@ int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (c->dev->removed || s->dev->removed) {
         return DDI_ELOST;
     }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
     st = vidsch_signal(p->k->vs, c->vctx, s->cpu, value);
     kernel_after_vidsch(p->k);
     return st;
@@ -681,20 +737,32 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (c->dev->removed || s->dev->removed) {
         return DDI_ELOST;
     }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
     st = vidsch_wait(p->k->vs, c->vctx, s->cpu, value);
     kernel_after_vidsch(p->k);
     return st;
 }
 
-/* A free wait slot, counted as pending: the caller fills it. */
-static struct kwait *new_wait(struct kernel *k)
+/* A free wait slot, counted as pending and charged to p: the caller
+ * fills it. NULL and *st why not. */
+static struct kwait *new_wait(struct kproc *p, int *st)
 {
+    struct kernel *k = p->k;
+
     for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
         if (k->waits[i].kind == KWAIT_NONE) {
+            *st = kquota_charge(k, p, KQ_WAITS, 1);
+            if (*st != DDI_OK) {
+                return NULL;
+            }
             k->nwaits++;
             return &k->waits[i];
         }
     }
+    *st = DDI_ENOMEM;
     return NULL;
 }
 
@@ -703,6 +771,7 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
 {
     struct ksync *s = get_sync(p, hsync);
     struct kwait *w;
+    int st;
 
     if (!s) {
         return DDI_EHANDLE;
@@ -713,9 +782,9 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
     if (!fn) {
         return DDI_EINVAL;
     }
-    w = new_wait(p->k);
+    w = new_wait(p, &st);
     if (!w) {
-        return DDI_ENOMEM;
+        return st;
     }
     *w = (struct kwait){
         .kind = KWAIT_SYNC, .proc = p, .dev = s->dev,
@@ -790,9 +859,17 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
             .cpu_visible = al->cpu_visible,
         };
     }
-    if (!vidmm_segment_alloc(&k->seg, a->cmd_bytes, KERNEL_ALLOC_ALIGN,
-                             &dma)) {
-        return DDI_ENOMEM;
+    /* the buffer record and its copy in the kernel's VRAM are the
+     * process's to pay for (kquota.h) */
+    st = kquota_charge(k, p, KQ_BUFFERS, 1);
+    if (st == DDI_OK) {
+        st = kquota_seg_alloc(k, p, a->cmd_bytes, KERNEL_ALLOC_ALIGN, &dma);
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_BUFFERS, 1);
+        }
+    }
+    if (st != DDI_OK) {
+        return st;
     }
     kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(&k->seg, dma);
     kb->dmabuf.gpu_addr = dma;
@@ -805,7 +882,8 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
     };
     st = k->dev.ops->render(k->dev.drv, &args, &kb->dmabuf);
     if (st != DDI_OK) {
-        vidmm_segment_free(&k->seg, dma);
+        kquota_seg_free(k, p, dma);
+        kquota_uncharge(k, p, KQ_BUFFERS, 1);
         kb->dmabuf.nalloc = 0;
         k->stats.render_refusals++;
         k->stats.last_refusal = st;
@@ -877,6 +955,7 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     st = kmem_lock(p->k, a, cpu);
     if (st == DDI_OK) {
         a->locks++;
+        kexit_note_lock(p, halloc, 1);
     }
     return st;
 }
@@ -886,6 +965,7 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
 {
     struct kalloc *a = get_alloc(p, halloc);
     struct kwait *w;
+    int st;
 
     if (!a) {
         return DDI_EHANDLE;
@@ -893,13 +973,14 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     if (!fn || !a->cpu_visible) {
         return DDI_EINVAL;
     }
-    w = new_wait(p->k);
+    w = new_wait(p, &st);
     if (!w) {
-        return DDI_ENOMEM;
+        return st;
     }
     *w = (struct kwait){
         .kind = KWAIT_LOCK, .proc = p,
-        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn }, .arg = arg,
+        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn, .h = halloc },
+        .arg = arg,
     };
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
     return DDI_OK;
@@ -917,6 +998,7 @@ int kapi_unlock(struct kproc *p, uint32_t halloc)
     }
     a->locks--;
     kmem_unlock(p->k, a);
+    kexit_note_lock(p, halloc, -1);
     return DDI_OK;
 }
 
@@ -934,7 +1016,7 @@ int kapi_create_device_gpuva(struct kproc *p, uint32_t *hdevice)
     struct kdevice *d;
     int st;
 
-    if (!p || !hdevice) {
+    if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
     }
     if (!p->k->gpuva.on) {
@@ -970,7 +1052,8 @@ int kapi_gpu_va(struct kproc *p, uint32_t halloc, uint64_t *va)
 
 int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp) {
         return DDI_EINVAL;
@@ -982,7 +1065,8 @@ int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
 
 int kapi_set_budget(struct kproc *p, uint64_t bytes)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp) {
         return DDI_EINVAL;
@@ -996,7 +1080,8 @@ int kapi_set_budget(struct kproc *p, uint64_t bytes)
 int kapi_query_video_memory(struct kproc *p, uint64_t *budget,
                             uint64_t *usage)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp || !budget || !usage) {
         return DDI_EINVAL;
@@ -1050,6 +1135,10 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value)
     if (value <= p->k->gpuva.fence_done) {
         return DDI_OK;
     }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
     st = vidsch_wait(p->k->vs, c->vctx, &p->k->gpuva.fence_done, value);
     kernel_after_vidsch(p->k);
     return st;
@@ -1059,7 +1148,7 @@ int kapi_gpuva_stats(struct kproc *p, struct kapi_gpuva_stats *out)
 {
     const struct kgpuva *g;
 
-    if (!p || !out) {
+    if (!kproc_live(p) || !out) {
         return DDI_EINVAL;
     }
     g = &p->k->gpuva;

@@ -368,6 +368,7 @@ static int proc_start(struct kernel *k, struct kproc *p)
     struct kgpuva *g = &k->gpuva;
     unsigned i = (unsigned)(p - k->procs);
     struct kgpuva_proc *gp;
+    uint32_t as;
     int st;
 
     if (i >= KGPUVA_MAX_PROCS) {
@@ -377,11 +378,16 @@ static int proc_start(struct kernel *k, struct kproc *p)
     if (gp->on) {
         return DDI_OK;
     }
-    *gp = (struct kgpuva_proc){ .kp = p };
+    as = gp->as;
+    *gp = (struct kgpuva_proc){ .kp = p, .as = as };
     /* the kernel's fixed segment: where its DMA buffers, save areas and
-     * fence words are (not vidmm's packet-mode part, not our VRAM) */
-    st = gops(k)->space_create(k->dev.drv, k->seg.base, k->seg.size,
-                               g->vram_base, g->vram.size, &gp->as);
+     * fence words are (not vidmm's packet-mode part, not our VRAM). A
+     * space an exited process of this slot left is taken again (the
+     * DDI has no space_destroy; kgpuva_proc_exit): all its entries are
+     * invalid, every allocation of it was destroyed. */
+    st = as ? DDI_OK
+            : gops(k)->space_create(k->dev.drv, k->seg.base, k->seg.size,
+                                    g->vram_base, g->vram.size, &gp->as);
     if (st == DDI_OK) {
         st = vidmm_gpuva_init(&gp->space, gp->as, p->id, g->cfg.va_base,
                               g->cfg.va_size, gp->va_blocks,
@@ -422,6 +428,22 @@ int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di)
                               KGPUVA_LIST);
     gd->on = st == DDI_OK;
     return st;
+}
+
+void kgpuva_proc_exit(struct kernel *k, struct kproc *p)
+{
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+
+    if (!gp) {
+        return;
+    }
+    /* its devices and allocations are gone already (kapi_process_exit):
+     * this only takes its record out of residency */
+    vidmm_res_process_remove(&k->gpuva.res, &gp->rp);
+    gp->on = false;
+    gp->kp = NULL;
+    gp->trim_fn = NULL;
+    k->gpuva.stats.spaces_recycled++;
 }
 
 void kgpuva_device_destroy(struct kernel *k, unsigned di)

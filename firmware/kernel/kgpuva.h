@@ -132,6 +132,7 @@ struct kgpuva_stats {
     uint64_t page_ins, page_outs, bytes_in, bytes_out;
     uint64_t paging_buffers, trims_delivered, enomem;
     uint64_t submit_failures, leaked_blocks;    /* never, one hopes */
+    uint64_t spaces_recycled;       /* processes exited (kgpuva_proc_exit) */
 };
 
 struct kgpuva {
@@ -168,6 +169,11 @@ struct kgpuva_proc *kgpuva_proc_of(struct kernel *k, const struct kproc *p);
 
 /* Device dev (slot index di) of p becomes a GPU-VA device: the process
  * gets its address space and residency record on the first one. */
+/* The process exited (kexit.c), its devices and allocations destroyed:
+ * it leaves residency; its address space (page tables, reserved leaf
+ * tables, every entry invalid) is kept for the next process of its slot,
+ * which takes it instead of asking the driver for a new one. */
+void kgpuva_proc_exit(struct kernel *k, struct kproc *p);
 int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di);
 void kgpuva_device_destroy(struct kernel *k, unsigned di);
 bool kgpuva_device_on(const struct kernel *k, unsigned di);

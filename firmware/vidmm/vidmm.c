@@ -959,6 +959,16 @@ uint64_t vidmm_aperture_used(const struct vidmm *vm)
     return vm->ap.used_bytes;
 }
 
+uint64_t vidmm_aperture_unmapping(const struct vidmm *vm)
+{
+    uint64_t bytes = 0;
+
+    for (unsigned k = 0; k < vm->nunmap; k++) {
+        bytes += vm->unmaps[k].size;
+    }
+    return bytes;
+}
+
 const struct vidmm_stats *vidmm_stats(const struct vidmm *vm)
 {
     return &vm->stats;

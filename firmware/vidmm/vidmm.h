@@ -226,6 +226,9 @@ void vidmm_paging_lost(struct vidmm *vm, uint64_t ticket);
  * for their unmap). */
 uint64_t vidmm_vram_used(const struct vidmm *vm);
 uint64_t vidmm_aperture_used(const struct vidmm *vm);
+/* Of that, ranges of freed allocations waiting for their UNMAP (in the
+ * next paging buffer) before they come free. */
+uint64_t vidmm_aperture_unmapping(const struct vidmm *vm);
 const struct vidmm_stats *vidmm_stats(const struct vidmm *vm);
 
 /*

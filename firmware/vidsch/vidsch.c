@@ -490,6 +490,7 @@ bool vidsch_ctx_destroy(struct vidsch *s, struct vidsch_ctx *c)
     }
     enter(s);
     if (!c->dying) {
+        struct vidsch_engine *e = &s->engine[c->engine];
         struct vidsch_buf *b;
 
         c->dying = true;
@@ -504,6 +505,17 @@ bool vidsch_ctx_destroy(struct vidsch *s, struct vidsch_ctx *c)
         }
         vs_ctx_update(s, c);
         vs_fire_signals(s, c);
+        /* a buffer of it on the ring (a process killed mid-render): the
+         * engine stops it at its next arbitration point instead of
+         * running it to the end; what comes back is reported lost */
+        for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+             n = vs_list_next(&e->ring.subs, n)) {
+            if (vs_buf_of_sub(vs_container_of(n, struct vidsch_sub,
+                                              link))->ctx == c) {
+                vs_request_preempt(s, e, VIDSCH_PREEMPT_OTHER);
+                break;
+            }
+        }
     }
     gone = c->on_gpu == 0;
     if (gone) {
@@ -542,6 +554,45 @@ enum vidsch_priority vidsch_ctx_priority(const struct vidsch_ctx *c)
 unsigned vidsch_ctx_engine(const struct vidsch_ctx *c)
 {
     return c->engine;
+}
+
+unsigned vidsch_ctx_syncs(const struct vidsch_ctx *c)
+{
+    unsigned n = 0;
+
+    for (struct vs_link *l = vs_list_first(&c->waits); l;
+         l = vs_list_next(&c->waits, l)) {
+        n++;
+    }
+    for (struct vs_link *l = vs_list_first(&c->signals); l;
+         l = vs_list_next(&c->signals, l)) {
+        n++;
+    }
+    return n;
+}
+
+static bool list_has(const struct vs_list *l, volatile const uint64_t *addr)
+{
+    for (struct vs_link *n = vs_list_first(l); n; n = vs_list_next(l, n)) {
+        if (vs_container_of(n, struct vidsch_sync, link)->addr == addr) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool vidsch_sync_in_use(const struct vidsch *s,
+                        volatile const uint64_t *cpu_addr)
+{
+    for (unsigned i = 0; i < s->cfg.max_contexts; i++) {
+        const struct vidsch_ctx *c = &s->ctxs[i];
+
+        if (c->used && (list_has(&c->waits, cpu_addr) ||
+                        list_has(&c->signals, cpu_addr))) {
+            return true;
+        }
+    }
+    return false;
 }
 
 const struct vidsch_engine_stats *vidsch_engine_stats(const struct vidsch *s,
@@ -682,6 +733,7 @@ int vidsch_signal(struct vidsch *s, struct vidsch_ctx *c,
         y->seq = c->next_seq - 1;   /* the last buffer submitted before */
         vs_list_push_back(&c->signals, &y->link);
         vs_fire_signals(s, c);      /* at once if all are done already */
+        vs_inherit_signal(s);       /* a held context may wait on it */
     }
     leave(s);
     return rc;

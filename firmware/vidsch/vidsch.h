@@ -248,6 +248,8 @@ struct vidsch_ctx_stats {
                                        after which its own buffer was the
                                        next to run on the engine (should
                                        be 0: see vidsch_pick.c) */
+    uint64_t inherits;          /* levels lent to it by held contexts
+                                   waiting on its signals */
 };
 
 #define VIDSCH_LATENCY_BUCKETS  8
@@ -337,6 +339,10 @@ enum vidsch_trace_kind {
                                    detected (reason 1: longer turns from
                                    now on) or over (reason 0); fence: the
                                    smoothed paging bytes per turn */
+    VIDSCH_TRACE_INHERIT,       /* (added) priority inheritance: the
+                                   context runs at level (reason 1) lent
+                                   by the held context whose id is fence,
+                                   or gives it back (reason 0) */
 };
 
 struct vidsch_trace {
@@ -425,6 +431,13 @@ int vidsch_submit_paging(struct vidsch *s, unsigned engine,
 uint32_t vidsch_ctx_id(const struct vidsch_ctx *c);
 enum vidsch_priority vidsch_ctx_priority(const struct vidsch_ctx *c);
 unsigned vidsch_ctx_engine(const struct vidsch_ctx *c);
+/* GPU waits and signals of c pending in the scheduler's table (what a
+ * process's quota counts). */
+unsigned vidsch_ctx_syncs(const struct vidsch_ctx *c);
+/* True while a GPU wait or signal on cpu_addr is pending (its memory may
+ * not be reused before). */
+bool vidsch_sync_in_use(const struct vidsch *s,
+                        volatile const uint64_t *cpu_addr);
 const struct vidsch_engine_stats *vidsch_engine_stats(const struct vidsch *s,
                                                       unsigned engine);
 const struct vidsch_stats *vidsch_stats(const struct vidsch *s);

@@ -108,6 +108,10 @@ struct vidsch_ctx {
     bool used, lost, dying;
     bool boosted;                   /* aging: at the level on top ... */
     bool boost_spent;               /* ... for one turn, begun already */
+    bool inherited;                 /* level lent by a held context that
+                                       waits on a signal of it ... */
+    uint8_t inherit_level;          /* ... this one ... */
+    struct vidsch_ctx *donor;       /* ... by this one (vidsch_inherit.c) */
     bool in_turn;                   /* quantum: its turn has started and
                                        not ended (it keeps its place at
                                        the head of its level) */
@@ -270,6 +274,15 @@ void vs_lose_ctx(struct vidsch *s, struct vidsch_ctx *c);
  * paging queue front), or reports it lost if its context is gone. */
 void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
                       struct vidsch_buf *b);
+
+/* ---- vidsch_inherit.c ---- */
+/* w is held: lend its level to the contexts whose pending signals would
+ * release it. */
+void vs_inherit_from(struct vidsch *s, struct vidsch_ctx *w);
+/* w is not held any more: what it lent comes back. */
+void vs_inherit_release(struct vidsch *s, struct vidsch_ctx *w);
+/* A signal was queued: the held contexts lend again. */
+void vs_inherit_signal(struct vidsch *s);
 
 /* ---- vidsch_sync.c ---- */
 struct vidsch_sync *vs_sync_alloc(struct vidsch *s);

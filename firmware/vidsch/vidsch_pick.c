@@ -82,6 +82,7 @@ static void rq_leave(struct vidsch *s, struct vidsch_ctx *c, bool new_work)
         vs_list_remove(&s->held, &c->rq);
         vs_trace(s, VIDSCH_TRACE_RELEASE, c->engine, c, NULL, 0,
                  new_work && !c->on_gpu);
+        vs_inherit_release(s, c);
         break;
     }
 }
@@ -114,6 +115,7 @@ static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
     case VS_CTX_HELD:
         vs_list_push_back(&s->held, &c->rq);
         vs_trace(s, VIDSCH_TRACE_HOLD, c->engine, c, NULL, 0, 0);
+        vs_inherit_from(s, c);
         break;
     case VS_CTX_IDLE:
         break;
@@ -134,7 +136,7 @@ static void unboost(struct vidsch *s, struct vidsch_ctx *c)
     }
     c->boosted = false;
     c->boost_spent = false;
-    c->level = c->base;
+    c->level = c->inherited ? c->inherit_level : c->base;
     if (ready) {
         vidsch_ready_push_back(&e->rq, c->level, &c->rq);
     }

@@ -49,6 +49,9 @@ struct cctx {
     unsigned engine, prio;
     uint64_t save;
     bool lost, boosted, triggered;
+    bool lent;                  /* runs at a level lent through a sync
+                                   object (priority inheritance) ... */
+    unsigned lent_level;        /* ... this one */
     uint64_t last_active;       /* ran, or became ready with new work */
     bool waiting;
     uint64_t waiting_since;
@@ -257,8 +260,14 @@ static void update_waiting(struct checker *k)
 static const char *const trace_names[] = {
     "ELECT", "PREPARED", "UNSTAGE", "SUBMIT", "RETIRE", "PREEMPT",
     "PREEMPTED", "RESET", "DEVICE_RESET", "LOST", "BOOST", "UNBOOST",
-    "HOLD", "RELEASE", "PREPARE", "FIGHT",
+    "HOLD", "RELEASE", "PREPARE", "FIGHT", "INHERIT",
 };
+
+/* The level c runs at: its own, or one lent to it. */
+static unsigned effective(const struct cctx *c)
+{
+    return c->lent && c->lent_level > c->prio ? c->lent_level : c->prio;
+}
 
 static void check_elect(struct checker *k, const struct cctx *c)
 {
@@ -268,7 +277,7 @@ static void check_elect(struct checker *k, const struct cctx *c)
     for (unsigned i = 0; i < k->w->nctx; i++) {
         struct cctx *h = &k->ctx[i];
 
-        if (h != c && h->engine == c->engine && h->prio > c->prio &&
+        if (h != c && h->engine == c->engine && h->prio > effective(c) &&
             electable(k, h)) {
             fail(k, "ctx %u (%s) elected while ctx %u (%s) is ready",
                  c->id, vidsch_priority_name(c->prio), h->id,
@@ -312,7 +321,7 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
         check_elect(k, c);
         b->where = W_SLOT;
         b->ever_elected = true;
-        b->elected_boosted = c->boosted;
+        b->elected_boosted = c->boosted || c->lent;
         break;
     case VIDSCH_TRACE_UNSTAGE:
         b->where = W_QUEUED;
@@ -374,6 +383,20 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
     case VIDSCH_TRACE_UNBOOST:
         c->boosted = false;
         break;
+    case VIDSCH_TRACE_INHERIT: {
+        const struct cctx *donor = ctx_by_id(k, (uint32_t)ev->fence);
+
+        /* lent only by a context that waits, above the borrower */
+        if (ev->reason && (!donor || ev->level <= c->prio ||
+                           (!donor->boosted &&
+                            effective(donor) < ev->level))) {
+            fail(k, "ctx %u lent level %u by ctx %" PRIu64, c->id,
+                 ev->level, ev->fence);
+        }
+        c->lent = ev->reason != 0;
+        c->lent_level = ev->level;
+        break;
+    }
     case VIDSCH_TRACE_RELEASE:
         if (ev->reason) {
             c->last_active = now_of(k);     /* new work became electable */
@@ -482,7 +505,7 @@ static void check_start(struct checker *k, const struct cbuf *b,
 {
     uint64_t now = now_of(k);
 
-    if (!priority_rules(k) || c->boosted || b->elected_boosted) {
+    if (!priority_rules(k) || c->boosted || c->lent || b->elected_boosted) {
         return;
     }
     for (unsigned i = 0; i < k->w->nctx; i++) {

@@ -847,6 +847,73 @@ static void test_aging_never_outranks(void)
     g_assert_cmpuint(st.idle_at, >, st.first_high_at);
 }
 
+/*
+ * Priority inheritance through a sync object: a HIGH context waits for
+ * a value an IDLE context signals after its buffer, under a saturating
+ * NORMAL one. The IDLE producer runs at HIGH (lent) at once, not after
+ * aging_ns; once the HIGH context is released the level goes back.
+ * Without it the HIGH frame waited for aging (10 ms here).
+ */
+static void test_inherit_through_sync(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *n, *idle, *high;
+    uint64_t sync = 0, t0, idle_at = 0, high_at = 0;
+    unsigned next = 0, answered = 0;
+
+    vidsch_config_default(&cfg);
+    cfg.max_contexts = 4;
+    cfg.max_buffers = 64;
+    cfg.aging_ns = 10 * MS;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    n = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    idle = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    high = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
+    for (; next < 4; next++) {
+        fake_submit(&f, n, next % 32);
+        fake_work(&f);
+    }
+    t0 = f.now;
+    fake_submit(&f, idle, 40);
+    g_assert_cmpint(vidsch_signal(f.s, idle, &sync, 1), ==, DDI_OK);
+    g_assert_cmpint(vidsch_wait(f.s, high, &sync, 1), ==, DDI_OK);
+    fake_submit(&f, high, 50);
+    fake_work(&f);
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 1);
+    g_assert_cmpuint(vidsch_ctx_stats(idle)->inherits, ==, 1);
+    for (unsigned ms = 0; ms < 50 && !high_at; ms++) {
+        unsigned from = f.nsub;
+
+        gpu_ms(&f, &answered);
+        fake_submit(&f, n, next++ % 32);
+        fake_work(&f);
+        fake_work(&f);
+        for (unsigned i = from; i < f.nsub; i++) {
+            unsigned cookie = fake_cookie_of(f.sub[i].dma_addr);
+
+            idle_at = cookie == 40 && !idle_at ? f.now - t0 : idle_at;
+            high_at = cookie == 50 && !high_at ? f.now - t0 : high_at;
+        }
+    }
+    /* the producer ran at HIGH at once (preempting the NORMAL one), well
+     * before aging, and the HIGH frame right after its signal */
+    g_assert_cmpuint(idle_at, >, 0);
+    g_assert_cmpuint(idle_at, <=, 2 * MS);
+    g_assert_cmpuint(high_at, <=, 4 * MS);
+    g_assert_cmpuint(vidsch_ctx_stats(idle)->boosts, ==, 0);
+    /* lent, then given back */
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 2);
+    for (unsigned i = f.nev; i-- > 0;) {
+        if (f.ev[i].kind == VIDSCH_TRACE_INHERIT) {
+            g_assert_cmpuint(f.ev[i].reason, ==, 0);
+            g_assert_cmpuint(f.ev[i].level, ==, VIDSCH_PRIO_IDLE);
+            break;
+        }
+    }
+    fake_fini(&f);
+}
+
 /* ---- paging buffers ---- */
 
 static void test_paging_first_and_fence_kept(void)
@@ -1653,11 +1720,19 @@ static void test_destroy(void)
     g_assert_false(vidsch_ctx_destroy(f.s, a));
     g_assert_cmpint(fake_status(&f, 3), ==, DDI_ELOST);
     g_assert_cmpint(fake_submit(&f, a, 4), ==, DDI_EINVAL);
-    fake_complete(&f, E0, 2);
+    /* what is on the ring is not run to its end (a killed process's
+     * 10-second buffer): the engine is asked to stop */
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_complete(&f, E0, 1);
     g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
-    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
-    g_assert_false(vidsch_ctx_destroy(f.s, a));     /* a2 still on */
-    fake_complete(&f, E0, 3);
+    fake_preempted(&f, E0, 2, 1);       /* a1 cut */
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_ELOST);
+    fake_work(&f);
+    if (!vidsch_ctx_destroy(f.s, a)) {
+        /* a2, prepared before, went to the ring */
+        fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+        fake_work(&f);
+    }
     g_assert_true(vidsch_ctx_destroy(f.s, a));
     g_assert_true(vidsch_idle(f.s));
     fake_fini(&f);
@@ -1839,6 +1914,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/fight/longer-turns", test_fight_longer_turns);
     g_test_add_func("/vidsch/fight/hysteresis", test_fight_hysteresis);
     g_test_add_func("/vidsch/sync/wait-and-signal", test_wait_and_signal);
+    g_test_add_func("/vidsch/sync/inherit", test_inherit_through_sync);
     g_test_add_func("/vidsch/tdr/reset-blames-the-culprit",
                     test_tdr_reset_blames_the_culprit);
     g_test_add_func("/vidsch/tdr/preemption-honoured",
