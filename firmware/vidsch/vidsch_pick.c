@@ -688,19 +688,38 @@ static bool preempt_self(const struct vidsch_engine *e,
     return h && h->ctx && h->ctx == x->ctx;
 }
 
+/*
+ * The level d competes at against c. A level that c itself lent d
+ * (priority inheritance: c is held on a wait that d's signal satisfies)
+ * does not count against c: preempting c hands back c's buffers that are
+ * still on the ring, older than its wait, so c is no longer held, takes
+ * its level back (vs_inherit_release: d returns to its own class) and
+ * outranks d's buffer at once. c would run next: the same wasted
+ * preemption preempt_self() avoids, reached through a lent level. c's
+ * buffers in front of its wait run first, then c is held again and d
+ * runs at the lent level.
+ */
+static unsigned level_against(const struct vidsch_ctx *d,
+                              const struct vidsch_ctx *c)
+{
+    return d->inherited && d->donor == c ? d->base : d->level;
+}
+
 /* Why entry r on the ring should make way for prepared x, or -1. */
 static int displaced_by(struct vidsch *s, const struct vidsch_buf *r,
                         const struct vidsch_buf *x)
 {
     const struct vidsch_ctx *c = r->ctx, *d = x->ctx;
+    unsigned dl;
 
     if (!c || !d) {
         return -1;      /* paging entries are never preempted */
     }
-    if (d->level > c->level) {
+    dl = level_against(d, c);
+    if (dl > c->level) {
         return VIDSCH_PREEMPT_PRIORITY;
     }
-    if (quantum(s) && d->level == c->level && c != d &&
+    if (quantum(s) && dl == c->level && c != d &&
         vs_credit_now(s, c) <= 0 && vs_credit_now(s, d) > 0) {
         /* (a turn with nothing left, its overrun paid back, would hand
          * x back at once: c would run again, preempted for nothing) */

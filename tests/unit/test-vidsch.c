@@ -914,6 +914,66 @@ static void test_inherit_through_sync(void)
     fake_fini(&f);
 }
 
+/*
+ * A context is not preempted for a level it lent (issue 15, item 14,
+ * through priority inheritance; sim seeds 3560, 5250-5499, 7750-7999).
+ * d (BELOW_NORMAL) runs d0 with d1 behind it on the ring, then waits for
+ * p's signal before d2: held, it lends its level to p (IDLE), whose p10
+ * is prepared. d's turn ends and p10 is its peer at the lent level, but
+ * a quantum preemption would hand d0 and d1 back: d, no longer held,
+ * takes its level back, p10 is handed back and d0 resumes at once (two
+ * context-state transfers for nothing). Now d's buffers in front of its
+ * wait finish, p10 runs at the lent level, then d2.
+ */
+static void test_inherit_no_wasted_preemption(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *d, *p;
+    uint64_t sync = 0;
+    unsigned mark;
+
+    vidsch_config_default(&cfg);
+    cfg.max_contexts = 4;
+    cfg.max_buffers = 64;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    d = fake_ctx(&f, 1, E0, VIDSCH_PRIO_BELOW_NORMAL);
+    p = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    fake_submit(&f, d, 0);
+    fake_submit(&f, d, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_submit(&f, p, 10);
+    g_assert_cmpint(vidsch_signal(f.s, p, &sync, 1), ==, DDI_OK);
+    g_assert_cmpint(vidsch_wait(f.s, d, &sync, 1), ==, DDI_OK);
+    fake_submit(&f, d, 2);
+    fake_work(&f);
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 1);
+    /* d's turn runs out while d0 runs */
+    fake_advance(&f, 3 * cfg.quantum_ns);
+    fake_work(&f);
+    fake_advance(&f, MS);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    mark = f.nsub;
+    /* d0, then d1 complete: p10 next, then d2 once p10 signalled */
+    fake_complete(&f, E0, f.sub[0].fence);
+    fake_work(&f);
+    fake_complete(&f, E0, f.sub[1].fence);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 10);
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 10, 2);
+    g_assert_cmpuint(sync, ==, 1);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    /* lent, then given back */
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 2);
+    fake_fini(&f);
+}
+
 /* ---- paging buffers ---- */
 
 static void test_paging_first_and_fence_kept(void)
@@ -1915,6 +1975,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/fight/hysteresis", test_fight_hysteresis);
     g_test_add_func("/vidsch/sync/wait-and-signal", test_wait_and_signal);
     g_test_add_func("/vidsch/sync/inherit", test_inherit_through_sync);
+    g_test_add_func("/vidsch/sync/inherit-no-wasted-preemption",
+                    test_inherit_no_wasted_preemption);
     g_test_add_func("/vidsch/tdr/reset-blames-the-culprit",
                     test_tdr_reset_blames_the_culprit);
     g_test_add_func("/vidsch/tdr/preemption-honoured",
