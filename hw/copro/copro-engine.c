@@ -843,31 +843,45 @@ static bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
                              unsigned *batched)
 {
     CoproState *s = e->dev;
+    const char *stop = NULL;
 
-    if (!s->batch || *batched >= COPRO_BATCH_STEPS) {
+    if (!s->batch) {
         return false;
     }
     switch (COPRO_PKT_OP(e->cur.hdr)) {
     case COPRO_OP_INTERRUPT:
-        return false;
+        stop = "interrupt";
+        break;
     case COPRO_OP_FENCE:
         if (COPRO_PKT_FLAGS(e->cur.hdr) & COPRO_FENCE_IRQ) {
-            return false;
+            stop = "fence interrupt";
+            break;
         }
         /* it wakes waiting engines at its real time */
         for (unsigned i = 0; i < s->num_engines; i++) {
             if (s->engines[i].state == COPRO_ENG_STATE_WAITING) {
-                return false;
+                stop = "fence wakes";
             }
         }
         break;
     default:
         break;
     }
-    if (*horizon < 0) {
-        *horizon = copro_batch_horizon(e, real);
+    if (!stop && *batched >= COPRO_BATCH_STEPS) {
+        stop = "steps";
     }
-    if (e->cursor >= *horizon) {
+    if (!stop) {
+        if (*horizon < 0) {
+            *horizon = copro_batch_horizon(e, real);
+        }
+        if (*horizon == real) {
+            stop = "machine busy";
+        } else if (e->cursor >= *horizon) {
+            stop = "horizon";
+        }
+    }
+    if (stop) {
+        trace_copro_batch_stop(e->index, stop, *batched, e->cursor);
         return false;
     }
     (*batched)++;
@@ -881,6 +895,7 @@ static bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
 static bool copro_batch_catch_up(CoproEngine *e, int64_t now, int64_t real)
 {
     if (now > real) {
+        trace_copro_batch_stop(e->index, "visible", 0, now);
         timer_mod(e->timer, now);
         return true;
     }
