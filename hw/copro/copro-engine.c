@@ -171,6 +171,7 @@ void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
          * fetch that faulted, is reached; until then nothing can look.
          */
         e->fault_irq_due = true;
+        trace_copro_batch_fault(e->index, e->cursor);
         timer_mod(e->timer, e->cursor);
         return;
     }
