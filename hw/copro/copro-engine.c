@@ -36,9 +36,13 @@
 
 #define COPRO_CHUNK_BYTES   (64 * KiB)      /* COPY/FILL/RECT step size */
 #define COPRO_WAIT_POLL_NS  (20 * SCALE_US) /* WAIT re-check period */
-/* quiet-period batching: steps run ahead per pass, WAIT polls skipped */
+/*
+ * quiet-period batching: steps run ahead per pass; how far a WAIT's next
+ * re-check may be skipped (a write from outside virtual time, such as
+ * another device's DMA completed by the main loop, is seen that late)
+ */
 #define COPRO_BATCH_STEPS   4096
-#define COPRO_BATCH_SKIP_NS NANOSECONDS_PER_SECOND
+#define COPRO_BATCH_SKIP_NS (1 * SCALE_MS)
 
 /* what a step did */
 typedef enum StepResult {
