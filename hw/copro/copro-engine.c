@@ -1152,6 +1152,22 @@ void copro_engine_kick(CoproEngine *e)
     }
 }
 
+/*
+ * A kick from the guest's register write (doorbell, preemption request).
+ * Under -icount with x-batch=on the engine runs at once, in the vCPU
+ * thread at the virtual time of the write, as the timer due now would a
+ * moment later: that saves the timer's round trip between QEMU's threads.
+ */
+void copro_engine_kick_io(CoproEngine *e)
+{
+    if (e->dev->batch && icount_enabled() && qemu_in_vcpu_thread()) {
+        timer_del(e->timer);
+        copro_engine_timer(e);
+    } else {
+        copro_engine_kick(e);
+    }
+}
+
 /* A fence was written: engines blocked in WAIT re-check now. */
 void copro_engines_fence_written(CoproState *s)
 {
@@ -1322,7 +1338,7 @@ void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
         e->ring_tail = val;
         copro_tl_engine(e, COPRO_TL_DOORBELL);
         if (e->state != COPRO_ENG_STATE_HALTED) {
-            copro_engine_kick(e);
+            copro_engine_kick_io(e);
         }
         break;
     case COPRO_ENG_FENCE_WB:

@@ -311,6 +311,7 @@ bool copro_engine_has_work(CoproEngine *e);
 void copro_engine_vm_start(CoproEngine *e);
 void copro_engines_fence_written(CoproState *s);
 void copro_engine_kick(CoproEngine *e);
+void copro_engine_kick_io(CoproEngine *e);
 const char *copro_op_name(uint32_t op);
 const char *copro_fault_name(uint32_t kind);
 const char *copro_engine_state_name(uint32_t state);
