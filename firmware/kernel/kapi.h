@@ -112,7 +112,9 @@ struct kapi_alloc_desc {
 /* With vidmm (kboot, the device has an aperture) the allocation may live
  * in VRAM, the aperture or system memory and move at schedule time; all
  * of them together may exceed VRAM (DDI_EINVAL: larger than all of
- * vidmm's VRAM). Without, fixed placement: VRAM now, kept for life. */
+ * vidmm's VRAM; a primary: DDI_EBUSY while the VRAM it would take is
+ * still being vacated by a paging buffer, ask again). Without, fixed
+ * placement: VRAM now, kept for life. */
 int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
                            const struct kapi_alloc_desc *d,
                            uint32_t *halloc);

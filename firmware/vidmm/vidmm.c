@@ -27,6 +27,9 @@ struct vm_alloc {
     uint64_t last_fence[DDI_MAX_ENGINES];
     uint64_t lru;
     uint64_t ticket;                /* last paging buffer that moved it */
+    uint64_t left_addr, left_bytes; /* the VRAM that move took it out of
+                                       (0 bytes: none): the GPU copies
+                                       from there while it is in flight */
     bool lost;                      /* a paging buffer that moved it was
                                        lost in a reset: contents unknown */
     /* the plan in progress */
@@ -171,6 +174,29 @@ static bool may_move(const struct vidmm *vm, const struct vm_alloc *a)
     return !a->pin && !a->busy && !in_flight(vm, a);
 }
 
+/*
+ * Is VRAM [addr, addr + bytes) being vacated: the source of a move whose
+ * paging buffer has not retired? Such VRAM is free in the books from the
+ * plan on (the next plan may take it: paging buffers run in order on the
+ * copy engine, so its copy-in runs after the copy-out), but nothing else
+ * may write it yet: a write would be carried into the moved allocation
+ * in place of its contents. An allocation has at most one move in flight
+ * (the move rule), so left_* describe it.
+ */
+static bool vacating(const struct vidmm *vm, uint64_t addr, uint64_t bytes)
+{
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        const struct vm_alloc *v = &vm->a[i];
+
+        if (v->used && v->left_bytes && in_flight(vm, v) &&
+            v->left_addr < addr + bytes &&
+            addr < v->left_addr + v->left_bytes) {
+            return true;
+        }
+    }
+    return false;
+}
+
 int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
                        uint32_t *handle)
 {
@@ -178,6 +204,7 @@ int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
     uint64_t first, npages, align;
     uint32_t segs;
     unsigned idx;
+    int rc = DDI_ENOMEM;
 
     if (!vm || !info || !handle || !info->size) {
         return DDI_EINVAL;
@@ -218,16 +245,30 @@ int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
         a->gen = 1;
     }
     /* a new allocation has no contents to move: VRAM at once if it fits
-     * without evicting anyone */
+     * without evicting anyone, and not in VRAM still being vacated: the
+     * kernel zeroes it by the CPU right after this and its first
+     * buffer's writes wait for no paging buffer, so both would land
+     * before the copy-out, which would carry them into the evicted
+     * allocation (lifetimes: a life's FILL completed and signalled, then
+     * read back as zeros after its eviction). Then it starts in its
+     * backing pages, and its first list places it after that copy; a
+     * primary (VRAM now or never) is refused for now. */
     if ((segs & VIDMM_SEG_VRAM) &&
         vidmm_segment_alloc_best(&vm->vram, info->size, align, &a->addr)) {
-        a->where = VIDMM_IN_VRAM;
-    } else if (info->primary) {
+        if (vacating(vm, a->addr, npages * VIDMM_PAGE_SIZE)) {
+            vidmm_segment_free(&vm->vram, a->addr);
+            a->addr = 0;
+            rc = DDI_EBUSY;
+        } else {
+            a->where = VIDMM_IN_VRAM;
+        }
+    }
+    if (a->where != VIDMM_IN_VRAM && info->primary) {
         vm->env.free_sys_pages(vm->env.os, &vm->page_pool[first],
                                (unsigned)npages);
         vidmm_segment_free(&vm->pages, first);
         a->used = false;
-        return DDI_ENOMEM;
+        return rc;
     }
     if (info->primary) {
         a->pin = 1;             /* scanout never moves */
@@ -706,6 +747,11 @@ static void plan_commit(struct vidmm *vm, uint64_t ticket)
         struct vm_alloc *a = &vm->a[i];
 
         if (a->used && a->p_moved) {
+            bool left = a->where == VIDMM_IN_VRAM &&
+                        (a->p_where != VIDMM_IN_VRAM || a->p_addr != a->addr);
+
+            a->left_addr = a->addr;
+            a->left_bytes = left ? pages_of(a->size) * VIDMM_PAGE_SIZE : 0;
             a->where = a->p_where;
             a->addr = a->p_addr;
             a->ticket = ticket;

@@ -131,8 +131,11 @@ struct vidmm *vidmm_create(void *storage, uint64_t storage_bytes,
                            struct ddi_device *dev);
 
 /* Allocations. The handle is never 0; create gives the allocation a
- * place at once (VRAM if it fits without evicting, else system memory).
- * DDI_EINVAL bad info, DDI_ENOMEM no table entry / backing pages. */
+ * place at once (VRAM if it fits without evicting and the range is not
+ * being vacated by a paging buffer in flight, else system memory).
+ * DDI_EINVAL bad info, DDI_ENOMEM no table entry / backing pages (a
+ * primary: no VRAM), DDI_EBUSY a primary whose VRAM is still being
+ * vacated (ask again once the paging buffers in flight retired). */
 int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
                        uint32_t *handle);
 /* DDI_EBUSY while busy or pinned, DDI_EHANDLE unknown. Frees its VRAM,

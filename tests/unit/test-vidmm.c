@@ -308,6 +308,60 @@ static void test_busy_not_promoted(void)
     g_free(x);
 }
 
+/*
+ * VRAM being vacated is not given to a new allocation (issue 15, the
+ * lifetimes scenario's lost writes). An eviction frees its VRAM in the
+ * books at once, but the GPU copies from there until its paging buffer
+ * retires; an allocation created there meanwhile was zeroed by the CPU
+ * (and written by its first buffer, which waits for no paging) before
+ * the copy, and the evicted allocation read back as zeros. Now it starts
+ * in system memory (its first list places it after the copy); a primary,
+ * VRAM or nothing, is refused for now (DDI_EBUSY). Once the paging
+ * buffer retired, the range is given out again.
+ */
+static void test_vacating_not_given(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct vidmm_alloc_info prim = { .size = 16 * KIB, .owner = 1,
+                                     .primary = true };
+    struct ddi_alloc_ref ref;
+    struct ddi_alloc_desc d = { 0 };
+    struct vidmm_residency r;
+    uint32_t a, b, c, e, p = 0;
+
+    setup(x, 64 * KIB, 128 * KIB, false);
+    a = mk(x, 32 * KIB, 1, 0);
+    b = mk(x, 32 * KIB, 1, 0);
+    g_assert_cmpuint(st(x, b).gpu_addr, ==, VRAM_BASE + 32 * KIB);
+    g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_OK);
+    g_assert_cmpint(use(x, 1, b, &r, false), ==, DDI_OK);
+    /* 48 KiB for c: a and b are evicted, c takes [0, 48K); the copy-out
+     * of b's [32K, 64K) is in flight */
+    c = mk(x, 48 * KIB, 1, 0);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_SYSMEM);
+    ref.handle = c;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);
+    g_assert_true(r.paging_built);
+    g_assert_cmpuint(st(x, b).where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpuint(d.gpu_addr, ==, VRAM_BASE);
+    /* [48K, 64K) is free but still being copied from */
+    e = mk(x, 16 * KIB, 1, 0);
+    g_assert_cmpuint(st(x, e).where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &prim, &p), ==, DDI_EBUSY);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, e), ==, DDI_OK);
+    /* the copy is done: the range may be given out */
+    vidmm_paging_done(x->vm, r.paging_ticket);
+    e = mk(x, 16 * KIB, 1, 0);
+    g_assert_cmpuint(st(x, e).where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(st(x, e).gpu_addr, ==, VRAM_BASE + 48 * KIB);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, e), ==, DDI_OK);
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &prim, &p), ==, DDI_OK);
+    g_assert_cmpuint(st(x, p).where, ==, VIDMM_IN_VRAM);
+    g_free(x);
+}
+
 /* A paging buffer lost in a reset (issue 15, item 16): the allocations
  * it moved have unknown contents; no buffer may use them (DDI_ELOST),
  * the others are not concerned, and the lost ones can be destroyed. */
@@ -983,6 +1037,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/paging-ops", test_paging_ops);
     g_test_add_func("/vidmm/locked-stays", test_locked_stays);
     g_test_add_func("/vidmm/busy-not-promoted", test_busy_not_promoted);
+    g_test_add_func("/vidmm/vacating-not-given", test_vacating_not_given);
     g_test_add_func("/vidmm/paging-lost", test_paging_lost);
     g_test_add_func("/vidmm/oom-and-busy", test_oom_and_busy);
     g_test_add_func("/vidmm/lru", test_lru);
