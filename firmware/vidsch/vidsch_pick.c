@@ -680,12 +680,15 @@ static void unstage(struct vidsch *s, struct vidsch_engine *e)
  * its upcall still on the way, and the request then cuts the next
  * entry.)
  */
-static bool preempt_self(const struct vidsch_engine *e,
+static bool preempt_self(const struct vidsch *s, const struct vidsch_engine *e,
                          const struct vidsch_buf *x)
 {
     const struct vidsch_buf *h = vs_ring_head(e);
 
-    return h && h->ctx && h->ctx == x->ctx;
+    /* (at dma-buffer granularity the head is never cut: it ends, and
+     * only the entries behind it are dropped) */
+    return s->caps.preemption != COPRO_PREEMPT_DMA_BUFFER &&
+           h && h->ctx && h->ctx == x->ctx;
 }
 
 /*
@@ -941,7 +944,7 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
             s->caps.preemption != COPRO_PREEMPT_NONE) {
             int why = ring_displaced_by(s, e, x);
 
-            if (why >= 0 && !preempt_self(e, x)) {
+            if (why >= 0 && !preempt_self(s, e, x)) {
                 uint64_t end;
 
                 if (head_ends_soon(s, e, &end)) {

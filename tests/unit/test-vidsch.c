@@ -974,6 +974,56 @@ static void test_inherit_no_wasted_preemption(void)
     fake_fini(&f);
 }
 
+/*
+ * At dma-buffer granularity the ring's head is never cut, so a buffer of
+ * the head's own context may preempt what waits behind the head (sim
+ * seed 17546). p0 (BELOW_NORMAL) runs with l1, a peer, behind it; then
+ * h (HIGH) waits for p's signal after p2 and lends p its level. p2
+ * outranks l1, but the no-self-preemption rule (meant for a cut head)
+ * kept l1 on the ring: l1 ran while the HIGH context waited. Now the
+ * request lets p0 end and drops l1: p2, then h3, then l1.
+ */
+static void test_dma_buffer_own_head(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *p, *l, *h;
+    uint64_t sync = 0;
+    unsigned mark;
+
+    vidsch_config_default(&cfg);
+    cfg.policy = VIDSCH_POLICY_PRIORITY;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_DMA_BUFFER, &cfg);
+    p = fake_ctx(&f, 1, E0, VIDSCH_PRIO_BELOW_NORMAL);
+    l = fake_ctx(&f, 2, E0, VIDSCH_PRIO_BELOW_NORMAL);
+    h = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
+    fake_submit(&f, p, 0);
+    fake_work(&f);
+    fake_submit(&f, l, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_submit(&f, p, 2);
+    g_assert_cmpint(vidsch_signal(f.s, p, &sync, 1), ==, DDI_OK);
+    g_assert_cmpint(vidsch_wait(f.s, h, &sync, 1), ==, DDI_OK);
+    fake_submit(&f, h, 3);
+    fake_work(&f);
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 1);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    mark = f.nsub;
+    fake_preempted(&f, E0, 0, f.sub[0].fence);  /* p0 done, l1 dropped */
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 2);
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 2, 3);
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 2, 3, 1);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+}
+
 /* ---- paging buffers ---- */
 
 static void test_paging_first_and_fence_kept(void)
@@ -1977,6 +2027,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/sync/inherit", test_inherit_through_sync);
     g_test_add_func("/vidsch/sync/inherit-no-wasted-preemption",
                     test_inherit_no_wasted_preemption);
+    g_test_add_func("/vidsch/granularity/dma-buffer-own-head",
+                    test_dma_buffer_own_head);
     g_test_add_func("/vidsch/tdr/reset-blames-the-culprit",
                     test_tdr_reset_blames_the_culprit);
     g_test_add_func("/vidsch/tdr/preemption-honoured",
