@@ -52,6 +52,7 @@ struct cctx {
     bool lent;                  /* runs at a level lent through a sync
                                    object (priority inheritance) ... */
     unsigned lent_level;        /* ... this one */
+    uint64_t lent_at;           /* ... since then */
     uint64_t last_active;       /* ran, or became ready with new work */
     bool waiting;
     uint64_t waiting_since;
@@ -395,6 +396,7 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
         }
         c->lent = ev->reason != 0;
         c->lent_level = ev->level;
+        c->lent_at = now_of(k);
         break;
     }
     case VIDSCH_TRACE_RELEASE:
@@ -546,7 +548,14 @@ static void obs_loaded(void *arg, unsigned e,
         return;
     }
     if (k->cut_ctx[e] >= 0) {
-        if (k->cut_ctx[e] == b->ctx && !c->lost &&
+        /* Not wasted: a level lent to the interrupted context after the
+         * request (a context began to wait on its signal). It is then
+         * the most urgent work, which must run next (the priority rules
+         * above), and a request cannot be taken back (the DDI has no
+         * cancel): new information, not a wrong decision. */
+        bool raised = c->lent && c->lent_at > k->preempt_at[e];
+
+        if (k->cut_ctx[e] == b->ctx && !c->lost && !raised &&
             !policy_is(k, VIDSCH_POLICY_FIFO)) {
             fail(k, "wasted preemption: ctx %u was preempted mid-buffer, "
                  "then ran next", c->id);
