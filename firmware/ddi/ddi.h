@@ -90,9 +90,8 @@ struct ddi_caps {
     bool gpuva;                     /* per-context page tables */
     uint64_t max_dma_bytes;         /* COPRO_DMA_MAX */
     /* What one context save (or restore) costs the engine when a
-     * preemption interrupts a buffer, ns; 0: the driver does not know
-     * (copro does not report its ctx-state-size: vidsch then measures
-     * it, vidsch_pick.c) */
+     * preemption interrupts a buffer, ns (copro's CTX_SWITCH_NS); 0: the
+     * driver does not know (vidsch then measures it, vidsch_pick.c) */
     uint64_t ctx_switch_ns;
     struct ddi_display_caps display;
 };
