@@ -37,6 +37,12 @@ enum ddi_status {
     DDI_ELOST = -7,         /* the context was lost (TDR): device removed */
     DDI_ETIMEOUT = -8,
     DDI_ENOTSUP = -9,       /* the GPU cannot do this (caps) */
+    DDI_EACCESS = -10,      /* beyond the caller's rights: a privilege it
+                               lacks, a handle opened without the access,
+                               a display source it does not own */
+    DDI_EABANDONED = -11,   /* the object's creator was reset (TDR): what
+                               was waited for will never come; the
+                               caller is not to blame */
 };
 
 const char *ddi_status_name(int status);

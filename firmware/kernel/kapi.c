@@ -13,6 +13,7 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kisolate.h"
 #include "kernel/kmem.h"
 
 /* Shared names: bit 30 set so they never look like handles or 0. */
@@ -75,6 +76,11 @@ struct kproc *kapi_process_create(struct kernel *k, const char *name)
 const char *kapi_process_name(const struct kproc *p)
 {
     return p ? p->name : "?";
+}
+
+uint32_t kapi_process_id(const struct kproc *p)
+{
+    return p ? p->id : 0;
 }
 
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
@@ -212,6 +218,12 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     if (!hcontext || engine >= k->caps.engines ||
         (unsigned)prio >= VIDSCH_PRIO_COUNT) {
         return DDI_EINVAL;
+    }
+    /* REALTIME preempts everything, the compositor included: Windows
+     * asks SeIncreaseBasePriorityPrivilege for it */
+    if (prio == VIDSCH_PRIO_REALTIME &&
+        !kiso_privileged(p, KAPI_PRIV_REALTIME)) {
+        return DDI_EACCESS;
     }
     for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS && !c; i++) {
         if (!k->contexts[i].used) {
@@ -356,6 +368,7 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
             *a = (struct kalloc){ 0 };
             return st;
         }
+        kiso_handle_new(p, *halloc, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
         a->used = true;
         return DDI_OK;
     }
@@ -370,6 +383,7 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
         *a = (struct kalloc){ 0 };
         return st;
     }
+    kiso_handle_new(p, *halloc, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
     a->used = true;
     return DDI_OK;
 }
@@ -397,6 +411,12 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
 
     if (!a) {
         return DDI_EHANDLE;
+    }
+    /* the locks taken through this handle die with it (the CPU's
+     * pointers of this process), never another handle's */
+    for (unsigned n = kiso_handle_gone(p, halloc); n && a->locks; n--) {
+        a->locks--;
+        kmem_unlock(p->k, a);
     }
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
     fail_waits(p->k, p, a);
@@ -447,9 +467,8 @@ static int share_name(struct kernel *k, void *obj, enum handle_type type,
     return DDI_ENOMEM;
 }
 
-/* The object of type that name names, NULL if it names none: forged, of
- * another type, or its object freed since. */
-static void *shared_object(const struct kernel *k, uint32_t name,
+/* kernel_internal.h */
+void *kernel_shared_object(const struct kernel *k, uint32_t name,
                            enum handle_type type)
 {
     unsigned slot = name & 0xff;
@@ -482,11 +501,59 @@ int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
     return share_name(p->k, a, HANDLE_ALLOCATION, &a->shared_name, name);
 }
 
+/* Grants the object of type (whose name field is *shared_name, created
+ * on dev) to process pid: the creator's process only. */
+static int grant(struct kproc *p, void *obj, enum handle_type type,
+                 const struct kdevice *dev, uint32_t *shared_name,
+                 uint32_t pid, unsigned access)
+{
+    const unsigned known = KAPI_ACCESS_READ | KAPI_ACCESS_WRITE;
+    uint32_t name;
+    int st;
+
+    if (!(access & KAPI_ACCESS_READ) || (access & ~known) || !pid ||
+        pid > HANDLE_MAX_OWNER) {
+        return DDI_EINVAL;
+    }
+    if (dev->proc != p) {
+        return DDI_EACCESS;     /* an opener cannot pass it on */
+    }
+    st = share_name(p->k, obj, type, shared_name, &name);
+    return st == DDI_OK ? kiso_grant(p->k, name, (uint8_t)pid, access) : st;
+}
+
+int kapi_grant_allocation(struct kproc *p, uint32_t halloc, uint32_t pid,
+                          unsigned access)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (a->gv) {
+        return DDI_ENOTSUP;
+    }
+    return grant(p, a, HANDLE_ALLOCATION, a->dev, &a->shared_name, pid,
+                 access);
+}
+
+/* The access p may open name with: the creator's process all of it,
+ * another only what it was granted (0: nothing). */
+static unsigned open_access(struct kproc *p, const struct kdevice *creator,
+                            uint32_t name)
+{
+    if (creator->proc == p) {
+        return KAPI_ACCESS_READ | KAPI_ACCESS_WRITE;
+    }
+    return kiso_granted(p->k, name, p);
+}
+
 int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
                          uint32_t *halloc)
 {
     struct kdevice *dev = get_device(p, hdevice);
     struct kalloc *a;
+    unsigned access;
     int st;
 
     if (!dev) {
@@ -498,12 +565,15 @@ int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
     if (!halloc) {
         return DDI_EINVAL;
     }
-    a = shared_object(p->k, name, HANDLE_ALLOCATION);
-    if (!a) {
+    a = kernel_shared_object(p->k, name, HANDLE_ALLOCATION);
+    /* not granted: as if the name named nothing (no oracle) */
+    access = a ? open_access(p, a->dev, name) : 0;
+    if (!access) {
         return DDI_EHANDLE;
     }
     st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
     if (st == DDI_OK) {
+        kiso_handle_new(p, *halloc, access);
         a->refs++;
     }
     return st;
@@ -548,9 +618,10 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
     *s = (struct ksync){
         .used = true, .dev = dev, .gpu = gpu,
         .cpu = vidmm_segment_cpu(&k->seg, gpu), .refs = 1,
-        .devs = 1u << (dev - k->devices),
+        .devs = 1u << (dev - k->devices), .high = initial,
     };
     *s->cpu = initial;
+    kiso_handle_new(p, *hsync, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
     return DDI_OK;
 }
 
@@ -561,6 +632,7 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     if (!s) {
         return DDI_EHANDLE;
     }
+    kiso_handle_gone(p, hsync);
     handle_free(&p->handles, hsync, HANDLE_SYNC);
     fail_waits(p->k, p, s);
     if (--s->refs) {
@@ -587,11 +659,23 @@ int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name)
     return share_name(p->k, s, HANDLE_SYNC, &s->shared_name, name);
 }
 
+int kapi_grant_sync(struct kproc *p, uint32_t hsync, uint32_t pid,
+                    unsigned access)
+{
+    struct ksync *s = get_sync(p, hsync);
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    return grant(p, s, HANDLE_SYNC, s->dev, &s->shared_name, pid, access);
+}
+
 int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
                    uint32_t *hsync)
 {
     struct kdevice *dev = get_device(p, hdevice);
     struct ksync *s;
+    unsigned access;
     int st;
 
     if (!dev) {
@@ -603,12 +687,14 @@ int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
     if (!hsync) {
         return DDI_EINVAL;
     }
-    s = shared_object(p->k, name, HANDLE_SYNC);
-    if (!s) {
+    s = kernel_shared_object(p->k, name, HANDLE_SYNC);
+    access = s ? open_access(p, s->dev, name) : 0;
+    if (!access) {
         return DDI_EHANDLE;
     }
     st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
     if (st == DDI_OK) {
+        kiso_handle_new(p, *hsync, access);
         s->refs++;
         /* this device's contexts may now wait on it: it is not freed
          * while they exist */
@@ -631,6 +717,13 @@ int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
     return DDI_OK;
 }
 
+/* The code for a call on s once TDR removed its creator's device: the
+ * creator's process lost its device; any other is not to blame. */
+static int sync_gone(const struct kproc *p, const struct ksync *s)
+{
+    return s->dev->proc == p ? DDI_ELOST : DDI_EABANDONED;
+}
+
 int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
 {
     struct ksync *s = get_sync(p, hsync);
@@ -639,11 +732,15 @@ int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
         return DDI_EHANDLE;
     }
     if (s->dev->removed) {
-        return DDI_ELOST;
+        return sync_gone(p, s);
     }
-    if (value < *s->cpu) {
+    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
+    if (value < *s->cpu || value < s->high) {
         return DDI_EINVAL;      /* a monitored fence never goes back */
     }
+    s->high = value;
     *s->cpu = value;
     vidsch_sync_changed(p->k->vs);
     kernel_after_vidsch(p->k);
@@ -660,10 +757,22 @@ int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (!c || !s) {
         return DDI_EHANDLE;
     }
-    if (c->dev->removed || s->dev->removed) {
+    if (c->dev->removed) {
         return DDI_ELOST;
     }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
+    }
+    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
+    if (value < *s->cpu || value < s->high) {
+        return DDI_EINVAL;      /* 10 then 3: refused, never written */
+    }
     st = vidsch_signal(p->k->vs, c->vctx, s->cpu, value);
+    if (st == DDI_OK) {
+        s->high = value;
+    }
     kernel_after_vidsch(p->k);
     return st;
 }
@@ -678,8 +787,11 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (!c || !s) {
         return DDI_EHANDLE;
     }
-    if (c->dev->removed || s->dev->removed) {
+    if (c->dev->removed) {
         return DDI_ELOST;
+    }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
     }
     st = vidsch_wait(p->k->vs, c->vctx, s->cpu, value);
     kernel_after_vidsch(p->k);
@@ -708,7 +820,7 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
         return DDI_EHANDLE;
     }
     if (s->dev->removed) {
-        return DDI_ELOST;
+        return sync_gone(p, s);
     }
     if (!fn) {
         return DDI_EINVAL;
@@ -717,8 +829,11 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
     if (!w) {
         return DDI_ENOMEM;
     }
+    /* the creator's removal is this process's loss only if it is the
+     * creator (ELOST); for another it abandons the object (deliver) */
     *w = (struct kwait){
-        .kind = KWAIT_SYNC, .proc = p, .dev = s->dev,
+        .kind = KWAIT_SYNC, .proc = p,
+        .dev = s->dev->proc == p ? s->dev : NULL,
         .u.sync = { .sync = s, .value = value, .fn = fn }, .arg = arg,
     };
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
@@ -783,6 +898,12 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
             k->stats.render_refusals++;
             k->stats.last_refusal = DDI_EHANDLE;
             return DDI_EHANDLE;
+        }
+        if (a->alloc[i].write &&
+            !kiso_may(p, a->alloc[i].handle, KAPI_ACCESS_WRITE)) {
+            k->stats.render_refusals++;
+            k->stats.last_refusal = DDI_EACCESS;
+            return DDI_EACCESS;     /* opened read-only */
         }
         kb->alloc[i] = al;
         kb->desc[i] = (struct ddi_alloc_desc){
@@ -867,6 +988,9 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     if (!cpu || !a->cpu_visible || (flags & ~known) || !(flags & known)) {
         return DDI_EINVAL;
     }
+    if (!kiso_may(p, halloc, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;     /* a lock maps it writable */
+    }
     if (a->gv && !(flags & KAPI_LOCK_IGNORESYNC)) {
         return DDI_EINVAL;  /* no lists: only the caller knows GPU use */
     }
@@ -877,6 +1001,7 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     st = kmem_lock(p->k, a, cpu);
     if (st == DDI_OK) {
         a->locks++;
+        kiso_lock_add(p, halloc);
     }
     return st;
 }
@@ -893,13 +1018,17 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     if (!fn || !a->cpu_visible) {
         return DDI_EINVAL;
     }
+    if (!kiso_may(p, halloc, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
     w = new_wait(p->k);
     if (!w) {
         return DDI_ENOMEM;
     }
     *w = (struct kwait){
         .kind = KWAIT_LOCK, .proc = p,
-        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn }, .arg = arg,
+        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn,
+                    .handle = halloc }, .arg = arg,
     };
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
     return DDI_OK;
@@ -912,7 +1041,9 @@ int kapi_unlock(struct kproc *p, uint32_t halloc)
     if (!a) {
         return DDI_EHANDLE;
     }
-    if (a->locks == 0) {
+    /* per handle: only a lock this handle took (an opener cannot
+     * release the owner's and let vidmm move it under its pointer) */
+    if (a->locks == 0 || !kiso_lock_drop(p, halloc)) {
         return DDI_EINVAL;
     }
     a->locks--;

@@ -94,6 +94,9 @@ struct ksource {
     struct kalloc *shown;       /* on screen; NULL: the blank (or black) */
     uint64_t shown_addr;
     struct kalloc *pointer;     /* the pointer shape's allocation */
+    const struct kdevice *owner;    /* the only device whose presents and
+                                       pointer updates are taken (NULL:
+                                       nobody's; kapi_set_source_owner) */
     struct kpresent q[KDISPLAY_QUEUE];  /* in order from q_head */
     unsigned q_head, q_count;
     uint32_t next_id;

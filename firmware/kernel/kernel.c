@@ -456,6 +456,12 @@ static void reap(void *arg)
     }
     if (k->tell_lost) {
         k->tell_lost = false;
+        /* blame follows guilt: the removed devices' sync objects are
+         * signalled with an error, other processes' waiters released */
+        if (kiso_abandon_syncs(k)) {
+            vidsch_sync_changed(k->vs);
+            kernel_after_vidsch(k);
+        }
         for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
             if (k->procs[i].used) {
                 handle_for_each(&k->procs[i].handles, HANDLE_DEVICE,
@@ -487,6 +493,8 @@ static void deliver(void *arg)
             st = w.fail;
         } else if (w.dev && w.dev->removed) {
             st = DDI_ELOST;
+        } else if (w.kind == KWAIT_SYNC && w.u.sync.sync->dev->removed) {
+            st = DDI_EABANDONED;    /* another's creator was reset */
         }
         if (w.kind == KWAIT_SYNC) {
             ready = st != DDI_OK || *w.u.sync.sync->cpu >= w.u.sync.value;
@@ -513,6 +521,7 @@ static void deliver(void *arg)
             w.u.lock.fn(w.arg, st, NULL);
         } else {
             w.u.lock.alloc->locks++;
+            kiso_lock_add(w.proc, w.u.lock.handle);
             w.u.lock.fn(w.arg, DDI_OK, cpu);
         }
     }

@@ -31,6 +31,7 @@
 #include "kernel/kdisplay.h"
 #include "kernel/kevents.h"
 #include "kernel/kgpuva.h"
+#include "kernel/kisolate.h"
 #include "lib/page_pool.h"
 #include "vidmm/vidmm.h"
 #include "vidmm/vidmm_segment.h"
@@ -120,6 +121,8 @@ struct ksync {
     volatile uint64_t *cpu;
     unsigned refs;          /* handles naming it, in any process */
     uint32_t shared_name;   /* 0 if never shared */
+    uint64_t high;          /* the highest value a signal was accepted
+                               with (monitored fences never go back) */
     uint32_t devs;          /* bit i: devices[i] held a handle to it (its
                                contexts may wait on or signal it) */
 };
@@ -176,7 +179,8 @@ struct kwait {
     union {
         struct { struct ksync *sync; uint64_t value; kapi_wait_fn fn; }
             sync;
-        struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn; }
+        struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn;
+                 uint32_t handle; /* the lock is this handle's */ }
             lock;
     } u;
     void *arg;
@@ -193,6 +197,11 @@ struct kproc {
     struct handle_entry slots[KERNEL_PROC_HANDLES];
     kapi_lost_fn lost_fn;
     void *lost_arg;
+    /* kernel/kisolate.h: KAPI_PRIV_*, and per handle slot the locks
+     * taken through it and the KAPI_ACCESS_* rights it lacks */
+    unsigned privileges;
+    uint8_t handle_locks[KERNEL_PROC_HANDLES];
+    uint8_t handle_denied[KERNEL_PROC_HANDLES];
 };
 
 /* Kernel-wide counters (printed by scenarios, used by the benchmark). */
@@ -250,6 +259,7 @@ struct kernel {
         uint8_t type;           /* HANDLE_ALLOCATION or HANDLE_SYNC */
         uint16_t gen;
     } shared[KERNEL_MAX_SHARED];
+    struct kgrant grants[KISOLATE_GRANTS];  /* who may open which name */
 
     struct kdisplay display;
 

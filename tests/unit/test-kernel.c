@@ -40,6 +40,7 @@
 #include "kernel/kapi.h"
 #include "kernel/handle.h"
 #include "kernel/kernel.h"
+#include "kernel/kisolate.h"
 #include "kmd/copro_render.h"
 #include "umd/umd.h"
 
@@ -833,6 +834,9 @@ static void test_share(void)
                     DDI_EHANDLE);
     g_assert_cmpint(kapi_open_allocation(b.p, a.dev, name, &h), ==,
                     DDI_EHANDLE);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
     g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
     g_assert_cmphex(h, !=, a.buf);
     /* the creator lets go: b's handle keeps it */
@@ -1052,6 +1056,9 @@ static uint32_t make_primary(struct proc *a)
 
     g_assert_cmpint(kapi_create_allocation(a->p, a->dev, &d, &h), ==,
                     DDI_OK);
+    /* the presenting process owns the source (it is the last to) */
+    kernel_process_grant(&kern, a->p, KAPI_PRIV_DISPLAY);
+    g_assert_cmpint(kapi_set_source_owner(a->p, a->dev, 0), ==, DDI_OK);
     return h;
 }
 
@@ -1377,6 +1384,7 @@ static void test_present_failures(void)
     make_proc(&b, "b");
     p0 = make_primary(&a);
     pb = make_primary(&b);
+    g_assert_cmpint(kapi_set_source_owner(a.p, a.dev, 0), ==, DDI_OK);
     fd.refuse_next = true;
     g_assert_cmpint(present(&a, p0, 0, 0, 1, &got), ==, DDI_OK);
     run();
@@ -1395,6 +1403,7 @@ static void test_present_failures(void)
     g_assert_cmpint(got.r[1].status, ==, DDI_EHANDLE);
     g_assert_cmpuint(got.r[1].tag, ==, 2);
     /* b's context is blamed: its present waiting for the GPU fails */
+    g_assert_cmpint(kapi_set_source_owner(b.p, b.dev, 0), ==, DDI_OK);
     gpu.hold = true;
     g_assert_cmpint(fill(&b, b.ctx, pb, 64), ==, DDI_OK);
     g_assert_cmpint(kapi_signal_gpu(b.p, b.ctx, b.sync, 1), ==, DDI_OK);
@@ -1420,6 +1429,8 @@ static void test_pointer(void)
 
     setup_display();
     make_proc(&a, "a");
+    kernel_process_grant(&kern, a.p, KAPI_PRIV_DISPLAY);
+    g_assert_cmpint(kapi_set_source_owner(a.p, a.dev, 0), ==, DDI_OK);
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &s0), ==, DDI_OK);
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &s1), ==, DDI_OK);
     /* visible without a shape: nothing to show */
@@ -1467,6 +1478,9 @@ static void test_share_sync(void)
     g_assert_cmpint(kapi_open_sync(b.p, a.dev, name, &h), ==, DDI_EHANDLE);
     g_assert_cmpint(kapi_open_sync(b.p, b.dev, name ^ 0x100, &h), ==,
                     DDI_EHANDLE);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
     g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_OK);
     /* b's work waits for a's signal */
     g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 1), ==, DDI_OK);
@@ -1855,6 +1869,266 @@ static void test_gpuva_evict_in_use(void)
     g_assert_true(gv_mapped(&a, 4, &v));
 }
 
+/* ---- isolation between processes (issue 15; kernel/kisolate.h) ---- */
+
+/* a shares its buffer with b, granted with access */
+static uint32_t share_to(struct proc *a, struct proc *b, unsigned access)
+{
+    uint32_t name = 0, h = 0;
+
+    g_assert_cmpint(kapi_share_allocation(a->p, a->buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a->p, a->buf,
+                                          kapi_process_id(b->p), access),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b->p, b->dev, name, &h), ==,
+                    DDI_OK);
+    return h;
+}
+
+/* Item 2: a lock is its handle's. An opener cannot release the owner's
+ * lock (vidmm would then move the allocation under the owner's pointer),
+ * nor does destroying its handle. */
+static void test_lock_per_handle(void)
+{
+    struct proc a, b;
+    volatile void *cpu = NULL;
+    struct kalloc *ka;
+    uint32_t h;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "opener");
+    h = share_to(&a, &b, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
+    ka = kalloc_of(&a, a.buf);
+    g_assert_cmpint(kapi_lock(a.p, a.buf, KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 1);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_EINVAL);
+    g_assert_cmpuint(ka->locks, ==, 1);
+    /* its own lock, then its handle goes with a lock held: only its
+     * lock goes with it */
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_OK);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 2);
+    g_assert_cmpint(kapi_destroy_allocation(b.p, h), ==, DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 1);
+    g_assert_cmpint(kapi_unlock(a.p, a.buf), ==, DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 0);
+    g_assert_cmpint(kapi_unlock(a.p, a.buf), ==, DDI_EINVAL);
+}
+
+/* Item 3: a shared name opens nothing without a grant; a grant is the
+ * creator's to give and carries access rights. */
+static void test_share_needs_grant(void)
+{
+    struct proc a, b, c;
+    struct waited w = { 0 };
+    uint32_t name = 0, sname = 0, h = 0, hs = 0, hc = 0;
+    uint64_t v = 0;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "granted");
+    make_proc(&c, "guesser");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &sname), ==, DDI_OK);
+    /* the exact names, as a perfect guess: nothing */
+    g_assert_cmpint(kapi_open_allocation(c.p, c.dev, name, &hc), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_sync(c.p, c.dev, sname, &hc), ==, DDI_EHANDLE);
+    /* bad grants change nothing */
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          0), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_WRITE), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, 0, KAPI_ACCESS_READ),
+                    ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_grant_allocation(b.p, a.buf, kapi_process_id(c.p),
+                                          KAPI_ACCESS_READ), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==,
+                    DDI_EHANDLE);
+    /* read-only grants */
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, sname, &hs), ==, DDI_OK);
+    /* b's grant is not c's; and b, an opener, cannot pass it on */
+    g_assert_cmpint(kapi_open_allocation(c.p, c.dev, name, &hc), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_grant_allocation(b.p, h, kapi_process_id(c.p),
+                                          KAPI_ACCESS_READ), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_grant_sync(b.p, hs, kapi_process_id(c.p),
+                                    KAPI_ACCESS_READ), ==, DDI_EACCESS);
+    /* read: a command buffer may read it, not write it; no lock */
+    umd_init(&cb, cmd, sizeof(cmd));
+    umd_copy(&cb, b.buf, 0, h, 0, 64);
+    g_assert_cmpint(render(&b, b.ctx), ==, DDI_OK);
+    g_assert_cmpint(fill(&b, b.ctx, h, 64), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_IGNORESYNC,
+                              &w.cpu), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_lock_wait(b.p, h, on_lock, &w), ==, DDI_EACCESS);
+    /* a sync object opened to wait on cannot be signalled */
+    g_assert_cmpint(kapi_signal_cpu(b.p, hs, 7), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_signal_gpu(b.p, b.ctx, hs, 7), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_wait_cpu(b.p, hs, 1, on_wait, &w), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_sync_value(a.p, a.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 0);
+    g_assert_cmpuint(w.calls, ==, 0);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpuint(gpu.submits, ==, 1);   /* b's COPY only */
+}
+
+/* Item 4: a monitored fence only moves forward. A GPU signal below one
+ * already accepted is refused; one a CPU signal overtook is ignored. */
+static void test_fence_forward(void)
+{
+    struct proc a;
+    uint64_t v = 0;
+
+    setup();
+    make_proc(&a, "a");
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 10), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 3), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 5), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 10), ==, DDI_OK);
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_sync_value(a.p, a.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 10);
+    /* a GPU signal of 15 overtaken by a CPU signal of 20: stays 20 */
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 15), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 20), ==, DDI_OK);
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_sync_value(a.p, a.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 20);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 19), ==, DDI_EINVAL);
+}
+
+/* Item 7: REALTIME needs the privilege. */
+static void test_realtime_privilege(void)
+{
+    struct proc a;
+    uint32_t h = 0;
+
+    setup();
+    make_proc(&a, "a");
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_REALTIME,
+                                        &h), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_HIGH,
+                                        &h), ==, DDI_OK);
+    kernel_process_grant(&kern, a.p, KAPI_PRIV_REALTIME);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_REALTIME,
+                                        &h), ==, DDI_OK);
+}
+
+/* Item 6: only the source's owner presents and moves the pointer; owning
+ * needs the privilege; a stranger's present never reaches the queue, so
+ * it cannot hold the owner's back. */
+static void test_display_owner(void)
+{
+    struct proc a, o;
+    struct presented got = { 0 }, gota = { 0 };
+    struct kapi_alloc_desc pd = { .size = DW * 4 * DH, .primary = true };
+    struct kapi_pointer ptr = { .source = 0, .visible = true };
+    uint32_t pa = 0, po;
+
+    setup_display();
+    make_proc(&a, "stranger");
+    make_proc(&o, "owner");
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &pd, &pa), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_set_source_owner(a.p, a.dev, 0), ==, DDI_EACCESS);
+    /* nobody owns it yet: nobody presents */
+    g_assert_cmpint(present(&a, pa, a.sync, 1, 1, &gota), ==, DDI_EACCESS);
+    po = make_primary(&o);
+    g_assert_cmpint(present(&a, pa, a.sync, 1, 1, &gota), ==, DDI_EACCESS);
+    g_assert_cmpint(present(&a, pa, 0, 0, 2, &gota), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, &ptr), ==, DDI_EACCESS);
+    g_assert_cmpint(present(&o, po, 0, 0, 7, &got), ==, DDI_OK);
+    run();
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 1);
+    g_assert_cmpint(got.r[0].status, ==, DDI_OK);
+    g_assert_cmpuint(gota.calls, ==, 0);
+    g_assert_cmpuint(kern.display.src[0].stats.presents, ==, 1);
+    g_assert_cmpint(kapi_set_pointer(o.p, o.dev, &ptr), ==, DDI_OK);
+    /* the owner's device goes: nobody owns the source */
+    g_assert_cmpint(kapi_destroy_device(o.p, o.dev), ==, DDI_OK);
+    g_assert_null(kern.display.src[0].owner);
+}
+
+/* Item 10: the creator of a shared sync object is reset by TDR. The
+ * opener's waits end with DDI_EABANDONED, its GPU work waiting on the
+ * object runs, its device stays healthy; the creator gets DDI_ELOST. */
+static void test_blame_follows_guilt(void)
+{
+    struct proc a, b;
+    struct waited wa = { 0 }, wb = { 0 };
+    struct ddi_fault f = { .kind = COPRO_FAULT_BAD_PACKET };
+    uint32_t name = 0, h = 0;
+    uint64_t v = 0;
+    unsigned submits;
+
+    setup();
+    make_proc(&a, "guilty");
+    make_proc(&b, "innocent");
+    lost_calls = 0;
+    kapi_set_lost_callback(b.p, on_lost, NULL);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_OK);
+    /* b waits for 5 on the CPU and the GPU; a never gets there */
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 5, on_wait, &wb), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(a.p, a.sync, 5, on_wait, &wa), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 5), ==, DDI_OK);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.nq[0], ==, 1);
+    submits = gpu.submits;
+    f.fence = gpu.q[0][0].fence;
+    f.context = gpu.q[0][0].context;
+    kernel_upcalls.faulted(&kern, 0, &f);
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(wa.calls, ==, 1);
+    g_assert_cmpint(wa.status, ==, DDI_ELOST);
+    g_assert_cmpuint(wb.calls, ==, 1);
+    g_assert_cmpint(wb.status, ==, DDI_EABANDONED);
+    g_assert_cmpint(kapi_sync_value(b.p, h, &v), ==, DDI_OK);
+    g_assert_cmphex(v, ==, UINT64_MAX);
+    /* b's held buffer ran; b is not lost and renders on */
+    g_assert_cmpuint(gpu.submits, >, submits);
+    g_assert_cmpuint(lost_calls, ==, 0);
+    g_assert_cmpint(kapi_context_error(b.p, b.ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 9, on_wait, &wb), ==,
+                    DDI_EABANDONED);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 9), ==, DDI_EABANDONED);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_context_error(b.p, b.ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(a.p, a.sync, 9, on_wait, &wa), ==,
+                    DDI_ELOST);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1874,6 +2148,16 @@ int main(int argc, char **argv)
                     test_vidmm_free_while_paging);
     g_test_add_func("/kernel/lost", test_lost);
     g_test_add_func("/kernel/share-sync", test_share_sync);
+    g_test_add_func("/kernel/isolation/lock-per-handle",
+                    test_lock_per_handle);
+    g_test_add_func("/kernel/isolation/share-needs-grant",
+                    test_share_needs_grant);
+    g_test_add_func("/kernel/isolation/fence-forward", test_fence_forward);
+    g_test_add_func("/kernel/isolation/realtime-privilege",
+                    test_realtime_privilege);
+    g_test_add_func("/kernel/isolation/display-owner", test_display_owner);
+    g_test_add_func("/kernel/isolation/blame-follows-guilt",
+                    test_blame_follows_guilt);
     g_test_add_func("/kernel/display/present-waits-for-render",
                     test_present_waits_for_render);
     g_test_add_func("/kernel/display/order-and-missed",
