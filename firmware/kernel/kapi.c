@@ -911,11 +911,14 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
             .cpu_visible = al->cpu_visible,
         };
     }
-    if (!vidmm_segment_alloc(&k->seg, a->cmd_bytes, KERNEL_ALLOC_ALIGN,
+    /* GPU-VA: in the process's arena, the only OS VRAM its space maps */
+    kb->dma_seg = c->dev->gpuva ? kgpuva_dma_segment(k, p) : &k->seg;
+    if (!kb->dma_seg ||
+        !vidmm_segment_alloc(kb->dma_seg, a->cmd_bytes, KERNEL_ALLOC_ALIGN,
                              &dma)) {
         return DDI_ENOMEM;
     }
-    kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(&k->seg, dma);
+    kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(kb->dma_seg, dma);
     kb->dmabuf.gpu_addr = dma;
     kb->dmabuf.cap_bytes = a->cmd_bytes;
     args = (struct ddi_render_args){
@@ -926,7 +929,7 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
     };
     st = k->dev.ops->render(k->dev.drv, &args, &kb->dmabuf);
     if (st != DDI_OK) {
-        vidmm_segment_free(&k->seg, dma);
+        vidmm_segment_free(kb->dma_seg, dma);
         kb->dmabuf.nalloc = 0;
         k->stats.render_refusals++;
         k->stats.last_refusal = st;

@@ -335,7 +335,7 @@ void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
         }
     }
     if (kb->dma_gpu) {
-        vidmm_segment_free(&k->seg, kb->dma_gpu);
+        vidmm_segment_free(kb->dma_seg, kb->dma_gpu);
     }
     if (kb->ctx) {
         kb->ctx->inflight--;

@@ -134,7 +134,9 @@ struct kbuffer {
     int status;
     uint64_t seq;           /* submission order, kernel-wide */
     struct kcontext *ctx;
-    uint64_t dma_gpu;       /* its VRAM, from the segment */
+    uint64_t dma_gpu;       /* its VRAM, from dma_seg: the kernel's
+                               segment, or its process's GPU-VA arena */
+    struct vidmm_segment *dma_seg;
     struct ddi_dmabuf dmabuf;
     struct ddi_alloc_desc desc[DDI_MAX_ALLOC_LIST];
     struct kalloc *alloc[DDI_MAX_ALLOC_LIST];

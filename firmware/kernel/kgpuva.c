@@ -378,10 +378,19 @@ static int proc_start(struct kernel *k, struct kproc *p)
         return DDI_OK;
     }
     *gp = (struct kgpuva_proc){ .kp = p };
-    /* the kernel's fixed segment: where its DMA buffers, save areas and
-     * fence words are (not vidmm's packet-mode part, not our VRAM) */
-    st = gops(k)->space_create(k->dev.drv, k->seg.base, k->seg.size,
-                               g->vram_base, g->vram.size, &gp->as);
+    /* Of the OS's VRAM the space maps only what the device reads for
+     * this process: its DMA-buffer arena (read-only); its contexts' save
+     * pages are mapped when they are bound. Not the rest of the kernel's
+     * segment: other processes' command buffers and save areas. */
+    if (!vidmm_segment_alloc(&k->seg, KGPUVA_DMA_BYTES, PAGE,
+                             &gp->dma_base)) {
+        return DDI_ENOMEM;
+    }
+    vidmm_segment_init(&gp->dma, gp->dma_base, KGPUVA_DMA_BYTES,
+                       vidmm_segment_cpu(&k->seg, gp->dma_base),
+                       gp->dma_blocks, KGPUVA_DMA_BLOCKS);
+    st = gops(k)->space_create(k->dev.drv, gp->dma_base, KGPUVA_DMA_BYTES,
+                               0, 0, &gp->as);
     if (st == DDI_OK) {
         st = vidmm_gpuva_init(&gp->space, gp->as, p->id, g->cfg.va_base,
                               g->cfg.va_size, gp->va_blocks,
@@ -393,10 +402,19 @@ static int proc_start(struct kernel *k, struct kproc *p)
                                    gp);
     }
     if (st != DDI_OK) {
+        vidmm_segment_free(&k->seg, gp->dma_base);
         return st;
     }
     gp->on = true;
     return DDI_OK;
+}
+
+struct vidmm_segment *kgpuva_dma_segment(struct kernel *k,
+                                         const struct kproc *p)
+{
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+
+    return gp ? &gp->dma : NULL;
 }
 
 int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di)

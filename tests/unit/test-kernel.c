@@ -247,7 +247,7 @@ static int fg_build_paging(void *drv, const struct ddi_paging_op *ops,
 static struct {
     unsigned spaces, binds, unbinds, reserves, updates;
     uint32_t bound_ctx[8];
-    uint64_t hole_base, hole_bytes;
+    uint64_t os_base[8], os_bytes[8];   /* by space: OS VRAM it maps */
     bool reserved[FV_PAGES];
     uint32_t target[FV_PAGES];      /* enum ddi_pte_target */
     uint64_t frame[FV_PAGES];
@@ -258,11 +258,12 @@ static int fv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
                            uint32_t *as)
 {
     (void)drv;
-    (void)os_base;
-    (void)os_bytes;
-    fv.hole_base = hole_base;
-    fv.hole_bytes = hole_bytes;
+    g_assert_cmpuint(hole_bytes, ==, 0);
+    (void)hole_base;
+    g_assert_cmpuint(fv.spaces, <, 7);
     *as = ++fv.spaces;
+    fv.os_base[*as] = os_base;
+    fv.os_bytes[*as] = os_bytes;
     return DDI_OK;
 }
 
@@ -1535,7 +1536,8 @@ static void setup_gpuva(void)
     g_assert_null(err);
     err = kernel_gpuva_start(&kern, &gc);
     g_assert_null(err);
-    /* the VRAM allocations are paged into is a hole in every space */
+    /* the VRAM allocations are paged into: mapped in no space but
+     * through their VAs */
     g_assert_cmpuint(kern.gpuva.vram_base, !=, 0);
 }
 
@@ -1610,7 +1612,7 @@ static int gv_resident(struct gv_app *a, unsigned i, uint64_t *fence)
 }
 
 /* The fake page table's view of allocation i: every page on VRAM,
- * consecutive, outside the OS's own VRAM but inside the hole; or every
+ * consecutive, inside the VRAM GPU-VA mode pages into; or every
  * page invalid. */
 static bool gv_mapped(const struct gv_app *a, unsigned i, uint64_t *vram)
 {
@@ -1626,9 +1628,9 @@ static bool gv_mapped(const struct gv_app *a, unsigned i, uint64_t *vram)
         }
     }
     if (t == DDI_PTE_VRAM) {
-        g_assert_cmpuint(fv.frame[first], >=, fv.hole_base);
+        g_assert_cmpuint(fv.frame[first], >=, kern.gpuva.vram_base);
         g_assert_cmpuint(fv.frame[first] + GV_ALLOC, <=,
-                         fv.hole_base + fv.hole_bytes);
+                         kern.gpuva.vram_base + kern.gpuva.vram.size);
         *vram = fv.frame[first];
         return true;
     }
@@ -2129,6 +2131,69 @@ static void test_blame_follows_guilt(void)
                     DDI_ELOST);
 }
 
+/* Item 9: a GPU-VA space maps, of the OS's VRAM, only its process's DMA
+ * arena: its DMA buffers are there, other processes' are not, nor save
+ * areas, sync values or the VRAM allocations are paged into. */
+static void test_gpuva_space_own_only(void)
+{
+    static struct gv_app a, b;
+    struct kgpuva_proc *ga, *gb;
+    const struct kbuffer *kb = NULL;
+    uint64_t a_lo, a_hi, b_lo, b_hi;
+
+    setup_gpuva();
+    gv_make(&a, "a", 1, 0);
+    gv_make(&b, "b", 1, 0);
+    ga = kgpuva_proc_of(&kern, a.p);
+    gb = kgpuva_proc_of(&kern, b.p);
+    g_assert_nonnull(ga);
+    g_assert_nonnull(gb);
+    a_lo = fv.os_base[ga->as];
+    a_hi = a_lo + fv.os_bytes[ga->as];
+    b_lo = fv.os_base[gb->as];
+    b_hi = b_lo + fv.os_bytes[gb->as];
+    g_assert_cmpuint(a_lo, ==, ga->dma_base);
+    g_assert_cmpuint(fv.os_bytes[ga->as], ==, KGPUVA_DMA_BYTES);
+    g_assert_cmpuint(fv.os_bytes[ga->as], <, kern.seg.size / 4);
+    g_assert_true(a_hi <= b_lo || b_hi <= a_lo);
+    /* nothing else of the kernel's in it */
+    for (unsigned i = 0; i < KERNEL_MAX_SYNCS; i++) {
+        if (kern.syncs[i].used) {
+            g_assert_true(kern.syncs[i].gpu < a_lo ||
+                          kern.syncs[i].gpu >= a_hi);
+        }
+    }
+    for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+        if (kern.contexts[i].used) {
+            g_assert_true(kern.contexts[i].save_gpu + KGPUVA_SAVE_BYTES <=
+                          a_lo || kern.contexts[i].save_gpu >= a_hi);
+        }
+    }
+    g_assert_true(kern.gpuva.vram_base + kern.gpuva.vram.size <= a_lo ||
+                  kern.gpuva.vram_base >= a_hi);
+    /* a's command buffer lands in a's arena, b's in b's */
+    gpu.hold = true;
+    g_assert_cmpint(gv_render_va(&a, a.va[0]), ==, DDI_OK);
+    g_assert_cmpint(gv_render_va(&b, b.va[0]), ==, DDI_OK);
+    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+        kb = &kern.buffers[i];
+        if (!kb->used) {
+            continue;
+        }
+        if (kb->ctx->proc == a.p) {
+            g_assert_true(kb->dma_gpu >= a_lo &&
+                          kb->dma_gpu + kb->dmabuf.len_bytes <= a_hi);
+        } else {
+            g_assert_true(kb->dma_gpu >= b_lo &&
+                          kb->dma_gpu + kb->dmabuf.len_bytes <= b_hi);
+        }
+    }
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(ga->dma.count, ==, 0);
+    g_assert_cmpuint(gb->dma.count, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2156,6 +2221,8 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/isolation/realtime-privilege",
                     test_realtime_privilege);
     g_test_add_func("/kernel/isolation/display-owner", test_display_owner);
+    g_test_add_func("/kernel/isolation/gpuva-space-own-only",
+                    test_gpuva_space_own_only);
     g_test_add_func("/kernel/isolation/blame-follows-guilt",
                     test_blame_follows_guilt);
     g_test_add_func("/kernel/display/present-waits-for-render",
