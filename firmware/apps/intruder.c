@@ -15,6 +15,7 @@
 
 _Static_assert(offsetof(struct partner, app) == 0, "app first");
 _Static_assert(offsetof(struct intruder, app) == 0, "app first");
+_Static_assert(offsetof(struct watcher, app) == 0, "app first");
 
 /* ---- partner: the well-behaved process that shares ---- */
 
@@ -175,6 +176,164 @@ int partner_init(struct partner *m, struct kernel *k, const char *name)
     }
     if (st != DDI_OK) {
         app_fail(a, "partner objects", st);
+    }
+    return st;
+}
+
+/* ---- watcher: an innocent that waits on a guilty process's fence ---- */
+
+#define WATCH_COLOUR    0x00a5a5a5u
+
+static void watcher_tick(void *arg, uint64_t now)
+{
+    struct watcher *w = arg;
+    struct app *a = &w->app;
+    uint64_t v = 0;
+    int st;
+
+    if (a->stopping) {
+        return;
+    }
+    if (kapi_sync_value(a->proc, w->hdone, &v) == DDI_OK) {
+        a->completed = v;
+    }
+    if (a->submitted < w->max_frames && a->submitted - a->completed < 2) {
+        umd_reset(&w->cb);
+        umd_fill(&w->cb, w->hsurf, 0, PARTNER_SURF_W * 4 * PARTNER_SURF_H,
+                 WATCH_COLOUR + (uint32_t)a->submitted);
+        st = umd_ok(&w->cb) ? app_render(a, &w->cb) : DDI_EINVAL;
+        if (st == DDI_OK) {
+            st = kapi_signal_gpu(a->proc, a->hctx, w->hdone,
+                                 a->submitted + 1);
+        }
+        if (st != DDI_OK) {
+            app_fail(a, "render", st);
+            return;
+        }
+        a->submitted++;
+    }
+    kapi_timer_arm(a->proc, &w->timer, now + 2 * MS);
+}
+
+static void watcher_told(void *arg, int status)
+{
+    struct watcher *w = arg;
+
+    w->watch_told = true;
+    w->watch_status = status;
+}
+
+static void watcher_lost(void *arg, uint32_t hdevice)
+{
+    struct watcher *w = arg;
+
+    (void)hdevice;
+    w->lost_calls++;
+}
+
+static void watcher_start(struct app *a)
+{
+    struct watcher *w = (struct watcher *)a;
+    int st = kapi_wait_cpu(a->proc, w->hwatch, 1, watcher_told, w);
+
+    /* its frames wait for the creator's fence on the GPU */
+    if (st == DDI_OK) {
+        st = kapi_wait_gpu(a->proc, a->hctx, w->hwatch, 1);
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "wait", st);
+        return;
+    }
+    watcher_tick(w, kapi_now(a->proc));
+}
+
+static void watcher_final(void *arg, int status)
+{
+    struct watcher *w = arg;
+
+    if (status != DDI_OK) {
+        app_fail(&w->app, "wait_cpu", status);
+    }
+    w->app.completed = w->app.submitted;
+    w->app.drained = true;
+}
+
+static void watcher_stop(struct app *a)
+{
+    struct watcher *w = (struct watcher *)a;
+    int st;
+
+    kapi_timer_cancel(a->proc, &w->timer);
+    st = kapi_wait_cpu(a->proc, w->hdone, a->submitted, watcher_final, w);
+    if (st != DDI_OK) {
+        app_fail(a, "wait_cpu", st);
+        a->drained = true;
+    }
+}
+
+static void watcher_check(struct app *a, struct report *r)
+{
+    struct watcher *w = (struct watcher *)a;
+    uint64_t bad = count_bad(a, w->hsurf, PARTNER_SURF_W * PARTNER_SURF_H,
+                             WATCH_COLOUR + (uint32_t)(a->submitted - 1));
+
+    report(r, w->watch_told && w->watch_status == DDI_EABANDONED,
+           "%s: its wait on the reset process's fence ended with %s "
+           "(EABANDONED expected)", a->name,
+           w->watch_told ? ddi_status_name(w->watch_status) : "nothing");
+    report(r, w->lost_calls == 0 &&
+           kapi_context_error(a->proc, a->hctx) == DDI_OK,
+           "%s: its own device was not removed (lost callbacks %u)",
+           a->name, w->lost_calls);
+    report(r, a->submitted == w->max_frames && bad == 0, "%s: its %lu "
+           "frames ran, the last one on its surface (%lu pixels wrong)",
+           a->name, a->submitted, bad);
+}
+
+static const struct app_ops watcher_ops = {
+    .start = watcher_start, .stop = watcher_stop, .check = watcher_check,
+};
+
+int watcher_init(struct watcher *w, struct kernel *k, const char *name,
+                 unsigned max_frames)
+{
+    struct app *a = &w->app;
+    int st;
+
+    w->max_frames = max_frames;
+    st = app_init(a, k, name, COPRO_ENGINE_RENDER, VIDSCH_PRIO_NORMAL,
+                  &watcher_ops);
+    if (st != DDI_OK) {
+        return st;
+    }
+    umd_init(&w->cb, w->cmd, sizeof(w->cmd));
+    kapi_timer_init(&w->timer, watcher_tick, w);
+    kapi_set_lost_callback(a->proc, watcher_lost, w);
+    w->hsurf = app_alloc(a, PARTNER_SURF_W * 4 * PARTNER_SURF_H, true);
+    if (!w->hsurf) {
+        return a->fail_status;
+    }
+    st = kapi_create_sync(a->proc, a->hdev, 0, &w->hdone);
+    if (st != DDI_OK) {
+        app_fail(a, "create_sync", st);
+    }
+    return st;
+}
+
+int watcher_watch(struct watcher *w, struct app *creator, uint32_t hsync)
+{
+    uint32_t name = 0;
+    int st = kapi_share_sync(creator->proc, hsync, &name);
+
+    if (st == DDI_OK) {
+        st = kapi_grant_sync(creator->proc, hsync,
+                             kapi_process_id(w->app.proc), KAPI_ACCESS_READ);
+    }
+    if (st == DDI_OK) {
+        st = kapi_open_sync(w->app.proc, w->app.hdev, name, &w->hwatch);
+    }
+    if (st != DDI_OK) {
+        app_fail(&w->app, "watch", st);
     }
     return st;
 }

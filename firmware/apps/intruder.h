@@ -25,6 +25,12 @@
  * comes, moving the pointer (DDI_EACCESS); a REALTIME context
  * (DDI_EACCESS). And once, a timer that re-arms itself with no delay
  * for 5 ms: the kernel's work (the scheduler's worker) still runs.
+ *
+ * watcher is an innocent process that opened (by grant) a sync object of
+ * a process TDR will blame, waits for it on the CPU and holds its own
+ * frames behind a GPU wait on it. Blame must follow guilt: its CPU wait
+ * ends with DDI_EABANDONED, its held frames run, its device is never
+ * removed, and its surface holds its last frame.
  */
 #ifndef FW_APPS_INTRUDER_H
 #define FW_APPS_INTRUDER_H
@@ -84,7 +90,25 @@ struct intruder {
     struct umd_cmdbuf cb;
 };
 
+struct watcher {
+    struct app app;         /* first */
+    uint32_t hwatch;        /* the creator's sync object, opened */
+    uint32_t hsurf, hdone;
+    int watch_status;       /* what its CPU wait ended with */
+    bool watch_told;
+    unsigned lost_calls;    /* its own device removed: never, one hopes */
+    unsigned max_frames;
+    struct ktimer timer;
+    uint32_t cmd[INTRUDER_CMD_BYTES / 4];
+    struct umd_cmdbuf cb;
+};
+
 int partner_init(struct partner *m, struct kernel *k, const char *name);
+int watcher_init(struct watcher *w, struct kernel *k, const char *name,
+                 unsigned max_frames);
+/* creator shares hsync with the watcher (read: wait only), which opens
+ * it. */
+int watcher_watch(struct watcher *w, struct app *creator, uint32_t hsync);
 /* Opens what partner grants it; game and comp are whose exact shared
  * names it tries without a grant. */
 int intruder_init(struct intruder *e, struct kernel *k, const char *name,
@@ -94,6 +118,11 @@ int intruder_init(struct intruder *e, struct kernel *k, const char *name,
 static inline struct app *partner_app(struct partner *m)
 {
     return &m->app;
+}
+
+static inline struct app *watcher_app(struct watcher *w)
+{
+    return &w->app;
 }
 
 static inline struct app *intruder_app(struct intruder *e)

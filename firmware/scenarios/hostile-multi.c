@@ -9,11 +9,20 @@
  * composed, the partner's locked allocation, surface and fence, and the
  * partner's buffers must complete while the intruder's timer spins.
  *
- * Command line: irq=..., duration_ms= (300), the scheduler options.
+ * blame=1 runs another desktop-less run instead (needs -device
+ * copro,preempt=command, so that a hang is a hang): a guilty process's
+ * buffer hangs the engine, and a watcher that opened its sync object
+ * waits on it (CPU and GPU). TDR resets the guilty one; blame must
+ * follow guilt: the watcher's wait ends with DDI_EABANDONED, its frames
+ * run, its device stays healthy.
+ *
+ * Command line: irq=..., duration_ms= (300), blame= (0), the scheduler
+ * options (blame=1: the watchdog at 50 ms + 10 ms, as in tdr).
  */
 #include <stdint.h>
 
 #include "apps/compositor.h"
+#include "apps/hog.h"
 #include "apps/intruder.h"
 #include "apps/winapp.h"
 #include "lib/console.h"
@@ -24,10 +33,49 @@ static struct compositor comp;
 static struct winapp cursor, game;
 static struct partner partner;
 static struct intruder intruder;
+static struct hog guilty;
+static struct watcher watcher;
+static uint32_t guilty_cmd[256];
+
+static void blame_defaults(struct vidsch_config *c)
+{
+    c->tdr_timeout_ns = 50 * MS;
+    c->tdr_grace_ns = 10 * MS;
+}
+
+/* A guilty process's buffer hangs; a watcher waits on its fence. */
+static void run_blame(uint64_t duration_ms)
+{
+    const struct hog_config hc = {
+        .prio = VIDSCH_PRIO_NORMAL, .hog_ns = 10000 * MS,
+        .work_packet_ns = 10000 * MS, .max_buffers = 1,
+    };
+    struct kernel *k = &s.boot.k;
+    struct app *g;
+    uint32_t hsync = 0;
+    int st;
+
+    hog_init(&guilty, k, "guilty", &hc, guilty_cmd, sizeof(guilty_cmd));
+    watcher_init(&watcher, k, "watcher", 10);
+    g = hog_app(&guilty);
+    g->expect_lost = true;
+    st = kapi_create_sync(g->proc, g->hdev, 0, &hsync);
+    if (st == DDI_OK) {
+        st = watcher_watch(&watcher, g, hsync);
+    }
+    report(&s.r, st == DDI_OK, "the guilty process shares a sync object "
+           "with the watcher (%s)", ddi_status_name(st));
+    os_add_app(&s, g);
+    os_add_app(&s, watcher_app(&watcher));
+    os_run(&s, duration_ms * MS, 1000 * MS);
+    report(&s.r, vidsch_stats(k->vs)->contexts_lost == 1, "one context "
+           "lost to TDR, the guilty one's (%lu)",
+           vidsch_stats(k->vs)->contexts_lost);
+}
 
 int scenario_main(const struct boot_info *boot)
 {
-    uint64_t duration_ms = 300;
+    uint64_t duration_ms = 300, blame = 0;
     struct winapp_config wc;
     struct kernel *k = &s.boot.k;
 
@@ -36,7 +84,12 @@ int scenario_main(const struct boot_info *boot)
     s.boot.display.width = 640;
     s.boot.display.height = 480;
     if (os_option(&s, boot, "duration_ms", &duration_ms) &&
-        os_boot(&s, boot, NULL)) {
+        os_option(&s, boot, "blame", &blame) &&
+        os_boot(&s, boot, blame ? blame_defaults : NULL)) {
+        if (blame) {
+            run_blame(duration_ms);
+            goto done;
+        }
         compositor_init(&comp, k, "compositor", false);
         cursor_config_default(&wc);
         winapp_init(&cursor, k, "cursor", &wc);
@@ -52,6 +105,7 @@ int scenario_main(const struct boot_info *boot)
         os_add_app(&s, partner_app(&partner));
         os_add_app(&s, intruder_app(&intruder));
         os_run(&s, duration_ms * MS, 1000 * MS);
+done:
         os_print_table(&s);
     }
     kprintf("METRICS {\"scenario\":\"hostile-multi\",\"policy\":\"%s\","
