@@ -199,8 +199,11 @@ struct kapi_render_args {
  * Validates the command buffer (DDI render), copies it into a kernel DMA
  * buffer and queues it on the context. On refusal nothing reaches the
  * GPU and the code says why (DDI_EINVAL, DDI_EBOUNDS, DDI_EOPCODE for the
- * buffer; DDI_EHANDLE for a handle in its list; DDI_ENOMEM when the
- * kernel is out of DMA-buffer memory or buffer records: retry later).
+ * buffer; DDI_EHANDLE for a handle in its list; DDI_EACCESS for a
+ * listed write to an allocation opened read-only; DDI_ENOMEM when the
+ * kernel is out of DMA-buffer memory or buffer records, in GPU-VA mode
+ * when the process's own DMA-buffer arena (KGPUVA_DMA_BYTES) is full:
+ * retry later).
  */
 int kapi_render(struct kproc *p, uint32_t hcontext,
                 const struct kapi_render_args *a);

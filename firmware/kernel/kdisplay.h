@@ -24,6 +24,11 @@
  * The allocation on screen, and every queued one, holds a scanout
  * reference: it is not freed while the display may read it.
  *
+ * A source has one owner (kapi_set_source_owner, a privileged call):
+ * only its device's presents and pointer updates are taken, so another
+ * process can neither show a picture nor queue a present that never
+ * becomes ready in front of the owner's.
+ *
  * Pure C over the DDI (part of the kernel proper): unit-tested on the
  * host with a fake display (tests/unit/test-kernel.c).
  */
