@@ -16,6 +16,7 @@
 _Static_assert(offsetof(struct partner, app) == 0, "app first");
 _Static_assert(offsetof(struct intruder, app) == 0, "app first");
 _Static_assert(offsetof(struct watcher, app) == 0, "app first");
+_Static_assert(offsetof(struct snoop, app) == 0, "app first");
 
 /* ---- partner: the well-behaved process that shares ---- */
 
@@ -334,6 +335,114 @@ int watcher_watch(struct watcher *w, struct app *creator, uint32_t hsync)
     }
     if (st != DDI_OK) {
         app_fail(&w->app, "watch", st);
+    }
+    return st;
+}
+
+/* ---- snoop: another process's command buffers by GPU address ---- */
+
+static void snoop_told(void *arg, int status)
+{
+    struct snoop *n = arg;
+
+    n->told = true;
+    n->status = status;
+    n->app.drained = true;
+}
+
+static void snoop_start(struct app *a)
+{
+    struct snoop *n = (struct snoop *)a;
+    uint64_t fence = 0;
+    int st = kapi_make_resident(a->proc, a->hdev, &n->hbuf, 1, &fence);
+
+    if (st == DDI_OK && fence) {
+        st = kapi_wait_paging(a->proc, a->hctx, fence);
+    }
+    if (st == DDI_OK) {
+        umd_reset(&n->cb);
+        umd_va_copy(&n->cb, n->va, n->target, SNOOP_BYTES);
+        st = umd_ok(&n->cb) ? app_render(a, &n->cb) : DDI_EINVAL;
+    }
+    if (st == DDI_OK) {
+        st = kapi_signal_gpu(a->proc, a->hctx, n->hdone, 1);
+    }
+    if (st == DDI_OK) {
+        st = kapi_wait_cpu(a->proc, n->hdone, 1, snoop_told, n);
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "snoop", st);
+        a->drained = true;
+        return;
+    }
+    a->submitted++;
+}
+
+static void snoop_stop(struct app *a)
+{
+    (void)a;
+}
+
+static void snoop_check(struct app *a, struct report *r)
+{
+    struct snoop *n = (struct snoop *)a;
+    volatile void *cpu = NULL;
+    uint64_t bad = SNOOP_BYTES / 4;
+    int st = kapi_lock(a->proc, n->hbuf, KAPI_LOCK_IGNORESYNC, &cpu);
+
+    /* GPU-VA: no lists, the caller knows (its copy is over, lost) */
+    if (st == DDI_OK) {
+        bad = 0;
+        for (unsigned i = 0; i < SNOOP_BYTES / 4; i++) {
+            bad += ((volatile uint32_t *)cpu)[i] != 0;
+        }
+        kapi_unlock(a->proc, n->hbuf);
+    }
+
+    report(r, n->told && n->status == DDI_ELOST, "%s: its copy from "
+           "another process's command buffers (GPU address %#lx) faulted "
+           "its own context: its device removed (%s)", a->name, n->target,
+           n->told ? ddi_status_name(n->status) : "no answer");
+    report(r, st == DDI_OK && bad == 0, "%s: not a byte came through "
+           "(%lu words not zero; lock %s)", a->name, bad,
+           ddi_status_name(st));
+}
+
+static const struct app_ops snoop_ops = {
+    .start = snoop_start, .stop = snoop_stop, .check = snoop_check,
+};
+
+int snoop_init(struct snoop *n, struct kernel *k, const char *name,
+               uint64_t target)
+{
+    struct app *a = &n->app;
+    struct kapi_alloc_desc d = { .size = SNOOP_BYTES, .cpu_visible = true,
+                                 .zeroed = true };
+    int st;
+
+    n->target = target;
+    *a = (struct app){
+        .name = name, .k = k, .engine = COPRO_ENGINE_RENDER,
+        .prio = VIDSCH_PRIO_NORMAL, .ops = &snoop_ops,
+    };
+    umd_init(&n->cb, n->cmd, sizeof(n->cmd));
+    a->proc = kapi_process_create(k, name);
+    st = a->proc ? kapi_create_device_gpuva(a->proc, &a->hdev) : DDI_ENOMEM;
+    if (st == DDI_OK) {
+        st = kapi_create_context(a->proc, a->hdev, a->engine, a->prio,
+                                 &a->hctx);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_sync(a->proc, a->hdev, 0, &n->hdone);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_allocation(a->proc, a->hdev, &d, &n->hbuf);
+    }
+    if (st == DDI_OK) {
+        st = kapi_gpu_va(a->proc, n->hbuf, &n->va);
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "snoop setup", st);
     }
     return st;
 }

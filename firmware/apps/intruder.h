@@ -31,6 +31,11 @@
  * frames behind a GPU wait on it. Blame must follow guilt: its CPU wait
  * ends with DDI_EABANDONED, its held frames run, its device is never
  * removed, and its surface holds its last frame.
+ *
+ * snoop, in GPU-VA mode, copies from the GPU address where another
+ * process's command buffers are (the OS's VRAM, at identity) into an
+ * allocation of its own: its space does not map them, so its context
+ * faults and its own device is removed; not a byte comes through.
  */
 #ifndef FW_APPS_INTRUDER_H
 #define FW_APPS_INTRUDER_H
@@ -103,7 +108,23 @@ struct watcher {
     struct umd_cmdbuf cb;
 };
 
+#define SNOOP_BYTES         4096u
+
+struct snoop {
+    struct app app;         /* first */
+    uint64_t target;        /* the GPU address it tries to read */
+    uint32_t hbuf, hdone;
+    uint64_t va;
+    int status;             /* what its wait for the copy ended with */
+    bool told;
+    uint32_t cmd[INTRUDER_CMD_BYTES / 4];
+    struct umd_cmdbuf cb;
+};
+
 int partner_init(struct partner *m, struct kernel *k, const char *name);
+/* A GPU-VA process that will read target through its own space. */
+int snoop_init(struct snoop *n, struct kernel *k, const char *name,
+               uint64_t target);
 int watcher_init(struct watcher *w, struct kernel *k, const char *name,
                  unsigned max_frames);
 /* creator shares hsync with the watcher (read: wait only), which opens
@@ -118,6 +139,11 @@ int intruder_init(struct intruder *e, struct kernel *k, const char *name,
 static inline struct app *partner_app(struct partner *m)
 {
     return &m->app;
+}
+
+static inline struct app *snoop_app(struct snoop *n)
+{
+    return &n->app;
 }
 
 static inline struct app *watcher_app(struct watcher *w)

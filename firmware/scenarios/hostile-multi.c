@@ -16,14 +16,21 @@
  * follow guilt: the watcher's wait ends with DDI_EABANDONED, its frames
  * run, its device stays healthy.
  *
- * Command line: irq=..., duration_ms= (300), blame= (0), the scheduler
- * options (blame=1: the watchdog at 50 ms + 10 ms, as in tdr).
+ * gpuva=1 runs another instead, in GPU-VA mode: a process renders by VA
+ * (resapp) while snoop copies from the GPU address of its command
+ * buffers: snoop's space does not map them, so snoop faults and loses
+ * its own device; the other's output stays right.
+ *
+ * Command line: irq=..., duration_ms= (300), blame= (0), gpuva= (0),
+ * the scheduler options (blame=1: the watchdog at 50 ms + 10 ms, as in
+ * tdr).
  */
 #include <stdint.h>
 
 #include "apps/compositor.h"
 #include "apps/hog.h"
 #include "apps/intruder.h"
+#include "apps/resapp.h"
 #include "apps/winapp.h"
 #include "lib/console.h"
 #include "scenarios/os_common.h"
@@ -36,6 +43,33 @@ static struct intruder intruder;
 static struct hog guilty;
 static struct watcher watcher;
 static uint32_t guilty_cmd[256];
+static struct resapp victim;
+static struct snoop snoop;
+
+/* GPU-VA mode: snoop reads where the victim's command buffers are. */
+static void run_gpuva(uint64_t duration_ms)
+{
+    struct kernel *k = &s.boot.k;
+    struct resapp_config c;
+    const struct kgpuva_proc *gp;
+    int st;
+
+    resapp_config_default(&c);
+    c.nallocs = 2;
+    c.work_ns = 1 * MS;
+    st = resapp_init(&victim, k, "victim", &c);
+    gp = kgpuva_proc_of(k, victim.app.proc);
+    if (st == DDI_OK && gp) {
+        st = snoop_init(&snoop, k, "snoop", gp->dma_base);
+    }
+    if (!report(&s.r, st == DDI_OK && gp, "a GPU-VA victim and snoop "
+                "(%s)", ddi_status_name(st))) {
+        return;
+    }
+    os_add_app(&s, resapp_app(&victim));
+    os_add_app(&s, snoop_app(&snoop));
+    os_run(&s, duration_ms * MS, 5000 * MS);
+}
 
 static void blame_defaults(struct vidsch_config *c)
 {
@@ -75,7 +109,7 @@ static void run_blame(uint64_t duration_ms)
 
 int scenario_main(const struct boot_info *boot)
 {
-    uint64_t duration_ms = 300, blame = 0;
+    uint64_t duration_ms = 300, blame = 0, gpuva = 0;
     struct winapp_config wc;
     struct kernel *k = &s.boot.k;
 
@@ -85,9 +119,15 @@ int scenario_main(const struct boot_info *boot)
     s.boot.display.height = 480;
     if (os_option(&s, boot, "duration_ms", &duration_ms) &&
         os_option(&s, boot, "blame", &blame) &&
+        os_option(&s, boot, "gpuva", &gpuva) &&
+        (!gpuva || (s.boot.gpuva_vram = 6 * (256u << 10))) &&
         os_boot(&s, boot, blame ? blame_defaults : NULL)) {
         if (blame) {
             run_blame(duration_ms);
+            goto done;
+        }
+        if (gpuva) {
+            run_gpuva(duration_ms);
             goto done;
         }
         compositor_init(&comp, k, "compositor", false);
