@@ -29,6 +29,10 @@ echo "== the OS: desktop per policy, overlap, fairness (virtual time) =="
 bash "$(dirname "$0")/bench-os.sh" "$build/qemu-run" "$build/firmware"
 
 echo
+echo "== preemptions and the context switch cost: desktop per policy and per ctx-state-size (virtual time) =="
+bash "$(dirname "$0")/bench-switch.sh" "$build/qemu-run" "$build/firmware"
+
+echo
 bash "$(dirname "$0")/bench-sched.sh" "$build"
 
 echo

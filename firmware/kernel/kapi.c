@@ -14,7 +14,9 @@
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/kisolate.h"
+#include "kernel/kexit.h"
 #include "kernel/kmem.h"
+#include "kernel/kquota.h"
 
 static struct kdevice *get_device(struct kproc *p, uint32_t h)
 {
@@ -56,14 +58,17 @@ struct kproc *kapi_process_create(struct kernel *k, const char *name)
         struct kproc *p = &k->procs[i];
 
         if (!p->used) {
-            if (k->next_proc_id == 0) {
-                return NULL;    /* ids ran out (255 processes) */
+            uint8_t id = kexit_new_proc_id(k);
+
+            if (id == 0) {
+                return NULL;
             }
             *p = (struct kproc){
-                .used = true, .id = k->next_proc_id++, .name = name, .k = k,
+                .used = true, .id = id, .name = name, .k = k,
             };
             handle_table_init(&p->handles, p->id, p->slots,
                               KERNEL_PROC_HANDLES);
+            kquota_proc_init(k, p);
             return p;
         }
     }
@@ -82,7 +87,7 @@ uint32_t kapi_process_id(const struct kproc *p)
 
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 {
-    if (!p) {
+    if (!kproc_live(p)) {
         return;
     }
     p->lost_fn = fn;
@@ -91,7 +96,7 @@ void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 
 uint64_t kapi_now(const struct kproc *p)
 {
-    return p ? kernel_now(p->k) : 0;
+    return p && p->k ? kernel_now(p->k) : 0;
 }
 
 void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
@@ -101,14 +106,14 @@ void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
 
 void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 {
-    if (p && t && t->fn) {
+    if (kproc_live(p) && t && t->fn) {
         ktimer_arm(&p->k->ev.timers, t, when);
     }
 }
 
 void kapi_timer_cancel(struct kproc *p, struct ktimer *t)
 {
-    if (p && t) {
+    if (p && p->k && t) {
         ktimer_cancel(&p->k->ev.timers, t);
     }
 }
@@ -119,7 +124,7 @@ int kapi_create_device(struct kproc *p, uint32_t *hdevice)
 {
     struct kernel *k;
 
-    if (!p || !hdevice) {
+    if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
     }
     k = p->k;
@@ -127,8 +132,14 @@ int kapi_create_device(struct kproc *p, uint32_t *hdevice)
         struct kdevice *d = &k->devices[i];
 
         if (!d->used) {
-            int st = handle_alloc(&p->handles, HANDLE_DEVICE, d, hdevice);
+            int st = kquota_charge(k, p, KQ_DEVICES, 1);
 
+            if (st == DDI_OK) {
+                st = handle_alloc(&p->handles, HANDLE_DEVICE, d, hdevice);
+                if (st != DDI_OK) {
+                    kquota_uncharge(k, p, KQ_DEVICES, 1);
+                }
+            }
             if (st == DDI_OK) {
                 *d = (struct kdevice){ .used = true, .proc = p };
             }
@@ -154,12 +165,15 @@ static void destroy_child(void *arg, uint32_t h, void *obj)
         }
         break;
     case HANDLE_ALLOCATION:
-        if (((struct kalloc *)obj)->dev == w->dev) {
+        /* created on it, or opened on it (a shared one) */
+        if (((struct kalloc *)obj)->dev == w->dev ||
+            kexit_opened_on(w->p, h) == w->dev) {
             kapi_destroy_allocation(w->p, h);
         }
         break;
     case HANDLE_SYNC:
-        if (((struct ksync *)obj)->dev == w->dev) {
+        if (((struct ksync *)obj)->dev == w->dev ||
+            kexit_opened_on(w->p, h) == w->dev) {
             kapi_destroy_sync(w->p, h);
         }
         break;
@@ -227,15 +241,23 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
             c = &k->contexts[i];
         }
     }
+    if (!c) {
+        return DDI_ENOMEM;
+    }
+    st = kquota_charge(k, p, KQ_CONTEXTS, 1);
     /* GPU-VA mode: a page of its own, the only writable page of the
      * kernel's VRAM in the process's space */
-    if (!c || !vidmm_segment_alloc(&k->seg,
-                                   dev->gpuva ? KGPUVA_SAVE_BYTES
-                                              : COPRO_SAVE_SIZE,
-                                   dev->gpuva ? KGPUVA_SAVE_BYTES
-                                              : KERNEL_ALLOC_ALIGN,
-                                   &save)) {
-        return DDI_ENOMEM;
+    if (st == DDI_OK) {
+        st = kquota_seg_alloc(k, p, dev->gpuva ? KGPUVA_SAVE_BYTES
+                                               : COPRO_SAVE_SIZE,
+                              dev->gpuva ? KGPUVA_SAVE_BYTES
+                                         : KERNEL_ALLOC_ALIGN, &save);
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_CONTEXTS, 1);
+        }
+    }
+    if (st != DDI_OK) {
+        return st;
     }
     /* A zeroed save area has no magic: a RESUME before any preemption
      * fails on the device instead of resuming garbage. */
@@ -246,7 +268,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     };
     c->vctx = vidsch_ctx_create(k->vs, c->hw_id, engine, prio, save);
     if (!c->vctx) {
-        vidmm_segment_free(&k->seg, save);
+        kquota_seg_free(k, p, save);
+        kquota_uncharge(k, p, KQ_CONTEXTS, 1);
         *c = (struct kcontext){ 0 };
         return DDI_ENOMEM;
     }
@@ -261,7 +284,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     if (st != DDI_OK) {
         /* Nothing was submitted: the scheduler lets go at once. */
         vidsch_ctx_destroy(k->vs, c->vctx);
-        vidmm_segment_free(&k->seg, save);
+        kquota_seg_free(k, p, save);
+        kquota_uncharge(k, p, KQ_CONTEXTS, 1);
         *c = (struct kcontext){ 0 };
         return st;
     }
@@ -349,8 +373,14 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     }
     *a = (struct kalloc){
         .dev = dev, .size = d->size, .cpu_visible = d->cpu_visible,
-        .refs = 1, .primary = d->primary,
+        .refs = 1, .primary = d->primary, .owner = p,
+        .owner_gpuva = dev->gpuva,
     };
+    st = kquota_alloc_charge(k, a);
+    if (st != DDI_OK) {
+        *a = (struct kalloc){ 0 };
+        return st;
+    }
     if (dev->gpuva) {
         /* the residency record is keyed by the handle: handle first */
         st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
@@ -362,6 +392,7 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
             }
         }
         if (st != DDI_OK) {
+            kquota_alloc_uncharge(k, a);
             *a = (struct kalloc){ 0 };
             return st;
         }
@@ -371,12 +402,14 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     }
     st = kmem_alloc_create(k, a, d);
     if (st != DDI_OK) {
+        kquota_alloc_uncharge(k, a);
         *a = (struct kalloc){ 0 };
         return st;
     }
     st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
     if (st != DDI_OK) {
         kmem_alloc_free(k, a);      /* new: nothing moves it yet */
+        kquota_alloc_uncharge(k, a);
         *a = (struct kalloc){ 0 };
         return st;
     }
@@ -409,9 +442,11 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
     if (!a) {
         return DDI_EHANDLE;
     }
-    /* the locks taken through this handle die with it (the CPU's
-     * pointers of this process), never another handle's */
-    for (unsigned n = kiso_handle_gone(p, halloc); n && a->locks; n--) {
+    kiso_handle_gone(p, halloc);
+    /* the locks taken through this handle go with it (a process that
+     * dies holding one does not pin the allocation for ever), never
+     * another handle's */
+    for (unsigned n = kexit_take_locks(p, halloc); n && a->locks; n--) {
         a->locks--;
         kmem_unlock(p->k, a);
     }
@@ -464,14 +499,25 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
             s = &k->syncs[i];
         }
     }
+    if (!s) {
+        return DDI_ENOMEM;
+    }
     /* The value lives in VRAM: the CPU sees it through the segment, and
      * a GPU WAIT or FENCE could address it too. */
-    if (!s || !vidmm_segment_alloc(&k->seg, 8, KERNEL_ALLOC_ALIGN, &gpu)) {
-        return DDI_ENOMEM;
+    st = kquota_charge(k, p, KQ_SYNCS, 1);
+    if (st == DDI_OK) {
+        st = kquota_seg_alloc(k, p, 8, KERNEL_ALLOC_ALIGN, &gpu);
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_SYNCS, 1);
+        }
+    }
+    if (st != DDI_OK) {
+        return st;
     }
     st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
     if (st != DDI_OK) {
-        vidmm_segment_free(&k->seg, gpu);
+        kquota_seg_free(k, p, gpu);
+        kquota_uncharge(k, p, KQ_SYNCS, 1);
         return st;
     }
     *s = (struct ksync){
@@ -571,6 +617,10 @@ int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (value < *s->cpu || value < s->high) {
         return DDI_EINVAL;      /* 10 then 3: refused, never written */
     }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
     st = vidsch_signal(p->k->vs, c->vctx, s->cpu, value);
     if (st == DDI_OK) {
         s->high = value;
@@ -595,20 +645,32 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (s->dev->removed) {
         return sync_gone(p, s);
     }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
     st = vidsch_wait(p->k->vs, c->vctx, s->cpu, value);
     kernel_after_vidsch(p->k);
     return st;
 }
 
-/* A free wait slot, counted as pending: the caller fills it. */
-static struct kwait *new_wait(struct kernel *k)
+/* A free wait slot, counted as pending and charged to p: the caller
+ * fills it. NULL and *st why not. */
+static struct kwait *new_wait(struct kproc *p, int *st)
 {
+    struct kernel *k = p->k;
+
     for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
         if (k->waits[i].kind == KWAIT_NONE) {
+            *st = kquota_charge(k, p, KQ_WAITS, 1);
+            if (*st != DDI_OK) {
+                return NULL;
+            }
             k->nwaits++;
             return &k->waits[i];
         }
     }
+    *st = DDI_ENOMEM;
     return NULL;
 }
 
@@ -617,6 +679,7 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
 {
     struct ksync *s = get_sync(p, hsync);
     struct kwait *w;
+    int st;
 
     if (!s) {
         return DDI_EHANDLE;
@@ -627,9 +690,9 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
     if (!fn) {
         return DDI_EINVAL;
     }
-    w = new_wait(p->k);
+    w = new_wait(p, &st);
     if (!w) {
-        return DDI_ENOMEM;
+        return st;
     }
     /* the creator's removal is this process's loss only if it is the
      * creator (ELOST); for another it abandons the object (deliver) */
@@ -713,12 +776,28 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
             .cpu_visible = al->cpu_visible,
         };
     }
-    /* GPU-VA: in the process's arena, the only OS VRAM its space maps */
-    kb->dma_seg = c->dev->gpuva ? kgpuva_dma_segment(k, p) : &k->seg;
-    if (!kb->dma_seg ||
-        !vidmm_segment_alloc(kb->dma_seg, a->cmd_bytes, KERNEL_ALLOC_ALIGN,
-                             &dma)) {
-        return DDI_ENOMEM;
+    /* the buffer record and its copy in VRAM are the process's to pay
+     * for (kquota.h); in GPU-VA mode the copy goes to the process's own
+     * arena, the only OS VRAM its space maps (bounded by its size) */
+    st = kquota_charge(k, p, KQ_BUFFERS, 1);
+    if (st == DDI_OK) {
+        if (c->dev->gpuva) {
+            kb->dma_seg = kgpuva_dma_segment(k, p);
+            st = kb->dma_seg &&
+                 vidmm_segment_alloc(kb->dma_seg, a->cmd_bytes,
+                                     KERNEL_ALLOC_ALIGN, &dma)
+                 ? DDI_OK : DDI_ENOMEM;
+        } else {
+            kb->dma_seg = &k->seg;
+            st = kquota_seg_alloc(k, p, a->cmd_bytes, KERNEL_ALLOC_ALIGN,
+                                  &dma);
+        }
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_BUFFERS, 1);
+        }
+    }
+    if (st != DDI_OK) {
+        return st;
     }
     kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(kb->dma_seg, dma);
     kb->dmabuf.gpu_addr = dma;
@@ -731,7 +810,12 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
     };
     st = k->dev.ops->render(k->dev.drv, &args, &kb->dmabuf);
     if (st != DDI_OK) {
-        vidmm_segment_free(kb->dma_seg, dma);
+        if (kb->dma_seg == &k->seg) {
+            kquota_seg_free(k, p, dma);
+        } else {
+            vidmm_segment_free(kb->dma_seg, dma);
+        }
+        kquota_uncharge(k, p, KQ_BUFFERS, 1);
         kb->dmabuf.nalloc = 0;
         k->stats.render_refusals++;
         k->stats.last_refusal = st;
@@ -806,7 +890,7 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     st = kmem_lock(p->k, a, cpu);
     if (st == DDI_OK) {
         a->locks++;
-        kiso_lock_add(p, halloc);
+        kexit_note_lock(p, halloc, 1);
     }
     return st;
 }
@@ -816,6 +900,7 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
 {
     struct kalloc *a = get_alloc(p, halloc);
     struct kwait *w;
+    int st;
 
     if (!a) {
         return DDI_EHANDLE;
@@ -826,14 +911,14 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     if (!kiso_may(p, halloc, KAPI_ACCESS_WRITE)) {
         return DDI_EACCESS;
     }
-    w = new_wait(p->k);
+    w = new_wait(p, &st);
     if (!w) {
-        return DDI_ENOMEM;
+        return st;
     }
     *w = (struct kwait){
         .kind = KWAIT_LOCK, .proc = p,
-        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn,
-                    .handle = halloc }, .arg = arg,
+        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn, .h = halloc },
+        .arg = arg,
     };
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
     return DDI_OK;
@@ -848,11 +933,12 @@ int kapi_unlock(struct kproc *p, uint32_t halloc)
     }
     /* per handle: only a lock this handle took (an opener cannot
      * release the owner's and let vidmm move it under its pointer) */
-    if (a->locks == 0 || !kiso_lock_drop(p, halloc)) {
+    if (a->locks == 0 || !kiso_lock_held(p, halloc)) {
         return DDI_EINVAL;
     }
     a->locks--;
     kmem_unlock(p->k, a);
+    kexit_note_lock(p, halloc, -1);
     return DDI_OK;
 }
 
@@ -870,7 +956,7 @@ int kapi_create_device_gpuva(struct kproc *p, uint32_t *hdevice)
     struct kdevice *d;
     int st;
 
-    if (!p || !hdevice) {
+    if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
     }
     if (!p->k->gpuva.on) {
@@ -906,7 +992,8 @@ int kapi_gpu_va(struct kproc *p, uint32_t halloc, uint64_t *va)
 
 int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp) {
         return DDI_EINVAL;
@@ -918,7 +1005,8 @@ int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
 
 int kapi_set_budget(struct kproc *p, uint64_t bytes)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp) {
         return DDI_EINVAL;
@@ -932,7 +1020,8 @@ int kapi_set_budget(struct kproc *p, uint64_t bytes)
 int kapi_query_video_memory(struct kproc *p, uint64_t *budget,
                             uint64_t *usage)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp || !budget || !usage) {
         return DDI_EINVAL;
@@ -986,6 +1075,10 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value)
     if (value <= p->k->gpuva.fence_done) {
         return DDI_OK;
     }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
     st = vidsch_wait(p->k->vs, c->vctx, &p->k->gpuva.fence_done, value);
     kernel_after_vidsch(p->k);
     return st;
@@ -995,7 +1088,7 @@ int kapi_gpuva_stats(struct kproc *p, struct kapi_gpuva_stats *out)
 {
     const struct kgpuva *g;
 
-    if (!p || !out) {
+    if (!kproc_live(p) || !out) {
         return DDI_EINVAL;
     }
     g = &p->k->gpuva;

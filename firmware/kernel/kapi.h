@@ -12,6 +12,12 @@
  * and returns 0 or a negative DDI_E* code. No argument makes it crash.
  * A context lost to TDR puts its device in the "removed" state: calls on
  * it then return DDI_ELOST (D3D's DEVICE_REMOVED), destroying still works.
+ * A call that takes from one of the kernel's pools (a record, a wait, a
+ * DMA buffer, kernel VRAM, backing store, pinned VRAM, a present) is
+ * charged to the calling process: DDI_EQUOTA when that would take it over
+ * its limit, DDI_ENOMEM when the pool is out or what is left is other
+ * processes' guarantee (kernel/kquota.h); never because of another
+ * process's use beyond its own share.
  *
  * Applications are state machines: a call never blocks. What would block
  * in D3DKMT (waiting for a fence, locking an allocation the GPU uses)
@@ -47,6 +53,20 @@ uint32_t kapi_process_id(const struct kproc *p);
  * without it. */
 #define KAPI_PRIV_REALTIME      (1u << 0)   /* REALTIME contexts */
 #define KAPI_PRIV_DISPLAY       (1u << 1)   /* owning a display source */
+
+/*
+ * The process ends or is killed [DxgkDestroyProcess]: every device of it
+ * is destroyed (its contexts' queued buffers cancelled, a running one
+ * preempted, its allocations freed once the GPU is done with them,
+ * shared objects dropped by reference), its pending waits dropped and
+ * no callback of it runs any more; other processes' waiters on the sync
+ * objects it created fail with DDI_ELOST (GPU waits are released: the
+ * value goes to UINT64_MAX). p must not be used after this call; its
+ * record is reused once nothing is charged to it (kernel/kexit.c).
+ * Timers the application armed are its own memory: it cancels them.
+ * DDI_EINVAL for a process that exited already.
+ */
+int kapi_process_exit(struct kproc *p);
 
 /* Told once per device when TDR removed it (a context of it was guilty). */
 typedef void (*kapi_lost_fn)(void *arg, uint32_t hdevice);

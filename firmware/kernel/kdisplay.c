@@ -205,6 +205,7 @@ static void display_deliver(void *arg)
             src->q[src->q_head] = (struct kpresent){ 0 };
             src->q_head = (src->q_head + 1) % KDISPLAY_QUEUE;
             src->q_count--;
+            kquota_uncharge(k, pr.proc, KQ_PRESENTS, 1);
             if (pr.fn) {
                 pr.fn(pr.arg, &pr.result);
             }
@@ -373,6 +374,7 @@ int kapi_present(struct kproc *p, uint32_t hdevice,
     struct ksync *sync = NULL;
     struct ksource *src;
     struct kpresent *pr;
+    int st;
 
     if (!dev) {
         return DDI_EHANDLE;
@@ -405,6 +407,10 @@ int kapi_present(struct kproc *p, uint32_t hdevice,
     }
     if (src->q_count == KDISPLAY_QUEUE) {
         return DDI_ENOMEM;
+    }
+    st = kquota_charge(p->k, p, KQ_PRESENTS, 1);
+    if (st != DDI_OK) {
+        return st;
     }
     pr = &src->q[Q_INDEX(src, src->q_count)];
     *pr = (struct kpresent){

@@ -32,6 +32,7 @@
 #include "kernel/kevents.h"
 #include "kernel/kgpuva.h"
 #include "kernel/kisolate.h"
+#include "kernel/kquota.h"
 #include "lib/page_pool.h"
 #include "vidmm/vidmm.h"
 #include "vidmm/vidmm_segment.h"
@@ -73,6 +74,7 @@ struct kdevice {
 struct kcontext {
     bool used;
     bool destroying;        /* handle gone; waiting for vidsch to let go */
+    bool sched_gone;        /* ... it did; freed once inflight is 0 */
     struct kdevice *dev;
     struct kproc *proc;
     uint32_t hw_id;         /* the ring descriptors' context id */
@@ -94,6 +96,8 @@ struct kalloc {
                                it yet (moved by a paging buffer still in
                                flight); freed again when one retires */
     bool pointer_pin;       /* pinned by vidmm as a pointer shape */
+    struct kproc *owner;    /* charged for it (kquota.h): the creator */
+    bool owner_gpuva;       /* created on a GPU-VA device (its charge) */
     struct kgpuva_alloc *gv;    /* GPU-VA mode's record, else NULL */
     struct kdevice *dev;    /* the creator's device */
     uint64_t size;
@@ -182,8 +186,7 @@ struct kwait {
         struct { struct ksync *sync; uint64_t value; kapi_wait_fn fn; }
             sync;
         struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn;
-                 uint32_t handle; /* the lock is this handle's */ }
-            lock;
+                 uint32_t h; } lock;     /* h: the handle it locks by */
     } u;
     void *arg;
     int fail;               /* non-zero: deliver this status (the object
@@ -199,10 +202,21 @@ struct kproc {
     struct handle_entry slots[KERNEL_PROC_HANDLES];
     kapi_lost_fn lost_fn;
     void *lost_arg;
-    /* kernel/kisolate.h: KAPI_PRIV_*, and per handle slot the locks
-     * taken through it and the KAPI_ACCESS_* rights it lacks */
+    struct kquota quota;    /* what it holds of the kernel's pools */
+    struct {
+        uint32_t h;         /* a handle opened (shared object) ... */
+        struct kdevice *dev;    /* ... on this device (kexit.h) */
+    } opened[KERNEL_PROC_HANDLES];
+    struct {
+        uint32_t h;         /* an allocation handle ... */
+        unsigned n;         /* ... locked n times through it (kexit.h) */
+    } locked[KERNEL_PROC_HANDLES];
+    bool exiting;           /* kapi_process_exit: no handle left; the
+                               record goes once nothing is charged to
+                               it (kexit.c) */
+    /* kernel/kisolate.h: KAPI_PRIV_*, and per handle slot the
+     * KAPI_ACCESS_* rights the handle lacks (its locks: locked[]) */
     unsigned privileges;
-    uint8_t handle_locks[KERNEL_PROC_HANDLES];
     uint8_t handle_denied[KERNEL_PROC_HANDLES];
 };
 
@@ -214,6 +228,10 @@ struct kernel_stats {
     uint64_t buffers_done, buffers_lost;
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */
+    uint64_t quota_refusals;        /* calls refused with DDI_EQUOTA */
+    uint64_t quota_underflows;      /* uncharges of more than charged:
+                                       a bookkeeping bug, never */
+    uint64_t processes_exited, processes_freed;
 };
 
 struct kernel {
@@ -269,6 +287,7 @@ struct kernel {
     struct kgpuva gpuva;
 
     struct kernel_stats stats;
+    uint64_t quota_pool[KQ_COUNT];      /* kquota.c */
 
     /* The scheduler's last KERNEL_TRACE decisions (env->trace), oldest
      * overwritten first: trace_count counts all of them. */

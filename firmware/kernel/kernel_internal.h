@@ -11,6 +11,14 @@
 
 #include "kernel/kernel.h"
 
+/* A process that may still call: not exited (kapi_process_exit), its
+ * record not freed. An exited one's calls fail (handles: none left) or
+ * do nothing, never touch a freed record's kernel. */
+static inline bool kproc_live(const struct kproc *p)
+{
+    return p && p->used && !p->exiting;
+}
+
 /* After a call into vidsch: sync values may have moved, run waits. */
 void kernel_after_vidsch(struct kernel *k);
 

@@ -30,11 +30,8 @@ static unsigned slot_of(uint32_t h)
 
 void kiso_handle_new(struct kproc *p, uint32_t h, unsigned access)
 {
-    unsigned s = slot_of(h);
-
-    p->handle_denied[s] =
+    p->handle_denied[slot_of(h)] =
         (uint8_t)(~access & (KAPI_ACCESS_READ | KAPI_ACCESS_WRITE));
-    p->handle_locks[s] = 0;
 }
 
 bool kiso_may(const struct kproc *p, uint32_t h, unsigned access)
@@ -42,29 +39,17 @@ bool kiso_may(const struct kproc *p, uint32_t h, unsigned access)
     return !(p->handle_denied[slot_of(h)] & access);
 }
 
-void kiso_lock_add(struct kproc *p, uint32_t h)
+void kiso_handle_gone(struct kproc *p, uint32_t h)
 {
-    p->handle_locks[slot_of(h)]++;
+    p->handle_denied[slot_of(h)] = 0;
 }
 
-bool kiso_lock_drop(struct kproc *p, uint32_t h)
+bool kiso_lock_held(const struct kproc *p, uint32_t h)
 {
     unsigned s = slot_of(h);
 
-    if (!p->handle_locks[s]) {
-        return false;
-    }
-    p->handle_locks[s]--;
-    return true;
-}
-
-unsigned kiso_handle_gone(struct kproc *p, uint32_t h)
-{
-    unsigned s = slot_of(h), n = p->handle_locks[s];
-
-    p->handle_locks[s] = 0;
-    p->handle_denied[s] = 0;
-    return n;
+    /* the whole handle (generation included), as kexit records it */
+    return p->locked[s].h == h && p->locked[s].n > 0;
 }
 
 /* A grant whose name names nothing any more (its object was freed) is

@@ -9,7 +9,8 @@
  *
  * - Locks are per handle [D3DKMTLock's hAllocation is the caller's]: an
  *   unlock releases a lock taken through the same handle, never one of
- *   another process that has the allocation open.
+ *   another process that has the allocation open (the count per handle
+ *   is kexit's, struct kproc's locked[]).
  * - Sharing needs an explicit grant, WDDM's NT-handle model
  *   [D3DKMTShareObjects with a security descriptor, DuplicateHandle into
  *   a named process]: the creator grants a shared object to one process
@@ -48,15 +49,13 @@ void kernel_process_grant(struct kernel *k, struct kproc *p,
 bool kiso_privileged(const struct kproc *p, unsigned privilege);
 
 /* Per handle (allocation or sync object): its rights, set when the
- * handle is made (the creator's: all), and the locks taken through it. */
+ * handle is made (the creator's: all), forgotten when it is freed. */
 void kiso_handle_new(struct kproc *p, uint32_t h, unsigned access);
 bool kiso_may(const struct kproc *p, uint32_t h, unsigned access);
-void kiso_lock_add(struct kproc *p, uint32_t h);
-/* False if h holds no lock (nothing changes). */
-bool kiso_lock_drop(struct kproc *p, uint32_t h);
-/* h is being freed: its rights are forgotten; returns the locks it still
- * held (the caller releases them on the allocation). */
-unsigned kiso_handle_gone(struct kproc *p, uint32_t h);
+void kiso_handle_gone(struct kproc *p, uint32_t h);
+/* True if a lock taken through h is held (kexit's per-handle count:
+ * kexit_note_lock), the only kind an unlock through h may release. */
+bool kiso_lock_held(const struct kproc *p, uint32_t h);
 
 /* Grants name to process pid with access (KAPI_ACCESS_READ at least).
  * DDI_ENOMEM when the grant table is full. */

@@ -11,6 +11,7 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kexit.h"
 #include "kernel/kisolate.h"
 
 /* Shared names: bit 30 set so they never look like handles or 0. */
@@ -165,6 +166,7 @@ int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
     if (st == DDI_OK) {
         kiso_handle_new(p, *halloc, access);
         a->refs++;
+        kexit_note_open(p, *halloc, dev);
     }
     return st;
 }
@@ -219,6 +221,7 @@ int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
     if (st == DDI_OK) {
         kiso_handle_new(p, *hsync, access);
         s->refs++;
+        kexit_note_open(p, *hsync, dev);
         /* this device's contexts may now wait on it: it is not freed
          * while they exist */
         s->devs |= 1u << (dev - p->k->devices);
