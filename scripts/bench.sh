@@ -16,6 +16,12 @@ QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench" |
     grep -v '^#'
 
 echo
+echo "== emulation speed: virtual time per host second, quiet-period batching off (old path) and on (host time, one run each) =="
+python3 "$(dirname "$0")/bench-speed.py" \
+    --qemu-python "$build/qemu/src/python" --out "$BENCH_DIR/speed.json" \
+    "$build/qemu-run" "$build/firmware"
+
+echo
 echo "== high-priority latency under a 10 s hog, per preemption mode (virtual time) =="
 bash "$(dirname "$0")/bench-hog.sh" "$build/qemu-run" "$build/firmware/hog.elf"
 

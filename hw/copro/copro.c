@@ -578,9 +578,7 @@ static void copro_vm_state_change(void *opaque, bool running,
         return;
     }
     for (unsigned i = 0; i < s->num_engines; i++) {
-        if (copro_engine_has_work(&s->engines[i])) {
-            copro_engine_kick(&s->engines[i]);
-        }
+        copro_engine_vm_start(&s->engines[i]);
     }
 }
 
@@ -798,6 +796,7 @@ static const Property copro_properties[] = {
                      COPRO_APERTURE_DEFAULT),
     DEFINE_PROP_UINT64("pixel-rate", CoproState, pixel_rate, 4000000000ULL),
     DEFINE_PROP_UINT32("x-slice-packets", CoproState, slice_packets, 256),
+    DEFINE_PROP_BOOL("x-batch", CoproState, batch, true),
     DEFINE_PROP_UINT64("arbitration-ns", CoproState, arbitration_ns,
                        COPRO_ARBITRATION_NS_DEFAULT),
     DEFINE_PROP_SIZE("ctx-state-size", CoproState, ctx_state_size,
