@@ -142,7 +142,7 @@ static void peer_waited(void *arg, int status)
     struct churn *c = l->owner;
     int st;
 
-    if (status == DDI_ELOST) {
+    if (status == DDI_EABANDONED) {
         c->peer_lost++;         /* abandoned by its creator: fine */
     } else if (status != DDI_OK) {
         fail(c, "sharing: wait", status);

@@ -60,7 +60,7 @@ uint32_t kapi_process_id(const struct kproc *p);
  * preempted, its allocations freed once the GPU is done with them,
  * shared objects dropped by reference), its pending waits dropped and
  * no callback of it runs any more; other processes' waiters on the sync
- * objects it created fail with DDI_ELOST (GPU waits are released: the
+ * objects it created fail with DDI_EABANDONED (GPU waits are released: the
  * value goes to UINT64_MAX). p must not be used after this call; its
  * record is reused once nothing is charged to it (kernel/kexit.c).
  * Timers the application armed are its own memory: it cancels them.
@@ -199,7 +199,8 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
 /* [D3DKMTWaitForSynchronizationObjectFromCpu], asynchronous: fn(arg,
  * DDI_OK) once the value is reached, or fn(arg, DDI_ELOST) if the
  * caller's own device that created it is removed first, fn(arg,
- * DDI_EABANDONED) if another process created it and was reset. */
+ * DDI_EABANDONED) if another process created it and was reset or
+ * exited. */
 typedef void (*kapi_wait_fn)(void *arg, int status);
 int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
                   kapi_wait_fn fn, void *arg);

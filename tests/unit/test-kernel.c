@@ -2223,7 +2223,7 @@ static void test_exit_dead_calls(void)
  * a wait, CPU waits, shared objects and presents... is killed: the
  * running buffer is preempted, everything it had comes back, the other
  * process keeps what it opened, and its waiter on the dead process's
- * sync object is released with DDI_ELOST. */
+ * sync object is released with DDI_EABANDONED. */
 static void test_exit_reclaims(void)
 {
     struct proc a, b;
@@ -2275,7 +2275,7 @@ static void test_exit_reclaims(void)
     run();
     g_assert_cmpuint(wa.calls, ==, 0);  /* nothing calls the dead one */
     g_assert_cmpuint(wb.calls, ==, 1);
-    g_assert_cmpint(wb.status, ==, DDI_ELOST);
+    g_assert_cmpint(wb.status, ==, DDI_EABANDONED);
     /* b's GPU wait was released: its buffer ran (after a's first) */
     g_assert_cmpuint(gpu.submits, ==, 2);
     g_assert_cmpuint(kern.stats.processes_freed, ==, 0);  /* b holds two */
