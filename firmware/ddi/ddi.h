@@ -39,6 +39,12 @@ enum ddi_status {
     DDI_ENOTSUP = -9,       /* the GPU cannot do this (caps) */
     DDI_EQUOTA = -10,       /* over the calling process's quota of a
                                kernel pool (kernel/kquota.h) */
+    DDI_EACCESS = -11,      /* beyond the caller's rights: a privilege it
+                               lacks, a handle opened without the access,
+                               a display source it does not own */
+    DDI_EABANDONED = -12,   /* the object's creator was reset (TDR): what
+                               was waited for will never come; the
+                               caller is not to blame */
 };
 
 const char *ddi_status_name(int status);
