@@ -142,7 +142,7 @@ static void peer_waited(void *arg, int status)
     struct churn *c = l->owner;
     int st;
 
-    if (status == DDI_ELOST) {
+    if (status == DDI_EABANDONED) {
         c->peer_lost++;         /* abandoned by its creator: fine */
     } else if (status != DDI_OK) {
         fail(c, "sharing: wait", status);
@@ -215,6 +215,17 @@ static int life_share(struct churn_life *l)
 
     if (st == DDI_OK) {
         st = kapi_share_sync(l->p, l->hsync, &sn);
+    }
+    /* the NT-handle model: granted to the owner's process (read and
+     * write: it locks and signals them as before) */
+    if (st == DDI_OK) {
+        st = kapi_grant_allocation(l->p, l->halloc,
+                                   kapi_process_id(a->proc),
+                                   KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
+    }
+    if (st == DDI_OK) {
+        st = kapi_grant_sync(l->p, l->hsync, kapi_process_id(a->proc),
+                             KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
     }
     if (st == DDI_OK) {
         st = kapi_open_allocation(a->proc, a->hdev, an, &l->peer_alloc);

@@ -487,10 +487,15 @@ int compositor_init(struct compositor *c, struct kernel *k, const char *name,
     struct app *a = &c->f.app;
     int st;
 
+    /* the desktop window manager: it owns the display source */
+    a->privileges = KAPI_PRIV_DISPLAY;
     st = app_init(a, k, name, COPRO_ENGINE_RENDER, VIDSCH_PRIO_HIGH,
                   &compositor_ops);
     if (st == DDI_OK) {
         st = kapi_display_info(a->proc, a->hdev, 0, &c->disp);
+    }
+    if (st == DDI_OK) {
+        st = kapi_set_source_owner(a->proc, a->hdev, 0);
     }
     if (st == DDI_OK &&
         (c->disp.format != COPRO_FMT_XRGB8888 ||
@@ -543,8 +548,16 @@ static int open_source(struct compositor *c, struct winapp *owner,
 {
     struct app *a = &c->f.app;
     uint64_t want = (uint64_t)owner->cfg.width * 4 * owner->cfg.height;
-    int st = DDI_OK;
+    int st;
 
+    /* the NT-handle model: the window's owner grants its surfaces to
+     * this process, which grants its sync object back (wait only) */
+    st = winapp_share_to(owner, kapi_process_id(a->proc));
+    if (st == DDI_OK) {
+        st = kapi_grant_sync(a->proc, c->f.hsync,
+                             kapi_process_id(owner->f.app.proc),
+                             KAPI_ACCESS_READ);
+    }
     for (unsigned b = 0; b < owner->nbuf && st == DDI_OK; b++) {
         uint64_t size = 0;
 

@@ -15,6 +15,8 @@ const char *ddi_status_name(int status)
     case DDI_ETIMEOUT: return "ETIMEOUT";
     case DDI_ENOTSUP:  return "ENOTSUP";
     case DDI_EQUOTA:   return "EQUOTA";
+    case DDI_EACCESS:  return "EACCESS";
+    case DDI_EABANDONED: return "EABANDONED";
     }
     return "?";
 }

@@ -13,12 +13,10 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kisolate.h"
 #include "kernel/kexit.h"
 #include "kernel/kmem.h"
 #include "kernel/kquota.h"
-
-/* Shared names: bit 30 set so they never look like handles or 0. */
-#define SHARED_TAG      0x40000000u
 
 static struct kdevice *get_device(struct kproc *p, uint32_t h)
 {
@@ -80,6 +78,11 @@ struct kproc *kapi_process_create(struct kernel *k, const char *name)
 const char *kapi_process_name(const struct kproc *p)
 {
     return p ? p->name : "?";
+}
+
+uint32_t kapi_process_id(const struct kproc *p)
+{
+    return p ? p->id : 0;
 }
 
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
@@ -226,6 +229,12 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     if (!hcontext || engine >= k->caps.engines ||
         (unsigned)prio >= VIDSCH_PRIO_COUNT) {
         return DDI_EINVAL;
+    }
+    /* REALTIME preempts everything, the compositor included: Windows
+     * asks SeIncreaseBasePriorityPrivilege for it */
+    if (prio == VIDSCH_PRIO_REALTIME &&
+        !kiso_privileged(p, KAPI_PRIV_REALTIME)) {
+        return DDI_EACCESS;
     }
     for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS && !c; i++) {
         if (!k->contexts[i].used) {
@@ -387,6 +396,7 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
             *a = (struct kalloc){ 0 };
             return st;
         }
+        kiso_handle_new(p, *halloc, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
         a->used = true;
         return DDI_OK;
     }
@@ -403,6 +413,7 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
         *a = (struct kalloc){ 0 };
         return st;
     }
+    kiso_handle_new(p, *halloc, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
     a->used = true;
     return DDI_OK;
 }
@@ -431,8 +442,10 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
     if (!a) {
         return DDI_EHANDLE;
     }
+    kiso_handle_gone(p, halloc);
     /* the locks taken through this handle go with it (a process that
-     * dies holding one does not pin the allocation for ever) */
+     * dies holding one does not pin the allocation for ever), never
+     * another handle's */
     for (unsigned n = kexit_take_locks(p, halloc); n && a->locks; n--) {
         a->locks--;
         kmem_unlock(p->k, a);
@@ -458,95 +471,6 @@ int kapi_allocation_size(struct kproc *p, uint32_t halloc, uint64_t *size)
     }
     *size = a->size;
     return DDI_OK;
-}
-
-/*
- * Sharing [D3DKMTShareObjects]: an object's global name is its slot in
- * k->shared, tagged and with the slot's generation, so a name of a freed
- * object never names its successor. share_name gives obj (of type, whose
- * name field is *shared_name) its name, the one it has or a new one.
- */
-static int share_name(struct kernel *k, void *obj, enum handle_type type,
-                      uint32_t *shared_name, uint32_t *name)
-{
-    if (*shared_name) {
-        *name = *shared_name;
-        return DDI_OK;
-    }
-    for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
-        if (!k->shared[i].obj) {
-            k->shared[i].obj = obj;
-            k->shared[i].type = type;
-            k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
-            *shared_name = SHARED_TAG | ((uint32_t)k->shared[i].gen << 8) | i;
-            *name = *shared_name;
-            return DDI_OK;
-        }
-    }
-    return DDI_ENOMEM;
-}
-
-/* The object of type that name names, NULL if it names none: forged, of
- * another type, or its object freed since. */
-static void *shared_object(const struct kernel *k, uint32_t name,
-                           enum handle_type type)
-{
-    unsigned slot = name & 0xff;
-    void *obj;
-    uint32_t current;
-
-    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
-        !k->shared[slot].obj || k->shared[slot].type != type) {
-        return NULL;
-    }
-    obj = k->shared[slot].obj;
-    current = type == HANDLE_ALLOCATION ? ((struct kalloc *)obj)->shared_name
-                                        : ((struct ksync *)obj)->shared_name;
-    return current == name ? obj : NULL;
-}
-
-int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
-{
-    struct kalloc *a = get_alloc(p, halloc);
-
-    if (!a) {
-        return DDI_EHANDLE;
-    }
-    if (!name) {
-        return DDI_EINVAL;
-    }
-    if (a->gv) {
-        return DDI_ENOTSUP;     /* a VA is its process's alone */
-    }
-    return share_name(p->k, a, HANDLE_ALLOCATION, &a->shared_name, name);
-}
-
-int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
-                         uint32_t *halloc)
-{
-    struct kdevice *dev = get_device(p, hdevice);
-    struct kalloc *a;
-    int st;
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
-    if (dev->removed) {
-        return DDI_ELOST;
-    }
-    if (!halloc) {
-        return DDI_EINVAL;
-    }
-    a = shared_object(p->k, name, HANDLE_ALLOCATION);
-    if (!a) {
-        return DDI_EHANDLE;
-    }
-    st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
-    if (st == DDI_OK) {
-        a->refs++;
-        kexit_note_open(p, *halloc, dev);
-    }
-    return st;
 }
 
 /* ---- sync objects ---- */
@@ -599,9 +523,10 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
     *s = (struct ksync){
         .used = true, .dev = dev, .gpu = gpu,
         .cpu = vidmm_segment_cpu(&k->seg, gpu), .refs = 1,
-        .devs = 1u << (dev - k->devices),
+        .devs = 1u << (dev - k->devices), .high = initial,
     };
     *s->cpu = initial;
+    kiso_handle_new(p, *hsync, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
     return DDI_OK;
 }
 
@@ -612,6 +537,7 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     if (!s) {
         return DDI_EHANDLE;
     }
+    kiso_handle_gone(p, hsync);
     handle_free(&p->handles, hsync, HANDLE_SYNC);
     fail_waits(p->k, p, s);
     if (--s->refs) {
@@ -623,50 +549,6 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     p->k->reap_objects = true;
     kqueue_push(&p->k->ev.work, &p->k->reap_work);
     return DDI_OK;
-}
-
-int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name)
-{
-    struct ksync *s = get_sync(p, hsync);
-
-    if (!s) {
-        return DDI_EHANDLE;
-    }
-    if (!name) {
-        return DDI_EINVAL;
-    }
-    return share_name(p->k, s, HANDLE_SYNC, &s->shared_name, name);
-}
-
-int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
-                   uint32_t *hsync)
-{
-    struct kdevice *dev = get_device(p, hdevice);
-    struct ksync *s;
-    int st;
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
-    if (dev->removed) {
-        return DDI_ELOST;
-    }
-    if (!hsync) {
-        return DDI_EINVAL;
-    }
-    s = shared_object(p->k, name, HANDLE_SYNC);
-    if (!s) {
-        return DDI_EHANDLE;
-    }
-    st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
-    if (st == DDI_OK) {
-        s->refs++;
-        kexit_note_open(p, *hsync, dev);
-        /* this device's contexts may now wait on it: it is not freed
-         * while they exist */
-        s->devs |= 1u << (dev - p->k->devices);
-    }
-    return st;
 }
 
 int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
@@ -683,6 +565,13 @@ int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
     return DDI_OK;
 }
 
+/* The code for a call on s once TDR removed its creator's device: the
+ * creator's process lost its device; any other is not to blame. */
+static int sync_gone(const struct kproc *p, const struct ksync *s)
+{
+    return s->dev->proc == p ? DDI_ELOST : DDI_EABANDONED;
+}
+
 int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
 {
     struct ksync *s = get_sync(p, hsync);
@@ -691,11 +580,15 @@ int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
         return DDI_EHANDLE;
     }
     if (s->dev->removed) {
-        return DDI_ELOST;
+        return sync_gone(p, s);
     }
-    if (value < *s->cpu) {
+    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
+    if (value < *s->cpu || value < s->high) {
         return DDI_EINVAL;      /* a monitored fence never goes back */
     }
+    s->high = value;
     *s->cpu = value;
     vidsch_sync_changed(p->k->vs);
     kernel_after_vidsch(p->k);
@@ -712,14 +605,26 @@ int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (!c || !s) {
         return DDI_EHANDLE;
     }
-    if (c->dev->removed || s->dev->removed) {
+    if (c->dev->removed) {
         return DDI_ELOST;
+    }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
+    }
+    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
+    if (value < *s->cpu || value < s->high) {
+        return DDI_EINVAL;      /* 10 then 3: refused, never written */
     }
     st = kquota_gpu_sync(p->k, p);
     if (st != DDI_OK) {
         return st;
     }
     st = vidsch_signal(p->k->vs, c->vctx, s->cpu, value);
+    if (st == DDI_OK) {
+        s->high = value;
+    }
     kernel_after_vidsch(p->k);
     return st;
 }
@@ -734,8 +639,11 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (!c || !s) {
         return DDI_EHANDLE;
     }
-    if (c->dev->removed || s->dev->removed) {
+    if (c->dev->removed) {
         return DDI_ELOST;
+    }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
     }
     st = kquota_gpu_sync(p->k, p);
     if (st != DDI_OK) {
@@ -777,7 +685,7 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
         return DDI_EHANDLE;
     }
     if (s->dev->removed) {
-        return DDI_ELOST;
+        return sync_gone(p, s);
     }
     if (!fn) {
         return DDI_EINVAL;
@@ -786,8 +694,11 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
     if (!w) {
         return st;
     }
+    /* the creator's removal is this process's loss only if it is the
+     * creator (ELOST); for another it abandons the object (deliver) */
     *w = (struct kwait){
-        .kind = KWAIT_SYNC, .proc = p, .dev = s->dev,
+        .kind = KWAIT_SYNC, .proc = p,
+        .dev = s->dev->proc == p ? s->dev : NULL,
         .u.sync = { .sync = s, .value = value, .fn = fn }, .arg = arg,
     };
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
@@ -853,17 +764,34 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
             k->stats.last_refusal = DDI_EHANDLE;
             return DDI_EHANDLE;
         }
+        if (a->alloc[i].write &&
+            !kiso_may(p, a->alloc[i].handle, KAPI_ACCESS_WRITE)) {
+            k->stats.render_refusals++;
+            k->stats.last_refusal = DDI_EACCESS;
+            return DDI_EACCESS;     /* opened read-only */
+        }
         kb->alloc[i] = al;
         kb->desc[i] = (struct ddi_alloc_desc){
             .size = al->size, .gpu_addr = al->gpu,
             .cpu_visible = al->cpu_visible,
         };
     }
-    /* the buffer record and its copy in the kernel's VRAM are the
-     * process's to pay for (kquota.h) */
+    /* the buffer record and its copy in VRAM are the process's to pay
+     * for (kquota.h); in GPU-VA mode the copy goes to the process's own
+     * arena, the only OS VRAM its space maps (bounded by its size) */
     st = kquota_charge(k, p, KQ_BUFFERS, 1);
     if (st == DDI_OK) {
-        st = kquota_seg_alloc(k, p, a->cmd_bytes, KERNEL_ALLOC_ALIGN, &dma);
+        if (c->dev->gpuva) {
+            kb->dma_seg = kgpuva_dma_segment(k, p);
+            st = kb->dma_seg &&
+                 vidmm_segment_alloc(kb->dma_seg, a->cmd_bytes,
+                                     KERNEL_ALLOC_ALIGN, &dma)
+                 ? DDI_OK : DDI_ENOMEM;
+        } else {
+            kb->dma_seg = &k->seg;
+            st = kquota_seg_alloc(k, p, a->cmd_bytes, KERNEL_ALLOC_ALIGN,
+                                  &dma);
+        }
         if (st != DDI_OK) {
             kquota_uncharge(k, p, KQ_BUFFERS, 1);
         }
@@ -871,7 +799,7 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
     if (st != DDI_OK) {
         return st;
     }
-    kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(&k->seg, dma);
+    kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(kb->dma_seg, dma);
     kb->dmabuf.gpu_addr = dma;
     kb->dmabuf.cap_bytes = a->cmd_bytes;
     args = (struct ddi_render_args){
@@ -882,7 +810,11 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
     };
     st = k->dev.ops->render(k->dev.drv, &args, &kb->dmabuf);
     if (st != DDI_OK) {
-        kquota_seg_free(k, p, dma);
+        if (kb->dma_seg == &k->seg) {
+            kquota_seg_free(k, p, dma);
+        } else {
+            vidmm_segment_free(kb->dma_seg, dma);
+        }
         kquota_uncharge(k, p, KQ_BUFFERS, 1);
         kb->dmabuf.nalloc = 0;
         k->stats.render_refusals++;
@@ -945,6 +877,9 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     if (!cpu || !a->cpu_visible || (flags & ~known) || !(flags & known)) {
         return DDI_EINVAL;
     }
+    if (!kiso_may(p, halloc, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;     /* a lock maps it writable */
+    }
     if (a->gv && !(flags & KAPI_LOCK_IGNORESYNC)) {
         return DDI_EINVAL;  /* no lists: only the caller knows GPU use */
     }
@@ -973,6 +908,9 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     if (!fn || !a->cpu_visible) {
         return DDI_EINVAL;
     }
+    if (!kiso_may(p, halloc, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
     w = new_wait(p, &st);
     if (!w) {
         return st;
@@ -993,7 +931,9 @@ int kapi_unlock(struct kproc *p, uint32_t halloc)
     if (!a) {
         return DDI_EHANDLE;
     }
-    if (a->locks == 0) {
+    /* per handle: only a lock this handle took (an opener cannot
+     * release the owner's and let vidmm move it under its pointer) */
+    if (a->locks == 0 || !kiso_lock_held(p, halloc)) {
         return DDI_EINVAL;
     }
     a->locks--;

@@ -151,7 +151,8 @@ static bool vidmm_setup(struct kboot *b, struct report *r,
     /* GPU-VA mode's VRAM and paging buffers live in the kernel's part,
      * on top of what it keeps for itself */
     if (b->gpuva_vram) {
-        kbytes += b->gpuva_vram + KGPUVA_MAX_PAGING * KGPUVA_PAGING_BYTES;
+        kbytes += b->gpuva_vram + KGPUVA_MAX_PAGING * KGPUVA_PAGING_BYTES +
+                  KGPUVA_MAX_PROCS * KGPUVA_DMA_BYTES;
         if (!report(r, kbytes + (1u << 20) <= seg_size, "GPU-VA mode: "
                     "%lu KiB more for the kernel's part", b->gpuva_vram >> 10)) {
             return false;

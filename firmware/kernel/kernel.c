@@ -337,7 +337,12 @@ void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
         }
     }
     if (kb->dma_gpu) {
-        kquota_seg_free(k, kb->ctx->proc, kb->dma_gpu);
+        /* a GPU-VA process's arena is bounded by its own size */
+        if (kb->dma_seg == &k->seg) {
+            kquota_seg_free(k, kb->ctx->proc, kb->dma_gpu);
+        } else {
+            vidmm_segment_free(kb->dma_seg, kb->dma_gpu);
+        }
     }
     if (kb->ctx) {
         kquota_uncharge(k, kb->ctx->proc, KQ_BUFFERS, 1);
@@ -470,6 +475,12 @@ static void reap(void *arg)
     }
     if (k->tell_lost) {
         k->tell_lost = false;
+        /* blame follows guilt: the removed devices' sync objects are
+         * signalled with an error, other processes' waiters released */
+        if (kiso_abandon_syncs(k)) {
+            vidsch_sync_changed(k->vs);
+            kernel_after_vidsch(k);
+        }
         for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
             if (k->procs[i].used) {
                 handle_for_each(&k->procs[i].handles, HANDLE_DEVICE,
@@ -502,6 +513,8 @@ static void deliver(void *arg)
             st = w.fail;
         } else if (w.dev && w.dev->removed) {
             st = DDI_ELOST;
+        } else if (w.kind == KWAIT_SYNC && w.u.sync.sync->dev->removed) {
+            st = DDI_EABANDONED;    /* another's creator was reset */
         }
         if (w.kind == KWAIT_SYNC) {
             ready = st != DDI_OK || *w.u.sync.sync->cpu >= w.u.sync.value;

@@ -31,6 +31,7 @@
 #include "kernel/kdisplay.h"
 #include "kernel/kevents.h"
 #include "kernel/kgpuva.h"
+#include "kernel/kisolate.h"
 #include "kernel/kquota.h"
 #include "lib/page_pool.h"
 #include "vidmm/vidmm.h"
@@ -124,6 +125,8 @@ struct ksync {
     volatile uint64_t *cpu;
     unsigned refs;          /* handles naming it, in any process */
     uint32_t shared_name;   /* 0 if never shared */
+    uint64_t high;          /* the highest value a signal was accepted
+                               with (monitored fences never go back) */
     uint32_t devs;          /* bit i: devices[i] held a handle to it (its
                                contexts may wait on or signal it) */
 };
@@ -135,7 +138,9 @@ struct kbuffer {
     int status;
     uint64_t seq;           /* submission order, kernel-wide */
     struct kcontext *ctx;
-    uint64_t dma_gpu;       /* its VRAM, from the segment */
+    uint64_t dma_gpu;       /* its VRAM, from dma_seg: the kernel's
+                               segment, or its process's GPU-VA arena */
+    struct vidmm_segment *dma_seg;
     struct ddi_dmabuf dmabuf;
     struct ddi_alloc_desc desc[DDI_MAX_ALLOC_LIST];
     struct kalloc *alloc[DDI_MAX_ALLOC_LIST];
@@ -209,6 +214,10 @@ struct kproc {
     bool exiting;           /* kapi_process_exit: no handle left; the
                                record goes once nothing is charged to
                                it (kexit.c) */
+    /* kernel/kisolate.h: KAPI_PRIV_*, and per handle slot the
+     * KAPI_ACCESS_* rights the handle lacks (its locks: locked[]) */
+    unsigned privileges;
+    uint8_t handle_denied[KERNEL_PROC_HANDLES];
 };
 
 /* Kernel-wide counters (printed by scenarios, used by the benchmark). */
@@ -270,6 +279,7 @@ struct kernel {
         uint8_t type;           /* HANDLE_ALLOCATION or HANDLE_SYNC */
         uint16_t gen;
     } shared[KERNEL_MAX_SHARED];
+    struct kgrant grants[KISOLATE_GRANTS];  /* who may open which name */
 
     struct kdisplay display;
 

@@ -22,9 +22,13 @@ static inline bool kproc_live(const struct kproc *p)
 /* After a call into vidsch: sync values may have moved, run waits. */
 void kernel_after_vidsch(struct kernel *k);
 
-/* Frees a's VRAM and record once no handle and no buffer names it. */
 /* Frees obj's global name (its k->shared slot), if it has one. */
 void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name);
+/* The object of type that a shared name names, NULL if it names none:
+ * forged, of another type, or its object freed since. */
+void *kernel_shared_object(const struct kernel *k, uint32_t name,
+                           enum handle_type type);
+/* Frees a's VRAM and record once no handle and no buffer names it. */
 void kernel_alloc_release(struct kernel *k, struct kalloc *a);
 
 /* True when no buffer of sequence <= seq that uses a is in flight. */

@@ -7,7 +7,8 @@
  *     dropped (no callback), its presents' and vsync waits' callbacks
  *     are cut, its lost-device callback is forgotten;
  *  2. the sync objects it created and others still hold are abandoned:
- *     other processes' CPU waits on them fail with DDI_ELOST, and their
+ *     other processes' CPU waits on them fail with DDI_EABANDONED (not
+ *     DDI_ELOST: their devices are fine; blame follows guilt), and their
  *     value goes to UINT64_MAX (as D3D12 completes a removed device's
  *     fences), so no GPU wait of another process hangs on it for ever;
  *  3. every device of it is destroyed (kapi_destroy_device): its
@@ -160,7 +161,7 @@ static void abandon_syncs(struct kernel *k, struct kproc *p)
             struct kwait *w = &k->waits[j];
 
             if (w->kind == KWAIT_SYNC && w->u.sync.sync == s) {
-                w->fail = DDI_ELOST;
+                w->fail = DDI_EABANDONED;
             }
         }
         *s->cpu = UINT64_MAX;

@@ -296,8 +296,9 @@ static unsigned dma_on_ring(const struct vidsch_engine *e)
  * the switch time of GPU time that runs nobody's work (the device's
  * ctx-state-size at its copy bandwidth: 30 us each with 256 KiB, 2 ms
  * with 16 MiB), and the urgent work waits for the save anyway. The
- * driver may report the save time (caps.ctx_switch_ns); copro does not,
- * so vidsch measures it: the shortest request-to-PREEMPTED time of a
+ * driver reports the save time (caps.ctx_switch_ns: copro's
+ * CTX_SWITCH_NS register); a driver that does not know it reports 0 and
+ * vidsch measures it: the shortest request-to-PREEMPTED time of a
  * preemption that interrupted a buffer (the save, plus the way to the
  * arbitration point). With that cost c = 2 x switch time:
  *  - a running buffer expected to end within VS_SWITCH_WAIT x c (its

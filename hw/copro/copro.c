@@ -148,6 +148,7 @@ static const CoproRegInfo copro_global_regs[] = {
     { COPRO_REG_MSIX_VECTORS,   4, REG_RO,  "MSIX_VECTORS" },
     { COPRO_REG_SCRATCH,        4, REG_RW,  "SCRATCH" },
     { COPRO_REG_GPU_TIME,       8, REG_RO,  "GPU_TIME" },
+    { COPRO_REG_CTX_SWITCH_NS,  8, REG_RO,  "CTX_SWITCH_NS" },
     { COPRO_REG_INT_STATUS,     8, REG_W1C, "INT_STATUS" },
     { COPRO_REG_INT_MASK,       8, REG_RW,  "INT_MASK" },
     { COPRO_REG_INT_TEST,       4, REG_WO,  "INT_TEST" },
@@ -314,6 +315,8 @@ static uint64_t copro_global_read(CoproState *s, hwaddr reg)
         return s->scratch;
     case COPRO_REG_GPU_TIME:
         return copro_now_ns();
+    case COPRO_REG_CTX_SWITCH_NS:
+        return copro_ctx_switch_ns(&s->engines[0]);
     case COPRO_REG_INT_STATUS:
         return s->int_status;
     case COPRO_REG_INT_MASK:

@@ -41,6 +41,7 @@
 #include "kernel/handle.h"
 #include "kernel/kernel.h"
 #include "kernel/kexit.h"
+#include "kernel/kisolate.h"
 #include "kmd/copro_render.h"
 #include "umd/umd.h"
 
@@ -247,7 +248,7 @@ static int fg_build_paging(void *drv, const struct ddi_paging_op *ops,
 static struct {
     unsigned spaces, binds, unbinds, reserves, updates;
     uint32_t bound_ctx[8];
-    uint64_t hole_base, hole_bytes;
+    uint64_t os_base[8], os_bytes[8];   /* by space: OS VRAM it maps */
     bool reserved[FV_PAGES];
     uint32_t target[FV_PAGES];      /* enum ddi_pte_target */
     uint64_t frame[FV_PAGES];
@@ -258,11 +259,12 @@ static int fv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
                            uint32_t *as)
 {
     (void)drv;
-    (void)os_base;
-    (void)os_bytes;
-    fv.hole_base = hole_base;
-    fv.hole_bytes = hole_bytes;
+    g_assert_cmpuint(hole_bytes, ==, 0);
+    (void)hole_base;
+    g_assert_cmpuint(fv.spaces, <, 7);
     *as = ++fv.spaces;
+    fv.os_base[*as] = os_base;
+    fv.os_bytes[*as] = os_bytes;
     return DDI_OK;
 }
 
@@ -835,6 +837,9 @@ static void test_share(void)
                     DDI_EHANDLE);
     g_assert_cmpint(kapi_open_allocation(b.p, a.dev, name, &h), ==,
                     DDI_EHANDLE);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
     g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
     g_assert_cmphex(h, !=, a.buf);
     /* the creator lets go: b's handle keeps it */
@@ -1054,6 +1059,9 @@ static uint32_t make_primary(struct proc *a)
 
     g_assert_cmpint(kapi_create_allocation(a->p, a->dev, &d, &h), ==,
                     DDI_OK);
+    /* the presenting process owns the source (it is the last to) */
+    kernel_process_grant(&kern, a->p, KAPI_PRIV_DISPLAY);
+    g_assert_cmpint(kapi_set_source_owner(a->p, a->dev, 0), ==, DDI_OK);
     return h;
 }
 
@@ -1386,6 +1394,7 @@ static void test_present_failures(void)
     make_proc(&b, "b");
     p0 = make_primary(&a);
     pb = make_primary(&b);
+    g_assert_cmpint(kapi_set_source_owner(a.p, a.dev, 0), ==, DDI_OK);
     fd.refuse_next = true;
     g_assert_cmpint(present(&a, p0, 0, 0, 1, &got), ==, DDI_OK);
     run();
@@ -1404,6 +1413,7 @@ static void test_present_failures(void)
     g_assert_cmpint(got.r[1].status, ==, DDI_EHANDLE);
     g_assert_cmpuint(got.r[1].tag, ==, 2);
     /* b's context is blamed: its present waiting for the GPU fails */
+    g_assert_cmpint(kapi_set_source_owner(b.p, b.dev, 0), ==, DDI_OK);
     gpu.hold = true;
     g_assert_cmpint(fill(&b, b.ctx, pb, 64), ==, DDI_OK);
     g_assert_cmpint(kapi_signal_gpu(b.p, b.ctx, b.sync, 1), ==, DDI_OK);
@@ -1429,6 +1439,8 @@ static void test_pointer(void)
 
     setup_display();
     make_proc(&a, "a");
+    kernel_process_grant(&kern, a.p, KAPI_PRIV_DISPLAY);
+    g_assert_cmpint(kapi_set_source_owner(a.p, a.dev, 0), ==, DDI_OK);
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &s0), ==, DDI_OK);
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &s1), ==, DDI_OK);
     /* visible without a shape: nothing to show */
@@ -1476,6 +1488,9 @@ static void test_share_sync(void)
     g_assert_cmpint(kapi_open_sync(b.p, a.dev, name, &h), ==, DDI_EHANDLE);
     g_assert_cmpint(kapi_open_sync(b.p, b.dev, name ^ 0x100, &h), ==,
                     DDI_EHANDLE);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
     g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_OK);
     /* b's work waits for a's signal */
     g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 1), ==, DDI_OK);
@@ -1530,7 +1545,8 @@ static void setup_gpuva(void)
     g_assert_null(err);
     err = kernel_gpuva_start(&kern, &gc);
     g_assert_null(err);
-    /* the VRAM allocations are paged into is a hole in every space */
+    /* the VRAM allocations are paged into: mapped in no space but
+     * through their VAs */
     g_assert_cmpuint(kern.gpuva.vram_base, !=, 0);
 }
 
@@ -1605,7 +1621,7 @@ static int gv_resident(struct gv_app *a, unsigned i, uint64_t *fence)
 }
 
 /* The fake page table's view of allocation i: every page on VRAM,
- * consecutive, outside the OS's own VRAM but inside the hole; or every
+ * consecutive, inside the VRAM GPU-VA mode pages into; or every
  * page invalid. */
 static bool gv_mapped(const struct gv_app *a, unsigned i, uint64_t *vram)
 {
@@ -1621,9 +1637,9 @@ static bool gv_mapped(const struct gv_app *a, unsigned i, uint64_t *vram)
         }
     }
     if (t == DDI_PTE_VRAM) {
-        g_assert_cmpuint(fv.frame[first], >=, fv.hole_base);
+        g_assert_cmpuint(fv.frame[first], >=, kern.gpuva.vram_base);
         g_assert_cmpuint(fv.frame[first] + GV_ALLOC, <=,
-                         fv.hole_base + fv.hole_bytes);
+                         kern.gpuva.vram_base + kern.gpuva.vram.size);
         *vram = fv.frame[first];
         return true;
     }
@@ -2072,6 +2088,12 @@ static void test_destroy_device_opened(void)
     make_proc(&b, "b");
     g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
     g_assert_cmpint(kapi_share_sync(a.p, a.sync, &sname), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
     g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
     g_assert_cmpint(kapi_open_sync(b.p, b.dev, sname, &hs), ==, DDI_OK);
     g_assert_cmpuint(kalloc_of(&a, a.buf)->refs, ==, 2);
@@ -2098,6 +2120,9 @@ static void test_exit_releases_locks(void)
     make_proc(&a, "a");
     make_proc(&b, "b");
     g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
     g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
     g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_DONOTWAIT, &cpu), ==,
                     DDI_OK);
@@ -2198,7 +2223,7 @@ static void test_exit_dead_calls(void)
  * a wait, CPU waits, shared objects and presents... is killed: the
  * running buffer is preempted, everything it had comes back, the other
  * process keeps what it opened, and its waiter on the dead process's
- * sync object is released with DDI_ELOST. */
+ * sync object is released with DDI_EABANDONED. */
 static void test_exit_reclaims(void)
 {
     struct proc a, b;
@@ -2212,6 +2237,12 @@ static void test_exit_reclaims(void)
     make_proc(&a, "a");
     g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
     g_assert_cmpint(kapi_share_sync(a.p, a.sync, &sname), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
     g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
     g_assert_cmpint(kapi_open_sync(b.p, b.dev, sname, &hs), ==, DDI_OK);
     g_assert_cmpint(kapi_wait_cpu(b.p, hs, 5, on_wait, &wb), ==, DDI_OK);
@@ -2244,7 +2275,7 @@ static void test_exit_reclaims(void)
     run();
     g_assert_cmpuint(wa.calls, ==, 0);  /* nothing calls the dead one */
     g_assert_cmpuint(wb.calls, ==, 1);
-    g_assert_cmpint(wb.status, ==, DDI_ELOST);
+    g_assert_cmpint(wb.status, ==, DDI_EABANDONED);
     /* b's GPU wait was released: its buffer ran (after a's first) */
     g_assert_cmpuint(gpu.submits, ==, 2);
     g_assert_cmpuint(kern.stats.processes_freed, ==, 0);  /* b holds two */
@@ -2420,6 +2451,15 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
         st = handle_type_of(h) == HANDLE_SYNC
              ? kapi_share_sync(x->p, h, &name)
              : kapi_share_allocation(x->p, h, &name);
+        /* and the grant (only a creator's goes through) */
+        if (st == DDI_OK && o->p) {
+            st = handle_type_of(h) == HANDLE_SYNC
+                 ? kapi_grant_sync(x->p, h, kapi_process_id(o->p),
+                                   KAPI_ACCESS_READ | KAPI_ACCESS_WRITE)
+                 : kapi_grant_allocation(x->p, h, kapi_process_id(o->p),
+                                         KAPI_ACCESS_READ |
+                                         KAPI_ACCESS_WRITE);
+        }
         if (st == DDI_OK && o->p && o->nh < HP_HANDLES &&
             (handle_type_of(h) == HANDLE_SYNC
              ? kapi_open_sync(o->p, o->dev, name, &h2)
@@ -2490,6 +2530,329 @@ static void test_exit_hostile_random(void)
     }
 }
 
+/* ---- isolation between processes (issue 15; kernel/kisolate.h) ---- */
+
+/* a shares its buffer with b, granted with access */
+static uint32_t share_to(struct proc *a, struct proc *b, unsigned access)
+{
+    uint32_t name = 0, h = 0;
+
+    g_assert_cmpint(kapi_share_allocation(a->p, a->buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a->p, a->buf,
+                                          kapi_process_id(b->p), access),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b->p, b->dev, name, &h), ==,
+                    DDI_OK);
+    return h;
+}
+
+/* Item 2: a lock is its handle's. An opener cannot release the owner's
+ * lock (vidmm would then move the allocation under the owner's pointer),
+ * nor does destroying its handle. */
+static void test_lock_per_handle(void)
+{
+    struct proc a, b;
+    volatile void *cpu = NULL;
+    struct kalloc *ka;
+    uint32_t h;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "opener");
+    h = share_to(&a, &b, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
+    ka = kalloc_of(&a, a.buf);
+    g_assert_cmpint(kapi_lock(a.p, a.buf, KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 1);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_EINVAL);
+    g_assert_cmpuint(ka->locks, ==, 1);
+    /* its own lock, then its handle goes with a lock held: only its
+     * lock goes with it */
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_OK);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 2);
+    g_assert_cmpint(kapi_destroy_allocation(b.p, h), ==, DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 1);
+    g_assert_cmpint(kapi_unlock(a.p, a.buf), ==, DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 0);
+    g_assert_cmpint(kapi_unlock(a.p, a.buf), ==, DDI_EINVAL);
+}
+
+/* Item 3: a shared name opens nothing without a grant; a grant is the
+ * creator's to give and carries access rights. */
+static void test_share_needs_grant(void)
+{
+    struct proc a, b, c;
+    struct waited w = { 0 };
+    uint32_t name = 0, sname = 0, h = 0, hs = 0, hc = 0;
+    uint64_t v = 0;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "granted");
+    make_proc(&c, "guesser");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &sname), ==, DDI_OK);
+    /* the exact names, as a perfect guess: nothing */
+    g_assert_cmpint(kapi_open_allocation(c.p, c.dev, name, &hc), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_sync(c.p, c.dev, sname, &hc), ==, DDI_EHANDLE);
+    /* bad grants change nothing */
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          0), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_WRITE), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, 0, KAPI_ACCESS_READ),
+                    ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_grant_allocation(b.p, a.buf, kapi_process_id(c.p),
+                                          KAPI_ACCESS_READ), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==,
+                    DDI_EHANDLE);
+    /* read-only grants */
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, sname, &hs), ==, DDI_OK);
+    /* b's grant is not c's; and b, an opener, cannot pass it on */
+    g_assert_cmpint(kapi_open_allocation(c.p, c.dev, name, &hc), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_grant_allocation(b.p, h, kapi_process_id(c.p),
+                                          KAPI_ACCESS_READ), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_grant_sync(b.p, hs, kapi_process_id(c.p),
+                                    KAPI_ACCESS_READ), ==, DDI_EACCESS);
+    /* read: a command buffer may read it, not write it; no lock */
+    umd_init(&cb, cmd, sizeof(cmd));
+    umd_copy(&cb, b.buf, 0, h, 0, 64);
+    g_assert_cmpint(render(&b, b.ctx), ==, DDI_OK);
+    g_assert_cmpint(fill(&b, b.ctx, h, 64), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_IGNORESYNC,
+                              &w.cpu), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_lock_wait(b.p, h, on_lock, &w), ==, DDI_EACCESS);
+    /* a sync object opened to wait on cannot be signalled */
+    g_assert_cmpint(kapi_signal_cpu(b.p, hs, 7), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_signal_gpu(b.p, b.ctx, hs, 7), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_wait_cpu(b.p, hs, 1, on_wait, &w), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_sync_value(a.p, a.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 0);
+    g_assert_cmpuint(w.calls, ==, 0);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpuint(gpu.submits, ==, 1);   /* b's COPY only */
+}
+
+/* Item 4: a monitored fence only moves forward. A GPU signal below one
+ * already accepted is refused; one a CPU signal overtook is ignored. */
+static void test_fence_forward(void)
+{
+    struct proc a;
+    uint64_t v = 0;
+
+    setup();
+    make_proc(&a, "a");
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 10), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 3), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 5), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 10), ==, DDI_OK);
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_sync_value(a.p, a.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 10);
+    /* a GPU signal of 15 overtaken by a CPU signal of 20: stays 20 */
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 15), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 20), ==, DDI_OK);
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_sync_value(a.p, a.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 20);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 19), ==, DDI_EINVAL);
+}
+
+/* Item 7: REALTIME needs the privilege. */
+static void test_realtime_privilege(void)
+{
+    struct proc a;
+    uint32_t h = 0;
+
+    setup();
+    make_proc(&a, "a");
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_REALTIME,
+                                        &h), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_HIGH,
+                                        &h), ==, DDI_OK);
+    kernel_process_grant(&kern, a.p, KAPI_PRIV_REALTIME);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_REALTIME,
+                                        &h), ==, DDI_OK);
+}
+
+/* Item 6: only the source's owner presents and moves the pointer; owning
+ * needs the privilege; a stranger's present never reaches the queue, so
+ * it cannot hold the owner's back. */
+static void test_display_owner(void)
+{
+    struct proc a, o;
+    struct presented got = { 0 }, gota = { 0 };
+    struct kapi_alloc_desc pd = { .size = DW * 4 * DH, .primary = true };
+    struct kapi_pointer ptr = { .source = 0, .visible = true };
+    uint32_t pa = 0, po;
+
+    setup_display();
+    make_proc(&a, "stranger");
+    make_proc(&o, "owner");
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &pd, &pa), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_set_source_owner(a.p, a.dev, 0), ==, DDI_EACCESS);
+    /* nobody owns it yet: nobody presents */
+    g_assert_cmpint(present(&a, pa, a.sync, 1, 1, &gota), ==, DDI_EACCESS);
+    po = make_primary(&o);
+    g_assert_cmpint(present(&a, pa, a.sync, 1, 1, &gota), ==, DDI_EACCESS);
+    g_assert_cmpint(present(&a, pa, 0, 0, 2, &gota), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, &ptr), ==, DDI_EACCESS);
+    g_assert_cmpint(present(&o, po, 0, 0, 7, &got), ==, DDI_OK);
+    run();
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 1);
+    g_assert_cmpint(got.r[0].status, ==, DDI_OK);
+    g_assert_cmpuint(gota.calls, ==, 0);
+    g_assert_cmpuint(kern.display.src[0].stats.presents, ==, 1);
+    g_assert_cmpint(kapi_set_pointer(o.p, o.dev, &ptr), ==, DDI_OK);
+    /* the owner's device goes: nobody owns the source */
+    g_assert_cmpint(kapi_destroy_device(o.p, o.dev), ==, DDI_OK);
+    g_assert_null(kern.display.src[0].owner);
+}
+
+/* Item 10: the creator of a shared sync object is reset by TDR. The
+ * opener's waits end with DDI_EABANDONED, its GPU work waiting on the
+ * object runs, its device stays healthy; the creator gets DDI_ELOST. */
+static void test_blame_follows_guilt(void)
+{
+    struct proc a, b;
+    struct waited wa = { 0 }, wb = { 0 };
+    struct ddi_fault f = { .kind = COPRO_FAULT_BAD_PACKET };
+    uint32_t name = 0, h = 0;
+    uint64_t v = 0;
+    unsigned submits;
+
+    setup();
+    make_proc(&a, "guilty");
+    make_proc(&b, "innocent");
+    lost_calls = 0;
+    kapi_set_lost_callback(b.p, on_lost, NULL);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_OK);
+    /* b waits for 5 on the CPU and the GPU; a never gets there */
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 5, on_wait, &wb), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(a.p, a.sync, 5, on_wait, &wa), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 5), ==, DDI_OK);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.nq[0], ==, 1);
+    submits = gpu.submits;
+    f.fence = gpu.q[0][0].fence;
+    f.context = gpu.q[0][0].context;
+    kernel_upcalls.faulted(&kern, 0, &f);
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(wa.calls, ==, 1);
+    g_assert_cmpint(wa.status, ==, DDI_ELOST);
+    g_assert_cmpuint(wb.calls, ==, 1);
+    g_assert_cmpint(wb.status, ==, DDI_EABANDONED);
+    g_assert_cmpint(kapi_sync_value(b.p, h, &v), ==, DDI_OK);
+    g_assert_cmphex(v, ==, UINT64_MAX);
+    /* b's held buffer ran; b is not lost and renders on */
+    g_assert_cmpuint(gpu.submits, >, submits);
+    g_assert_cmpuint(lost_calls, ==, 0);
+    g_assert_cmpint(kapi_context_error(b.p, b.ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 9, on_wait, &wb), ==,
+                    DDI_EABANDONED);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 9), ==, DDI_EABANDONED);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_context_error(b.p, b.ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(a.p, a.sync, 9, on_wait, &wa), ==,
+                    DDI_ELOST);
+}
+
+/* Item 9: a GPU-VA space maps, of the OS's VRAM, only its process's DMA
+ * arena: its DMA buffers are there, other processes' are not, nor save
+ * areas, sync values or the VRAM allocations are paged into. */
+static void test_gpuva_space_own_only(void)
+{
+    static struct gv_app a, b;
+    struct kgpuva_proc *ga, *gb;
+    const struct kbuffer *kb = NULL;
+    uint64_t a_lo, a_hi, b_lo, b_hi;
+
+    setup_gpuva();
+    gv_make(&a, "a", 1, 0);
+    gv_make(&b, "b", 1, 0);
+    ga = kgpuva_proc_of(&kern, a.p);
+    gb = kgpuva_proc_of(&kern, b.p);
+    g_assert_nonnull(ga);
+    g_assert_nonnull(gb);
+    a_lo = fv.os_base[ga->as];
+    a_hi = a_lo + fv.os_bytes[ga->as];
+    b_lo = fv.os_base[gb->as];
+    b_hi = b_lo + fv.os_bytes[gb->as];
+    g_assert_cmpuint(a_lo, ==, ga->dma_base);
+    g_assert_cmpuint(fv.os_bytes[ga->as], ==, KGPUVA_DMA_BYTES);
+    g_assert_cmpuint(fv.os_bytes[ga->as], <, kern.seg.size / 4);
+    g_assert_true(a_hi <= b_lo || b_hi <= a_lo);
+    /* nothing else of the kernel's in it */
+    for (unsigned i = 0; i < KERNEL_MAX_SYNCS; i++) {
+        if (kern.syncs[i].used) {
+            g_assert_true(kern.syncs[i].gpu < a_lo ||
+                          kern.syncs[i].gpu >= a_hi);
+        }
+    }
+    for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+        if (kern.contexts[i].used) {
+            g_assert_true(kern.contexts[i].save_gpu + KGPUVA_SAVE_BYTES <=
+                          a_lo || kern.contexts[i].save_gpu >= a_hi);
+        }
+    }
+    g_assert_true(kern.gpuva.vram_base + kern.gpuva.vram.size <= a_lo ||
+                  kern.gpuva.vram_base >= a_hi);
+    /* a's command buffer lands in a's arena, b's in b's */
+    gpu.hold = true;
+    g_assert_cmpint(gv_render_va(&a, a.va[0]), ==, DDI_OK);
+    g_assert_cmpint(gv_render_va(&b, b.va[0]), ==, DDI_OK);
+    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+        kb = &kern.buffers[i];
+        if (!kb->used) {
+            continue;
+        }
+        if (kb->ctx->proc == a.p) {
+            g_assert_true(kb->dma_gpu >= a_lo &&
+                          kb->dma_gpu + kb->dmabuf.len_bytes <= a_hi);
+        } else {
+            g_assert_true(kb->dma_gpu >= b_lo &&
+                          kb->dma_gpu + kb->dmabuf.len_bytes <= b_hi);
+        }
+    }
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(ga->dma.count, ==, 0);
+    g_assert_cmpuint(gb->dma.count, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2509,6 +2872,18 @@ int main(int argc, char **argv)
                     test_vidmm_free_while_paging);
     g_test_add_func("/kernel/lost", test_lost);
     g_test_add_func("/kernel/share-sync", test_share_sync);
+    g_test_add_func("/kernel/isolation/lock-per-handle",
+                    test_lock_per_handle);
+    g_test_add_func("/kernel/isolation/share-needs-grant",
+                    test_share_needs_grant);
+    g_test_add_func("/kernel/isolation/fence-forward", test_fence_forward);
+    g_test_add_func("/kernel/isolation/realtime-privilege",
+                    test_realtime_privilege);
+    g_test_add_func("/kernel/isolation/display-owner", test_display_owner);
+    g_test_add_func("/kernel/isolation/gpuva-space-own-only",
+                    test_gpuva_space_own_only);
+    g_test_add_func("/kernel/isolation/blame-follows-guilt",
+                    test_blame_follows_guilt);
     g_test_add_func("/kernel/display/present-waits-for-render",
                     test_present_waits_for_render);
     g_test_add_func("/kernel/display/order-and-missed",
