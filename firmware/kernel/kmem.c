@@ -223,6 +223,8 @@ int kmem_alloc_free(struct kernel *k, struct kalloc *a)
     rc = vidmm_alloc_destroy(k->vm, a->vm);
     if (rc == DDI_EHANDLE) {
         rc = DDI_OK;    /* nothing of it left in vidmm */
+    } else if (rc == DDI_OK && k->vs) {
+        vidsch_memory_changed(k->vs);   /* its VRAM and aperture are free */
     }
     return rc;
 }
@@ -260,6 +262,9 @@ void kmem_unlock(struct kernel *k, struct kalloc *a)
 {
     if (a->vm) {
         vidmm_unlock(k->vm, a->vm);
+        if (k->vs) {
+            vidsch_memory_changed(k->vs);   /* it may move again */
+        }
     }
 }
 

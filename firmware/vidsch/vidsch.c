@@ -776,6 +776,13 @@ void vidsch_sync_changed(struct vidsch *s)
     leave(s);
 }
 
+void vidsch_memory_changed(struct vidsch *s)
+{
+    enter(s);
+    s->release_gen++;       /* a slot waiting for memory asks again */
+    leave(s);
+}
+
 /* ---- the environment's entry points ---- */
 
 void vidsch_timer(struct vidsch *s)

@@ -410,6 +410,14 @@ int vidsch_wait(struct vidsch *s, struct vidsch_ctx *c,
                 volatile const uint64_t *cpu_addr, uint64_t value);
 void vidsch_sync_changed(struct vidsch *s);
 /*
+ * Memory came free outside vidsch's sight (an allocation destroyed, an
+ * unlock): a buffer whose residency was refused with DDI_EBUSY is made
+ * resident again. vidsch asks again by itself only when its own buffers
+ * retire or are handed back; when they are all done, nothing else would
+ * (the engine stalled with its slot waiting for ever).
+ */
+void vidsch_memory_changed(struct vidsch *s);
+/*
  * (added) The wait holds the buffers submitted on c after the call. When
  * c is lost, its pending signals are written at once, so that no other
  * context waits for ever on a removed device; signal and wait on a lost

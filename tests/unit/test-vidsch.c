@@ -1024,6 +1024,39 @@ static void test_dma_buffer_own_head(void)
     fake_fini(&f);
 }
 
+/*
+ * A slot refused residency for now (DDI_EBUSY) with nothing of vidsch's
+ * on the GPU: only memory freed outside vidsch's sight (an allocation
+ * destroyed at a process's exit, an unlock) can let it go on, and
+ * vidsch_memory_changed() says so. Without it the engine stalled for
+ * good (lifetimes lives=2000 percent=200: the memapp's buffer waited in
+ * the slot, every life queued behind it).
+ */
+static void test_resident_wait_memory_changed(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l;
+
+    fake_init_residency(&f, 2, COPRO_PREEMPT_MID_COMMAND,
+                        VIDSCH_POLICY_QUANTUM);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    f.resident_rc = DDI_EBUSY;
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    fake_work(&f);
+    g_assert_cmpuint(f.nresident, ==, 1);
+    fake_advance(&f, 100 * MS);
+    fake_work(&f);
+    g_assert_cmpuint(f.nresident, ==, 1);   /* nothing to retry on */
+    g_assert_cmpuint(f.nsub, ==, 0);
+    f.resident_rc = DDI_OK;
+    vidsch_memory_changed(f.s);
+    fake_work(&f);
+    g_assert_cmpuint(f.nresident, ==, 2);
+    ASSERT_SUBS(&f, 0, 0);
+    fake_fini(&f);
+}
+
 /* ---- paging buffers ---- */
 
 static void test_paging_first_and_fence_kept(void)
@@ -2029,6 +2062,8 @@ int main(int argc, char **argv)
                     test_inherit_no_wasted_preemption);
     g_test_add_func("/vidsch/granularity/dma-buffer-own-head",
                     test_dma_buffer_own_head);
+    g_test_add_func("/vidsch/residency/wait-memory-changed",
+                    test_resident_wait_memory_changed);
     g_test_add_func("/vidsch/tdr/reset-blames-the-culprit",
                     test_tdr_reset_blames_the_culprit);
     g_test_add_func("/vidsch/tdr/preemption-honoured",
