@@ -94,7 +94,9 @@ def main():
     if args.run_file:
         script = open(args.run_file).read()
     if script is not None and args.save_screen:
-        script = ("(\n%s\n)\nrc=$?\nscreendump %s >/dev/null\nexit $rc\n" %
+        # the output on the display's console too (make linux)
+        script = ("{ (\n%s\n); echo $? > /tmp/.rc; } 2>&1 | tee /dev/tty1\n"
+                  "rc=$(cat /tmp/.rc)\nscreendump %s >/dev/null\nexit $rc\n" %
                   (script, args.save_screen))
     elif args.save_screen:
         # the interactive shell's exit: see init
