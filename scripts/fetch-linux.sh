@@ -103,4 +103,28 @@ PY
     rm -rf "$dir"
     mv "$dir.tmp" "$dir"
 fi
+
+# The kernel's checkpatch.pl for the driver's style test (the headers
+# package does not ship it): from linux-source-<series> of the same
+# version, cut out of its tarball once.
+if [ ! -f "$dir/checkpatch/checkpatch.pl" ]; then
+    iver=$(cat "$dir/version")
+    series=$(echo "$abi" | cut -d. -f1-2)
+    rm -rf "$dir/checkpatch.tmp"
+    mkdir -p "$dir/checkpatch.tmp"
+    if (cd "$dir/checkpatch.tmp" &&
+        apt-get download -q "linux-source-$series=$iver" >&2 &&
+        dpkg-deb --fsys-tarfile linux-source-*.deb |
+            tar x "./usr/src/linux-source-$series.tar.xz" &&
+        tar xJf "usr/src/linux-source-$series.tar.xz" --strip-components=2 \
+            --wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+            '*/scripts/const_structs.checkpatch'); then
+        mkdir -p "$dir/checkpatch"
+        mv "$dir/checkpatch.tmp"/checkpatch.pl "$dir/checkpatch.tmp"/spelling.txt \
+            "$dir/checkpatch.tmp"/const_structs.checkpatch "$dir/checkpatch/"
+    else
+        echo "fetch-linux: linux-source-$series=$iver unavailable: no checkpatch for the driver" >&2
+    fi
+    rm -rf "$dir/checkpatch.tmp"
+fi
 echo "$dir"
