@@ -32,6 +32,7 @@ static const struct {
 	R64(DISP_FLIPS), R64(DISP_FLIPS_REPLACED), R64(DISP_PERIOD_NS),
 	R32(DISP_REFRESH), R32(DISP_ERROR), R64(DISP_ERROR_ADDR),
 	R32(CURSOR_CONTROL), R32(CURSOR_POS), R64(CURSOR_SURFACE),
+	R32(DISP_CRC_CONTROL), R64(DISP_CRC), R64(DISP_CRC_VSYNC),
 #undef R32
 #undef R64
 };
@@ -75,6 +76,8 @@ static int copro_state_show(struct seq_file *m, void *unused)
 		   cdev->hw_on ? "on" : "off", cdev->hw_width, cdev->hw_height,
 		   cdev->hw_pitch, cdev->hw_format);
 	seq_printf(m, "flip_event: %s\n", cdev->flip_event ? "pending" : "none");
+	seq_printf(m, "crc: %s, %llu latched\n", cdev->crc_on ? "on" : "off",
+		   cdev->crcs);
 	for (e = 0; e < cdev->num_engines; e++)
 		seq_printf(m, "engine%u: irqs %llu last 0x%llx\n", e,
 			   cdev->engines[e].irqs, cdev->engines[e].last_causes);

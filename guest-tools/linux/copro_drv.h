@@ -82,6 +82,9 @@ struct copro_device {
 	u64 flip_addr;
 	/* the event of the flip in flight; drm.event_lock */
 	struct drm_pending_vblank_event *flip_event;
+	/* pipe CRC (debugfs crtc-0/crc): the device latches it per vsync */
+	bool crc_on;
+	u64 crcs;
 };
 
 static inline struct copro_device *to_copro(struct drm_device *drm)

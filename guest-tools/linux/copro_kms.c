@@ -19,6 +19,7 @@
 #include <linux/ktime.h>
 
 #include <drm/drm_atomic.h>
+#include <drm/drm_debugfs_crc.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_edid.h>
 #include <drm/drm_fourcc.h>
@@ -487,6 +488,54 @@ static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 	return true;
 }
 
+/*
+ * Pipe CRC: one source, "auto" (the composed frame, cursor included, as
+ * the device latches it at each vsync).
+ */
+static const char * const copro_crc_sources[] = { "auto" };
+
+static int copro_verify_crc_source(struct drm_crtc *crtc, const char *source,
+				   size_t *values_cnt)
+{
+	if (source && strcmp(source, "auto"))
+		return -EINVAL;
+	*values_cnt = 1;
+	return 0;
+}
+
+static const char * const *copro_get_crc_sources(struct drm_crtc *crtc,
+						 size_t *count)
+{
+	*count = ARRAY_SIZE(copro_crc_sources);
+	return copro_crc_sources;
+}
+
+static int copro_set_crc_source(struct drm_crtc *crtc, const char *source)
+{
+	struct copro_device *cdev = to_copro(crtc->dev);
+	bool on = source && !strcmp(source, "auto");
+	int ret;
+
+	if (source && !on)
+		return -EINVAL;
+	if (on == cdev->crc_on)
+		return 0;
+	if (on) {
+		/* the CRCs arrive with the vsync interrupt */
+		ret = drm_crtc_vblank_get(crtc);
+		if (ret)
+			return ret;
+		copro_wr32(cdev, COPRO_REG_DISP_CRC_CONTROL,
+			   COPRO_DISP_CRC_CTL_ENABLE);
+		WRITE_ONCE(cdev->crc_on, true);
+	} else {
+		WRITE_ONCE(cdev->crc_on, false);
+		copro_wr32(cdev, COPRO_REG_DISP_CRC_CONTROL, 0);
+		drm_crtc_vblank_put(crtc);
+	}
+	return 0;
+}
+
 static const struct drm_crtc_funcs copro_crtc_funcs = {
 	.reset = drm_atomic_helper_crtc_reset,
 	.destroy = drm_crtc_cleanup,
@@ -498,6 +547,9 @@ static const struct drm_crtc_funcs copro_crtc_funcs = {
 	.disable_vblank = copro_disable_vblank,
 	.get_vblank_counter = copro_get_vblank_counter,
 	.get_vblank_timestamp = copro_get_vblank_timestamp,
+	.set_crc_source = copro_set_crc_source,
+	.verify_crc_source = copro_verify_crc_source,
+	.get_crc_sources = copro_get_crc_sources,
 };
 
 /* Device events, from the interrupt handler (the causes are acked). */
@@ -510,6 +562,16 @@ void copro_kms_vsync(struct copro_device *cdev, u64 causes)
 	if (causes & COPRO_INT_DEV_VSYNC) {
 		cdev->vsyncs++;
 		drm_crtc_handle_vblank(&cdev->crtc);
+		if (READ_ONCE(cdev->crc_on)) {
+			u64 frame = copro_rd64(cdev, COPRO_REG_DISP_CRC_VSYNC);
+			u32 crc = copro_rd64(cdev, COPRO_REG_DISP_CRC);
+
+			if (frame) {
+				cdev->crcs++;
+				drm_crtc_add_crc_entry(&cdev->crtc, true,
+						       (u32)frame, &crc);
+			}
+		}
 	}
 	if (causes & (COPRO_INT_DEV_FLIP_DONE | COPRO_INT_DEV_DISPLAY_ERROR)) {
 		if (causes & COPRO_INT_DEV_FLIP_DONE)

@@ -12,6 +12,9 @@
  *                           shows), printed as "SCANOUT-CRC w h crc"
  *   copro-kmstest bench     flip rate, vblank spread, cursor updates
  *
+ * "all" also checks pipe CRCs (debugfs crtc-0/crc: the device's CRC of
+ * the composed frame) against the frames the test drew, cursor included.
+ *
  * Timing checks need the guest under -icount: the vblank timestamps are
  * then the device's exact virtual vsync times.
  */
@@ -522,6 +525,116 @@ static int scanout_crc(struct kms *k)
 	return 0;
 }
 
+/* The composed frame's CRC: @b (XRGB8888) with a cursor image over it. */
+static uint32_t frame_crc(const struct buf *b, const uint32_t *cursor,
+			  int cx, int cy)
+{
+	uint8_t *row = malloc(b->w * 3);
+	uint32_t crc = 0, x, y;
+
+	for (y = 0; y < b->h; y++) {
+		const uint32_t *src = (const uint32_t *)(b->map + (size_t)y * b->pitch);
+
+		for (x = 0; x < b->w; x++) {
+			uint32_t p = src[x], c = 0, a = 0, i;
+
+			if (cursor && (int)x >= cx && (int)x < cx + 64 &&
+			    (int)y >= cy && (int)y < cy + 64) {
+				c = cursor[(y - cy) * 64 + (x - cx)];
+				a = c >> 24;
+			}
+			for (i = 0; i < 3; i++) {
+				uint32_t sh = 16 - 8 * i;
+				uint32_t sv = (p >> sh) & 255, cv = (c >> sh) & 255;
+
+				/* the device's blend: straight alpha, rounded */
+				row[3 * x + i] = (cv * a + sv * (255 - a) + 127) / 255;
+			}
+		}
+		crc = crc32_update(crc, row, b->w * 3);
+	}
+	free(row);
+	return crc;
+}
+
+/*
+ * Pipe CRCs through debugfs crtc-0/crc: @n consecutive frames, each
+ * with the CRC @want.
+ */
+static bool pipe_crcs(uint32_t want, int n, const char *what)
+{
+	const char *dir = "/sys/kernel/debug/dri/0/crtc-0/crc";
+	char path[128], line[64];
+	unsigned int frame = 0, crc = 0, last = 0;
+	int i, good = 0, fd;
+
+	snprintf(path, sizeof(path), "%s/control", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, "auto", 4) != 4) {
+		check(false, "%s: crtc-0/crc/control: %s", what, strerror(errno));
+		return false;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s/data", dir);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		check(false, "%s: crtc-0/crc/data: %s", what, strerror(errno));
+		return false;
+	}
+	/*
+	 * One entry per read, "0xFRAME 0xCRC\n" padded with a NUL; the first
+	 * may be of the frame before the change.
+	 */
+	for (i = 0; i < n + 1; i++) {
+		ssize_t len = read(fd, line, sizeof(line) - 1);
+
+		if (len <= 0)
+			break;
+		line[len] = 0;
+		if (sscanf(line, "%x %x", &frame, &crc) != 2)
+			break;
+		if (i && crc == want && (good == 0 || frame == last + 1))
+			good++;
+		last = frame;
+	}
+	close(fd);
+	return check(good == n, "%s: %d pipe CRCs of consecutive frames equal what the test drew (%08x, last %08x)",
+		     what, n, want, crc);
+}
+
+static void test_pipe_crc(struct kms *k, struct buf *bufs)
+{
+	struct drm_mode_create_dumb c = { .width = 64, .height = 64, .bpp = 32 };
+	struct drm_mode_map_dumb m = { 0 };
+	uint32_t *img;
+	int i;
+
+	check(!drmModeSetCrtc(k->fd, k->crtc, bufs[1].fb, 0, 0, &k->conn, 1,
+			      &k->mode), "buffer 1 on screen");
+	pipe_crcs(frame_crc(&bufs[1], NULL, 0, 0), 3, "scanout");
+	if (drmIoctl(k->fd, DRM_IOCTL_MODE_CREATE_DUMB, &c))
+		return;
+	m.handle = c.handle;
+	drmIoctl(k->fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+	img = mmap(NULL, c.size, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd,
+		   m.offset);
+	if (img == MAP_FAILED)
+		return;
+	/* transparent, half and opaque columns of colours */
+	for (i = 0; i < 64 * 64; i++)
+		img[i] = (i % 64 < 16 ? 0 : i % 64 < 40 ? 0x80 : 0xff) << 24 |
+			 (uint32_t)i * 0x010203;
+	check(!drmModeSetCursor(k->fd, k->crtc, c.handle, 64, 64) &&
+	      !drmModeMoveCursor(k->fd, k->crtc, 100, 50), "cursor at (100, 50)");
+	pipe_crcs(frame_crc(&bufs[1], img, 100, 50), 3, "scanout and cursor");
+	check(!drmModeMoveCursor(k->fd, k->crtc, -20, k->mode.vdisplay - 30),
+	      "cursor at the bottom left edge");
+	pipe_crcs(frame_crc(&bufs[1], img, -20, k->mode.vdisplay - 30), 2,
+		  "clipped cursor");
+	drmModeSetCursor(k->fd, k->crtc, 0, 0, 0);
+	munmap(img, c.size);
+}
+
 static int setup(struct kms *k, struct buf *bufs)
 {
 	int i, err;
@@ -566,6 +679,7 @@ int main(int argc, char **argv)
 		test_vblank_wait(&k);
 		test_cursor(&k, false);
 		test_bad_input(&k, &bufs[0]);
+		test_pipe_crc(&k, bufs);
 		err = scanout_crc(&k);
 		check(!err, "scanout CRC computed (%s)", strerror(-err));
 	}
