@@ -74,6 +74,8 @@ def main():
     ap.add_argument("--icount", help="e.g. shift=1,sleep=off")
     ap.add_argument("--append", default="", help="more kernel parameters")
     ap.add_argument("--device", default="copro", help="the -device option")
+    ap.add_argument("--qemu-arg", action="append", default=[],
+                    help="one more QEMU argument (repeat)")
     ap.add_argument("--display", default="none")
     ap.add_argument("--screendir", default=".")
     ap.add_argument("--save-screen", metavar="NAME",
@@ -120,7 +122,7 @@ def main():
            "-nodefaults", "-no-reboot", "-net", "none",
            "-bios", "qboot.rom", "-kernel",
            os.path.join(args.linuxdir, "vmlinux"), "-initrd", initrd,
-           "-append", append, "-device", args.device,
+           "-append", append] + args.qemu_arg + ["-device", args.device,
            "-serial", "stdio", "-display", args.display,
            "-qmp", "unix:%s,server=on,wait=off" % sock]
     if args.icount:

@@ -21,6 +21,7 @@
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_mode_config.h>
+#include <drm/drm_modeset_helper.h>
 
 #include "copro_drv.h"
 #include "copro_sched.h"
@@ -331,6 +332,46 @@ static void copro_shutdown(struct pci_dev *pdev)
 	drm_atomic_helper_shutdown(&cdev->drm);
 }
 
+/*
+ * A function or bus reset (sysfs reset, a hot reset through the port)
+ * clears the device's registers: interrupt masks, the display and its
+ * counters. The modeset state is saved and switched off before, and
+ * committed again after; the PCI core restores the config space and the
+ * MSI-X table.
+ */
+static void copro_reset_prepare(struct pci_dev *pdev)
+{
+	struct copro_device *cdev = pci_get_drvdata(pdev);
+
+	if (drm_mode_config_helper_suspend(&cdev->drm))
+		drm_err(&cdev->drm, "reset: could not save the display state\n");
+	/* the display is off now: no vblank until it is committed again */
+	cdev->vsync_base += copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT);
+}
+
+static void copro_reset_done(struct pci_dev *pdev)
+{
+	struct copro_device *cdev = pci_get_drvdata(pdev);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cdev->mask_lock, flags);
+	copro_wr64(cdev, COPRO_REG_INT_STATUS, ~0ull);
+	copro_wr64(cdev, COPRO_REG_INT_MASK, cdev->int_mask);
+	spin_unlock_irqrestore(&cdev->mask_lock, flags);
+	if (READ_ONCE(cdev->crc_on))
+		copro_wr32(cdev, COPRO_REG_DISP_CRC_CONTROL,
+			   COPRO_DISP_CRC_CTL_ENABLE);
+	cdev->hw_on = false;
+	cdev->resets++;
+	if (drm_mode_config_helper_resume(&cdev->drm))
+		drm_err(&cdev->drm, "reset: could not restore the display\n");
+}
+
+static const struct pci_error_handlers copro_err_handlers = {
+	.reset_prepare = copro_reset_prepare,
+	.reset_done = copro_reset_done,
+};
+
 static const struct pci_device_id copro_pci_ids[] = {
 	{ PCI_DEVICE(COPRO_PCI_VENDOR_ID, COPRO_PCI_DEVICE_ID) },
 	{ }
@@ -343,6 +384,7 @@ static struct pci_driver copro_pci_driver = {
 	.probe = copro_probe,
 	.remove = copro_remove,
 	.shutdown = copro_shutdown,
+	.err_handler = &copro_err_handlers,
 };
 
 module_pci_driver(copro_pci_driver);

@@ -85,6 +85,9 @@ struct copro_device {
 	/* pipe CRC (debugfs crtc-0/crc): the device latches it per vsync */
 	bool crc_on;
 	u64 crcs;
+	u64 resets;		/* device resets survived */
+	/* VSYNC_COUNT restarts at a reset: the vblank counter goes on */
+	u64 vsync_base;
 };
 
 static inline struct copro_device *to_copro(struct drm_device *drm)

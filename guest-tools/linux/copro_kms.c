@@ -459,7 +459,10 @@ static void copro_disable_vblank(struct drm_crtc *crtc)
 
 static u32 copro_get_vblank_counter(struct drm_crtc *crtc)
 {
-	return (u32)copro_rd64(to_copro(crtc->dev), COPRO_REG_DISP_VSYNC_COUNT);
+	struct copro_device *cdev = to_copro(crtc->dev);
+
+	return (u32)(cdev->vsync_base +
+		     copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT));
 }
 
 /*
@@ -569,7 +572,8 @@ void copro_kms_vsync(struct copro_device *cdev, u64 causes)
 			if (frame) {
 				cdev->crcs++;
 				drm_crtc_add_crc_entry(&cdev->crtc, true,
-						       (u32)frame, &crc);
+						       (u32)(cdev->vsync_base +
+							     frame), &crc);
 			}
 		}
 	}

@@ -10,6 +10,7 @@
  *   copro-kmstest crc       CRC-32 of what the CRTC scans out, as R, G, B
  *                           bytes row by row (what QEMU's screendump
  *                           shows), printed as "SCANOUT-CRC w h crc"
+ *   copro-kmstest seq       the next vblank's sequence number
  *   copro-kmstest bench     flip rate, vblank spread, cursor updates
  *
  * "all" also checks pipe CRCs (debugfs crtc-0/crc: the device's CRC of
@@ -664,6 +665,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(what, "crc"))
 		return scanout_crc(&k) ? 1 : 0;
+	if (!strcmp(what, "seq")) {
+		/* the next vblank's sequence number */
+		drmVBlank vbl = { .request.type = DRM_VBLANK_RELATIVE,
+				  .request.sequence = 1 };
+
+		if (drmWaitVBlank(k.fd, &vbl))
+			return 1;
+		printf("%u\n", vbl.reply.sequence);
+		return 0;
+	}
 
 	err = setup(&k, bufs);
 	check(!err, "mode %s set on copro (%s)", k.mode.name, strerror(-err));
