@@ -469,19 +469,26 @@ static u32 copro_get_vblank_counter(struct drm_crtc *crtc)
  * The last vsync's device time, mapped to CLOCK_MONOTONIC through a
  * reading of GPU_TIME taken next to ktime_get() (both clocks run at the
  * same rate; bracketing the CPU read with two device reads bounds the
- * error by the time of one register access).
+ * error by half their distance, retried when an emulator stall made it
+ * wide).
  */
 static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 				       ktime_t *vblank_time, bool in_vblank_irq)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
 	u64 vsync, g0, g1;
+	unsigned long flags;
 	ktime_t now;
+	int tries = 0;
 
 	vsync = copro_rd64(cdev, COPRO_REG_DISP_VSYNC_TIME);
-	g0 = copro_rd64(cdev, COPRO_REG_GPU_TIME);
-	now = ktime_get();
-	g1 = copro_rd64(cdev, COPRO_REG_GPU_TIME);
+	do {
+		local_irq_save(flags);
+		g0 = copro_rd64(cdev, COPRO_REG_GPU_TIME);
+		now = ktime_get();
+		g1 = copro_rd64(cdev, COPRO_REG_GPU_TIME);
+		local_irq_restore(flags);
+	} while (g1 - g0 > 10 * NSEC_PER_USEC && ++tries < 4);
 	if (!vsync || vsync > g0)
 		return false;
 	*vblank_time = ktime_sub_ns(now, g0 + (g1 - g0) / 2 - vsync);
