@@ -11,7 +11,7 @@ SAN_BUILD ?= $(BUILD)/sanitize
 # Seconds of coverage-guided fuzzing for `make fuzz`.
 FUZZ_SECONDS ?= 120
 
-.PHONY: all deps build run show linux check check-sanitize fuzz fuzz-coverage \
+.PHONY: all deps build run show linux check-linux-long check check-sanitize fuzz fuzz-coverage \
 	bench soak clean distclean
 
 all: build
@@ -66,6 +66,12 @@ linux: build
 	  --screendir $(BUILD) --save-screen linux \
 	  $(if $(LINUX_RUN),--run '$(LINUX_RUN)',--display $(if $(DISPLAY),sdl,none)) \
 	  $(BUILD)/qemu-run $(BUILD)/linux
+
+# The Linux guest's tests too slow for make check: kmscube on Mesa's
+# software GL (kms_swrast, about 200 MB of libraries in a second initramfs)
+# showing its frames on copro's display.
+check-linux-long: build
+	@bash scripts/check-linux-long.sh $(BUILD)
 
 # Run every test; the last line says how many passed and failed.
 check: build

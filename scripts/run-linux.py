@@ -69,6 +69,9 @@ def main():
     ap.add_argument("--qemu-python", default="build/qemu/src/python")
     ap.add_argument("--run", help="shell script to run in the guest")
     ap.add_argument("--run-file", help="file holding that script")
+    ap.add_argument("--initrd-extra", action="append", default=[],
+                    help="another gzipped cpio to append (mkinitramfs.py "
+                    "--extra)")
     ap.add_argument("--file", action="append", default=[],
                     help="SRC:DEST, another file for the guest")
     ap.add_argument("--icount", help="e.g. shift=1,sleep=off")
@@ -107,6 +110,8 @@ def main():
     initrd = os.path.join(tmp, "initrd.gz")
     with open(initrd, "wb") as f:
         f.write(open(os.path.join(args.linuxdir, "initrd.gz"), "rb").read())
+        for extra in args.initrd_extra:
+            f.write(open(extra, "rb").read())
         if script is not None or args.file:
             c = Cpio()
             if script is not None:

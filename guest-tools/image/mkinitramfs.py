@@ -3,7 +3,13 @@
 """Build copro's Linux test initramfs (a gzipped newc cpio).
 
   mkinitramfs.py --modules KMODDIR --driver copro.ko --out initrd.gz \
-      [--bin PATH ...] [--file SRC:DEST ...]
+      [--bin PATH ...] [--so PATH ...] [--file SRC:DEST ...]
+  mkinitramfs.py --extra --out more.gz [--bin ...] [--so ...] [--file ...]
+
+--extra builds an archive to append to the first one (the kernel unpacks
+concatenated archives): only the programs, libraries and files given.
+--so copies a shared object (a dlopen()ed driver) at its own path, with
+its closure.
 
 It holds busybox (static) with its applets, the DRM modules copro.ko needs
 from KMODDIR (Debian's lib/modules/<release>) in dependency order, read
@@ -103,17 +109,8 @@ def libs_of(path):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--modules", required=True)
-    ap.add_argument("--driver", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--bin", action="append", default=[])
-    ap.add_argument("--file", action="append", default=[])
-    ap.add_argument("--busybox", default="/bin/busybox")
-    args = ap.parse_args()
-
-    c = Cpio()
+def base(c, args):
+    """busybox, init, the modules in order: their names."""
     for d in ("bin", "sbin", "usr/bin", "usr/sbin", "lib", "lib64", "proc",
               "sys", "dev", "tmp", "run", "etc", "root", "lib/modules"):
         c.dir(d)
@@ -140,11 +137,34 @@ def main():
         c.file("lib/modules/%s.ko" % dest, open(path, "rb").read())
         names.append(dest)
     c.file("lib/modules/order", ("\n".join(names) + "\n").encode())
+    return names
 
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--modules")
+    ap.add_argument("--driver")
+    ap.add_argument("--extra", action="store_true")
+    ap.add_argument("--so", action="append", default=[])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--bin", action="append", default=[])
+    ap.add_argument("--file", action="append", default=[])
+    ap.add_argument("--busybox", default="/bin/busybox")
+    args = ap.parse_args()
+
+    c = Cpio()
+    names = []
+    if not args.extra:
+        if not args.modules or not args.driver:
+            sys.exit("mkinitramfs: --modules and --driver are needed")
+        names = base(c, args)
     libs = set()
     for b in args.bin:
         c.file("usr/bin/" + os.path.basename(b), open(b, "rb").read(), 0o755)
         libs.update(libs_of(b))
+    for so in args.so:
+        c.file(so, open(os.path.realpath(so), "rb").read(), 0o755)
+        libs.update(libs_of(so))
     for spec in args.file:
         src, dest = spec.split(":", 1)
         mode = os.stat(src).st_mode & 0o777
