@@ -10,6 +10,8 @@
  *   copro-kmstest crc       CRC-32 of what the CRTC scans out, as R, G, B
  *                           bytes row by row (what QEMU's screendump
  *                           shows), printed as "SCANOUT-CRC w h crc"
+ *   copro-kmstest fuzz N    N seeded random atomic commits and legacy
+ *                           ioctls: errnos only (dmesg is the caller's)
  *   copro-kmstest seq       the next vblank's sequence number
  *   copro-kmstest bench     flip rate, vblank spread, cursor updates
  *
@@ -644,6 +646,162 @@ static void test_pipe_crc(struct kms *k, struct buf *bufs)
 	munmap(img, c.size);
 }
 
+static uint32_t prop_id(struct kms *k, uint32_t obj, uint32_t type,
+			const char *name)
+{
+	drmModeObjectProperties *props = drmModeObjectGetProperties(k->fd, obj,
+								    type);
+	uint32_t i, id = 0;
+
+	for (i = 0; props && i < props->count_props && !id; i++) {
+		drmModePropertyRes *p = drmModeGetProperty(k->fd, props->props[i]);
+
+		if (p && !strcmp(p->name, name))
+			id = p->prop_id;
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	return id;
+}
+
+static uint32_t rnd_state = 12345;
+
+static uint32_t rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return rnd_state >> 8;
+}
+
+/* An interesting value: small, edge, or anything */
+static uint64_t rnd_val(uint64_t good)
+{
+	static const uint64_t edge[] = { 0, 1, 63, 64, 65, 4095, 4096, 4097,
+					 0x7fffffff, 0x80000000, 0xffffffff,
+					 ~0ull };
+
+	switch (rnd() % 4) {
+	case 0:
+		return good;
+	case 1:
+		return good + (int)(rnd() % 9) - 4;
+	case 2:
+		return edge[rnd() % (sizeof(edge) / sizeof(edge[0]))];
+	default:
+		return (uint64_t)rnd() << 32 | rnd();
+	}
+}
+
+/*
+ * Hostile input: seeded random atomic commits (test-only and real) of the
+ * primary and cursor planes' properties and the CRTC's, random ADDFB2,
+ * cursor and flip ioctls. Each must succeed or fail with an errno; the
+ * caller checks dmesg for warnings afterwards, and that the display still
+ * flips.
+ */
+static void test_fuzz(struct kms *k, struct buf *bufs, int rounds)
+{
+	static const char * const plane_props[] = {
+		"FB_ID", "CRTC_ID", "SRC_X", "SRC_Y", "SRC_W", "SRC_H",
+		"CRTC_X", "CRTC_Y", "CRTC_W", "CRTC_H",
+	};
+	uint32_t primary = 0, ids[2][10], crtc_active, crtc_mode, fbs[6];
+	uint32_t mode_blob = 0, conn_crtc;
+	drmModePlaneRes *pres;
+	struct buf small = { 0 }, cur = { 0 };
+	int i, j, ok = 0, errs = 0, weird = 0;
+
+	drmSetClientCap(k->fd, DRM_CLIENT_CAP_ATOMIC, 1);
+	pres = drmModeGetPlaneResources(k->fd);
+	for (i = 0; pres && i < (int)pres->count_planes; i++)
+		if (pres->planes[i] != k->cursor_plane)
+			primary = pres->planes[i];
+	drmModeFreePlaneResources(pres);
+	for (j = 0; j < 10; j++) {
+		ids[0][j] = prop_id(k, primary, DRM_MODE_OBJECT_PLANE, plane_props[j]);
+		ids[1][j] = prop_id(k, k->cursor_plane, DRM_MODE_OBJECT_PLANE,
+				    plane_props[j]);
+	}
+	crtc_active = prop_id(k, k->crtc, DRM_MODE_OBJECT_CRTC, "ACTIVE");
+	crtc_mode = prop_id(k, k->crtc, DRM_MODE_OBJECT_CRTC, "MODE_ID");
+	conn_crtc = prop_id(k, k->conn, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID");
+	drmModeCreatePropertyBlob(k->fd, &k->mode, sizeof(k->mode), &mode_blob);
+	buf_create(k, &small, 640, 480, DRM_FORMAT_XRGB8888, 32);
+	buf_create(k, &cur, 64, 64, DRM_FORMAT_ARGB8888, 32);
+	fbs[0] = bufs[0].fb;
+	fbs[1] = bufs[1].fb;
+	fbs[2] = small.fb;
+	fbs[3] = cur.fb;
+	fbs[4] = 0;
+	fbs[5] = 0x7777;
+
+	for (i = 0; i < rounds; i++) {
+		drmModeAtomicReq *req = drmModeAtomicAlloc();
+		uint32_t flags = rnd() % 4 ? DRM_MODE_ATOMIC_TEST_ONLY : 0;
+		int n = 1 + rnd() % 6, err;
+
+		for (j = 0; j < n; j++) {
+			int p = rnd() % 2, which = rnd() % 13;
+			uint32_t plane = p ? k->cursor_plane : primary;
+
+			if (which < 10) {
+				uint64_t good = which == 0 ? fbs[rnd() % 6] :
+					which == 1 ? k->crtc :
+					which >= 2 && which <= 5 ? (uint64_t)(p ? 64 : 1024) << 16 :
+					which >= 8 ? (p ? 64 : 1024) : 0;
+
+				drmModeAtomicAddProperty(req, plane, ids[p][which],
+							 which == 0 || which == 1 ?
+							 good : rnd_val(good));
+			} else if (which == 10) {
+				drmModeAtomicAddProperty(req, k->crtc, crtc_active,
+							 rnd() % 4 != 0);
+			} else if (which == 11) {
+				drmModeAtomicAddProperty(req, k->crtc, crtc_mode,
+							 rnd() % 4 ? mode_blob : rnd_val(mode_blob));
+			} else {
+				drmModeAtomicAddProperty(req, k->conn, conn_crtc,
+							 rnd() % 4 ? k->crtc : 0);
+			}
+		}
+		if (rnd() % 3 == 0)
+			flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
+		err = drmModeAtomicCommit(k->fd, req, flags, NULL);
+		drmModeAtomicFree(req);
+		if (!err)
+			ok++;
+		else if (err == -EINVAL || err == -ENOENT || err == -ERANGE ||
+			 err == -ENOSPC || err == -EBUSY || err == -EACCES)
+			errs++;
+		else
+			weird++;
+		/* legacy paths too */
+		switch (rnd() % 4) {
+		case 0:
+			drmModeMoveCursor(k->fd, k->crtc, (int)rnd_val(0), (int)rnd_val(0));
+			break;
+		case 1:
+			drmModeSetCursor(k->fd, k->crtc, rnd() % 2 ? cur.handle : rnd(),
+					 (uint32_t)rnd_val(64), (uint32_t)rnd_val(64));
+			break;
+		case 2:
+			drmModePageFlip(k->fd, k->crtc, fbs[rnd() % 6], 0, NULL);
+			break;
+		default:
+			addfb(k, rnd() % 2 ? bufs[0].handle : rnd(),
+			      (uint32_t)rnd_val(1024), (uint32_t)rnd_val(768),
+			      rnd() % 2 ? DRM_FORMAT_XRGB8888 : rnd(),
+			      (uint32_t)rnd_val(4096), (uint32_t)rnd_val(0),
+			      rnd_val(0), rnd() % 2);
+		}
+	}
+	check(!weird, "%d random atomic commits: %d applied, %d refused with an errno, %d other",
+	      rounds, ok, errs, weird);
+	drmSetClientCap(k->fd, DRM_CLIENT_CAP_ATOMIC, 0);
+	drmModeSetCursor(k->fd, k->crtc, 0, 0, 0);
+	check(!drmModeSetCrtc(k->fd, k->crtc, bufs[0].fb, 0, 0, &k->conn, 1,
+			      &k->mode), "the mode set again after the fuzzing");
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -720,7 +878,10 @@ int main(int argc, char **argv)
 	check(!err, "mode %s set on copro (%s)", k.mode.name, strerror(-err));
 	if (err)
 		return 1;
-	if (!strcmp(what, "flips")) {
+	if (!strcmp(what, "fuzz")) {
+		test_fuzz(&k, bufs, argc > 2 ? atoi(argv[2]) : 2000);
+		test_flips(&k, bufs, 10, false);
+	} else if (!strcmp(what, "flips")) {
 		test_flips(&k, bufs, argc > 2 ? atoi(argv[2]) : 60, false);
 	} else if (!strcmp(what, "bench")) {
 		test_flips(&k, bufs, 600, true);

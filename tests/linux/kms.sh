@@ -42,5 +42,9 @@ echo "# vbltest rates: $(echo $rates)"
 check "vbltest: 60 Hz within 0.5 %" \
     awk -v r="$rates" 'BEGIN { n = split(r, a, " "); if (n < 3) exit 1;
         for (i = 1; i <= n; i++) if (a[i] < 59.7 || a[i] > 60.3) exit 1 }'
+# hostile input: seeded random atomic commits and legacy ioctls
+run_tap copro-kmstest fuzz 2000
+check "the device refused no surface the driver accepted (DISP_ERROR 0)" \
+    grep -q "^DISP_ERROR .* 0x00000000$" /sys/kernel/debug/dri/0/copro_regs
 check "dmesg clean" dmesg_clean
 tap_done
