@@ -114,11 +114,22 @@ bench: build
 
 # The scheduler's property tests over a million seeded workloads (make
 # check runs 10,000). Builds only the simulator, not QEMU; may run long.
+# Then, if QEMU is built, the lifetimes scenario with SOAK_LIVES processes
+# created and killed (make check runs 1000).
 SOAK_SEEDS ?= 1000000
 SOAK_JOBS ?= 2
+SOAK_LIVES ?= 20000
 soak: $(BUILD)/build.ninja
 	ninja -C $(BUILD) tests/sim/test-sim-props
 	@bash scripts/soak.sh $(BUILD)/tests/sim/test-sim-props $(SOAK_SEEDS) $(SOAK_JOBS)
+	@if [ -x $(BUILD)/qemu-run ]; then \
+	  ninja -C $(BUILD) firmware/lifetimes.elf && \
+	  { bash scripts/run-firmware.sh $(BUILD)/qemu-run \
+	    $(BUILD)/firmware/lifetimes.elf -M q35 -device copro,vram=16M \
+	    -icount shift=0,sleep=off -append 'irq=msix lives=$(SOAK_LIVES)' \
+	    > $(BUILD)/lifetimes-soak.log; rc=$$?; \
+	    grep -E '^not ok|SUMMARY' $(BUILD)/lifetimes-soak.log; exit $$rc; }; \
+	else echo "soak: QEMU not built (make build): lifetimes skipped"; fi
 
 clean:
 	-ninja -C $(BUILD) -t clean

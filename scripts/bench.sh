@@ -16,6 +16,12 @@ QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench" |
     grep -v '^#'
 
 echo
+echo "== emulation speed: virtual time per host second, quiet-period batching off (old path) and on (host time, one run each) =="
+python3 "$(dirname "$0")/bench-speed.py" \
+    --qemu-python "$build/qemu/src/python" --out "$BENCH_DIR/speed.json" \
+    "$build/qemu-run" "$build/firmware"
+
+echo
 echo "== high-priority latency under a 10 s hog, per preemption mode (virtual time) =="
 bash "$(dirname "$0")/bench-hog.sh" "$build/qemu-run" "$build/firmware/hog.elf"
 
@@ -27,6 +33,10 @@ bash "$(dirname "$0")/bench-hog.sh" --switch-cost "$build/qemu-run" \
 echo
 echo "== the OS: desktop per policy, overlap, fairness (virtual time) =="
 bash "$(dirname "$0")/bench-os.sh" "$build/qemu-run" "$build/firmware"
+
+echo
+echo "== preemptions and the context switch cost: desktop per policy and per ctx-state-size (virtual time) =="
+bash "$(dirname "$0")/bench-switch.sh" "$build/qemu-run" "$build/firmware"
 
 echo
 bash "$(dirname "$0")/bench-sched.sh" "$build"

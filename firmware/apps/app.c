@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "kernel/kisolate.h"
 #include "umd/umd.h"
 
 void app_fail(struct app *a, const char *what, int status)
@@ -28,6 +29,9 @@ int app_init(struct app *a, struct kernel *k, const char *name,
     if (!a->proc) {
         app_fail(a, "process_create", DDI_ENOMEM);
         return DDI_ENOMEM;
+    }
+    if (a->privileges) {
+        kernel_process_grant(k, a->proc, a->privileges);
     }
     st = kapi_create_device(a->proc, &a->hdev);
     if (st != DDI_OK) {

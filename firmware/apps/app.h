@@ -42,6 +42,10 @@ struct app {
     unsigned engine;
     enum vidsch_priority prio;
     const struct app_ops *ops;
+    /* What its launcher (the scenario, or the app's init for a system
+     * component) has the kernel grant the process at creation, before
+     * any call: KAPI_PRIV_*. Set before app_init. */
+    unsigned privileges;
 
     bool started, stopping, drained;
     /* The scenario expects TDR to blame it: losing its device (DDI_ELOST)

@@ -44,6 +44,8 @@ void cursor_config_default(struct winapp_config *c)
 {
     *c = (struct winapp_config){
         .prio = VIDSCH_PRIO_REALTIME,
+        /* a system component: its launcher grants what REALTIME needs */
+        .privileges = KAPI_PRIV_REALTIME,
         .tag = 0x63,
         .frames = { .period_ns = 16667 * US, .deadline_ns = 16667 * US,
                     .depth = 2 },

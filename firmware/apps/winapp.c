@@ -190,6 +190,7 @@ int winapp_init(struct winapp *w, struct kernel *k, const char *name,
 
     w->cfg = *cfg;
     w->nbuf = cfg->buffers ? cfg->buffers : 1;
+    a->privileges = cfg->privileges;
     st = app_init(a, k, name, COPRO_ENGINE_RENDER, cfg->prio, &winapp_ops);
     if (st == DDI_OK && (w->nbuf > WINAPP_MAX_BUFFERS ||
                          (cfg->draw == WINAPP_DRAW_PICTURE &&
@@ -211,6 +212,21 @@ int winapp_init(struct winapp *w, struct kernel *k, const char *name,
         if (st != DDI_OK) {
             app_fail(a, "share_allocation", st);
         }
+    }
+    return st;
+}
+
+int winapp_share_to(struct winapp *w, uint32_t pid)
+{
+    struct app *a = &w->f.app;
+    int st = DDI_OK;
+
+    for (unsigned b = 0; b < w->nbuf && st == DDI_OK; b++) {
+        st = kapi_grant_allocation(a->proc, w->hwin[b], pid,
+                                   KAPI_ACCESS_READ);
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "grant_allocation", st);
     }
     return st;
 }

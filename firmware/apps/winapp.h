@@ -58,6 +58,7 @@ struct winapp_config {
     winapp_picture_fn picture;      /* WINAPP_DRAW_PICTURE */
     uint32_t width, height; /* XRGB8888 pixels; pitch = width * 4 */
     unsigned buffers;       /* swap chain length; 0: 1 */
+    unsigned privileges;    /* granted by its launcher: KAPI_PRIV_* */
 };
 
 struct winapp {
@@ -79,6 +80,10 @@ struct winapp {
 };
 
 /* Process, device, context, window. DDI_OK or the failing call's code. */
+/* The window's owner grants process pid (the compositor) read access to
+ * its surfaces, so that it may open them by their shared names. */
+int winapp_share_to(struct winapp *w, uint32_t pid);
+
 int winapp_init(struct winapp *w, struct kernel *k, const char *name,
                 const struct winapp_config *cfg);
 

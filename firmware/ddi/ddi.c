@@ -14,6 +14,9 @@ const char *ddi_status_name(int status)
     case DDI_ELOST:    return "ELOST";
     case DDI_ETIMEOUT: return "ETIMEOUT";
     case DDI_ENOTSUP:  return "ENOTSUP";
+    case DDI_EQUOTA:   return "EQUOTA";
+    case DDI_EACCESS:  return "EACCESS";
+    case DDI_EABANDONED: return "EABANDONED";
     }
     return "?";
 }

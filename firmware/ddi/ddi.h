@@ -37,6 +37,14 @@ enum ddi_status {
     DDI_ELOST = -7,         /* the context was lost (TDR): device removed */
     DDI_ETIMEOUT = -8,
     DDI_ENOTSUP = -9,       /* the GPU cannot do this (caps) */
+    DDI_EQUOTA = -10,       /* over the calling process's quota of a
+                               kernel pool (kernel/kquota.h) */
+    DDI_EACCESS = -11,      /* beyond the caller's rights: a privilege it
+                               lacks, a handle opened without the access,
+                               a display source it does not own */
+    DDI_EABANDONED = -12,   /* the object's creator was reset (TDR): what
+                               was waited for will never come; the
+                               caller is not to blame */
 };
 
 const char *ddi_status_name(int status);
@@ -87,6 +95,10 @@ struct ddi_caps {
     uint64_t aperture_base, aperture_size;  /* 0 size: no aperture */
     bool gpuva;                     /* per-context page tables */
     uint64_t max_dma_bytes;         /* COPRO_DMA_MAX */
+    /* What one context save (or restore) costs the engine when a
+     * preemption interrupts a buffer, ns (copro's CTX_SWITCH_NS); 0: the
+     * driver does not know (vidsch then measures it, vidsch_pick.c) */
+    uint64_t ctx_switch_ns;
     struct ddi_display_caps display;
 };
 

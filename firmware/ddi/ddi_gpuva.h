@@ -100,19 +100,21 @@ struct ddi_gpuva_update {
  * has no per-context page tables) [DxgkDdiCreateProcess's page-table
  * root, DxgkDdiSetRootPageTable, DXGK_BUILDPAGINGBUFFER_UPDATEPAGETABLE].
  *
- * space_create: a new, empty address space (*as its id). The OS's own
- * VRAM [os_base, os_base + os_bytes) (DMA buffers, save areas: what the
- * scheduler hands the engine by physical address) is mapped at identity
- * in it, read-only, because a context fetches its DMA buffer in its own
- * space; the OS keeps its VA window above it. Except [hole_base,
- * hole_base + hole_bytes): the VRAM the OS pages processes' allocations
- * into, reachable only through their own VAs.
+ * space_create: a new, empty address space (*as its id). The OS's
+ * VRAM [os_base, os_base + os_bytes) the device reads for this space's
+ * contexts (their DMA buffers: what the scheduler hands the engine by
+ * physical address) is mapped at identity in it, read-only, because a
+ * context fetches its DMA buffer in its own space; the OS keeps its VA
+ * window above it and gives only the part that belongs to the process
+ * (never other processes' buffers). Except [hole_base, hole_base +
+ * hole_bytes) (0 bytes: none), which stays unmapped.
  * space_bind: context (a hardware id) runs in space as from now on; its
  * save area [save, save + save_bytes) (whole pages of the OS's VRAM that
- * hold nothing else) becomes writable in the space, since the engine
- * writes a preempted context's state there through the context's space.
+ * hold nothing else) is mapped writable at identity in the space, since
+ * the engine writes a preempted context's state there through the
+ * context's space.
  * space_unbind: the context is gone (nothing of it runs): its entry is
- * invalid again and its save pages read-only, before the OS reuses
+ * invalid again and its save pages unmapped, before the OS reuses
  * them.
  * space_reserve: leaf tables for [va, va + bytes), entries invalid (so a
  * later pte_update has its tables; moves never allocate tables).

@@ -13,10 +13,10 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kisolate.h"
+#include "kernel/kexit.h"
 #include "kernel/kmem.h"
-
-/* Shared names: bit 30 set so they never look like handles or 0. */
-#define SHARED_TAG      0x40000000u
+#include "kernel/kquota.h"
 
 static struct kdevice *get_device(struct kproc *p, uint32_t h)
 {
@@ -58,14 +58,17 @@ struct kproc *kapi_process_create(struct kernel *k, const char *name)
         struct kproc *p = &k->procs[i];
 
         if (!p->used) {
-            if (k->next_proc_id == 0) {
-                return NULL;    /* ids ran out (255 processes) */
+            uint8_t id = kexit_new_proc_id(k);
+
+            if (id == 0) {
+                return NULL;
             }
             *p = (struct kproc){
-                .used = true, .id = k->next_proc_id++, .name = name, .k = k,
+                .used = true, .id = id, .name = name, .k = k,
             };
             handle_table_init(&p->handles, p->id, p->slots,
                               KERNEL_PROC_HANDLES);
+            kquota_proc_init(k, p);
             return p;
         }
     }
@@ -77,9 +80,14 @@ const char *kapi_process_name(const struct kproc *p)
     return p ? p->name : "?";
 }
 
+uint32_t kapi_process_id(const struct kproc *p)
+{
+    return p ? p->id : 0;
+}
+
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 {
-    if (!p) {
+    if (!kproc_live(p)) {
         return;
     }
     p->lost_fn = fn;
@@ -88,7 +96,7 @@ void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 
 uint64_t kapi_now(const struct kproc *p)
 {
-    return p ? kernel_now(p->k) : 0;
+    return p && p->k ? kernel_now(p->k) : 0;
 }
 
 void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
@@ -98,14 +106,14 @@ void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
 
 void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 {
-    if (p && t && t->fn) {
+    if (kproc_live(p) && t && t->fn) {
         ktimer_arm(&p->k->ev.timers, t, when);
     }
 }
 
 void kapi_timer_cancel(struct kproc *p, struct ktimer *t)
 {
-    if (p && t) {
+    if (p && p->k && t) {
         ktimer_cancel(&p->k->ev.timers, t);
     }
 }
@@ -116,7 +124,7 @@ int kapi_create_device(struct kproc *p, uint32_t *hdevice)
 {
     struct kernel *k;
 
-    if (!p || !hdevice) {
+    if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
     }
     k = p->k;
@@ -124,8 +132,14 @@ int kapi_create_device(struct kproc *p, uint32_t *hdevice)
         struct kdevice *d = &k->devices[i];
 
         if (!d->used) {
-            int st = handle_alloc(&p->handles, HANDLE_DEVICE, d, hdevice);
+            int st = kquota_charge(k, p, KQ_DEVICES, 1);
 
+            if (st == DDI_OK) {
+                st = handle_alloc(&p->handles, HANDLE_DEVICE, d, hdevice);
+                if (st != DDI_OK) {
+                    kquota_uncharge(k, p, KQ_DEVICES, 1);
+                }
+            }
             if (st == DDI_OK) {
                 *d = (struct kdevice){ .used = true, .proc = p };
             }
@@ -151,12 +165,15 @@ static void destroy_child(void *arg, uint32_t h, void *obj)
         }
         break;
     case HANDLE_ALLOCATION:
-        if (((struct kalloc *)obj)->dev == w->dev) {
+        /* created on it, or opened on it (a shared one) */
+        if (((struct kalloc *)obj)->dev == w->dev ||
+            kexit_opened_on(w->p, h) == w->dev) {
             kapi_destroy_allocation(w->p, h);
         }
         break;
     case HANDLE_SYNC:
-        if (((struct ksync *)obj)->dev == w->dev) {
+        if (((struct ksync *)obj)->dev == w->dev ||
+            kexit_opened_on(w->p, h) == w->dev) {
             kapi_destroy_sync(w->p, h);
         }
         break;
@@ -213,20 +230,34 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
         (unsigned)prio >= VIDSCH_PRIO_COUNT) {
         return DDI_EINVAL;
     }
+    /* REALTIME preempts everything, the compositor included: Windows
+     * asks SeIncreaseBasePriorityPrivilege for it */
+    if (prio == VIDSCH_PRIO_REALTIME &&
+        !kiso_privileged(p, KAPI_PRIV_REALTIME)) {
+        return DDI_EACCESS;
+    }
     for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS && !c; i++) {
         if (!k->contexts[i].used) {
             c = &k->contexts[i];
         }
     }
+    if (!c) {
+        return DDI_ENOMEM;
+    }
+    st = kquota_charge(k, p, KQ_CONTEXTS, 1);
     /* GPU-VA mode: a page of its own, the only writable page of the
      * kernel's VRAM in the process's space */
-    if (!c || !vidmm_segment_alloc(&k->seg,
-                                   dev->gpuva ? KGPUVA_SAVE_BYTES
-                                              : COPRO_SAVE_SIZE,
-                                   dev->gpuva ? KGPUVA_SAVE_BYTES
-                                              : KERNEL_ALLOC_ALIGN,
-                                   &save)) {
-        return DDI_ENOMEM;
+    if (st == DDI_OK) {
+        st = kquota_seg_alloc(k, p, dev->gpuva ? KGPUVA_SAVE_BYTES
+                                               : COPRO_SAVE_SIZE,
+                              dev->gpuva ? KGPUVA_SAVE_BYTES
+                                         : KERNEL_ALLOC_ALIGN, &save);
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_CONTEXTS, 1);
+        }
+    }
+    if (st != DDI_OK) {
+        return st;
     }
     /* A zeroed save area has no magic: a RESUME before any preemption
      * fails on the device instead of resuming garbage. */
@@ -237,7 +268,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     };
     c->vctx = vidsch_ctx_create(k->vs, c->hw_id, engine, prio, save);
     if (!c->vctx) {
-        vidmm_segment_free(&k->seg, save);
+        kquota_seg_free(k, p, save);
+        kquota_uncharge(k, p, KQ_CONTEXTS, 1);
         *c = (struct kcontext){ 0 };
         return DDI_ENOMEM;
     }
@@ -252,7 +284,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     if (st != DDI_OK) {
         /* Nothing was submitted: the scheduler lets go at once. */
         vidsch_ctx_destroy(k->vs, c->vctx);
-        vidmm_segment_free(&k->seg, save);
+        kquota_seg_free(k, p, save);
+        kquota_uncharge(k, p, KQ_CONTEXTS, 1);
         *c = (struct kcontext){ 0 };
         return st;
     }
@@ -340,8 +373,14 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     }
     *a = (struct kalloc){
         .dev = dev, .size = d->size, .cpu_visible = d->cpu_visible,
-        .refs = 1, .primary = d->primary,
+        .refs = 1, .primary = d->primary, .owner = p,
+        .owner_gpuva = dev->gpuva,
     };
+    st = kquota_alloc_charge(k, a);
+    if (st != DDI_OK) {
+        *a = (struct kalloc){ 0 };
+        return st;
+    }
     if (dev->gpuva) {
         /* the residency record is keyed by the handle: handle first */
         st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
@@ -353,23 +392,28 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
             }
         }
         if (st != DDI_OK) {
+            kquota_alloc_uncharge(k, a);
             *a = (struct kalloc){ 0 };
             return st;
         }
+        kiso_handle_new(p, *halloc, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
         a->used = true;
         return DDI_OK;
     }
     st = kmem_alloc_create(k, a, d);
     if (st != DDI_OK) {
+        kquota_alloc_uncharge(k, a);
         *a = (struct kalloc){ 0 };
         return st;
     }
     st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
     if (st != DDI_OK) {
         kmem_alloc_free(k, a);      /* new: nothing moves it yet */
+        kquota_alloc_uncharge(k, a);
         *a = (struct kalloc){ 0 };
         return st;
     }
+    kiso_handle_new(p, *halloc, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
     a->used = true;
     return DDI_OK;
 }
@@ -398,6 +442,14 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
     if (!a) {
         return DDI_EHANDLE;
     }
+    kiso_handle_gone(p, halloc);
+    /* the locks taken through this handle go with it (a process that
+     * dies holding one does not pin the allocation for ever), never
+     * another handle's */
+    for (unsigned n = kexit_take_locks(p, halloc); n && a->locks; n--) {
+        a->locks--;
+        kmem_unlock(p->k, a);
+    }
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
     fail_waits(p->k, p, a);
     a->refs--;
@@ -419,94 +471,6 @@ int kapi_allocation_size(struct kproc *p, uint32_t halloc, uint64_t *size)
     }
     *size = a->size;
     return DDI_OK;
-}
-
-/*
- * Sharing [D3DKMTShareObjects]: an object's global name is its slot in
- * k->shared, tagged and with the slot's generation, so a name of a freed
- * object never names its successor. share_name gives obj (of type, whose
- * name field is *shared_name) its name, the one it has or a new one.
- */
-static int share_name(struct kernel *k, void *obj, enum handle_type type,
-                      uint32_t *shared_name, uint32_t *name)
-{
-    if (*shared_name) {
-        *name = *shared_name;
-        return DDI_OK;
-    }
-    for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
-        if (!k->shared[i].obj) {
-            k->shared[i].obj = obj;
-            k->shared[i].type = type;
-            k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
-            *shared_name = SHARED_TAG | ((uint32_t)k->shared[i].gen << 8) | i;
-            *name = *shared_name;
-            return DDI_OK;
-        }
-    }
-    return DDI_ENOMEM;
-}
-
-/* The object of type that name names, NULL if it names none: forged, of
- * another type, or its object freed since. */
-static void *shared_object(const struct kernel *k, uint32_t name,
-                           enum handle_type type)
-{
-    unsigned slot = name & 0xff;
-    void *obj;
-    uint32_t current;
-
-    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
-        !k->shared[slot].obj || k->shared[slot].type != type) {
-        return NULL;
-    }
-    obj = k->shared[slot].obj;
-    current = type == HANDLE_ALLOCATION ? ((struct kalloc *)obj)->shared_name
-                                        : ((struct ksync *)obj)->shared_name;
-    return current == name ? obj : NULL;
-}
-
-int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
-{
-    struct kalloc *a = get_alloc(p, halloc);
-
-    if (!a) {
-        return DDI_EHANDLE;
-    }
-    if (!name) {
-        return DDI_EINVAL;
-    }
-    if (a->gv) {
-        return DDI_ENOTSUP;     /* a VA is its process's alone */
-    }
-    return share_name(p->k, a, HANDLE_ALLOCATION, &a->shared_name, name);
-}
-
-int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
-                         uint32_t *halloc)
-{
-    struct kdevice *dev = get_device(p, hdevice);
-    struct kalloc *a;
-    int st;
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
-    if (dev->removed) {
-        return DDI_ELOST;
-    }
-    if (!halloc) {
-        return DDI_EINVAL;
-    }
-    a = shared_object(p->k, name, HANDLE_ALLOCATION);
-    if (!a) {
-        return DDI_EHANDLE;
-    }
-    st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
-    if (st == DDI_OK) {
-        a->refs++;
-    }
-    return st;
 }
 
 /* ---- sync objects ---- */
@@ -535,22 +499,34 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
             s = &k->syncs[i];
         }
     }
+    if (!s) {
+        return DDI_ENOMEM;
+    }
     /* The value lives in VRAM: the CPU sees it through the segment, and
      * a GPU WAIT or FENCE could address it too. */
-    if (!s || !vidmm_segment_alloc(&k->seg, 8, KERNEL_ALLOC_ALIGN, &gpu)) {
-        return DDI_ENOMEM;
+    st = kquota_charge(k, p, KQ_SYNCS, 1);
+    if (st == DDI_OK) {
+        st = kquota_seg_alloc(k, p, 8, KERNEL_ALLOC_ALIGN, &gpu);
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_SYNCS, 1);
+        }
+    }
+    if (st != DDI_OK) {
+        return st;
     }
     st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
     if (st != DDI_OK) {
-        vidmm_segment_free(&k->seg, gpu);
+        kquota_seg_free(k, p, gpu);
+        kquota_uncharge(k, p, KQ_SYNCS, 1);
         return st;
     }
     *s = (struct ksync){
         .used = true, .dev = dev, .gpu = gpu,
         .cpu = vidmm_segment_cpu(&k->seg, gpu), .refs = 1,
-        .devs = 1u << (dev - k->devices),
+        .devs = 1u << (dev - k->devices), .high = initial,
     };
     *s->cpu = initial;
+    kiso_handle_new(p, *hsync, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
     return DDI_OK;
 }
 
@@ -561,6 +537,7 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     if (!s) {
         return DDI_EHANDLE;
     }
+    kiso_handle_gone(p, hsync);
     handle_free(&p->handles, hsync, HANDLE_SYNC);
     fail_waits(p->k, p, s);
     if (--s->refs) {
@@ -572,49 +549,6 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     p->k->reap_objects = true;
     kqueue_push(&p->k->ev.work, &p->k->reap_work);
     return DDI_OK;
-}
-
-int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name)
-{
-    struct ksync *s = get_sync(p, hsync);
-
-    if (!s) {
-        return DDI_EHANDLE;
-    }
-    if (!name) {
-        return DDI_EINVAL;
-    }
-    return share_name(p->k, s, HANDLE_SYNC, &s->shared_name, name);
-}
-
-int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
-                   uint32_t *hsync)
-{
-    struct kdevice *dev = get_device(p, hdevice);
-    struct ksync *s;
-    int st;
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
-    if (dev->removed) {
-        return DDI_ELOST;
-    }
-    if (!hsync) {
-        return DDI_EINVAL;
-    }
-    s = shared_object(p->k, name, HANDLE_SYNC);
-    if (!s) {
-        return DDI_EHANDLE;
-    }
-    st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
-    if (st == DDI_OK) {
-        s->refs++;
-        /* this device's contexts may now wait on it: it is not freed
-         * while they exist */
-        s->devs |= 1u << (dev - p->k->devices);
-    }
-    return st;
 }
 
 int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
@@ -631,6 +565,13 @@ int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
     return DDI_OK;
 }
 
+/* The code for a call on s once TDR removed its creator's device: the
+ * creator's process lost its device; any other is not to blame. */
+static int sync_gone(const struct kproc *p, const struct ksync *s)
+{
+    return s->dev->proc == p ? DDI_ELOST : DDI_EABANDONED;
+}
+
 int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
 {
     struct ksync *s = get_sync(p, hsync);
@@ -639,11 +580,15 @@ int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
         return DDI_EHANDLE;
     }
     if (s->dev->removed) {
-        return DDI_ELOST;
+        return sync_gone(p, s);
     }
-    if (value < *s->cpu) {
+    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
+    if (value < *s->cpu || value < s->high) {
         return DDI_EINVAL;      /* a monitored fence never goes back */
     }
+    s->high = value;
     *s->cpu = value;
     vidsch_sync_changed(p->k->vs);
     kernel_after_vidsch(p->k);
@@ -660,10 +605,26 @@ int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (!c || !s) {
         return DDI_EHANDLE;
     }
-    if (c->dev->removed || s->dev->removed) {
+    if (c->dev->removed) {
         return DDI_ELOST;
     }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
+    }
+    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
+    if (value < *s->cpu || value < s->high) {
+        return DDI_EINVAL;      /* 10 then 3: refused, never written */
+    }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
     st = vidsch_signal(p->k->vs, c->vctx, s->cpu, value);
+    if (st == DDI_OK) {
+        s->high = value;
+    }
     kernel_after_vidsch(p->k);
     return st;
 }
@@ -678,23 +639,38 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if (!c || !s) {
         return DDI_EHANDLE;
     }
-    if (c->dev->removed || s->dev->removed) {
+    if (c->dev->removed) {
         return DDI_ELOST;
+    }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
+    }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
     }
     st = vidsch_wait(p->k->vs, c->vctx, s->cpu, value);
     kernel_after_vidsch(p->k);
     return st;
 }
 
-/* A free wait slot, counted as pending: the caller fills it. */
-static struct kwait *new_wait(struct kernel *k)
+/* A free wait slot, counted as pending and charged to p: the caller
+ * fills it. NULL and *st why not. */
+static struct kwait *new_wait(struct kproc *p, int *st)
 {
+    struct kernel *k = p->k;
+
     for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
         if (k->waits[i].kind == KWAIT_NONE) {
+            *st = kquota_charge(k, p, KQ_WAITS, 1);
+            if (*st != DDI_OK) {
+                return NULL;
+            }
             k->nwaits++;
             return &k->waits[i];
         }
     }
+    *st = DDI_ENOMEM;
     return NULL;
 }
 
@@ -703,22 +679,26 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
 {
     struct ksync *s = get_sync(p, hsync);
     struct kwait *w;
+    int st;
 
     if (!s) {
         return DDI_EHANDLE;
     }
     if (s->dev->removed) {
-        return DDI_ELOST;
+        return sync_gone(p, s);
     }
     if (!fn) {
         return DDI_EINVAL;
     }
-    w = new_wait(p->k);
+    w = new_wait(p, &st);
     if (!w) {
-        return DDI_ENOMEM;
+        return st;
     }
+    /* the creator's removal is this process's loss only if it is the
+     * creator (ELOST); for another it abandons the object (deliver) */
     *w = (struct kwait){
-        .kind = KWAIT_SYNC, .proc = p, .dev = s->dev,
+        .kind = KWAIT_SYNC, .proc = p,
+        .dev = s->dev->proc == p ? s->dev : NULL,
         .u.sync = { .sync = s, .value = value, .fn = fn }, .arg = arg,
     };
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
@@ -784,17 +764,42 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
             k->stats.last_refusal = DDI_EHANDLE;
             return DDI_EHANDLE;
         }
+        if (a->alloc[i].write &&
+            !kiso_may(p, a->alloc[i].handle, KAPI_ACCESS_WRITE)) {
+            k->stats.render_refusals++;
+            k->stats.last_refusal = DDI_EACCESS;
+            return DDI_EACCESS;     /* opened read-only */
+        }
         kb->alloc[i] = al;
         kb->desc[i] = (struct ddi_alloc_desc){
             .size = al->size, .gpu_addr = al->gpu,
             .cpu_visible = al->cpu_visible,
         };
     }
-    if (!vidmm_segment_alloc(&k->seg, a->cmd_bytes, KERNEL_ALLOC_ALIGN,
-                             &dma)) {
-        return DDI_ENOMEM;
+    /* the buffer record and its copy in VRAM are the process's to pay
+     * for (kquota.h); in GPU-VA mode the copy goes to the process's own
+     * arena, the only OS VRAM its space maps (bounded by its size) */
+    st = kquota_charge(k, p, KQ_BUFFERS, 1);
+    if (st == DDI_OK) {
+        if (c->dev->gpuva) {
+            kb->dma_seg = kgpuva_dma_segment(k, p);
+            st = kb->dma_seg &&
+                 vidmm_segment_alloc(kb->dma_seg, a->cmd_bytes,
+                                     KERNEL_ALLOC_ALIGN, &dma)
+                 ? DDI_OK : DDI_ENOMEM;
+        } else {
+            kb->dma_seg = &k->seg;
+            st = kquota_seg_alloc(k, p, a->cmd_bytes, KERNEL_ALLOC_ALIGN,
+                                  &dma);
+        }
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_BUFFERS, 1);
+        }
     }
-    kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(&k->seg, dma);
+    if (st != DDI_OK) {
+        return st;
+    }
+    kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(kb->dma_seg, dma);
     kb->dmabuf.gpu_addr = dma;
     kb->dmabuf.cap_bytes = a->cmd_bytes;
     args = (struct ddi_render_args){
@@ -805,7 +810,12 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
     };
     st = k->dev.ops->render(k->dev.drv, &args, &kb->dmabuf);
     if (st != DDI_OK) {
-        vidmm_segment_free(&k->seg, dma);
+        if (kb->dma_seg == &k->seg) {
+            kquota_seg_free(k, p, dma);
+        } else {
+            vidmm_segment_free(kb->dma_seg, dma);
+        }
+        kquota_uncharge(k, p, KQ_BUFFERS, 1);
         kb->dmabuf.nalloc = 0;
         k->stats.render_refusals++;
         k->stats.last_refusal = st;
@@ -867,6 +877,9 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     if (!cpu || !a->cpu_visible || (flags & ~known) || !(flags & known)) {
         return DDI_EINVAL;
     }
+    if (!kiso_may(p, halloc, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;     /* a lock maps it writable */
+    }
     if (a->gv && !(flags & KAPI_LOCK_IGNORESYNC)) {
         return DDI_EINVAL;  /* no lists: only the caller knows GPU use */
     }
@@ -877,6 +890,7 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     st = kmem_lock(p->k, a, cpu);
     if (st == DDI_OK) {
         a->locks++;
+        kexit_note_lock(p, halloc, 1);
     }
     return st;
 }
@@ -886,6 +900,7 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
 {
     struct kalloc *a = get_alloc(p, halloc);
     struct kwait *w;
+    int st;
 
     if (!a) {
         return DDI_EHANDLE;
@@ -893,13 +908,17 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     if (!fn || !a->cpu_visible) {
         return DDI_EINVAL;
     }
-    w = new_wait(p->k);
+    if (!kiso_may(p, halloc, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
+    w = new_wait(p, &st);
     if (!w) {
-        return DDI_ENOMEM;
+        return st;
     }
     *w = (struct kwait){
         .kind = KWAIT_LOCK, .proc = p,
-        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn }, .arg = arg,
+        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn, .h = halloc },
+        .arg = arg,
     };
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
     return DDI_OK;
@@ -912,11 +931,14 @@ int kapi_unlock(struct kproc *p, uint32_t halloc)
     if (!a) {
         return DDI_EHANDLE;
     }
-    if (a->locks == 0) {
+    /* per handle: only a lock this handle took (an opener cannot
+     * release the owner's and let vidmm move it under its pointer) */
+    if (a->locks == 0 || !kiso_lock_held(p, halloc)) {
         return DDI_EINVAL;
     }
     a->locks--;
     kmem_unlock(p->k, a);
+    kexit_note_lock(p, halloc, -1);
     return DDI_OK;
 }
 
@@ -934,7 +956,7 @@ int kapi_create_device_gpuva(struct kproc *p, uint32_t *hdevice)
     struct kdevice *d;
     int st;
 
-    if (!p || !hdevice) {
+    if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
     }
     if (!p->k->gpuva.on) {
@@ -970,7 +992,8 @@ int kapi_gpu_va(struct kproc *p, uint32_t halloc, uint64_t *va)
 
 int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp) {
         return DDI_EINVAL;
@@ -982,7 +1005,8 @@ int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
 
 int kapi_set_budget(struct kproc *p, uint64_t bytes)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp) {
         return DDI_EINVAL;
@@ -996,7 +1020,8 @@ int kapi_set_budget(struct kproc *p, uint64_t bytes)
 int kapi_query_video_memory(struct kproc *p, uint64_t *budget,
                             uint64_t *usage)
 {
-    struct kgpuva_proc *gp = p ? kgpuva_proc_of(p->k, p) : NULL;
+    struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
+                                           : NULL;
 
     if (!gp || !budget || !usage) {
         return DDI_EINVAL;
@@ -1050,6 +1075,10 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value)
     if (value <= p->k->gpuva.fence_done) {
         return DDI_OK;
     }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
     st = vidsch_wait(p->k->vs, c->vctx, &p->k->gpuva.fence_done, value);
     kernel_after_vidsch(p->k);
     return st;
@@ -1059,7 +1088,7 @@ int kapi_gpuva_stats(struct kproc *p, struct kapi_gpuva_stats *out)
 {
     const struct kgpuva *g;
 
-    if (!p || !out) {
+    if (!kproc_live(p) || !out) {
         return DDI_EINVAL;
     }
     g = &p->k->gpuva;

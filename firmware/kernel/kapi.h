@@ -12,6 +12,12 @@
  * and returns 0 or a negative DDI_E* code. No argument makes it crash.
  * A context lost to TDR puts its device in the "removed" state: calls on
  * it then return DDI_ELOST (D3D's DEVICE_REMOVED), destroying still works.
+ * A call that takes from one of the kernel's pools (a record, a wait, a
+ * DMA buffer, kernel VRAM, backing store, pinned VRAM, a present) is
+ * charged to the calling process: DDI_EQUOTA when that would take it over
+ * its limit, DDI_ENOMEM when the pool is out or what is left is other
+ * processes' guarantee (kernel/kquota.h); never because of another
+ * process's use beyond its own share.
  *
  * Applications are state machines: a call never blocks. What would block
  * in D3DKMT (waiting for a fence, locking an allocation the GPU uses)
@@ -35,9 +41,32 @@ struct kproc;
 /* ---- processes (the scenario creates them; apps run in one) ---- */
 
 /* A new process named name (kept, not copied); NULL when the table is
- * full. */
+ * full. It holds no privilege: only the session manager gives them
+ * (kernel_process_grant, kernel/kisolate.h). */
 struct kproc *kapi_process_create(struct kernel *k, const char *name);
 const char *kapi_process_name(const struct kproc *p);
+/* Its id, by which another process names it (a grant); never reused. */
+uint32_t kapi_process_id(const struct kproc *p);
+
+/* Privileges [Windows' SeIncreaseBasePriorityPrivilege, DWM's right to
+ * own the VidPN sources]; a call that needs one fails with DDI_EACCESS
+ * without it. */
+#define KAPI_PRIV_REALTIME      (1u << 0)   /* REALTIME contexts */
+#define KAPI_PRIV_DISPLAY       (1u << 1)   /* owning a display source */
+
+/*
+ * The process ends or is killed [DxgkDestroyProcess]: every device of it
+ * is destroyed (its contexts' queued buffers cancelled, a running one
+ * preempted, its allocations freed once the GPU is done with them,
+ * shared objects dropped by reference), its pending waits dropped and
+ * no callback of it runs any more; other processes' waiters on the sync
+ * objects it created fail with DDI_EABANDONED (GPU waits are released: the
+ * value goes to UINT64_MAX). p must not be used after this call; its
+ * record is reused once nothing is charged to it (kernel/kexit.c).
+ * Timers the application armed are its own memory: it cancels them.
+ * DDI_EINVAL for a process that exited already.
+ */
+int kapi_process_exit(struct kproc *p);
 
 /* Told once per device when TDR removed it (a context of it was guilty). */
 typedef void (*kapi_lost_fn)(void *arg, uint32_t hdevice);
@@ -61,6 +90,7 @@ int kapi_destroy_device(struct kproc *p, uint32_t hdevice);
 
 /* ---- context [D3DKMTCreateContext]: one engine, one priority class ---- */
 
+/* DDI_EACCESS: prio REALTIME without KAPI_PRIV_REALTIME. */
 int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
                         enum vidsch_priority prio, uint32_t *hcontext);
 /* Its queued buffers are dropped (reported lost to the scheduler). */
@@ -100,11 +130,22 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc);
 int kapi_allocation_size(struct kproc *p, uint32_t halloc, uint64_t *size);
 
 /*
- * Sharing [D3DKMTShareObjects / D3DKMTOpenResource]: share gives a global
- * name for an allocation; open makes a handle to it in another process
- * (on one of its devices). The allocation lives while any handle does.
+ * Sharing [D3DKMTShareObjects / D3DKMTOpenResource, the NT-handle model]:
+ * share gives a global name for an allocation; grant lets process pid
+ * (kapi_process_id) open it with access (KAPI_ACCESS_READ, plus
+ * KAPI_ACCESS_WRITE to write it in command buffers and lock it); only
+ * the creator's process may grant (DDI_EACCESS), and granting again
+ * replaces the access. open makes a handle to it in a process it was
+ * granted to (on one of its devices), with the granted access; any other
+ * process opens nothing by that name, guessed or not (DDI_EHANDLE). A
+ * call beyond the handle's access: DDI_EACCESS. The allocation lives
+ * while any handle does.
  */
+#define KAPI_ACCESS_READ        (1u << 0)
+#define KAPI_ACCESS_WRITE       (1u << 1)
 int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name);
+int kapi_grant_allocation(struct kproc *p, uint32_t halloc, uint32_t pid,
+                          unsigned access);
 int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
                          uint32_t *halloc);
 
@@ -119,19 +160,35 @@ int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value);
 
 /*
  * Sharing a sync object [D3DKMTShareObjects / D3DKMTOpenSyncObjectFrom
- * NtHandle2]: share gives a global name; open makes a handle to the same
- * monitored fence in another process, which may then wait for it (CPU
- * or GPU) or signal it. The object lives while any handle does (and
- * while a context of a device that held one may still wait on it).
+ * NtHandle2]: share gives a global name; grant and open as for
+ * allocations: a process granted it opens a handle to the same monitored
+ * fence, which may then wait for it (CPU or GPU; KAPI_ACCESS_READ) or
+ * signal it (KAPI_ACCESS_WRITE). The object lives while any handle does
+ * (and while a context of a device that held one may still wait on it).
+ *
+ * Blame follows guilt: when TDR removes the creator's device, the object
+ * is signalled with an error: its value becomes UINT64_MAX (no GPU wait
+ * of another process hangs on it) and another process's calls and CPU
+ * waits on it return DDI_EABANDONED; that process's own device stays
+ * healthy. The creator's process gets DDI_ELOST, as for its device.
  */
 int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name);
+int kapi_grant_sync(struct kproc *p, uint32_t hsync, uint32_t pid,
+                    unsigned access);
 int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
                    uint32_t *hsync);
 
-/* [D3DKMTSignalSynchronizationObjectFromCpu]: value must not go back. */
+/*
+ * Monitored fences only move forward. [D3DKMTSignalSynchronization
+ * ObjectFromCpu]: a value below the highest any signal (CPU or GPU) of
+ * the object was accepted with is refused (DDI_EINVAL), equal is fine.
+ */
 int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value);
 /* [D3DKMTSignalSynchronizationObjectFromGpu]: the value is written once
- * every buffer submitted on the context before this call has retired. */
+ * every buffer submitted on the context before this call has retired.
+ * Refused the same way (DDI_EINVAL) below the highest accepted signal;
+ * and when it lands, it is ignored if the value is higher by then (a
+ * CPU signal overtook it): the value never goes back. */
 int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
                     uint64_t value);
 /* [D3DKMTWaitForSynchronizationObjectFromGpu]: nothing submitted on the
@@ -140,8 +197,10 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
                   uint64_t value);
 
 /* [D3DKMTWaitForSynchronizationObjectFromCpu], asynchronous: fn(arg,
- * DDI_OK) once the value is reached, or fn(arg, DDI_ELOST) if the device
- * is removed first. */
+ * DDI_OK) once the value is reached, or fn(arg, DDI_ELOST) if the
+ * caller's own device that created it is removed first, fn(arg,
+ * DDI_EABANDONED) if another process created it and was reset or
+ * exited. */
 typedef void (*kapi_wait_fn)(void *arg, int status);
 int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
                   kapi_wait_fn fn, void *arg);
@@ -161,8 +220,11 @@ struct kapi_render_args {
  * Validates the command buffer (DDI render), copies it into a kernel DMA
  * buffer and queues it on the context. On refusal nothing reaches the
  * GPU and the code says why (DDI_EINVAL, DDI_EBOUNDS, DDI_EOPCODE for the
- * buffer; DDI_EHANDLE for a handle in its list; DDI_ENOMEM when the
- * kernel is out of DMA-buffer memory or buffer records: retry later).
+ * buffer; DDI_EHANDLE for a handle in its list; DDI_EACCESS for a
+ * listed write to an allocation opened read-only; DDI_ENOMEM when the
+ * kernel is out of DMA-buffer memory or buffer records, in GPU-VA mode
+ * when the process's own DMA-buffer arena (KGPUVA_DMA_BYTES) is full:
+ * retry later).
  */
 int kapi_render(struct kproc *p, uint32_t hcontext,
                 const struct kapi_render_args *a);
@@ -255,9 +317,19 @@ struct kapi_present {
 };
 
 /* DDI_ENOMEM when the source's queue is full (KDISPLAY_QUEUE presents
- * not yet reported): retry after a result. */
+ * not yet reported): retry after a result. DDI_EACCESS when the device
+ * does not own the source (kapi_set_source_owner). */
 int kapi_present(struct kproc *p, uint32_t hdevice,
                  const struct kapi_present *a);
+
+/* [D3DKMTSetVidPnSourceOwner] hdevice owns the source from now on: only
+ * its presents and pointer updates are taken (others: DDI_EACCESS), so
+ * no other process can show a picture or hold back the owner's flips
+ * with a present that never becomes ready. Needs KAPI_PRIV_DISPLAY
+ * (DDI_EACCESS); a previous owner's waiting presents fail with
+ * DDI_EACCESS. Owned until the device is destroyed. */
+int kapi_set_source_owner(struct kproc *p, uint32_t hdevice,
+                          unsigned source);
 
 /* [D3DKMTWaitForVerticalBlankEvent], asynchronous: fn(arg, DDI_OK, the
  * source's vsync count, that vsync's GPU time) once at the next vsync the
@@ -268,7 +340,8 @@ typedef void (*kapi_vsync_fn)(void *arg, int status, uint64_t vsyncs,
 int kapi_wait_vsync(struct kproc *p, uint32_t hdevice, unsigned source,
                     kapi_vsync_fn fn, void *arg);
 
-/* [D3DKMTSetPointerShape / SetPointerPosition]: the pointer plane shows
+/* [D3DKMTSetPointerShape / SetPointerPosition], the source's owner only
+ * (DDI_EACCESS): the pointer plane shows
  * hshape (an allocation of the caller's of at least pointer_size^2 * 4
  * bytes, ARGB8888, the info's pointer_size * 4 bytes per row; 0: keep
  * the current shape) with its top-left pixel at (x, y). At once, not at

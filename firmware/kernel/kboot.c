@@ -56,12 +56,29 @@ bool kboot_sched_options(struct report *r, const char *cmdline,
     }
     /* fight_kib=N: eviction fighting's threshold, paging KiB per turn
      * (0: off), so a scenario runs with and without the avoidance */
-    return option_u64(r, cmdline, "fight_kib", 1024, &cfg->fight_bytes) &&
-           option_u64(r, cmdline, "quantum_us", 1000, &cfg->quantum_ns) &&
-           option_u64(r, cmdline, "aging_ms", 1000000, &cfg->aging_ns) &&
-           option_u64(r, cmdline, "tdr_ms", 1000000, &cfg->tdr_timeout_ns) &&
-           option_u64(r, cmdline, "tdr_grace_ms", 1000000,
-                      &cfg->tdr_grace_ns);
+    if (!option_u64(r, cmdline, "fight_kib", 1024, &cfg->fight_bytes) ||
+        !option_u64(r, cmdline, "quantum_us", 1000, &cfg->quantum_ns) ||
+        !option_u64(r, cmdline, "aging_ms", 1000000, &cfg->aging_ns) ||
+        !option_u64(r, cmdline, "tdr_ms", 1000000, &cfg->tdr_timeout_ns) ||
+        !option_u64(r, cmdline, "tdr_grace_ms", 1000000,
+                    &cfg->tdr_grace_ns)) {
+        return false;
+    }
+    /* below these the watchdog would reset healthy engines (vidsch.h):
+     * vidsch raises them, the console says so */
+    if (cfg->tdr_timeout_ns < VIDSCH_TDR_TIMEOUT_MIN_NS) {
+        kprintf("# tdr_ms=%lu is below the minimum: %lu ms\n",
+                cfg->tdr_timeout_ns / 1000000,
+                (uint64_t)(VIDSCH_TDR_TIMEOUT_MIN_NS / 1000000));
+        cfg->tdr_timeout_ns = VIDSCH_TDR_TIMEOUT_MIN_NS;
+    }
+    if (cfg->tdr_grace_ns < VIDSCH_TDR_GRACE_MIN_NS) {
+        kprintf("# tdr_grace_ms=%lu is below the minimum: %lu ms\n",
+                cfg->tdr_grace_ns / 1000000,
+                (uint64_t)(VIDSCH_TDR_GRACE_MIN_NS / 1000000));
+        cfg->tdr_grace_ns = VIDSCH_TDR_GRACE_MIN_NS;
+    }
+    return true;
 }
 
 /* The aperture for vidmm: the GART and the kmd's pager behind the DDI's
@@ -134,7 +151,8 @@ static bool vidmm_setup(struct kboot *b, struct report *r,
     /* GPU-VA mode's VRAM and paging buffers live in the kernel's part,
      * on top of what it keeps for itself */
     if (b->gpuva_vram) {
-        kbytes += b->gpuva_vram + KGPUVA_MAX_PAGING * KGPUVA_PAGING_BYTES;
+        kbytes += b->gpuva_vram + KGPUVA_MAX_PAGING * KGPUVA_PAGING_BYTES +
+                  KGPUVA_MAX_PROCS * KGPUVA_DMA_BYTES;
         if (!report(r, kbytes + (1u << 20) <= seg_size, "GPU-VA mode: "
                     "%lu KiB more for the kernel's part", b->gpuva_vram >> 10)) {
             return false;

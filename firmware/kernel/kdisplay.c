@@ -205,6 +205,7 @@ static void display_deliver(void *arg)
             src->q[src->q_head] = (struct kpresent){ 0 };
             src->q_head = (src->q_head + 1) % KDISPLAY_QUEUE;
             src->q_count--;
+            kquota_uncharge(k, pr.proc, KQ_PRESENTS, 1);
             if (pr.fn) {
                 pr.fn(pr.arg, &pr.result);
             }
@@ -305,6 +306,10 @@ void kdisplay_device_gone(struct kernel *k, const struct kdevice *dev)
     for (unsigned n = 0; n < DDI_MAX_SOURCES; n++) {
         struct ksource *src = &k->display.src[n];
 
+        if (src->owner == dev) {
+            src->owner = NULL;
+        }
+
         for (unsigned i = 0; i < src->q_count; i++) {
             struct kpresent *pr = &src->q[Q_INDEX(src, i)];
 
@@ -369,6 +374,7 @@ int kapi_present(struct kproc *p, uint32_t hdevice,
     struct ksync *sync = NULL;
     struct ksource *src;
     struct kpresent *pr;
+    int st;
 
     if (!dev) {
         return DDI_EHANDLE;
@@ -394,8 +400,17 @@ int kapi_present(struct kproc *p, uint32_t hdevice,
         alloc->size < (uint64_t)src->mode.pitch * src->mode.height) {
         return DDI_EINVAL;
     }
+    /* only the owner queues: nobody else can show a picture, or hold
+     * the owner's flips behind a present that never becomes ready */
+    if (src->owner != dev) {
+        return DDI_EACCESS;
+    }
     if (src->q_count == KDISPLAY_QUEUE) {
         return DDI_ENOMEM;
+    }
+    st = kquota_charge(p->k, p, KQ_PRESENTS, 1);
+    if (st != DDI_OK) {
+        return st;
     }
     pr = &src->q[Q_INDEX(src, src->q_count)];
     *pr = (struct kpresent){
@@ -407,6 +422,39 @@ int kapi_present(struct kproc *p, uint32_t hdevice,
     alloc->scanout++;
     src->stats.presents++;
     kdisplay_kick(p->k);
+    return DDI_OK;
+}
+
+int kapi_set_source_owner(struct kproc *p, uint32_t hdevice,
+                          unsigned source)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    struct ksource *src;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    src = source_on(p->k, source);
+    if (!src) {
+        return DDI_ENOTSUP;
+    }
+    if (!kiso_privileged(p, KAPI_PRIV_DISPLAY)) {
+        return DDI_EACCESS;
+    }
+    if (src->owner != dev) {
+        /* the previous owner's presents not yet handed over go */
+        for (unsigned i = 0; i < src->q_count; i++) {
+            struct kpresent *pr = &src->q[Q_INDEX(src, i)];
+
+            if (pr->state == KPRESENT_WAITING) {
+                present_fail(p->k, src, pr, DDI_EACCESS);
+            }
+        }
+        src->owner = dev;
+    }
     return DDI_OK;
 }
 
@@ -476,6 +524,9 @@ int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
     }
     if (shape && shape->size < DDI_POINTER_BYTES) {
         return DDI_EINVAL;
+    }
+    if (src->owner != dev) {
+        return DDI_EACCESS;
     }
     if (shape && shape != src->pointer) {
         uint64_t addr;

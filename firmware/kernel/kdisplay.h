@@ -24,6 +24,11 @@
  * The allocation on screen, and every queued one, holds a scanout
  * reference: it is not freed while the display may read it.
  *
+ * A source has one owner (kapi_set_source_owner, a privileged call):
+ * only its device's presents and pointer updates are taken, so another
+ * process can neither show a picture nor queue a present that never
+ * becomes ready in front of the owner's.
+ *
  * Pure C over the DDI (part of the kernel proper): unit-tested on the
  * host with a fake display (tests/unit/test-kernel.c).
  */
@@ -94,6 +99,9 @@ struct ksource {
     struct kalloc *shown;       /* on screen; NULL: the blank (or black) */
     uint64_t shown_addr;
     struct kalloc *pointer;     /* the pointer shape's allocation */
+    const struct kdevice *owner;    /* the only device whose presents and
+                                       pointer updates are taken (NULL:
+                                       nobody's; kapi_set_source_owner) */
     struct kpresent q[KDISPLAY_QUEUE];  /* in order from q_head */
     unsigned q_head, q_count;
     uint32_t next_id;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "kernel/kernel_internal.h"
+#include "kernel/kexit.h"
 #include "kernel/kmem.h"
 
 static void zero(void *p, uint64_t n)
@@ -305,6 +306,7 @@ void kernel_alloc_release(struct kernel *k, struct kalloc *a)
         k->reap_allocs = true;
         return;
     }
+    kquota_alloc_uncharge(k, a);
     *a = (struct kalloc){ 0 };
 }
 
@@ -335,9 +337,15 @@ void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
         }
     }
     if (kb->dma_gpu) {
-        vidmm_segment_free(&k->seg, kb->dma_gpu);
+        /* a GPU-VA process's arena is bounded by its own size */
+        if (kb->dma_seg == &k->seg) {
+            kquota_seg_free(k, kb->ctx->proc, kb->dma_gpu);
+        } else {
+            vidmm_segment_free(kb->dma_seg, kb->dma_gpu);
+        }
     }
     if (kb->ctx) {
+        kquota_uncharge(k, kb->ctx->proc, KQ_BUFFERS, 1);
         kb->ctx->inflight--;
     }
     kb->used = false;
@@ -360,17 +368,15 @@ static void tell_lost(void *arg, uint32_t h, void *obj)
     }
 }
 
-/* A context of a device that held a handle to s may still wait on it
- * or signal it in vidsch (the creator's device is one of them). */
+/* A context may still wait on s or signal it in vidsch: its word must
+ * not be reused before (no handle names it any more, so no new wait or
+ * signal comes). Asked of vidsch itself: that a device which once held
+ * a handle still has contexts (the rule before) kept a killed process's
+ * sync object, and its record, for as long as the process it shared
+ * with lived. */
 static bool sync_may_be_used(const struct kernel *k, const struct ksync *s)
 {
-    for (unsigned i = 0; i < KERNEL_MAX_DEVICES; i++) {
-        if ((s->devs & (1u << i)) && k->devices[i].used &&
-            k->devices[i].contexts) {
-            return true;
-        }
-    }
-    return false;
+    return vidsch_sync_in_use(k->vs, s->cpu);
 }
 
 static void reap(void *arg)
@@ -407,20 +413,31 @@ static void reap(void *arg)
                 continue;
             }
             /* vidsch may report the dropped buffers from inside: they
-             * are reaped by the next pass. */
-            if (vidsch_ctx_destroy(k->vs, c->vctx)) {
+             * are reaped by the next pass, and the record stays until
+             * then (they point at it); vidsch is asked only until it has
+             * let go (its record may be another context's after). */
+            if (!c->sched_gone) {
+                c->sched_gone = vidsch_ctx_destroy(k->vs, c->vctx);
+            }
+            if (c->sched_gone && c->inflight) {
+                k->reap_contexts = true;
+                again = true;
+            } else if (c->sched_gone) {
                 if (c->dev->gpuva) {
                     /* its save page read-only again before reuse */
                     kgpuva_context_unbind(k, c->proc, c->hw_id,
                                           c->save_gpu);
                 }
-                vidmm_segment_free(&k->seg, c->save_gpu);
+                kquota_seg_free(k, c->proc, c->save_gpu);
+                kquota_uncharge(k, c->proc, KQ_CONTEXTS, 1);
                 c->dev->contexts--;
                 *c = (struct kcontext){ 0 };
+                again = true;
             } else {
+                /* asked again when one of its buffers is done (each
+                 * buffer_done queues the reaper): no spinning meanwhile */
                 k->reap_contexts = true;
             }
-            again = true;
         }
     }
     if (k->reap_objects) {
@@ -430,7 +447,8 @@ static void reap(void *arg)
 
             if (s->used && s->zombie) {
                 if (!sync_may_be_used(k, s)) {
-                    vidmm_segment_free(&k->seg, s->gpu);
+                    kquota_seg_free(k, s->dev->proc, s->gpu);
+                    kquota_uncharge(k, s->dev->proc, KQ_SYNCS, 1);
                     *s = (struct ksync){ 0 };
                 } else {
                     k->reap_objects = true;
@@ -448,6 +466,7 @@ static void reap(void *arg)
                 syncs |= k->syncs[j].used && k->syncs[j].dev == d;
             }
             if (d->contexts == 0 && !syncs) {
+                kquota_uncharge(k, d->proc, KQ_DEVICES, 1);
                 *d = (struct kdevice){ 0 };
             } else {
                 k->reap_objects = true;
@@ -456,6 +475,12 @@ static void reap(void *arg)
     }
     if (k->tell_lost) {
         k->tell_lost = false;
+        /* blame follows guilt: the removed devices' sync objects are
+         * signalled with an error, other processes' waiters released */
+        if (kiso_abandon_syncs(k)) {
+            vidsch_sync_changed(k->vs);
+            kernel_after_vidsch(k);
+        }
         for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
             if (k->procs[i].used) {
                 handle_for_each(&k->procs[i].handles, HANDLE_DEVICE,
@@ -463,6 +488,7 @@ static void reap(void *arg)
             }
         }
     }
+    kexit_reap(k);
     if (again) {
         kqueue_push(&k->ev.work, &k->reap_work);
     }
@@ -487,6 +513,8 @@ static void deliver(void *arg)
             st = w.fail;
         } else if (w.dev && w.dev->removed) {
             st = DDI_ELOST;
+        } else if (w.kind == KWAIT_SYNC && w.u.sync.sync->dev->removed) {
+            st = DDI_EABANDONED;    /* another's creator was reset */
         }
         if (w.kind == KWAIT_SYNC) {
             ready = st != DDI_OK || *w.u.sync.sync->cpu >= w.u.sync.value;
@@ -506,6 +534,7 @@ static void deliver(void *arg)
         /* Free the slot first: the callback may wait again. */
         k->waits[i].kind = KWAIT_NONE;
         k->nwaits--;
+        kquota_uncharge(k, w.proc, KQ_WAITS, 1);
         k->stats.waits_done++;
         if (w.kind == KWAIT_SYNC) {
             w.u.sync.fn(w.arg, st);
@@ -513,6 +542,7 @@ static void deliver(void *arg)
             w.u.lock.fn(w.arg, st, NULL);
         } else {
             w.u.lock.alloc->locks++;
+            kexit_note_lock(w.proc, w.u.lock.h, 1);
             w.u.lock.fn(w.arg, DDI_OK, cpu);
         }
     }
@@ -577,6 +607,7 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
     if (!k->vs) {
         return "vidsch_create failed";
     }
+    kquota_init(k);
     return NULL;
 }
 

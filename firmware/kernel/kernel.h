@@ -31,6 +31,8 @@
 #include "kernel/kdisplay.h"
 #include "kernel/kevents.h"
 #include "kernel/kgpuva.h"
+#include "kernel/kisolate.h"
+#include "kernel/kquota.h"
 #include "lib/page_pool.h"
 #include "vidmm/vidmm.h"
 #include "vidmm/vidmm_segment.h"
@@ -72,6 +74,7 @@ struct kdevice {
 struct kcontext {
     bool used;
     bool destroying;        /* handle gone; waiting for vidsch to let go */
+    bool sched_gone;        /* ... it did; freed once inflight is 0 */
     struct kdevice *dev;
     struct kproc *proc;
     uint32_t hw_id;         /* the ring descriptors' context id */
@@ -93,6 +96,8 @@ struct kalloc {
                                it yet (moved by a paging buffer still in
                                flight); freed again when one retires */
     bool pointer_pin;       /* pinned by vidmm as a pointer shape */
+    struct kproc *owner;    /* charged for it (kquota.h): the creator */
+    bool owner_gpuva;       /* created on a GPU-VA device (its charge) */
     struct kgpuva_alloc *gv;    /* GPU-VA mode's record, else NULL */
     struct kdevice *dev;    /* the creator's device */
     uint64_t size;
@@ -120,6 +125,8 @@ struct ksync {
     volatile uint64_t *cpu;
     unsigned refs;          /* handles naming it, in any process */
     uint32_t shared_name;   /* 0 if never shared */
+    uint64_t high;          /* the highest value a signal was accepted
+                               with (monitored fences never go back) */
     uint32_t devs;          /* bit i: devices[i] held a handle to it (its
                                contexts may wait on or signal it) */
 };
@@ -131,7 +138,9 @@ struct kbuffer {
     int status;
     uint64_t seq;           /* submission order, kernel-wide */
     struct kcontext *ctx;
-    uint64_t dma_gpu;       /* its VRAM, from the segment */
+    uint64_t dma_gpu;       /* its VRAM, from dma_seg: the kernel's
+                               segment, or its process's GPU-VA arena */
+    struct vidmm_segment *dma_seg;
     struct ddi_dmabuf dmabuf;
     struct ddi_alloc_desc desc[DDI_MAX_ALLOC_LIST];
     struct kalloc *alloc[DDI_MAX_ALLOC_LIST];
@@ -176,8 +185,8 @@ struct kwait {
     union {
         struct { struct ksync *sync; uint64_t value; kapi_wait_fn fn; }
             sync;
-        struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn; }
-            lock;
+        struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn;
+                 uint32_t h; } lock;     /* h: the handle it locks by */
     } u;
     void *arg;
     int fail;               /* non-zero: deliver this status (the object
@@ -193,6 +202,22 @@ struct kproc {
     struct handle_entry slots[KERNEL_PROC_HANDLES];
     kapi_lost_fn lost_fn;
     void *lost_arg;
+    struct kquota quota;    /* what it holds of the kernel's pools */
+    struct {
+        uint32_t h;         /* a handle opened (shared object) ... */
+        struct kdevice *dev;    /* ... on this device (kexit.h) */
+    } opened[KERNEL_PROC_HANDLES];
+    struct {
+        uint32_t h;         /* an allocation handle ... */
+        unsigned n;         /* ... locked n times through it (kexit.h) */
+    } locked[KERNEL_PROC_HANDLES];
+    bool exiting;           /* kapi_process_exit: no handle left; the
+                               record goes once nothing is charged to
+                               it (kexit.c) */
+    /* kernel/kisolate.h: KAPI_PRIV_*, and per handle slot the
+     * KAPI_ACCESS_* rights the handle lacks (its locks: locked[]) */
+    unsigned privileges;
+    uint8_t handle_denied[KERNEL_PROC_HANDLES];
 };
 
 /* Kernel-wide counters (printed by scenarios, used by the benchmark). */
@@ -203,6 +228,10 @@ struct kernel_stats {
     uint64_t buffers_done, buffers_lost;
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */
+    uint64_t quota_refusals;        /* calls refused with DDI_EQUOTA */
+    uint64_t quota_underflows;      /* uncharges of more than charged:
+                                       a bookkeeping bug, never */
+    uint64_t processes_exited, processes_freed;
 };
 
 struct kernel {
@@ -250,6 +279,7 @@ struct kernel {
         uint8_t type;           /* HANDLE_ALLOCATION or HANDLE_SYNC */
         uint16_t gen;
     } shared[KERNEL_MAX_SHARED];
+    struct kgrant grants[KISOLATE_GRANTS];  /* who may open which name */
 
     struct kdisplay display;
 
@@ -257,6 +287,7 @@ struct kernel {
     struct kgpuva gpuva;
 
     struct kernel_stats stats;
+    uint64_t quota_pool[KQ_COUNT];      /* kquota.c */
 
     /* The scheduler's last KERNEL_TRACE decisions (env->trace), oldest
      * overwritten first: trace_count counts all of them. */

@@ -11,12 +11,24 @@
 
 #include "kernel/kernel.h"
 
+/* A process that may still call: not exited (kapi_process_exit), its
+ * record not freed. An exited one's calls fail (handles: none left) or
+ * do nothing, never touch a freed record's kernel. */
+static inline bool kproc_live(const struct kproc *p)
+{
+    return p && p->used && !p->exiting;
+}
+
 /* After a call into vidsch: sync values may have moved, run waits. */
 void kernel_after_vidsch(struct kernel *k);
 
-/* Frees a's VRAM and record once no handle and no buffer names it. */
 /* Frees obj's global name (its k->shared slot), if it has one. */
 void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name);
+/* The object of type that a shared name names, NULL if it names none:
+ * forged, of another type, or its object freed since. */
+void *kernel_shared_object(const struct kernel *k, uint32_t name,
+                           enum handle_type type);
+/* Frees a's VRAM and record once no handle and no buffer names it. */
 void kernel_alloc_release(struct kernel *k, struct kalloc *a);
 
 /* True when no buffer of sequence <= seq that uses a is in flight. */

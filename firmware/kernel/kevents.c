@@ -22,11 +22,22 @@ enum kevents_step kevents_step(struct kevents *ev, uint64_t now,
         it->fn(it->arg);
         return KEVENTS_RAN_DPC;
     }
+    if (ev->timer_run >= KEVENTS_TIMER_BURST &&
+        (it = kqueue_pop(&ev->work)) != NULL) {
+        /* timers kept the loop busy: kernel work goes first once */
+        ev->timer_run = 0;
+        ev->timer_yields++;
+        ev->works++;
+        it->fn(it->arg);
+        return KEVENTS_RAN_WORK;
+    }
     if ((t = ktimer_pop_due(&ev->timers, now)) != NULL) {
         ev->timers_fired++;
+        ev->timer_run++;
         t->fn(t->arg, now);
         return KEVENTS_RAN_TIMER;
     }
+    ev->timer_run = 0;
     if ((it = kqueue_pop(&ev->work)) != NULL) {
         ev->works++;
         it->fn(it->arg);

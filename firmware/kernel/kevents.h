@@ -13,6 +13,11 @@
  * loop comes back here, so an interrupt that arrived during a work item
  * is served before the next one.
  *
+ * Timers are applications' as well as the kernel's, and one that re-arms
+ * itself at once is always due: at most KEVENTS_TIMER_BURST timers run
+ * in a row while a work item waits, then the oldest work item runs (the
+ * scheduler's worker cannot be starved by a timer loop; issue 15 item 8).
+ *
  * Pure C, no hardware: unit-tested on the host (tests/unit/test-kevents.c).
  */
 #ifndef FW_KERNEL_KEVENTS_H
@@ -25,6 +30,7 @@
 #include "kernel/ktimer.h"
 
 #define KEVENTS_NEVER   UINT64_MAX
+#define KEVENTS_TIMER_BURST     4
 
 struct kevents {
     struct kqueue dpc;
@@ -32,6 +38,9 @@ struct kevents {
     struct ktimer_list timers;
     /* counters */
     uint64_t dpcs, timers_fired, works, idles;
+    unsigned timer_run;     /* timers run in a row since the last work
+                               item or idle */
+    uint64_t timer_yields;  /* work items run ahead of a due timer */
 };
 
 enum kevents_step {

@@ -323,6 +323,19 @@ const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg)
             return "no room for GPU-VA paging buffers";
         }
     }
+    /* every process slot's DMA-buffer arena, for good (its space maps
+     * it, and spaces are recycled, never destroyed) */
+    for (unsigned i = 0; i < KGPUVA_MAX_PROCS; i++) {
+        struct kgpuva_proc *gp = &g->proc[i];
+
+        if (!vidmm_segment_alloc(&k->seg, KGPUVA_DMA_BYTES, PAGE,
+                                 &gp->dma_base)) {
+            return "no room for GPU-VA DMA-buffer arenas";
+        }
+        vidmm_segment_init(&gp->dma, gp->dma_base, KGPUVA_DMA_BYTES,
+                           vidmm_segment_cpu(&k->seg, gp->dma_base),
+                           gp->dma_blocks, KGPUVA_DMA_BLOCKS);
+    }
     if (!vidmm_segment_alloc(&k->seg, page_round(cfg->vram_bytes), PAGE,
                              &g->vram_base)) {
         return "no room for GPU-VA VRAM in the kernel's segment";
@@ -368,6 +381,7 @@ static int proc_start(struct kernel *k, struct kproc *p)
     struct kgpuva *g = &k->gpuva;
     unsigned i = (unsigned)(p - k->procs);
     struct kgpuva_proc *gp;
+    uint32_t as;
     int st;
 
     if (i >= KGPUVA_MAX_PROCS) {
@@ -377,11 +391,21 @@ static int proc_start(struct kernel *k, struct kproc *p)
     if (gp->on) {
         return DDI_OK;
     }
-    *gp = (struct kgpuva_proc){ .kp = p };
-    /* the kernel's fixed segment: where its DMA buffers, save areas and
-     * fence words are (not vidmm's packet-mode part, not our VRAM) */
-    st = gops(k)->space_create(k->dev.drv, k->seg.base, k->seg.size,
-                               g->vram_base, g->vram.size, &gp->as);
+    /* A space an exited process of this slot left is taken again (the
+     * DDI has no space_destroy; kgpuva_proc_exit): all its entries are
+     * invalid, every allocation of it was destroyed. The slot's DMA
+     * arena (kgpuva_start) is the only OS VRAM a space maps, read-only:
+     * not the rest of the kernel's segment (other processes' command
+     * buffers and save areas); its contexts' save pages are mapped
+     * while they are bound. */
+    as = gp->as;
+    gp->kp = p;
+    gp->rp = (struct vidmm_res_process){ 0 };
+    gp->trim_fn = NULL;
+    gp->trim_arg = NULL;
+    st = as ? DDI_OK
+            : gops(k)->space_create(k->dev.drv, gp->dma_base,
+                                    KGPUVA_DMA_BYTES, 0, 0, &gp->as);
     if (st == DDI_OK) {
         st = vidmm_gpuva_init(&gp->space, gp->as, p->id, g->cfg.va_base,
                               g->cfg.va_size, gp->va_blocks,
@@ -397,6 +421,14 @@ static int proc_start(struct kernel *k, struct kproc *p)
     }
     gp->on = true;
     return DDI_OK;
+}
+
+struct vidmm_segment *kgpuva_dma_segment(struct kernel *k,
+                                         const struct kproc *p)
+{
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+
+    return gp ? &gp->dma : NULL;
 }
 
 int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di)
@@ -422,6 +454,22 @@ int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di)
                               KGPUVA_LIST);
     gd->on = st == DDI_OK;
     return st;
+}
+
+void kgpuva_proc_exit(struct kernel *k, struct kproc *p)
+{
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+
+    if (!gp) {
+        return;
+    }
+    /* its devices and allocations are gone already (kapi_process_exit):
+     * this only takes its record out of residency */
+    vidmm_res_process_remove(&k->gpuva.res, &gp->rp);
+    gp->on = false;
+    gp->kp = NULL;
+    gp->trim_fn = NULL;
+    k->gpuva.stats.spaces_recycled++;
 }
 
 void kgpuva_device_destroy(struct kernel *k, unsigned di)

@@ -70,6 +70,11 @@ struct kalloc;
 /* one call's moves: every allocation out and a full list in, a transfer
  * and a few COPY_PTE each, with room to spare */
 #define KGPUVA_PAGING_BYTES     16384u
+/* A process's DMA buffers: an arena of the kernel's segment of its own,
+ * the only part of the OS's VRAM its space maps (read-only), so that it
+ * can read no other process's command buffers or context state. */
+#define KGPUVA_DMA_BYTES        (64u << 10)
+#define KGPUVA_DMA_BLOCKS       32
 
 /* The trim notification as the application gets it: evict about bytes. */
 typedef void (*kgpuva_trim_fn)(void *arg, uint64_t bytes);
@@ -94,6 +99,9 @@ struct kgpuva_proc {
     struct vidmm_gpuva_space space;
     struct vidmm_block va_blocks[KGPUVA_MAX_ALLOCS + 1];
     uint32_t as;                    /* the driver's id of its space */
+    uint64_t dma_base;              /* its DMA-buffer arena ... */
+    struct vidmm_segment dma;       /* ... where kapi_render puts them */
+    struct vidmm_block dma_blocks[KGPUVA_DMA_BLOCKS];
     kgpuva_trim_fn trim_fn;
     void *trim_arg;
 };
@@ -132,6 +140,7 @@ struct kgpuva_stats {
     uint64_t page_ins, page_outs, bytes_in, bytes_out;
     uint64_t paging_buffers, trims_delivered, enomem;
     uint64_t submit_failures, leaked_blocks;    /* never, one hopes */
+    uint64_t spaces_recycled;       /* processes exited (kgpuva_proc_exit) */
 };
 
 struct kgpuva {
@@ -158,16 +167,25 @@ struct kgpuva {
 
 /*
  * Starts GPU-VA mode on k (after kernel_init): takes cfg->vram_bytes from
- * the kernel's segment, paging buffers' packets too. NULL or why not (the
- * GPU has no gpuva ops, no room, a bad window).
+ * the kernel's segment, paging buffers' packets and every process
+ * slot's DMA-buffer arena (KGPUVA_MAX_PROCS x KGPUVA_DMA_BYTES) too.
+ * NULL or why not (the GPU has no gpuva ops, no room, a bad window).
  */
 const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg);
 
 /* The process's record (made on its first GPU-VA device), NULL if none. */
 struct kgpuva_proc *kgpuva_proc_of(struct kernel *k, const struct kproc *p);
+/* Where the DMA buffers of p's GPU-VA contexts go (NULL: none). */
+struct vidmm_segment *kgpuva_dma_segment(struct kernel *k,
+                                         const struct kproc *p);
 
 /* Device dev (slot index di) of p becomes a GPU-VA device: the process
  * gets its address space and residency record on the first one. */
+/* The process exited (kexit.c), its devices and allocations destroyed:
+ * it leaves residency; its address space (page tables, reserved leaf
+ * tables, every entry invalid) is kept for the next process of its slot,
+ * which takes it instead of asking the driver for a new one. */
+void kgpuva_proc_exit(struct kernel *k, struct kproc *p);
 int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di);
 void kgpuva_device_destroy(struct kernel *k, unsigned di);
 bool kgpuva_device_on(const struct kernel *k, unsigned di);

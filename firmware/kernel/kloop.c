@@ -27,6 +27,10 @@ void kernel_run(struct kernel *k, bool (*stop)(void *arg), void *arg)
         uint64_t now = kernel_now(k), wake;
 
         if (kevents_step(&k->ev, now, &wake) != KEVENTS_IDLE) {
+            /* the device's interrupts between steps, not only when idle:
+             * an application whose timers or callbacks keep the loop
+             * busy must not keep completions (DPCs) out */
+            irq_window();
             continue;
         }
         if (wake != KEVENTS_NEVER) {

@@ -503,9 +503,13 @@ bool kmem_paging_done(struct kernel *k, uint64_t cookie, int status)
         return false;
     }
     /* retired or lost in a reset: either way the GPU is done with its
-     * ranges (a lost one's moves are as lost as everything else) */
-    (void)status;
-    vidmm_paging_done(k->vm, p->ticket);
+     * ranges; a lost one's moves are not done, and vidmm refuses the
+     * allocations they concern (vidsch fails the buffers waiting) */
+    if (status != DDI_OK) {
+        vidmm_paging_lost(k->vm, p->ticket);
+    } else {
+        vidmm_paging_done(k->vm, p->ticket);
+    }
     p->used = false;                /* its packets' VRAM stays reserved */
     k->stats.paging_buffers_done++;
     return true;

@@ -54,5 +54,6 @@ void copro_read_info(struct copro *c)
     i->aperture_size = copro_read64(c, COPRO_REG_APERTURE_SIZE);
     i->aperture_base = copro_read64(c, COPRO_REG_APERTURE_BASE);
     i->preempt_caps = copro_read32(c, COPRO_REG_PREEMPT_CAPS);
+    i->ctx_switch_ns = copro_read64(c, COPRO_REG_CTX_SWITCH_NS);
     i->msix_vectors = copro_read32(c, COPRO_REG_MSIX_VECTORS);
 }

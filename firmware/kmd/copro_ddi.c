@@ -48,6 +48,7 @@ static void ddi_query_caps(void *drv, struct ddi_caps *caps)
         .aperture_size = info->aperture_size,
         .gpuva = (info->caps & COPRO_CAP_GPUVA) != 0,
         .max_dma_bytes = COPRO_DMA_MAX,
+        .ctx_switch_ns = info->ctx_switch_ns,
     };
     for (unsigned e = 0; e < caps->engines && e < DDI_MAX_ENGINES; e++) {
         caps->engine_ops[e] = engine_ops(d, e);

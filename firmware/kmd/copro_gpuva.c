@@ -66,8 +66,8 @@ static int gv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
         !g->vm.mem.alloc_table(g->vm.mem.opaque, &root)) {
         return DDI_ENOMEM;
     }
-    /* the OS's VRAM at identity, read-only (the engine only fetches
-     * there, but for save areas: space_bind), and not the hole */
+    /* the OS's VRAM given, at identity, read-only (the engine only
+     * fetches there; save areas: space_bind), and not the hole */
     if (hole_bytes && hole_base >= os_base && hole_base + hole_bytes <= end) {
         st = map_identity(g, root, os_base, hole_base, 0);
         if (st == DDI_OK) {
@@ -84,26 +84,24 @@ static int gv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
     return DDI_OK;
 }
 
-/* The save pages: mapped at identity already (read-only), made writable
- * or read-only again; the leaf tables exist, so nothing is allocated. */
+/* The save pages of a context: mapped at identity, writable, while it is
+ * bound (the engine writes a preempted context's state there through the
+ * context's space); unmapped again after (flags 0: unmap). The space maps
+ * no other OS VRAM but what space_create was given. */
 static int save_pages(struct copro_gpuva *g, uint64_t root, uint64_t save,
                       uint64_t bytes, uint64_t flags)
 {
-    uint64_t slot, pb;
-
-    if (save % COPRO_PAGE_4K || bytes % COPRO_PAGE_4K || save + bytes < save) {
+    if (save % COPRO_PAGE_4K || bytes % COPRO_PAGE_4K || bytes == 0 ||
+        save + bytes < save || save + bytes > g->vm.mem.vram_size) {
         return DDI_EINVAL;
     }
     for (uint64_t a = save; a < save + bytes; a += COPRO_PAGE_4K) {
-        if (copro_pt_leaf_slot(&g->vm.mem, root, a, &slot, &pb) ||
-            pb != COPRO_PAGE_4K ||
-            copro_pte_address(g->vm.mem.read64(g->vm.mem.opaque, slot)) !=
-                a) {
-            return DDI_EINVAL;  /* not the OS's identity-mapped VRAM */
+        if (!flags) {
+            copro_pt_unmap(&g->vm.mem, root, a);
+        } else if (copro_pt_map_4k(&g->vm.mem, root, a,
+                                   copro_pte_leaf(a, flags))) {
+            return DDI_ENOMEM;
         }
-    }
-    for (uint64_t a = save; a < save + bytes; a += COPRO_PAGE_4K) {
-        copro_pt_map_4k(&g->vm.mem, root, a, copro_pte_leaf(a, flags));
     }
     return DDI_OK;
 }

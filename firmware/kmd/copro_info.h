@@ -23,6 +23,7 @@ struct copro_info {
     uint64_t aperture_base;
     uint32_t preempt_caps;
     uint32_t msix_vectors;
+    uint64_t ctx_switch_ns;     /* save (= restore) time of a context */
 };
 
 enum copro_irq_mode {

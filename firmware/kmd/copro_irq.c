@@ -14,6 +14,7 @@
 #include "lib/idt.h"
 #include "lib/ioapic.h"
 #include "lib/lapic.h"
+#include "lib/console.h"
 
 /* Causes an interrupt on this vector stands for. */
 static uint64_t vector_causes(const struct copro *c, uint8_t vector)
@@ -114,6 +115,21 @@ const char *copro_irq_setup(struct copro *c, enum copro_irq_mode mode,
     if (mode == COPRO_IRQ_AUTO) {
         mode = pci_find_capability(&c->pci, PCI_CAP_ID_MSIX) ?
                COPRO_IRQ_MSIX : COPRO_IRQ_INTX;
+    }
+    /* A mode the function does not offer (-device copro,msix=off) falls
+     * back to the next one it does, MSI-X -> MSI -> INTx (always there),
+     * and says so: the caller reports "requested, using". */
+    if (mode == COPRO_IRQ_MSIX &&
+        !pci_find_capability(&c->pci, PCI_CAP_ID_MSIX)) {
+        kprintf("# irq=msix: the device has no MSI-X capability, falling "
+                "back\n");
+        mode = COPRO_IRQ_MSI;
+    }
+    if (mode == COPRO_IRQ_MSI &&
+        !pci_find_capability(&c->pci, PCI_CAP_ID_MSI)) {
+        kprintf("# irq=msi: the device has no MSI capability, falling back "
+                "to INTx\n");
+        mode = COPRO_IRQ_INTX;
     }
     if (vector_base < IRQ_VEC_DEVICE_BASE ||
         vector_base + c->info.num_engines > IRQ_VEC_DEVICE_LAST) {

@@ -34,7 +34,8 @@ struct walk {
     const struct ddi_render_args *a;
     struct ddi_dmabuf *out;
     unsigned next_patch;    /* out->patch is sorted: the next to match */
-    unsigned bound;         /* target slots bound so far (bit mask) */
+    unsigned bound;         /* target slots bound since the last split
+                               point (bit mask) */
     struct copro_render_diag *diag;
 };
 
@@ -132,6 +133,12 @@ static int check_fields(struct walk *w, uint32_t off, const uint32_t *p,
     if (w->a->gpuva) {
         return DDI_OK;
     }
+    /* A packet with patch locations is a split point: vidmm may end a
+     * portion just before it and run paging buffers and other contexts
+     * (which bind their own targets) before the rest. The rest starts
+     * with nothing bound: a RECT after it needs a SET_TARGET after it
+     * (the umd re-binds; the kernel never trusts that it did). */
+    w->bound = 0;
     for (unsigned i = 0; i < n; i++) {
         int st = check_field(w, off, p, &f[i], slot_id);
 
@@ -150,6 +157,7 @@ static int check_packet(struct walk *w, uint32_t off, const uint32_t *p,
     struct copro_surface surf;
     const char *why;
     uint64_t n;
+    int st;
 
     switch (op) {
     case COPRO_OP_NOP:
@@ -183,14 +191,16 @@ static int check_packet(struct walk *w, uint32_t off, const uint32_t *p,
         f[0] = (struct addr_field){
             1, true, 1, (uint64_t)surf.pitch * surf.height,
         };
-        w->bound |= 1u << flags;
-        return check_fields(w, off, p, f, 1, flags);
+        st = check_fields(w, off, p, f, 1, flags);
+        w->bound |= 1u << flags;    /* after the split point it starts */
+        return st;
     case COPRO_OP_RECT:
-        /* Bound targets are engine state that outlives a buffer: a slot
-         * this buffer did not bind may hold another process's surface. */
+        /* Bound targets are engine state that outlives a buffer and a
+         * portion: a slot not bound since the last split point may hold
+         * another process's surface. */
         if (!(w->bound & (1u << flags))) {
             return refuse(w->diag, DDI_EINVAL, off, "RECT on a target slot "
-                          "this buffer did not bind");
+                          "not bound since the last split point");
         }
         return DDI_OK;
     case COPRO_OP_WORK:

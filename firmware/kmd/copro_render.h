@@ -22,8 +22,11 @@
  *                a patch location that is not on an address field (or
  *                names the wrong packet, hardware slot or allocation slot),
  *                a write to an allocation listed read-only, a bad surface
- *                (format, dimensions, pitch), a RECT on a target slot this
- *                buffer did not bind, FILL sizes not a multiple of 4, more
+ *                (format, dimensions, pitch), a RECT on a target slot not
+ *                bound since the last split point (every packet with an
+ *                address field is one: a portion may start there, after
+ *                other contexts bound their own targets), FILL sizes not
+ *                a multiple of 4, more
  *                WORK than COPRO_RENDER_MAX_WORK_NS;
  *   DDI_EOPCODE  an opcode that is unknown, reserved to the kernel
  *                (INTERRUPT, COPY_PTE) or not run by the target engine

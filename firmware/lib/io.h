@@ -123,6 +123,15 @@ static inline void irq_wait_and_disable(void)
     __asm__ volatile("sti; hlt; cli" : : : "memory");
 }
 
+/*
+ * Lets an interrupt that is pending in, then disables them again: "sti"
+ * takes effect after the "nop", so a pending interrupt is taken there.
+ */
+static inline void irq_window(void)
+{
+    __asm__ volatile("sti; nop; cli" : : : "memory");
+}
+
 static inline void cpu_relax(void)
 {
     __asm__ volatile("pause" : : : "memory");

@@ -118,6 +118,7 @@ int scenario_main(const struct boot_info *boot)
 {
     uint64_t duration_ms = 2000, hog_ms = 1500, with_video = 1;
     uint64_t sw_cursor = 0;
+    struct vidsch_engine_stats es0 = { 0 };
     char hog_done[16];
     int rc;
 
@@ -144,6 +145,16 @@ int scenario_main(const struct boot_info *boot)
                                               hog.first_done_ns)
                                   : "never");
         os_print_table(&s);
+        {
+            const struct vidsch_engine_stats *es =
+                vidsch_engine_stats(s.boot.k.vs, COPRO_ENGINE_RENDER);
+
+            kprintf("render engine: %lu preemptions (%lu mid-buffer, %lu "
+                    "wasted), %lu deferred for the switch cost (%lu us per "
+                    "save)\n", es->preemptions, es->preempted_mid_buffer,
+                    es->wasted_preemptions, es->preempts_deferred,
+                    es->switch_ns / US);
+        }
         kprintf("display: %lu vblanks while the compositor ran, %lu "
                 "presents, %lu flips, %lu vblanks missed (FLIP_DONE), %lu "
                 "flips late, at most %lu vblanks late\n",
@@ -151,15 +162,22 @@ int scenario_main(const struct boot_info *boot)
                 comp.flips, comp.missed, comp.late_flips, comp.max_missed);
         print_screen();
     }
+    if (s.boot.k.vs) {
+        es0 = *vidsch_engine_stats(s.boot.k.vs, COPRO_ENGINE_RENDER);
+    }
     kprintf("METRICS {\"scenario\":\"desktop\",\"policy\":\"%s\","
             "\"quantum_us\":%lu,\"duration_ms\":%lu,\"hog_ms\":%lu,"
             "\"hog_done_ns\":%lu,\"busy_permille\":%u,"
+            "\"preemptions\":%lu,\"wasted_preemptions\":%lu,"
+            "\"preempts_deferred\":%lu,\"switch_ns\":%lu,"
             "\"display\":{\"vblanks\":%lu,\"presents\":%lu,"
             "\"flips\":%lu,\"missed_vblanks\":%lu,\"late_flips\":%lu,"
             "\"max_missed\":%lu}",
             vidsch_policy_name(s.sched.policy), s.sched.quantum_ns / US,
             duration_ms, hog_ms, hog.first_done_ns,
-            os_busy_permille(&s), comp.vsync_stop - comp.vsync_start,
+            os_busy_permille(&s), es0.preemptions, es0.wasted_preemptions,
+            es0.preempts_deferred, es0.switch_ns,
+            comp.vsync_stop - comp.vsync_start,
             comp.presents, comp.flips, comp.missed, comp.late_flips,
             comp.max_missed);
     os_print_apps_json(&s);

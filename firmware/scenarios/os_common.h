@@ -35,7 +35,8 @@ struct os_scenario {
     uint64_t t0, t_stop, t_end;
     bool stopped, timed_out;
     /* the render engine's busy time (the device's count) at t0, t_stop */
-    uint64_t busy_at_t0, busy_at_stop;
+    uint64_t busy_at_t0, busy_at_stop;     /* the device's STAT_BUSY_NS */
+    uint64_t occ_at_t0, occ_at_stop;       /* vidsch_engine_busy_ns */
 };
 
 /* One application's figures, as the table and METRICS print them. */
@@ -44,6 +45,7 @@ struct os_app_figures {
     uint64_t p50, p99, max;         /* submit-to-start, ns */
     unsigned share_permille;        /* GPU time / duration, until stop */
     uint64_t preemptions;
+    uint64_t wasted;                /* preemptions after which it ran next */
     uint64_t gpu_ns;
 };
 

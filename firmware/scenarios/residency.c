@@ -168,12 +168,13 @@ int scenario_main(const struct boot_info *boot)
                "trimmed (%lu)", fit.trims);
         /* its long steps were preempted: the engine saved and resumed
          * them through its address space, where its save page is the
-         * one writable page of the kernel's VRAM */
+         * one writable page of the kernel's VRAM (and, with its own
+         * DMA buffers, the only one mapped) */
         kapi_context_stats(fit.app.proc, fit.app.hctx, &cs);
         report(&s.r, cs.preemptions > 0 && cs.resumed > 0,
                "res-fit preempted %lu times and resumed %lu in its address "
-               "space (save page writable, the rest of the kernel's VRAM "
-               "read-only)", cs.preemptions, cs.resumed);
+               "space (save page writable, its DMA buffers read-only, no "
+               "other kernel VRAM mapped)", cs.preemptions, cs.resumed);
         report(&s.r, gs.page_outs > 0 && gs.page_ins > gs.page_outs &&
                over.paging_waits > 0,
                "the pager moved allocations both ways (%lu in, %lu out) and "

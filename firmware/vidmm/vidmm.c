@@ -27,6 +27,8 @@ struct vm_alloc {
     uint64_t last_fence[DDI_MAX_ENGINES];
     uint64_t lru;
     uint64_t ticket;                /* last paging buffer that moved it */
+    bool lost;                      /* a paging buffer that moved it was
+                                       lost in a reset: contents unknown */
     /* the plan in progress */
     bool in_list, p_moved;
     uint8_t p_where;
@@ -151,6 +153,22 @@ static struct vm_alloc *lookup(const struct vidmm *vm, uint32_t handle)
 static bool in_flight(const struct vidmm *vm, const struct vm_alloc *a)
 {
     return a->ticket > vm->ticket_done;
+}
+
+/*
+ * The move rule, for every kind of move (eviction, promotion from the
+ * aperture into VRAM, demotion, repacking, the patched-once put-back):
+ * an allocation may leave its place only when no DMA buffer that may
+ * still use it holds it (busy: prepared, on the ring or running), no
+ * paging buffer that moved it is still in flight, and nobody pinned or
+ * locked it. A busy allocation in the aperture stays there: the GPU
+ * reaches it as well there, and the buffer on the GPU keeps its
+ * addresses (a promotion would unmap the range under it: a GART fault,
+ * or writes that land after the copy and are lost).
+ */
+static bool may_move(const struct vidmm *vm, const struct vm_alloc *a)
+{
+    return !a->pin && !a->busy && !in_flight(vm, a);
 }
 
 int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
@@ -510,7 +528,9 @@ static bool plan_place(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
         return true;
     }
     if (a->p_where == VIDMM_IN_APERTURE &&
-        !(a->segments & VIDMM_SEG_VRAM)) {
+        (!(a->segments & VIDMM_SEG_VRAM) || !may_move(vm, a))) {
+        /* lives there, or in use there: a promotion waits until the
+         * allocation is idle (the move rule) */
         return true;
     }
     if (a->pin) {
@@ -579,6 +599,13 @@ static bool plan_place_at(struct vidmm *vm, struct vm_alloc *a, uint64_t addr,
 {
     if (a->p_where != VIDMM_IN_SYSMEM && a->p_addr == addr) {
         return true;
+    }
+    if (a->p_where != VIDMM_IN_SYSMEM && !a->p_moved && !may_move(vm, a)) {
+        /* elsewhere and in use there: not now (the move rule) */
+        if (!a->pin) {
+            vm->skipped_busy = true;
+        }
+        return false;
     }
     if (vidmm_segment_contains(&vm->s_vram, addr, a->size)) {
         if (a->p_where == VIDMM_IN_VRAM) {
@@ -758,8 +785,8 @@ static int plan_list(struct vidmm *vm, uint32_t process,
     for (unsigned i = 0; repack && i < n && rc == DDI_OK; i++) {
         struct vm_alloc *a = member[i];
 
-        if (a->p_where == VIDMM_IN_VRAM && !a->p_moved && !a->pin &&
-            !a->busy && !in_flight(vm, a) && !plan_vram_to_sys(vm, a)) {
+        if (a->p_where == VIDMM_IN_VRAM && !a->p_moved && may_move(vm, a) &&
+            !plan_vram_to_sys(vm, a)) {
             rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
         }
     }
@@ -774,7 +801,9 @@ static int plan_list(struct vidmm *vm, uint32_t process,
             }
             if (fixed ? !plan_place_at(vm, a, desc[i].gpu_addr, process)
                 : repack && (a->segments & VIDMM_SEG_VRAM) &&
-                  a->p_where != VIDMM_IN_VRAM && !a->pin
+                  a->p_where != VIDMM_IN_VRAM &&
+                  (a->p_where == VIDMM_IN_SYSMEM || may_move(vm, a)) &&
+                  !a->pin
                 ? !plan_pack(vm, a, process) && !plan_place(vm, a, process)
                 : !plan_place(vm, a, process)) {
                 rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
@@ -806,6 +835,9 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         member[i] = lookup(vm, list[i].handle);
         if (!member[i] || member[i]->owner != process) {
             return DDI_EHANDLE;
+        }
+        if (member[i]->lost) {
+            return DDI_ELOST;   /* would run on whatever is there */
         }
     }
     saved = vm->stats;
@@ -895,6 +927,21 @@ void vidmm_release(struct vidmm *vm, const struct ddi_alloc_ref *list,
     }
 }
 
+void vidmm_paging_lost(struct vidmm *vm, uint64_t ticket)
+{
+    if (!vm || !ticket || ticket <= vm->ticket_done) {
+        return;
+    }
+    /* moved by it, or by a later paging buffer (which moved what it
+     * left): their contents are whatever the half-run buffer made */
+    for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
+        if (vm->a[i].used && vm->a[i].ticket >= ticket) {
+            vm->a[i].lost = true;
+        }
+    }
+    vidmm_paging_done(vm, ticket);
+}
+
 void vidmm_paging_done(struct vidmm *vm, uint64_t ticket)
 {
     if (vm && ticket > vm->ticket_done && ticket <= vm->ticket_next) {
@@ -910,6 +957,16 @@ uint64_t vidmm_vram_used(const struct vidmm *vm)
 uint64_t vidmm_aperture_used(const struct vidmm *vm)
 {
     return vm->ap.used_bytes;
+}
+
+uint64_t vidmm_aperture_unmapping(const struct vidmm *vm)
+{
+    uint64_t bytes = 0;
+
+    for (unsigned k = 0; k < vm->nunmap; k++) {
+        bytes += vm->unmaps[k].size;
+    }
+    return bytes;
 }
 
 const struct vidmm_stats *vidmm_stats(const struct vidmm *vm)

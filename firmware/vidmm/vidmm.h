@@ -182,7 +182,8 @@ int vidmm_alloc_state(const struct vidmm *vm, uint32_t handle,
  * when it retires).
  *
  * On success every allocation of the list is busy until vidmm_release.
- * DDI_EHANDLE unknown handle or not the process's; DDI_EBUSY it would
+ * DDI_EHANDLE unknown handle or not the process's; DDI_ELOST one of them
+ * was moved by a paging buffer lost in a reset; DDI_EBUSY it would
  * fit once buffers on the GPU (busy allocations, paging buffers in
  * flight) are done: ask again then; DDI_ENOMEM does not fit even after
  * eviction; DDI_EINVAL bad arguments or the moves do not fit one paging
@@ -213,11 +214,21 @@ void vidmm_release(struct vidmm *vm, const struct ddi_alloc_ref *list,
 
 /* The paging buffer with this ticket retired (or was lost). */
 void vidmm_paging_done(struct vidmm *vm, uint64_t ticket);
+/* The paging buffer with this ticket was lost in a reset (caught half
+ * run; it cannot run again: some of its UNMAPs ran). The allocations it
+ * or a later paging buffer moved have unknown contents: make_resident
+ * refuses lists with any of them (DDI_ELOST), so no buffer runs on them;
+ * their owners may only destroy them (WDDM: contents lost in a reset).
+ * Then as vidmm_paging_done. */
+void vidmm_paging_lost(struct vidmm *vm, uint64_t ticket);
 
 /* Bytes in use in VRAM / the aperture (by allocations and ranges waiting
  * for their unmap). */
 uint64_t vidmm_vram_used(const struct vidmm *vm);
 uint64_t vidmm_aperture_used(const struct vidmm *vm);
+/* Of that, ranges of freed allocations waiting for their UNMAP (in the
+ * next paging buffer) before they come free. */
+uint64_t vidmm_aperture_unmapping(const struct vidmm *vm);
 const struct vidmm_stats *vidmm_stats(const struct vidmm *vm);
 
 /*

@@ -378,6 +378,12 @@ struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
     if (!s->cfg.sync_poll_ns) {
         s->cfg.sync_poll_ns = 1 * MS;
     }
+    if (s->cfg.tdr_timeout_ns < VIDSCH_TDR_TIMEOUT_MIN_NS) {
+        s->cfg.tdr_timeout_ns = VIDSCH_TDR_TIMEOUT_MIN_NS;
+    }
+    if (s->cfg.tdr_grace_ns < VIDSCH_TDR_GRACE_MIN_NS) {
+        s->cfg.tdr_grace_ns = VIDSCH_TDR_GRACE_MIN_NS;
+    }
     if (!s->cfg.quantum_ns) {
         s->cfg.quantum_ns = 1;
     }
@@ -429,8 +435,8 @@ struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
             e->depth = max_depth;
         }
         vidsch_tdr_init(&e->tdr, &(struct vidsch_tdr_config){
-                            .timeout_ns = cfg->tdr_timeout_ns,
-                            .grace_ns = cfg->tdr_grace_ns }, now, 0);
+                            .timeout_ns = s->cfg.tdr_timeout_ns,
+                            .grace_ns = s->cfg.tdr_grace_ns }, now, 0);
     }
     return s;
 }
@@ -484,6 +490,7 @@ bool vidsch_ctx_destroy(struct vidsch *s, struct vidsch_ctx *c)
     }
     enter(s);
     if (!c->dying) {
+        struct vidsch_engine *e = &s->engine[c->engine];
         struct vidsch_buf *b;
 
         c->dying = true;
@@ -498,6 +505,17 @@ bool vidsch_ctx_destroy(struct vidsch *s, struct vidsch_ctx *c)
         }
         vs_ctx_update(s, c);
         vs_fire_signals(s, c);
+        /* a buffer of it on the ring (a process killed mid-render): the
+         * engine stops it at its next arbitration point instead of
+         * running it to the end; what comes back is reported lost */
+        for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+             n = vs_list_next(&e->ring.subs, n)) {
+            if (vs_buf_of_sub(vs_container_of(n, struct vidsch_sub,
+                                              link))->ctx == c) {
+                vs_request_preempt(s, e, VIDSCH_PREEMPT_OTHER);
+                break;
+            }
+        }
     }
     gone = c->on_gpu == 0;
     if (gone) {
@@ -538,10 +556,61 @@ unsigned vidsch_ctx_engine(const struct vidsch_ctx *c)
     return c->engine;
 }
 
+unsigned vidsch_ctx_syncs(const struct vidsch_ctx *c)
+{
+    unsigned n = 0;
+
+    for (struct vs_link *l = vs_list_first(&c->waits); l;
+         l = vs_list_next(&c->waits, l)) {
+        n++;
+    }
+    for (struct vs_link *l = vs_list_first(&c->signals); l;
+         l = vs_list_next(&c->signals, l)) {
+        n++;
+    }
+    return n;
+}
+
+static bool list_has(const struct vs_list *l, volatile const uint64_t *addr)
+{
+    for (struct vs_link *n = vs_list_first(l); n; n = vs_list_next(l, n)) {
+        if (vs_container_of(n, struct vidsch_sync, link)->addr == addr) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool vidsch_sync_in_use(const struct vidsch *s,
+                        volatile const uint64_t *cpu_addr)
+{
+    for (unsigned i = 0; i < s->cfg.max_contexts; i++) {
+        const struct vidsch_ctx *c = &s->ctxs[i];
+
+        if (c->used && (list_has(&c->waits, cpu_addr) ||
+                        list_has(&c->signals, cpu_addr))) {
+            return true;
+        }
+    }
+    return false;
+}
+
 const struct vidsch_engine_stats *vidsch_engine_stats(const struct vidsch *s,
                                                       unsigned engine)
 {
     return engine < s->nengines ? &s->engine[engine].stats : NULL;
+}
+
+uint64_t vidsch_engine_busy_ns(const struct vidsch *s, unsigned engine)
+{
+    const struct vidsch_engine *e;
+
+    if (!s || engine >= s->nengines) {
+        return 0;
+    }
+    e = &s->engine[engine];
+    return e->stats.busy_ns + (vidsch_ring_count(&e->ring)
+                               ? s->env.now(s->env.os) - e->head_since : 0);
 }
 
 const struct vidsch_stats *vidsch_stats(const struct vidsch *s)
@@ -664,6 +733,7 @@ int vidsch_signal(struct vidsch *s, struct vidsch_ctx *c,
         y->seq = c->next_seq - 1;   /* the last buffer submitted before */
         vs_list_push_back(&c->signals, &y->link);
         vs_fire_signals(s, c);      /* at once if all are done already */
+        vs_inherit_signal(s);       /* a held context may wait on it */
     }
     leave(s);
     return rc;

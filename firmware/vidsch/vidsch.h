@@ -84,6 +84,20 @@ struct vidsch_config {
 
 void vidsch_config_default(struct vidsch_config *c);
 
+/*
+ * (added) The watchdog's smallest settings; vidsch_create raises smaller
+ * ones to these (kboot says so on the console). A healthy buffer must be
+ * able to honour a preemption within the grace: the device's longest
+ * stretch without an arbitration point plus a context save (100 us and
+ * 31 us with copro's defaults); and a timeout shorter than a few frames
+ * of work only preempts healthy buffers over and over. Above the
+ * minimum, the grace also grows to twice the longest preemption the
+ * engine has honoured (a large ctx-state-size: a 16 MiB save takes 2 ms),
+ * so tdr_grace_ms=0 never resets a healthy engine.
+ */
+#define VIDSCH_TDR_TIMEOUT_MIN_NS   (10ull * 1000000)
+#define VIDSCH_TDR_GRACE_MIN_NS     (1ull * 1000000)
+
 struct vidsch_trace;            /* below */
 
 /*
@@ -230,6 +244,12 @@ struct vidsch_ctx_stats {
     uint64_t started;           /* buffers that started on the engine */
     uint64_t paging_bytes;      /* paging its buffers caused (bytes vidmm
                                    moved to make them resident) */
+    uint64_t wasted_preemptions;    /* preemptions of one of its buffers
+                                       after which its own buffer was the
+                                       next to run on the engine (should
+                                       be 0: see vidsch_pick.c) */
+    uint64_t inherits;          /* levels lent to it by held contexts
+                                   waiting on its signals */
 };
 
 #define VIDSCH_LATENCY_BUCKETS  8
@@ -245,6 +265,14 @@ struct vidsch_engine_stats {
     uint64_t preempt_requests[4];   /* by enum vidsch_preempt_reason */
     uint64_t preemptions;       /* PREEMPTED upcalls acted on */
     uint64_t preempted_mid_buffer;  /* ... that interrupted a buffer */
+    uint64_t wasted_preemptions;    /* ... after which the interrupted
+                                       buffer's context was the next to
+                                       run (preempted to run itself) */
+    uint64_t switch_ns;             /* one context save (or restore), ns:
+                                       caps.ctx_switch_ns, or measured */
+    uint64_t preempts_deferred;     /* preemptions not asked because the
+                                       running buffer was expected to end
+                                       within the switch cost */
     uint64_t dropped;           /* ring entries the engine dropped */
     uint64_t resets;            /* engine resets (TDR, fault, device) */
     uint64_t faults;            /* FAULTED upcalls acted on */
@@ -311,6 +339,10 @@ enum vidsch_trace_kind {
                                    detected (reason 1: longer turns from
                                    now on) or over (reason 0); fence: the
                                    smoothed paging bytes per turn */
+    VIDSCH_TRACE_INHERIT,       /* (added) priority inheritance: the
+                                   context runs at level (reason 1) lent
+                                   by the held context whose id is fence,
+                                   or gives it back (reason 0) */
 };
 
 struct vidsch_trace {
@@ -399,9 +431,22 @@ int vidsch_submit_paging(struct vidsch *s, unsigned engine,
 uint32_t vidsch_ctx_id(const struct vidsch_ctx *c);
 enum vidsch_priority vidsch_ctx_priority(const struct vidsch_ctx *c);
 unsigned vidsch_ctx_engine(const struct vidsch_ctx *c);
+/* GPU waits and signals of c pending in the scheduler's table (what a
+ * process's quota counts). */
+unsigned vidsch_ctx_syncs(const struct vidsch_ctx *c);
+/* True while a GPU wait or signal on cpu_addr is pending (its memory may
+ * not be reused before). */
+bool vidsch_sync_in_use(const struct vidsch *s,
+                        volatile const uint64_t *cpu_addr);
 const struct vidsch_engine_stats *vidsch_engine_stats(const struct vidsch *s,
                                                       unsigned engine);
 const struct vidsch_stats *vidsch_stats(const struct vidsch *s);
+/* (added) The engine's occupied time until now: every buffer's time at
+ * the head of the ring, the one there now included. Never more than the
+ * time that passed, unlike the device's STAT_BUSY_NS, which charges a
+ * step's whole cost when the step begins (a 1 GiB context save: 125 ms
+ * at once). */
+uint64_t vidsch_engine_busy_ns(const struct vidsch *s, unsigned engine);
 const char *vidsch_priority_name(enum vidsch_priority p);
 
 /* Entry points the environment calls. */

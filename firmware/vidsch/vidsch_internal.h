@@ -67,6 +67,7 @@ struct vidsch_buf {
     uint64_t wait_ticket;           /* DMA buffer: runs once the paging
                                        buffer with this ticket finished */
     bool started;                   /* has been the ring's head */
+    uint64_t ran_ns;                /* time as the ring's head so far */
     bool in_fifo;
     /* splitting: the buffer runs as portions (part), one
      * ring entry each, in order; prepared and resident are the current
@@ -107,6 +108,10 @@ struct vidsch_ctx {
     bool used, lost, dying;
     bool boosted;                   /* aging: at the level on top ... */
     bool boost_spent;               /* ... for one turn, begun already */
+    bool inherited;                 /* level lent by a held context that
+                                       waits on a signal of it ... */
+    uint8_t inherit_level;          /* ... this one ... */
+    struct vidsch_ctx *donor;       /* ... by this one (vidsch_inherit.c) */
     bool in_turn;                   /* quantum: its turn has started and
                                        not ended (it keeps its place at
                                        the head of its level) */
@@ -123,6 +128,9 @@ struct vidsch_ctx {
                                        portions on the GPU: its later
                                        buffers wait (a context's buffers
                                        run in order) */
+    uint64_t buf_avg_ns;            /* smoothed run time of its buffers
+                                       (0: none retired yet): how soon
+                                       the one running will end */
     bool acct_waiting;              /* queued_ns accounting */
     uint64_t acct_mark;
     struct vidsch_ctx_stats stats;
@@ -142,6 +150,14 @@ struct vidsch_engine {
     uint64_t last_fence;            /* SubmissionFenceIds given */
     uint64_t preempt_seq;           /* preemption request ids given */
     uint64_t preempt_id;            /* request in flight, 0 if none */
+    uint64_t preempt_at;            /* ... asked at */
+    uint64_t switch_ns;             /* measured context save time: the
+                                       shortest request-to-PREEMPTED of
+                                       a mid-buffer preemption (0: none
+                                       yet); caps.ctx_switch_ns wins */
+    bool preempt_deferred;          /* a preemption waits for the head's
+                                       expected end (switch cost) ... */
+    uint64_t defer_until;           /* ... then */
     uint64_t head_since;            /* when the ring's oldest entry began
                                        executing (as far as we can tell:
                                        when it reached the head) */
@@ -150,6 +166,9 @@ struct vidsch_engine {
                                        began on this engine */
     uint64_t paging_avg;            /* smoothed paging bytes per turn */
     bool fighting;                  /* eviction fighting: longer turns */
+    bool watch_wasted;              /* a buffer of watch_ctx was preempted
+                                       mid-buffer and nothing ran since */
+    uint32_t watch_ctx;             /* (context id: wasted preemptions) */
     struct vidsch_tdr tdr;
     struct vidsch_engine_stats stats;
 };
@@ -233,6 +252,8 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e);
 int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c);
 void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
                         enum vidsch_preempt_reason why);
+/* One context save (or restore) on e, ns (0: unknown). */
+uint64_t vs_switch_ns(const struct vidsch *s, const struct vidsch_engine *e);
 /* Ends c's turn (quantum): back to the tail of its own level. */
 void vs_end_turn(struct vidsch *s, struct vidsch_ctx *c);
 
@@ -253,6 +274,15 @@ void vs_lose_ctx(struct vidsch *s, struct vidsch_ctx *c);
  * paging queue front), or reports it lost if its context is gone. */
 void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
                       struct vidsch_buf *b);
+
+/* ---- vidsch_inherit.c ---- */
+/* w is held: lend its level to the contexts whose pending signals would
+ * release it. */
+void vs_inherit_from(struct vidsch *s, struct vidsch_ctx *w);
+/* w is not held any more: what it lent comes back. */
+void vs_inherit_release(struct vidsch *s, struct vidsch_ctx *w);
+/* A signal was queued: the held contexts lend again. */
+void vs_inherit_signal(struct vidsch *s);
 
 /* ---- vidsch_sync.c ---- */
 struct vidsch_sync *vs_sync_alloc(struct vidsch *s);

@@ -82,6 +82,7 @@ static void rq_leave(struct vidsch *s, struct vidsch_ctx *c, bool new_work)
         vs_list_remove(&s->held, &c->rq);
         vs_trace(s, VIDSCH_TRACE_RELEASE, c->engine, c, NULL, 0,
                  new_work && !c->on_gpu);
+        vs_inherit_release(s, c);
         break;
     }
 }
@@ -114,6 +115,7 @@ static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
     case VS_CTX_HELD:
         vs_list_push_back(&s->held, &c->rq);
         vs_trace(s, VIDSCH_TRACE_HOLD, c->engine, c, NULL, 0, 0);
+        vs_inherit_from(s, c);
         break;
     case VS_CTX_IDLE:
         break;
@@ -134,7 +136,7 @@ static void unboost(struct vidsch *s, struct vidsch_ctx *c)
     }
     c->boosted = false;
     c->boost_spent = false;
-    c->level = c->base;
+    c->level = c->inherited ? c->inherit_level : c->base;
     if (ready) {
         vidsch_ready_push_back(&e->rq, c->level, &c->rq);
     }
@@ -269,6 +271,107 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
     /* It was elected before whatever is ready now, so it keeps its place
      * at the head of its level; unless its turn is what ended. */
     ctx_update_at(s, c, !(quantum(s) && vs_credit_now(s, c) <= 0), false);
+}
+
+/* DMA buffers on the ring: what the depth limits. Paging entries are
+ * not counted: they are never preempted and go first anyway. (A walk of
+ * a few ring entries, not of contexts.) */
+static unsigned dma_on_ring(const struct vidsch_engine *e)
+{
+    unsigned n = 0;
+
+    for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
+         l = vs_list_next(&e->ring.subs, l)) {
+        n += vs_buf_of_sub(vs_container_of(l, struct vidsch_sub,
+                                           link))->ctx != NULL;
+    }
+    return n;
+}
+
+/* ---- the switch cost ---- */
+
+/*
+ * The switch cost. A preemption that interrupts a buffer costs the
+ * engine a context save, and a restore when the buffer resumes: twice
+ * the switch time of GPU time that runs nobody's work (the device's
+ * ctx-state-size at its copy bandwidth: 30 us each with 256 KiB, 2 ms
+ * with 16 MiB), and the urgent work waits for the save anyway. The
+ * driver reports the save time (caps.ctx_switch_ns: copro's
+ * CTX_SWITCH_NS register); a driver that does not know it reports 0 and
+ * vidsch measures it: the shortest request-to-PREEMPTED time of a
+ * preemption that interrupted a buffer (the save, plus the way to the
+ * arbitration point). With that cost c = 2 x switch time:
+ *  - a running buffer expected to end within VS_SWITCH_WAIT x c (its
+ *    context's smoothed buffer time less what it has run) is not
+ *    preempted: the urgent work starts at its end instead, and nothing
+ *    is spent on switching; a buffer that outruns its estimate is
+ *    preempted then (vs_pick_deadline wakes the scheduler at the
+ *    expected end);
+ *    This holds for both reasons to preempt: more urgent work, and the
+ *    end of a turn (quantum), which then ends at the buffer's end. Only
+ *    when the head is alone on the ring: anything behind it would start
+ *    before the urgent work;
+ *  - a context whose buffers are that short keeps one buffer on the
+ *    ring, as on a device without preemption, so the urgent work waits
+ *    for the end of one buffer, not of two.
+ */
+#define VS_SWITCH_WAIT  2
+
+uint64_t vs_switch_ns(const struct vidsch *s, const struct vidsch_engine *e)
+{
+    return s->caps.ctx_switch_ns ? s->caps.ctx_switch_ns : e->switch_ns;
+}
+
+static uint64_t switch_cost(const struct vidsch *s,
+                            const struct vidsch_engine *e)
+{
+    return 2 * vs_switch_ns(s, e);
+}
+
+/* Does c run buffers short enough to wait for rather than preempt? */
+static bool short_buffers(const struct vidsch *s,
+                          const struct vidsch_engine *e,
+                          const struct vidsch_ctx *c)
+{
+    uint64_t cost = switch_cost(s, e);
+
+    return cost && c && c->buf_avg_ns &&
+           c->buf_avg_ns <= VS_SWITCH_WAIT * cost;
+}
+
+/* The ring head is expected to end within the wait allowance: when. */
+static bool head_ends_soon(struct vidsch *s, struct vidsch_engine *e,
+                           uint64_t *end)
+{
+    const struct vidsch_buf *h = vs_ring_head(e);
+    uint64_t now = vs_now(s), ran;
+
+    if (!h || h->split || !short_buffers(s, e, h->ctx) ||
+        dma_on_ring(e) > 1) {
+        /* (with more behind the head, those would start before the
+         * urgent work when it ends: preempt now) */
+        return false;
+    }
+    ran = h->ran_ns + (now - e->head_since);
+    if (ran >= h->ctx->buf_avg_ns) {
+        return false;           /* it outran its estimate: preempt */
+    }
+    *end = now + (h->ctx->buf_avg_ns - ran);
+    return true;
+}
+
+/* DMA buffers the ring may hold now (see the switch cost). */
+static unsigned depth_now(const struct vidsch *s,
+                          const struct vidsch_engine *e)
+{
+    struct vs_link *l = vs_list_last(&e->ring.subs);
+    const struct vidsch_buf *last;
+
+    if (s->cfg.ring_depth || e->depth <= 1 || !l) {
+        return e->depth;
+    }
+    last = vs_buf_of_sub(vs_container_of(l, struct vidsch_sub, link));
+    return short_buffers(s, e, last->ctx) ? 1 : e->depth;
 }
 
 /* ---- aging and turns (quantum) ---- */
@@ -563,6 +666,29 @@ static void unstage(struct vidsch *s, struct vidsch_engine *e)
     vs_requeue_front(s, e, b);
 }
 
+/*
+ * Never preempt a context to run the same context. A preemption stops
+ * the ring's head; when that is a buffer of x's own context, its older
+ * buffer goes back in front of x (one stream, in order: staged_outranked
+ * hands x back) and runs again at once, and the preemption bought two
+ * context-state transfers and a resume for nothing (a wasted preemption:
+ * vidsch_engine_stats.wasted_preemptions). This happened when x outranked
+ * an entry queued behind its own context's running buffer (the game's
+ * buffer running, the hog's queued behind it, the game's next one
+ * prepared). Then the decision waits for the head to retire: the entry x
+ * outranks is the head then, and it is the one preempted. (One race
+ * remains, as on any GPU: the head may have retired on the device with
+ * its upcall still on the way, and the request then cuts the next
+ * entry.)
+ */
+static bool preempt_self(const struct vidsch_engine *e,
+                         const struct vidsch_buf *x)
+{
+    const struct vidsch_buf *h = vs_ring_head(e);
+
+    return h && h->ctx && h->ctx == x->ctx;
+}
+
 /* Why entry r on the ring should make way for prepared x, or -1. */
 static int displaced_by(struct vidsch *s, const struct vidsch_buf *r,
                         const struct vidsch_buf *x)
@@ -576,7 +702,9 @@ static int displaced_by(struct vidsch *s, const struct vidsch_buf *r,
         return VIDSCH_PREEMPT_PRIORITY;
     }
     if (quantum(s) && d->level == c->level && c != d &&
-        vs_credit_now(s, c) <= 0) {
+        vs_credit_now(s, c) <= 0 && vs_credit_now(s, d) > 0) {
+        /* (a turn with nothing left, its overrun paid back, would hand
+         * x back at once: c would run again, preempted for nothing) */
         return VIDSCH_PREEMPT_QUANTUM;
     }
     return -1;
@@ -610,6 +738,7 @@ void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
         return;
     }
     e->preempt_id = id;
+    e->preempt_at = vs_now(s);
     e->stats.preempt_requests[why]++;
     vs_trace(s, VIDSCH_TRACE_PREEMPT, e->index, NULL, NULL, id, why);
 }
@@ -678,19 +807,35 @@ static unsigned ring_limit(const struct vidsch *s)
     return s->caps.ring_entries > 1 ? s->caps.ring_entries - 1 : 1;
 }
 
-/* DMA buffers on the ring: what the depth limits. Paging entries are
- * not counted: they are never preempted and go first anyway. (A walk of
- * a few ring entries, not of contexts.) */
-static unsigned dma_on_ring(const struct vidsch_engine *e)
-{
-    unsigned n = 0;
 
+/*
+ * A DMA buffer never waits on the ring behind a buffer of a higher level:
+ * it stays prepared in the slot until the ring has drained to its level.
+ * Queued there, it would either start the moment the higher buffer
+ * retires while higher work is ready (a lower context starting while a
+ * higher one waits), or have to be preempted out from behind the higher
+ * context's running buffer, which interrupts that buffer too only for it
+ * to run again (a wasted preemption, see preempt_self). Kept in the
+ * slot, it is simply handed back when higher work is ready. The price is
+ * the upcall latency once per fall to a lower level, not a preemption.
+ */
+static bool behind_higher(const struct vidsch *s,
+                          const struct vidsch_engine *e,
+                          const struct vidsch_buf *b)
+{
+    if (fifo(s)) {
+        return false;   /* no priorities: nothing is ever preempted */
+    }
     for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
          l = vs_list_next(&e->ring.subs, l)) {
-        n += vs_buf_of_sub(vs_container_of(l, struct vidsch_sub,
-                                           link))->ctx != NULL;
+        const struct vidsch_buf *r = vs_buf_of_sub(
+            vs_container_of(l, struct vidsch_sub, link));
+
+        if (r->ctx && b->ctx && r->ctx->level > b->ctx->level) {
+            return true;
+        }
     }
-    return n;
+    return false;
 }
 
 static void fill_ring(struct vidsch *s, struct vidsch_engine *e)
@@ -714,7 +859,7 @@ static void fill_ring(struct vidsch *s, struct vidsch_engine *e)
     }
     b = e->slot;
     if (b && e->slot_prepared && vs_paging_ready(s, b) &&
-        dma_on_ring(e) < e->depth &&
+        dma_on_ring(e) < depth_now(s, e) && !behind_higher(s, e, b) &&
         vidsch_ring_count(&e->ring) < ring_limit(s)) {
         e->slot = NULL;
         if (!ring_submit(s, e, b)) {
@@ -729,7 +874,8 @@ static bool may_elect(const struct vidsch *s, const struct vidsch_engine *e)
         /* the baseline: prepare only once the engine has nothing */
         return vidsch_ring_count(&e->ring) == 0 && !e->preempt_id;
     }
-    /* prepare the next one while the ring's last one runs */
+    /* prepare the next one while the ring's last one runs (at the
+     * full depth: what is prepared may have to preempt the ring) */
     return dma_on_ring(e) <= e->depth;
 }
 
@@ -750,6 +896,8 @@ static void expire_boost(struct vidsch *s, struct vidsch_engine *e)
 
 void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
 {
+    bool deferred;
+
     vs_tdr_poll(s, e);
     if (s->sync_dirty) {
         /* a signal was written (a retirement, a lost context): whoever
@@ -761,6 +909,9 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
         expire_boost(s, e);
         age(s, e);
     }
+    e->stats.switch_ns = vs_switch_ns(s, e);
+    deferred = e->preempt_deferred;
+    e->preempt_deferred = false;
     for (unsigned pass = 0; pass < e->depth + 3; pass++) {
         struct vidsch_buf *x = e->slot;
 
@@ -772,8 +923,16 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
             s->caps.preemption != COPRO_PREEMPT_NONE) {
             int why = ring_displaced_by(s, e, x);
 
-            if (why >= 0) {
-                vs_request_preempt(s, e, (enum vidsch_preempt_reason)why);
+            if (why >= 0 && !preempt_self(e, x)) {
+                uint64_t end;
+
+                if (head_ends_soon(s, e, &end)) {
+                    e->preempt_deferred = true;
+                    e->defer_until = end;
+                } else {
+                    vs_request_preempt(s, e,
+                                       (enum vidsch_preempt_reason)why);
+                }
             }
         }
         fill_ring(s, e);
@@ -782,6 +941,9 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
             break;
         }
         /* elected a buffer prepared already: it may go on at once */
+    }
+    if (e->preempt_deferred && !deferred) {
+        e->stats.preempts_deferred++;
     }
     if (e->resident_wait && e->resident_wait_gen != s->release_gen) {
         e->resident_wait = false;   /* memory may have come free */
@@ -798,8 +960,12 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e)
     uint64_t when = VS_NEVER;
     struct vidsch_buf *h;
 
+    if (e->preempt_deferred) {
+        /* look again when the head should have ended (switch cost) */
+        when = e->defer_until + 1;
+    }
     if (!quantum(s)) {
-        return VS_NEVER;
+        return when;
     }
     for (int l = 0; l < vidsch_ready_top(&e->rq); l++) {
         struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);

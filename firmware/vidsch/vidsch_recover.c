@@ -36,6 +36,15 @@ void vs_head_changed(struct vidsch *s, struct vidsch_engine *e)
         return;
     }
     c = b->ctx;
+    if (e->watch_wasted) {
+        /* the first DMA buffer to run after a preemption: the same
+         * context's means the preemption bought nothing */
+        e->watch_wasted = false;
+        if (c->id == e->watch_ctx) {
+            e->stats.wasted_preemptions++;
+            c->stats.wasted_preemptions++;
+        }
+    }
     if (!b->started) {
         uint64_t lat = now - b->submitted_at;
         unsigned bucket = 0;
@@ -65,6 +74,7 @@ static void charge_head(struct vidsch *s, struct vidsch_engine *e,
     uint64_t now = vs_now(s), ran = now - e->head_since;
 
     e->stats.busy_ns += ran;
+    b->ran_ns += ran;
     if (b->ctx) {
         b->ctx->stats.gpu_ns += ran;
         b->ctx->credit -= (int64_t)ran;
@@ -94,6 +104,12 @@ void vs_retire_upto(struct vidsch *s, struct vidsch_engine *e,
         }
         if (c) {
             c->on_gpu--;
+            if (!b->split) {
+                /* weight 1/4: a few buffers make the estimate */
+                c->buf_avg_ns = c->buf_avg_ns
+                    ? c->buf_avg_ns - (c->buf_avg_ns >> 2) + (b->ran_ns >> 2)
+                    : b->ran_ns;
+            }
         }
         vs_finish(s, b, DDI_OK);
         vs_head_changed(s, e);
@@ -168,10 +184,39 @@ static void restart(struct vidsch *s, struct vidsch_engine *e,
     vs_requeue_front(s, e, b);
 }
 
+/*
+ * A paging buffer was lost in a reset (it was the culprit, caught mid-way:
+ * its transfers half done, some of its UNMAPs run, so it cannot simply
+ * run again). The DMA buffers waiting for it (prepared in an engine's
+ * slot, held back until its ticket is done: no other place holds one)
+ * must not run on whatever their allocations hold now: each is reported
+ * finished with DDI_ELOST and never runs; its context goes on. The
+ * allocations it moved are vidmm's to mark (vidmm_paging_lost): later
+ * buffers that use them are refused the same way.
+ */
+static void fail_paging_waiters(struct vidsch *s, uint64_t ticket)
+{
+    for (unsigned i = 0; i < s->nengines; i++) {
+        struct vidsch_engine *e = &s->engine[i];
+        struct vidsch_buf *b = e->slot;
+
+        if (b && b->ctx && b->resident && b->wait_ticket >= ticket) {
+            e->slot = NULL;
+            b->ctx->on_gpu--;
+            vs_finish(s, b, DDI_ELOST);
+            vs_ctx_update(s, b->ctx);
+        }
+    }
+}
+
 /* The aborted buffer was the culprit: it is lost, and so is its context. */
 static void blame(struct vidsch *s, struct vidsch_buf *b)
 {
     struct vidsch_ctx *c = b->ctx;
+
+    if (!c && b->ticket) {
+        fail_paging_waiters(s, b->ticket);
+    }
 
     if (c) {
         c->on_gpu--;
@@ -299,6 +344,24 @@ void vs_on_preempted(struct vidsch *s, struct vidsch_engine *e,
         return;
     }
     vs_retire_upto(s, e, completed);
+    if (preempted) {
+        struct vidsch_buf *h = vs_ring_head(e);
+        uint64_t took = vs_now(s) - e->preempt_at;
+
+        /* the save is in there, plus the way to the arbitration point:
+         * the shortest one is the best measure of the save alone */
+        if (!e->switch_ns || took < e->switch_ns) {
+            e->switch_ns = took;
+        }
+        /* the watchdog's grace covers what a healthy engine needs */
+        if (2 * took > e->tdr.cfg.grace_ns) {
+            e->tdr.cfg.grace_ns = 2 * took;
+        }
+
+        /* the interrupted buffer is the head (older ones retired) */
+        e->watch_wasted = h && h->ctx && h->sub.fence == preempted;
+        e->watch_ctx = e->watch_wasted ? h->ctx->id : 0;
+    }
     stop_requeue(s, e, VIDSCH_STOP_PREEMPT, completed, preempted);
     e->stats.preemptions++;
     if (preempted) {

@@ -61,7 +61,11 @@ void vs_fire_signals(struct vidsch *s, struct vidsch_ctx *c)
             break;
         }
         vs_list_remove(&c->signals, n);
-        *y->addr = y->value;
+        /* a monitored fence never goes back: a signal overtaken by a
+         * higher one (a CPU signal meanwhile) is ignored */
+        if (*y->addr < y->value) {
+            *y->addr = y->value;
+        }
         vs_sync_free(s, y);
         s->sync_dirty = true;
     }

@@ -28,6 +28,7 @@
 #include "qemu/timer.h"
 #include "exec/memory.h"
 #include "system/cpu-timers.h"
+#include "system/cpus.h"
 #include "system/runstate.h"
 #include "migration/vmstate.h"
 #include "copro.h"
@@ -35,6 +36,13 @@
 
 #define COPRO_CHUNK_BYTES   (64 * KiB)      /* COPY/FILL/RECT step size */
 #define COPRO_WAIT_POLL_NS  (20 * SCALE_US) /* WAIT re-check period */
+/*
+ * quiet-period batching: steps run ahead per pass; how far a WAIT's next
+ * re-check may be skipped (a write from outside virtual time, such as
+ * another device's DMA completed by the main loop, is seen that late)
+ */
+#define COPRO_BATCH_STEPS   4096
+#define COPRO_BATCH_SKIP_NS (1 * SCALE_MS)
 
 /* what a step did */
 typedef enum StepResult {
@@ -140,12 +148,11 @@ uint64_t copro_gpu_addr_add(uint64_t base, uint64_t off)
  * Faults
  */
 
+static void copro_engine_fault_report(CoproEngine *e);
+
 void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
                         uint32_t info)
 {
-    CoproState *s = e->dev;
-    bool error = COPRO_FAULT_IS_ERROR(kind);
-
     e->state = COPRO_ENG_STATE_HALTED;
     e->fault_kind = kind;
     e->fault_offset = e->pc;
@@ -157,13 +164,32 @@ void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
     e->step_pending = false;
     timer_del(e->timer);
     trace_copro_engine_fault(e->index, kind, addr, e->pc, e->fault_fence);
-    copro_tl_engine(e, COPRO_TL_FAULT);
     qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u halted: %s at packet "
                   "offset 0x%" PRIx32 ", address 0x%" PRIx64
                   ", fence %" PRIu64 "\n", e->index,
                   copro_fault_name(kind), e->pc, addr, e->fault_fence);
-    copro_raise_irq(s, COPRO_INT_ENG(e->index, error ? COPRO_INT_ERROR
-                                                     : COPRO_INT_FAULT));
+    if (e->batching) {
+        /*
+         * A step run ahead of its time (quiet-period batching): the fault
+         * is reported when the engine clock, the time of the step or
+         * fetch that faulted, is reached; until then nothing can look.
+         */
+        e->fault_irq_due = true;
+        trace_copro_batch_fault(e->index, e->cursor);
+        timer_mod(e->timer, e->cursor);
+        return;
+    }
+    copro_engine_fault_report(e);
+}
+
+/* What a fault shows the rest of the machine: its event and interrupt. */
+static void copro_engine_fault_report(CoproEngine *e)
+{
+    bool error = COPRO_FAULT_IS_ERROR(e->fault_kind);
+
+    copro_tl_engine(e, COPRO_TL_FAULT);
+    copro_raise_irq(e->dev, COPRO_INT_ENG(e->index, error ? COPRO_INT_ERROR
+                                                          : COPRO_INT_FAULT));
 }
 
 const char *copro_fault_name(uint32_t kind)
@@ -781,9 +807,137 @@ static void copro_engine_yield(CoproEngine *e, int64_t now)
     }
 }
 
-static void copro_engine_run(CoproEngine *e)
+/*
+ * Quiet-period batching (x-batch=on, under -icount). While every vCPU is
+ * halted with nothing to do, nothing in the machine can act before the
+ * next QEMU_CLOCK_VIRTUAL timer (the horizon): a halted CPU only wakes on
+ * an interrupt, and under -icount every source of one that is exact in
+ * virtual time (this device's engines and display, the guest's timers)
+ * is such a timer. Until then no one can read the device's registers or
+ * memory, write a preemption request, or write what a WAIT reads. So an
+ * engine may execute the steps that end before the horizon back to back
+ * in one pass, each with its own end time as its virtual time, instead
+ * of one timer per step, and it must stop before anything the rest of
+ * the machine would see at once: an interrupt, a fence that wakes a
+ * waiting engine, a timeline event, a submission retired or loaded, an
+ * arbitration point with a request pending. For the same reason a WAIT
+ * that is not satisfied skips the re-checks before the horizon: the
+ * memory it reads cannot change until then. Every result is the one the
+ * step-by-step path (x-batch=off) gives, to the nanosecond.
+ *
+ * The horizon of @now (real virtual time), or @now if nothing may run
+ * ahead. The engine's own timer is not part of it.
+ */
+static int64_t copro_batch_horizon(CoproEngine *e, int64_t now)
+{
+    int64_t d;
+
+    if (!e->dev->batch || !icount_enabled() || !all_cpu_threads_idle()) {
+        return now;
+    }
+    timer_del(e->timer);
+    d = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
+    if (d < 0 || d > INT64_MAX - now) {
+        return INT64_MAX;
+    }
+    return now + d;
+}
+
+/* Can the charged step run at once, ahead of its end time? */
+static bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
+                             unsigned *batched)
+{
+    CoproState *s = e->dev;
+    const char *stop = NULL;
+
+    if (!s->batch) {
+        return false;
+    }
+    switch (COPRO_PKT_OP(e->cur.hdr)) {
+    case COPRO_OP_INTERRUPT:
+        stop = "interrupt";
+        break;
+    case COPRO_OP_FENCE:
+        if (COPRO_PKT_FLAGS(e->cur.hdr) & COPRO_FENCE_IRQ) {
+            stop = "fence interrupt";
+            break;
+        }
+        /* it wakes waiting engines at its real time */
+        for (unsigned i = 0; i < s->num_engines; i++) {
+            if (s->engines[i].state == COPRO_ENG_STATE_WAITING) {
+                stop = "fence wakes";
+            }
+        }
+        break;
+    default:
+        break;
+    }
+    if (!stop && *batched >= COPRO_BATCH_STEPS) {
+        stop = "steps";
+    }
+    if (!stop) {
+        if (*horizon < 0) {
+            *horizon = copro_batch_horizon(e, real);
+        }
+        if (*horizon == real) {
+            stop = "machine busy";
+        } else if (e->cursor >= *horizon) {
+            stop = "horizon";
+        }
+    }
+    if (stop) {
+        trace_copro_batch_stop(e->index, stop, *batched, e->cursor);
+        return false;
+    }
+    (*batched)++;
+    return true;
+}
+
+/*
+ * Is the engine ahead of real time (batching) before an action the rest
+ * of the machine sees? Then it waits for its timer at @now to do it.
+ */
+static bool copro_batch_catch_up(CoproEngine *e, int64_t now, int64_t real)
+{
+    if (now > real) {
+        trace_copro_batch_stop(e->index, "visible", 0, now);
+        timer_mod(e->timer, now);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * The next re-check of a WAIT blocked at @now: the next poll, or while
+ * nothing can write what it reads, the first poll at or after the
+ * horizon (at most COPRO_BATCH_SKIP_NS on). Polls keep their period.
+ */
+static int64_t copro_wait_poll_at(CoproEngine *e, int64_t now, int64_t real,
+                                  int64_t *horizon)
+{
+    int64_t next = now + COPRO_WAIT_POLL_NS;
+    int64_t until;
+
+    if (!e->dev->batch) {
+        return next;
+    }
+    if (*horizon < 0) {
+        *horizon = copro_batch_horizon(e, real);
+    }
+    until = MIN(*horizon, now + (int64_t)COPRO_BATCH_SKIP_NS);
+    if (until > next) {
+        next += DIV_ROUND_UP(until - next, COPRO_WAIT_POLL_NS) *
+                COPRO_WAIT_POLL_NS;
+    }
+    return next;
+}
+
+static void copro_engine_loop(CoproEngine *e)
 {
     int64_t now = copro_now_ns();
+    const int64_t real = now;   /* now is an end of step when batching */
+    int64_t horizon = -1;       /* not computed yet */
+    unsigned batched = 0;
 
     /*
      * Nothing executes while the VM is stopped: a savevm or migration
@@ -823,8 +977,15 @@ static void copro_engine_run(CoproEngine *e)
         }
         if (e->step_pending) {
             if (e->cursor > now) {
-                timer_mod(e->timer, e->cursor);
-                return;
+                if (!copro_batch_step(e, real, &horizon, &batched)) {
+                    timer_mod(e->timer, e->cursor);
+                    return;
+                }
+                /* run ahead: the step executes as at its end */
+                now = e->cursor;
+                e->batching = true;
+                e->slice_stamp = now;
+                e->slice_used = 0;
             }
             if (e->slice_used >= e->dev->slice_packets) {
                 /* slice used up: let the main loop and the vCPUs run */
@@ -840,7 +1001,8 @@ static void copro_engine_run(CoproEngine *e)
             case STEP_BLOCKED:
                 e->state = COPRO_ENG_STATE_WAITING;
                 e->cursor = now;
-                timer_mod(e->timer, now + COPRO_WAIT_POLL_NS);
+                timer_mod(e->timer,
+                          copro_wait_poll_at(e, now, real, &horizon));
                 return;
             case STEP_DONE:
                 e->stat_packets++;
@@ -860,17 +1022,22 @@ static void copro_engine_run(CoproEngine *e)
          */
         if (e->active && !e->in_packet && !e->restore_pending &&
             !e->preempt_saving && e->pc >= e->desc.dma_len) {
-            if (!copro_complete_submission(e)) {
+            if (copro_batch_catch_up(e, now, real) ||
+                !copro_complete_submission(e)) {
                 return;
             }
             continue;
         }
         /* every step boundary is a potential arbitration point */
-        if (e->preempt_pending && copro_preempt_arbitrate(e, now)) {
+        if (e->preempt_pending && (copro_batch_catch_up(e, now, real) ||
+                                   copro_preempt_arbitrate(e, now))) {
             return;
         }
 
         if (!e->active) {
+            if (copro_batch_catch_up(e, now, real)) {
+                return;
+            }
             if (e->ring_head == e->ring_tail || !e->ring_size) {
                 e->state = COPRO_ENG_STATE_IDLE;
                 return;
@@ -882,13 +1049,15 @@ static void copro_engine_run(CoproEngine *e)
                 return;
             }
         }
-        if (e->restore_pending && !copro_preempt_restore(e)) {
+        if (e->restore_pending && (copro_batch_catch_up(e, now, real) ||
+                                   !copro_preempt_restore(e))) {
             return;
         }
         e->state = COPRO_ENG_STATE_BUSY;
         if (!e->in_packet) {
             if (e->pc >= e->desc.dma_len) {
-                if (!copro_complete_submission(e)) {
+                if (copro_batch_catch_up(e, now, real) ||
+                    !copro_complete_submission(e)) {
                     return;
                 }
                 continue;
@@ -906,6 +1075,12 @@ static void copro_engine_run(CoproEngine *e)
             e->step_pending = true;
         }
     }
+}
+
+static void copro_engine_run(CoproEngine *e)
+{
+    copro_engine_loop(e);
+    e->batching = false;
 }
 
 static void copro_engine_bh(void *opaque)
@@ -934,12 +1109,31 @@ static void copro_engine_timer(void *opaque)
     bool was_engaged = guard->engaged_in_io;
 
     guard->engaged_in_io = true;
-    /* a pending preemption takes a blocked WAIT before it is re-checked */
-    if (e->state == COPRO_ENG_STATE_WAITING && !e->preempt_pending) {
-        copro_engine_wake(e);
+    if (e->fault_irq_due) {
+        /* a fault of a batched step reaches its time (see vm_start) */
+        if (runstate_is_running()) {
+            e->fault_irq_due = false;
+            copro_engine_fault_report(e);
+        }
+    } else {
+        /* a pending preemption takes a blocked WAIT before it is
+         * re-checked */
+        if (e->state == COPRO_ENG_STATE_WAITING && !e->preempt_pending) {
+            copro_engine_wake(e);
+        }
+        copro_engine_run(e);
     }
-    copro_engine_run(e);
     guard->engaged_in_io = was_engaged;
+}
+
+/* The VM runs (again): engines with work go on. */
+void copro_engine_vm_start(CoproEngine *e)
+{
+    if (e->fault_irq_due) {
+        timer_mod(e->timer, MAX(e->cursor, copro_now_ns()));
+    } else if (copro_engine_has_work(e)) {
+        copro_engine_kick(e);
+    }
 }
 
 /*
@@ -955,6 +1149,22 @@ void copro_engine_kick(CoproEngine *e)
         timer_mod(e->timer, copro_now_ns());
     } else {
         qemu_bh_schedule(e->bh);
+    }
+}
+
+/*
+ * A kick from the guest's register write (doorbell, preemption request).
+ * Under -icount with x-batch=on the engine runs at once, in the vCPU
+ * thread at the virtual time of the write, as the timer due now would a
+ * moment later: that saves the timer's round trip between QEMU's threads.
+ */
+void copro_engine_kick_io(CoproEngine *e)
+{
+    if (e->dev->batch && icount_enabled() && qemu_in_vcpu_thread()) {
+        timer_del(e->timer);
+        copro_engine_timer(e);
+    } else {
+        copro_engine_kick(e);
     }
 }
 
@@ -1081,6 +1291,7 @@ static void copro_engine_soft_reset(CoproEngine *e)
     e->fault_context = 0;
     e->fault_info = 0;
     e->preempt_pending = false;
+    e->fault_irq_due = false;
     e->inject = 0;
     e->state = COPRO_ENG_STATE_IDLE;
 }
@@ -1127,7 +1338,7 @@ void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
         e->ring_tail = val;
         copro_tl_engine(e, COPRO_TL_DOORBELL);
         if (e->state != COPRO_ENG_STATE_HALTED) {
-            copro_engine_kick(e);
+            copro_engine_kick_io(e);
         }
         break;
     case COPRO_ENG_FENCE_WB:
@@ -1143,6 +1354,7 @@ void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
         if (val & COPRO_ENG_CTL_RESET) {
             copro_engine_soft_reset(e);
         } else if (val & COPRO_ENG_CTL_RETRY) {
+            e->fault_irq_due = false;
             copro_engine_retry(e);
         }
         break;
@@ -1252,9 +1464,15 @@ bool copro_engine_post_load(CoproEngine *e)
                               e->step_pending || e->restore_pending)) {
         return false;
     }
+    /* a deferred fault report needs the fault it reports */
+    if (e->fault_irq_due && (e->state != COPRO_ENG_STATE_HALTED ||
+                             e->fault_kind == COPRO_FAULT_NONE)) {
+        return false;
+    }
     /* per-pass bookkeeping starts afresh on the destination */
     e->slice_stamp = 0;
     e->slice_used = 0;
+    e->batching = false;
     return true;
 }
 
@@ -1302,6 +1520,25 @@ static const VMStateDescription vmstate_copro_engine_switch = {
     .fields = (const VMStateField[]) {
         VMSTATE_BOOL(restore_pending, CoproEngine),
         VMSTATE_BOOL(preempt_saving, CoproEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool copro_engine_batch_needed(void *opaque)
+{
+    CoproEngine *e = opaque;
+
+    return e->fault_irq_due;
+}
+
+/* the interrupt of a fault latched ahead of time (batching), still due */
+static const VMStateDescription vmstate_copro_engine_batch = {
+    .name = "copro/engine/batch",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = copro_engine_batch_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(fault_irq_due, CoproEngine),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -1369,6 +1606,7 @@ const VMStateDescription vmstate_copro_engine = {
     },
     .subsections = (const VMStateDescription * const []) {
         &vmstate_copro_engine_switch,
+        &vmstate_copro_engine_batch,
         NULL
     },
 };

@@ -43,7 +43,7 @@ void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask)
     trace_copro_preempt_request(e->index, e->preempt_req, e->state);
     copro_tl_engine(e, COPRO_TL_PREEMPT_REQUEST);
     if (e->state != COPRO_ENG_STATE_HALTED) {
-        copro_engine_kick(e);
+        copro_engine_kick_io(e);
     }
 }
 

@@ -148,6 +148,7 @@ static const CoproRegInfo copro_global_regs[] = {
     { COPRO_REG_MSIX_VECTORS,   4, REG_RO,  "MSIX_VECTORS" },
     { COPRO_REG_SCRATCH,        4, REG_RW,  "SCRATCH" },
     { COPRO_REG_GPU_TIME,       8, REG_RO,  "GPU_TIME" },
+    { COPRO_REG_CTX_SWITCH_NS,  8, REG_RO,  "CTX_SWITCH_NS" },
     { COPRO_REG_INT_STATUS,     8, REG_W1C, "INT_STATUS" },
     { COPRO_REG_INT_MASK,       8, REG_RW,  "INT_MASK" },
     { COPRO_REG_INT_TEST,       4, REG_WO,  "INT_TEST" },
@@ -317,6 +318,8 @@ static uint64_t copro_global_read(CoproState *s, hwaddr reg)
         return s->scratch;
     case COPRO_REG_GPU_TIME:
         return copro_now_ns();
+    case COPRO_REG_CTX_SWITCH_NS:
+        return copro_ctx_switch_ns(&s->engines[0]);
     case COPRO_REG_INT_STATUS:
         return s->int_status;
     case COPRO_REG_INT_MASK:
@@ -581,9 +584,7 @@ static void copro_vm_state_change(void *opaque, bool running,
         return;
     }
     for (unsigned i = 0; i < s->num_engines; i++) {
-        if (copro_engine_has_work(&s->engines[i])) {
-            copro_engine_kick(&s->engines[i]);
-        }
+        copro_engine_vm_start(&s->engines[i]);
     }
 }
 
@@ -801,6 +802,7 @@ static const Property copro_properties[] = {
                      COPRO_APERTURE_DEFAULT),
     DEFINE_PROP_UINT64("pixel-rate", CoproState, pixel_rate, 4000000000ULL),
     DEFINE_PROP_UINT32("x-slice-packets", CoproState, slice_packets, 256),
+    DEFINE_PROP_BOOL("x-batch", CoproState, batch, true),
     DEFINE_PROP_UINT64("arbitration-ns", CoproState, arbitration_ns,
                        COPRO_ARBITRATION_NS_DEFAULT),
     DEFINE_PROP_SIZE("ctx-state-size", CoproState, ctx_state_size,

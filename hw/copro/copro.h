@@ -116,6 +116,15 @@ typedef struct CoproEngine {
     int64_t slice_stamp;
     uint32_t slice_used;
 
+    /*
+     * Quiet-period batching (x-batch, copro-engine.c): a step run ahead of
+     * its end time. batching is set while one runs (not migrated);
+     * fault_irq_due says a fault latched by such a step still has its
+     * interrupt (and timeline event) due at the engine clock (cursor).
+     */
+    bool batching;
+    bool fault_irq_due;
+
     QEMUTimer *timer;
     QEMUBH *bh;
     uint8_t *bounce;                /* one step's data (COPRO_CHUNK_BYTES) */
@@ -256,6 +265,7 @@ struct CoproState {
     uint64_t fill_bw;       /* bytes per second */
     uint64_t pixel_rate;    /* pixels per second */
     uint32_t slice_packets; /* packets executed per main-loop slice */
+    bool batch;             /* x-batch: run quiet steps back to back */
     uint64_t arbitration_ns; /* WORK slice: mid-command arbitration */
     uint64_t ctx_state_size; /* bytes saved/restored per preemption */
     uint32_t preempt;       /* COPRO_PREEMPT_* granularity */
@@ -298,8 +308,10 @@ void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
                         uint64_t mask);
 bool copro_engine_post_load(CoproEngine *e);
 bool copro_engine_has_work(CoproEngine *e);
+void copro_engine_vm_start(CoproEngine *e);
 void copro_engines_fence_written(CoproState *s);
 void copro_engine_kick(CoproEngine *e);
+void copro_engine_kick_io(CoproEngine *e);
 const char *copro_op_name(uint32_t op);
 const char *copro_fault_name(uint32_t kind);
 const char *copro_engine_state_name(uint32_t state);

@@ -62,6 +62,9 @@
 #define COPRO_REG_MSIX_VECTORS      0x002c  /* 32: MSI-X vectors (0: none) */
 #define COPRO_REG_SCRATCH           0x0030  /* 32: read/write, no effect */
 #define COPRO_REG_GPU_TIME          0x0038  /* 64: device clock, ns */
+#define COPRO_REG_CTX_SWITCH_NS     0x0040  /* 64: modelled time to save
+                                               (or restore) one context's
+                                               state at a preemption, ns */
 
 /* COPRO_REG_CAPS bits: features a driver may rely on */
 #define COPRO_CAP_CMD_PROCESSOR     (1u << 0)   /* rings, packets, fences */

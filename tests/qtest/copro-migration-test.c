@@ -237,6 +237,10 @@ static void test_migrate_preempt_pending(void)
 #define AT_RECT_H       107
 #define AT_RECT_ROWS    111
 #define AT_TARGET0      115
+#define AT_STATE        8
+#define AT_CURSOR       (AT_TARGET0 + COPRO_TARGET_SLOTS * 24)
+#define AT_FAULT_KIND   (AT_CURSOR + 20)
+#define AT_ENGINE_END   (AT_CURSOR + 177)   /* after the timer */
 
 typedef struct Stream {
     gchar *data;
@@ -420,6 +424,83 @@ static void test_migrate_hostile_stream(void)
     g_free(orig.data);
 }
 
+/* Insert engine 0's copro/engine/batch subsection (fault_irq_due set). */
+static void insert_batch_subsection(Stream *st)
+{
+    static const char name[] = "copro/engine/batch";
+    GByteArray *b = g_byte_array_new();
+    gsize at = st->marker + AT_ENGINE_END;
+    uint8_t head[2] = { 0x05, sizeof(name) - 1 };   /* QEMU_VM_SUBSECTION */
+    uint8_t ver[4], due = 1;
+
+    stl_be_p(ver, 1);
+    g_byte_array_append(b, (guint8 *)st->data, at);
+    g_byte_array_append(b, head, 2);
+    g_byte_array_append(b, (const guint8 *)name, sizeof(name) - 1);
+    g_byte_array_append(b, ver, 4);
+    g_byte_array_append(b, &due, 1);
+    g_byte_array_append(b, (guint8 *)st->data + at, st->len - at);
+    g_free(st->data);
+    st->len = b->len;
+    st->data = (gchar *)g_byte_array_free(b, FALSE);
+}
+
+/*
+ * A fault latched by a step run ahead of its time (quiet-period batching,
+ * under -icount) keeps its interrupt due in the copro/engine/batch
+ * subsection. Loaded on a halted engine with a fault latched, the
+ * interrupt comes once the VM runs; anything else is refused.
+ */
+static void test_migrate_batch_fault(void)
+{
+    g_autofree char *file = NULL;
+    Stream st, orig;
+    Copro dst;
+
+    save_stream("", NULL, &orig, &file);
+    g_assert_cmpuint(ldq_be_p(orig.data + orig.marker + AT_CURSOR), ==, 0);
+    st = orig;
+
+    /* control: halted on a translation fault, its interrupt due */
+    st.data = g_memdup2(orig.data, orig.len);
+    put_be32(&st, AT_STATE, COPRO_ENG_STATE_HALTED);
+    put_be32(&st, AT_FAULT_KIND, COPRO_FAULT_TRANSLATION);
+    insert_batch_subsection(&st);
+    g_assert_true(load_stream(&dst, file, &st, "", ""));
+    dst.mmio = qpci_iomap(dst.dev, COPRO_BAR_MMIO, NULL);
+    qtest_clock_step(dst.qts, 1000);
+    g_assert_cmphex(rd64(&dst, COPRO_REG_INT_STATUS) &
+                    COPRO_INT_ENGINE_MASK(0), ==,
+                    (uint64_t)COPRO_INT_FAULT << COPRO_INT_ENGINE_SHIFT(0));
+    g_assert_cmpuint(erd32(&dst, 0, COPRO_ENG_FAULT_KIND), ==,
+                     COPRO_FAULT_TRANSLATION);
+    copro_shutdown(&dst);
+    g_free(st.data);
+
+    /* the same report due on an engine that is not halted */
+    st.data = g_memdup2(orig.data, orig.len);
+    st.len = orig.len;
+    put_be32(&st, AT_FAULT_KIND, COPRO_FAULT_TRANSLATION);
+    insert_batch_subsection(&st);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+    g_free(st.data);
+
+    /* halted without a fault to report */
+    st.data = g_memdup2(orig.data, orig.len);
+    st.len = orig.len;
+    put_be32(&st, AT_STATE, COPRO_ENG_STATE_HALTED);
+    insert_batch_subsection(&st);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+    g_free(st.data);
+
+    unlink(file);
+    g_free(orig.data);
+}
+
 /* A FILL queued on engine 0's ring, doorbell not rung. */
 static void queue_fill(Copro *c)
 {
@@ -479,5 +560,6 @@ int main(int argc, char **argv)
                    test_migrate_hostile_stream);
     qtest_add_func("/copro/migration/no-dma-before-run",
                    test_migrate_no_dma_before_run);
+    qtest_add_func("/copro/migration/batch-fault", test_migrate_batch_fault);
     return g_test_run();
 }

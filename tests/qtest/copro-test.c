@@ -105,6 +105,35 @@ static void test_reset_values(void)
     copro_shutdown(&c);
 }
 
+/*
+ * CTX_SWITCH_NS: the save (or restore) time of a context at a
+ * preemption, ctx-state-size at copy-bw, which a scheduler weighs a
+ * preemption against; 0 when nothing is modelled.
+ */
+static void test_ctx_switch_ns(void)
+{
+    static const struct {
+        const char *opts;
+        uint64_t ns;
+    } cases[] = {
+        { "", 262144ULL * 1000000000ULL / (8ULL << 30) },
+        { "ctx-state-size=16M,copy-bw=1073741824", 15625000 },
+        { "ctx-state-size=0", 0 },
+        { "timing=instant", 0 },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        Copro c;
+
+        copro_boot(&c, "-M q35", cases[i].opts);
+        g_assert_cmpuint(rd64(&c, COPRO_REG_CTX_SWITCH_NS), ==, cases[i].ns);
+        /* read-only */
+        wr64(&c, COPRO_REG_CTX_SWITCH_NS, 1);
+        g_assert_cmpuint(rd64(&c, COPRO_REG_CTX_SWITCH_NS), ==, cases[i].ns);
+        copro_shutdown(&c);
+    }
+}
+
 static void test_read_write(void)
 {
     Copro c;
@@ -461,6 +490,7 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/readd-same-address", test_readd_same_address);
     qtest_add_func("/copro/regs/reset-values", test_reset_values);
     qtest_add_func("/copro/regs/read-write", test_read_write);
+    qtest_add_func("/copro/regs/ctx-switch-ns", test_ctx_switch_ns);
     qtest_add_func("/copro/regs/bad-access", test_bad_access);
     qtest_add_func("/copro/irq/intx", test_intx);
     qtest_add_func("/copro/reset", test_reset);

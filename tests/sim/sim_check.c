@@ -31,6 +31,7 @@ struct cbuf {
     uint32_t check_bytes, pattern;
     uint8_t where;
     bool accepted, loaded, ever_elected, elected_boosted;
+    uint64_t loaded_at;         /* the model last loaded it */
     unsigned done, retired;
     int status;
     uint64_t seq;               /* per context, as vidsch numbers them */
@@ -48,6 +49,9 @@ struct cctx {
     unsigned engine, prio;
     uint64_t save;
     bool lost, boosted, triggered;
+    bool lent;                  /* runs at a level lent through a sync
+                                   object (priority inheritance) ... */
+    unsigned lent_level;        /* ... this one */
     uint64_t last_active;       /* ran, or became ready with new work */
     bool waiting;
     uint64_t waiting_since;
@@ -78,6 +82,13 @@ struct checker {
     uint64_t bound_start;       /* priority: how late a lower one may start */
     uint64_t bound_starve[DDI_MAX_ENGINES];
     bool dropped_one;
+    /* wasted preemptions: the reason of the engine's last request, and
+     * the context a preemption cut mid-buffer (-1: none pending) */
+    unsigned preempt_reason[DDI_MAX_ENGINES];
+    uint64_t preempt_at[DDI_MAX_ENGINES];   /* last request */
+    uint64_t retire_seen[DDI_MAX_ENGINES];  /* vidsch's last RETIRE */
+    uint64_t retire_at_req[DDI_MAX_ENGINES];    /* ... at the request */
+    int cut_ctx[DDI_MAX_ENGINES];
 };
 
 struct checker *checker_new(void)
@@ -249,8 +260,14 @@ static void update_waiting(struct checker *k)
 static const char *const trace_names[] = {
     "ELECT", "PREPARED", "UNSTAGE", "SUBMIT", "RETIRE", "PREEMPT",
     "PREEMPTED", "RESET", "DEVICE_RESET", "LOST", "BOOST", "UNBOOST",
-    "HOLD", "RELEASE", "PREPARE", "FIGHT",
+    "HOLD", "RELEASE", "PREPARE", "FIGHT", "INHERIT",
 };
+
+/* The level c runs at: its own, or one lent to it. */
+static unsigned effective(const struct cctx *c)
+{
+    return c->lent && c->lent_level > c->prio ? c->lent_level : c->prio;
+}
 
 static void check_elect(struct checker *k, const struct cctx *c)
 {
@@ -260,7 +277,7 @@ static void check_elect(struct checker *k, const struct cctx *c)
     for (unsigned i = 0; i < k->w->nctx; i++) {
         struct cctx *h = &k->ctx[i];
 
-        if (h != c && h->engine == c->engine && h->prio > c->prio &&
+        if (h != c && h->engine == c->engine && h->prio > effective(c) &&
             electable(k, h)) {
             fail(k, "ctx %u (%s) elected while ctx %u (%s) is ready",
                  c->id, vidsch_priority_name(c->prio), h->id,
@@ -304,7 +321,7 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
         check_elect(k, c);
         b->where = W_SLOT;
         b->ever_elected = true;
-        b->elected_boosted = c->boosted;
+        b->elected_boosted = c->boosted || c->lent;
         break;
     case VIDSCH_TRACE_UNSTAGE:
         b->where = W_QUEUED;
@@ -314,9 +331,13 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
         break;
     case VIDSCH_TRACE_RETIRE:
         b->where = W_RETIRED;
+        k->retire_seen[ev->engine] = now_of(k);
         break;
     case VIDSCH_TRACE_PREEMPT:
         k->r->preemptions++;
+        k->preempt_reason[ev->engine] = ev->reason;
+        k->preempt_at[ev->engine] = now_of(k);
+        k->retire_at_req[ev->engine] = k->retire_seen[ev->engine];
         if (policy_is(k, VIDSCH_POLICY_FIFO) &&
             ev->reason != VIDSCH_PREEMPT_TDR) {
             fail(k, "fifo asked for a preemption (reason %u)", ev->reason);
@@ -362,6 +383,20 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
     case VIDSCH_TRACE_UNBOOST:
         c->boosted = false;
         break;
+    case VIDSCH_TRACE_INHERIT: {
+        const struct cctx *donor = ctx_by_id(k, (uint32_t)ev->fence);
+
+        /* lent only by a context that waits, above the borrower */
+        if (ev->reason && (!donor || ev->level <= c->prio ||
+                           (!donor->boosted &&
+                            effective(donor) < ev->level))) {
+            fail(k, "ctx %u lent level %u by ctx %" PRIu64, c->id,
+                 ev->level, ev->fence);
+        }
+        c->lent = ev->reason != 0;
+        c->lent_level = ev->level;
+        break;
+    }
     case VIDSCH_TRACE_RELEASE:
         if (ev->reason) {
             c->last_active = now_of(k);     /* new work became electable */
@@ -470,7 +505,7 @@ static void check_start(struct checker *k, const struct cbuf *b,
 {
     uint64_t now = now_of(k);
 
-    if (!priority_rules(k) || c->boosted || b->elected_boosted) {
+    if (!priority_rules(k) || c->boosted || c->lent || b->elected_boosted) {
         return;
     }
     for (unsigned i = 0; i < k->w->nctx; i++) {
@@ -500,6 +535,7 @@ static void obs_loaded(void *arg, unsigned e,
         return;
     }
     b->loaded = true;
+    b->loaded_at = now_of(k);
     if (k->o->verbose) {
         fprintf(stderr, "%12" PRIu64 " e%u   gpu loads  ctx %u cookie %ld "
                 "fence %" PRIu64 " flags %x\n", now_of(k), e, d->context,
@@ -508,6 +544,14 @@ static void obs_loaded(void *arg, unsigned e,
     c = ctx_of(k, b);
     if (!c) {
         return;
+    }
+    if (k->cut_ctx[e] >= 0) {
+        if (k->cut_ctx[e] == b->ctx && !c->lost &&
+            !policy_is(k, VIDSCH_POLICY_FIFO)) {
+            fail(k, "wasted preemption: ctx %u was preempted mid-buffer, "
+                 "then ran next", c->id);
+        }
+        k->cut_ctx[e] = -1;
     }
     c->loaded++;
     c->last_active = now_of(k);
@@ -569,6 +613,16 @@ static void obs_stopped(void *arg, unsigned e, bool reset,
             return;
         }
         unload(k, b);
+        /* a preemption for more urgent work or a turn's end must let
+         * another context run next (the watchdog's may resume the same).
+         * Not counted: the race no driver avoids, b loaded before the
+         * request while vidsch had not yet heard that the one before
+         * it retired (the request was meant for that one) */
+        k->cut_ctx[e] = !reset && b->ctx >= 0 &&
+                        k->preempt_reason[e] != VIDSCH_PREEMPT_TDR &&
+                        !(b->loaded_at <= k->preempt_at[e] &&
+                          k->retire_at_req[e] <= b->loaded_at)
+                        ? b->ctx : -1;
         if (reset && b->ctx < 0) {
             list[m++] = (uint16_t)(b - k->buf);
         }
@@ -899,6 +953,13 @@ bool checker_run(struct checker *k, struct sim_host *h,
     memset(k->last_order, 0, sizeof(k->last_order));
     k->next_order = 0;
     k->dropped_one = false;
+    for (unsigned e = 0; e < DDI_MAX_ENGINES; e++) {
+        k->cut_ctx[e] = -1;
+        k->preempt_reason[e] = VIDSCH_PREEMPT_OTHER;
+        k->preempt_at[e] = 0;
+        k->retire_seen[e] = 0;
+        k->retire_at_req[e] = 0;
+    }
     k->check_order = policy_is(k, VIDSCH_POLICY_FIFO) && !w->nwait &&
                      !w->nhang && !w->nfault && !w->npaging;
     compute_bounds(k);

@@ -74,6 +74,7 @@ struct run {
 };
 
 static struct run R;
+static uint32_t pinned_handle;      /* aperture runs: VRAM held pinned */
 static uint64_t vidmm_storage[1 << 15];
 
 static void fail(const char *fmt, ...)
@@ -130,6 +131,42 @@ static void check_resident_buffers(const char *when)
     }
 }
 
+/*
+ * The move rule, for every kind of move (eviction, promotion, demotion,
+ * repacking, the patched-once put-back): no paging operation maps,
+ * unmaps, reads for a move or writes any range of an allocation that a
+ * buffer holding residency (prepared, on the ring, running) was patched
+ * with. check_resident_buffers sees where allocations end up; this sees
+ * every operation on the way, temporary ones included.
+ */
+static void check_ops_spare_busy(const struct ddi_paging_op *ops,
+                                 unsigned nops)
+{
+    for (unsigned i = 0; i < R.nbuf; i++) {
+        const struct svm_buf *b = &R.buf[i];
+
+        for (unsigned k = 0; b->resident && k < b->dma.nalloc; k++) {
+            uint64_t at = b->desc[k].gpu_addr;
+            uint64_t n = (R.alloc[b->aidx[k]].size + PAGE - 1) & ~(PAGE - 1);
+
+            for (unsigned o = 0; o < nops; o++) {
+                const struct ddi_paging_op *op = &ops[o];
+                bool hit = op->dst < at + n && at < op->dst + op->size;
+
+                if (op->kind == DDI_PAGING_TRANSFER) {
+                    hit |= op->src < at + n && at < op->src + op->size;
+                }
+                if (hit) {
+                    fail("paging op %u (kind %u) touches %#" PRIx64
+                         ", allocation %u of buffer %u in use there", o,
+                         op->kind, at, b->aidx[k], i);
+                    return;
+                }
+            }
+        }
+    }
+}
+
 /* Every op list vidmm asks for must also pass the copro kmd's own check
  * (kmd/copro_paging.c, the driver's BuildPagingBuffer on the device):
  * vidmm obeys the real driver's rules, not just the model's. */
@@ -146,6 +183,8 @@ static int checked_build(void *drv, const struct ddi_paging_op *ops,
     };
     unsigned bad = 0;
     int rc = copro_paging_check(&space, ops, nops, &bad);
+
+    check_ops_spare_busy(ops, nops);
 
     if (rc != DDI_OK) {
         fail("the kmd refuses paging op %u of %u (kind %u): %s", bad, nops,
@@ -241,6 +280,13 @@ static int hook_make_resident(void *arg, uint64_t cookie,
         R.r->paging_reported += res.paging_bytes;
     } else {
         out->wait_ticket = res.wait_ticket;
+    }
+    for (unsigned a = 0; a < R.nalloc; a++) {
+        struct vidmm_alloc_state st;
+
+        vidmm_alloc_state(R.vm, R.alloc[a].handle, &st);
+        R.r->promotions += before[a].where == VIDMM_IN_APERTURE &&
+                           st.where == VIDMM_IN_VRAM;
     }
     check_resident_buffers("after make_resident");
     return DDI_OK;
@@ -524,12 +570,30 @@ bool svm_run(struct sim_host *h, const struct svm_config *c,
                                      sim_gpu_alloc(h->gpu, COPRO_SAVE_SIZE,
                                                    64));
     }
+    /* aperture runs: a pinned primary holds half of VRAM, so the lists
+     * of the buffer running and of the one prepared often do not fit
+     * together and members go to the aperture, to be promoted later */
+    pinned_handle = 0;
+    if (c->aperture) {
+        struct vidmm_alloc_info pi = {
+            .size = SVM_VRAM_BYTES / 2, .owner = NCTX + 1,
+            .primary = true,
+        };
+
+        if (vidmm_alloc_create(R.vm, &pi, &pinned_handle) != DDI_OK) {
+            fail("pinned primary");
+        }
+    }
     /* the working set: random sizes, alternating processes */
     while (total < ws && R.nalloc < MAX_ALLOCS) {
         struct vidmm_alloc_info info = {
             .size = sim_rand_range(&R.rng, 4, MAX_APAGES) * PAGE,
             .owner = R.nalloc % NCTX + 1, .segments = VIDMM_SEG_VRAM,
         };
+
+        if (c->aperture && R.nalloc % 2) {
+            info.segments |= VIDMM_SEG_APERTURE;
+        }
         struct svm_alloc *al = &R.alloc[R.nalloc];
 
         if (info.size > ws - total + 4 * PAGE) {
@@ -580,6 +644,10 @@ bool svm_run(struct sim_host *h, const struct svm_config *c,
         if (rc != DDI_OK) {
             fail("destroy of allocation %u: %s", a, ddi_status_name(rc));
         }
+    }
+    if (pinned_handle &&
+        vidmm_alloc_destroy(R.vm, pinned_handle) != DDI_OK) {
+        fail("destroy of the pinned primary");
     }
     if (!R.failed && vidmm_vram_used(R.vm)) {
         fail("%" PRIu64 " bytes of VRAM leaked",

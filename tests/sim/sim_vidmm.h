@@ -46,6 +46,10 @@ struct svm_config {
     unsigned buffers;           /* per context */
     uint64_t work_ns;           /* WORK per buffer (besides its fills) */
     bool evict_own_only;
+    /* every other allocation may live in the aperture too (VRAM |
+     * APERTURE): placed there when VRAM is full, promoted into VRAM when
+     * used again: the moves of a busy allocation the move rule forbids */
+    bool aperture;
     /* eviction fighting: both contexts NORMAL under the quantum policy,
      * every buffer queued at the start (two saturating apps of one
      * level), fight_bytes the scheduler's threshold (0: policy off) */
@@ -63,6 +67,7 @@ struct svm_result {
     uint64_t enomem;            /* evict_own_only: lists refused */
     uint64_t turns, fight_turns;    /* the render engine's (vidsch) */
     uint64_t paging_reported;   /* paging bytes vidsch was told of */
+    uint64_t promotions;        /* aperture -> VRAM moves seen */
 };
 
 /* The host the runs share (sim memory, scheduler tables). */

@@ -11,7 +11,7 @@
  * sim_split.h); without the splitting hooks the same buffer is refused.
  *
  *   test-sim-vidmm [--tap] [--count=N]   N seeds per case (default 20)
- *   test-sim-vidmm --seed=S --ws=P [--own]   one run, verbose
+ *   test-sim-vidmm --seed=S --ws=P [--own] [--aperture]   one run, verbose
  *   test-sim-vidmm --seed=S --ws=P --fight[=on]   one fighting run
  */
 #include <glib.h>
@@ -29,27 +29,32 @@ static uint64_t count = 20;
 struct tcase {
     unsigned ws_pct;
     bool own;
+    bool aperture;              /* allocations may live in the aperture */
 };
 
 static void test_case(gconstpointer data)
 {
     const struct tcase *t = data;
     uint64_t evictions = 0, handed_back = 0, buffers = 0, enomem = 0;
+    uint64_t promotions = 0;
     unsigned failed = 0;
 
     for (uint64_t s = 0; s < count; s++) {
         struct svm_config c = { .seed = s + 1, .ws_pct = t->ws_pct,
                                 .buffers = 40, .work_ns = 200000,
-                                .evict_own_only = t->own };
+                                .evict_own_only = t->own,
+                                .aperture = t->aperture };
         struct svm_result r;
 
         if (!svm_run(&host, &c, &r)) {
-            printf("# seed %" PRIu64 " ws %u%%%s FAILED: %s\n# reproduce: "
-                   "test-sim-vidmm --seed=%" PRIu64 " --ws=%u%s\n", c.seed,
-                   t->ws_pct, t->own ? " own" : "", r.msg, c.seed, t->ws_pct,
-                   t->own ? " --own" : "");
+            printf("# seed %" PRIu64 " ws %u%%%s%s FAILED: %s\n# reproduce: "
+                   "test-sim-vidmm --seed=%" PRIu64 " --ws=%u%s%s\n", c.seed,
+                   t->ws_pct, t->own ? " own" : "",
+                   t->aperture ? " aperture" : "", r.msg, c.seed, t->ws_pct,
+                   t->own ? " --own" : "", t->aperture ? " --aperture" : "");
             failed++;
         }
+        promotions += r.promotions;
         evictions += r.evictions;
         handed_back += r.handed_back;
         buffers += r.buffers;
@@ -59,9 +64,16 @@ static void test_case(gconstpointer data)
            " evictions, %" PRIu64 " re-residencies after a hand-back, %"
            PRIu64 " lists refused (ENOMEM)\n",
            count, buffers, evictions, handed_back, enomem);
+    if (t->aperture) {
+        printf("# %" PRIu64 " promotions from the aperture into VRAM\n",
+               promotions);
+    }
     g_assert_cmpuint(failed, ==, 0);
     if (t->ws_pct > 100) {
         g_assert_cmpuint(evictions, >, 0);      /* the test tests paging */
+    }
+    if (t->aperture && t->ws_pct > 100) {
+        g_assert_cmpuint(promotions, >, 0);     /* ... and promotions */
     }
 }
 
@@ -156,12 +168,14 @@ static void test_split_off(void)
 int main(int argc, char **argv)
 {
     static const struct tcase cases[] = {
-        { 50, false }, { 110, false }, { 150, false }, { 200, false },
-        { 150, true }, { 200, true },
+        { 50, false, false }, { 110, false, false }, { 150, false, false },
+        { 200, false, false }, { 150, true, false }, { 200, true, false },
+        { 110, false, true }, { 150, false, true }, { 200, false, true },
+        { 200, true, true },
     };
     uint64_t seed = 0;
     unsigned ws = 150;
-    bool own = false;
+    bool own = false, aperture = false;
     int fight = -1;
 
     for (int i = 1; i < argc; i++) {
@@ -173,6 +187,8 @@ int main(int argc, char **argv)
             ws = (unsigned)strtoul(argv[i] + 5, NULL, 0);
         } else if (!strcmp(argv[i], "--own")) {
             own = true;
+        } else if (!strcmp(argv[i], "--aperture")) {
+            aperture = true;
         } else if (!strncmp(argv[i], "--fight", 7)) {
             fight = !strcmp(argv[i], "--fight=on");
         }
@@ -181,7 +197,7 @@ int main(int argc, char **argv)
     if (seed) {
         struct svm_config c = { .seed = seed, .ws_pct = ws, .buffers = 40,
                                 .work_ns = 200000, .evict_own_only = own,
-                                .verbose = true };
+                                .aperture = aperture, .verbose = true };
 
         if (fight >= 0) {
             c.buffers = 120;
@@ -198,8 +214,9 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
         char name[64];
 
-        snprintf(name, sizeof(name), "/sim-vidmm/ws-%u%s", cases[i].ws_pct,
-                 cases[i].own ? "-own-process" : "");
+        snprintf(name, sizeof(name), "/sim-vidmm/ws-%u%s%s", cases[i].ws_pct,
+                 cases[i].own ? "-own-process" : "",
+                 cases[i].aperture ? "-aperture" : "");
         g_test_add_data_func(name, &cases[i], test_case);
     }
     g_test_add_func("/sim-vidmm/fighting", test_fight);

@@ -510,6 +510,47 @@ static void test_rect_unbound(void)
     g_assert_cmpint(validate(b, 0, ALL_OPS), ==, DDI_OK);
 }
 
+/*
+ * issue 15 item 1: a packet with patch locations is a split point, after
+ * which vidmm may run paging buffers and other contexts (binding their
+ * own targets) before the rest of the buffer. A RECT after it must have
+ * its own SET_TARGET after it: the kernel does not trust the umd to
+ * re-bind.
+ */
+static void test_rect_after_split(void)
+{
+    struct umd_cmdbuf *b;
+
+    /* bound, then a split point (FILL), then a RECT: refused */
+    b = fresh();
+    umd_set_target(b, 0, H[3], 0, 64, 16, 16, COPRO_FMT_XRGB8888);
+    umd_fill(b, H[1], 0, 64, 0);
+    g_assert_cmpuint(copro_emit_rect(&b->enc, 0, 0, 0, 4, 4, 0xff), !=,
+                     UMD_FAILED);
+    g_assert_cmpint(validate(b, 0, ALL_OPS), ==, DDI_EINVAL);
+    /* a SET_TARGET of another slot is a split point too */
+    b = fresh();
+    umd_set_target(b, 0, H[3], 0, 64, 16, 16, COPRO_FMT_XRGB8888);
+    umd_set_target(b, 1, H[3], 0, 64, 16, 16, COPRO_FMT_XRGB8888);
+    g_assert_cmpuint(copro_emit_rect(&b->enc, 0, 0, 0, 4, 4, 0xff), !=,
+                     UMD_FAILED);
+    g_assert_cmpint(validate(b, 0, ALL_OPS), ==, DDI_EINVAL);
+    /* packets without address fields (WORK, NOP) are no split points */
+    b = fresh();
+    umd_set_target(b, 0, H[3], 0, 64, 16, 16, COPRO_FMT_XRGB8888);
+    umd_work(b, 10);
+    g_assert_cmpuint(copro_emit_rect(&b->enc, 0, 0, 0, 4, 4, 0xff), !=,
+                     UMD_FAILED);
+    g_assert_cmpint(validate(b, 0, ALL_OPS), ==, DDI_OK);
+    /* what the umd builds: it binds again after the split point */
+    b = fresh();
+    umd_set_target(b, 0, H[3], 0, 64, 16, 16, COPRO_FMT_XRGB8888);
+    umd_fill(b, H[1], 0, 64, 0);
+    umd_rect(b, 0, 0, 0, 4, 4, 0xff);
+    g_assert_cmpuint(b->rebinds, ==, 1);
+    g_assert_cmpint(validate(b, 0, ALL_OPS), ==, DDI_OK);
+}
+
 static void test_sizes_in_packets(void)
 {
     struct umd_cmdbuf *b;
@@ -559,6 +600,19 @@ static void check_accesses(const uint32_t *dw, uint32_t len)
         unsigned n = COPRO_PKT_LEN(p[0]);
 
         g_assert_cmpuint(n, >, 0);
+        switch (op) {
+        case COPRO_OP_TIMESTAMP:
+        case COPRO_OP_FENCE:
+        case COPRO_OP_WAIT:
+        case COPRO_OP_COPY:
+        case COPRO_OP_FILL:
+        case COPRO_OP_SET_TARGET:
+            /* a split point: nothing bound after it (issue 15 item 1) */
+            memset(bound_h, 0, sizeof(bound_h));
+            break;
+        default:
+            break;
+        }
         switch (op) {
         case COPRO_OP_TIMESTAMP:
         case COPRO_OP_FENCE:
@@ -704,6 +758,7 @@ int main(int argc, char **argv)
     g_test_add_func("/copro-render/bounds", test_bounds);
     g_test_add_func("/copro-render/surfaces", test_surfaces);
     g_test_add_func("/copro-render/rect-unbound", test_rect_unbound);
+    g_test_add_func("/copro-render/rect-after-split", test_rect_after_split);
     g_test_add_func("/copro-render/sizes-in-packets", test_sizes_in_packets);
     g_test_add_func("/copro-render/fuzz", test_fuzz);
     g_test_add_func("/copro-render/gpuva", test_gpuva);

@@ -40,6 +40,8 @@
 #include "kernel/kapi.h"
 #include "kernel/handle.h"
 #include "kernel/kernel.h"
+#include "kernel/kexit.h"
+#include "kernel/kisolate.h"
 #include "kmd/copro_render.h"
 #include "umd/umd.h"
 
@@ -246,7 +248,7 @@ static int fg_build_paging(void *drv, const struct ddi_paging_op *ops,
 static struct {
     unsigned spaces, binds, unbinds, reserves, updates;
     uint32_t bound_ctx[8];
-    uint64_t hole_base, hole_bytes;
+    uint64_t os_base[8], os_bytes[8];   /* by space: OS VRAM it maps */
     bool reserved[FV_PAGES];
     uint32_t target[FV_PAGES];      /* enum ddi_pte_target */
     uint64_t frame[FV_PAGES];
@@ -257,11 +259,12 @@ static int fv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
                            uint32_t *as)
 {
     (void)drv;
-    (void)os_base;
-    (void)os_bytes;
-    fv.hole_base = hole_base;
-    fv.hole_bytes = hole_bytes;
+    g_assert_cmpuint(hole_bytes, ==, 0);
+    (void)hole_base;
+    g_assert_cmpuint(fv.spaces, <, 7);
     *as = ++fv.spaces;
+    fv.os_base[*as] = os_base;
+    fv.os_bytes[*as] = os_bytes;
     return DDI_OK;
 }
 
@@ -720,9 +723,10 @@ static void test_args(void)
     d.size = 1ull << 40;
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h), ==,
                     DDI_EINVAL);
-    d.size = kern.seg.size - 1;     /* fits the segment, not what is free */
+    d.size = kern.seg.size - 1;     /* fits the segment, not the process's
+                                       quota of it */
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h), ==,
-                    DDI_ENOMEM);
+                    DDI_EQUOTA);
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, NULL, &h), ==,
                     DDI_EINVAL);
     g_assert_cmpint(kapi_create_context(a.p, a.dev, 7, VIDSCH_PRIO_NORMAL,
@@ -833,6 +837,9 @@ static void test_share(void)
                     DDI_EHANDLE);
     g_assert_cmpint(kapi_open_allocation(b.p, a.dev, name, &h), ==,
                     DDI_EHANDLE);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
     g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
     g_assert_cmphex(h, !=, a.buf);
     /* the creator lets go: b's handle keeps it */
@@ -1052,6 +1059,9 @@ static uint32_t make_primary(struct proc *a)
 
     g_assert_cmpint(kapi_create_allocation(a->p, a->dev, &d, &h), ==,
                     DDI_OK);
+    /* the presenting process owns the source (it is the last to) */
+    kernel_process_grant(&kern, a->p, KAPI_PRIV_DISPLAY);
+    g_assert_cmpint(kapi_set_source_owner(a->p, a->dev, 0), ==, DDI_OK);
     return h;
 }
 
@@ -1255,8 +1265,15 @@ static void test_display_refusals(void)
     g_assert_cmpuint(fd.shape_calls, ==, 0);
     g_assert_cmpuint(kern.display.src[0].stats.presents, ==, 0);
     g_assert_cmpuint(got.calls, ==, 0);
-    /* the queue is bounded */
-    for (unsigned i = 0; i < KDISPLAY_QUEUE; i++) {
+    /* a process may queue half of it (its quota) ... */
+    for (unsigned i = 0; i < KDISPLAY_QUEUE / 2; i++) {
+        g_assert_cmpint(present(&b, pb, b.sync, 1, i, &got), ==, DDI_OK);
+    }
+    g_assert_cmpint(present(&b, pb, b.sync, 1, 99, &got), ==, DDI_EQUOTA);
+    /* ... and the queue is bounded whatever the quotas */
+    g_assert_cmpint(kquota_set_limit(&kern, b.p, KQ_PRESENTS,
+                                     KDISPLAY_QUEUE), ==, DDI_OK);
+    for (unsigned i = KDISPLAY_QUEUE / 2; i < KDISPLAY_QUEUE; i++) {
         g_assert_cmpint(present(&b, pb, b.sync, 1, i, &got), ==, DDI_OK);
     }
     g_assert_cmpint(present(&b, pb, b.sync, 1, 99, &got), ==, DDI_ENOMEM);
@@ -1377,6 +1394,7 @@ static void test_present_failures(void)
     make_proc(&b, "b");
     p0 = make_primary(&a);
     pb = make_primary(&b);
+    g_assert_cmpint(kapi_set_source_owner(a.p, a.dev, 0), ==, DDI_OK);
     fd.refuse_next = true;
     g_assert_cmpint(present(&a, p0, 0, 0, 1, &got), ==, DDI_OK);
     run();
@@ -1395,6 +1413,7 @@ static void test_present_failures(void)
     g_assert_cmpint(got.r[1].status, ==, DDI_EHANDLE);
     g_assert_cmpuint(got.r[1].tag, ==, 2);
     /* b's context is blamed: its present waiting for the GPU fails */
+    g_assert_cmpint(kapi_set_source_owner(b.p, b.dev, 0), ==, DDI_OK);
     gpu.hold = true;
     g_assert_cmpint(fill(&b, b.ctx, pb, 64), ==, DDI_OK);
     g_assert_cmpint(kapi_signal_gpu(b.p, b.ctx, b.sync, 1), ==, DDI_OK);
@@ -1420,6 +1439,8 @@ static void test_pointer(void)
 
     setup_display();
     make_proc(&a, "a");
+    kernel_process_grant(&kern, a.p, KAPI_PRIV_DISPLAY);
+    g_assert_cmpint(kapi_set_source_owner(a.p, a.dev, 0), ==, DDI_OK);
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &s0), ==, DDI_OK);
     g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &s1), ==, DDI_OK);
     /* visible without a shape: nothing to show */
@@ -1467,6 +1488,9 @@ static void test_share_sync(void)
     g_assert_cmpint(kapi_open_sync(b.p, a.dev, name, &h), ==, DDI_EHANDLE);
     g_assert_cmpint(kapi_open_sync(b.p, b.dev, name ^ 0x100, &h), ==,
                     DDI_EHANDLE);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
     g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_OK);
     /* b's work waits for a's signal */
     g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 1), ==, DDI_OK);
@@ -1521,7 +1545,8 @@ static void setup_gpuva(void)
     g_assert_null(err);
     err = kernel_gpuva_start(&kern, &gc);
     g_assert_null(err);
-    /* the VRAM allocations are paged into is a hole in every space */
+    /* the VRAM allocations are paged into: mapped in no space but
+     * through their VAs */
     g_assert_cmpuint(kern.gpuva.vram_base, !=, 0);
 }
 
@@ -1596,7 +1621,7 @@ static int gv_resident(struct gv_app *a, unsigned i, uint64_t *fence)
 }
 
 /* The fake page table's view of allocation i: every page on VRAM,
- * consecutive, outside the OS's own VRAM but inside the hole; or every
+ * consecutive, inside the VRAM GPU-VA mode pages into; or every
  * page invalid. */
 static bool gv_mapped(const struct gv_app *a, unsigned i, uint64_t *vram)
 {
@@ -1612,9 +1637,9 @@ static bool gv_mapped(const struct gv_app *a, unsigned i, uint64_t *vram)
         }
     }
     if (t == DDI_PTE_VRAM) {
-        g_assert_cmpuint(fv.frame[first], >=, fv.hole_base);
+        g_assert_cmpuint(fv.frame[first], >=, kern.gpuva.vram_base);
         g_assert_cmpuint(fv.frame[first] + GV_ALLOC, <=,
-                         fv.hole_base + fv.hole_bytes);
+                         kern.gpuva.vram_base + kern.gpuva.vram.size);
         *vram = fv.frame[first];
         return true;
     }
@@ -1855,6 +1880,979 @@ static void test_gpuva_evict_in_use(void)
     g_assert_true(gv_mapped(&a, 4, &v));
 }
 
+/* ---- limits and lifetimes (issue 15 items 5, 11, 12) ---- */
+
+/* Everything the kernel holds must end where it started. */
+static void take_census(struct kernel_census *c)
+{
+    kernel_census(&kern, c);
+}
+
+static void assert_census(const struct kernel_census *want)
+{
+    struct kernel_census now;
+
+    kernel_census(&kern, &now);
+    g_assert_cmpstr(kernel_census_diff(&now, want), ==, "");
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+}
+
+/* A hostile process's buffers held behind a GPU wait that never
+ * completes: it runs into its own quota (DDI_EQUOTA), and a HIGH process
+ * can still render, wait, signal and create contexts and sync objects.
+ * Before quotas it took every DMA-buffer record and the HIGH process got
+ * DDI_ENOMEM everywhere. */
+static void test_quota_held_buffers(void)
+{
+    struct proc evil, high;
+    struct waited w = { 0 };
+    uint32_t never, ctx, sync;
+    unsigned n = 0;
+    int st = DDI_OK;
+
+    setup();
+    make_proc(&evil, "evil");
+    make_proc(&high, "high");
+    g_assert_cmpint(kapi_create_sync(evil.p, evil.dev, 0, &never), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(evil.p, evil.ctx, never, 1), ==, DDI_OK);
+    while (n < 2 * KERNEL_MAX_BUFFERS &&
+           (st = fill(&evil, evil.ctx, evil.buf, 64)) == DDI_OK) {
+        n++;
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_BUFFERS / 2);
+    g_assert_cmpuint(n, ==, evil.p->quota.used[KQ_BUFFERS]);
+    run();
+    g_assert_cmpuint(gpu.submits, ==, 0);
+    /* the victim: every call works */
+    g_assert_cmpint(kapi_create_context(high.p, high.dev, 0,
+                                        VIDSCH_PRIO_HIGH, &ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_sync(high.p, high.dev, 0, &sync), ==,
+                    DDI_OK);
+    g_assert_cmpint(fill(&high, ctx, high.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(high.p, ctx, sync, 1), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(high.p, sync, 1, on_wait, &w), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(high.p, high.ctx, sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpint(w.status, ==, DDI_OK);
+    g_assert_cmpuint(gpu.submits, ==, 1);
+    /* the evil one gets its buffers back when it lets go */
+    g_assert_cmpint(kapi_signal_cpu(evil.p, never, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(evil.p->quota.used[KQ_BUFFERS], ==, 0);
+    g_assert_cmpuint(evil.p->quota.used[KQ_KVRAM], >, 0);   /* its save
+                                                               area */
+}
+
+/* Every pool has a limit per process, and only that process is refused:
+ * CPU waits, GPU signal slots, sync objects, contexts, allocations,
+ * devices; each refusal is DDI_EQUOTA. */
+static void test_quota_every_pool(void)
+{
+    struct proc evil, good;
+    struct waited w = { 0 };
+    uint32_t h, hs[KERNEL_MAX_ALLOCS];
+    unsigned n;
+    int st;
+
+    setup();
+    make_proc(&evil, "evil");
+    make_proc(&good, "good");
+    for (n = 0; (st = kapi_wait_cpu(evil.p, evil.sync, 1, on_wait, &w)) ==
+                DDI_OK; n++) {
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_WAITS / 2);
+    g_assert_cmpint(kapi_wait_cpu(good.p, good.sync, 1, on_wait, &w), ==,
+                    DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(fill(&evil, evil.ctx, evil.buf, 64), ==, DDI_OK);
+    for (n = 0; (st = kapi_signal_gpu(evil.p, evil.ctx, evil.sync, 1)) ==
+                DDI_OK; n++) {
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, kern.quota_pool[KQ_GPU_SYNCS] / 2);
+    g_assert_cmpint(kapi_signal_gpu(good.p, good.ctx, good.sync, 1), ==,
+                    DDI_OK);
+    for (n = 1; (st = kapi_create_sync(evil.p, evil.dev, 0, &h)) == DDI_OK;
+         n++) {
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_SYNCS / 2);
+    g_assert_cmpint(kapi_create_sync(good.p, good.dev, 0, &h), ==, DDI_OK);
+    for (n = 1; (st = kapi_create_context(evil.p, evil.dev, 0,
+                                          VIDSCH_PRIO_IDLE, &h)) == DDI_OK;
+         n++) {
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_CONTEXTS / 2);
+    g_assert_cmpint(kapi_create_context(good.p, good.dev, 0,
+                                        VIDSCH_PRIO_HIGH, &h), ==, DDI_OK);
+    /* (a process of its own: the others' handle tables are full) */
+    make_proc(&evil, "hoarder");
+    for (n = 1; n < KERNEL_MAX_ALLOCS; n++) {
+        struct kapi_alloc_desc d = { .size = 64 };
+
+        st = kapi_create_allocation(evil.p, evil.dev, &d, &hs[n]);
+        if (st != DDI_OK) {
+            break;
+        }
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, KERNEL_MAX_ALLOCS / 2);
+    g_assert_cmpint(kapi_create_allocation(good.p, good.dev,
+                    &(struct kapi_alloc_desc){ .size = 64 }, &h), ==,
+                    DDI_OK);
+    /* the kernel's VRAM: fixed placement, half the segment at most */
+    g_assert_cmpint(kapi_create_allocation(evil.p, evil.dev,
+                    &(struct kapi_alloc_desc){ .size = kern.seg.size * 3 / 5 },
+                    &h), ==, DDI_EQUOTA);
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+}
+
+/* Beyond its limit nobody takes another's guarantee: three hostile
+ * processes each up to their limit leave a fourth its share of every
+ * pool. The ones that asked late get DDI_ENOMEM, never the victim. */
+static void test_quota_guarantee(void)
+{
+    struct proc evil[3], victim;
+    unsigned guarantee = KERNEL_MAX_BUFFERS / KERNEL_MAX_PROCS;
+    uint32_t never;
+
+    setup();
+    make_proc(&victim, "victim");
+    for (unsigned i = 0; i < 3; i++) {
+        int st;
+
+        make_proc(&evil[i], "evil");
+        g_assert_cmpint(kapi_create_sync(evil[i].p, evil[i].dev, 0, &never),
+                        ==, DDI_OK);
+        g_assert_cmpint(kapi_wait_gpu(evil[i].p, evil[i].ctx, never, 1), ==,
+                        DDI_OK);
+        while ((st = fill(&evil[i], evil[i].ctx, evil[i].buf, 64)) ==
+               DDI_OK) {
+        }
+        g_assert_true(st == DDI_EQUOTA || st == DDI_ENOMEM);
+    }
+    for (unsigned i = 0; i < guarantee; i++) {
+        g_assert_cmpint(fill(&victim, victim.ctx, victim.buf, 64), ==,
+                        DDI_OK);
+    }
+}
+
+/* Primaries are pinned in VRAM for life: charged to their creator as
+ * pinned VRAM (an IDLE process pinned 13 MiB and a HIGH process's
+ * context went into error); beyond its limit DDI_EQUOTA, another
+ * process still pins its own, and what is freed comes back. */
+static void test_quota_pinned(void)
+{
+    struct proc a, b;
+    struct kapi_alloc_desc d = { .size = DW * 4 * DH, .primary = true };
+    uint32_t h[5], hb;
+
+    setup_vidmm();
+    g_assert_null(kdisplay_start(&kern, 0, DW, DH));
+    run();
+    make_proc(&a, "pinner");
+    make_proc(&b, "victim");
+    /* the default: half of the pinned pool, itself half of vidmm's VRAM
+     * (all processes' pins leave the other half to residency) */
+    g_assert_cmpuint(a.p->quota.limit[KQ_PINNED], ==, VMSEG / 4);
+    g_assert_cmpint(kquota_set_limit(&kern, a.p, KQ_PINNED, 4 * d.size), ==,
+                    DDI_OK);
+    for (unsigned i = 0; i < 4; i++) {
+        g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h[i]), ==,
+                        DDI_OK);
+    }
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h[4]), ==,
+                    DDI_EQUOTA);
+    g_assert_cmpint(kapi_create_allocation(b.p, b.dev, &d, &hb), ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_allocation(a.p, h[0]), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h[4]), ==,
+                    DDI_OK);
+    g_assert_cmpuint(a.p->quota.used[KQ_PINNED], ==, 4 * d.size);
+}
+
+/* Destroying a device closes the shared allocations and sync objects
+ * opened on it (they leaked: the creator's reference count never came
+ * back). */
+static void test_destroy_device_opened(void)
+{
+    struct proc a, b;
+    uint32_t name, sname, h, hs;
+
+    setup();
+    make_proc(&a, "a");
+    make_proc(&b, "b");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &sname), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, sname, &hs), ==, DDI_OK);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->refs, ==, 2);
+    g_assert_cmpint(kapi_destroy_device(b.p, b.dev), ==, DDI_OK);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->refs, ==, 1);
+    g_assert_cmpuint(((struct ksync *)handle_lookup(&a.p->handles, a.sync,
+                                                    HANDLE_SYNC))->refs,
+                     ==, 1);
+    g_assert_cmpuint(b.p->handles.used, ==, 0);
+}
+
+/* A lock cannot be held for ever against the others: the locks a process
+ * took through a handle go when the handle is closed or the process
+ * exits (an opener that locked a shared allocation and died left it
+ * pinned: vidmm could never move it again). */
+static void test_exit_releases_locks(void)
+{
+    struct proc a, b;
+    struct waited w = { 0 };
+    volatile void *cpu;
+    uint32_t name, h;
+
+    setup();
+    make_proc(&a, "a");
+    make_proc(&b, "b");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_DONOTWAIT, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_lock_wait(b.p, h, on_lock, &w), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->locks, ==, 2);
+    g_assert_cmpint(kapi_process_exit(b.p), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->locks, ==, 0);
+    /* a's own lock is a's, closed with its handle */
+    g_assert_cmpint(kapi_lock(a.p, a.buf, KAPI_LOCK_DONOTWAIT, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->locks, ==, 1);
+}
+
+/* GPU-VA mode: a process with resident allocations exits; its residency
+ * and backing go back, and the next process of its slot takes its
+ * address space instead of asking the driver for a new one (page tables
+ * are not leaked per process). */
+static void test_exit_gpuva(void)
+{
+    struct gv_app a, b;
+    struct kernel_census start;
+    uint64_t f = 0, budget, usage;
+
+    setup_gpuva();
+    take_census(&start);
+    gv_make(&a, "a", 3, 0);
+    g_assert_cmpint(gv_resident(&a, 0, &f), ==, DDI_OK);
+    g_assert_cmpint(gv_resident(&a, 1, &f), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(fv.spaces, ==, 1);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 1);
+    g_assert_cmpuint(kern.gpuva.stats.spaces_recycled, ==, 1);
+    assert_census(&start);
+    g_assert_cmpuint(kern.gpuva.res.used, ==, 0);
+    gv_make(&b, "b", 3, 0);
+    g_assert_cmpuint(fv.spaces, ==, 1);     /* a's, taken again */
+    g_assert_cmpint(gv_resident(&b, 2, &f), ==, DDI_OK);
+    g_assert_cmpint(kapi_query_video_memory(b.p, &budget, &usage), ==,
+                    DDI_OK);
+    g_assert_cmpuint(usage, ==, GV_ALLOC);  /* nothing of a's counted */
+}
+
+/* A process's calls after its exit (its record exiting, then freed):
+ * refused or ignored, never a crash (an application's timer firing after
+ * its process was killed). */
+static void never_fires(void *arg, uint64_t now)
+{
+    (void)arg;
+    (void)now;
+    g_assert_not_reached();
+}
+
+static void test_exit_dead_calls(void)
+{
+    struct proc a;
+    struct ktimer t;
+    uint32_t h;
+
+    setup();
+    make_proc(&a, "a");
+    kapi_timer_init(&t, NULL, NULL);
+    for (unsigned pass = 0; pass < 2; pass++) {
+        if (pass == 0) {
+            gpu.hold = true;        /* its record stays: a buffer is out */
+            g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+            run();
+            g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+            g_assert_true(a.p->used && a.p->exiting);
+        } else {
+            gpu.hold = false;
+            gpu.preempt_pending[0] = false;
+            gpu.nq[0] = 0;
+            kernel_upcalls.preempted(&kern, 0, gpu.preempt_fence[0], 0,
+                                     gpu.completed[0]);
+            run();
+            g_assert_false(a.p->used);  /* freed: zeroed */
+        }
+        g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_EINVAL);
+        g_assert_cmpint(kapi_create_device(a.p, &h), ==, DDI_EINVAL);
+        g_assert_cmpint(kapi_create_device_gpuva(a.p, &h), ==, DDI_EINVAL);
+        g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_EHANDLE);
+        g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 1), ==, DDI_EHANDLE);
+        kapi_timer_init(&t, never_fires, NULL);
+        kapi_timer_arm(a.p, &t, gpu.now + 1000);     /* not armed */
+        run();
+        kapi_timer_cancel(a.p, &t);
+        kapi_set_lost_callback(a.p, NULL, NULL);
+        (void)kapi_now(a.p);
+    }
+}
+
+/* Process exit: a process with buffers on the GPU (held), queued behind
+ * a wait, CPU waits, shared objects and presents... is killed: the
+ * running buffer is preempted, everything it had comes back, the other
+ * process keeps what it opened, and its waiter on the dead process's
+ * sync object is released with DDI_EABANDONED. */
+static void test_exit_reclaims(void)
+{
+    struct proc a, b;
+    struct kernel_census start;
+    struct waited wa = { 0 }, wb = { 0 };
+    uint32_t name, sname, h, hs, never, ctx2;
+
+    setup();
+    take_census(&start);
+    make_proc(&b, "b");
+    make_proc(&a, "a");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &sname), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, sname, &hs), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.p, hs, 5, on_wait, &wb), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, hs, 5), ==, DDI_OK);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);  /* held */
+    /* a: one buffer running (the GPU holds it), more queued behind a
+     * wait that never completes, a CPU wait */
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.nq[0], ==, 1);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_IDLE,
+                                        &ctx2), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_sync(a.p, a.dev, 0, &never), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(a.p, ctx2, never, 1), ==, DDI_OK);
+    for (unsigned i = 0; i < 5; i++) {
+        g_assert_cmpint(fill(&a, ctx2, a.buf, 64), ==, DDI_OK);
+    }
+    g_assert_cmpint(kapi_wait_cpu(a.p, never, 1, on_wait, &wa), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_EINVAL);
+    run();
+    /* the running buffer: preempted, not run to its end */
+    g_assert_true(gpu.preempt_pending[0]);
+    gpu.preempt_pending[0] = false;
+    gpu.nq[0] = 0;                      /* the engine dropped it */
+    gpu.hold = false;
+    kernel_upcalls.preempted(&kern, 0, gpu.preempt_fence[0], 0,
+                             gpu.completed[0]);
+    run();
+    g_assert_cmpuint(wa.calls, ==, 0);  /* nothing calls the dead one */
+    g_assert_cmpuint(wb.calls, ==, 1);
+    g_assert_cmpint(wb.status, ==, DDI_EABANDONED);
+    /* b's GPU wait was released: its buffer ran (after a's first) */
+    g_assert_cmpuint(gpu.submits, ==, 2);
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 0);  /* b holds two */
+    g_assert_cmpint(fill(&b, b.ctx, h, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_destroy_allocation(b.p, h), ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_sync(b.p, hs), ==, DDI_OK);
+    run();
+    /* b let go of the last things a created: a's record goes (the
+     * sync object's word too: no wait or signal of it is pending) */
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 1);
+    g_assert_cmpint(kapi_process_exit(b.p), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 2);
+    assert_census(&start);
+}
+
+/* Processes come and go far more often than there are ids or records:
+ * 1000 lives, each with work on the GPU when it is killed. */
+static void test_exit_many(void)
+{
+    struct kernel_census start;
+
+    setup();
+    take_census(&start);
+    for (unsigned i = 0; i < 1000; i++) {
+        struct proc a;
+
+        make_proc(&a, "short-lived");
+        g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+        g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 1), ==, DDI_OK);
+        if (i % 2) {
+            run();
+        }
+        g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+        if (i % 3 == 0) {
+            run();
+        }
+    }
+    run();
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 1000);
+    assert_census(&start);
+}
+
+/* ---- hostile processes, at random (property test) ---- */
+
+#define HP_PROCS    4
+#define HP_HANDLES  48
+
+struct hp_proc {
+    struct kproc *p;
+    uint32_t dev, ctx;
+    uint32_t h[HP_HANDLES];     /* allocations and sync objects it made */
+    unsigned nh;
+    struct waited w;
+};
+
+/* What every process holds adds up to what the tables hold. */
+static void hp_check_books(const struct kernel_census *start)
+{
+    struct kernel_census now;
+    uint64_t used[KQ_COUNT] = { 0 };
+
+    kernel_census(&kern, &now);
+    for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
+        for (unsigned q = 0; kern.procs[i].used && q < KQ_COUNT; q++) {
+            used[q] += kern.procs[i].quota.used[q];
+        }
+    }
+    g_assert_cmpuint(used[KQ_DEVICES], ==, now.devices);
+    g_assert_cmpuint(used[KQ_CONTEXTS], ==, now.contexts);
+    g_assert_cmpuint(used[KQ_ALLOCS], ==, now.allocs);
+    g_assert_cmpuint(used[KQ_SYNCS], ==, now.syncs);
+    g_assert_cmpuint(used[KQ_BUFFERS], ==, now.buffers);
+    g_assert_cmpuint(used[KQ_WAITS], ==, now.waits);
+    g_assert_cmpuint(used[KQ_KVRAM], ==, now.seg_bytes - start->seg_bytes);
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+}
+
+static void hp_spawn(struct hp_proc *x)
+{
+    memset(x, 0, sizeof(*x));
+    x->p = kapi_process_create(&kern, "hostile");
+    g_assert_nonnull(x->p);
+    g_assert_cmpint(kapi_create_device(x->p, &x->dev), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_context(x->p, x->dev, 0, VIDSCH_PRIO_NORMAL,
+                                        &x->ctx), ==, DDI_OK);
+}
+
+/* A handle of x's, or (one time in four) another process's: the call
+ * must then refuse it. */
+static uint32_t hp_pick(GRand *r, struct hp_proc *all, unsigned i,
+                        bool *foreign)
+{
+    unsigned j = g_rand_int_range(r, 0, 4) ? i
+                 : (unsigned)g_rand_int_range(r, 0, HP_PROCS);
+    struct hp_proc *x = &all[j];
+
+    *foreign = j != i;
+    if (!x->p || x->nh == 0) {
+        *foreign = false;
+        return all[i].nh ? all[i].h[0] : 0x1234;
+    }
+    return x->h[g_rand_int_range(r, 0, x->nh)];
+}
+
+static void hp_forget(struct hp_proc *x, uint32_t h)
+{
+    for (unsigned k = 0; k < x->nh; k++) {
+        if (x->h[k] == h) {
+            x->h[k] = x->h[--x->nh];
+            return;
+        }
+    }
+}
+
+static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
+{
+    struct hp_proc *x = &all[i];
+    struct kapi_alloc_desc d = {
+        .size = 64u << g_rand_int_range(r, 0, 10), .cpu_visible = true,
+    };
+    bool foreign = false;
+    uint32_t h = hp_pick(r, all, i, &foreign), name, h2;
+    volatile void *cpu;
+    int st = DDI_OK;
+    unsigned v = (unsigned)g_rand_int_range(r, 0, 60);
+
+    /* an exit once in 60 steps, renders twice as often as the rest */
+    switch (v == 59 ? 10 : v % 12 == 10 ? 3 : v % 12) {
+    case 0:
+        if (x->nh < HP_HANDLES &&
+            kapi_create_allocation(x->p, x->dev, &d, &h2) == DDI_OK) {
+            x->h[x->nh++] = h2;
+        }
+        return;
+    case 1:
+        if (x->nh < HP_HANDLES &&
+            kapi_create_sync(x->p, x->dev, 0, &h2) == DDI_OK) {
+            x->h[x->nh++] = h2;
+        }
+        return;
+    case 2:
+        st = handle_type_of(h) == HANDLE_SYNC ? kapi_destroy_sync(x->p, h)
+                                              : kapi_destroy_allocation(x->p,
+                                                                        h);
+        if (st == DDI_OK) {
+            hp_forget(x, h);
+        }
+        break;
+    case 3:
+        st = fill(&(struct proc){ .p = x->p }, x->ctx, h, 64);
+        break;
+    case 4:
+        st = kapi_signal_gpu(x->p, x->ctx, h,
+                             (uint64_t)g_rand_int_range(r, 1, 4));
+        break;
+    case 5:
+        /* a value that may never come: its buffers are held */
+        st = kapi_wait_gpu(x->p, x->ctx, h,
+                           (uint64_t)g_rand_int_range(r, 1, 8));
+        break;
+    case 6:
+        st = kapi_wait_cpu(x->p, h, (uint64_t)g_rand_int_range(r, 1, 8),
+                           on_wait, &x->w);
+        break;
+    case 7:
+        st = kapi_signal_cpu(x->p, h, (uint64_t)g_rand_int_range(r, 1, 4));
+        break;
+    case 8: {
+        struct hp_proc *o = &all[(i + 1) % HP_PROCS];
+
+        st = handle_type_of(h) == HANDLE_SYNC
+             ? kapi_share_sync(x->p, h, &name)
+             : kapi_share_allocation(x->p, h, &name);
+        /* and the grant (only a creator's goes through) */
+        if (st == DDI_OK && o->p) {
+            st = handle_type_of(h) == HANDLE_SYNC
+                 ? kapi_grant_sync(x->p, h, kapi_process_id(o->p),
+                                   KAPI_ACCESS_READ | KAPI_ACCESS_WRITE)
+                 : kapi_grant_allocation(x->p, h, kapi_process_id(o->p),
+                                         KAPI_ACCESS_READ |
+                                         KAPI_ACCESS_WRITE);
+        }
+        if (st == DDI_OK && o->p && o->nh < HP_HANDLES &&
+            (handle_type_of(h) == HANDLE_SYNC
+             ? kapi_open_sync(o->p, o->dev, name, &h2)
+             : kapi_open_allocation(o->p, o->dev, name, &h2)) == DDI_OK) {
+            o->h[o->nh++] = h2;
+        }
+        break;
+    }
+    case 9:
+        st = kapi_lock(x->p, h, KAPI_LOCK_DONOTWAIT, &cpu);
+        if (st == DDI_OK && g_rand_boolean(r)) {
+            kapi_unlock(x->p, h);
+        }
+        break;
+    case 10:
+        g_assert_cmpint(kapi_process_exit(x->p), ==, DDI_OK);
+        hp_spawn(x);
+        return;
+    case 11:
+        gpu.hold = g_rand_int_range(r, 0, 3) == 0;
+        run();
+        return;
+    default:
+        pump();
+        return;
+    }
+    if (foreign) {
+        g_assert_cmpint(st, ==, DDI_EHANDLE);
+    }
+}
+
+/*
+ * Hostile processes at random: each step one of four processes makes a
+ * legal call (create, destroy, render, signal and wait on the GPU and
+ * the CPU, share and open, lock, exit and be replaced by a new one),
+ * often with another process's handles (always refused with
+ * DDI_EHANDLE), with the GPU holding its work at times, so processes
+ * exit with work queued, running, waiting for values that never come.
+ * After every step what the processes are charged adds up to what the
+ * tables hold; at the end every process exits and the kernel is as it
+ * started.
+ */
+static void test_exit_hostile_random(void)
+{
+    for (unsigned seed = 1; seed <= 200; seed++) {
+        GRand *r = g_rand_new_with_seed(seed);
+        struct hp_proc all[HP_PROCS];
+        struct kernel_census start;
+
+        setup();
+        take_census(&start);
+        for (unsigned i = 0; i < HP_PROCS; i++) {
+            hp_spawn(&all[i]);
+        }
+        for (unsigned n = 0; n < 600; n++) {
+            hp_step(r, all, (unsigned)g_rand_int_range(r, 0, HP_PROCS));
+            hp_check_books(&start);
+        }
+        for (unsigned i = 0; i < HP_PROCS; i++) {
+            g_assert_cmpint(kapi_process_exit(all[i].p), ==, DDI_OK);
+        }
+        gpu.hold = false;
+        run();
+        g_assert_cmpuint(kern.stats.processes_freed, ==,
+                         kern.stats.processes_exited);
+        assert_census(&start);
+        g_rand_free(r);
+    }
+}
+
+/* ---- isolation between processes (issue 15; kernel/kisolate.h) ---- */
+
+/* a shares its buffer with b, granted with access */
+static uint32_t share_to(struct proc *a, struct proc *b, unsigned access)
+{
+    uint32_t name = 0, h = 0;
+
+    g_assert_cmpint(kapi_share_allocation(a->p, a->buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a->p, a->buf,
+                                          kapi_process_id(b->p), access),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b->p, b->dev, name, &h), ==,
+                    DDI_OK);
+    return h;
+}
+
+/* Item 2: a lock is its handle's. An opener cannot release the owner's
+ * lock (vidmm would then move the allocation under the owner's pointer),
+ * nor does destroying its handle. */
+static void test_lock_per_handle(void)
+{
+    struct proc a, b;
+    volatile void *cpu = NULL;
+    struct kalloc *ka;
+    uint32_t h;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "opener");
+    h = share_to(&a, &b, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
+    ka = kalloc_of(&a, a.buf);
+    g_assert_cmpint(kapi_lock(a.p, a.buf, KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 1);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_EINVAL);
+    g_assert_cmpuint(ka->locks, ==, 1);
+    /* its own lock, then its handle goes with a lock held: only its
+     * lock goes with it */
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_OK);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_IGNORESYNC, &cpu), ==,
+                    DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 2);
+    g_assert_cmpint(kapi_destroy_allocation(b.p, h), ==, DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 1);
+    g_assert_cmpint(kapi_unlock(a.p, a.buf), ==, DDI_OK);
+    g_assert_cmpuint(ka->locks, ==, 0);
+    g_assert_cmpint(kapi_unlock(a.p, a.buf), ==, DDI_EINVAL);
+}
+
+/* Item 3: a shared name opens nothing without a grant; a grant is the
+ * creator's to give and carries access rights. */
+static void test_share_needs_grant(void)
+{
+    struct proc a, b, c;
+    struct waited w = { 0 };
+    uint32_t name = 0, sname = 0, h = 0, hs = 0, hc = 0;
+    uint64_t v = 0;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "granted");
+    make_proc(&c, "guesser");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &sname), ==, DDI_OK);
+    /* the exact names, as a perfect guess: nothing */
+    g_assert_cmpint(kapi_open_allocation(c.p, c.dev, name, &hc), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_sync(c.p, c.dev, sname, &hc), ==, DDI_EHANDLE);
+    /* bad grants change nothing */
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          0), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_WRITE), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, 0, KAPI_ACCESS_READ),
+                    ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_grant_allocation(b.p, a.buf, kapi_process_id(c.p),
+                                          KAPI_ACCESS_READ), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==,
+                    DDI_EHANDLE);
+    /* read-only grants */
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, sname, &hs), ==, DDI_OK);
+    /* b's grant is not c's; and b, an opener, cannot pass it on */
+    g_assert_cmpint(kapi_open_allocation(c.p, c.dev, name, &hc), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_grant_allocation(b.p, h, kapi_process_id(c.p),
+                                          KAPI_ACCESS_READ), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_grant_sync(b.p, hs, kapi_process_id(c.p),
+                                    KAPI_ACCESS_READ), ==, DDI_EACCESS);
+    /* read: a command buffer may read it, not write it; no lock */
+    umd_init(&cb, cmd, sizeof(cmd));
+    umd_copy(&cb, b.buf, 0, h, 0, 64);
+    g_assert_cmpint(render(&b, b.ctx), ==, DDI_OK);
+    g_assert_cmpint(fill(&b, b.ctx, h, 64), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_lock(b.p, h, KAPI_LOCK_IGNORESYNC,
+                              &w.cpu), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_lock_wait(b.p, h, on_lock, &w), ==, DDI_EACCESS);
+    /* a sync object opened to wait on cannot be signalled */
+    g_assert_cmpint(kapi_signal_cpu(b.p, hs, 7), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_signal_gpu(b.p, b.ctx, hs, 7), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_wait_cpu(b.p, hs, 1, on_wait, &w), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_sync_value(a.p, a.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 0);
+    g_assert_cmpuint(w.calls, ==, 0);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpuint(gpu.submits, ==, 1);   /* b's COPY only */
+}
+
+/* Item 4: a monitored fence only moves forward. A GPU signal below one
+ * already accepted is refused; one a CPU signal overtook is ignored. */
+static void test_fence_forward(void)
+{
+    struct proc a;
+    uint64_t v = 0;
+
+    setup();
+    make_proc(&a, "a");
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 10), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 3), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 5), ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 10), ==, DDI_OK);
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_sync_value(a.p, a.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 10);
+    /* a GPU signal of 15 overtaken by a CPU signal of 20: stays 20 */
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 15), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 20), ==, DDI_OK);
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_sync_value(a.p, a.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 20);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 19), ==, DDI_EINVAL);
+}
+
+/* Item 7: REALTIME needs the privilege. */
+static void test_realtime_privilege(void)
+{
+    struct proc a;
+    uint32_t h = 0;
+
+    setup();
+    make_proc(&a, "a");
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_REALTIME,
+                                        &h), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_HIGH,
+                                        &h), ==, DDI_OK);
+    kernel_process_grant(&kern, a.p, KAPI_PRIV_REALTIME);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_REALTIME,
+                                        &h), ==, DDI_OK);
+}
+
+/* Item 6: only the source's owner presents and moves the pointer; owning
+ * needs the privilege; a stranger's present never reaches the queue, so
+ * it cannot hold the owner's back. */
+static void test_display_owner(void)
+{
+    struct proc a, o;
+    struct presented got = { 0 }, gota = { 0 };
+    struct kapi_alloc_desc pd = { .size = DW * 4 * DH, .primary = true };
+    struct kapi_pointer ptr = { .source = 0, .visible = true };
+    uint32_t pa = 0, po;
+
+    setup_display();
+    make_proc(&a, "stranger");
+    make_proc(&o, "owner");
+    g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &pd, &pa), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_set_source_owner(a.p, a.dev, 0), ==, DDI_EACCESS);
+    /* nobody owns it yet: nobody presents */
+    g_assert_cmpint(present(&a, pa, a.sync, 1, 1, &gota), ==, DDI_EACCESS);
+    po = make_primary(&o);
+    g_assert_cmpint(present(&a, pa, a.sync, 1, 1, &gota), ==, DDI_EACCESS);
+    g_assert_cmpint(present(&a, pa, 0, 0, 2, &gota), ==, DDI_EACCESS);
+    g_assert_cmpint(kapi_set_pointer(a.p, a.dev, &ptr), ==, DDI_EACCESS);
+    g_assert_cmpint(present(&o, po, 0, 0, 7, &got), ==, DDI_OK);
+    run();
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 1);
+    g_assert_cmpint(got.r[0].status, ==, DDI_OK);
+    g_assert_cmpuint(gota.calls, ==, 0);
+    g_assert_cmpuint(kern.display.src[0].stats.presents, ==, 1);
+    g_assert_cmpint(kapi_set_pointer(o.p, o.dev, &ptr), ==, DDI_OK);
+    /* the owner's device goes: nobody owns the source */
+    g_assert_cmpint(kapi_destroy_device(o.p, o.dev), ==, DDI_OK);
+    g_assert_null(kern.display.src[0].owner);
+}
+
+/* Item 10: the creator of a shared sync object is reset by TDR. The
+ * opener's waits end with DDI_EABANDONED, its GPU work waiting on the
+ * object runs, its device stays healthy; the creator gets DDI_ELOST. */
+static void test_blame_follows_guilt(void)
+{
+    struct proc a, b;
+    struct waited wa = { 0 }, wb = { 0 };
+    struct ddi_fault f = { .kind = COPRO_FAULT_BAD_PACKET };
+    uint32_t name = 0, h = 0;
+    uint64_t v = 0;
+    unsigned submits;
+
+    setup();
+    make_proc(&a, "guilty");
+    make_proc(&b, "innocent");
+    lost_calls = 0;
+    kapi_set_lost_callback(b.p, on_lost, NULL);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_OK);
+    /* b waits for 5 on the CPU and the GPU; a never gets there */
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 5, on_wait, &wb), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(a.p, a.sync, 5, on_wait, &wa), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 5), ==, DDI_OK);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.nq[0], ==, 1);
+    submits = gpu.submits;
+    f.fence = gpu.q[0][0].fence;
+    f.context = gpu.q[0][0].context;
+    kernel_upcalls.faulted(&kern, 0, &f);
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(wa.calls, ==, 1);
+    g_assert_cmpint(wa.status, ==, DDI_ELOST);
+    g_assert_cmpuint(wb.calls, ==, 1);
+    g_assert_cmpint(wb.status, ==, DDI_EABANDONED);
+    g_assert_cmpint(kapi_sync_value(b.p, h, &v), ==, DDI_OK);
+    g_assert_cmphex(v, ==, UINT64_MAX);
+    /* b's held buffer ran; b is not lost and renders on */
+    g_assert_cmpuint(gpu.submits, >, submits);
+    g_assert_cmpuint(lost_calls, ==, 0);
+    g_assert_cmpint(kapi_context_error(b.p, b.ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 9, on_wait, &wb), ==,
+                    DDI_EABANDONED);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 9), ==, DDI_EABANDONED);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_context_error(b.p, b.ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(a.p, a.sync, 9, on_wait, &wa), ==,
+                    DDI_ELOST);
+}
+
+/* Item 9: a GPU-VA space maps, of the OS's VRAM, only its process's DMA
+ * arena: its DMA buffers are there, other processes' are not, nor save
+ * areas, sync values or the VRAM allocations are paged into. */
+static void test_gpuva_space_own_only(void)
+{
+    static struct gv_app a, b;
+    struct kgpuva_proc *ga, *gb;
+    const struct kbuffer *kb = NULL;
+    uint64_t a_lo, a_hi, b_lo, b_hi;
+
+    setup_gpuva();
+    gv_make(&a, "a", 1, 0);
+    gv_make(&b, "b", 1, 0);
+    ga = kgpuva_proc_of(&kern, a.p);
+    gb = kgpuva_proc_of(&kern, b.p);
+    g_assert_nonnull(ga);
+    g_assert_nonnull(gb);
+    a_lo = fv.os_base[ga->as];
+    a_hi = a_lo + fv.os_bytes[ga->as];
+    b_lo = fv.os_base[gb->as];
+    b_hi = b_lo + fv.os_bytes[gb->as];
+    g_assert_cmpuint(a_lo, ==, ga->dma_base);
+    g_assert_cmpuint(fv.os_bytes[ga->as], ==, KGPUVA_DMA_BYTES);
+    g_assert_cmpuint(fv.os_bytes[ga->as], <, kern.seg.size / 4);
+    g_assert_true(a_hi <= b_lo || b_hi <= a_lo);
+    /* nothing else of the kernel's in it */
+    for (unsigned i = 0; i < KERNEL_MAX_SYNCS; i++) {
+        if (kern.syncs[i].used) {
+            g_assert_true(kern.syncs[i].gpu < a_lo ||
+                          kern.syncs[i].gpu >= a_hi);
+        }
+    }
+    for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+        if (kern.contexts[i].used) {
+            g_assert_true(kern.contexts[i].save_gpu + KGPUVA_SAVE_BYTES <=
+                          a_lo || kern.contexts[i].save_gpu >= a_hi);
+        }
+    }
+    g_assert_true(kern.gpuva.vram_base + kern.gpuva.vram.size <= a_lo ||
+                  kern.gpuva.vram_base >= a_hi);
+    /* a's command buffer lands in a's arena, b's in b's */
+    gpu.hold = true;
+    g_assert_cmpint(gv_render_va(&a, a.va[0]), ==, DDI_OK);
+    g_assert_cmpint(gv_render_va(&b, b.va[0]), ==, DDI_OK);
+    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+        kb = &kern.buffers[i];
+        if (!kb->used) {
+            continue;
+        }
+        if (kb->ctx->proc == a.p) {
+            g_assert_true(kb->dma_gpu >= a_lo &&
+                          kb->dma_gpu + kb->dmabuf.len_bytes <= a_hi);
+        } else {
+            g_assert_true(kb->dma_gpu >= b_lo &&
+                          kb->dma_gpu + kb->dmabuf.len_bytes <= b_hi);
+        }
+    }
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(ga->dma.count, ==, 0);
+    g_assert_cmpuint(gb->dma.count, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1874,6 +2872,18 @@ int main(int argc, char **argv)
                     test_vidmm_free_while_paging);
     g_test_add_func("/kernel/lost", test_lost);
     g_test_add_func("/kernel/share-sync", test_share_sync);
+    g_test_add_func("/kernel/isolation/lock-per-handle",
+                    test_lock_per_handle);
+    g_test_add_func("/kernel/isolation/share-needs-grant",
+                    test_share_needs_grant);
+    g_test_add_func("/kernel/isolation/fence-forward", test_fence_forward);
+    g_test_add_func("/kernel/isolation/realtime-privilege",
+                    test_realtime_privilege);
+    g_test_add_func("/kernel/isolation/display-owner", test_display_owner);
+    g_test_add_func("/kernel/isolation/gpuva-space-own-only",
+                    test_gpuva_space_own_only);
+    g_test_add_func("/kernel/isolation/blame-follows-guilt",
+                    test_blame_follows_guilt);
     g_test_add_func("/kernel/display/present-waits-for-render",
                     test_present_waits_for_render);
     g_test_add_func("/kernel/display/order-and-missed",
@@ -1890,6 +2900,18 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/gpuva/paging-hold", test_gpuva_paging_hold);
     g_test_add_func("/kernel/gpuva/batch-busy", test_gpuva_batch_busy);
     g_test_add_func("/kernel/gpuva/evict-in-use", test_gpuva_evict_in_use);
+    g_test_add_func("/kernel/quota/held-buffers", test_quota_held_buffers);
+    g_test_add_func("/kernel/quota/every-pool", test_quota_every_pool);
+    g_test_add_func("/kernel/quota/guarantee", test_quota_guarantee);
+    g_test_add_func("/kernel/quota/pinned", test_quota_pinned);
+    g_test_add_func("/kernel/destroy-device-opened",
+                    test_destroy_device_opened);
+    g_test_add_func("/kernel/exit/reclaims", test_exit_reclaims);
+    g_test_add_func("/kernel/exit/releases-locks", test_exit_releases_locks);
+    g_test_add_func("/kernel/exit/gpuva", test_exit_gpuva);
+    g_test_add_func("/kernel/exit/dead-calls", test_exit_dead_calls);
+    g_test_add_func("/kernel/exit/hostile-random", test_exit_hostile_random);
+    g_test_add_func("/kernel/exit/many", test_exit_many);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
     return g_test_run();

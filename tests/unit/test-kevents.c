@@ -169,6 +169,61 @@ static void test_loop_order(void)
     g_assert_cmpuint(ev.works, ==, 4);
 }
 
+/* A timer that re-arms itself at once (an application's zero-delay
+ * loop) is due at every step: kernel work must still run (issue 15
+ * item 8). */
+struct spinner {
+    struct ktimer t;
+    struct ktimer_list *l;
+    unsigned fired;
+};
+
+static void spin_fn(void *arg, uint64_t now)
+{
+    struct spinner *sp = arg;
+
+    sp->fired++;
+    ktimer_arm(sp->l, &sp->t, now);
+}
+
+static void test_timer_cannot_starve_work(void)
+{
+    struct kevents ev;
+    struct spinner sp;
+    struct kitem w;
+    uint64_t wake = 0;
+    unsigned steps = 0;
+
+    trace[0] = 0;
+    kevents_init(&ev);
+    sp = (struct spinner){ .l = &ev.timers };
+    ktimer_init(&sp.t, spin_fn, &sp);
+    ktimer_arm(&ev.timers, &sp.t, 0);
+    kitem_init(&w, item_fn, "W");
+    kqueue_push(&ev.work, &w);
+    while (!trace[0] && steps < 1000) {
+        kevents_step(&ev, 100, &wake);
+        steps++;
+    }
+    g_assert_cmpstr(trace, ==, "W");
+    g_assert_cmpuint(sp.fired, ==, KEVENTS_TIMER_BURST);
+    g_assert_cmpuint(steps, ==, KEVENTS_TIMER_BURST + 1);
+    g_assert_cmpuint(ev.timer_yields, ==, 1);
+    /* and again for the next work item, however long the loop spins */
+    kqueue_push(&ev.work, &w);
+    trace[0] = 0;
+    for (steps = 0; !trace[0] && steps < 1000; steps++) {
+        kevents_step(&ev, 200, &wake);
+    }
+    g_assert_cmpuint(steps, <=, KEVENTS_TIMER_BURST + 1);
+    /* without work waiting, the timer runs every step */
+    sp.fired = 0;
+    for (unsigned i = 0; i < 50; i++) {
+        g_assert_cmpint(kevents_step(&ev, 300, &wake), ==, KEVENTS_RAN_TIMER);
+    }
+    g_assert_cmpuint(sp.fired, ==, 50);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -176,5 +231,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kevents/timer-rearm-cancel", test_timer_rearm_cancel);
     g_test_add_func("/kevents/queue-once", test_queue_once);
     g_test_add_func("/kevents/loop-order", test_loop_order);
+    g_test_add_func("/kevents/timer-cannot-starve-work",
+                    test_timer_cannot_starve_work);
     return g_test_run();
 }

@@ -243,6 +243,101 @@ static void test_locked_stays(void)
     g_free(x);
 }
 
+/*
+ * The move rule for promotions (issue 15, item 13): an allocation that
+ * lives in the aperture because VRAM was full, and that a buffer on the
+ * GPU still uses there (busy), is not promoted into VRAM when VRAM comes
+ * free: the promotion would unmap the range under the running buffer (a
+ * GART fault) and copy it while it is being written. Once idle, it moves.
+ * The patched-once put-back obeys the same rule: DDI_EBUSY, not a move.
+ */
+static void test_busy_not_promoted(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    const uint32_t both = VIDMM_SEG_VRAM | VIDMM_SEG_APERTURE;
+    struct ddi_alloc_ref ref;
+    struct ddi_alloc_desc d = { 0 }, d2 = { 0 };
+    struct vidmm_residency r;
+    uint32_t a, c;
+    uint64_t ap_at;
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, 0);          /* fills VRAM */
+    c = mk(x, 16 * KIB, 1, both);       /* system memory */
+    /* a buffer of process 1 using a: c must go to the aperture */
+    g_assert_cmpint(use(x, 1, a, &r, true), ==, DDI_OK);
+    ref.handle = c;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);
+    vidmm_paging_done(x->vm, r.paging_ticket);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_APERTURE);
+    ap_at = d.gpu_addr;
+    /* a's buffer retires, a goes: VRAM is free while c's buffer runs */
+    {
+        struct ddi_alloc_ref ra = { .handle = a };
+
+        vidmm_release(x->vm, &ra, 1, 0, 1);
+    }
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, a), ==, DDI_OK);
+    /* the next buffer using c: c stays in the aperture, nothing moves */
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    x->f.nops = 0;
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d2, false, &r),
+                    ==, DDI_OK);
+    g_assert_false(r.paging_built);
+    g_assert_cmpuint(d2.gpu_addr, ==, ap_at);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpuint(st(x, c).gpu_addr, ==, ap_at);
+    g_assert_cmpuint(st(x, c).busy, ==, 2);
+    /* a patched buffer asking for c elsewhere while it is busy: not now */
+    {
+        struct ddi_alloc_desc far = { .gpu_addr = VRAM_BASE };
+
+        r = (struct vidmm_residency){ .paging = &x->paging };
+        g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &far, true,
+                                            &r), ==, DDI_EBUSY);
+        g_assert_cmpuint(st(x, c).gpu_addr, ==, ap_at);
+    }
+    /* both buffers retire: idle, the next use promotes it */
+    vidmm_release(x->vm, &ref, 1, 0, 2);
+    vidmm_release(x->vm, &ref, 1, 0, 3);
+    g_assert_cmpint(use(x, 1, c, &r, false), ==, DDI_OK);
+    g_assert_true(r.paging_built);
+    g_assert_cmpuint(st(x, c).where, ==, VIDMM_IN_VRAM);
+    g_free(x);
+}
+
+/* A paging buffer lost in a reset (issue 15, item 16): the allocations
+ * it moved have unknown contents; no buffer may use them (DDI_ELOST),
+ * the others are not concerned, and the lost ones can be destroyed. */
+static void test_paging_lost(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct ddi_alloc_ref ref;
+    struct ddi_alloc_desc d = { 0 };
+    struct vidmm_residency r;
+    uint32_t a, b, c;
+
+    setup(x, 32 * KIB, 64 * KIB, false);
+    a = mk(x, 32 * KIB, 1, 0);
+    b = mk(x, 16 * KIB, 1, 0);          /* system memory */
+    c = mk(x, 16 * KIB, 2, VIDMM_SEG_APERTURE);
+    ref.handle = b;
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, &ref, 1, &d, false, &r),
+                    ==, DDI_OK);        /* evicts a, restores b */
+    g_assert_true(r.paging_built);
+    vidmm_release(x->vm, &ref, 1, 0, 0);
+    vidmm_paging_lost(x->vm, r.paging_ticket);
+    g_assert_cmpint(use(x, 1, b, &r, false), ==, DDI_ELOST);
+    g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_ELOST);
+    g_assert_cmpint(use(x, 2, c, &r, false), ==, DDI_OK);  /* untouched */
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, a), ==, DDI_OK);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, b), ==, DDI_OK);
+    g_free(x);
+}
+
 static void test_paging_ops(void)
 {
     struct fixture *x = g_new0(struct fixture, 1);
@@ -887,6 +982,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/placement", test_placement);
     g_test_add_func("/vidmm/paging-ops", test_paging_ops);
     g_test_add_func("/vidmm/locked-stays", test_locked_stays);
+    g_test_add_func("/vidmm/busy-not-promoted", test_busy_not_promoted);
+    g_test_add_func("/vidmm/paging-lost", test_paging_lost);
     g_test_add_func("/vidmm/oom-and-busy", test_oom_and_busy);
     g_test_add_func("/vidmm/lru", test_lru);
     g_test_add_func("/vidmm/process-restriction", test_process_restriction);

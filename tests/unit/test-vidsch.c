@@ -278,13 +278,15 @@ static void test_priority_preemption(void)
     fake_advance(&f, 100 * US);
     fake_preempted(&f, E0, 1, 0);       /* l0 interrupted, l1 dropped */
     fake_work(&f);
-    ASSERT_SUBS(&f, mark, 2, 0);        /* h first, then l0 resumes */
+    /* h first; l0 waits in the slot (never behind a higher buffer) */
+    ASSERT_SUBS(&f, mark, 2);
     g_assert_cmpuint(sub_of(&f, 2, 0)->fence, ==, 3);
+    fake_complete(&f, E0, 3);
+    fake_work(&f);
+    /* then l0 resumes */
     g_assert_cmphex(sub_of(&f, 0, 1)->flags, ==, COPRO_SUBMIT_RESUME);
     g_assert_cmphex(sub_of(&f, 0, 1)->save_addr, ==, FAKE_SAVE(1));
     g_assert_cmpuint(sub_of(&f, 0, 1)->fence, ==, 4);   /* a new id */
-    fake_complete(&f, E0, 3);
-    fake_work(&f);
     /* the dropped one as it was: no RESUME, new id, never patched again */
     g_assert_cmphex(sub_of(&f, 1, 1)->flags, ==, 0);
     g_assert_cmpuint(sub_of(&f, 1, 1)->fence, ==, 5);
@@ -336,18 +338,148 @@ static void test_prepared_not_preempted(void)
     fake_fini(&f);
 }
 
+/*
+ * The switch cost (issue 15, item 15). The first preemption measures the
+ * context save (request to PREEMPTED: 2 ms here, a 16 MiB ctx-state);
+ * the game's buffers then run 4 ms, shorter than twice the switch cost
+ * (save + restore): a HIGH buffer waits for the running one to end
+ * instead of preempting it (no GPU time spent on switching, and it
+ * would have waited 2 ms for the save anyway), the game keeps one buffer
+ * on the ring, and a buffer that outruns its estimate is preempted at
+ * its expected end. The engine's occupied time never runs ahead of the
+ * clock.
+ */
+static void test_switch_cost(void)
+{
+    struct fake f;
+    struct vidsch_ctx *g, *c;
+    uint64_t t0;
+    unsigned n;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    g = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    c = fake_ctx(&f, 2, E0, VIDSCH_PRIO_HIGH);
+    /* g0 runs 1 ms, c1 preempts it: the save takes 2 ms */
+    fake_submit(&f, g, 0);
+    fake_work(&f);
+    fake_advance(&f, MS);
+    fake_submit(&f, c, 1);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_advance(&f, 2 * MS);
+    fake_preempted(&f, E0, f.sub[0].fence, 0);
+    fake_work(&f);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->switch_ns, ==, 2 * MS);
+    /* c1 (1 ms), then g0's rest (1 ms, its total 5 ms with the save) */
+    fake_advance(&f, MS);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    fake_work(&f);
+    fake_advance(&f, MS);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    fake_work(&f);
+    /* three more game buffers of 4 ms: the estimate settles near 4 ms */
+    for (unsigned i = 2; i < 5; i++) {
+        fake_submit(&f, g, i);
+        fake_work(&f);
+        fake_advance(&f, 4 * MS);
+        fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+        fake_work(&f);
+    }
+    g_assert_true(vidsch_idle(f.s));
+    /* g5 and g6 queued: one on the ring, one prepared (short buffers) */
+    fake_submit(&f, g, 5);
+    fake_submit(&f, g, 6);
+    fake_work(&f);
+    n = f.nsub;
+    g_assert_cmpuint(fake_cookie_of(f.sub[n - 1].dma_addr), ==, 5);
+    /* c7 1 ms into g5: deferred, not preempted */
+    fake_advance(&f, MS);
+    fake_submit(&f, c, 7);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->preempts_deferred, ==, 1);
+    g_assert_cmpuint(f.nsub, ==, n);
+    /* g5 ends: c7 goes next, then g6 */
+    fake_advance(&f, 3 * MS);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    fake_work(&f);
+    ASSERT_SUBS(&f, n, 7);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_advance(&f, MS);
+    fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+    fake_work(&f);
+    ASSERT_SUBS(&f, n, 7, 6);
+    /* g6 outruns its estimate: c8, deferred at first, preempts it at the
+     * expected end */
+    fake_advance(&f, MS);
+    fake_submit(&f, c, 8);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_advance(&f, 10 * MS);
+    g_assert_cmpuint(f.npreempt, ==, 2);
+    /* occupied time: never ahead of the clock */
+    t0 = f.now;
+    g_assert_cmpuint(vidsch_engine_busy_ns(f.s, E0), <=, t0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+}
+
+/*
+ * A paging buffer lost in a device reset (issue 15, item 16): it faulted
+ * half run, so it cannot run again, and the DMA buffer waiting for it
+ * (prepared in the render engine's slot) must not run on whatever its
+ * allocations hold: it is reported DDI_ELOST and never submitted; its
+ * context is not lost and its next buffer runs.
+ */
+static void test_lost_paging_fails_waiters(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l;
+
+    fake_init_residency(&f, 2, COPRO_PREEMPT_MID_COMMAND,
+                        VIDSCH_POLICY_PRIORITY);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    f.buf[30].engine = 1;
+    f.resident_paging = &f.buf[30];
+    f.resident_paging_cookie = 30;
+    f.resident_ticket = 1;
+    f.resident_wait = 1;
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 30);             /* l0 waits for paging 30 */
+    f.reset_rep[1] = (struct ddi_reset_report){ .aborted_fence = 1 };
+    vidsch_upcalls.faulted(f.s, 1, &(struct ddi_fault){
+        .kind = COPRO_FAULT_TRANSLATION, .fence = 1 });
+    g_assert_cmpint(fake_status(&f, 30), ==, DDI_ELOST);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_ELOST);
+    g_assert_false(vidsch_ctx_is_lost(l));
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 30);             /* l0 never ran */
+    /* the context goes on */
+    f.resident_wait = 0;
+    fake_submit(&f, l, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 30, 1);
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
+    g_assert_true(vidsch_idle(f.s));
+    fake_fini(&f);
+}
+
 /* A stop gives back an older buffer of the context whose newer buffer
  * is prepared in the slot: the older one runs first (one save area, one
  * stream per context), the prepared one follows, unpatched again. */
 static void test_order_kept_after_stop(void)
 {
     struct fake f;
-    struct vidsch_ctx *c, *d;
+    struct vidsch_ctx *c, *d, *h;
     unsigned mark;
 
     fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
     c = fake_ctx(&f, 1, E0, VIDSCH_PRIO_ABOVE_NORMAL);
-    d = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    d = fake_ctx(&f, 2, E0, VIDSCH_PRIO_ABOVE_NORMAL);
+    h = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
     fake_submit(&f, c, 0);
     fake_work(&f);
     fake_submit(&f, d, 1);
@@ -355,17 +487,95 @@ static void test_order_kept_after_stop(void)
     ASSERT_SUBS(&f, 0, 0, 1);
     fake_submit(&f, c, 2);
     fake_work(&f);
-    /* c2 prepared: d1 below it on the ring must go, c0 is cut with it */
+    /* c2 prepared, no preemption (same level) */
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    /* h3: c2 is handed back, h3 preempts c0 and d1 */
+    fake_submit(&f, h, 3);
+    fake_work(&f);
     g_assert_cmpuint(f.npreempt, ==, 1);
     mark = f.nsub;
     fake_preempted(&f, E0, 1, 0);
     fake_work(&f);
-    ASSERT_SUBS(&f, mark, 0, 2);
-    g_assert_cmphex(f.sub[mark].flags, ==, COPRO_SUBMIT_RESUME);
-    g_assert_cmphex(f.sub[mark + 1].flags, ==, 0);
-    g_assert_cmpuint(f.npatch, ==, 3);
+    /* h3 (c0 waits in the slot: not behind a higher buffer), then c0
+     * resumes before c2, which is not patched again */
+    ASSERT_SUBS(&f, mark, 3);
+    drain_in_order(&f, 4);
+    ASSERT_SUBS(&f, mark, 3, 1, 0, 2);     /* d1 and c take turns */
+    g_assert_cmphex(f.sub[mark + 2].flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmphex(f.sub[mark + 3].flags, ==, 0);
+    g_assert_cmpuint(f.npatch, ==, 4);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+}
+
+/*
+ * Never preempt a context to run the same context (issue 15, item 14).
+ * In the desktop the game's buffer g0 ran with the hog's h1 queued behind
+ * it and the game's g2 prepared: g2 outranked h1, the preemption stopped
+ * g0, g2 was handed back (g0 is older) and g0 resumed: wasted. Now a
+ * lower buffer never waits on the ring behind a higher one (it stays in
+ * the slot and is handed back), and a preemption whose victim would be
+ * the head of x's own context is not requested.
+ */
+static void test_no_self_preemption(void)
+{
+    struct fake f;
+    struct vidsch_ctx *g, *hog, *p;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    g = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    hog = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    fake_submit(&f, g, 0);
+    fake_work(&f);
+    fake_submit(&f, hog, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0);              /* h1 waits in the slot */
+    fake_submit(&f, g, 2);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 2);           /* h1 handed back, g2 queued */
     drain_in_order(&f, 3);
-    ASSERT_SUBS(&f, mark, 0, 2, 1);
+    ASSERT_SUBS(&f, 0, 0, 2, 1);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    fake_fini(&f);
+
+    /* quantum, one level: g0 runs, p1 (a peer, no credit yet) is queued
+     * behind it, g2 (g's turn goes on) prepared: g2 "displaces" p1 for
+     * the quantum, but the preemption would stop g0 only for g0 to run
+     * again. No request while g0 is the head. */
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    g = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    p = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, g, 0);
+    fake_work(&f);
+    fake_submit(&f, p, 1);
+    fake_work(&f);
+    fake_submit(&f, g, 2);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    drain_in_order(&f, 3);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+
+    /* a preemption after which the interrupted context runs next (the
+     * watchdog's, with nothing else to run): counted as wasted */
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_QUANTUM);
+    g = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    hog = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    fake_submit(&f, hog, 0);
+    fake_work(&f);
+    fake_advance(&f, 2001 * MS);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_preempted(&f, E0, f.sub[0].fence, 0);
+    fake_work(&f);
+    g_assert_cmphex(fake_last_sub(&f)->flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     1);
+    g_assert_cmpuint(vidsch_ctx_stats(hog)->wasted_preemptions, ==, 1);
+    g_assert_cmpuint(vidsch_ctx_stats(g)->wasted_preemptions, ==, 0);
     fake_fini(&f);
 }
 
@@ -389,6 +599,9 @@ static void test_dma_buffer_granularity(void)
     mark = f.nsub;
     fake_preempted(&f, E0, 0, 1);       /* l0 completed, l1 dropped */
     g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 2);           /* l1 waits for h2 in the slot */
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
     fake_work(&f);
     ASSERT_SUBS(&f, mark, 2, 1);
     g_assert_cmphex(sub_of(&f, 1, 1)->flags, ==, 0);
@@ -634,6 +847,73 @@ static void test_aging_never_outranks(void)
     g_assert_cmpuint(st.idle_at, >, st.first_high_at);
 }
 
+/*
+ * Priority inheritance through a sync object: a HIGH context waits for
+ * a value an IDLE context signals after its buffer, under a saturating
+ * NORMAL one. The IDLE producer runs at HIGH (lent) at once, not after
+ * aging_ns; once the HIGH context is released the level goes back.
+ * Without it the HIGH frame waited for aging (10 ms here).
+ */
+static void test_inherit_through_sync(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *n, *idle, *high;
+    uint64_t sync = 0, t0, idle_at = 0, high_at = 0;
+    unsigned next = 0, answered = 0;
+
+    vidsch_config_default(&cfg);
+    cfg.max_contexts = 4;
+    cfg.max_buffers = 64;
+    cfg.aging_ns = 10 * MS;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    n = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    idle = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    high = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
+    for (; next < 4; next++) {
+        fake_submit(&f, n, next % 32);
+        fake_work(&f);
+    }
+    t0 = f.now;
+    fake_submit(&f, idle, 40);
+    g_assert_cmpint(vidsch_signal(f.s, idle, &sync, 1), ==, DDI_OK);
+    g_assert_cmpint(vidsch_wait(f.s, high, &sync, 1), ==, DDI_OK);
+    fake_submit(&f, high, 50);
+    fake_work(&f);
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 1);
+    g_assert_cmpuint(vidsch_ctx_stats(idle)->inherits, ==, 1);
+    for (unsigned ms = 0; ms < 50 && !high_at; ms++) {
+        unsigned from = f.nsub;
+
+        gpu_ms(&f, &answered);
+        fake_submit(&f, n, next++ % 32);
+        fake_work(&f);
+        fake_work(&f);
+        for (unsigned i = from; i < f.nsub; i++) {
+            unsigned cookie = fake_cookie_of(f.sub[i].dma_addr);
+
+            idle_at = cookie == 40 && !idle_at ? f.now - t0 : idle_at;
+            high_at = cookie == 50 && !high_at ? f.now - t0 : high_at;
+        }
+    }
+    /* the producer ran at HIGH at once (preempting the NORMAL one), well
+     * before aging, and the HIGH frame right after its signal */
+    g_assert_cmpuint(idle_at, >, 0);
+    g_assert_cmpuint(idle_at, <=, 2 * MS);
+    g_assert_cmpuint(high_at, <=, 4 * MS);
+    g_assert_cmpuint(vidsch_ctx_stats(idle)->boosts, ==, 0);
+    /* lent, then given back */
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 2);
+    for (unsigned i = f.nev; i-- > 0;) {
+        if (f.ev[i].kind == VIDSCH_TRACE_INHERIT) {
+            g_assert_cmpuint(f.ev[i].reason, ==, 0);
+            g_assert_cmpuint(f.ev[i].level, ==, VIDSCH_PRIO_IDLE);
+            break;
+        }
+    }
+    fake_fini(&f);
+}
+
 /* ---- paging buffers ---- */
 
 static void test_paging_first_and_fence_kept(void)
@@ -670,15 +950,19 @@ static void test_paging_first_and_fence_kept(void)
     mark = f.nsub;
     fake_preempted(&f, E0, 1, 0);       /* l0 cut, l1 and paging dropped */
     fake_work(&f);
-    /* the paging buffer first, with its own fence id; then h, then l0
-     * resumes (paging entries do not count in the ring depth) */
-    ASSERT_SUBS(&f, mark, 20, 5, 0);
-    g_assert_cmphex(f.sub[mark + 2].flags, ==, COPRO_SUBMIT_RESUME);
+    /* the paging buffer first, with its own fence id; then h; l0 waits
+     * in the slot (never behind a higher buffer) */
+    ASSERT_SUBS(&f, mark, 20, 5);
     g_assert_cmpuint(f.sub[mark].fence, ==, 3);
     g_assert_cmphex(f.sub[mark].flags, ==, COPRO_SUBMIT_PAGING);
     g_assert_cmpuint(f.sub[mark + 1].fence, ==, 4);
     fake_complete(&f, E0, 3);
     g_assert_cmpint(fake_status(&f, 20), ==, DDI_OK);
+    fake_complete(&f, E0, 4);
+    fake_work(&f);
+    /* then l0 resumes */
+    ASSERT_SUBS(&f, mark, 20, 5, 0, 1);
+    g_assert_cmphex(f.sub[mark + 2].flags, ==, COPRO_SUBMIT_RESUME);
     fake_fini(&f);
 }
 
@@ -1289,6 +1573,48 @@ static void test_tdr_preemption_honoured(void)
     fake_fini(&f);
 }
 
+/*
+ * The watchdog's floor (issue 15, item 17): tdr_ms=1 tdr_grace_ms=0 reset
+ * healthy engines (a preemption cannot be honoured in 0 ns). vidsch
+ * raises them to VIDSCH_TDR_TIMEOUT_MIN_NS and VIDSCH_TDR_GRACE_MIN_NS;
+ * a healthy buffer that yields within the grace is not reset, and the
+ * grace then grows to twice the longest preemption honoured.
+ */
+static void test_tdr_floor(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *a;
+
+    tdr_cfg(&cfg, VIDSCH_POLICY_PRIORITY);
+    cfg.tdr_timeout_ns = 1 * MS;
+    cfg.tdr_grace_ns = 0;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, a, 0);
+    fake_work(&f);
+    fake_advance(&f, 5 * MS);
+    g_assert_cmpuint(f.npreempt, ==, 0);    /* not at 1 ms */
+    fake_advance(&f, VIDSCH_TDR_TIMEOUT_MIN_NS - 5 * MS);
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_advance(&f, VIDSCH_TDR_GRACE_MIN_NS / 2);
+    g_assert_cmpuint(f.nreset, ==, 0);      /* a grace, not 0 */
+    fake_preempted(&f, E0, 1, 0);
+    fake_work(&f);
+    g_assert_cmphex(fake_last_sub(&f)->flags, ==, COPRO_SUBMIT_RESUME);
+    /* again: it took 0.5 ms to yield, the grace is at least 1 ms */
+    fake_advance(&f, VIDSCH_TDR_TIMEOUT_MIN_NS);
+    g_assert_cmpuint(f.npreempt, ==, 2);
+    fake_advance(&f, VIDSCH_TDR_GRACE_MIN_NS - 1000);
+    g_assert_cmpuint(f.nreset, ==, 0);
+    fake_preempted(&f, E0, fake_last_sub(&f)->fence, 0);
+    fake_work(&f);
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    g_assert_false(vidsch_ctx_is_lost(a));
+    fake_fini(&f);
+}
+
 /* More TDRs than tdr_limit in the window: every engine is reset; the
  * innocent caught mid-buffer on the other engine starts over. */
 static void test_tdr_escalates_to_device_reset(void)
@@ -1394,11 +1720,19 @@ static void test_destroy(void)
     g_assert_false(vidsch_ctx_destroy(f.s, a));
     g_assert_cmpint(fake_status(&f, 3), ==, DDI_ELOST);
     g_assert_cmpint(fake_submit(&f, a, 4), ==, DDI_EINVAL);
-    fake_complete(&f, E0, 2);
+    /* what is on the ring is not run to its end (a killed process's
+     * 10-second buffer): the engine is asked to stop */
+    g_assert_cmpuint(f.npreempt, ==, 1);
+    fake_complete(&f, E0, 1);
     g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
-    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
-    g_assert_false(vidsch_ctx_destroy(f.s, a));     /* a2 still on */
-    fake_complete(&f, E0, 3);
+    fake_preempted(&f, E0, 2, 1);       /* a1 cut */
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_ELOST);
+    fake_work(&f);
+    if (!vidsch_ctx_destroy(f.s, a)) {
+        /* a2, prepared before, went to the ring */
+        fake_complete(&f, E0, fake_ring_oldest(&f, E0));
+        fake_work(&f);
+    }
     g_assert_true(vidsch_ctx_destroy(f.s, a));
     g_assert_true(vidsch_idle(f.s));
     fake_fini(&f);
@@ -1555,6 +1889,11 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/priority/preemption", test_priority_preemption);
     g_test_add_func("/vidsch/prepared-not-preempted",
                     test_prepared_not_preempted);
+    g_test_add_func("/vidsch/no-self-preemption", test_no_self_preemption);
+    g_test_add_func("/vidsch/switch-cost", test_switch_cost);
+    g_test_add_func("/vidsch/tdr-floor", test_tdr_floor);
+    g_test_add_func("/vidsch/lost-paging-fails-waiters",
+                    test_lost_paging_fails_waiters);
     g_test_add_func("/vidsch/order-kept-after-stop",
                     test_order_kept_after_stop);
     g_test_add_func("/vidsch/granularity/dma-buffer",
@@ -1575,6 +1914,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/fight/longer-turns", test_fight_longer_turns);
     g_test_add_func("/vidsch/fight/hysteresis", test_fight_hysteresis);
     g_test_add_func("/vidsch/sync/wait-and-signal", test_wait_and_signal);
+    g_test_add_func("/vidsch/sync/inherit", test_inherit_through_sync);
     g_test_add_func("/vidsch/tdr/reset-blames-the-culprit",
                     test_tdr_reset_blames_the_culprit);
     g_test_add_func("/vidsch/tdr/preemption-honoured",

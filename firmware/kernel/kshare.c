@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Sharing between processes [D3DKMTShareObjects, the NT-handle model]:
+ * global names for allocations and sync objects, the creator's grants to
+ * named processes with access rights (kernel/kisolate.h), and opening a
+ * granted name into a handle of the caller's (kapi.h).
+ */
+#include "kernel/kapi.h"
+
+#include <stddef.h>
+
+#include "kernel/kernel.h"
+#include "kernel/kernel_internal.h"
+#include "kernel/kexit.h"
+#include "kernel/kisolate.h"
+
+/* Shared names: bit 30 set so they never look like handles or 0. */
+#define SHARED_TAG      0x40000000u
+
+static struct kdevice *get_device(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_DEVICE) : NULL;
+}
+
+static struct kalloc *get_alloc(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_ALLOCATION) : NULL;
+}
+
+static struct ksync *get_sync(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_SYNC) : NULL;
+}
+
+/*
+ * Sharing [D3DKMTShareObjects]: an object's global name is its slot in
+ * k->shared, tagged and with the slot's generation, so a name of a freed
+ * object never names its successor. share_name gives obj (of type, whose
+ * name field is *shared_name) its name, the one it has or a new one.
+ */
+static int share_name(struct kernel *k, void *obj, enum handle_type type,
+                      uint32_t *shared_name, uint32_t *name)
+{
+    if (*shared_name) {
+        *name = *shared_name;
+        return DDI_OK;
+    }
+    for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
+        if (!k->shared[i].obj) {
+            k->shared[i].obj = obj;
+            k->shared[i].type = type;
+            k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
+            *shared_name = SHARED_TAG | ((uint32_t)k->shared[i].gen << 8) | i;
+            *name = *shared_name;
+            return DDI_OK;
+        }
+    }
+    return DDI_ENOMEM;
+}
+
+/* kernel_internal.h */
+void *kernel_shared_object(const struct kernel *k, uint32_t name,
+                           enum handle_type type)
+{
+    unsigned slot = name & 0xff;
+    void *obj;
+    uint32_t current;
+
+    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
+        !k->shared[slot].obj || k->shared[slot].type != type) {
+        return NULL;
+    }
+    obj = k->shared[slot].obj;
+    current = type == HANDLE_ALLOCATION ? ((struct kalloc *)obj)->shared_name
+                                        : ((struct ksync *)obj)->shared_name;
+    return current == name ? obj : NULL;
+}
+
+int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (!name) {
+        return DDI_EINVAL;
+    }
+    if (a->gv) {
+        return DDI_ENOTSUP;     /* a VA is its process's alone */
+    }
+    return share_name(p->k, a, HANDLE_ALLOCATION, &a->shared_name, name);
+}
+
+/* Grants the object of type (whose name field is *shared_name, created
+ * on dev) to process pid: the creator's process only. */
+static int grant(struct kproc *p, void *obj, enum handle_type type,
+                 const struct kdevice *dev, uint32_t *shared_name,
+                 uint32_t pid, unsigned access)
+{
+    const unsigned known = KAPI_ACCESS_READ | KAPI_ACCESS_WRITE;
+    uint32_t name;
+    int st;
+
+    if (!(access & KAPI_ACCESS_READ) || (access & ~known) || !pid ||
+        pid > HANDLE_MAX_OWNER) {
+        return DDI_EINVAL;
+    }
+    if (dev->proc != p) {
+        return DDI_EACCESS;     /* an opener cannot pass it on */
+    }
+    st = share_name(p->k, obj, type, shared_name, &name);
+    return st == DDI_OK ? kiso_grant(p->k, name, (uint8_t)pid, access) : st;
+}
+
+int kapi_grant_allocation(struct kproc *p, uint32_t halloc, uint32_t pid,
+                          unsigned access)
+{
+    struct kalloc *a = get_alloc(p, halloc);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    if (a->gv) {
+        return DDI_ENOTSUP;
+    }
+    return grant(p, a, HANDLE_ALLOCATION, a->dev, &a->shared_name, pid,
+                 access);
+}
+
+/* The access p may open name with: the creator's process all of it,
+ * another only what it was granted (0: nothing). */
+static unsigned open_access(struct kproc *p, const struct kdevice *creator,
+                            uint32_t name)
+{
+    if (creator->proc == p) {
+        return KAPI_ACCESS_READ | KAPI_ACCESS_WRITE;
+    }
+    return kiso_granted(p->k, name, p);
+}
+
+int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
+                         uint32_t *halloc)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    struct kalloc *a;
+    unsigned access;
+    int st;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    if (!halloc) {
+        return DDI_EINVAL;
+    }
+    a = kernel_shared_object(p->k, name, HANDLE_ALLOCATION);
+    /* not granted: as if the name named nothing (no oracle) */
+    access = a ? open_access(p, a->dev, name) : 0;
+    if (!access) {
+        return DDI_EHANDLE;
+    }
+    st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
+    if (st == DDI_OK) {
+        kiso_handle_new(p, *halloc, access);
+        a->refs++;
+        kexit_note_open(p, *halloc, dev);
+    }
+    return st;
+}
+
+int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name)
+{
+    struct ksync *s = get_sync(p, hsync);
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    if (!name) {
+        return DDI_EINVAL;
+    }
+    return share_name(p->k, s, HANDLE_SYNC, &s->shared_name, name);
+}
+
+int kapi_grant_sync(struct kproc *p, uint32_t hsync, uint32_t pid,
+                    unsigned access)
+{
+    struct ksync *s = get_sync(p, hsync);
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    return grant(p, s, HANDLE_SYNC, s->dev, &s->shared_name, pid, access);
+}
+
+int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
+                   uint32_t *hsync)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    struct ksync *s;
+    unsigned access;
+    int st;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    if (!hsync) {
+        return DDI_EINVAL;
+    }
+    s = kernel_shared_object(p->k, name, HANDLE_SYNC);
+    access = s ? open_access(p, s->dev, name) : 0;
+    if (!access) {
+        return DDI_EHANDLE;
+    }
+    st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
+    if (st == DDI_OK) {
+        kiso_handle_new(p, *hsync, access);
+        s->refs++;
+        kexit_note_open(p, *hsync, dev);
+        /* this device's contexts may now wait on it: it is not freed
+         * while they exist */
+        s->devs |= 1u << (dev - p->k->devices);
+    }
+    return st;
+}

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hostile-multi: the desktop's compositor, cursor and game, a partner
+ * process that shares an allocation and a sync object with an intruder,
+ * and the intruder, which uses only legal calls against the others
+ * (apps/intruder.h; issue 15, docs/os.rst "Security"). Every attack must
+ * be refused with its code, and every victim's output must be right by
+ * content: the compositor's screen and pointer, the game's window as
+ * composed, the partner's locked allocation, surface and fence, and the
+ * partner's buffers must complete while the intruder's timer spins.
+ *
+ * blame=1 runs another desktop-less run instead (needs -device
+ * copro,preempt=command, so that a hang is a hang): a guilty process's
+ * buffer hangs the engine, and a watcher that opened its sync object
+ * waits on it (CPU and GPU). TDR resets the guilty one; blame must
+ * follow guilt: the watcher's wait ends with DDI_EABANDONED, its frames
+ * run, its device stays healthy.
+ *
+ * gpuva=1 runs another instead, in GPU-VA mode: a process renders by VA
+ * (resapp) while snoop copies from the GPU address of its command
+ * buffers: snoop's space does not map them, so snoop faults and loses
+ * its own device; the other's output stays right.
+ *
+ * Command line: irq=..., duration_ms= (300), blame= (0), gpuva= (0),
+ * the scheduler options (blame=1: the watchdog at 50 ms + 10 ms, as in
+ * tdr).
+ */
+#include <stdint.h>
+
+#include "apps/compositor.h"
+#include "apps/hog.h"
+#include "apps/intruder.h"
+#include "apps/resapp.h"
+#include "apps/winapp.h"
+#include "lib/console.h"
+#include "scenarios/os_common.h"
+
+static struct os_scenario s;
+static struct compositor comp;
+static struct winapp cursor, game;
+static struct partner partner;
+static struct intruder intruder;
+static struct hog guilty;
+static struct watcher watcher;
+static uint32_t guilty_cmd[256];
+static struct resapp victim;
+static struct snoop snoop;
+
+/* GPU-VA mode: snoop reads where the victim's command buffers are. */
+static void run_gpuva(uint64_t duration_ms)
+{
+    struct kernel *k = &s.boot.k;
+    struct resapp_config c;
+    const struct kgpuva_proc *gp;
+    int st;
+
+    resapp_config_default(&c);
+    c.nallocs = 2;
+    c.work_ns = 1 * MS;
+    st = resapp_init(&victim, k, "victim", &c);
+    gp = kgpuva_proc_of(k, victim.app.proc);
+    if (st == DDI_OK && gp) {
+        st = snoop_init(&snoop, k, "snoop", gp->dma_base);
+    }
+    if (!report(&s.r, st == DDI_OK && gp, "a GPU-VA victim and snoop "
+                "(%s)", ddi_status_name(st))) {
+        return;
+    }
+    os_add_app(&s, resapp_app(&victim));
+    os_add_app(&s, snoop_app(&snoop));
+    os_run(&s, duration_ms * MS, 5000 * MS);
+}
+
+static void blame_defaults(struct vidsch_config *c)
+{
+    c->tdr_timeout_ns = 50 * MS;
+    c->tdr_grace_ns = 10 * MS;
+}
+
+/* A guilty process's buffer hangs; a watcher waits on its fence. */
+static void run_blame(uint64_t duration_ms)
+{
+    const struct hog_config hc = {
+        .prio = VIDSCH_PRIO_NORMAL, .hog_ns = 10000 * MS,
+        .work_packet_ns = 10000 * MS, .max_buffers = 1,
+    };
+    struct kernel *k = &s.boot.k;
+    struct app *g;
+    uint32_t hsync = 0;
+    int st;
+
+    hog_init(&guilty, k, "guilty", &hc, guilty_cmd, sizeof(guilty_cmd));
+    watcher_init(&watcher, k, "watcher", 10);
+    g = hog_app(&guilty);
+    g->expect_lost = true;
+    st = kapi_create_sync(g->proc, g->hdev, 0, &hsync);
+    if (st == DDI_OK) {
+        st = watcher_watch(&watcher, g, hsync);
+    }
+    report(&s.r, st == DDI_OK, "the guilty process shares a sync object "
+           "with the watcher (%s)", ddi_status_name(st));
+    os_add_app(&s, g);
+    os_add_app(&s, watcher_app(&watcher));
+    os_run(&s, duration_ms * MS, 1000 * MS);
+    report(&s.r, vidsch_stats(k->vs)->contexts_lost == 1, "one context "
+           "lost to TDR, the guilty one's (%lu)",
+           vidsch_stats(k->vs)->contexts_lost);
+}
+
+int scenario_main(const struct boot_info *boot)
+{
+    uint64_t duration_ms = 300, blame = 0, gpuva = 0;
+    struct winapp_config wc;
+    struct kernel *k = &s.boot.k;
+
+    kprintf("hostile-multi: processes that use legal calls against each "
+            "other beside a desktop\n");
+    s.boot.display.width = 640;
+    s.boot.display.height = 480;
+    if (os_option(&s, boot, "duration_ms", &duration_ms) &&
+        os_option(&s, boot, "blame", &blame) &&
+        os_option(&s, boot, "gpuva", &gpuva) &&
+        (!gpuva || (s.boot.gpuva_vram = 6 * (256u << 10))) &&
+        os_boot(&s, boot, blame ? blame_defaults : NULL)) {
+        if (blame) {
+            run_blame(duration_ms);
+            goto done;
+        }
+        if (gpuva) {
+            run_gpuva(duration_ms);
+            goto done;
+        }
+        compositor_init(&comp, k, "compositor", false);
+        cursor_config_default(&wc);
+        winapp_init(&cursor, k, "cursor", &wc);
+        game_config_default(&wc);
+        winapp_init(&game, k, "game", &wc);
+        compositor_add_window(&comp, &game, 24, 40, 0x002060c0);
+        compositor_set_cursor(&comp, &cursor);
+        partner_init(&partner, k, "partner");
+        intruder_init(&intruder, k, "intruder", &partner, &game, &comp);
+        os_add_app(&s, compositor_app(&comp));
+        os_add_app(&s, winapp_app(&cursor));
+        os_add_app(&s, winapp_app(&game));
+        os_add_app(&s, partner_app(&partner));
+        os_add_app(&s, intruder_app(&intruder));
+        os_run(&s, duration_ms * MS, 1000 * MS);
+done:
+        os_print_table(&s);
+    }
+    kprintf("METRICS {\"scenario\":\"hostile-multi\",\"policy\":\"%s\","
+            "\"duration_ms\":%lu,\"timer_yields\":%lu",
+            vidsch_policy_name(s.sched.policy), duration_ms,
+            k->ev.timer_yields);
+    os_print_apps_json(&s);
+    kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);
+    return report_summary(&s.r);
+}
