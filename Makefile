@@ -11,7 +11,7 @@ SAN_BUILD ?= $(BUILD)/sanitize
 # Seconds of coverage-guided fuzzing for `make fuzz`.
 FUZZ_SECONDS ?= 120
 
-.PHONY: all deps build run show check check-sanitize fuzz fuzz-coverage \
+.PHONY: all deps build run show linux check-linux-long check check-sanitize fuzz fuzz-coverage \
 	bench soak clean distclean
 
 all: build
@@ -54,6 +54,25 @@ show: build
 	  $(if $(SHOW),--window $(SHOW)) $(if $(VNC),--vnc $(VNC)) \
 	  $(BUILD)/qemu-run $(BUILD)/firmware/$(IMAGE).elf $(BUILD)/$(IMAGE).png
 
+# Boot Linux (Debian 12's kernel, guest-tools/linux's DRM driver) on the
+# device: a shell on this terminal (the serial console), the Linux console
+# (fbcon) on copro's display, in a window when there is a display; exit the
+# shell to power off. LINUX_RUN='modetest -M copro -s 37@35:1024x768'
+# runs a command instead and powers off. Either way the display's last
+# picture is saved as $(BUILD)/linux.png (QEMU's screendump).
+LINUX_RUN ?=
+linux: build
+	@python3 scripts/run-linux.py --qemu-python $(BUILD)/qemu/src/python \
+	  --screendir $(BUILD) --save-screen linux \
+	  $(if $(LINUX_RUN),--run '$(LINUX_RUN)',--display $(if $(DISPLAY),sdl,none)) \
+	  $(BUILD)/qemu-run $(BUILD)/linux
+
+# The Linux guest's tests too slow for make check: kmscube on Mesa's
+# software GL (kms_swrast, about 200 MB of libraries in a second initramfs)
+# showing its frames on copro's display.
+check-linux-long: build
+	@bash scripts/check-linux-long.sh $(BUILD)
+
 # Run every test; the last line says how many passed and failed.
 check: build
 	@meson test -C $(BUILD) --print-errorlogs --num-processes 2; rc=$$?; \
@@ -64,7 +83,8 @@ check: build
 # (the process aborts, and scripts/test-summary.py counts reports). Leaks
 # are checked too, at each process's exit: none is reported today;
 # scripts/lsan.supp says what may be suppressed (QEMU's code, never copro's).
-# Left out: style (no QEMU in it) and timing (hog-deterministic: under a
+# Left out: style (no QEMU in it), linux (Debian's kernel booted on the
+# device: make check runs it; sanitized it would add minutes) and timing (hog-deterministic: under a
 # sanitized QEMU, host timing perturbs -icount runs by a few ns too often).
 $(SAN_BUILD)/build.ninja: | deps
 	meson setup $(SAN_BUILD) -Db_sanitize=address,undefined $(MESON_SETUP_OPTS)
@@ -75,7 +95,7 @@ check-sanitize: deps $(SAN_BUILD)/build.ninja
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:print_summary=1 \
 	  COPRO_TIMEOUT=180 \
-	  meson test -C $(SAN_BUILD) --no-rebuild --no-suite style --no-suite timing \
+	  meson test -C $(SAN_BUILD) --no-rebuild --no-suite style --no-suite timing --no-suite linux \
 	    --print-errorlogs --num-processes 2 --timeout-multiplier 3; rc=$$?; \
 	  python3 scripts/test-summary.py $(SAN_BUILD)/meson-logs/testlog.json; exit $$rc
 

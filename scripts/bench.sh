@@ -57,6 +57,9 @@ bash "$(dirname "$0")/bench-fighting.sh" "$build/qemu-run" \
     "$build/firmware/fighting.elf"
 
 echo
+bash "$(dirname "$0")/bench-linux.sh" "$build"
+
+echo
 echo "== pictures (in $BENCH_DIR) =="
 # Debian's python3 has Debian's matplotlib (scripts/install-deps.sh)
 py=/usr/bin/python3

@@ -10,6 +10,9 @@
 # installed).
 set -euo pipefail
 
+# libdrm-dev, libdrm-tests, drm-info, fbset and busybox-static build and
+# fill the Linux guest's initramfs (guest-tools/, scripts/build-linux.sh);
+# its kernel and headers come from scripts/fetch-linux.sh, run at the end.
 # clang, libclang-rt-dev (libFuzzer and clang's sanitizer and profile
 # runtimes) and llvm (llvm-symbolizer for sanitizer stacks, llvm-profdata
 # and llvm-cov) are for make fuzz and make fuzz-coverage; gcc's own ASan and
@@ -18,7 +21,8 @@ PKGS=(build-essential pkg-config ninja-build libglib2.0-dev libpixman-1-dev
       python3 python3-venv flex bison seabios dpkg-dev ccache
       libjson-glib-dev xz-utils ca-certificates python3-docutils
       libpng-dev libsdl2-dev python3-matplotlib
-      clang libclang-rt-dev llvm)
+      clang libclang-rt-dev llvm
+      libdrm-dev libdrm-tests drm-info fbset busybox-static)
 BPO_PKGS=(meson qemu-system-data)
 
 SRC_LIST=/etc/apt/sources.list.d/copro.sources
@@ -77,7 +81,13 @@ apt_update() {
 
 miss=$(missing "${PKGS[@]}")
 bpo_miss=$(missing "${BPO_PKGS[@]}")
+fetch_linux() {
+    # the kernel pair is resolved now, not pinned: see fetch-linux.sh
+    bash "$(dirname "$0")/fetch-linux.sh" >/dev/null
+}
+
 if [ -z "$miss" ] && [ -z "$bpo_miss" ] && meson_ok && [ -f "$SRC_LIST" ]; then
+    fetch_linux     # quick when cached; root only to install headers
     exit 0
 fi
 need_root $miss $bpo_miss
@@ -93,4 +103,5 @@ if [ -n "$bpo_miss" ] || ! meson_ok; then
         "${BPO_PKGS[@]}"
 fi
 meson_ok || { echo "install-deps: meson >= 1.5 not available" >&2; exit 1; }
+fetch_linux
 echo "install-deps: done"

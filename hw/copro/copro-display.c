@@ -22,6 +22,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <zlib.h>
 #include "qemu/log.h"
 #include "qemu/host-utils.h"
 #include "qapi/error.h"
@@ -144,6 +145,8 @@ static bool copro_display_apply(CoproState *s, const CoproScanout *sc,
     return true;
 }
 
+static uint32_t copro_display_frame_crc(CoproState *s);
+
 /*
  * Vertical sync: a pending flip takes effect, then VSYNC (and FLIP_DONE
  * or DISPLAY_ERROR) are raised together. The timer is guarded as the
@@ -176,6 +179,10 @@ static void copro_display_vsync(void *opaque)
         } else {
             causes |= COPRO_INT_DEV_DISPLAY_ERROR;
         }
+    }
+    if (d->crc_control & COPRO_DISP_CRC_CTL_ENABLE) {
+        d->crc = copro_display_frame_crc(s);
+        d->crc_vsync = d->vsync_count;
     }
     /* refresh vsyncs are exactly one second: keep index below refresh */
     if (d->index >= s->refresh) {
@@ -308,6 +315,12 @@ uint64_t copro_display_read(CoproState *s, hwaddr reg)
         return d->cursor_pos;
     case COPRO_REG_CURSOR_SURFACE:
         return d->cursor_addr;
+    case COPRO_REG_DISP_CRC_CONTROL:
+        return d->crc_control;
+    case COPRO_REG_DISP_CRC:
+        return d->crc;
+    case COPRO_REG_DISP_CRC_VSYNC:
+        return d->crc_vsync;
     default:
         return 0;
     }
@@ -367,6 +380,18 @@ void copro_display_write(CoproState *s, hwaddr reg, uint64_t val,
         d->cursor_addr = v;
         trace_copro_disp_cursor(d->cursor_control, d->cursor_pos,
                                 d->cursor_addr);
+        break;
+    case COPRO_REG_DISP_CRC_CONTROL:
+        if (val & ~COPRO_DISP_CRC_CTL_ENABLE) {
+            qemu_log_mask(LOG_GUEST_ERROR, "copro: display: reserved "
+                          "DISP_CRC_CONTROL bits 0x%" PRIx64 " ignored\n",
+                          val & ~(uint64_t)COPRO_DISP_CRC_CTL_ENABLE);
+        }
+        d->crc_control = val & COPRO_DISP_CRC_CTL_ENABLE;
+        break;
+    case COPRO_REG_DISP_CRC:
+    case COPRO_REG_DISP_CRC_VSYNC:
+        /* read-only: the register table refuses writes first */
         break;
     default:
         g_assert_not_reached();
@@ -536,6 +561,38 @@ static void copro_display_cursor_row(CoproState *s, uint32_t y,
                  copro_blend((c >> 8) & 0xff, (p >> 8) & 0xff, a) << 8 |
                  copro_blend(c & 0xff, p & 0xff, a);
     }
+}
+
+/*
+ * The CRC-32 of the frame the display shows, the cursor blended in, as
+ * R, G, B bytes row by row: what QMP's screendump gives (black when off
+ * or in error, at the size the console has then).
+ */
+static uint32_t copro_display_frame_crc(CoproState *s)
+{
+    CoproView v;
+    g_autofree uint32_t *px = NULL;
+    g_autofree uint8_t *rgb = NULL;
+    uLong crc = crc32(0, Z_NULL, 0);
+
+    copro_display_want(s, &v);
+    px = g_new0(uint32_t, v.width);
+    rgb = g_new0(uint8_t, (size_t)v.width * 3);
+    for (uint32_t y = 0; y < v.height; y++) {
+        if (v.kind != COPRO_VIEW_BLACK) {
+            copro_display_convert_row(s, &v.sc, y, px);
+            if (copro_cursor_on(s)) {
+                copro_display_cursor_row(s, y, v.width, px);
+            }
+            for (uint32_t x = 0; x < v.width; x++) {
+                rgb[3 * x] = px[x] >> 16;
+                rgb[3 * x + 1] = px[x] >> 8;
+                rgb[3 * x + 2] = px[x];
+            }
+        }
+        crc = crc32(crc, rgb, v.width * 3);
+    }
+    return crc;
 }
 
 /* Marks the rows [y, y + n) clipped to [0, h) in @rows. */
@@ -765,6 +822,9 @@ void copro_display_reset(CoproState *s)
     d->cursor_control = 0;
     d->cursor_pos = 0;
     d->cursor_addr = 0;
+    d->crc_control = 0;
+    d->crc = 0;
+    d->crc_vsync = 0;
     d->view.kind = COPRO_VIEW_NONE;
 }
 
@@ -863,6 +923,40 @@ static int copro_display_post_load(void *opaque, int version_id)
     return 0;
 }
 
+/* the frame CRC: only in streams of a guest that turned it on */
+static bool copro_display_crc_needed(void *opaque)
+{
+    CoproState *s = opaque;
+
+    return s->display.crc_control || s->display.crc_vsync;
+}
+
+static int copro_display_crc_post_load(void *opaque, int version_id)
+{
+    CoproState *s = opaque;
+
+    if (s->display.crc_control & ~COPRO_DISP_CRC_CTL_ENABLE ||
+        s->display.crc_vsync > s->display.vsync_count) {
+        error_report("copro: display: inconsistent migrated CRC state");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_copro_display_crc = {
+    .name = "copro/display/crc",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = copro_display_crc_needed,
+    .post_load = copro_display_crc_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(display.crc_control, CoproState),
+        VMSTATE_UINT32(display.crc, CoproState),
+        VMSTATE_UINT64(display.crc_vsync, CoproState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_copro_scanout = {
     .name = "copro/scanout",
     .version_id = 1,
@@ -910,5 +1004,9 @@ const VMStateDescription vmstate_copro_display = {
         VMSTATE_UINT32(display.cursor_pos, CoproState),
         VMSTATE_UINT64(display.cursor_addr, CoproState),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_copro_display_crc,
+        NULL
     },
 };

@@ -77,6 +77,11 @@ typedef struct CoproDisplay {
     uint32_t cursor_pos;
     uint64_t cursor_addr;
 
+    /* frame CRC (pipe CRC): latched at each vsync while enabled */
+    uint32_t crc_control;
+    uint32_t crc;
+    uint64_t crc_vsync;
+
     QEMUTimer *timer;
     QemuConsole *con;
     CoproView view;

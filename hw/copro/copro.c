@@ -182,6 +182,9 @@ static const CoproRegInfo copro_global_regs[] = {
     { COPRO_REG_CURSOR_CONTROL, 4, REG_RW,  "CURSOR_CONTROL" },
     { COPRO_REG_CURSOR_POS,     4, REG_RW,  "CURSOR_POS" },
     { COPRO_REG_CURSOR_SURFACE, 8, REG_RW,  "CURSOR_SURFACE" },
+    { COPRO_REG_DISP_CRC_CONTROL, 4, REG_RW, "DISP_CRC_CONTROL" },
+    { COPRO_REG_DISP_CRC,       8, REG_RO,  "DISP_CRC" },
+    { COPRO_REG_DISP_CRC_VSYNC, 8, REG_RO,  "DISP_CRC_VSYNC" },
     { COPRO_REG_MARK_ARG0,      8, REG_RW,  "MARK_ARG0" },
     { COPRO_REG_MARK_ARG1,      8, REG_RW,  "MARK_ARG1" },
     { COPRO_REG_MARK,           8, REG_WO,  "MARK" },
@@ -323,7 +326,7 @@ static uint64_t copro_global_read(CoproState *s, hwaddr reg)
         return s->int_mask;
     case COPRO_REG_INT_TEST_DATA:
         return s->int_test_data;
-    case COPRO_REG_DISP_CONTROL ... COPRO_REG_CURSOR_SURFACE:
+    case COPRO_REG_DISP_CONTROL ... COPRO_REG_DISP_CRC_VSYNC:
         return copro_display_read(s, reg);
     case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:
         return copro_tl_mark_read(s, reg);
@@ -359,7 +362,7 @@ static void copro_global_write(CoproState *s, hwaddr reg, uint64_t val,
     case COPRO_REG_GART_BASE ... COPRO_REG_VM_INVAL:
         copro_mmu_write(s, reg, val, mask);
         break;
-    case COPRO_REG_DISP_CONTROL ... COPRO_REG_CURSOR_SURFACE:
+    case COPRO_REG_DISP_CONTROL ... COPRO_REG_DISP_CRC_VSYNC:
         copro_display_write(s, reg, val, mask);
         break;
     case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:

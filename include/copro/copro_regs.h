@@ -376,10 +376,23 @@
 #define COPRO_REG_CURSOR_POS        0x0384  /* 32: RW, COPRO_CURSOR_POS() */
 #define COPRO_REG_CURSOR_SURFACE    0x0388  /* 64: RW, VRAM offset of the
                                                cursor image */
+#define COPRO_REG_DISP_CRC_CONTROL  0x0390  /* 32: RW, COPRO_DISP_CRC_CTL_* */
+#define COPRO_REG_DISP_CRC          0x0398  /* 64: RO, bits 0-31: CRC-32 of
+                                               the frame shown at
+                                               DISP_CRC_VSYNC */
+#define COPRO_REG_DISP_CRC_VSYNC    0x03a0  /* 64: RO, VSYNC_COUNT of that
+                                               frame; 0: none yet */
 
 /* COPRO_REG_DISP_CONTROL */
 #define COPRO_DISP_CTL_ENABLE       (1u << 0)   /* scan out; a write with
                                                    it set commits the mode */
+
+/*
+ * COPRO_REG_DISP_CRC_CONTROL: with ENABLE, every vsync latches the CRC-32
+ * (zlib's) of the frame the display shows from then on, the cursor blended
+ * in, as R, G, B bytes row by row (QEMU's screendump) into DISP_CRC.
+ */
+#define COPRO_DISP_CRC_CTL_ENABLE   (1u << 0)
 
 /* COPRO_REG_DISP_STATUS */
 #define COPRO_DISP_STS_ACTIVE       (1u << 0)   /* showing SCANOUT */

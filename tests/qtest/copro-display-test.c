@@ -934,6 +934,116 @@ static void test_screendump_cursor(void)
     copro_shutdown(&c);
 }
 
+/* CRC-32 (zlib's polynomial), bit by bit: the test's own model */
+static uint32_t crc32_model(const uint8_t *p, size_t n)
+{
+    uint32_t crc = ~0u;
+
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int b = 0; b < 8; b++) {
+            crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+        }
+    }
+    return ~crc;
+}
+
+static uint32_t shot_crc(Copro *c)
+{
+    Shot s;
+    uint32_t crc;
+
+    screendump(c, &s);
+    crc = crc32_model(s.rgb, (size_t)s.w * s.h * 3);
+    shot_free(&s);
+    return crc;
+}
+
+/*
+ * The frame CRC: latched at each vsync while enabled, equal to the CRC of
+ * the screendump (the composed frame, the cursor blended in) and of the
+ * pixels the test wrote; kept when disabled; reset to 0.
+ */
+static void test_crc(void)
+{
+    g_autofree uint32_t *pic = NULL;
+    g_autofree uint8_t *rgb = g_malloc(W * H * 3);
+    g_autofree uint8_t *cur = g_malloc(COPRO_CURSOR_BYTES);
+    uint32_t crc_a, crc_cursor;
+    int64_t t0;
+    Copro c;
+
+    copro_boot(&c, "-M q35", "");
+    g_assert_cmphex(rd32(&c, COPRO_REG_DISP_CRC_CONTROL), ==, 0);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC), ==, 0);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC_VSYNC), ==, 0);
+    put_pattern(&c, SURF_A, PITCH, W, H, 0x5a);
+    pic = expect_vram_xrgb(&c, SURF_A, PITCH, W, H);
+    for (int i = 0; i < W * H; i++) {
+        rgb[3 * i] = pic[i] >> 16;
+        rgb[3 * i + 1] = pic[i] >> 8;
+        rgb[3 * i + 2] = pic[i];
+    }
+    crc_a = crc32_model(rgb, W * H * 3);
+    t0 = disp_on(&c, SURF_A);
+
+    /* off: nothing latched */
+    copro_clock_to(&c, vsync_at(t0, 1, 60));
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC_VSYNC), ==, 0);
+    wr32(&c, COPRO_REG_DISP_CRC_CONTROL, COPRO_DISP_CRC_CTL_ENABLE);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC_VSYNC), ==, 0);
+    copro_clock_to(&c, vsync_at(t0, 2, 60));
+    g_assert_cmpuint(rd64(&c, COPRO_REG_DISP_CRC_VSYNC), ==, 2);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC), ==, crc_a);
+    g_assert_cmphex(shot_crc(&c), ==, crc_a);
+
+    /* the cursor is part of the frame: the CRC is the screendump's */
+    for (uint32_t i = 0; i < COPRO_CURSOR_SIZE * COPRO_CURSOR_SIZE; i++) {
+        stl_le_p(cur + 4 * i, (i & 64 ? 0xff : 0x80) << 24 | i * 0x10307);
+    }
+    vram_write(&c, CURSOR, cur, COPRO_CURSOR_BYTES);
+    wr64(&c, COPRO_REG_CURSOR_SURFACE, CURSOR);
+    wr32(&c, COPRO_REG_CURSOR_POS, COPRO_CURSOR_POS(-7, 9));
+    wr32(&c, COPRO_REG_CURSOR_CONTROL, COPRO_CURSOR_CTL_ENABLE);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC), ==, crc_a);
+    copro_clock_to(&c, vsync_at(t0, 3, 60));
+    crc_cursor = shot_crc(&c);
+    g_assert_cmpuint(rd64(&c, COPRO_REG_DISP_CRC_VSYNC), ==, 3);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC), ==, crc_cursor);
+    g_assert_cmphex(crc_cursor, !=, crc_a);
+
+    /* reserved bits are ignored; disabled, the latch keeps its value */
+    wr32(&c, COPRO_REG_DISP_CRC_CONTROL, 0xfffffffe);
+    g_assert_cmphex(rd32(&c, COPRO_REG_DISP_CRC_CONTROL), ==, 0);
+    wr32(&c, COPRO_REG_CURSOR_CONTROL, 0);
+    copro_clock_to(&c, vsync_at(t0, 4, 60));
+    g_assert_cmpuint(rd64(&c, COPRO_REG_DISP_CRC_VSYNC), ==, 3);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC), ==, crc_cursor);
+    /* read-only */
+    wr64(&c, COPRO_REG_DISP_CRC, 0);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC), ==, crc_cursor);
+
+    /* black while off: the CRC of the black frame */
+    wr32(&c, COPRO_REG_DISP_CRC_CONTROL, COPRO_DISP_CRC_CTL_ENABLE);
+    copro_clock_to(&c, vsync_at(t0, 5, 60));
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC), ==, crc_a);
+    memset(rgb, 0, W * H * 3);
+    wr64(&c, COPRO_REG_DISP_FLIP, 2);       /* unaligned: refused */
+    copro_clock_to(&c, vsync_at(t0, 6, 60));
+    g_assert_cmphex(rd32(&c, COPRO_REG_DISP_STATUS), ==, COPRO_DISP_STS_ERROR);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC), ==,
+                    crc32_model(rgb, W * H * 3));
+
+    /* a device reset clears it */
+    qtest_system_reset(c.qts);
+    c.mmio = qpci_iomap(c.dev, COPRO_BAR_MMIO, NULL);
+    qpci_device_enable(c.dev);
+    g_assert_cmphex(rd32(&c, COPRO_REG_DISP_CRC_CONTROL), ==, 0);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC), ==, 0);
+    g_assert_cmphex(rd64(&c, COPRO_REG_DISP_CRC_VSYNC), ==, 0);
+    copro_shutdown(&c);
+}
+
 /* PNG screendumps work (the build has libpng). */
 static void test_screendump_png(void)
 {
@@ -1368,6 +1478,7 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/display/screendump/cursor",
                    test_screendump_cursor);
     qtest_add_func("/copro/display/screendump/png", test_screendump_png);
+    qtest_add_func("/copro/display/crc", test_crc);
     qtest_add_func("/copro/display/reset", test_reset);
     qtest_add_func("/copro/display/monitor", test_monitor);
     qtest_add_func("/copro/display/migration-flip-pending",

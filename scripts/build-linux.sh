@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Build the Linux guest into OUT (build/linux): the copro module against the
+# fetched kernel's headers (scripts/fetch-linux.sh, run by make deps), the
+# guest-side test program, and the initramfs; vmlinux is linked from the
+# cache. Rebuilds only what changed (make decides for the module).
+#
+#   build-linux.sh SRCROOT OUT [STAMP]
+set -euo pipefail
+
+src=$1
+out=$2
+stamp=${3:-}
+kcache=$(bash "$src/scripts/fetch-linux.sh" --check)
+release=$(cat "$kcache/release")
+kdir=/usr/src/linux-headers-$release
+
+mkdir -p "$out/module"
+# Kbuild writes its objects next to the sources: build a copy in OUT
+for f in "$src"/guest-tools/linux/*.[ch] "$src"/guest-tools/linux/Kbuild \
+         "$src"/guest-tools/linux/Makefile; do
+    cmp -s "$f" "$out/module/$(basename "$f")" || cp "$f" "$out/module/"
+done
+mkdir -p "$out/module/include"
+cmp -s "$src/guest-tools/linux/include/stdint.h" "$out/module/include/stdint.h" ||
+    cp "$src/guest-tools/linux/include/stdint.h" "$out/module/include/"
+make -s -C "$kdir" M="$(cd "$out/module" && pwd)" \
+    COPRO_ABI="$(cd "$src/include" && pwd)" modules >"$out/module/build.log" 2>&1 || {
+    cat "$out/module/build.log" >&2
+    echo "build-linux: building the copro module against $kdir failed" >&2
+    exit 1
+}
+grep -i "warning\|error" "$out/module/build.log" | grep -v "Skipping BTF" >&2 || true
+
+tests=$src/guest-tools/tests
+if [ ! "$out/copro-kmstest" -nt "$tests/copro-kmstest.c" ]; then
+    # shellcheck disable=SC2046
+    gcc -O2 -Wall -Wextra -Werror -o "$out/copro-kmstest" \
+        "$tests/copro-kmstest.c" $(pkg-config --cflags --libs libdrm) -lm
+fi
+
+ln -sf "$kcache/vmlinux" "$out/vmlinux"
+echo "$release $(cat "$kcache/version")" > "$out/kernel"
+bins=()
+for b in modetest vbltest proptest modeprint drmdevice drm_info fbset; do
+    bins+=(--bin "$(command -v "$b")") ||
+        { echo "build-linux: $b missing (make deps)" >&2; exit 1; }
+done
+fresh=1
+for f in "$out/module/copro.ko" "$out/copro-kmstest" "$src"/guest-tools/image/* \
+         "$kcache/complete"; do
+    [ "$out/initrd.gz" -nt "$f" ] || fresh=
+done
+[ -n "$fresh" ] ||
+    python3 "$src/guest-tools/image/mkinitramfs.py" \
+        --modules "$kcache/modules" --driver "$out/module/copro.ko" \
+        --out "$out/initrd.gz" "${bins[@]}" --bin "$out/copro-kmstest" >/dev/null
+[ -z "$stamp" ] || touch "$stamp"
