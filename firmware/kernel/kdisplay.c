@@ -175,6 +175,29 @@ void kdisplay_flip_done(struct kernel *k, const struct ddi_flip_done *f)
     kdisplay_kick(k);
 }
 
+/*
+ * The first present still waiting for its primary, if it waits on another
+ * process's fence for too long (KDISPLAY_FOREIGN_WAIT_VSYNCS): it fails,
+ * and the display DPC hands the ones behind it over.
+ */
+static void expire_foreign_wait(struct kernel *k, struct ksource *src)
+{
+    for (unsigned i = 0; i < src->q_count; i++) {
+        struct kpresent *pr = &src->q[Q_INDEX(src, i)];
+
+        if (pr->state != KPRESENT_WAITING) {
+            continue;
+        }
+        if (pr->sync && *pr->sync->cpu < pr->value && pr->sync->dev &&
+            pr->sync->dev->proc != pr->proc &&
+            src->vsyncs - pr->queued_vsync > KDISPLAY_FOREIGN_WAIT_VSYNCS) {
+            present_fail(k, src, pr, DDI_ETIMEOUT);
+            kdisplay_kick(k);
+        }
+        return;
+    }
+}
+
 void kdisplay_vsync(struct kernel *k, unsigned source, uint64_t count,
                     uint64_t time)
 {
@@ -185,6 +208,7 @@ void kdisplay_vsync(struct kernel *k, unsigned source, uint64_t count,
     }
     src->vsyncs = count;
     src->vsync_time = time;
+    expire_foreign_wait(k, src);
     if (k->display.nvwaits) {
         queue_deliver(k);
     }
@@ -415,7 +439,8 @@ int kapi_present(struct kproc *p, uint32_t hdevice,
     pr = &src->q[Q_INDEX(src, src->q_count)];
     *pr = (struct kpresent){
         .state = KPRESENT_WAITING, .proc = p, .dev = dev, .alloc = alloc,
-        .sync = sync, .value = a->value, .id = src->next_id++,
+        .sync = sync, .value = a->value, .queued_vsync = src->vsyncs,
+        .id = src->next_id++,
         .fn = a->fn, .arg = a->arg, .result = { .tag = a->tag },
     };
     src->q_count++;

@@ -45,6 +45,14 @@
 #define KDISPLAY_QUEUE          8   /* presents per source not yet
                                        reported to their caller */
 #define KDISPLAY_VSYNC_WAITS    32
+/*
+ * A present waits for its primary to be drawn: on a fence of another
+ * process's (a producer the owner opened) for at most this many vsyncs,
+ * then it fails with DDI_ETIMEOUT and the owner's later presents go on. A
+ * hostile or hung producer cannot hold the owner's display for ever; the
+ * owner's own GPU work has the watchdog (TDR) for that.
+ */
+#define KDISPLAY_FOREIGN_WAIT_VSYNCS 30
 
 struct kalloc;
 struct kdevice;
@@ -66,6 +74,7 @@ struct kpresent {
     struct kalloc *alloc;       /* holds a scanout reference until DONE */
     struct ksync *sync;         /* NULL: drawn already */
     uint64_t value;
+    uint64_t queued_vsync;      /* the source's vsync count when queued */
     uint32_t id;                /* the DDI's present_id */
     kapi_present_fn fn;
     void *arg;

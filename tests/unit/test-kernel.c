@@ -2734,6 +2734,53 @@ static void test_display_owner(void)
     g_assert_null(kern.display.src[0].owner);
 }
 
+/* Item 6: the owner's present waits on a fence a producer process never
+ * signals. After KDISPLAY_FOREIGN_WAIT_VSYNCS vsyncs it fails with
+ * DDI_ETIMEOUT and the owner's next present is shown; a present waiting
+ * on the owner's own fence is left to the watchdog, never timed out. */
+static void test_display_foreign_wait(void)
+{
+    struct proc a, o;
+    struct presented got = { 0 };
+    uint32_t name = 0, h = 0, po;
+
+    setup_display();
+    make_proc(&a, "producer");
+    make_proc(&o, "owner");
+    po = make_primary(&o);
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(o.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(o.p, o.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(present(&o, po, h, 5, 1, &got), ==, DDI_OK);
+    g_assert_cmpint(present(&o, po, 0, 0, 2, &got), ==, DDI_OK);
+    run();
+    for (unsigned i = 0; i < KDISPLAY_FOREIGN_WAIT_VSYNCS; i++) {
+        fake_vsync();
+        run();
+    }
+    /* still waiting within the bound: nothing shown, nothing failed */
+    g_assert_cmpuint(got.calls, ==, 0);
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, >=, 1);
+    g_assert_cmpint(got.r[0].status, ==, DDI_ETIMEOUT);
+    g_assert_cmpuint(got.r[0].tag, ==, 1);
+    fake_vsync();
+    run();
+    g_assert_cmpuint(got.calls, ==, 2);
+    g_assert_cmpint(got.r[1].status, ==, DDI_OK);
+    g_assert_cmpuint(got.r[1].tag, ==, 2);
+
+    /* the owner's own fence: no time limit from the display */
+    g_assert_cmpint(present(&o, po, o.sync, 5, 3, &got), ==, DDI_OK);
+    for (unsigned i = 0; i < 3 * KDISPLAY_FOREIGN_WAIT_VSYNCS; i++) {
+        fake_vsync();
+        run();
+    }
+    g_assert_cmpuint(got.calls, ==, 2);
+}
+
 /* Item 10: the creator of a shared sync object is reset by TDR. The
  * opener's waits end with DDI_EABANDONED, its GPU work waiting on the
  * object runs, its device stays healthy; the creator gets DDI_ELOST. */
@@ -2880,6 +2927,8 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/isolation/realtime-privilege",
                     test_realtime_privilege);
     g_test_add_func("/kernel/isolation/display-owner", test_display_owner);
+    g_test_add_func("/kernel/isolation/display-foreign-wait",
+                    test_display_foreign_wait);
     g_test_add_func("/kernel/isolation/gpuva-space-own-only",
                     test_gpuva_space_own_only);
     g_test_add_func("/kernel/isolation/blame-follows-guilt",
