@@ -18,26 +18,6 @@
 #include "kernel/kmem.h"
 #include "kernel/kquota.h"
 
-static struct kdevice *get_device(struct kproc *p, uint32_t h)
-{
-    return p ? handle_lookup(&p->handles, h, HANDLE_DEVICE) : NULL;
-}
-
-static struct kcontext *get_context(struct kproc *p, uint32_t h)
-{
-    return p ? handle_lookup(&p->handles, h, HANDLE_CONTEXT) : NULL;
-}
-
-static struct kalloc *get_alloc(struct kproc *p, uint32_t h)
-{
-    return p ? handle_lookup(&p->handles, h, HANDLE_ALLOCATION) : NULL;
-}
-
-static struct ksync *get_sync(struct kproc *p, uint32_t h)
-{
-    return p ? handle_lookup(&p->handles, h, HANDLE_SYNC) : NULL;
-}
-
 static void fill_zero(volatile void *cpu, uint64_t bytes)
 {
     volatile uint64_t *q = cpu;

@@ -354,11 +354,6 @@ void kdisplay_device_gone(struct kernel *k, const struct kdevice *dev)
 
 /* ---- the application API ---- */
 
-static struct kdevice *get_device(struct kproc *p, uint32_t h)
-{
-    return p ? handle_lookup(&p->handles, h, HANDLE_DEVICE) : NULL;
-}
-
 int kapi_display_info(struct kproc *p, uint32_t hdevice, unsigned source,
                       struct kapi_display_info *out)
 {

@@ -19,6 +19,28 @@ static inline bool kproc_live(const struct kproc *p)
     return p && p->used && !p->exiting;
 }
 
+/* The caller's object that handle h names, NULL if it names no such
+ * object of the caller's (the kernel API's first check on every call). */
+static inline struct kdevice *get_device(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_DEVICE) : NULL;
+}
+
+static inline struct kcontext *get_context(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_CONTEXT) : NULL;
+}
+
+static inline struct kalloc *get_alloc(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_ALLOCATION) : NULL;
+}
+
+static inline struct ksync *get_sync(struct kproc *p, uint32_t h)
+{
+    return p ? handle_lookup(&p->handles, h, HANDLE_SYNC) : NULL;
+}
+
 /* After a call into vidsch: sync values may have moved, run waits. */
 void kernel_after_vidsch(struct kernel *k);
 

@@ -17,21 +17,6 @@
 /* Shared names: bit 30 set so they never look like handles or 0. */
 #define SHARED_TAG      0x40000000u
 
-static struct kdevice *get_device(struct kproc *p, uint32_t h)
-{
-    return p ? handle_lookup(&p->handles, h, HANDLE_DEVICE) : NULL;
-}
-
-static struct kalloc *get_alloc(struct kproc *p, uint32_t h)
-{
-    return p ? handle_lookup(&p->handles, h, HANDLE_ALLOCATION) : NULL;
-}
-
-static struct ksync *get_sync(struct kproc *p, uint32_t h)
-{
-    return p ? handle_lookup(&p->handles, h, HANDLE_SYNC) : NULL;
-}
-
 /*
  * Sharing [D3DKMTShareObjects]: an object's global name is its slot in
  * k->shared, tagged and with the slot's generation, so a name of a freed
