@@ -18,6 +18,18 @@ static void fail(struct churn *c, const char *what, int st)
     app_fail(&c->app, what, st);
 }
 
+/*
+ * The launcher's work is its lives: the end of the run stops the other
+ * applications' new work, not the lives still to start (a run with heavy
+ * paging or short periods takes longer than the scenario's estimate);
+ * the scenario's drain limit bounds them.
+ */
+static bool all_done(const struct churn *c)
+{
+    return c->finished == c->started &&
+           (c->started == c->cfg.lives || c->app.fail_what);
+}
+
 /* The life is over once its process exited and the launcher is done
  * with what it shared. */
 static void maybe_done(struct churn_life *l)
@@ -28,7 +40,7 @@ static void maybe_done(struct churn_life *l)
         l->used = false;
         c->finished++;
         c->app.completed++;
-        if (c->app.stopping && c->finished == c->started) {
+        if (c->app.stopping && all_done(c)) {
             c->app.drained = true;
         }
     }
@@ -272,6 +284,7 @@ static void life_start(struct churn *c, struct churn_life *l)
         .pattern = 0x5a000000u | (uint32_t)(c->started & 0xffffff),
     };
     c->started++;
+    c->app.submitted++;
     c->per_mode[mode]++;
     st = life_objects(l, prio[mode]);
     if (st == DDI_OK) {
@@ -323,8 +336,7 @@ static void tick(void *arg, uint64_t now)
             kill(l);
         }
     }
-    if (!c->app.stopping && !c->app.fail_what &&
-        c->started < c->cfg.lives) {
+    if (!c->app.fail_what && c->started < c->cfg.lives) {
         if (free_slot) {
             life_start(c, free_slot);
         }
@@ -347,8 +359,7 @@ static void stop(struct app *a)
 {
     struct churn *c = (struct churn *)a;
 
-    a->submitted = c->started;
-    if (c->finished == c->started) {
+    if (all_done(c)) {
         a->drained = true;
     }
 }

@@ -133,8 +133,11 @@ int scenario_main(const struct boot_info *boot)
         os_add_app(&s, memapp_app(&mem));
         os_add_app(&s, hog_app(&hog));
         /* the lives take lives * period, and a little more when process
-         * records are not free yet */
-        os_run(&s, lives * period_us * US * 4 + 20 * MS, 2000 * MS);
+         * records are not free yet or paging is heavy: the launcher goes
+         * on after the others stop, until its last life, for as long
+         * again and 2 s more at most */
+        os_run(&s, lives * period_us * US * 4 + 20 * MS,
+               lives * period_us * US * 4 + 2000 * MS);
         os_print_table(&s);
         exit_all(k);
         kernel_census(k, &end);
