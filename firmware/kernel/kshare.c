@@ -124,34 +124,59 @@ static unsigned open_access(struct kproc *p, const struct kdevice *creator,
     return kiso_granted(p->k, name, p);
 }
 
-int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
-                         uint32_t *halloc)
+/*
+ * Open the object of @type that the shared @name names on @hdevice: a new
+ * handle in p's table with the access its grant gives (the creator has
+ * all), noted for p's exit. *obj and *dev are what was opened and on
+ * which device; the caller takes its reference. Not granted is as if the
+ * name named nothing (DDI_EHANDLE: no oracle).
+ */
+static int open_shared(struct kproc *p, uint32_t hdevice, uint32_t name,
+                       enum handle_type type, uint32_t *h, void **obj,
+                       struct kdevice **dev)
 {
-    struct kdevice *dev = get_device(p, hdevice);
-    struct kalloc *a;
+    const struct kdevice *creator;
     unsigned access;
     int st;
 
-    if (!dev) {
+    *dev = get_device(p, hdevice);
+    if (!*dev) {
         return DDI_EHANDLE;
     }
-    if (dev->removed) {
+    if ((*dev)->removed) {
         return DDI_ELOST;
     }
-    if (!halloc) {
+    if (!h) {
         return DDI_EINVAL;
     }
-    a = kernel_shared_object(p->k, name, HANDLE_ALLOCATION);
-    /* not granted: as if the name named nothing (no oracle) */
-    access = a ? open_access(p, a->dev, name) : 0;
+    *obj = kernel_shared_object(p->k, name, type);
+    if (!*obj) {
+        return DDI_EHANDLE;
+    }
+    creator = type == HANDLE_ALLOCATION ? ((struct kalloc *)*obj)->dev
+                                        : ((struct ksync *)*obj)->dev;
+    access = open_access(p, creator, name);
     if (!access) {
         return DDI_EHANDLE;
     }
-    st = handle_alloc(&p->handles, HANDLE_ALLOCATION, a, halloc);
+    st = handle_alloc(&p->handles, type, *obj, h);
     if (st == DDI_OK) {
-        kiso_handle_new(p, *halloc, access);
-        a->refs++;
-        kexit_note_open(p, *halloc, dev);
+        kiso_handle_new(p, *h, access);
+        kexit_note_open(p, *h, *dev);
+    }
+    return st;
+}
+
+int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
+                         uint32_t *halloc)
+{
+    struct kdevice *dev;
+    void *a;
+    int st = open_shared(p, hdevice, name, HANDLE_ALLOCATION, halloc, &a,
+                         &dev);
+
+    if (st == DDI_OK) {
+        ((struct kalloc *)a)->refs++;
     }
     return st;
 }
@@ -183,30 +208,14 @@ int kapi_grant_sync(struct kproc *p, uint32_t hsync, uint32_t pid,
 int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
                    uint32_t *hsync)
 {
-    struct kdevice *dev = get_device(p, hdevice);
-    struct ksync *s;
-    unsigned access;
-    int st;
+    struct kdevice *dev;
+    void *obj;
+    int st = open_shared(p, hdevice, name, HANDLE_SYNC, hsync, &obj, &dev);
 
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
-    if (dev->removed) {
-        return DDI_ELOST;
-    }
-    if (!hsync) {
-        return DDI_EINVAL;
-    }
-    s = kernel_shared_object(p->k, name, HANDLE_SYNC);
-    access = s ? open_access(p, s->dev, name) : 0;
-    if (!access) {
-        return DDI_EHANDLE;
-    }
-    st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
     if (st == DDI_OK) {
-        kiso_handle_new(p, *hsync, access);
+        struct ksync *s = obj;
+
         s->refs++;
-        kexit_note_open(p, *hsync, dev);
         /* this device's contexts may now wait on it: it is not freed
          * while they exist */
         s->devs |= 1u << (dev - p->k->devices);
