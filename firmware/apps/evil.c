@@ -57,8 +57,9 @@ static void on_vsync(void *arg, int status, uint64_t vsyncs, uint64_t time)
 }
 
 /* Each attempt: a hostile call; returns the code the kernel gave. */
-static int attempt(struct evil *e, unsigned i)
+static int attempt(void *arg, unsigned i)
 {
+    struct evil *e = arg;
     struct app *a = &e->app;
     const struct app *v = &e->victim->f.app;
     uint32_t words[16] = { 0 };
@@ -198,22 +199,17 @@ static int attempt(struct evil *e, unsigned i)
 
 static void add_case(struct evil *e, const char *what, int want)
 {
-    e->cases[e->ncases++] = (struct evil_case){ .what = what, .want = want };
+    attacks_add(&e->cases, what, want);
 }
 
 static void tick(void *arg, uint64_t now)
 {
     struct evil *e = arg;
-    struct evil_case *c;
 
     if (e->app.stopping) {
         return;
     }
-    c = &e->cases[e->next];
-    c->last = attempt(e, e->next);
-    c->runs++;
-    c->wrong += c->last != c->want;
-    e->next = (e->next + 1) % e->ncases;
+    attacks_try_next(&e->cases, attempt, e);
     kapi_timer_arm(e->app.proc, &e->timer, now + e->period_ns);
 }
 
@@ -266,14 +262,7 @@ static void check(struct app *a, struct report *r)
     volatile void *cpu = NULL;
     uint64_t bad = 0;
 
-    for (unsigned i = 0; i < e->ncases; i++) {
-        const struct evil_case *c = &e->cases[i];
-
-        report(r, c->runs > 0 && c->wrong == 0, "%s: %s refused with %s "
-               "(%u attempts, %u answered otherwise, last %s)", a->name,
-               c->what, ddi_status_name(c->want), c->runs, c->wrong,
-               ddi_status_name(c->last));
-    }
+    attacks_report(&e->cases, r, a->name);
     if (kapi_lock(a->proc, e->hbuf, KAPI_LOCK_DONOTWAIT, &cpu) == DDI_OK) {
         for (unsigned i = 0; i < BUF_BYTES / 4; i++) {
             bad += ((volatile uint32_t *)cpu)[i] != PATTERN;

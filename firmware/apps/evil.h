@@ -18,18 +18,12 @@
 #include <stdint.h>
 
 #include "apps/app.h"
+#include "apps/attacks.h"
 #include "apps/winapp.h"
 #include "kernel/ktimer.h"
 #include "umd/umd.h"
 
 #define EVIL_CMD_BYTES      1024
-
-struct evil_case {
-    const char *what;
-    int want;               /* the DDI_E* code the kernel must return */
-    unsigned runs, wrong;   /* attempts, and those answered otherwise */
-    int last;               /* the last code it got */
-};
 
 struct evil {
     struct app app;         /* first */
@@ -39,9 +33,7 @@ struct evil {
     uint32_t hsync;
     struct ktimer timer;
     uint64_t period_ns;
-    unsigned next;
-    unsigned ncases;
-    struct evil_case cases[32];
+    struct attacks cases;
     bool final_done;
     uint32_t cmd[EVIL_CMD_BYTES / 4];
     struct umd_cmdbuf cb;

@@ -464,8 +464,9 @@ static int render_cb(struct intruder *e)
 }
 
 /* Attack i against another process; the code the kernel gave. */
-static int attempt(struct intruder *e, unsigned i)
+static int attempt(void *arg, unsigned i)
 {
+    struct intruder *e = arg;
     struct app *a = &e->app;
     struct kapi_present pr = {
         .source = 0, .hprimary = e->hprimary, .hsync = e->hsync,
@@ -535,23 +536,17 @@ static int attempt(struct intruder *e, unsigned i)
 
 static void add_case(struct intruder *e, const char *what, int want)
 {
-    e->cases[e->ncases++] = (struct intruder_case){ .what = what,
-                                                    .want = want };
+    attacks_add(&e->cases, what, want);
 }
 
 static void tick(void *arg, uint64_t now)
 {
     struct intruder *e = arg;
-    struct intruder_case *c;
 
     if (e->app.stopping) {
         return;
     }
-    c = &e->cases[e->next];
-    c->last = attempt(e, e->next);
-    c->runs++;
-    c->wrong += c->last != c->want;
-    e->next = (e->next + 1) % e->ncases;
+    attacks_try_next(&e->cases, attempt, e);
     kapi_timer_arm(e->app.proc, &e->timer, now + e->period_ns);
 }
 
@@ -596,14 +591,7 @@ static void check(struct app *a, struct report *r)
 {
     struct intruder *e = (struct intruder *)a;
 
-    for (unsigned i = 0; i < e->ncases; i++) {
-        const struct intruder_case *c = &e->cases[i];
-
-        report(r, c->runs > 0 && c->wrong == 0, "%s: %s refused with %s "
-               "(%u attempts, %u answered otherwise, last %s)", a->name,
-               c->what, ddi_status_name(c->want), c->runs, c->wrong,
-               ddi_status_name(c->last));
-    }
+    attacks_report(&e->cases, r, a->name);
     report(r, e->spin_from && e->spins > 100 && e->partner_done_in_spin >= 3,
            "%s: while its timer re-armed itself with no delay (%lu times "
            "in %lu ms), the partner's buffers still completed (%lu)",

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "apps/app.h"
+#include "apps/attacks.h"
 #include "apps/compositor.h"
 #include "apps/winapp.h"
 #include "kernel/ktimer.h"
@@ -69,13 +70,6 @@ struct partner {
     struct umd_cmdbuf cb;
 };
 
-struct intruder_case {
-    const char *what;
-    int want;
-    unsigned runs, wrong;
-    int last;
-};
-
 struct intruder {
     struct app app;         /* first */
     struct partner *partner;
@@ -86,8 +80,7 @@ struct intruder {
     uint64_t fence_next;
     struct ktimer timer, spinner;
     uint64_t period_ns;
-    unsigned next, ncases;
-    struct intruder_case cases[16];
+    struct attacks cases;
     /* the zero-delay timer attack */
     uint64_t spin_from, spin_until, spins;
     uint64_t partner_done_at_spin, partner_done_in_spin;
