@@ -63,30 +63,15 @@ for p in fifo priority quantum; do
     run "fairness-$p" fairness "policy=$p"
 done
 
-python3 - "$tmp" <<'PY' || status=1
-import json
-import os
+python3 - "$tmp" "$(dirname "$0")" <<'PY' || status=1
 import sys
 
+sys.path.insert(0, sys.argv[-1])
+from bench_metrics import Runs  # noqa: E402
+
 tmp = sys.argv[1]
-failed = False
-
-
-def load(name):
-    global failed
-    try:
-        with open(os.path.join(tmp, name + ".json")) as f:
-            m = json.loads(f.read())
-        rc = open(os.path.join(tmp, name + ".rc")).read().strip()
-    except (OSError, ValueError):
-        print("%s: FAILED, no METRICS line" % name)
-        failed = True
-        return None
-    if rc != "0" or m.get("failures", 1) != 0:
-        print("%s: FAILED (%s failed checks, exit %s)"
-              % (name, m.get("failures"), rc))
-        failed = True
-    return m
+runs = Runs(tmp)
+load = runs.load
 
 
 def t(ns):
@@ -158,6 +143,6 @@ for p in ("fifo", "priority", "quantum"):
                           for a in m["apps"])
         print("%-9s Jain %.3f, engine busy %.1f %%, shares %% %s" % (
             p, m["jain_permille"] / 1000, m["busy_permille"] / 10, shares))
-sys.exit(1 if failed else 0)
+sys.exit(1 if runs.failed else 0)
 PY
 exit $status

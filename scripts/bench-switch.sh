@@ -50,30 +50,15 @@ for cs in 0 256K 16M 64M; do
     run "cs-$cs" ",ctx-state-size=$cs" "duration_ms=$duration"
 done
 
-python3 - "$tmp" "$duration" <<'PY' || status=1
-import json
-import os
+python3 - "$tmp" "$duration" "$(dirname "$0")" <<'PY' || status=1
 import sys
 
+sys.path.insert(0, sys.argv[-1])
+from bench_metrics import Runs  # noqa: E402
+
 tmp, duration = sys.argv[1], int(sys.argv[2])
-failed = False
-
-
-def load(name):
-    global failed
-    try:
-        with open(os.path.join(tmp, name + ".json")) as f:
-            m = json.loads(f.read())
-        rc = open(os.path.join(tmp, name + ".rc")).read().strip()
-    except (OSError, ValueError):
-        print("%s: FAILED, no METRICS line" % name)
-        failed = True
-        return None
-    if rc != "0" or m.get("failures", 1) != 0:
-        print("%s: FAILED (%s failed checks, exit %s)"
-              % (name, m.get("failures"), rc))
-        failed = True
-    return m
+runs = Runs(tmp)
+load = runs.load
 
 
 def app(m, name):
@@ -115,6 +100,6 @@ for cs in ("0", "256K", "16M", "64M"):
         cs, m["switch_ns"] / 1e3, g["frames"], share,
         app(m, "compositor")["misses"], misses, m["preemptions"],
         m["busy_permille"] / 10))
-sys.exit(1 if failed else 0)
+sys.exit(1 if runs.failed else 0)
 PY
 exit $status
