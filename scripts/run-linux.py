@@ -33,6 +33,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "guest-tools", "image"))
 from mkinitramfs import Cpio  # noqa: E402
+from qmp_connect import connect  # noqa: E402
 
 
 def read_ppm(path):
@@ -47,21 +48,6 @@ def read_ppm(path):
             pos += 1
         fields.append(data[start:pos])
     return int(fields[1]), int(fields[2]), data[pos + 1:]
-
-
-def connect(QMP, sock, qemu):
-    for _ in range(600):
-        if qemu.poll() is not None:
-            return None
-        if os.path.exists(sock):
-            mon = QMP(sock)
-            try:
-                mon.connect()
-                return mon
-            except OSError:
-                pass
-        time.sleep(0.05)
-    return None
 
 
 def main():

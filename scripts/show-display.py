@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+from qmp_connect import connect
+
 SUMMARY = re.compile(r'^SUMMARY: (\d+) tests, (\d+) unexpected failures')
 
 
@@ -75,22 +77,6 @@ class Console:
             print('show-display: ' + msg, flush=True)
         self.failed |= not ok
         return ok
-
-
-def connect(QMP, sock, qemu):
-    """A QMP connection once QEMU listens (it may still be starting)."""
-    for _ in range(600):
-        if qemu.poll() is not None:
-            return None
-        if os.path.exists(sock):
-            mon = QMP(sock)
-            try:
-                mon.connect()
-                return mon
-            except OSError:
-                pass
-        time.sleep(0.05)
-    return None
 
 
 def save_trace(con, mon, trace):
