@@ -6,22 +6,6 @@
 
 #include "kmd/copro_dmabuf.h"
 
-/* Fixed packet lengths in dwords by opcode; 0: any length (NOP). */
-static const uint8_t fixed_len[] = {
-    [COPRO_OP_NOP] = 0,
-    [COPRO_OP_TIMESTAMP] = COPRO_LEN_TIMESTAMP,
-    [COPRO_OP_INTERRUPT] = COPRO_LEN_INTERRUPT,
-    [COPRO_OP_FENCE] = COPRO_LEN_FENCE,
-    [COPRO_OP_WAIT] = COPRO_LEN_WAIT,
-    [COPRO_OP_COPY] = COPRO_LEN_COPY,
-    [COPRO_OP_FILL] = COPRO_LEN_FILL,
-    [COPRO_OP_SET_TARGET] = COPRO_LEN_SET_TARGET,
-    [COPRO_OP_RECT] = COPRO_LEN_RECT,
-    [COPRO_OP_WORK] = COPRO_LEN_WORK,
-    [COPRO_OP_COPY_PTE] = COPRO_LEN_COPY_PTE,
-};
-#define NUM_OPS     (sizeof(fixed_len) / sizeof(fixed_len[0]))
-
 /* One GPU-address field of a packet and the access made through it. */
 struct addr_field {
     unsigned dw;            /* its low dword, from the header */
@@ -289,7 +273,7 @@ int copro_render_validate(const struct ddi_render_args *a,
         unsigned flags = COPRO_PKT_FLAGS(p[0]);
         uint32_t ndw = COPRO_PKT_LEN(p[0]);
 
-        if (op >= NUM_OPS) {
+        if (op > COPRO_OP_LAST) {
             st = refuse(diag, DDI_EOPCODE, off, "unknown opcode");
         } else if (!((1u << op) & COPRO_RENDER_APP_OPS)) {
             st = refuse(diag, DDI_EOPCODE, off, "opcode reserved to the "
@@ -300,7 +284,7 @@ int copro_render_validate(const struct ddi_render_args *a,
         } else if (ndw == 0 || ndw > (len - off) / 4) {
             st = refuse(diag, DDI_EINVAL, off, "packet length 0 or past the "
                         "end of the buffer");
-        } else if (fixed_len[op] && ndw != fixed_len[op]) {
+        } else if (copro_packet_len(op) && ndw != copro_packet_len(op)) {
             st = refuse(diag, DDI_EINVAL, off, "wrong packet length");
         } else if (op == COPRO_OP_SET_TARGET || op == COPRO_OP_RECT) {
             st = flags < COPRO_TARGET_SLOTS ? DDI_OK :

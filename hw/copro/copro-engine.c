@@ -66,20 +66,6 @@ static const char *const copro_op_names[] = {
     [COPRO_OP_COPY_PTE] = "COPY_PTE",
 };
 
-static const uint8_t copro_op_len[] = {
-    [COPRO_OP_NOP] = 0,             /* any */
-    [COPRO_OP_TIMESTAMP] = COPRO_LEN_TIMESTAMP,
-    [COPRO_OP_INTERRUPT] = COPRO_LEN_INTERRUPT,
-    [COPRO_OP_FENCE] = COPRO_LEN_FENCE,
-    [COPRO_OP_WAIT] = COPRO_LEN_WAIT,
-    [COPRO_OP_COPY] = COPRO_LEN_COPY,
-    [COPRO_OP_FILL] = COPRO_LEN_FILL,
-    [COPRO_OP_SET_TARGET] = COPRO_LEN_SET_TARGET,
-    [COPRO_OP_RECT] = COPRO_LEN_RECT,
-    [COPRO_OP_WORK] = COPRO_LEN_WORK,
-    [COPRO_OP_COPY_PTE] = COPRO_LEN_COPY_PTE,
-};
-
 const char *copro_op_name(uint32_t op)
 {
     if (op < ARRAY_SIZE(copro_op_names) && copro_op_names[op]) {
@@ -581,7 +567,7 @@ static uint32_t copro_packet_header_check(CoproEngine *e, uint32_t hdr)
         (e->index == COPRO_ENGINE_COPY && !(COPRO_COPY_ENGINE_OPS & BIT(op)))) {
         return COPRO_FAULT_ILLEGAL_OPCODE;
     }
-    if (len == 0 || (copro_op_len[op] && len != copro_op_len[op])) {
+    if (len == 0 || (copro_packet_len(op) && len != copro_packet_len(op))) {
         return COPRO_FAULT_BAD_LENGTH;
     }
     return COPRO_FAULT_NONE;

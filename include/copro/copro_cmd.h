@@ -130,6 +130,42 @@ enum copro_opcode {
 #define COPRO_LEN_WORK              3
 #define COPRO_LEN_COPY_PTE          6
 
+/* the highest opcode defined; every number up to it is an opcode */
+#define COPRO_OP_LAST               COPRO_OP_COPY_PTE
+
+/*
+ * The length in dwords, header included, that a packet of opcode @op must
+ * have; 0 for NOP (any length >= 1) and for numbers above COPRO_OP_LAST.
+ * The device, every driver and every test take packet lengths from here.
+ */
+static inline uint32_t copro_packet_len(uint32_t op)
+{
+    switch (op) {
+    case COPRO_OP_TIMESTAMP:
+        return COPRO_LEN_TIMESTAMP;
+    case COPRO_OP_INTERRUPT:
+        return COPRO_LEN_INTERRUPT;
+    case COPRO_OP_FENCE:
+        return COPRO_LEN_FENCE;
+    case COPRO_OP_WAIT:
+        return COPRO_LEN_WAIT;
+    case COPRO_OP_COPY:
+        return COPRO_LEN_COPY;
+    case COPRO_OP_FILL:
+        return COPRO_LEN_FILL;
+    case COPRO_OP_SET_TARGET:
+        return COPRO_LEN_SET_TARGET;
+    case COPRO_OP_RECT:
+        return COPRO_LEN_RECT;
+    case COPRO_OP_WORK:
+        return COPRO_LEN_WORK;
+    case COPRO_OP_COPY_PTE:
+        return COPRO_LEN_COPY_PTE;
+    default:
+        return 0;
+    }
+}
+
 /* COPY_PTE: 8-aligned addresses, count at most COPRO_COPY_PTE_MAX */
 #define COPRO_COPY_PTE_MAX          (1u << 20)
 

@@ -1817,19 +1817,6 @@ static void test_error(const void *data)
  */
 static void test_copy_engine_ops(void)
 {
-    static const uint8_t len[] = {
-        [COPRO_OP_NOP] = 1,
-        [COPRO_OP_TIMESTAMP] = COPRO_LEN_TIMESTAMP,
-        [COPRO_OP_INTERRUPT] = COPRO_LEN_INTERRUPT,
-        [COPRO_OP_FENCE] = COPRO_LEN_FENCE,
-        [COPRO_OP_WAIT] = COPRO_LEN_WAIT,
-        [COPRO_OP_COPY] = COPRO_LEN_COPY,
-        [COPRO_OP_FILL] = COPRO_LEN_FILL,
-        [COPRO_OP_SET_TARGET] = COPRO_LEN_SET_TARGET,
-        [COPRO_OP_RECT] = COPRO_LEN_RECT,
-        [COPRO_OP_WORK] = COPRO_LEN_WORK,
-        [COPRO_OP_COPY_PTE] = COPRO_LEN_COPY_PTE,
-    };
     const uint32_t render_only = (1u << COPRO_OP_INTERRUPT) |
                                  (1u << COPRO_OP_SET_TARGET) |
                                  (1u << COPRO_OP_RECT) |
@@ -1840,16 +1827,17 @@ static void test_copy_engine_ops(void)
 
     g_assert_cmphex(COPRO_COPY_ENGINE_OPS & render_only, ==, 0);
     cmd_boot(&c, "");
-    for (uint32_t op = 0; op < G_N_ELEMENTS(len); op++) {
+    for (uint32_t op = 0; op <= COPRO_OP_LAST; op++) {
         g_autoptr(GArray) b = copro_buf_new();
         uint64_t buf = BUF1 + 0x100 * op;
+        uint32_t len = copro_packet_len(op) ? copro_packet_len(op) : 1;
 
         if (COPRO_COPY_ENGINE_OPS & (1u << op)) {
             continue;
         }
         /* all-zero payload: a RECT without a target, for instance */
-        copro_buf_dw(b, COPRO_PKT_HDR(op, 0, len[op]));
-        for (unsigned i = 1; i < len[op]; i++) {
+        copro_buf_dw(b, COPRO_PKT_HDR(op, 0, len));
+        for (unsigned i = 1; i < len; i++) {
             copro_buf_dw(b, 0);
         }
         run_buf(&c, 1, buf, b, 0x100 + op, 2, 0);

@@ -51,20 +51,12 @@ static uint64_t pick_value(GRand *r)
  */
 static uint32_t put_packet(Copro *c, GRand *r, uint64_t at)
 {
-    static const uint8_t lens[] = {
-        [COPRO_OP_NOP] = 1, [COPRO_OP_TIMESTAMP] = COPRO_LEN_TIMESTAMP,
-        [COPRO_OP_INTERRUPT] = COPRO_LEN_INTERRUPT,
-        [COPRO_OP_FENCE] = COPRO_LEN_FENCE, [COPRO_OP_WAIT] = COPRO_LEN_WAIT,
-        [COPRO_OP_COPY] = COPRO_LEN_COPY, [COPRO_OP_FILL] = COPRO_LEN_FILL,
-        [COPRO_OP_SET_TARGET] = COPRO_LEN_SET_TARGET,
-        [COPRO_OP_RECT] = COPRO_LEN_RECT, [COPRO_OP_WORK] = COPRO_LEN_WORK,
-        [COPRO_OP_COPY_PTE] = COPRO_LEN_COPY_PTE,
-    };
-    uint32_t op = g_rand_int_range(r, 0, G_N_ELEMENTS(lens));
+    uint32_t op = g_rand_int_range(r, 0, COPRO_OP_LAST + 1);
+    uint32_t len = copro_packet_len(op) ? copro_packet_len(op) : 1;
     uint32_t flags = g_rand_int_range(r, 0, 4);
 
-    vram_w32(c, at, COPRO_PKT_HDR(op, flags, lens[op]));
-    for (unsigned i = 1; i < lens[op]; i++) {
+    vram_w32(c, at, COPRO_PKT_HDR(op, flags, len));
+    for (unsigned i = 1; i < len; i++) {
         /* odd dwords: low halves of addresses/sizes; even: mostly 0 */
         uint32_t lo = g_rand_boolean(r) ? g_rand_int_range(r, 0, WINDOW)
                                         : g_rand_int_range(r, 0, 64) * 4;
@@ -72,7 +64,7 @@ static uint32_t put_packet(Copro *c, GRand *r, uint64_t at)
 
         vram_w32(c, at + 4 * i, i & 1 ? lo : hi);
     }
-    return lens[op] * 4;
+    return len * 4;
 }
 
 /*

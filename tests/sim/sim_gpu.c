@@ -29,21 +29,6 @@ void sim_gpu_config_default(struct sim_gpu_config *c)
     };
 }
 
-static const uint8_t op_len[] = {
-    [COPRO_OP_NOP] = 0,
-    [COPRO_OP_TIMESTAMP] = COPRO_LEN_TIMESTAMP,
-    [COPRO_OP_INTERRUPT] = COPRO_LEN_INTERRUPT,
-    [COPRO_OP_FENCE] = COPRO_LEN_FENCE,
-    [COPRO_OP_WAIT] = COPRO_LEN_WAIT,
-    [COPRO_OP_COPY] = COPRO_LEN_COPY,
-    [COPRO_OP_FILL] = COPRO_LEN_FILL,
-    [COPRO_OP_SET_TARGET] = COPRO_LEN_SET_TARGET,
-    [COPRO_OP_RECT] = COPRO_LEN_RECT,
-    [COPRO_OP_WORK] = COPRO_LEN_WORK,
-    [COPRO_OP_COPY_PTE] = COPRO_LEN_COPY_PTE,
-};
-#define OP_LAST     COPRO_OP_COPY_PTE
-
 enum step { STEP_DONE, STEP_MORE, STEP_BLOCKED, STEP_FAULT };
 enum irq { IRQ_DMA_DONE, IRQ_PREEMPTED, IRQ_FAULT };
 
@@ -305,17 +290,17 @@ static void engine_fault(struct sim_engine *e, uint32_t kind, uint64_t addr)
 static uint32_t engine_ops(const struct sim_engine *e)
 {
     return e->index == COPRO_ENGINE_COPY ? COPRO_COPY_ENGINE_OPS
-                                         : (2u << OP_LAST) - 1;
+                                         : (2u << COPRO_OP_LAST) - 1;
 }
 
 static uint32_t header_check(const struct sim_engine *e, uint32_t hdr)
 {
     uint32_t op = COPRO_PKT_OP(hdr), len = COPRO_PKT_LEN(hdr);
 
-    if (op > OP_LAST || !(engine_ops(e) & (1u << op))) {
+    if (op > COPRO_OP_LAST || !(engine_ops(e) & (1u << op))) {
         return COPRO_FAULT_ILLEGAL_OPCODE;
     }
-    if (len == 0 || (op_len[op] && len != op_len[op])) {
+    if (len == 0 || (copro_packet_len(op) && len != copro_packet_len(op))) {
         return COPRO_FAULT_BAD_LENGTH;
     }
     return COPRO_FAULT_NONE;
