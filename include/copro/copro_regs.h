@@ -25,6 +25,9 @@
 
 /* BARs */
 #define COPRO_BAR_MMIO              0       /* register file */
+#define COPRO_BAR_DOORBELL          1       /* queue doorbells, a page each
+                                               (COPRO_CAP_HWSCHED only;
+                                               copro_hwsched.h) */
 #define COPRO_BAR_VRAM              2       /* VRAM, 64-bit prefetchable */
 #define COPRO_BAR_MSIX              4       /* MSI-X table and PBA */
 #define COPRO_MMIO_SIZE             0x10000
@@ -75,6 +78,10 @@
 #define COPRO_CAP_MSIX              (1u << 5)   /* MSI-X capability present */
 #define COPRO_CAP_DISPLAY           (1u << 6)   /* display block (0x300) */
 #define COPRO_CAP_MARKERS           (1u << 7)   /* timeline markers (0x400) */
+#define COPRO_CAP_HWSCHED           (1u << 8)   /* hardware queues, run
+                                                   lists, scheduling log
+                                                   (0x500, BAR1;
+                                                   copro_hwsched.h) */
 
 /* COPRO_REG_PREEMPT_CAPS: finest preemption granularity, as WDDM reports */
 #define COPRO_PREEMPT_NONE          0   /* never interrupts a DMA buffer */
@@ -118,6 +125,7 @@
 #define COPRO_INT_DEV_VSYNC         (1ull << 33)    /* display vsync */
 #define COPRO_INT_DEV_FLIP_DONE     (1ull << 34)    /* a flip took effect */
 #define COPRO_INT_DEV_DISPLAY_ERROR (1ull << 35)    /* surface refused */
+/* bits 36..38: hardware scheduling, see copro_hwsched.h */
 #define COPRO_INT_DEV_ALL           (0xffffffffull << 32)
 
 /* MSI-X vectors: one per engine, then one for device events */
