@@ -226,6 +226,34 @@ static const CoproRegInfo copro_engine_regs[] = {
     { COPRO_ENG_STAT_TLB_MISSES,    8, REG_RO, "STAT_TLB_MISSES" },
 };
 
+/* hardware scheduling (COPRO_CAP_HWSCHED only) */
+static const CoproRegInfo copro_hws_regs[] = {
+    { COPRO_REG_HWS_QUEUES,     4, REG_RO,  "HWS_QUEUES" },
+    { COPRO_REG_HWS_PREEMPT_TIMEOUT, 4, REG_RW, "HWS_PREEMPT_TIMEOUT" },
+    { COPRO_REG_HWS_LOW_SHARE,  4, REG_RW,  "HWS_LOW_SHARE" },
+    { COPRO_REG_HWS_LOG_ADDR,   8, REG_RW,  "HWS_LOG_ADDR" },
+    { COPRO_REG_HWS_LOG_SIZE,   4, REG_RW,  "HWS_LOG_SIZE" },
+    { COPRO_REG_HWS_LOG_WPTR,   4, REG_RO,  "HWS_LOG_WPTR" },
+    { COPRO_REG_HWS_LOG_RPTR,   4, REG_RW,  "HWS_LOG_RPTR" },
+    { COPRO_REG_HWS_LOG_DROPPED, 4, REG_RO, "HWS_LOG_DROPPED" },
+    { COPRO_REG_HWS_ERROR,      4, REG_RO,  "HWS_ERROR" },
+    { COPRO_REG_HWS_ERROR_QUEUE, 4, REG_RO, "HWS_ERROR_QUEUE" },
+    { COPRO_REG_HWS_ERROR_ADDR, 8, REG_RO,  "HWS_ERROR_ADDR" },
+    { COPRO_REG_HWS_DOORBELLS,  8, REG_RO,  "HWS_DOORBELLS" },
+    { COPRO_REG_HWS_SWITCHES,   8, REG_RO,  "HWS_SWITCHES" },
+};
+
+/* per engine, at COPRO_RL_BASE(e) */
+static const CoproRegInfo copro_rl_regs[] = {
+    { COPRO_RL_ADDR,            8, REG_RW,  "RL_ADDR" },
+    { COPRO_RL_COUNT,           4, REG_RW,  "RL_COUNT" },
+    { COPRO_RL_COMMIT,          4, REG_WO,  "RL_COMMIT" },
+    { COPRO_RL_STATUS,          4, REG_RO,  "RL_STATUS" },
+    { COPRO_RL_SEQ,             4, REG_RO,  "RL_SEQ" },
+    { COPRO_RL_CURRENT,         4, REG_RO,  "RL_CURRENT" },
+    { COPRO_RL_ACTIVE,          4, REG_RO,  "RL_ACTIVE" },
+};
+
 static const CoproRegInfo *copro_find_reg(const CoproRegInfo *tab, size_t n,
                                           hwaddr off)
 {
@@ -263,6 +291,28 @@ static const CoproRegInfo *copro_decode(CoproState *s, hwaddr addr,
         }
         return r;
     }
+    if (s->hwsched && addr >= COPRO_RL_BLOCK &&
+        addr < COPRO_RL_BASE(COPRO_MAX_ENGINES)) {
+        unsigned idx = (addr - COPRO_RL_BLOCK) / COPRO_RL_STRIDE;
+
+        if (idx >= s->num_engines) {
+            return NULL;
+        }
+        r = copro_find_reg(copro_rl_regs, ARRAY_SIZE(copro_rl_regs),
+                           (addr - COPRO_RL_BLOCK) % COPRO_RL_STRIDE);
+        if (r) {
+            /* handled as a global register at its absolute offset */
+            *base = COPRO_RL_BASE(idx) + r->offset;
+        }
+        return r;
+    }
+    if (s->hwsched && addr >= COPRO_REG_HWS_QUEUES && addr < COPRO_RL_BLOCK) {
+        r = copro_find_reg(copro_hws_regs, ARRAY_SIZE(copro_hws_regs), addr);
+        if (r) {
+            *base = r->offset;
+        }
+        return r;
+    }
     r = copro_find_reg(copro_global_regs, ARRAY_SIZE(copro_global_regs),
                        addr);
     if (r) {
@@ -287,6 +337,9 @@ static uint32_t copro_caps(CoproState *s)
     }
     if (s->fault_injection) {
         caps |= COPRO_CAP_FAULT_INJECTION;
+    }
+    if (s->hwsched) {
+        caps |= COPRO_CAP_HWSCHED;
     }
     return caps;
 }
@@ -330,6 +383,8 @@ static uint64_t copro_global_read(CoproState *s, hwaddr reg)
         return copro_display_read(s, reg);
     case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:
         return copro_tl_mark_read(s, reg);
+    case COPRO_REG_HWS_QUEUES ... COPRO_RL_BASE(COPRO_MAX_ENGINES) - 1:
+        return copro_hws_read(s, reg);
     default:
         return 0;
     }
@@ -367,6 +422,9 @@ static void copro_global_write(CoproState *s, hwaddr reg, uint64_t val,
         break;
     case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:
         copro_tl_mark_write(s, reg, val, mask);
+        break;
+    case COPRO_REG_HWS_QUEUES ... COPRO_RL_BASE(COPRO_MAX_ENGINES) - 1:
+        copro_hws_write(s, reg, val, mask);
         break;
     default:
         g_assert_not_reached();
@@ -656,6 +714,7 @@ static void copro_realize(PCIDevice *pdev, Error **errp)
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_init(s, i);
     }
+    copro_hws_init(s);
     s->vmstate_change = qdev_add_vm_change_state_handler(DEVICE(s),
                                                          copro_vm_state_change,
                                                          s);
@@ -668,6 +727,7 @@ static void copro_exit(PCIDevice *pdev)
     g_clear_pointer(&s->vmstate_change, qemu_del_vm_change_state_handler);
     copro_tl_unrealize(s);
     copro_display_fini(s);
+    copro_hws_fini(s);
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_fini(&s->engines[i]);
     }
@@ -705,6 +765,7 @@ static void copro_reset_hold(Object *obj, ResetType type)
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_reset(&s->engines[i]);
     }
+    copro_hws_reset(s);
     copro_mmu_reset(s);
     copro_display_reset(s);
     copro_tl_reset(s);
@@ -816,6 +877,7 @@ static const Property copro_properties[] = {
                        COPRO_DISP_REFRESH_DEFAULT),
     DEFINE_PROP_UINT32("timeline", CoproState, timeline, 0),
     DEFINE_PROP_STRING("x-timeline-file", CoproState, timeline_file),
+    DEFINE_PROP_BOOL("hwsched", CoproState, hwsched, true),
 };
 
 static const struct {
@@ -855,6 +917,8 @@ static const struct {
       "on later)" },
     { "x-timeline-file", "at exit (a guest shutdown too), write the "
       "timeline to this file as x-copro-timeline returns it" },
+    { "hwsched", "hardware scheduling: hardware queues with doorbells "
+      "(BAR1), per-engine run lists, the device's scheduler and its log" },
 };
 
 static void copro_class_init(ObjectClass *klass, void *data)
