@@ -612,11 +612,12 @@ static void hws_evaluate(CoproEngine *e, int64_t now)
     if (now - he->run_start < (int64_t)q->quantum_ns) {
         return;
     }
-    if (best == (int)band) {
-        hws_request_switch(e, COPRO_SLOG_OUT_QUANTUM);
-    } else if (band > COPRO_BAND_IDLE && hws_share_owed(e) &&
-               hws_pick_in(e, COPRO_BAND_IDLE)) {
+    /* the IDLE band's share first: a rotation of two must not starve it */
+    if (band > COPRO_BAND_IDLE && hws_share_owed(e) &&
+        hws_pick_in(e, COPRO_BAND_IDLE)) {
         hws_request_switch(e, COPRO_SLOG_OUT_SHARE);
+    } else if (best == (int)band) {
+        hws_request_switch(e, COPRO_SLOG_OUT_QUANTUM);
     } else {
         /* alone in its band: a new turn */
         he->run_start = now;

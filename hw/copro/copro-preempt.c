@@ -175,6 +175,7 @@ static void copro_preempt_now(CoproEngine *e)
 {
     int64_t latency = MAX(copro_now_ns() - e->preempt_req_time, 0);
     bool saved = e->active;
+    bool queue = copro_hws_owns(e);
     uint64_t fence = e->active ? e->desc.fence : 0;
 
     if (e->active) {
@@ -188,7 +189,7 @@ static void copro_preempt_now(CoproEngine *e)
     }
     copro_tl_engine(e, COPRO_TL_PREEMPT_SAVED);
 
-    if (copro_hws_owns(e)) {
+    if (queue) {
         /* the queue keeps its ring: it resumes from its save area */
         copro_hws_saved(e, saved, fence);
     } else {
@@ -203,13 +204,15 @@ static void copro_preempt_now(CoproEngine *e)
     timer_del(e->timer);
     e->state = COPRO_ENG_STATE_IDLE;
 
-    if (!e->preempt_pending) {
+    if (queue) {
         /*
-         * only the device's scheduler wanted it: it picks the next queue
-         * now, in virtual time (a timer due now, not a bottom half)
+         * the device's scheduler picks the next queue now, in virtual
+         * time (a timer due now, not a bottom half)
          */
         timer_mod(e->timer, copro_now_ns());
-        return;
+    }
+    if (!e->preempt_pending) {
+        return;     /* only the device's scheduler wanted it */
     }
     e->preempted_fence = fence;
     e->preempt_pending = false;

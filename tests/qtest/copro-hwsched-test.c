@@ -658,12 +658,13 @@ static void test_budget(void)
  * LOW_SHARE: a NORMAL hog yields LOW_SHARE permille of each frame to a
  * runnable IDLE queue (to one quantum's granularity); with 0, nothing.
  */
-static void run_share(uint32_t permille, uint64_t *idle_frame)
+static void run_share(uint32_t permille, bool two, uint64_t *idle_frame)
 {
     Hws h;
     RlEnt ent[] = {
         { 1, COPRO_BAND_NORMAL, 1000000, 0, 0 },
         { 2, COPRO_BAND_IDLE, 1000000, 0, 0 },
+        { 3, COPRO_BAND_NORMAL, 1000000, 0, 0 },
     };
     g_autoptr(GArray) log = NULL;
     uint64_t vs;
@@ -672,10 +673,15 @@ static void run_share(uint32_t permille, uint64_t *idle_frame)
     wr32(&h.c, COPRO_REG_HWS_LOW_SHARE, permille);
     hwq_put(&h, 1, 0);
     hwq_put(&h, 2, 0);
+    hwq_put(&h, 3, 0);
     vs = to_vsync(&h);
-    rl_commit(&h, 0, ent, 2);
+    rl_commit(&h, 0, ent, two ? 3 : 2);
     submit_work(&h, 1, 200000000, 11, 0);
     submit_work(&h, 2, 200000000, 21, 0);
+    if (two) {
+        /* a rotation of two NORMAL queues does not starve it either */
+        submit_work(&h, 3, 200000000, 31, 0);
+    }
     copro_clock_to(&h.c, vs + 3 * PERIOD_NS + 1000);
     g_assert_true(int_status(&h) & COPRO_INT_DEV_SCHED_LOG);
     log = log_all(&h);
@@ -683,6 +689,7 @@ static void run_share(uint32_t permille, uint64_t *idle_frame)
     g_assert_cmpuint(log_count(log, COPRO_SLOG_FRAME, 2), ==, 3);
     *idle_frame = log_find(log, COPRO_SLOG_FRAME, 2, 2)->arg0;
     g_assert_cmpuint(log_find(log, COPRO_SLOG_FRAME, 1, 2)->arg0 +
+                     (two ? log_find(log, COPRO_SLOG_FRAME, 3, 2)->arg0 : 0) +
                      *idle_frame, >=, PERIOD_NS - 2 * SLICE_NS);
     if (permille) {
         g_assert_nonnull(log_find(log, COPRO_SLOG_SWITCH_OUT, 1, 0));
@@ -696,11 +703,14 @@ static void test_low_share(void)
 {
     uint64_t share = PERIOD_NS * 100 / 1000, got;
 
-    run_share(100, &got);
     /* the last turn ends at the arbitration point after the share */
+    run_share(100, false, &got);
     g_assert_cmpuint(got, >=, share - 2 * SLICE_NS);
     g_assert_cmpuint(got, <=, share + 2 * SLICE_NS);
-    run_share(0, &got);
+    run_share(100, true, &got);
+    g_assert_cmpuint(got, >=, share - 2 * SLICE_NS);
+    g_assert_cmpuint(got, <=, share + 2 * SLICE_NS);
+    run_share(0, false, &got);
     g_assert_cmpuint(got, ==, 0);
 }
 
@@ -756,6 +766,37 @@ static void test_timeout(void)
     doorbell(&h, 1, 5);
     g_assert_cmpuint(rd32(&h.c, COPRO_REG_HWS_ERROR), ==,
                      COPRO_HWS_ERR_DOORBELL_ERROR);
+    hws_done(&h);
+}
+
+/*
+ * PREEMPT_REQ in queue mode: the running queue is saved to its own save
+ * area and stays on the list; PREEMPTED is raised as in ring mode and the
+ * queue resumes and completes exactly.
+ */
+static void test_preempt_req(void)
+{
+    Hws h;
+    RlEnt ent = { 1, COPRO_BAND_NORMAL, 100000000, 0, 0 };
+    g_autoptr(GArray) log = NULL;
+
+    hws_boot(&h, "");
+    hwq_put(&h, 1, 0);
+    rl_commit(&h, 0, &ent, 1);
+    submit_work(&h, 1, 1000000, 11, 0);
+    step(&h, 150000);
+    ewr64(&h.c, 0, COPRO_ENG_PREEMPT_REQ, 0x99);
+    step(&h, SLICE_NS);
+    g_assert_true(int_status(&h) & COPRO_INT_ENG(0, COPRO_INT_PREEMPTED));
+    g_assert_cmpuint(erd64(&h.c, 0, COPRO_ENG_PREEMPT_FENCE), ==, 0x99);
+    g_assert_cmpuint(erd64(&h.c, 0, COPRO_ENG_PREEMPTED_FENCE), ==, 11);
+    step(&h, 1000000);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(1)), ==, 11);
+    g_assert_cmpuint(HWQ_FIELD(&h, 1, gpu_time_ns), ==, 1000000 + PKT_NS);
+    log = log_all(&h);
+    g_assert_cmpuint(log_find(log, COPRO_SLOG_SWITCH_OUT, 1, 0)->arg1, ==,
+                     COPRO_SLOG_OUT_PREEMPTED);
+    g_assert_cmpuint(log_find(log, COPRO_SLOG_SWITCH_IN, 1, 1)->arg1, ==, 1);
     hws_done(&h);
 }
 
@@ -1091,6 +1132,7 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/hwsched/budget", test_budget);
     qtest_add_func("/copro/hwsched/low-share", test_low_share);
     qtest_add_func("/copro/hwsched/timeout", test_timeout);
+    qtest_add_func("/copro/hwsched/preempt-req", test_preempt_req);
     qtest_add_func("/copro/hwsched/queue-fault", test_queue_fault);
     qtest_add_func("/copro/hwsched/bad-input", test_bad_input);
     qtest_add_func("/copro/hwsched/runlist-switch", test_runlist_switch);
