@@ -808,6 +808,7 @@ static const VMStateDescription vmstate_copro = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_copro_mmu,
         &vmstate_copro_display,
+        &vmstate_copro_hws,
         NULL
     },
 };

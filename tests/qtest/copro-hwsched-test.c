@@ -1109,6 +1109,139 @@ static void test_reset(void)
     hws_done(&h);
 }
 
+/*
+ * Migration in the middle of a hardware-scheduled run: a queue mid-WORK
+ * on engine 0, one BLOCKED, a run list pending (it suspends the running
+ * queue), budgets, the IDLE share and frames running. The migrated run is
+ * the same run: every log entry (times included), descriptor, progress
+ * fence, output byte and register equals the uninterrupted run's.
+ */
+typedef struct HwsRun {
+    GArray *log;
+    uint8_t desc[6][COPRO_HWQ_DESC_SIZE];
+    uint64_t prog[6];
+    uint8_t out[64 * KiB];
+    uint32_t rl[2][4];
+    uint64_t switches;
+} HwsRun;
+
+static void mig_run(HwsRun *r, bool migrate)
+{
+    Hws h;
+    RlEnt l1[] = {
+        { 2, COPRO_BAND_NORMAL, 300000, 0, 0 },
+        { 1, COPRO_BAND_NORMAL, 300000, 800000, 0 },
+        { 5, COPRO_BAND_IDLE, 300000, 0, 0 },
+    };
+    RlEnt l2[] = {
+        { 2, COPRO_BAND_NORMAL, 300000, 0, 0 },
+        { 5, COPRO_BAND_IDLE, 300000, 0, 0 },
+        { 3, COPRO_BAND_REALTIME, 300000, 0, 0 },
+        { 1, COPRO_BAND_NORMAL, 300000, 800000, COPRO_RL_F_SUSPENDED },
+    };
+    RlEnt l3[] = {
+        { 2, COPRO_BAND_NORMAL, 300000, 0, 0 },
+        { 1, COPRO_BAND_NORMAL, 300000, 800000, 0 },
+        { 5, COPRO_BAND_IDLE, 300000, 0, 0 },
+        { 3, COPRO_BAND_REALTIME, 300000, 0, 0 },
+    };
+    RlEnt e1 = { 4, COPRO_BAND_NORMAL, 300000, 0, 0 };
+    g_autoptr(GArray) b1 = copro_buf_new();
+    g_autoptr(GArray) b2 = copro_buf_new();
+    g_autoptr(GArray) b4 = copro_buf_new();
+    int64_t t0;
+
+    hws_boot(&h, "ctx-state-size=64K");
+    for (uint32_t q = 1; q <= 5; q++) {
+        hwq_put(&h, q, 0);
+    }
+    vram_w64(&h.c, FLAG, 0);
+    t0 = to_vsync(&h);
+    rl_commit(&h, 0, l1, 3);
+    rl_commit(&h, 1, &e1, 1);
+    copro_pkt_wait(b2, FLAG, 1);
+    copro_pkt_fill(b2, OUT, 64 * KiB, 0x22222222);
+    copro_pkt_work(b2, 500000);
+    hwq_submit(&h, 2, b2, 21, 0);
+    copro_pkt_work(b1, 3000000);
+    copro_pkt_fence(b1, FLAG + 8, 7, 0);
+    hwq_submit(&h, 1, b1, 11, 0);
+    submit_work(&h, 5, 5000000, 51, 0);
+
+    copro_clock_to(&h.c, t0 + 150000);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_CURRENT), ==, 1);
+    g_assert_cmpuint(hwq_state(&h, 2), ==, COPRO_HWQ_STATE_BLOCKED);
+    rl_commit(&h, 0, l2, 4);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_STATUS), ==,
+                     COPRO_RL_STS_PENDING);
+    if (migrate) {
+        Copro dst;
+
+        copro_migrate_to(&h.c, &dst, "-M q35", "ctx-state-size=64K");
+        h.c = dst;
+        /* BAR1 came with the device state too */
+    }
+    copro_clock_to(&h.c, t0 + 250000);
+    submit_work(&h, 3, 200000, 31, 0);
+    copro_clock_to(&h.c, t0 + 300000);
+    copro_pkt_fill(b4, OUT + 32 * KiB, 4096, 0x44444444);
+    copro_pkt_fence(b4, FLAG, 1, 0);
+    hwq_submit(&h, 4, b4, 41, 0);
+    copro_clock_to(&h.c, t0 + 900000);
+    rl_commit(&h, 0, l3, 4);
+    copro_clock_to(&h.c, t0 + 2 * PERIOD_NS + 2000000);
+
+    log_dump(&h);
+    r->log = log_all(&h);
+    for (uint32_t q = 1; q <= 5; q++) {
+        vram_read(&h.c, DESC(q), r->desc[q], COPRO_HWQ_DESC_SIZE);
+        r->prog[q] = vram_r64(&h.c, PROG(q));
+    }
+    vram_read(&h.c, OUT, r->out, sizeof(r->out));
+    for (unsigned e = 0; e < 2; e++) {
+        r->rl[e][0] = rl_reg(&h, e, COPRO_RL_STATUS);
+        r->rl[e][1] = rl_reg(&h, e, COPRO_RL_SEQ);
+        r->rl[e][2] = rl_reg(&h, e, COPRO_RL_CURRENT);
+        r->rl[e][3] = rl_reg(&h, e, COPRO_RL_ACTIVE);
+    }
+    r->switches = rd64(&h.c, COPRO_REG_HWS_SWITCHES);
+    hws_done(&h);
+}
+
+static void test_migration(void)
+{
+    HwsRun *ref = g_new0(HwsRun, 1), *got = g_new0(HwsRun, 1);
+
+    mig_run(ref, false);
+    mig_run(got, true);
+    /* the run did what it was built for */
+    g_assert_cmpuint(ref->prog[2], ==, 21);
+    g_assert_cmpuint(ref->prog[3], ==, 31);
+    g_assert_cmpuint(ref->prog[4], ==, 41);
+    g_assert_cmpuint(ref->prog[1], ==, 11);
+    g_assert_nonnull(log_find(ref->log, COPRO_SLOG_BUDGET, 1, 0));
+    g_assert_nonnull(log_find(ref->log, COPRO_SLOG_UNBLOCKED, 2, 0));
+    g_assert_cmpuint(log_count(ref->log, COPRO_SLOG_RUNLIST,
+                               COPRO_HWQ_NONE), ==, 4);
+    /* and the migrated one did exactly the same */
+    g_assert_cmpuint(got->log->len, ==, ref->log->len);
+    for (guint i = 0; i < ref->log->len; i++) {
+        g_assert_cmpmem(LE(got->log, i), COPRO_SLOG_ENTRY_SIZE,
+                        LE(ref->log, i), COPRO_SLOG_ENTRY_SIZE);
+    }
+    g_assert_cmpmem(got->desc, sizeof(got->desc), ref->desc,
+                    sizeof(ref->desc));
+    g_assert_cmpmem(got->prog, sizeof(got->prog), ref->prog,
+                    sizeof(ref->prog));
+    g_assert_cmpmem(got->out, sizeof(got->out), ref->out, sizeof(ref->out));
+    g_assert_cmpmem(got->rl, sizeof(got->rl), ref->rl, sizeof(ref->rl));
+    g_assert_cmpuint(got->switches, ==, ref->switches);
+    g_array_free(ref->log, true);
+    g_array_free(got->log, true);
+    g_free(ref);
+    g_free(got);
+}
+
 /* hwsched=off: no capability, no registers, no doorbell BAR. */
 static void test_off(void)
 {
@@ -1138,5 +1271,6 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/hwsched/runlist-switch", test_runlist_switch);
     qtest_add_func("/copro/hwsched/reset", test_reset);
     qtest_add_func("/copro/hwsched/off", test_off);
+    qtest_add_func("/copro/hwsched/migration", test_migration);
     return g_test_run();
 }
