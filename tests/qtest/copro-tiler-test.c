@@ -1,0 +1,786 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qtest for copro's tiling path (COPRO_CAP_TILER): every geometry packet
+ * and TILE_RENDER against a host-side model of the scene's pixels, tile
+ * loads only where needed, both answers to a full parameter buffer (grow,
+ * partial render) giving the pixels of an uninterrupted run, preemption
+ * at a tile boundary and at a primitive boundary with exact resume,
+ * migration in the middle of a tile pass, each bad input a BAD_PACKET
+ * with its cause, the stages on the timeline, and the bytes moved against
+ * immediate rendering of the same overdraw-heavy frame.
+ */
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "qemu/units.h"
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
+#include "copro-qtest.h"
+#include "copro/copro_tiler.h"
+
+#define RING0       0x0000          /* geometry: engine 0 */
+#define RING2       0x1000          /* tiles: engine 2 */
+#define SAVE0       0x2000          /* save areas */
+#define SAVE2       0x2100
+#define BUF_G       0x10000         /* geometry buffer */
+#define BUF_T       0x30000         /* tile buffer */
+#define PB          (1 * MiB)       /* parameter buffer */
+#define PB_BIG      (512 * KiB)
+#define SRC         (3 * MiB)       /* blit source */
+#define SRC_PITCH   256
+#define TGT         (4 * MiB)       /* the scene's target */
+#define TGT_W       200             /* not a multiple of the tile size */
+#define TGT_H       120
+#define TGT_PITCH   1024
+#define TGT_BYTES   (TGT_PITCH * TGT_H)
+#define TS          32
+#define TILES_X     ((TGT_W + TS - 1) / TS)
+#define TILES_Y     ((TGT_H + TS - 1) / TS)
+#define TILES       (TILES_X * TILES_Y)
+#define CLEAR_COL   0x00102030
+#define BASE_COL    0x00777777      /* target content before the scene */
+#define IMM         (6 * MiB)       /* immediate-mode target */
+
+#define OPTS        "engines=3,ctx-state-size=0"
+
+static const char *const machine = "-M q35";
+
+/* the scene: rectangles and blits, overlapping, some clipped */
+typedef struct Prim {
+    bool blit;
+    uint32_t x, y, w, h, colour;
+} Prim;
+
+static const Prim scene[] = {
+    { false, 0, 0, 150, 100, 0x00ff0000 },
+    { false, 20, 10, 40, 40, 0x0000ff00 },
+    { true, 50, 30, 60, 50, 0 },
+    { false, 100, 60, 300, 300, 0x000000ff },   /* clipped right/bottom */
+    { false, 500, 500, 10, 10, 0x00ffffff },    /* wholly outside */
+    { false, 31, 31, 3, 3, 0x00abcdef },         /* across a tile corner */
+    { true, 0, 90, 64, 30, 0 },
+    { false, 0, 0, 0, 5, 0x00123456 },           /* empty */
+    { false, 64, 0, 32, 32, 0x00aabbcc },        /* exactly one tile */
+};
+
+static uint32_t src_pixel(uint32_t x, uint32_t y)
+{
+    return 0x00010000 * (x & 0xff) + 0x100 * (y & 0xff) + ((x ^ y) & 0xff);
+}
+
+static void boot(Copro *c, const char *opts)
+{
+    g_autofree char *all = g_strdup_printf(OPTS "%s%s", *opts ? "," : "",
+                                           opts);
+    g_autofree uint32_t *src = g_new(uint32_t, SRC_PITCH / 4 * 128);
+
+    copro_boot(c, machine, all);
+    copro_ring_setup(c, 0, RING0, 64);
+    copro_ring_setup(c, 2, RING2, 64);
+    for (uint32_t y = 0; y < 128; y++) {
+        for (uint32_t x = 0; x < SRC_PITCH / 4; x++) {
+            src[y * SRC_PITCH / 4 + x] = cpu_to_le32(src_pixel(x, y));
+        }
+    }
+    vram_write(c, SRC, src, SRC_PITCH * 128);
+}
+
+/* the expected target: @base everywhere, then every primitive */
+static void model(uint32_t *img, uint32_t base, size_t nprims)
+{
+    for (uint32_t i = 0; i < TGT_PITCH / 4 * TGT_H; i++) {
+        img[i] = base;
+    }
+    for (size_t i = 0; i < nprims; i++) {
+        const Prim *p = &scene[i];
+
+        for (uint32_t y = p->y; y < MIN(p->y + p->h, TGT_H); y++) {
+            for (uint32_t x = p->x; x < MIN(p->x + p->w, TGT_W); x++) {
+                img[y * TGT_PITCH / 4 + x] =
+                    p->blit ? src_pixel(x - p->x, y - p->y) : p->colour;
+            }
+        }
+    }
+}
+
+static void fill_target(Copro *c, uint64_t at, uint32_t colour)
+{
+    g_autofree uint32_t *img = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+
+    for (uint32_t i = 0; i < TGT_PITCH / 4 * TGT_H; i++) {
+        img[i] = cpu_to_le32(colour);
+    }
+    vram_write(c, at, img, TGT_BYTES);
+}
+
+/* the target as the device left it, pixels outside the width included */
+static uint32_t *read_target(Copro *c, uint64_t at)
+{
+    uint32_t *img = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+
+    vram_read(c, at, img, TGT_BYTES);
+    for (uint32_t i = 0; i < TGT_PITCH / 4 * TGT_H; i++) {
+        img[i] = le32_to_cpu(img[i]);
+    }
+    return img;
+}
+
+static void check_target(Copro *c, const uint32_t *want)
+{
+    g_autofree uint32_t *got = read_target(c, TGT);
+
+    for (uint32_t y = 0; y < TGT_H; y++) {
+        for (uint32_t x = 0; x < TGT_W; x++) {
+            if (got[y * TGT_PITCH / 4 + x] != want[y * TGT_PITCH / 4 + x]) {
+                g_test_message("pixel %u,%u: 0x%08x, want 0x%08x", x, y,
+                               got[y * TGT_PITCH / 4 + x],
+                               want[y * TGT_PITCH / 4 + x]);
+                g_assert_not_reached();
+            }
+        }
+    }
+}
+
+/* packets */
+static void pkt_scene_begin(GArray *b, unsigned slot, uint32_t flags,
+                            uint64_t pb, uint32_t size, uint32_t clear)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, slot | flags,
+                                  COPRO_LEN_SCENE_BEGIN));
+    copro_buf_qw(b, pb);
+    copro_buf_dw(b, size);
+    copro_buf_dw(b, clear);
+}
+
+static void pkt_bin_rect(GArray *b, uint32_t x, uint32_t y, uint32_t w,
+                         uint32_t h, uint32_t colour)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_BIN_RECT, 0, COPRO_LEN_BIN_RECT));
+    copro_buf_dw(b, x);
+    copro_buf_dw(b, y);
+    copro_buf_dw(b, w);
+    copro_buf_dw(b, h);
+    copro_buf_dw(b, colour);
+}
+
+static void pkt_bin_blit(GArray *b, uint64_t src, uint32_t pitch, uint32_t x,
+                         uint32_t y, uint32_t w, uint32_t h)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_BIN_BLIT, 0, COPRO_LEN_BIN_BLIT));
+    copro_buf_qw(b, src);
+    copro_buf_dw(b, pitch);
+    copro_buf_dw(b, COPRO_BLIT_XY(x, y));
+    copro_buf_dw(b, COPRO_BLIT_XY(w, h));
+}
+
+static void pkt_scene_end(GArray *b)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_SCENE_END, 0,
+                                  COPRO_LEN_SCENE_END));
+}
+
+static void pkt_tile_render(GArray *b, unsigned slot, uint32_t flags,
+                            uint64_t pb, uint32_t tiles)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_TILE_RENDER, slot | flags,
+                                  COPRO_LEN_TILE_RENDER));
+    copro_buf_qw(b, pb);
+    copro_buf_dw(b, tiles);
+}
+
+static void pkt_target(GArray *b, uint64_t at)
+{
+    copro_pkt_set_target(b, 1, at, TGT_PITCH, TGT_W, TGT_H,
+                         COPRO_FMT_XRGB8888);
+}
+
+/* the geometry buffer of the scene's first @n primitives */
+static uint32_t put_geometry(Copro *c, uint32_t flags, uint32_t pb_size,
+                             size_t n)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+
+    pkt_target(b, TGT);
+    pkt_scene_begin(b, 1, flags, PB, pb_size, CLEAR_COL);
+    for (size_t i = 0; i < n; i++) {
+        const Prim *p = &scene[i];
+
+        if (p->blit) {
+            pkt_bin_blit(b, SRC, SRC_PITCH, p->x, p->y, p->w, p->h);
+        } else {
+            pkt_bin_rect(b, p->x, p->y, p->w, p->h, p->colour);
+        }
+    }
+    pkt_scene_end(b);
+    return copro_buf_put(c, BUF_G, b);
+}
+
+static uint32_t put_tiles(Copro *c, uint64_t at, uint32_t flags)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, flags, PB, TILES);
+    return copro_buf_put(c, at, b);
+}
+
+static void submit(Copro *c, unsigned e, uint64_t buf, uint32_t len,
+                   uint64_t fence, uint32_t flags, uint64_t save)
+{
+    struct copro_submit_desc d = copro_desc(buf, len, fence, 5, flags);
+
+    d.save_addr = save;
+    copro_submit_desc(c, e, &d);
+}
+
+static void run_ok(Copro *c, unsigned e, uint64_t fence)
+{
+    for (int i = 0; i < 100000; i++) {
+        if (erd64(c, e, COPRO_ENG_COMPLETED_FENCE) == fence) {
+            return;
+        }
+        if (erd32(c, e, COPRO_ENG_STATE) == COPRO_ENG_STATE_HALTED) {
+            g_test_message("engine %u halted: fault %u cause %u at 0x%"
+                           PRIx64, e, erd32(c, e, COPRO_ENG_FAULT_KIND),
+                           erd32(c, e, COPRO_ENG_TILER_CAUSE),
+                           erd64(c, e, COPRO_ENG_FAULT_ADDR));
+            g_assert_not_reached();
+        }
+        qtest_clock_step(c->qts, 10000);
+    }
+    g_assert_not_reached();
+}
+
+/* Run until the engine halts (a bad input), stepping virtual time. */
+static uint32_t run_halt(Copro *c, unsigned e)
+{
+    for (int i = 0; i < 100000; i++) {
+        if (erd32(c, e, COPRO_ENG_STATE) == COPRO_ENG_STATE_HALTED) {
+            return COPRO_ENG_STATE_HALTED;
+        }
+        qtest_clock_step(c->qts, 10000);
+    }
+    g_assert_not_reached();
+}
+
+static void scene_read(Copro *c, struct copro_scene *h)
+{
+    vram_read(c, PB, h, sizeof(*h));
+    h->magic = le32_to_cpu(h->magic);
+    h->state = le32_to_cpu(h->state);
+    h->pb_size = le32_to_cpu(h->pb_size);
+    h->used = le32_to_cpu(h->used);
+    h->prims = le32_to_cpu(h->prims);
+    h->ooms = le32_to_cpu(h->ooms);
+    h->partials = le32_to_cpu(h->partials);
+    h->oom_need = le32_to_cpu(h->oom_need);
+    h->flags = le32_to_cpu(h->flags);
+    h->geom_start = le64_to_cpu(h->geom_start);
+    h->geom_end = le64_to_cpu(h->geom_end);
+    h->tile_start = le64_to_cpu(h->tile_start);
+    h->tile_end = le64_to_cpu(h->tile_end);
+}
+
+static uint64_t tstat(Copro *c, uint64_t reg)
+{
+    return rd64(c, reg);
+}
+
+/* The capability, the tile size property and the limits. */
+static void test_caps(void)
+{
+    Copro c;
+
+    boot(&c, "");
+    g_assert_true(rd32(&c, COPRO_REG_CAPS) & COPRO_CAP_TILER);
+    g_assert_cmpuint(rd32(&c, COPRO_REG_TILER_TILE_SIZE), ==,
+                     COPRO_TILE_SIZE_DEFAULT);
+    g_assert_cmpuint(rd32(&c, COPRO_REG_TILER_MAX_TILES), ==,
+                     COPRO_TILER_MAX_TILES);
+    g_assert_cmpuint(rd64(&c, COPRO_REG_TILER_TILE_NS), ==, 200);
+    copro_shutdown(&c);
+
+    boot(&c, "tile-size=16,tile-ns=1000");
+    g_assert_cmpuint(rd32(&c, COPRO_REG_TILER_TILE_SIZE), ==, 16);
+    g_assert_cmpuint(rd64(&c, COPRO_REG_TILER_TILE_NS), ==, 1000);
+    copro_shutdown(&c);
+}
+
+/*
+ * A cleared scene: geometry on engine 0, the tile pass on engine 2; the
+ * pixels are the model's, the header tells the stages' times, nothing is
+ * loaded (the scene clears) and every tile is stored once.
+ */
+static void test_scene(void)
+{
+    g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+    struct copro_scene h;
+    uint32_t len;
+    Copro c;
+
+    boot(&c, "");
+    fill_target(&c, TGT, BASE_COL);
+    len = put_geometry(&c, COPRO_SCENE_CLEAR, PB_BIG, G_N_ELEMENTS(scene));
+    submit(&c, 0, BUF_G, len, 1, 0, SAVE0);
+    run_ok(&c, 0, 1);
+    scene_read(&c, &h);
+    g_assert_cmphex(h.magic, ==, COPRO_SCENE_MAGIC);
+    g_assert_cmpuint(h.state, ==, COPRO_SCENE_CLOSED);
+    g_assert_cmpuint(h.prims, ==, G_N_ELEMENTS(scene) - 2);
+    g_assert_cmpuint(h.geom_start, <, h.geom_end);
+    g_assert_cmpuint(h.tile_start, ==, 0);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, 0);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_SCENES), ==, 1);
+
+    len = put_tiles(&c, BUF_T, 0);
+    submit(&c, 2, BUF_T, len, 2, 0, SAVE2);
+    run_ok(&c, 2, 2);
+    model(want, CLEAR_COL, G_N_ELEMENTS(scene));
+    check_target(&c, want);
+    scene_read(&c, &h);
+    g_assert_cmpuint(h.state, ==, COPRO_SCENE_RENDERED);
+    g_assert_cmpuint(h.geom_end, <=, h.tile_start);
+    g_assert_cmpuint(h.tile_start, <, h.tile_end);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_TILES), ==, TILES);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_LOADS), ==, 0);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_STORES), ==, TILES);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_TILE_BYTES), ==,
+                     TGT_W * TGT_H * 4);
+    /* engine 2 wrote the target once, nothing else */
+    g_assert_cmpuint(erd64(&c, 2, COPRO_ENG_STAT_MEM_WRITE), ==,
+                     TGT_W * TGT_H * 4);
+    g_assert_cmpuint(erd64(&c, 2, COPRO_ENG_STAT_MEM_READ), >, 0);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_STAT_MEM_WRITE), ==,
+                     tstat(&c, COPRO_REG_TILER_STAT_PB_WRITE));
+
+    /* a second final pass over a rendered scene is refused */
+    submit(&c, 2, BUF_T, len, 3, 0, SAVE2);
+    g_assert_cmpuint(run_halt(&c, 2), ==, COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(&c, 2, COPRO_ENG_TILER_CAUSE), ==,
+                     COPRO_TILER_ERR_NOT_CLOSED);
+    copro_shutdown(&c);
+}
+
+/*
+ * Without CLEAR the target's content survives where no primitive covers
+ * a tile: such tiles are loaded, covered ones are not, and tiles with an
+ * empty bin are neither loaded nor stored. Tile size 16 here.
+ */
+static void test_load(void)
+{
+    g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+    g_autoptr(GArray) t = copro_buf_new();
+    uint32_t len, tiles = ((TGT_W + 15) / 16) * ((TGT_H + 15) / 16);
+    uint64_t loads, skips, stores;
+    Copro c;
+
+    boot(&c, "tile-size=16");
+    fill_target(&c, TGT, BASE_COL);
+    len = put_geometry(&c, 0, PB_BIG, G_N_ELEMENTS(scene));
+    submit(&c, 0, BUF_G, len, 1, 0, SAVE0);
+    run_ok(&c, 0, 1);
+    pkt_target(t, TGT);
+    pkt_tile_render(t, 1, 0, PB, tiles);
+    len = copro_buf_put(&c, BUF_T, t);
+    submit(&c, 2, BUF_T, len, 2, 0, SAVE2);
+    run_ok(&c, 2, 2);
+    model(want, BASE_COL, G_N_ELEMENTS(scene));
+    check_target(&c, want);
+    loads = tstat(&c, COPRO_REG_TILER_STAT_LOADS);
+    skips = tstat(&c, COPRO_REG_TILER_STAT_LOAD_SKIPS);
+    stores = tstat(&c, COPRO_REG_TILER_STAT_STORES);
+    g_assert_cmpuint(loads, >, 0);
+    g_assert_cmpuint(skips, >, 0);
+    g_assert_cmpuint(loads + skips, ==, stores);
+    g_assert_cmpuint(stores, <, tiles);
+    copro_shutdown(&c);
+}
+
+/* Drive a geometry submission to its end, answering each OOM. */
+static unsigned geometry_with_oom(Copro *c, uint32_t len, bool grow)
+{
+    uint64_t fence = 10;
+    unsigned ooms = 0;
+
+    submit(c, 0, BUF_G, len, fence, 0, SAVE0);
+    for (;;) {
+        struct copro_save_record r;
+        struct copro_save_tiler st;
+        struct copro_scene h;
+        uint32_t tlen;
+
+        for (int i = 0; i < 100000 &&
+             erd64(c, 0, COPRO_ENG_COMPLETED_FENCE) != fence &&
+             !(rd64(c, COPRO_REG_INT_STATUS) &
+               COPRO_INT_ENG(0, COPRO_INT_TILER_OOM)); i++) {
+            g_assert_cmpuint(erd32(c, 0, COPRO_ENG_STATE), !=,
+                             COPRO_ENG_STATE_HALTED);
+            qtest_clock_step(c->qts, 10000);
+        }
+        if (erd64(c, 0, COPRO_ENG_COMPLETED_FENCE) == fence) {
+            return ooms;
+        }
+        /* stopped, saved, the scene says why */
+        ooms++;
+        g_assert_cmpuint(ooms, <, 32);
+        wr64(c, COPRO_REG_INT_STATUS, COPRO_INT_ENG(0, COPRO_INT_TILER_OOM));
+        g_assert_cmpuint(erd32(c, 0, COPRO_ENG_STATE), ==,
+                         COPRO_ENG_STATE_IDLE);
+        g_assert_cmpuint(erd64(c, 0, COPRO_ENG_TILER_OOM_FENCE), ==, fence);
+        scene_read(c, &h);
+        g_assert_cmpuint(h.state, ==, COPRO_SCENE_OOM);
+        g_assert_cmpuint(h.oom_need, ==, erd32(c, 0,
+                                               COPRO_ENG_TILER_OOM_NEED));
+        g_assert_cmpuint(h.used + h.oom_need, >, h.pb_size);
+        vram_read(c, SAVE0, &r, sizeof(r));
+        memcpy(&st, r.reserved, sizeof(st));
+        g_assert_cmphex(le32_to_cpu(r.magic), ==, COPRO_SAVE_MAGIC);
+        g_assert_cmphex(le64_to_cpu(st.scene), ==, PB);
+        g_assert_cmphex(le32_to_cpu(st.flags), ==,
+                        COPRO_SAVE_TILER_SCENE | COPRO_SAVE_TILER_OOM);
+        if (grow) {
+            /* more pages after the buffer's end: one more primitive's */
+            vram_w32(c, PB + offsetof(struct copro_scene, pb_size),
+                     h.pb_size + h.oom_need);
+        } else {
+            tlen = put_tiles(c, BUF_T + ooms * 0x100, COPRO_TILE_PARTIAL);
+            submit(c, 2, BUF_T + ooms * 0x100, tlen, 100 + ooms, 0, SAVE2);
+            run_ok(c, 2, 100 + ooms);
+            scene_read(c, &h);
+            g_assert_cmpuint(h.state, ==, COPRO_SCENE_OPEN);
+            g_assert_cmpuint(h.partials, ==, ooms);
+            g_assert_true(h.flags & COPRO_SCENE_F_STORED);
+        }
+        submit(c, 0, BUF_G, len, fence, COPRO_SUBMIT_RESUME, SAVE0);
+    }
+}
+
+/*
+ * A parameter buffer too small for the scene, answered by growing it or
+ * by partial renders: the final pixels are the same as with a big one.
+ */
+static void test_oom(gconstpointer data)
+{
+    bool grow = GPOINTER_TO_INT(data);
+    g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+    /* room for any one primitive (a partial render empties the heap) */
+    uint32_t small = copro_scene_heap_start(TILES) + COPRO_PRIM_NEED(TILES);
+    struct copro_scene h;
+    unsigned ooms;
+    uint32_t len;
+    Copro c;
+
+    boot(&c, "");
+    fill_target(&c, TGT, BASE_COL);
+    len = put_geometry(&c, COPRO_SCENE_CLEAR, small, G_N_ELEMENTS(scene));
+    ooms = geometry_with_oom(&c, len, grow);
+    g_assert_cmpuint(ooms, >=, 2);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_OOMS), ==, ooms);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_PARTIALS), ==,
+                     grow ? 0 : ooms);
+    scene_read(&c, &h);
+    g_assert_cmpuint(h.state, ==, COPRO_SCENE_CLOSED);
+    g_assert_cmpuint(h.ooms, ==, ooms);
+    len = put_tiles(&c, BUF_T, 0);
+    submit(&c, 2, BUF_T, len, 2, 0, SAVE2);
+    run_ok(&c, 2, 2);
+    model(want, CLEAR_COL, G_N_ELEMENTS(scene));
+    check_target(&c, want);
+    /* after partial renders the final pass loads what they stored */
+    if (!grow) {
+        g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_LOADS), >, 0);
+    }
+    copro_shutdown(&c);
+}
+
+/*
+ * A tile pass preempted between tiles: the save record names the next
+ * tile, the tiles before it are in the target and the ones after are not;
+ * the resumed pass gives the pixels of an uninterrupted one.
+ */
+static void test_preempt_tile(gconstpointer data)
+{
+    const char *granularity = data;
+    g_autofree char *opts = g_strdup_printf("preempt=%s", granularity);
+    g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+    g_autofree uint32_t *mid = NULL;
+    struct copro_save_record r;
+    struct copro_save_tiler st;
+    uint32_t len, next;
+    Copro c;
+
+    /* 100 us per tile: the request lands inside the pass */
+    boot(&c, opts);
+    wr64(&c, COPRO_REG_SCRATCH, 0);
+    fill_target(&c, TGT, BASE_COL);
+    len = put_geometry(&c, COPRO_SCENE_CLEAR, PB_BIG, G_N_ELEMENTS(scene));
+    submit(&c, 0, BUF_G, len, 1, 0, SAVE0);
+    run_ok(&c, 0, 1);
+    len = put_tiles(&c, BUF_T, 0);
+    submit(&c, 2, BUF_T, len, 2, 0, SAVE2);
+    copro_run_until_busy(&c, 2);
+    qtest_clock_step(c.qts, 5 * 200 + 3000);
+    ewr64(&c, 2, COPRO_ENG_PREEMPT_REQ, 0x99);
+    for (int i = 0; i < 1000 && !(rd64(&c, COPRO_REG_INT_STATUS) &
+                                   COPRO_INT_ENG(2, COPRO_INT_PREEMPTED));
+         i++) {
+        qtest_clock_step(c.qts, 1000);
+    }
+    g_assert_cmphex(erd64(&c, 2, COPRO_ENG_PREEMPTED_FENCE), ==, 2);
+    vram_read(&c, SAVE2, &r, sizeof(r));
+    memcpy(&st, r.reserved, sizeof(st));
+    next = le32_to_cpu(st.tile_next);
+    g_assert_cmpuint(le32_to_cpu(r.in_packet), ==, 1);
+    g_assert_cmpuint(COPRO_PKT_OP(le32_to_cpu(r.hdr)), ==,
+                     COPRO_OP_TILE_RENDER);
+    g_assert_cmpuint(le64_to_cpu(r.progress), ==, 2 * next);
+    g_assert_cmpuint(next, >, 0);
+    g_assert_cmpuint(next, <, TILES);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_TILES), ==, next);
+
+    /* tile next - 1 is stored, tile next is not */
+    model(want, CLEAR_COL, G_N_ELEMENTS(scene));
+    mid = read_target(&c, TGT);
+    {
+        uint32_t done = next - 1;
+        uint32_t x = (done % TILES_X) * TS, y = (done / TILES_X) * TS;
+        uint32_t nx = (next % TILES_X) * TS, ny = (next / TILES_X) * TS;
+
+        g_assert_cmphex(mid[y * TGT_PITCH / 4 + x], ==,
+                        want[y * TGT_PITCH / 4 + x]);
+        g_assert_cmphex(mid[ny * TGT_PITCH / 4 + nx], ==, BASE_COL);
+    }
+
+    wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
+    submit(&c, 2, BUF_T, len, 2, COPRO_SUBMIT_RESUME, SAVE2);
+    run_ok(&c, 2, 2);
+    check_target(&c, want);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_TILES), ==, TILES);
+    copro_shutdown(&c);
+}
+
+/*
+ * Geometry preempted at a primitive boundary resumes with its scene: the
+ * save record names the parameter buffer, and the pixels are the same.
+ */
+static void test_preempt_geometry(void)
+{
+    g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+    struct copro_save_record r;
+    struct copro_save_tiler st;
+    struct copro_scene h;
+    uint32_t len;
+    Copro c;
+
+    boot(&c, "preempt=command,packet-ns=10000");
+    fill_target(&c, TGT, BASE_COL);
+    len = put_geometry(&c, COPRO_SCENE_CLEAR, PB_BIG, G_N_ELEMENTS(scene));
+    submit(&c, 0, BUF_G, len, 1, 0, SAVE0);
+    copro_run_until_busy(&c, 0);
+    qtest_clock_step(c.qts, 45000);
+    ewr64(&c, 0, COPRO_ENG_PREEMPT_REQ, 0x98);
+    for (int i = 0; i < 1000 && !(rd64(&c, COPRO_REG_INT_STATUS) &
+                                   COPRO_INT_ENG(0, COPRO_INT_PREEMPTED));
+         i++) {
+        qtest_clock_step(c.qts, 1000);
+    }
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_PREEMPTED_FENCE), ==, 1);
+    vram_read(&c, SAVE0, &r, sizeof(r));
+    memcpy(&st, r.reserved, sizeof(st));
+    g_assert_cmphex(le64_to_cpu(st.scene), ==, PB);
+    g_assert_cmphex(le32_to_cpu(st.flags), ==, COPRO_SAVE_TILER_SCENE);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, 0);
+    scene_read(&c, &h);
+    g_assert_cmpuint(h.state, ==, COPRO_SCENE_OPEN);
+    g_assert_cmpuint(h.prims, >, 0);
+    g_assert_cmpuint(h.prims, <, G_N_ELEMENTS(scene) - 2);
+
+    submit(&c, 0, BUF_G, len, 1, COPRO_SUBMIT_RESUME, SAVE0);
+    run_ok(&c, 0, 1);
+    len = put_tiles(&c, BUF_T, 0);
+    submit(&c, 2, BUF_T, len, 2, 0, SAVE2);
+    run_ok(&c, 2, 2);
+    model(want, CLEAR_COL, G_N_ELEMENTS(scene));
+    check_target(&c, want);
+    copro_shutdown(&c);
+}
+
+/* Run @b on engine @e; it must halt with BAD_PACKET and @cause. */
+static void expect_cause(Copro *c, unsigned e, GArray *b, uint32_t cause)
+{
+    uint32_t len = copro_buf_put(c, BUF_T, b);
+
+    submit(c, e, BUF_T, len, 0x500 + cause, 0, SAVE2);
+    g_assert_cmpuint(run_halt(c, e), ==, COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(c, e, COPRO_ENG_FAULT_KIND), ==,
+                     COPRO_FAULT_BAD_PACKET);
+    g_assert_cmpuint(erd32(c, e, COPRO_ENG_TILER_CAUSE), ==, cause);
+    g_assert_true(rd64(c, COPRO_REG_INT_STATUS) &
+                  COPRO_INT_ENG(e, COPRO_INT_ERROR));
+    ewr32(c, e, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+    wr64(c, COPRO_REG_INT_STATUS, ~0ull);
+    g_assert_cmpuint(erd32(c, e, COPRO_ENG_TILER_CAUSE), ==, 0);
+    g_array_set_size(b, 0);
+}
+
+/* A closed scene at PB (big buffer), rendered by nobody yet. */
+static void closed_scene(Copro *c)
+{
+    uint32_t len = put_geometry(c, COPRO_SCENE_CLEAR, PB_BIG,
+                                G_N_ELEMENTS(scene));
+
+    submit(c, 0, BUF_G, len, 0x400, 0, SAVE0);
+    run_ok(c, 0, 0x400);
+}
+
+/* the first node of tile 0's bin */
+static uint32_t tile0_head(Copro *c)
+{
+    return le32_to_cpu(vram_r32(c, PB + COPRO_SCENE_HDR_SIZE));
+}
+
+/*
+ * Every bad input is a command error with its cause, never a crash, and
+ * the engine works again after a reset.
+ */
+static void test_errors(void)
+{
+    g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+    g_autoptr(GArray) b = copro_buf_new();
+    uint32_t head;
+    Copro c;
+
+    boot(&c, "");
+    /* geometry without a scene */
+    pkt_bin_rect(b, 0, 0, 1, 1, 0);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_NO_SCENE);
+    pkt_scene_end(b);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_NO_SCENE);
+    /* a scene opened twice */
+    pkt_target(b, TGT);
+    pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
+    pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_SCENE_OPEN);
+    /* unbound slot, misaligned or oversized buffers, flags */
+    pkt_scene_begin(b, 2, 0, PB, PB_BIG, 0);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_TARGET);
+    pkt_target(b, TGT);
+    pkt_scene_begin(b, 1, 0, PB + 4, PB_BIG, 0);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_PB_SIZE);
+    pkt_target(b, TGT);
+    pkt_scene_begin(b, 1, 0, PB, COPRO_PB_MAX + 8, 0);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_PB_SIZE);
+    pkt_target(b, TGT);
+    pkt_scene_begin(b, 1, 0, PB, COPRO_SCENE_HDR_SIZE, 0);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_PB_SIZE);
+    pkt_bin_blit(b, SRC, COPRO_BLIT_PITCH_MAX + 1, 0, 0, 1, 1);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_PRIM);
+    /* too many tiles: 16384 x 16384 at 32 x 32 */
+    copro_pkt_set_target(b, 1, TGT, 65536, 16384, 16384, COPRO_FMT_R8);
+    pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_TILE_COUNT);
+
+    /* a tile pass over a scene whose geometry did not finish */
+    pkt_target(b, TGT);
+    pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
+    pkt_bin_rect(b, 0, 0, 10, 10, 1);
+    head = copro_buf_put(&c, BUF_G, b);
+    g_array_set_size(b, 0);
+    submit(&c, 0, BUF_G, head, 0x300, 0, SAVE0);
+    run_ok(&c, 0, 0x300);
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, PB);
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, 0, PB, TILES);
+    expect_cause(&c, 2, b, COPRO_TILER_ERR_NOT_CLOSED);
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, COPRO_TILE_PARTIAL, PB, TILES);
+    expect_cause(&c, 2, b, COPRO_TILER_ERR_NOT_OOM);
+    /* an engine reset abandons the open scene */
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, 0);
+
+    /* a closed scene, then its parameter buffer or the pass broken */
+    closed_scene(&c);
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, 0, PB, TILES + 1);
+    expect_cause(&c, 2, b, COPRO_TILER_ERR_TILE_COUNT);
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, 0, PB, 0);
+    expect_cause(&c, 2, b, COPRO_TILER_ERR_TILE_COUNT);
+    copro_pkt_set_target(b, 1, TGT, TGT_PITCH, TGT_W - 1, TGT_H,
+                         COPRO_FMT_XRGB8888);
+    pkt_tile_render(b, 1, 0, PB, TILES);
+    expect_cause(&c, 2, b, COPRO_TILER_ERR_TARGET);
+
+    head = tile0_head(&c);
+    /* a bin head outside the heap */
+    vram_w32(&c, PB + COPRO_SCENE_HDR_SIZE, 8);
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, 0, PB, TILES);
+    expect_cause(&c, 2, b, COPRO_TILER_ERR_BIN_OUTSIDE);
+    /* a bin list that loops */
+    vram_w32(&c, PB + COPRO_SCENE_HDR_SIZE, head);
+    {
+        uint32_t next = vram_r32(&c, PB + head);
+        uint32_t prim = vram_r32(&c, PB + head + 4);
+        uint32_t kind = vram_r32(&c, PB + prim);
+
+        vram_w32(&c, PB + head, head);
+        pkt_target(b, TGT);
+        pkt_tile_render(b, 1, 0, PB, TILES);
+        expect_cause(&c, 2, b, COPRO_TILER_ERR_BIN_OUTSIDE);
+        vram_w32(&c, PB + head, next);
+        /* a primitive of an unknown kind */
+        vram_w32(&c, PB + prim, 7);
+        pkt_target(b, TGT);
+        pkt_tile_render(b, 1, 0, PB, TILES);
+        expect_cause(&c, 2, b, COPRO_TILER_ERR_PRIM);
+        vram_w32(&c, PB + prim, kind);
+    }
+    /* header: magic, tile counts, sizes */
+    vram_w32(&c, PB, 0x12345678);
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, 0, PB, TILES);
+    expect_cause(&c, 2, b, COPRO_TILER_ERR_HEADER);
+    vram_w32(&c, PB, COPRO_SCENE_MAGIC);
+    vram_w32(&c, PB + offsetof(struct copro_scene, tiles_x), TILES_X + 1);
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, 0, PB, TILES);
+    expect_cause(&c, 2, b, COPRO_TILER_ERR_TILE_COUNT);
+    vram_w32(&c, PB + offsetof(struct copro_scene, tiles_x), TILES_X);
+    vram_w32(&c, PB + offsetof(struct copro_scene, pb_size), 256);
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, 0, PB, TILES);
+    expect_cause(&c, 2, b, COPRO_TILER_ERR_PB_SIZE);
+    vram_w32(&c, PB + offsetof(struct copro_scene, pb_size), PB_BIG);
+
+    /* repaired, the scene renders as it should */
+    fill_target(&c, TGT, BASE_COL);
+    pkt_target(b, TGT);
+    pkt_tile_render(b, 1, 0, PB, TILES);
+    head = copro_buf_put(&c, BUF_T, b);
+    submit(&c, 2, BUF_T, head, 0x600, 0, SAVE2);
+    run_ok(&c, 2, 0x600);
+    model(want, CLEAR_COL, G_N_ELEMENTS(scene));
+    check_target(&c, want);
+    g_assert_cmpuint(erd64(&c, 2, COPRO_ENG_STAT_FAULTS), >=, 10);
+    copro_shutdown(&c);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/copro/tiler/caps", test_caps);
+    qtest_add_func("/copro/tiler/scene", test_scene);
+    qtest_add_func("/copro/tiler/load", test_load);
+    qtest_add_data_func("/copro/tiler/oom-grow", GINT_TO_POINTER(1),
+                        test_oom);
+    qtest_add_data_func("/copro/tiler/oom-partial", GINT_TO_POINTER(0),
+                        test_oom);
+    qtest_add_data_func("/copro/tiler/preempt-tile/command", "command",
+                        test_preempt_tile);
+    qtest_add_data_func("/copro/tiler/preempt-tile/mid-command",
+                        "mid-command", test_preempt_tile);
+    qtest_add_func("/copro/tiler/preempt-geometry", test_preempt_geometry);
+    qtest_add_func("/copro/tiler/errors", test_errors);
+    return g_test_run();
+}
