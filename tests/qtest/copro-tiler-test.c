@@ -766,6 +766,215 @@ static void test_errors(void)
     copro_shutdown(&c);
 }
 
+/*
+ * Migrate @src into a new QEMU booted with the same options, through a
+ * file, and let it run on from the source's virtual time.
+ */
+static void tiler_migrate(Copro *src, Copro *dst, const char *opts)
+{
+    g_autofree char *file = g_strdup_printf("%s/copro-tiler-mig-%d.bin",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    int64_t t_mig = copro_time(src);
+    QDict *rsp;
+
+    rsp = qtest_qmp(src->qts, "{ 'execute': 'migrate', 'arguments': "
+                    "{ 'uri': %s } }", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    g_assert_true(copro_migration_wait(src->qts));
+
+    memset(dst, 0, sizeof(*dst));
+    dst->qs = qtest_pc_boot("%s -nodefaults -device copro,addr=%d.0,"
+                            OPTS ",%s -incoming defer", machine, COPRO_SLOT,
+                            opts);
+    dst->qts = dst->qs->qts;
+    dst->dev = qpci_device_find(dst->qs->pcibus, QPCI_DEVFN(COPRO_SLOT, 0));
+    g_assert_nonnull(dst->dev);
+    rsp = qtest_qmp(dst->qts, "{ 'execute': 'migrate-incoming', "
+                    "'arguments': { 'uri': %s } }", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    g_assert_true(copro_migration_wait(dst->qts));
+    dst->mmio = src->mmio;
+    dst->vram = src->vram;
+    copro_shutdown(src);
+    unlink(file);
+    qtest_clock_set(dst->qts, t_mig);
+    qtest_qmp_assert_success(dst->qts, "{ 'execute': 'cont' }");
+}
+
+/*
+ * Migration in the middle of a scene: with the geometry half done (the
+ * scene open on engine 0) or in the middle of the tile pass (a tile
+ * planned, its render step charged). The destination finishes the scene
+ * with the pixels and header of an uninterrupted run.
+ */
+static void test_migrate(gconstpointer data)
+{
+    bool in_tiles = GPOINTER_TO_INT(data);
+    const char *opts = "packet-ns=10000,tile-ns=20000";
+    g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+    struct copro_scene h, ref;
+    uint32_t glen, tlen;
+    Copro c, src, dst;
+
+    /* reference */
+    boot(&c, opts);
+    fill_target(&c, TGT, BASE_COL);
+    glen = put_geometry(&c, COPRO_SCENE_CLEAR, PB_BIG, G_N_ELEMENTS(scene));
+    tlen = put_tiles(&c, BUF_T, 0);
+    submit(&c, 0, BUF_G, glen, 1, 0, SAVE0);
+    run_ok(&c, 0, 1);
+    submit(&c, 2, BUF_T, tlen, 2, 0, SAVE2);
+    run_ok(&c, 2, 2);
+    scene_read(&c, &ref);
+    copro_shutdown(&c);
+
+    boot(&src, opts);
+    fill_target(&src, TGT, BASE_COL);
+    put_geometry(&src, COPRO_SCENE_CLEAR, PB_BIG, G_N_ELEMENTS(scene));
+    put_tiles(&src, BUF_T, 0);
+    submit(&src, 0, BUF_G, glen, 1, 0, SAVE0);
+    if (in_tiles) {
+        run_ok(&src, 0, 1);
+        submit(&src, 2, BUF_T, tlen, 2, 0, SAVE2);
+        copro_run_until_busy(&src, 2);
+        qtest_clock_step(src.qts, 5 * 20000 + 15000);
+        g_assert_cmpuint(rd64(&src, COPRO_REG_TILER_STAT_TILES), >, 0);
+        g_assert_cmpuint(rd64(&src, COPRO_REG_TILER_STAT_TILES), <, TILES);
+    } else {
+        copro_run_until_busy(&src, 0);
+        qtest_clock_step(src.qts, 45000);
+        g_assert_cmphex(erd64(&src, 0, COPRO_ENG_TILER_SCENE), ==, PB);
+    }
+    tiler_migrate(&src, &dst, opts);
+    if (in_tiles) {
+        g_assert_cmpuint(erd32(&dst, 2, COPRO_ENG_STATE), ==,
+                         COPRO_ENG_STATE_BUSY);
+    } else {
+        g_assert_cmphex(erd64(&dst, 0, COPRO_ENG_TILER_SCENE), ==, PB);
+        run_ok(&dst, 0, 1);
+        submit(&dst, 2, BUF_T, tlen, 2, 0, SAVE2);
+    }
+    run_ok(&dst, 2, 2);
+    model(want, CLEAR_COL, G_N_ELEMENTS(scene));
+    check_target(&dst, want);
+    scene_read(&dst, &h);
+    g_assert_cmpuint(h.state, ==, COPRO_SCENE_RENDERED);
+    g_assert_cmpuint(h.prims, ==, ref.prims);
+    g_assert_cmpuint(h.geom_start, ==, ref.geom_start);
+    g_assert_cmpuint(h.geom_end, ==, ref.geom_end);
+    if (in_tiles) {
+        /* the same virtual times as the uninterrupted run */
+        g_assert_cmpuint(h.tile_start, ==, ref.tile_start);
+        g_assert_cmpuint(h.tile_end, ==, ref.tile_end);
+    }
+    copro_shutdown(&dst);
+}
+
+/* The stages on the timeline: geometry on engine 0, tiles on engine 2. */
+static void test_timeline(void)
+{
+    static const char *const kinds[] = {
+        "scene-begin", "scene-end", "tile-pass-start", "tile-pass-end",
+    };
+    static const int engines[] = { 0, 0, 2, 2 };
+    const QListEntry *le;
+    uint32_t glen, tlen;
+    unsigned n = 0;
+    int64_t last = -1;
+    QDict *rsp;
+    Copro c;
+
+    boot(&c, "timeline=1000");
+    glen = put_geometry(&c, COPRO_SCENE_CLEAR, PB_BIG, G_N_ELEMENTS(scene));
+    tlen = put_tiles(&c, BUF_T, 0);
+    submit(&c, 0, BUF_G, glen, 1, 0, SAVE0);
+    run_ok(&c, 0, 1);
+    submit(&c, 2, BUF_T, tlen, 2, 0, SAVE2);
+    run_ok(&c, 2, 2);
+    rsp = qtest_qmp(c.qts, "{ 'execute': 'x-copro-timeline', 'arguments': "
+                    "{ 'kinds': [ 'scene-begin', 'scene-end', "
+                    "'tile-pass-start', 'tile-pass-end' ] } }");
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(qdict_get_qdict(rsp, "return"),
+                                        "events"), le) {
+        QDict *ev = qobject_to(QDict, qlist_entry_obj(le));
+        QDict *args = qdict_get_qdict(ev, "args");
+
+        g_assert_cmpuint(n, <, G_N_ELEMENTS(kinds));
+        g_assert_cmpstr(qdict_get_str(ev, "kind"), ==, kinds[n]);
+        g_assert_cmpint(qdict_get_int(ev, "engine"), ==, engines[n]);
+        g_assert_cmpuint(copro_qdict_u64(args, "scene"), ==, PB);
+        g_assert_cmpint(qdict_get_int(ev, "time-ns"), >=, last);
+        last = qdict_get_int(ev, "time-ns");
+        n++;
+    }
+    g_assert_cmpuint(n, ==, G_N_ELEMENTS(kinds));
+    qobject_unref(rsp);
+    copro_shutdown(&c);
+}
+
+/*
+ * The bandwidth tiling saves: eight layers over the whole target drawn
+ * immediately write every pixel eight times; binned, the parameter buffer
+ * traffic and one store per tile are several times less. Pixels equal.
+ */
+static void test_bandwidth(void)
+{
+    g_autoptr(GArray) imm = copro_buf_new();
+    g_autoptr(GArray) g = copro_buf_new();
+    g_autofree uint32_t *a = NULL, *b = NULL;
+    uint64_t imm_bytes, tiled_bytes;
+    uint32_t len;
+    Copro c;
+
+    boot(&c, "");
+    copro_pkt_set_target(imm, 0, IMM, TGT_PITCH, TGT_W, TGT_H,
+                         COPRO_FMT_XRGB8888);
+    pkt_target(g, TGT);
+    pkt_scene_begin(g, 1, 0, PB, PB_BIG, 0);
+    for (unsigned i = 0; i < 8; i++) {
+        copro_pkt_rect(imm, 0, i, i, TGT_W, TGT_H, 0x00100000 * i + 7);
+        pkt_bin_rect(g, i, i, TGT_W, TGT_H, 0x00100000 * i + 7);
+    }
+    pkt_scene_end(g);
+    len = copro_buf_put(&c, BUF_G, imm);
+    submit(&c, 0, BUF_G, len, 1, 0, SAVE0);
+    run_ok(&c, 0, 1);
+    imm_bytes = erd64(&c, 0, COPRO_ENG_STAT_MEM_WRITE) +
+                erd64(&c, 0, COPRO_ENG_STAT_MEM_READ);
+
+    len = copro_buf_put(&c, BUF_G, g);
+    submit(&c, 0, BUF_G, len, 2, 0, SAVE0);
+    run_ok(&c, 0, 2);
+    len = put_tiles(&c, BUF_T, 0);
+    submit(&c, 2, BUF_T, len, 3, 0, SAVE2);
+    run_ok(&c, 2, 3);
+    tiled_bytes = erd64(&c, 0, COPRO_ENG_STAT_MEM_WRITE) +
+                  erd64(&c, 0, COPRO_ENG_STAT_MEM_READ) - imm_bytes +
+                  erd64(&c, 2, COPRO_ENG_STAT_MEM_WRITE) +
+                  erd64(&c, 2, COPRO_ENG_STAT_MEM_READ);
+    g_test_message("immediate %" PRIu64 " bytes, tiled %" PRIu64,
+                   imm_bytes, tiled_bytes);
+    g_assert_cmpuint(imm_bytes, ==, 8ull * (TGT_W - 0) * TGT_H * 4 -
+                     4ull * (0 + 1 + 2 + 3 + 4 + 5 + 6 + 7) *
+                     (TGT_W + TGT_H) + 4ull * (0 + 1 + 4 + 9 + 16 + 25 +
+                                                36 + 49));
+    g_assert_cmpuint(tiled_bytes * 3, <=, imm_bytes);
+    /* every tile loaded (no clear, layer 0 leaves a corner), stored once */
+    g_assert_cmpuint(rd64(&c, COPRO_REG_TILER_STAT_STORES), ==, TILES);
+    a = read_target(&c, IMM);
+    b = read_target(&c, TGT);
+    for (uint32_t y = 0; y < TGT_H; y++) {
+        for (uint32_t x = 0; x < TGT_W; x++) {
+            g_assert_cmphex(a[y * TGT_PITCH / 4 + x], ==,
+                            b[y * TGT_PITCH / 4 + x]);
+        }
+    }
+    copro_shutdown(&c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -782,5 +991,11 @@ int main(int argc, char **argv)
                         "mid-command", test_preempt_tile);
     qtest_add_func("/copro/tiler/preempt-geometry", test_preempt_geometry);
     qtest_add_func("/copro/tiler/errors", test_errors);
+    qtest_add_data_func("/copro/tiler/migrate/geometry", GINT_TO_POINTER(0),
+                        test_migrate);
+    qtest_add_data_func("/copro/tiler/migrate/tiles", GINT_TO_POINTER(1),
+                        test_migrate);
+    qtest_add_func("/copro/tiler/timeline", test_timeline);
+    qtest_add_func("/copro/tiler/bandwidth", test_bandwidth);
     return g_test_run();
 }
