@@ -577,7 +577,12 @@ static bool tile_walk(CoproEngine *e, uint64_t pb, const struct copro_scene *h,
 {
     CoproTiler *tl = &e->dev->tiler;
     uint32_t ts = tl->tile_size, bpp = copro_fmt_bpp(h->format);
-    uint64_t max_nodes = (h->used - h->heap_start) / 8 + 1;
+    /*
+     * A list longer than the heap can hold loops; a bin is also bounded
+     * so that one step's work (three walks) stays small for the host.
+     */
+    uint64_t max_nodes = MIN((h->used - h->heap_start) / 8 + 1,
+                             COPRO_TILER_MAX_BIN);
     struct copro_scene_tile t;
     uint32_t at;
 

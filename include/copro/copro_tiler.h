@@ -131,6 +131,7 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
 /* limits */
 #define COPRO_PB_MAX                (64u << 20) /* pb_size, bytes */
 #define COPRO_TILER_MAX_TILES       65536u      /* tiles_x * tiles_y */
+#define COPRO_TILER_MAX_BIN         65536u      /* primitives in one bin */
 #define COPRO_TILE_SIZE_DEFAULT     32u         /* "tile-size" property */
 #define COPRO_TILE_SIZE_MIN         8u
 #define COPRO_TILE_SIZE_MAX         256u
@@ -175,7 +176,8 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
                                            is not stopped on OOM */
 #define COPRO_TILER_ERR_BIN_OUTSIDE 8   /* a bin node or primitive lies
                                            outside the heap in use, or a
-                                           bin list loops */
+                                           bin list loops or holds more
+                                           than COPRO_TILER_MAX_BIN */
 #define COPRO_TILER_ERR_TARGET      9   /* TILE_RENDER target differs
                                            from the scene's, or slot
                                            unbound */
