@@ -15,7 +15,6 @@
 #include "qobject/qdict.h"
 #include "qobject/qlist.h"
 #include "copro-qtest.h"
-#include "copro/copro_tiler.h"
 
 #define RING0       0x0000          /* geometry: engine 0 */
 #define RING2       0x1000          /* tiles: engine 2 */
@@ -140,53 +139,6 @@ static void check_target(Copro *c, const uint32_t *want)
     }
 }
 
-/* packets */
-static void pkt_scene_begin(GArray *b, unsigned slot, uint32_t flags,
-                            uint64_t pb, uint32_t size, uint32_t clear)
-{
-    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, slot | flags,
-                                  COPRO_LEN_SCENE_BEGIN));
-    copro_buf_qw(b, pb);
-    copro_buf_dw(b, size);
-    copro_buf_dw(b, clear);
-}
-
-static void pkt_bin_rect(GArray *b, uint32_t x, uint32_t y, uint32_t w,
-                         uint32_t h, uint32_t colour)
-{
-    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_BIN_RECT, 0, COPRO_LEN_BIN_RECT));
-    copro_buf_dw(b, x);
-    copro_buf_dw(b, y);
-    copro_buf_dw(b, w);
-    copro_buf_dw(b, h);
-    copro_buf_dw(b, colour);
-}
-
-static void pkt_bin_blit(GArray *b, uint64_t src, uint32_t pitch, uint32_t x,
-                         uint32_t y, uint32_t w, uint32_t h)
-{
-    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_BIN_BLIT, 0, COPRO_LEN_BIN_BLIT));
-    copro_buf_qw(b, src);
-    copro_buf_dw(b, pitch);
-    copro_buf_dw(b, COPRO_BLIT_XY(x, y));
-    copro_buf_dw(b, COPRO_BLIT_XY(w, h));
-}
-
-static void pkt_scene_end(GArray *b)
-{
-    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_SCENE_END, 0,
-                                  COPRO_LEN_SCENE_END));
-}
-
-static void pkt_tile_render(GArray *b, unsigned slot, uint32_t flags,
-                            uint64_t pb, uint32_t tiles)
-{
-    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_TILE_RENDER, slot | flags,
-                                  COPRO_LEN_TILE_RENDER));
-    copro_buf_qw(b, pb);
-    copro_buf_dw(b, tiles);
-}
-
 static void pkt_target(GArray *b, uint64_t at)
 {
     copro_pkt_set_target(b, 1, at, TGT_PITCH, TGT_W, TGT_H,
@@ -200,17 +152,17 @@ static uint32_t put_geometry(Copro *c, uint32_t flags, uint32_t pb_size,
     g_autoptr(GArray) b = copro_buf_new();
 
     pkt_target(b, TGT);
-    pkt_scene_begin(b, 1, flags, PB, pb_size, CLEAR_COL);
+    copro_pkt_scene_begin(b, 1, flags, PB, pb_size, CLEAR_COL);
     for (size_t i = 0; i < n; i++) {
         const Prim *p = &scene[i];
 
         if (p->blit) {
-            pkt_bin_blit(b, SRC, SRC_PITCH, p->x, p->y, p->w, p->h);
+            copro_pkt_bin_blit(b, SRC, SRC_PITCH, p->x, p->y, p->w, p->h);
         } else {
-            pkt_bin_rect(b, p->x, p->y, p->w, p->h, p->colour);
+            copro_pkt_bin_rect(b, p->x, p->y, p->w, p->h, p->colour);
         }
     }
-    pkt_scene_end(b);
+    copro_pkt_scene_end(b);
     return copro_buf_put(c, BUF_G, b);
 }
 
@@ -219,7 +171,7 @@ static uint32_t put_tiles(Copro *c, uint64_t at, uint32_t flags)
     g_autoptr(GArray) b = copro_buf_new();
 
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, flags, PB, TILES);
+    copro_pkt_tile_render(b, 1, flags, PB, TILES);
     return copro_buf_put(c, at, b);
 }
 
@@ -379,7 +331,7 @@ static void test_load(void)
     submit(&c, 0, BUF_G, len, 1, 0, SAVE0);
     run_ok(&c, 0, 1);
     pkt_target(t, TGT);
-    pkt_tile_render(t, 1, 0, PB, tiles);
+    copro_pkt_tile_render(t, 1, 0, PB, tiles);
     len = copro_buf_put(&c, BUF_T, t);
     submit(&c, 2, BUF_T, len, 2, 0, SAVE2);
     run_ok(&c, 2, 2);
@@ -651,48 +603,48 @@ static void test_errors(void)
 
     boot(&c, "");
     /* geometry without a scene */
-    pkt_bin_rect(b, 0, 0, 1, 1, 0);
+    copro_pkt_bin_rect(b, 0, 0, 1, 1, 0);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_NO_SCENE);
-    pkt_scene_end(b);
+    copro_pkt_scene_end(b);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_NO_SCENE);
     /* a scene opened twice */
     pkt_target(b, TGT);
-    pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
-    pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
+    copro_pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
+    copro_pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_SCENE_OPEN);
     /* unbound slot, misaligned or oversized buffers, flags */
-    pkt_scene_begin(b, 2, 0, PB, PB_BIG, 0);
+    copro_pkt_scene_begin(b, 2, 0, PB, PB_BIG, 0);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_TARGET);
     pkt_target(b, TGT);
-    pkt_scene_begin(b, 1, 0, PB + 4, PB_BIG, 0);
+    copro_pkt_scene_begin(b, 1, 0, PB + 4, PB_BIG, 0);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_PB_SIZE);
     pkt_target(b, TGT);
-    pkt_scene_begin(b, 1, 0, PB, COPRO_PB_MAX + 8, 0);
+    copro_pkt_scene_begin(b, 1, 0, PB, COPRO_PB_MAX + 8, 0);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_PB_SIZE);
     pkt_target(b, TGT);
-    pkt_scene_begin(b, 1, 0, PB, COPRO_SCENE_HDR_SIZE, 0);
+    copro_pkt_scene_begin(b, 1, 0, PB, COPRO_SCENE_HDR_SIZE, 0);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_PB_SIZE);
-    pkt_bin_blit(b, SRC, COPRO_BLIT_PITCH_MAX + 1, 0, 0, 1, 1);
+    copro_pkt_bin_blit(b, SRC, COPRO_BLIT_PITCH_MAX + 1, 0, 0, 1, 1);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_PRIM);
     /* too many tiles: 16384 x 16384 at 32 x 32 */
     copro_pkt_set_target(b, 1, TGT, 65536, 16384, 16384, COPRO_FMT_R8);
-    pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
+    copro_pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_TILE_COUNT);
 
     /* a tile pass over a scene whose geometry did not finish */
     pkt_target(b, TGT);
-    pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
-    pkt_bin_rect(b, 0, 0, 10, 10, 1);
+    copro_pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
+    copro_pkt_bin_rect(b, 0, 0, 10, 10, 1);
     head = copro_buf_put(&c, BUF_G, b);
     g_array_set_size(b, 0);
     submit(&c, 0, BUF_G, head, 0x300, 0, SAVE0);
     run_ok(&c, 0, 0x300);
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, PB);
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, 0, PB, TILES);
+    copro_pkt_tile_render(b, 1, 0, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_NOT_CLOSED);
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, COPRO_TILE_PARTIAL, PB, TILES);
+    copro_pkt_tile_render(b, 1, COPRO_TILE_PARTIAL, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_NOT_OOM);
     /* an engine reset abandons the open scene */
     ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
@@ -701,21 +653,21 @@ static void test_errors(void)
     /* a closed scene, then its parameter buffer or the pass broken */
     closed_scene(&c);
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, 0, PB, TILES + 1);
+    copro_pkt_tile_render(b, 1, 0, PB, TILES + 1);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_TILE_COUNT);
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, 0, PB, 0);
+    copro_pkt_tile_render(b, 1, 0, PB, 0);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_TILE_COUNT);
     copro_pkt_set_target(b, 1, TGT, TGT_PITCH, TGT_W - 1, TGT_H,
                          COPRO_FMT_XRGB8888);
-    pkt_tile_render(b, 1, 0, PB, TILES);
+    copro_pkt_tile_render(b, 1, 0, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_TARGET);
 
     head = tile0_head(&c);
     /* a bin head outside the heap */
     vram_w32(&c, PB + COPRO_SCENE_HDR_SIZE, 8);
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, 0, PB, TILES);
+    copro_pkt_tile_render(b, 1, 0, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_BIN_OUTSIDE);
     /* a bin list that loops */
     vram_w32(&c, PB + COPRO_SCENE_HDR_SIZE, head);
@@ -726,37 +678,37 @@ static void test_errors(void)
 
         vram_w32(&c, PB + head, head);
         pkt_target(b, TGT);
-        pkt_tile_render(b, 1, 0, PB, TILES);
+        copro_pkt_tile_render(b, 1, 0, PB, TILES);
         expect_cause(&c, 2, b, COPRO_TILER_ERR_BIN_OUTSIDE);
         vram_w32(&c, PB + head, next);
         /* a primitive of an unknown kind */
         vram_w32(&c, PB + prim, 7);
         pkt_target(b, TGT);
-        pkt_tile_render(b, 1, 0, PB, TILES);
+        copro_pkt_tile_render(b, 1, 0, PB, TILES);
         expect_cause(&c, 2, b, COPRO_TILER_ERR_PRIM);
         vram_w32(&c, PB + prim, kind);
     }
     /* header: magic, tile counts, sizes */
     vram_w32(&c, PB, 0x12345678);
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, 0, PB, TILES);
+    copro_pkt_tile_render(b, 1, 0, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_HEADER);
     vram_w32(&c, PB, COPRO_SCENE_MAGIC);
     vram_w32(&c, PB + offsetof(struct copro_scene, tiles_x), TILES_X + 1);
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, 0, PB, TILES);
+    copro_pkt_tile_render(b, 1, 0, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_TILE_COUNT);
     vram_w32(&c, PB + offsetof(struct copro_scene, tiles_x), TILES_X);
     vram_w32(&c, PB + offsetof(struct copro_scene, pb_size), 256);
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, 0, PB, TILES);
+    copro_pkt_tile_render(b, 1, 0, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_PB_SIZE);
     vram_w32(&c, PB + offsetof(struct copro_scene, pb_size), PB_BIG);
 
     /* repaired, the scene renders as it should */
     fill_target(&c, TGT, BASE_COL);
     pkt_target(b, TGT);
-    pkt_tile_render(b, 1, 0, PB, TILES);
+    copro_pkt_tile_render(b, 1, 0, PB, TILES);
     head = copro_buf_put(&c, BUF_T, b);
     submit(&c, 2, BUF_T, head, 0x600, 0, SAVE2);
     run_ok(&c, 2, 0x600);
@@ -933,12 +885,12 @@ static void test_bandwidth(void)
     copro_pkt_set_target(imm, 0, IMM, TGT_PITCH, TGT_W, TGT_H,
                          COPRO_FMT_XRGB8888);
     pkt_target(g, TGT);
-    pkt_scene_begin(g, 1, 0, PB, PB_BIG, 0);
+    copro_pkt_scene_begin(g, 1, 0, PB, PB_BIG, 0);
     for (unsigned i = 0; i < 8; i++) {
         copro_pkt_rect(imm, 0, i, i, TGT_W, TGT_H, 0x00100000 * i + 7);
-        pkt_bin_rect(g, i, i, TGT_W, TGT_H, 0x00100000 * i + 7);
+        copro_pkt_bin_rect(g, i, i, TGT_W, TGT_H, 0x00100000 * i + 7);
     }
-    pkt_scene_end(g);
+    copro_pkt_scene_end(g);
     len = copro_buf_put(&c, BUF_G, imm);
     submit(&c, 0, BUF_G, len, 1, 0, SAVE0);
     run_ok(&c, 0, 1);
