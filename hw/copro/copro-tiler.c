@@ -372,6 +372,7 @@ static StepResult exec_scene_begin(CoproEngine *e)
         return STEP_FAULT;
     }
     e->tiler.scene = pb;
+    e->tiler.scene_ctx = e->desc.context;
     e->tiler.scene_w = h.width;
     e->tiler.scene_h = h.height;
     trace_copro_tiler_scene(e->index, "begin", pb, h.tiles_x, h.tiles_y);
@@ -384,7 +385,12 @@ static StepResult geometry_scene(CoproEngine *e, struct copro_scene *h)
 {
     StepResult r;
 
-    if (!e->tiler.scene) {
+    /*
+     * The scene is its context's: a scene left open by one submission is
+     * continued by its context's next one, never by another context's
+     * (whose primitives would land in a parameter buffer not its own).
+     */
+    if (!e->tiler.scene || e->tiler.scene_ctx != e->desc.context) {
         return tiler_fail(e, COPRO_TILER_ERR_NO_SCENE,
                           copro_gpu_addr_add(e->desc.dma_addr, e->pc));
     }
@@ -959,6 +965,7 @@ bool copro_tiler_restore(CoproEngine *e, const struct copro_save_record *r)
         return false;
     }
     e->tiler.scene = st.scene;
+    e->tiler.scene_ctx = e->desc.context;
     e->tiler.scene_w = e->tiler.scene_h = COPRO_TARGET_MAX_DIM;
     return true;
 }
@@ -1078,6 +1085,7 @@ const VMStateDescription vmstate_copro_tiler_engine = {
     .needed = copro_tiler_engine_needed,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(tiler.scene, CoproEngine),
+        VMSTATE_UINT32(tiler.scene_ctx, CoproEngine),
         VMSTATE_UINT32(tiler.scene_w, CoproEngine),
         VMSTATE_UINT32(tiler.scene_h, CoproEngine),
         VMSTATE_UINT64(tiler.tile_cost, CoproEngine),

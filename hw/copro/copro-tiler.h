@@ -12,6 +12,7 @@
 /* per engine: what the tiler keeps between packets */
 typedef struct CoproTilerEngine {
     uint64_t scene;         /* parameter buffer of the scene open here */
+    uint32_t scene_ctx;     /* the context that opened it */
     uint32_t scene_w;       /* its target size (binning cost only) */
     uint32_t scene_h;
     uint64_t tile_cost;     /* TILE_RENDER: ns of the tile planned */

@@ -640,6 +640,22 @@ static void test_errors(void)
     submit(&c, 0, BUF_G, head, 0x300, 0, SAVE0);
     run_ok(&c, 0, 0x300);
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, PB);
+    /* another context cannot add to it */
+    copro_pkt_bin_rect(b, 0, 0, 1, 1, 0);
+    head = copro_buf_put(&c, BUF_G, b);
+    g_array_set_size(b, 0);
+    {
+        struct copro_submit_desc d = copro_desc(BUF_G, head, 0x301, 6, 0);
+
+        d.save_addr = SAVE0;
+        copro_submit_desc(&c, 0, &d);
+    }
+    g_assert_cmpuint(run_halt(&c, 0), ==, COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_TILER_CAUSE), ==,
+                     COPRO_TILER_ERR_NO_SCENE);
+    wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
+    /* the fault left the scene open for its own context */
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, PB);
     pkt_target(b, TGT);
     copro_pkt_tile_render(b, 1, 0, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_NOT_CLOSED);
