@@ -13,7 +13,7 @@
 #define SEGMENT_ALIGN       0x10000ull
 
 /* Every opcode the device knows runs on a render engine. */
-#define RENDER_ENGINE_OPS   ((1u << (COPRO_OP_COPY_PTE + 1)) - 1)
+#define RENDER_ENGINE_OPS   ((2u << COPRO_OP_LAST) - 1)
 
 static uint32_t eng_reg(unsigned e, uint32_t reg)
 {
