@@ -735,6 +735,107 @@ static void test_errors(void)
 }
 
 /*
+ * The parameter buffer is guest-writable memory: random words of a closed
+ * scene's header, tile table and heap are overwritten, then the scene is
+ * rendered (partial or final) and more geometry binned into it. Whatever
+ * the damage, the engine completes or halts with a command error or a
+ * memory fault, never anything else, and works again after a reset.
+ */
+static void test_pb_fuzz(void)
+{
+    g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+    uint32_t used_end = copro_scene_heap_start(TILES) + 1024;
+    GRand *r = g_rand_new_with_seed(1919);
+    unsigned halted = 0, done = 0;
+    uint64_t fence = 0x700;
+    Copro c;
+
+    boot(&c, "");
+    for (unsigned round = 0; round < 60; round++) {
+        g_autoptr(GArray) b = copro_buf_new();
+        unsigned mode = g_rand_int_range(r, 0, 3), e = mode < 2 ? 2 : 0;
+        uint32_t len, kind;
+
+        /* a closed scene (modes 0, 1) or one left open on engine 0 */
+        pkt_target(b, TGT);
+        copro_pkt_scene_begin(b, 1, COPRO_SCENE_CLEAR, PB, PB_BIG, 0);
+        copro_pkt_bin_rect(b, 0, 0, 150, 100, 0x00ff0000);
+        copro_pkt_bin_rect(b, 20, 10, 40, 40, 0x0000ff00);
+        if (mode < 2) {
+            copro_pkt_scene_end(b);
+        }
+        len = copro_buf_put(&c, BUF_G, b);
+        g_array_set_size(b, 0);
+        submit(&c, 0, BUF_G, len, ++fence, 0, SAVE0);
+        run_ok(&c, 0, fence);
+
+        for (unsigned k = g_rand_int_range(r, 1, 4); k; k--) {
+            static const uint32_t vals[] = {
+                0, 1, 4, 7, 8, 0x80, 0x88, 0xffffffff, 0x7ffffff8,
+                COPRO_PB_MAX, COPRO_SCENE_OOM, COPRO_SCENE_OPEN,
+            };
+            uint32_t at = g_rand_int_range(r, 0, used_end / 4) * 4;
+            uint32_t v = g_rand_boolean(r) ? g_rand_int(r) :
+                         vals[g_rand_int_range(r, 0, G_N_ELEMENTS(vals))];
+
+            vram_w32(&c, PB + at, v);
+        }
+        if (mode < 2) {
+            pkt_target(b, TGT);
+            copro_pkt_tile_render(b, 1, mode ? COPRO_TILE_PARTIAL : 0, PB,
+                                  TILES);
+        } else {
+            copro_pkt_bin_rect(b, 100, 60, 300, 300, 0x000000ff);
+            copro_pkt_bin_rect(b, 31, 31, 3, 3, 0x00abcdef);
+            copro_pkt_scene_end(b);
+        }
+        len = copro_buf_put(&c, BUF_T, b);
+        submit(&c, e, BUF_T, len, ++fence, 0, e ? SAVE2 : SAVE0);
+        for (int i = 0; i < 100000; i++) {
+            if (erd64(&c, e, COPRO_ENG_COMPLETED_FENCE) == fence ||
+                erd32(&c, e, COPRO_ENG_STATE) == COPRO_ENG_STATE_HALTED) {
+                break;
+            }
+            qtest_clock_step(c.qts, 10000);
+        }
+        if (erd32(&c, e, COPRO_ENG_STATE) == COPRO_ENG_STATE_HALTED) {
+            kind = erd32(&c, e, COPRO_ENG_FAULT_KIND);
+            g_assert_true(kind == COPRO_FAULT_BAD_PACKET ||
+                          !COPRO_FAULT_IS_ERROR(kind));
+            halted++;
+        } else {
+            g_assert_cmpuint(erd64(&c, e, COPRO_ENG_COMPLETED_FENCE), ==,
+                             fence);
+            done++;
+        }
+        /* whatever happened, the engines start afresh */
+        ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+        ewr32(&c, 2, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+        wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
+    }
+    g_test_message("60 rounds: %u halted, %u completed", halted, done);
+    g_assert_cmpuint(halted, >, 0);
+    g_assert_cmpuint(done, >, 0);
+    g_rand_free(r);
+
+    /* the device still renders a good scene */
+    fill_target(&c, TGT, BASE_COL);
+    {
+        uint32_t len = put_geometry(&c, COPRO_SCENE_CLEAR, PB_BIG,
+                                    G_N_ELEMENTS(scene));
+
+        submit(&c, 0, BUF_G, len, ++fence, 0, SAVE0);
+        run_ok(&c, 0, fence);
+        len = put_tiles(&c, BUF_T, 0);
+        submit(&c, 2, BUF_T, len, ++fence, 0, SAVE2);
+        run_ok(&c, 2, fence);
+    }
+    model(want, CLEAR_COL, G_N_ELEMENTS(scene));
+    check_target(&c, want);
+    copro_shutdown(&c);
+}
+
+/*
  * Migrate @src into a new QEMU booted with the same options, through a
  * file, and let it run on from the source's virtual time.
  */
@@ -964,6 +1065,7 @@ int main(int argc, char **argv)
     qtest_add_data_func("/copro/tiler/migrate/tiles", GINT_TO_POINTER(1),
                         test_migrate);
     qtest_add_func("/copro/tiler/timeline", test_timeline);
+    qtest_add_func("/copro/tiler/pb-fuzz", test_pb_fuzz);
     qtest_add_func("/copro/tiler/bandwidth", test_bandwidth);
     return g_test_run();
 }
