@@ -752,6 +752,7 @@ static bool copro_complete_submission(CoproEngine *e)
     }
     e->completed_fence = e->desc.fence;
     e->stat_submissions++;
+    copro_tiler_retire(e);
     copro_tl_engine(e, COPRO_TL_RETIRE);
     c = copro_ctx_stat(s, e->desc.context);
     if (c) {

@@ -386,9 +386,9 @@ static StepResult geometry_scene(CoproEngine *e, struct copro_scene *h)
     StepResult r;
 
     /*
-     * The scene is its context's: a scene left open by one submission is
-     * continued by its context's next one, never by another context's
-     * (whose primitives would land in a parameter buffer not its own).
+     * The scene is its submission's (copro_tiler_retire); the context
+     * check is a second line: a resumed submission gets its scene back
+     * under its own context.
      */
     if (!e->tiler.scene || e->tiler.scene_ctx != e->desc.context) {
         return tiler_fail(e, COPRO_TILER_ERR_NO_SCENE,
@@ -930,6 +930,24 @@ StepResult copro_tiler_exec(CoproEngine *e)
         return (p->progress & 1) ? tile_render_step(e) : tile_plan_step(e);
     default:
         g_assert_not_reached();
+    }
+}
+
+/*
+ * A scene lives within its submission (and the resumptions of it, which
+ * get it back from the save record): one left open when the submission
+ * retires is dropped, so that no other submission, of this context or
+ * another, ever bins into it or is refused a SCENE_BEGIN because of it.
+ * It stays OPEN in memory; a final TILE_RENDER of it is NOT_CLOSED.
+ */
+void copro_tiler_retire(CoproEngine *e)
+{
+    if (e->tiler.scene) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: fence %" PRIu64
+                      " retired with scene 0x%" PRIx64 " open (no "
+                      "SCENE_END): dropped\n", e->index, e->desc.fence,
+                      e->tiler.scene);
+        e->tiler.scene = 0;
     }
 }
 

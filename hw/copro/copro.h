@@ -378,6 +378,7 @@ bool copro_tiler_progress_ok(CoproEngine *e);
 uint64_t copro_tiler_step_cost(CoproEngine *e);
 StepResult copro_tiler_exec(CoproEngine *e);
 bool copro_tiler_at_boundary(CoproEngine *e);
+void copro_tiler_retire(CoproEngine *e);
 void copro_tiler_save(CoproEngine *e, struct copro_save_record *r);
 bool copro_tiler_restore(CoproEngine *e, const struct copro_save_record *r);
 uint64_t copro_tiler_engine_read(CoproEngine *e, hwaddr reg);

@@ -162,7 +162,7 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
 /* COPRO_ENG_TILER_CAUSE */
 #define COPRO_TILER_ERR_NONE        0
 #define COPRO_TILER_ERR_NO_SCENE    1   /* BIN_* or SCENE_END, none open
-                                           (by this submission's context) */
+                                           (by this submission) */
 #define COPRO_TILER_ERR_SCENE_OPEN  2   /* SCENE_BEGIN with one open */
 #define COPRO_TILER_ERR_HEADER      3   /* scene header invalid (magic,
                                            sizes, tiles, state) */

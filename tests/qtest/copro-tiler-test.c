@@ -20,6 +20,7 @@
 #define RING2       0x1000          /* tiles: engine 2 */
 #define SAVE0       0x2000          /* save areas */
 #define SAVE2       0x2100
+#define FLAG        0x2200          /* a WAIT's flag */
 #define BUF_G       0x10000         /* geometry buffer */
 #define BUF_T       0x30000         /* tile buffer */
 #define PB          (1 * MiB)       /* parameter buffer */
@@ -631,7 +632,10 @@ static void test_errors(void)
     copro_pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
     expect_cause(&c, 0, b, COPRO_TILER_ERR_TILE_COUNT);
 
-    /* a tile pass over a scene whose geometry did not finish */
+    /*
+     * A geometry buffer without SCENE_END: its scene is dropped when it
+     * retires, stays OPEN in memory, and nobody can add to it after
+     */
     pkt_target(b, TGT);
     copro_pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
     copro_pkt_bin_rect(b, 0, 0, 10, 10, 1);
@@ -639,9 +643,15 @@ static void test_errors(void)
     g_array_set_size(b, 0);
     submit(&c, 0, BUF_G, head, 0x300, 0, SAVE0);
     run_ok(&c, 0, 0x300);
-    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, PB);
-    /* another context cannot add to it */
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, 0);
+    g_assert_cmpuint(le32_to_cpu(vram_r32(&c, PB + 4)), ==,
+                     COPRO_SCENE_OPEN);
     copro_pkt_bin_rect(b, 0, 0, 1, 1, 0);
+    expect_cause(&c, 0, b, COPRO_TILER_ERR_NO_SCENE);
+    /* another context's scene is not refused because of it */
+    pkt_target(b, TGT);
+    copro_pkt_scene_begin(b, 1, 0, PB + 0x100000, PB_BIG, 0);
+    copro_pkt_scene_end(b);
     head = copro_buf_put(&c, BUF_G, b);
     g_array_set_size(b, 0);
     {
@@ -650,21 +660,26 @@ static void test_errors(void)
         d.save_addr = SAVE0;
         copro_submit_desc(&c, 0, &d);
     }
-    g_assert_cmpuint(run_halt(&c, 0), ==, COPRO_ENG_STATE_HALTED);
-    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_TILER_CAUSE), ==,
-                     COPRO_TILER_ERR_NO_SCENE);
-    wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
-    /* the fault left the scene open for its own context */
-    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, PB);
+    run_ok(&c, 0, 0x301);
+    /* a tile pass over the scene whose geometry did not finish */
     pkt_target(b, TGT);
     copro_pkt_tile_render(b, 1, 0, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_NOT_CLOSED);
     pkt_target(b, TGT);
     copro_pkt_tile_render(b, 1, COPRO_TILE_PARTIAL, PB, TILES);
     expect_cause(&c, 2, b, COPRO_TILER_ERR_NOT_OOM);
-    /* an engine reset abandons the open scene */
+    /* a halted engine keeps its scene until an engine reset drops it */
+    pkt_target(b, TGT);
+    copro_pkt_scene_begin(b, 1, 0, PB, PB_BIG, 0);
+    copro_pkt_bin_blit(b, SRC, COPRO_BLIT_PITCH_MAX + 1, 0, 0, 1, 1);
+    head = copro_buf_put(&c, BUF_G, b);
+    g_array_set_size(b, 0);
+    submit(&c, 0, BUF_G, head, 0x302, 0, SAVE0);
+    g_assert_cmpuint(run_halt(&c, 0), ==, COPRO_ENG_STATE_HALTED);
+    g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, PB);
     ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, 0);
+    wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
 
     /* a closed scene, then its parameter buffer or the pass broken */
     closed_scene(&c);
@@ -746,7 +761,7 @@ static void test_pb_fuzz(void)
     g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
     uint32_t used_end = copro_scene_heap_start(TILES) + 1024;
     GRand *r = g_rand_new_with_seed(1919);
-    unsigned halted = 0, done = 0;
+    unsigned halted = 0, done = 0, geometry = 0;
     uint64_t fence = 0x700;
     Copro c;
 
@@ -763,11 +778,27 @@ static void test_pb_fuzz(void)
         copro_pkt_bin_rect(b, 20, 10, 40, 40, 0x0000ff00);
         if (mode < 2) {
             copro_pkt_scene_end(b);
+        } else {
+            /* the rest of the scene once the test has done its damage */
+            vram_w64(&c, FLAG, 0);
+            copro_pkt_wait(b, FLAG, 1);
+            copro_pkt_bin_rect(b, 100, 60, 300, 300, 0x000000ff);
+            copro_pkt_bin_rect(b, 31, 31, 3, 3, 0x00abcdef);
+            copro_pkt_scene_end(b);
         }
         len = copro_buf_put(&c, BUF_G, b);
         g_array_set_size(b, 0);
         submit(&c, 0, BUF_G, len, ++fence, 0, SAVE0);
-        run_ok(&c, 0, fence);
+        if (mode < 2) {
+            run_ok(&c, 0, fence);
+        } else {
+            for (int i = 0; i < 1000 && erd32(&c, 0, COPRO_ENG_STATE) !=
+                 COPRO_ENG_STATE_WAITING; i++) {
+                qtest_clock_step(c.qts, 10000);
+            }
+            g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==,
+                             COPRO_ENG_STATE_WAITING);
+        }
 
         for (unsigned k = g_rand_int_range(r, 1, 4); k; k--) {
             static const uint32_t vals[] = {
@@ -784,13 +815,12 @@ static void test_pb_fuzz(void)
             pkt_target(b, TGT);
             copro_pkt_tile_render(b, 1, mode ? COPRO_TILE_PARTIAL : 0, PB,
                                   TILES);
+            len = copro_buf_put(&c, BUF_T, b);
+            submit(&c, e, BUF_T, len, ++fence, 0, SAVE2);
         } else {
-            copro_pkt_bin_rect(b, 100, 60, 300, 300, 0x000000ff);
-            copro_pkt_bin_rect(b, 31, 31, 3, 3, 0x00abcdef);
-            copro_pkt_scene_end(b);
+            vram_w64(&c, FLAG, 1);
+            geometry++;
         }
-        len = copro_buf_put(&c, BUF_T, b);
-        submit(&c, e, BUF_T, len, ++fence, 0, e ? SAVE2 : SAVE0);
         for (int i = 0; i < 100000; i++) {
             if (erd64(&c, e, COPRO_ENG_COMPLETED_FENCE) == fence ||
                 erd32(&c, e, COPRO_ENG_STATE) == COPRO_ENG_STATE_HALTED) {
@@ -813,7 +843,9 @@ static void test_pb_fuzz(void)
         ewr32(&c, 2, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
         wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
     }
-    g_test_message("60 rounds: %u halted, %u completed", halted, done);
+    g_test_message("60 rounds (%u binning into the damaged scene): %u "
+                   "halted, %u completed", geometry, halted, done);
+    g_assert_cmpuint(geometry, >, 0);
     g_assert_cmpuint(halted, >, 0);
     g_assert_cmpuint(done, >, 0);
     g_rand_free(r);
