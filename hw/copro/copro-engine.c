@@ -44,14 +44,6 @@
 #define COPRO_BATCH_STEPS   4096
 #define COPRO_BATCH_SKIP_NS (1 * SCALE_MS)
 
-/* what a step did */
-typedef enum StepResult {
-    STEP_DONE,      /* packet retired */
-    STEP_MORE,      /* packet has more steps */
-    STEP_BLOCKED,   /* WAIT not satisfied */
-    STEP_FAULT,     /* engine halted */
-} StepResult;
-
 static const char *const copro_op_names[] = {
     [COPRO_OP_NOP] = "NOP",
     [COPRO_OP_TIMESTAMP] = "TIMESTAMP",
@@ -64,6 +56,11 @@ static const char *const copro_op_names[] = {
     [COPRO_OP_RECT] = "RECT",
     [COPRO_OP_WORK] = "WORK",
     [COPRO_OP_COPY_PTE] = "COPY_PTE",
+    [COPRO_OP_SCENE_BEGIN] = "SCENE_BEGIN",
+    [COPRO_OP_BIN_RECT] = "BIN_RECT",
+    [COPRO_OP_BIN_BLIT] = "BIN_BLIT",
+    [COPRO_OP_SCENE_END] = "SCENE_END",
+    [COPRO_OP_TILE_RENDER] = "TILE_RENDER",
 };
 
 const char *copro_op_name(uint32_t op)
@@ -92,7 +89,7 @@ static bool copro_modelled(CoproEngine *e)
 }
 
 /* ns needed to move @bytes at @rate bytes (or pixels) per second */
-static uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate)
+uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate)
 {
     uint64_t lo, hi;
 
@@ -335,6 +332,8 @@ static uint64_t copro_step_cost(CoproEngine *e)
     case COPRO_OP_WAIT:
         /* only the first check is charged; waiting is not busy time */
         return p->progress == 0 ? first : 0;
+    case COPRO_OP_SCENE_BEGIN ... COPRO_OP_TILE_RENDER:
+        return first + copro_tiler_step_cost(e);
     default:
         return first;
     }
@@ -358,6 +357,8 @@ static int64_t copro_copy_chunk(CoproEngine *e, uint64_t dst, uint64_t src,
         return -1;
     }
     p->progress += n;
+    e->tiler.stat_mem_read += n;
+    e->tiler.stat_mem_write += n;
     return n;
 }
 
@@ -412,6 +413,7 @@ static StepResult copro_exec_fill(CoproEngine *e)
     }
     p->progress += n;
     e->stat_bytes += n;
+    e->tiler.stat_mem_write += n;
     return p->progress < size ? STEP_MORE : STEP_DONE;
 }
 
@@ -494,6 +496,7 @@ static StepResult copro_exec_rect(CoproEngine *e)
                 return STEP_FAULT;
             }
             e->stat_bytes += row_bytes;
+            e->tiler.stat_mem_write += row_bytes;
         }
     }
     p->progress += e->rect_rows_step;
@@ -559,6 +562,8 @@ static StepResult copro_exec_step(CoproEngine *e)
         v = dw64(p, 0) - p->progress;
         p->progress += copro_modelled(e) ? MIN(v, s->arbitration_ns) : v;
         return p->progress < dw64(p, 0) ? STEP_MORE : STEP_DONE;
+    case COPRO_OP_SCENE_BEGIN ... COPRO_OP_TILE_RENDER:
+        return copro_tiler_exec(e);
     default:
         g_assert_not_reached();
     }
@@ -600,6 +605,8 @@ static bool copro_packet_fields_ok(CoproEngine *e)
         return copro_check_set_target(e);
     case COPRO_OP_RECT:
         return copro_prepare_rect(e);
+    case COPRO_OP_SCENE_BEGIN ... COPRO_OP_TILE_RENDER:
+        return copro_tiler_fields_ok(e);
     default:
         return true;
     }
@@ -642,6 +649,8 @@ bool copro_packet_progress_ok(CoproEngine *e)
         return !p->progress || p->progress < e->rect_h;
     case COPRO_OP_WAIT:
         return p->progress <= 1;
+    case COPRO_OP_TILE_RENDER:
+        return copro_tiler_progress_ok(e);
     default:
         return !p->progress;
     }
@@ -774,6 +783,7 @@ static bool copro_complete_submission(CoproEngine *e)
     }
     e->completed_fence = e->desc.fence;
     e->stat_submissions++;
+    copro_tiler_retire(e);
     copro_tl_engine(e, COPRO_TL_RETIRE);
     c = copro_ctx_stat(s, e->desc.context);
     if (c) {
@@ -896,6 +906,10 @@ static bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
         }
         break;
     default:
+        /* the tiler's steps may stop with OOM or record stage events */
+        if (copro_tiler_op(COPRO_PKT_OP(e->cur.hdr))) {
+            stop = "tiler";
+        }
         break;
     }
     if (!stop && *batched >= COPRO_BATCH_STEPS) {
@@ -1023,6 +1037,7 @@ static void copro_engine_loop(CoproEngine *e)
             r = copro_exec_step(e);
             switch (r) {
             case STEP_FAULT:
+            case STEP_STOPPED:
                 return;
             case STEP_BLOCKED:
                 if (copro_hws_blocked(e, now)) {
@@ -1293,6 +1308,8 @@ uint64_t copro_engine_read(CoproEngine *e, hwaddr reg)
     case COPRO_ENG_STAT_TLB_HITS:
     case COPRO_ENG_STAT_TLB_MISSES:
         return copro_mmu_engine_stat(e, reg);
+    case COPRO_ENG_TILER_CAUSE ... COPRO_ENG_TILER_SCENE:
+        return copro_tiler_engine_read(e, reg);
     default:
         return 0;
     }
@@ -1333,6 +1350,7 @@ static void copro_engine_soft_reset(CoproEngine *e)
     e->preempt_pending = false;
     e->fault_irq_due = false;
     e->inject = 0;
+    copro_tiler_engine_soft_reset(e);
     e->state = COPRO_ENG_STATE_IDLE;
 }
 
@@ -1509,6 +1527,9 @@ bool copro_engine_post_load(CoproEngine *e)
                              e->fault_kind == COPRO_FAULT_NONE)) {
         return false;
     }
+    if (!copro_tiler_engine_post_load(e)) {
+        return false;
+    }
     /* per-pass bookkeeping starts afresh on the destination */
     e->slice_stamp = 0;
     e->slice_used = 0;
@@ -1647,6 +1668,7 @@ const VMStateDescription vmstate_copro_engine = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_copro_engine_switch,
         &vmstate_copro_engine_batch,
+        &vmstate_copro_tiler_engine,
         NULL
     },
 };

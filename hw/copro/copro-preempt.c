@@ -89,9 +89,13 @@ static bool copro_at_arbitration_point(CoproEngine *e)
     }
     switch (e->dev->preempt) {
     case COPRO_PREEMPT_COMMAND:
-        return !e->in_packet || copro_packet_is_wait(e);
+        /* a tile pass stops at tile boundaries (copro-tiler.c) */
+        return !e->in_packet || copro_packet_is_wait(e) ||
+               copro_tiler_at_boundary(e);
     case COPRO_PREEMPT_MID_COMMAND:
-        return true;
+        return !e->in_packet ||
+               COPRO_PKT_OP(e->cur.hdr) != COPRO_OP_TILE_RENDER ||
+               copro_tiler_at_boundary(e);
     default:
         return false;
     }
@@ -113,14 +117,14 @@ static bool copro_op_multi_step(uint32_t op)
     case COPRO_OP_COPY_PTE:
     case COPRO_OP_RECT:
     case COPRO_OP_WORK:
+    case COPRO_OP_TILE_RENDER:
         return true;
     default:
         return false;
     }
 }
 
-static void copro_save_record_fill(CoproEngine *e,
-                                   struct copro_save_record *r)
+void copro_save_record_fill(CoproEngine *e, struct copro_save_record *r)
 {
     /*
      * Only a multi-step packet with steps done is saved as partly done.
@@ -163,6 +167,24 @@ static void copro_save_record_fill(CoproEngine *e,
         r->targets[i].height = cpu_to_le32(e->targets[i].height);
         r->targets[i].format = cpu_to_le32(e->targets[i].format);
     }
+    copro_tiler_save(e, r);
+}
+
+/*
+ * The submission is off the engine (preempted or stopped by the tiler).
+ * What happens to the ring's queued submissions is the caller's: a kernel
+ * ring drops them (the driver resubmits), a hardware queue keeps them.
+ */
+void copro_engine_stop(CoproEngine *e)
+{
+    e->active = false;
+    e->in_packet = false;
+    e->step_pending = false;
+    e->preempt_saving = false;
+    e->pc = 0;
+    e->tiler.scene = 0;
+    timer_del(e->timer);
+    e->state = COPRO_ENG_STATE_IDLE;
 }
 
 /*
@@ -196,13 +218,7 @@ static void copro_preempt_now(CoproEngine *e)
         /* queued submissions are dropped: the driver resubmits them */
         e->ring_head = e->ring_tail;
     }
-    e->active = false;
-    e->in_packet = false;
-    e->step_pending = false;
-    e->preempt_saving = false;
-    e->pc = 0;
-    timer_del(e->timer);
-    e->state = COPRO_ENG_STATE_IDLE;
+    copro_engine_stop(e);
 
     if (queue) {
         /*
@@ -312,6 +328,9 @@ bool copro_preempt_restore(CoproEngine *e)
         }
     }
 
+    if (!copro_tiler_restore(e, &r)) {
+        return copro_preempt_restore_fail(e, "bad scene state");
+    }
     e->pc = offset;
     e->in_packet = false;
     if (le32_to_cpu(r.in_packet)) {
@@ -327,7 +346,10 @@ bool copro_preempt_restore(CoproEngine *e)
         if ((uint64_t)offset + COPRO_PKT_LEN(p->hdr) * 4 > e->desc.dma_len ||
             !copro_op_multi_step(COPRO_PKT_OP(p->hdr)) ||
             copro_packet_check(e) != COPRO_FAULT_NONE ||
-            !copro_packet_progress_ok(e)) {
+            !copro_packet_progress_ok(e) ||
+            /* a tile pass is saved between tiles only */
+            (COPRO_PKT_OP(p->hdr) == COPRO_OP_TILE_RENDER &&
+             (p->progress & 1))) {
             return copro_preempt_restore_fail(e, "bad packet state");
         }
         e->in_packet = true;

@@ -105,6 +105,16 @@ static const CoproTlKindInfo copro_tl_kinds[COPRO_TL_KINDS] = {
     [COPRO_TL_VSYNC] = { "vsync", SRC_DISPLAY, { { "count", TL_U64 } } },
     [COPRO_TL_FLIP_DONE] = { "flip-done", SRC_DISPLAY,
         { { "address", TL_U64 }, { "vsync", TL_U64 } } },
+    [COPRO_TL_SCENE_BEGIN] = { "scene-begin", SRC_ENGINE,
+        { { "scene", TL_U64 }, { "fence", TL_U64 } } },
+    [COPRO_TL_SCENE_END] = { "scene-end", SRC_ENGINE,
+        { { "scene", TL_U64 }, { "prims", TL_U64 } } },
+    [COPRO_TL_TILER_OOM] = { "tiler-oom", SRC_ENGINE,
+        { { "scene", TL_U64 }, { "need", TL_U64 } } },
+    [COPRO_TL_TILE_PASS_START] = { "tile-pass-start", SRC_ENGINE,
+        { { "scene", TL_U64 }, { "partial", TL_BOOL } } },
+    [COPRO_TL_TILE_PASS_END] = { "tile-pass-end", SRC_ENGINE,
+        { { "scene", TL_U64 }, { "partial", TL_BOOL } } },
     MARK(QUEUE) = { "queue", SRC_GUEST,
         { { "buffer", TL_U64 }, { "bytes", TL_U64 } } },
     MARK(ELECT) = { "elect", SRC_GUEST,
@@ -301,6 +311,19 @@ void copro_tl_engine_event(CoproEngine *e, CoproTlKind kind)
     default:
         g_assert_not_reached();
     }
+}
+
+/* the tiler's stage events (copro-tiler.c): two arguments, as named */
+void copro_tl_tiler_event(CoproEngine *e, CoproTlKind kind, uint64_t a0,
+                          uint64_t a1)
+{
+    CoproTlEvent *ev = copro_tl_new(e->dev, kind, e->index);
+
+    if (e->active) {
+        copro_tl_set_context(ev, e->desc.context);
+    }
+    ev->arg[0] = a0;
+    ev->arg[1] = a1;
 }
 
 void copro_tl_device_event(CoproState *s, CoproTlKind kind, uint64_t a0,

@@ -16,6 +16,7 @@
 #include "copro/copro_cmd.h"
 #include "copro-display.h"
 #include "copro-hwsched.h"
+#include "copro-tiler.h"
 
 #define TYPE_COPRO "copro"
 OBJECT_DECLARE_SIMPLE_TYPE(CoproState, COPRO)
@@ -126,10 +127,21 @@ typedef struct CoproEngine {
     bool batching;
     bool fault_irq_due;
 
+    CoproTilerEngine tiler;         /* copro-tiler.c */
+
     QEMUTimer *timer;
     QEMUBH *bh;
     uint8_t *bounce;                /* one step's data (COPRO_CHUNK_BYTES) */
 } CoproEngine;
+
+/* what a step did (copro-engine.c, copro-tiler.c) */
+typedef enum StepResult {
+    STEP_DONE,      /* packet retired */
+    STEP_MORE,      /* packet has more steps */
+    STEP_BLOCKED,   /* WAIT not satisfied */
+    STEP_FAULT,     /* engine halted */
+    STEP_STOPPED,   /* submission stopped and saved (tiler OOM) */
+} StepResult;
 
 /* per-context busy time, for statistics (small open-addressed table) */
 #define COPRO_CTX_STATS 64
@@ -209,6 +221,11 @@ typedef enum CoproTlKind {
     COPRO_TL_FLIP,
     COPRO_TL_VSYNC,
     COPRO_TL_FLIP_DONE,
+    COPRO_TL_SCENE_BEGIN,       /* copro-tiler.c: the two stages */
+    COPRO_TL_SCENE_END,
+    COPRO_TL_TILER_OOM,
+    COPRO_TL_TILE_PASS_START,
+    COPRO_TL_TILE_PASS_END,
     /* guest markers: COPRO_TL_MARK + COPRO_MARK_* */
     COPRO_TL_MARK = 64,
     COPRO_TL_KINDS = COPRO_TL_MARK + COPRO_MARK_LAST + 1,
@@ -293,6 +310,7 @@ struct CoproState {
     CoproDisplay display;   /* copro-display.c */
     CoproTlLog tl;          /* copro-timeline.c */
     CoproHws hws;           /* copro-hwsched.c */
+    CoproTiler tiler;       /* copro-tiler.c */
 
     VMChangeStateEntry *vmstate_change;
 };
@@ -352,8 +370,32 @@ bool copro_packet_progress_ok(CoproEngine *e);
 uint64_t copro_ctx_switch_ns(CoproEngine *e);
 void copro_account(CoproEngine *e, uint64_t ns);
 uint64_t copro_gpu_addr_add(uint64_t base, uint64_t off);
+uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate);
+
+/* copro-tiler.c */
+bool copro_tiler_op(uint32_t op);
+bool copro_tiler_check_props(CoproState *s, Error **errp);
+void copro_tiler_init(CoproState *s);
+void copro_tiler_fini(CoproState *s);
+void copro_tiler_reset(CoproState *s);
+void copro_tiler_engine_soft_reset(CoproEngine *e);
+bool copro_tiler_fields_ok(CoproEngine *e);
+bool copro_tiler_progress_ok(CoproEngine *e);
+uint64_t copro_tiler_step_cost(CoproEngine *e);
+StepResult copro_tiler_exec(CoproEngine *e);
+bool copro_tiler_at_boundary(CoproEngine *e);
+void copro_tiler_retire(CoproEngine *e);
+void copro_tiler_save(CoproEngine *e, struct copro_save_record *r);
+bool copro_tiler_restore(CoproEngine *e, const struct copro_save_record *r);
+uint64_t copro_tiler_engine_read(CoproEngine *e, hwaddr reg);
+uint64_t copro_tiler_read(CoproState *s, hwaddr reg);
+bool copro_tiler_engine_post_load(CoproEngine *e);
+extern const VMStateDescription vmstate_copro_tiler_engine;
+extern const VMStateDescription vmstate_copro_tiler;
 
 /* copro-preempt.c */
+void copro_save_record_fill(CoproEngine *e, struct copro_save_record *r);
+void copro_engine_stop(CoproEngine *e);
 void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask);
 bool copro_preempt_possible(CoproEngine *e);
 bool copro_preempt_arbitrate(CoproEngine *e, int64_t now);
@@ -418,6 +460,8 @@ void copro_tl_mark_write(CoproState *s, hwaddr reg, uint64_t val,
 void copro_tl_engine_event(CoproEngine *e, CoproTlKind kind);
 void copro_tl_device_event(CoproState *s, CoproTlKind kind, uint64_t a0,
                            uint64_t a1);
+void copro_tl_tiler_event(CoproEngine *e, CoproTlKind kind, uint64_t a0,
+                          uint64_t a1);
 
 /*
  * The hooks: one test when the log is off. An engine event reads what it
@@ -428,6 +472,14 @@ static inline void copro_tl_engine(CoproEngine *e, CoproTlKind kind)
 {
     if (unlikely(e->dev->tl.on)) {
         copro_tl_engine_event(e, kind);
+    }
+}
+
+static inline void copro_tl_tiler(CoproEngine *e, CoproTlKind kind,
+                                  uint64_t a0, uint64_t a1)
+{
+    if (unlikely(e->dev->tl.on)) {
+        copro_tl_tiler_event(e, kind, a0, a1);
     }
 }
 

@@ -16,6 +16,7 @@
 #include "hw/pci/pci_regs.h"
 #include "copro/copro_regs.h"
 #include "copro/copro_cmd.h"
+#include "copro/copro_tiler.h"
 
 #define COPRO_SLOT 4
 
@@ -282,6 +283,56 @@ static inline void copro_pkt_work(GArray *b, uint64_t ns)
 }
 
 /* Give engine @e a ring of @entries descriptors at GPU address @base. */
+/* the tiling path's packets (copro_tiler.h) */
+static inline void copro_pkt_scene_begin(GArray *b, unsigned slot,
+                                         uint32_t flags, uint64_t pb,
+                                         uint32_t size, uint32_t clear)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, slot | flags,
+                                  COPRO_LEN_SCENE_BEGIN));
+    copro_buf_qw(b, pb);
+    copro_buf_dw(b, size);
+    copro_buf_dw(b, clear);
+}
+
+static inline void copro_pkt_bin_rect(GArray *b, uint32_t x, uint32_t y,
+                                      uint32_t w, uint32_t h, uint32_t colour)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_BIN_RECT, 0, COPRO_LEN_BIN_RECT));
+    copro_buf_dw(b, x);
+    copro_buf_dw(b, y);
+    copro_buf_dw(b, w);
+    copro_buf_dw(b, h);
+    copro_buf_dw(b, colour);
+}
+
+static inline void copro_pkt_bin_blit(GArray *b, uint64_t src,
+                                      uint32_t pitch, uint32_t x, uint32_t y,
+                                      uint32_t w, uint32_t h)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_BIN_BLIT, 0, COPRO_LEN_BIN_BLIT));
+    copro_buf_qw(b, src);
+    copro_buf_dw(b, pitch);
+    copro_buf_dw(b, COPRO_BLIT_XY(x, y));
+    copro_buf_dw(b, COPRO_BLIT_XY(w, h));
+}
+
+static inline void copro_pkt_scene_end(GArray *b)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_SCENE_END, 0,
+                                  COPRO_LEN_SCENE_END));
+}
+
+static inline void copro_pkt_tile_render(GArray *b, unsigned slot,
+                                         uint32_t flags, uint64_t pb,
+                                         uint32_t tiles)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_TILE_RENDER, slot | flags,
+                                  COPRO_LEN_TILE_RENDER));
+    copro_buf_qw(b, pb);
+    copro_buf_dw(b, tiles);
+}
+
 static inline void copro_ring_setup(Copro *c, unsigned e, uint64_t base,
                                     uint32_t entries)
 {

@@ -223,6 +223,30 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(inst, [("preempt-request", 5),
                                 ("preempt-saved", 5)])
 
+    def test_tiler_stages(self):
+        """The tiler's stage events become slices on a "stages" track of
+        each engine: geometry on one, the tile passes on another, a pass
+        still open at the end unfinished; an OOM is an engine instant."""
+        evs = self.convert(
+            Log().start(0, 1, 1)
+            .add(10, "scene-begin", 0, 1, scene=0x1000, fence=1)
+            .add(20, "tiler-oom", 0, 1, scene=0x1000, need=64)
+            .add(30, "tile-pass-start", 2, 1, scene=0x1000, partial=True)
+            .add(40, "tile-pass-end", 2, 1, scene=0x1000, partial=True)
+            .add(50, "scene-end", 0, 1, scene=0x1000, prims=3)
+            .add(60, "tile-pass-start", 2, 1, scene=0x1000, partial=False)
+            .retire(70, 1, 1))["traceEvents"]
+        slices = [(e["tid"], e["name"], e["ts"] * 1000) for e in evs
+                  if e["ph"] == "B" and e.get("cat") == "stage"]
+        self.assertEqual(slices, [(10, "geometry", 10),
+                                  (12, "tiles (partial)", 30),
+                                  (12, "tiles", 60)])
+        ends = [e for e in evs if e["ph"] == "E" and e.get("cat") == "stage"]
+        self.assertEqual([e["ts"] * 1000 for e in ends], [40, 50, 70])
+        self.assertTrue(ends[-1]["args"]["unfinished"])
+        self.assertIn("tiler-oom", [e["name"] for e in evs
+                                    if e["ph"] == "i"])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
