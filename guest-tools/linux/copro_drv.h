@@ -24,6 +24,11 @@
 #include <drm/drm_encoder.h>
 #include <drm/drm_plane.h>
 #include <drm/drm_vblank.h>
+#include <drm/drm_mm.h>
+#include <drm/gpu_scheduler.h>
+#include <linux/idr.h>
+#include <linux/iosys-map.h>
+#include <linux/wait.h>
 
 #include "copro/copro_regs.h"
 
@@ -36,11 +41,58 @@ enum copro_irq_mode {
 	COPRO_IRQ_MSIX,
 };
 
-/* One engine: what the render half will grow (ring, scheduler, fences). */
+struct copro_device;
+struct drm_gem_vram_object;
+struct seq_file;
+struct file;
+
+/*
+ * One engine: its ring, its drm_sched scheduler and the jobs on the ring
+ * (copro_ring.c). @lock guards the ring and the job lists; it is taken
+ * in the interrupt handler.
+ */
 struct copro_engine {
 	unsigned int id;
 	u64 irqs;		/* causes seen, for debugfs */
 	u64 last_causes;
+
+	struct copro_device *cdev;
+	struct drm_gpu_scheduler sched;
+	bool sched_ready;
+	spinlock_t lock;	/* the ring, the lists, the preemption state */
+	spinlock_t fence_lock;	/* the hardware fences' lock */
+	struct list_head ring_jobs;	/* written to the ring, ring order */
+	struct list_head held;	/* waiting for a preemption to finish */
+	u64 ring_gpu;		/* GPU address of the ring */
+	u32 ring_offset;	/* its offset in the kernel pool */
+	u32 tail;
+	u64 next_hwid;		/* fence id of the next ring entry */
+	bool preempting;	/* a PREEMPT_REQ is outstanding */
+	u64 preempt_done;	/* requests completed or cancelled */
+	void *rotate_ctx;	/* goes behind its peers at the next rebuild */
+	wait_queue_head_t wq;
+	unsigned int hangs_in_row;	/* resets without a retirement between */
+
+	/* counters for debugfs */
+	u64 jobs_run;
+	u64 jobs_done;
+	u64 preempt_reqs;
+	u64 preemptions;
+	u64 preempt_resumes;
+	u64 tdr_preempts;
+	u64 engine_resets;
+	u64 faults;
+	u64 banned;
+};
+
+/* Kernel memory in VRAM: rings, DMA buffers and save areas. */
+struct copro_pool {
+	struct drm_gem_vram_object *gbo;
+	struct iosys_map map;
+	u64 gpu;		/* VRAM offset */
+	u64 size;
+	struct mutex lock;	/* @mm */
+	struct drm_mm mm;
 };
 
 struct copro_device {
@@ -86,6 +138,10 @@ struct copro_device {
 	bool crc_on;
 	u64 crcs;
 	u64 resets;		/* device resets survived */
+	u32 preempt_caps;	/* PREEMPT_CAPS */
+	struct copro_pool pool;
+	struct ida ctx_ids;	/* device context ids (descriptor field) */
+	u64 device_recoveries;	/* every engine reset at once */
 	/* VSYNC_COUNT restarts at a reset: the vblank counter goes on */
 	u64 vsync_base;
 };
@@ -123,5 +179,37 @@ int copro_kms_init(struct copro_device *cdev);
 void copro_kms_vsync(struct copro_device *cdev, u64 causes);
 
 void copro_debugfs_init(struct drm_minor *minor);
+
+/* the render half: copro_ring.c, copro_gem.c, copro_submit.c */
+int copro_render_init(struct copro_device *cdev);
+void copro_render_fini(struct copro_device *cdev);
+void copro_render_reset_done(struct copro_device *cdev);
+void copro_engine_irq(struct copro_engine *eng, u32 causes);
+void copro_engines_show(struct copro_device *cdev, struct seq_file *m);
+
+int copro_pool_init(struct copro_device *cdev, u64 size, u64 reserved);
+void copro_pool_fini(struct copro_device *cdev);
+int copro_pool_alloc(struct copro_device *cdev, struct drm_mm_node *node,
+		     u64 size);
+void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node);
+
+struct drm_file;
+int copro_ioctl_get_param(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int copro_ioctl_gem_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int copro_ioctl_gem_info(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int copro_ioctl_ctx_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int copro_ioctl_ctx_query(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int copro_ioctl_submit(struct drm_device *drm, void *data,
+		       struct drm_file *file);
+int copro_open(struct drm_device *drm, struct drm_file *file);
+void copro_postclose(struct drm_device *drm, struct drm_file *file);
+void copro_show_fdinfo(struct seq_file *m, struct file *f);
 
 #endif
