@@ -54,6 +54,17 @@ if [ ! "$out/copro-rendertest" -nt "$tests/copro-rendertest.c" ] ||
         $(pkg-config --cflags --libs libdrm)
 fi
 
+for t in copro-info copro-run copro-bench; do
+    if [ ! "$out/$t" -nt "$src/guest-tools/tools/$t.c" ] ||
+       [ ! "$out/$t" -nt "$lib/libcopro.c" ] ||
+       [ ! "$out/$t" -nt "$src/guest-tools/linux/uapi/copro_drm.h" ]; then
+        # shellcheck disable=SC2046
+        gcc -O2 -Wall -Wextra -Werror -I"$lib" -I"$src/guest-tools/linux/uapi" \
+            -I"$src/include" -o "$out/$t" "$src/guest-tools/tools/$t.c" \
+            "$lib/libcopro.c" $(pkg-config --cflags --libs libdrm)
+    fi
+done
+
 ln -sf "$kcache/vmlinux" "$out/vmlinux"
 echo "$release $(cat "$kcache/version")" > "$out/kernel"
 bins=()
@@ -63,6 +74,7 @@ for b in modetest vbltest proptest modeprint drmdevice drm_info fbset; do
 done
 fresh=1
 for f in "$out/module/copro.ko" "$out/copro-kmstest" "$out/copro-rendertest" \
+         "$out/copro-info" "$out/copro-run" "$out/copro-bench" \
          "$src"/guest-tools/image/* \
          "$kcache/complete"; do
     [ "$out/initrd.gz" -nt "$f" ] || fresh=
@@ -71,5 +83,6 @@ done
     python3 "$src/guest-tools/image/mkinitramfs.py" \
         --modules "$kcache/modules" --driver "$out/module/copro.ko" \
         --out "$out/initrd.gz" "${bins[@]}" --bin "$out/copro-kmstest" \
-        --bin "$out/copro-rendertest" >/dev/null
+        --bin "$out/copro-rendertest" --bin "$out/copro-info" \
+        --bin "$out/copro-run" --bin "$out/copro-bench" >/dev/null
 [ -z "$stamp" ] || touch "$stamp"

@@ -659,5 +659,11 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 			   eng->preempt_resumes, eng->tdr_preempts);
 		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu\n",
 			   e, eng->engine_resets, eng->faults, eng->banned);
+		/* the device's own measures (request-to-saved latency) */
+		seq_printf(m, "engine%u: dev_busy_ns %llu dev_preemptions %llu dev_preempt_sum_ns %llu dev_preempt_max_ns %llu\n",
+			   e, eng_rd64(eng, COPRO_ENG_STAT_BUSY_NS),
+			   eng_rd64(eng, COPRO_ENG_STAT_PREEMPTIONS),
+			   eng_rd64(eng, COPRO_ENG_STAT_PREEMPT_SUM),
+			   eng_rd64(eng, COPRO_ENG_STAT_PREEMPT_MAX));
 	}
 }
