@@ -140,6 +140,8 @@ struct copro_device {
 	u64 resets;		/* device resets survived */
 	u32 preempt_caps;	/* PREEMPT_CAPS */
 	struct copro_pool pool;
+	wait_queue_head_t pool_wq;	/* submits waiting for pool memory */
+	atomic_t pool_frees;	/* jobs that gave their memory back */
 	struct ida ctx_ids;	/* device context ids (descriptor field) */
 	u64 device_recoveries;	/* every engine reset at once */
 	/* VSYNC_COUNT restarts at a reset: the vblank counter goes on */

@@ -14,6 +14,7 @@
 
 #include <linux/dma-fence.h>
 #include <linux/kref.h>
+#include <linux/sizes.h>
 #include <linux/mutex.h>
 #include <linux/xarray.h>
 
@@ -45,7 +46,7 @@ struct copro_file {
 	struct xarray ctxs;	/* handle -> copro_ctx */
 	u64 client_id;		/* fdinfo drm-client-id */
 	u64 busy_ns[COPRO_MAX_ENGINES];	/* of retired jobs (fdinfo) */
-	u64 vram_jobs_bytes;
+	atomic64_t pool_bytes;	/* kernel pool its jobs hold */
 	spinlock_t stat_lock;	/* busy_ns */
 };
 
@@ -61,6 +62,7 @@ struct copro_job {
 	bool resume;		/* preempted mid-buffer: RESUME from save */
 	u64 start_ns;		/* GPU_TIME when it reached the ring head */
 	struct drm_mm_node mem;	/* pool: the stream, then the save area */
+	struct copro_file *cfile;	/* charged for @mem */
 	u64 dma_gpu;
 	u32 dma_len;
 	u64 save_gpu;
@@ -74,6 +76,8 @@ static inline struct copro_job *to_copro_job(struct drm_sched_job *j)
 }
 
 #define COPRO_SAVE_AREA		256u	/* COPRO_SAVE_SIZE, 64-aligned */
+/* one file may hold at most this much of the kernel pool (4 MiB) */
+#define COPRO_FILE_POOL_MAX	SZ_1M
 
 extern const struct drm_sched_backend_ops copro_sched_ops;
 

@@ -553,6 +553,7 @@ int copro_render_init(struct copro_device *cdev)
 	int ret;
 
 	ida_init(&cdev->ctx_ids);
+	init_waitqueue_head(&cdev->pool_wq);
 	cdev->preempt_caps = copro_rd32(cdev, COPRO_REG_PREEMPT_CAPS);
 	ret = copro_pool_init(cdev, COPRO_POOL_SIZE,
 			      COPRO_MAX_ENGINES * COPRO_RING_ENTRIES *

@@ -168,7 +168,12 @@ void copro_job_free(struct copro_job *job)
 		drm_gem_object_put(job->bos[i]);
 	}
 	kvfree(job->bos);
-	copro_pool_free(job->cdev, &job->mem);
+	if (drm_mm_node_allocated(&job->mem)) {
+		atomic64_sub(job->mem.size, &job->cfile->pool_bytes);
+		copro_pool_free(job->cdev, &job->mem);
+		atomic_inc(&job->cdev->pool_frees);
+		wake_up_all(&job->cdev->pool_wq);
+	}
 	if (job->hw)
 		dma_fence_put(job->hw);
 	copro_ctx_put(job->ctx);
@@ -327,6 +332,33 @@ static struct copro_ctx *copro_ctx_lookup(struct copro_file *cfile, u32 h)
 	return ctx;
 }
 
+/*
+ * Take @size bytes of the kernel pool for @job. A file may hold at most
+ * COPRO_FILE_POOL_MAX of it (so no process starves the others); past
+ * that, or when the pool is full, the submit sleeps until jobs retire
+ * (back-pressure, as a full ring would give), or a signal interrupts it.
+ */
+static int copro_pool_charge(struct copro_job *job, u64 size)
+{
+	struct copro_device *cdev = job->cdev;
+	atomic64_t *held = &job->cfile->pool_bytes;
+
+	for (;;) {
+		unsigned int gen = atomic_read(&cdev->pool_frees);
+		int ret;
+
+		if (atomic64_add_return(size, held) <= COPRO_FILE_POOL_MAX) {
+			if (!copro_pool_alloc(cdev, &job->mem, size))
+				return 0;
+		}
+		atomic64_sub(size, held);
+		ret = wait_event_interruptible(cdev->pool_wq,
+					       atomic_read(&cdev->pool_frees) != gen);
+		if (ret)
+			return ret;
+	}
+}
+
 /* Copy, check and place the stream; the job's pool memory holds it. */
 static int copro_job_stream(struct copro_job *job,
 			    struct drm_copro_submit *a, struct copro_check *c)
@@ -347,11 +379,9 @@ static int copro_job_stream(struct copro_job *job,
 	a->bad_offset = c->bad;
 	if (ret)
 		goto out;
-	ret = copro_pool_alloc(cdev, &job->mem, stream + COPRO_SAVE_AREA);
-	if (ret) {
-		ret = -ENOSPC;	/* too many jobs in flight: wait for some */
+	ret = copro_pool_charge(job, stream + COPRO_SAVE_AREA);
+	if (ret)
 		goto out;
-	}
 	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
 			    a->cmds_size);
 	job->dma_gpu = cdev->pool.gpu + job->mem.start;
@@ -401,6 +431,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	}
 	job->cdev = cdev;
+	job->cfile = cfile;
 	job->ctx = ctx;
 	job->engine = a->engine;
 	job->prio = ctx->prio;

@@ -14,6 +14,8 @@
  *                              mid-submission leaks nothing
  *   copro-rendertest preempt   high priority preempts a long low-priority
  *                              job; both outputs equal uninterrupted runs
+ *   copro-rendertest kms       a page flip waits for the rendering into its
+ *                              framebuffer (dma_resv implicit sync)
  *   copro-rendertest hang      (x-fault-injection=on) a long healthy job
  *                              survives the timeout, a hung or faulting
  *                              context is banned, innocents complete
@@ -33,7 +35,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include <drm_fourcc.h>
 #include <xf86drm.h>
+#include <xf86drmMode.h>
 
 #include "libcopro.h"
 #include "copro/copro_cmd.h"
@@ -546,6 +552,60 @@ static int t_bad(void)
 		}
 	}
 
+	/*
+	 * One file cannot take the kernel's job memory from the others: its
+	 * submits sleep (back-pressure) once it holds 1 MiB of it, while
+	 * another process's job goes through.
+	 */
+	{
+		uint32_t nop = COPRO_PKT_HDR(COPRO_OP_NOP, 0, 16384);
+		struct copro_bo b2, tsb;
+		struct copro_cmd big;
+		uint64_t t0, t1, *tt;
+		pid_t other;
+		int n = 0, r = 0, st;
+
+		bo_new(4096, &tsb);
+		tt = tsb.map;
+		copro_cmd_init(&big);
+		copro_cmd_raw(&big, &nop, 1);
+		big.dw = realloc(big.dw, 65536);
+		memset(big.dw + 1, 0, 65532);
+		big.n = 16384;	/* a 64 KiB stream: one NOP */
+		copro_cmd_reset(&c);
+		copro_cmd_work(&c, 1000000000);
+		copro_cmd_timestamp(&c, &tsb, 0);
+		t0 = copro_gpu_time(&dev);
+		r = sub(ctx, 0, &c);
+		other = fork();
+		if (!other) {
+			struct copro_dev d2;
+			uint32_t c2;
+
+			usleep(20000);
+			copro_dev_open(&d2, NULL);
+			copro_ctx_new(&d2, 0, &c2);
+			copro_bo_new(&d2, 4096, &b2);
+			copro_bo_map(&d2, &b2);
+			copro_cmd_reset(&c);
+			copro_cmd_fill(&c, &b2, 0, 4096, 0xabc);
+			/* the copy engine is idle: done long before the WORK */
+			_exit(!copro_run(&d2, c2, COPRO_ENGINE_COPY, &c) &&
+			      all_u32(b2.map, 4096, 0xabc) &&
+			      copro_gpu_time(&d2) < t0 + 500000000 ? 0 : 1);
+		}
+		while (!r && n < 32 && !(r = sub(ctx, 0, &big)))
+			n++;
+		t1 = copro_gpu_time(&dev);
+		waitpid(other, &st, 0);
+		check(!r && n == 32 && t1 >= tt[0] && tt[0],
+		      "32 streams of 64 KiB behind a 1 s job: the submits slept "
+		      "until it retired (%.0f ms)", (t1 - t0) / 1e6);
+		check(WIFEXITED(st) && !WEXITSTATUS(st),
+		      "meanwhile another process's job went through at once");
+		copro_cmd_fini(&big);
+	}
+
 	/* after all that, good work still runs right */
 	copro_cmd_reset(&c);
 	copro_cmd_fill(&c, &bo, 0, 65536, 0x600d600d);
@@ -1032,6 +1092,110 @@ static int t_hang(void)
 	return done();
 }
 
+/* ---- implicit sync with KMS ---- */
+
+static void on_flip(int fd, unsigned int seq, unsigned int sec,
+		    unsigned int usec, void *data)
+{
+	uint64_t *t = data;
+
+	(void)fd;
+	(void)seq;
+	*t = sec * 1000000000ull + usec * 1000ull;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int t_kms(void)
+{
+	struct copro_dev k;
+	drmModeResPtr res;
+	drmModeConnectorPtr conn = NULL;
+	drmModeModeInfo mode;
+	struct copro_bo fb_bo[2], ts;
+	uint32_t fb[2], crtc, ctx, pitch;
+	struct copro_cmd c;
+	uint64_t flip_at = 0, sub_mono, off, *t;
+	int fd, ret;
+	struct copro_submit_opts o = { .fence_fd = &fd };
+
+	if (copro_dev_open(&k, "/dev/dri/card0"))
+		die("card0", -ENODEV);
+	res = drmModeGetResources(k.fd);
+	for (int i = 0; res && i < res->count_connectors && !conn; i++) {
+		conn = drmModeGetConnector(k.fd, res->connectors[i]);
+		if (conn && (conn->connection != DRM_MODE_CONNECTED ||
+			     !conn->count_modes)) {
+			drmModeFreeConnector(conn);
+			conn = NULL;
+		}
+	}
+	if (!conn)
+		die("no connected connector", -ENODEV);
+	mode = conn->modes[0];
+	crtc = res->crtcs[0];
+	pitch = mode.hdisplay * 4;
+	for (int i = 0; i < 2; i++) {
+		uint32_t h[4] = { 0 }, p[4] = { pitch }, offs[4] = { 0 };
+
+		if (copro_bo_new(&k, (uint64_t)pitch * mode.vdisplay, &fb_bo[i]))
+			die("framebuffer", -ENOMEM);
+		h[0] = fb_bo[i].handle;
+		if (drmModeAddFB2(k.fd, mode.hdisplay, mode.vdisplay,
+				  DRM_FORMAT_XRGB8888, h, p, offs, &fb[i], 0))
+			die("AddFB2", -errno);
+	}
+	if (copro_bo_new(&k, 4096, &ts) || copro_bo_map(&k, &ts))
+		die("buffer", -ENOMEM);
+	t = ts.map;
+	ret = drmModeSetCrtc(k.fd, crtc, fb[0], 0, 0, &conn->connector_id, 1,
+			     &mode);
+	check(!ret, "mode set %ux%u on a buffer of ours", mode.hdisplay,
+	      mode.vdisplay);
+	copro_ctx_new(&k, COPRO_CTX_PRIORITY_NORMAL, &ctx);
+
+	/* 50 ms of rendering into the second buffer, then flip to it at once */
+	copro_cmd_init(&c);
+	copro_cmd_work(&c, 50000000);
+	copro_cmd_fill(&c, &fb_bo[1], 0, (uint64_t)pitch * mode.vdisplay,
+		       0x00204080);
+	copro_cmd_timestamp(&c, &ts, 0);
+	off = mono_ns() - copro_gpu_time(&k);
+	sub_mono = mono_ns();
+	ret = copro_submit(&k, ctx, 0, &c, &o);
+	check(!ret, "the rendering job is submitted");
+	ret = drmModePageFlip(k.fd, crtc, fb[1], DRM_MODE_PAGE_FLIP_EVENT,
+			      &flip_at);
+	check(!ret, "the flip to its buffer is queued at once (%d)", ret);
+	{
+		drmEventContext ev = {
+			.version = 2,
+			.page_flip_handler = on_flip,
+		};
+		struct pollfd p = { k.fd, POLLIN, 0 };
+
+		while (!flip_at && poll(&p, 1, 5000) > 0)
+			drmHandleEvent(k.fd, &ev);
+	}
+	printf("# rendering done %.3f ms after the submit, the flip at %.3f ms\n",
+	       (t[0] + off - sub_mono) / 1e6, (flip_at - sub_mono) / 1e6);
+	check(copro_fence_status(fd) == 1, "the job's sync_file signalled");
+	check(flip_at && flip_at + 100000 >= t[0] + off &&
+	      flip_at - sub_mono >= 50000000,
+	      "the flip waited for the rendering (dma_resv implicit sync)");
+	check(flip_at && flip_at < t[0] + off + 2 * 16700000ull,
+	      "and took effect at one of the next vblanks after it");
+	close(fd);
+	copro_cmd_fini(&c);
+	return done();
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "basic";
@@ -1051,6 +1215,8 @@ int main(int argc, char **argv)
 		return t_preempt();
 	if (!strcmp(what, "hang"))
 		return t_hang();
+	if (!strcmp(what, "kms"))
+		return t_kms();
 	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|hang\n");
 	return 2;
 }

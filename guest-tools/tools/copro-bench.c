@@ -204,10 +204,7 @@ static int jobs(unsigned n, unsigned nctx)
         int ret;
 
         /* the last job of each context signals its sync object */
-        while ((ret = copro_submit(&d, ctx[i], 0, &c,
-                                   j + nctx >= n ? &o : NULL)) == -ENOSPC) {
-            usleep(100);
-        }
+        ret = copro_submit(&d, ctx[i], 0, &c, j + nctx >= n ? &o : NULL);
         if (ret) {
             fprintf(stderr, "copro-bench: submit: %s\n", strerror(-ret));
             return 1;
