@@ -262,6 +262,7 @@ static int copro_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	drm = &cdev->drm;
 	cdev->pdev = pdev;
 	spin_lock_init(&cdev->mask_lock);
+	init_rwsem(&cdev->reset_sem);
 	pci_set_drvdata(pdev, cdev);
 
 	ret = pcim_enable_device(pdev);
@@ -368,6 +369,7 @@ static void copro_reset_prepare(struct pci_dev *pdev)
 {
 	struct copro_device *cdev = pci_get_drvdata(pdev);
 
+	copro_render_reset_prepare(cdev);
 	if (drm_mode_config_helper_suspend(&cdev->drm))
 		drm_err(&cdev->drm, "reset: could not save the display state\n");
 	/* the display is off now: no vblank until it is committed again */

@@ -28,7 +28,9 @@
 #include <drm/gpu_scheduler.h>
 #include <linux/idr.h>
 #include <linux/iosys-map.h>
+#include <linux/rwsem.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "copro/copro_regs.h"
 
@@ -68,6 +70,7 @@ struct copro_engine {
 	u32 tail;
 	u64 next_hwid;		/* fence id of the next ring entry */
 	bool preempting;	/* a PREEMPT_REQ is outstanding */
+	bool stopped;		/* a device reset is under way: hold jobs */
 	u64 preempt_done;	/* requests completed or cancelled */
 	void *rotate_ctx;	/* goes behind its peers at the next rebuild */
 	wait_queue_head_t wq;
@@ -143,7 +146,9 @@ struct copro_device {
 	wait_queue_head_t pool_wq;	/* submits waiting for pool memory */
 	atomic_t pool_frees;	/* jobs that gave their memory back */
 	struct ida ctx_ids;	/* device context ids (descriptor field) */
-	u64 device_recoveries;	/* every engine reset at once */
+	u64 device_recoveries;	/* device resets after repeated hangs */
+	struct work_struct recovery_work;
+	struct rw_semaphore reset_sem;	/* write: a PCI reset is under way */
 	/* VSYNC_COUNT restarts at a reset: the vblank counter goes on */
 	u64 vsync_base;
 };
@@ -185,6 +190,7 @@ void copro_debugfs_init(struct drm_minor *minor);
 /* the render half: copro_ring.c, copro_gem.c, copro_submit.c */
 int copro_render_init(struct copro_device *cdev);
 void copro_render_fini(struct copro_device *cdev);
+void copro_render_reset_prepare(struct copro_device *cdev);
 void copro_render_reset_done(struct copro_device *cdev);
 void copro_engine_irq(struct copro_engine *eng, u32 causes);
 void copro_engines_show(struct copro_device *cdev, struct seq_file *m);

@@ -25,7 +25,7 @@
  * banned (its jobs' fences signal -EIO / -ECANCELED), every other job is
  * written to the ring again. A fault or command error halts the engine
  * and takes the same path from the interrupt. Repeated resets with no
- * retirement between reset every engine (a device-wide recovery).
+ * retirement between reset the device (copro_recovery_work).
  */
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -346,15 +346,51 @@ static void copro_engine_recover(struct copro_engine *eng, u64 guilty,
 			if (job->ctx == ctx)
 				copro_job_signal(eng, job, -ECANCELED);
 	}
-	/* the aborted job's save record is stale only if it was the bad one */
 	if (eng->hangs_in_row >= hang_limit) {
-		/* repeated hangs: the engine is programmed from scratch */
-		eng->cdev->device_recoveries++;
+		/* repeated hangs: the whole device is reset (from a worker) */
 		eng->hangs_in_row = 0;
-		copro_engine_program(eng);
+		schedule_work(&eng->cdev->recovery_work);
 	}
 	copro_ring_rebuild(eng);
 	wake_up_all(&eng->wq);
+}
+
+/*
+ * Device recovery: a function or bus reset through the PCI core, whose
+ * reset_prepare/reset_done hooks save and restore the display and
+ * (copro_render_reset_prepare/done) stop the rings and write every
+ * unfinished job again. Without a reset method (the device on the root
+ * complex), every engine is reset and programmed from scratch instead.
+ */
+static void copro_recovery_work(struct work_struct *w)
+{
+	struct copro_device *cdev = container_of(w, struct copro_device,
+						 recovery_work);
+	unsigned int e;
+	int ret;
+
+	cdev->device_recoveries++;
+	ret = pci_try_reset_function(cdev->pdev);
+	drm_warn(&cdev->drm, "repeated hangs: device reset (%s)\n",
+		 ret ? "engines only, no PCI reset method" : "PCI reset");
+	if (!ret)
+		return;
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+
+		spin_lock_irqsave(&eng->lock, flags);
+		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+		if (eng->preempting) {
+			eng->preempting = false;
+			eng->preempt_done++;
+		}
+		copro_engine_program(eng);
+		copro_ring_rebuild(eng);
+		spin_unlock_irqrestore(&eng->lock, flags);
+		wake_up_all(&eng->wq);
+	}
 }
 
 /* ---- drm_sched backend ---- */
@@ -398,7 +434,7 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 
 	spin_lock_irqsave(&eng->lock, flags);
 	eng->jobs_run++;
-	if (eng->preempting) {
+	if (eng->preempting || eng->stopped) {
 		list_add_tail(&job->link, &eng->held);
 	} else if (copro_ring_needs_preempt(eng, job)) {
 		list_add_tail(&job->link, &eng->held);
@@ -554,6 +590,7 @@ int copro_render_init(struct copro_device *cdev)
 
 	ida_init(&cdev->ctx_ids);
 	init_waitqueue_head(&cdev->pool_wq);
+	INIT_WORK(&cdev->recovery_work, copro_recovery_work);
 	cdev->preempt_caps = copro_rd32(cdev, COPRO_REG_PREEMPT_CAPS);
 	ret = copro_pool_init(cdev, COPRO_POOL_SIZE,
 			      COPRO_MAX_ENGINES * COPRO_RING_ENTRIES *
@@ -594,6 +631,7 @@ void copro_render_fini(struct copro_device *cdev)
 {
 	unsigned int e;
 
+	cancel_work_sync(&cdev->recovery_work);
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 
@@ -608,10 +646,32 @@ void copro_render_fini(struct copro_device *cdev)
 	ida_destroy(&cdev->ctx_ids);
 }
 
+/* Before a function or bus reset: nothing more goes on the rings. */
+void copro_render_reset_prepare(struct copro_device *cdev)
+{
+	unsigned int e;
+
+	/* no submit writes a stream to VRAM until reset_done */
+	down_write(&cdev->reset_sem);
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+
+		if (!eng->sched_ready)
+			continue;
+		spin_lock_irqsave(&eng->lock, flags);
+		eng->stopped = true;
+		/* what retired before the reset is done */
+		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+		spin_unlock_irqrestore(&eng->lock, flags);
+	}
+}
+
 /*
  * After a function or bus reset every engine register is 0: program the
- * rings again and write every unfinished job again (its save record, in
- * VRAM, survived).
+ * rings again and write every unfinished job again (a preempted one
+ * resumes from its save record, in VRAM, which survived; one that was
+ * running starts again).
  */
 void copro_render_reset_done(struct copro_device *cdev)
 {
@@ -624,6 +684,7 @@ void copro_render_reset_done(struct copro_device *cdev)
 		if (!eng->sched_ready)
 			continue;
 		spin_lock_irqsave(&eng->lock, flags);
+		eng->stopped = false;
 		if (eng->preempting) {
 			eng->preempting = false;
 			eng->preempt_done++;
@@ -633,6 +694,7 @@ void copro_render_reset_done(struct copro_device *cdev)
 		spin_unlock_irqrestore(&eng->lock, flags);
 		wake_up_all(&eng->wq);
 	}
+	up_write(&cdev->reset_sem);
 }
 
 void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
@@ -660,6 +722,15 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 			   eng->preempt_resumes, eng->tdr_preempts);
 		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu\n",
 			   e, eng->engine_resets, eng->faults, eng->banned);
+		seq_printf(m, "engine%u: ring head %u tail %u (driver %u) state %u completed %llu current %llu next %llu submissions %llu packets %llu\n",
+			   e, eng_rd32(eng, COPRO_ENG_RING_HEAD),
+			   eng_rd32(eng, COPRO_ENG_RING_TAIL), eng->tail,
+			   eng_rd32(eng, COPRO_ENG_STATE),
+			   eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE),
+			   eng_rd64(eng, COPRO_ENG_CURRENT_FENCE),
+			   eng->next_hwid,
+			   eng_rd64(eng, COPRO_ENG_STAT_SUBMISSIONS),
+			   eng_rd64(eng, COPRO_ENG_STAT_PACKETS));
 		/* the device's own measures (request-to-saved latency) */
 		seq_printf(m, "engine%u: dev_busy_ns %llu dev_preemptions %llu dev_preempt_sum_ns %llu dev_preempt_max_ns %llu\n",
 			   e, eng_rd64(eng, COPRO_ENG_STAT_BUSY_NS),

@@ -382,8 +382,11 @@ static int copro_job_stream(struct copro_job *job,
 	ret = copro_pool_charge(job, stream + COPRO_SAVE_AREA);
 	if (ret)
 		goto out;
+	/* VRAM writes are lost while a reset has the BARs off */
+	down_read(&cdev->reset_sem);
 	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
 			    a->cmds_size);
+	up_read(&cdev->reset_sem);
 	job->dma_gpu = cdev->pool.gpu + job->mem.start;
 	job->dma_len = a->cmds_size;
 	job->save_gpu = job->dma_gpu + stream;

@@ -1010,7 +1010,18 @@ static int t_hang(void)
 	copro_cmd_fill(&c, &x, 0, 4, 1);
 	copro_cmd_work(&c, timeout * 2500000);
 	copro_cmd_fill(&c, &x, 4, 4, 2);
-	ret = copro_run(&dev, good, 0, &c);
+	{
+		int ffd = -1;
+		struct copro_submit_opts fo = { .fence_fd = &ffd };
+		struct pollfd p;
+
+		ret = copro_submit(&dev, good, 0, &c, &fo);
+		p = (struct pollfd){ ffd, POLLIN, 0 };
+		poll(&p, 1, 30000);
+		printf("# last job: submit %d, fence status %d\n", ret,
+		       copro_fence_status(ffd));
+		close(ffd);
+	}
 	copro_ctx_query(&dev, good, &q);
 	check(!ret && ((uint32_t *)x.map)[1] == 2 && !q.flags,
 	      "a job of 2.5 timeouts completes, its context not banned");
@@ -1083,11 +1094,25 @@ static int t_hang(void)
 	printf("# device recoveries: %" PRIu64 "\n",
 	       debugfs_value("copro_engines", "device_recoveries: "));
 	check(debugfs_value("copro_engines", "device_recoveries: ") >= 1,
-	      "three hangs in a row: the engine is programmed from scratch");
+	      "three hangs in a row: the device is reset");
 	copro_cmd_reset(&c);
 	copro_cmd_fill(&c, &y, 0, 65536, 0x9010);
-	check(!copro_run(&dev, good, 0, &c) && all_u32(y.map, 65536, 0x9010),
-	      "the device renders right after them");
+	{
+		int ffd = -1;
+		struct copro_submit_opts fo = { .fence_fd = &ffd };
+		struct pollfd p;
+
+		ret = copro_submit(&dev, good, 0, &c, &fo);
+		p = (struct pollfd){ ffd, POLLIN, 0 };
+		poll(&p, 1, 30000);
+		printf("# last job: submit %d, fence status %d\n", ret,
+		       copro_fence_status(ffd));
+		close(ffd);
+	}
+	copro_ctx_query(&dev, good, &q);
+	check(!ret && all_u32(y.map, 65536, 0x9010) && !q.flags,
+	      "the device renders right after them (a job submitted while "
+	      "it was being reset)");
 	copro_cmd_fini(&c);
 	return done();
 }
