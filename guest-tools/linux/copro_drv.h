@@ -75,6 +75,7 @@ struct copro_engine {
 	void *rotate_ctx;	/* goes behind its peers at the next rebuild */
 	wait_queue_head_t wq;
 	unsigned int hangs_in_row;	/* resets without a retirement between */
+	u64 tdr_wait_seq;	/* job found blocked in a WAIT at a timeout */
 
 	/* counters for debugfs */
 	u64 jobs_run;

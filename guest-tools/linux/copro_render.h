@@ -59,6 +59,7 @@ struct copro_job {
 	struct dma_fence *hw;	/* signalled when the ring entry retires */
 	struct list_head link;	/* engine's ring_jobs or held */
 	u64 hwid;		/* fence id of its latest ring entry */
+	u64 seq;		/* order of run_job on its engine */
 	bool resume;		/* preempted mid-buffer: RESUME from save */
 	u64 start_ns;		/* GPU_TIME when it reached the ring head */
 	struct drm_mm_node mem;	/* pool: the stream, then the save area */

@@ -23,7 +23,9 @@
  * same priority, and resumes). One that does not within
  * preempt_timeout_ms is reset: the context of the job it was running is
  * banned (its jobs' fences signal -EIO / -ECANCELED), every other job is
- * written to the ring again. A fault or command error halts the engine
+ * written to the ring again. A job found blocked in a WAIT at two
+ * timeouts is hung too (a WAIT honours preemption requests). A fault or
+ * command error halts the engine
  * and takes the same path from the interrupt. Repeated resets with no
  * retirement between reset the device (copro_recovery_work).
  */
@@ -434,6 +436,7 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 
 	spin_lock_irqsave(&eng->lock, flags);
 	eng->jobs_run++;
+	job->seq = eng->jobs_run;
 	if (eng->preempting || eng->stopped) {
 		list_add_tail(&job->link, &eng->held);
 	} else if (copro_ring_needs_preempt(eng, job)) {
@@ -468,7 +471,7 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 {
 	struct copro_job *job = to_copro_job(sched_job);
 	struct copro_engine *eng = &job->cdev->engines[job->engine];
-	struct copro_job *cur;
+	struct copro_job *cur, *tmp;
 	unsigned long flags;
 	u64 seq, running;
 	long left;
@@ -479,6 +482,26 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 	if (dma_fence_is_signaled(job->hw)) {
 		spin_unlock_irqrestore(&eng->lock, flags);
 		goto out;
+	}
+	/*
+	 * A WAIT is preemptible at any time, so a job blocked in one for
+	 * ever would pass the preemption test: one found blocked at two
+	 * timeouts is hung (only its own buffers can release it).
+	 */
+	running = eng_rd64(eng, COPRO_ENG_CURRENT_FENCE);
+	cur = NULL;
+	list_for_each_entry(tmp, &eng->ring_jobs, link)
+		if (running && tmp->hwid == running)
+			cur = tmp;
+	if (cur && eng_rd32(eng, COPRO_ENG_STATE) == COPRO_ENG_STATE_WAITING) {
+		if (cur->seq == eng->tdr_wait_seq) {
+			eng->tdr_wait_seq = 0;
+			eng->rotate_ctx = NULL;
+			copro_engine_recover(eng, running, -ETIME);
+			spin_unlock_irqrestore(&eng->lock, flags);
+			goto out;
+		}
+		eng->tdr_wait_seq = cur->seq;
 	}
 	/* a healthy engine honours a preemption request: ask for one */
 	cur = list_first_entry_or_null(&eng->ring_jobs, struct copro_job, link);

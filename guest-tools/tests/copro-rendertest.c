@@ -1082,6 +1082,34 @@ static int t_hang(void)
 	check(!copro_run(&dev, good, 0, &c) && all_u32(y.map, 65536, 0x900f),
 	      "a job whose DMA_DONE was dropped completes at the timeout");
 
+	/* a WAIT for a value nobody writes: preemptible, yet hung */
+	{
+		uint32_t w = ctx_new(COPRO_CTX_PRIORITY_NORMAL);
+		struct copro_bo sem;
+		int wfd = -1;
+		struct copro_submit_opts wo = { .fence_fd = &wfd };
+		struct pollfd p;
+
+		bo_new(4096, &sem);
+		memset(sem.map, 0, 4096);
+		copro_cmd_reset(&c);
+		copro_cmd_wait(&c, &sem, 0, 1);
+		copro_submit(&dev, w, 0, &c, &wo);
+		p = (struct pollfd){ wfd, POLLIN, 0 };
+		poll(&p, 1, 30000);
+		copro_ctx_query(&dev, w, &q);
+		check(copro_fence_status(wfd) == -ETIME &&
+		      (q.flags & COPRO_CTX_BANNED),
+		      "a job blocked in a WAIT at two timeouts is hung: ETIME, "
+		      "banned (%d)", copro_fence_status(wfd));
+		close(wfd);
+		copro_cmd_reset(&c);
+		copro_cmd_fill(&c, &y, 0, 65536, 0x9011);
+		check(!copro_run(&dev, good, 0, &c) &&
+		      all_u32(y.map, 65536, 0x9011),
+		      "and the innocent's next job runs");
+	}
+
 	/* repeated hangs: the driver recovers every time */
 	for (int i = 0; i < 3; i++) {
 		uint32_t h = ctx_new(COPRO_CTX_PRIORITY_NORMAL);
