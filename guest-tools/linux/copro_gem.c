@@ -265,13 +265,15 @@ void copro_show_fdinfo(struct seq_file *m, struct file *f)
 	};
 	struct drm_gem_object *obj;
 	u64 busy[COPRO_MAX_ENGINES];
+	unsigned long flags;
 	u64 total = 0;
 	unsigned int e;
 	int id;
 
-	spin_lock(&cfile->stat_lock);
+	/* the engines' interrupt handlers take it too */
+	spin_lock_irqsave(&cfile->stat_lock, flags);
 	memcpy(busy, cfile->busy_ns, sizeof(busy));
-	spin_unlock(&cfile->stat_lock);
+	spin_unlock_irqrestore(&cfile->stat_lock, flags);
 
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id)
