@@ -212,11 +212,38 @@ static int t_basic(void)
 		      "WORK of 2 ms: TIMESTAMPs 2 ms (+ packet costs) apart");
 	}
 
+	/* more buffers than VRAM: TTM evicts the idle ones to system
+	 * memory and brings each back when a job needs it */
+	{
+		uint64_t vram = 0;
+		struct copro_bo ev[8];
+		int nev, good = 0;
+
+		copro_param(&dev, COPRO_PARAM_VRAM_SIZE, &vram);
+		nev = vram * 3 / 2 / (16 << 20);
+		if (nev > 8)
+			nev = 8;
+		for (int i = 0; i < nev; i++)
+			bo_new(16 << 20, &ev[i]);
+		for (int i = 0; i < nev; i++) {
+			copro_cmd_reset(&c);
+			copro_cmd_fill(&c, &ev[i], 0, 16 << 20, 0xe0000000 + i);
+			copro_run(&dev, ctx, COPRO_ENGINE_RENDER, &c);
+		}
+		for (int i = 0; i < nev; i++) {
+			good += all_u32(ev[i].map, 16 << 20, 0xe0000000 + i);
+			copro_bo_free(&dev, &ev[i]);
+		}
+		check(nev >= 6 && good == nev,
+		      "%d buffers of 16 MiB (1.5x VRAM), each filled by a job: "
+		      "all %d right (eviction)", nev, good);
+	}
+
 	{
 		struct drm_copro_ctx_query q;
 
 		copro_ctx_query(&dev, ctx, &q);
-		check(q.jobs == 5 && q.busy_ns >= 2000000 && !q.flags,
+		check(q.jobs == 5 + 6 && q.busy_ns >= 2000000 && !q.flags,
 		      "the context's statistics: %" PRIu64 " jobs, %" PRIu64
 		      " ns busy", (uint64_t)q.jobs, (uint64_t)q.busy_ns);
 	}
