@@ -87,7 +87,13 @@ uint64_t copro_gpu_time(struct copro_dev *d)
 
 int copro_bo_new(struct copro_dev *d, uint64_t size, struct copro_bo *bo)
 {
-    struct drm_copro_gem_create a = { .size = size };
+    return copro_bo_new_flags(d, size, 0, bo);
+}
+
+int copro_bo_new_flags(struct copro_dev *d, uint64_t size, uint32_t flags,
+                       struct copro_bo *bo)
+{
+    struct drm_copro_gem_create a = { .size = size, .flags = flags };
     int ret = io(d, DRM_IOCTL_COPRO_GEM_CREATE, &a);
 
     memset(bo, 0, sizeof(*bo));

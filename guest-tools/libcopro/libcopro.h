@@ -50,6 +50,9 @@ int copro_param(struct copro_dev *d, uint32_t param, uint64_t *value);
 uint64_t copro_gpu_time(struct copro_dev *d);
 
 int copro_bo_new(struct copro_dev *d, uint64_t size, struct copro_bo *bo);
+/* flags: COPRO_GEM_GTT for a buffer in guest memory (the GART) */
+int copro_bo_new_flags(struct copro_dev *d, uint64_t size, uint32_t flags,
+                       struct copro_bo *bo);
 int copro_bo_map(struct copro_dev *d, struct copro_bo *bo);
 void copro_bo_free(struct copro_dev *d, struct copro_bo *bo);
 

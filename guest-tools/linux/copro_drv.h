@@ -89,6 +89,18 @@ struct copro_engine {
 	u64 banned;
 };
 
+/* The GART: a table in VRAM mapping the aperture to guest pages. */
+struct copro_gart {
+	struct drm_gem_vram_object *gbo;
+	struct iosys_map map;
+	u64 base;		/* VRAM offset of the table */
+	u64 entries;		/* 0: no GART */
+	u64 aperture;		/* APERTURE_BASE */
+	struct mutex lock;	/* @mm and the table */
+	struct drm_mm mm;	/* entries */
+	struct xarray objs;	/* GTT object -> its range */
+};
+
 /* Kernel memory in VRAM: rings, DMA buffers and save areas. */
 struct copro_pool {
 	struct drm_gem_vram_object *gbo;
@@ -144,6 +156,7 @@ struct copro_device {
 	u64 resets;		/* device resets survived */
 	u32 preempt_caps;	/* PREEMPT_CAPS */
 	struct copro_pool pool;
+	struct copro_gart gart;
 	wait_queue_head_t pool_wq;	/* submits waiting for pool memory */
 	atomic_t pool_frees;	/* jobs that gave their memory back */
 	struct ida ctx_ids;	/* device context ids (descriptor field) */
@@ -201,6 +214,14 @@ void copro_pool_fini(struct copro_device *cdev);
 int copro_pool_alloc(struct copro_device *cdev, struct drm_mm_node *node,
 		     u64 size);
 void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node);
+
+int copro_gart_init(struct copro_device *cdev);
+void copro_gart_fini(struct copro_device *cdev);
+void copro_gart_program(struct copro_device *cdev);
+struct drm_gem_object;
+bool copro_is_gtt(struct drm_gem_object *obj);
+u64 copro_gtt_gpu(struct drm_gem_object *obj);
+struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size);
 
 struct drm_file;
 int copro_ioctl_get_param(struct drm_device *drm, void *data,

@@ -11,6 +11,7 @@
  */
 #include <linux/capability.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include <drm/drm_auth.h>
@@ -62,13 +63,26 @@ int copro_ioctl_gem_create(struct drm_device *drm, void *data,
 	struct drm_gem_vram_object *gbo;
 	int ret;
 
-	if (a->flags || !a->size || a->size > cdev->vram_size)
+	struct drm_gem_object *obj;
+
+	if ((a->flags & ~COPRO_GEM_GTT) || !a->size)
 		return -EINVAL;
-	gbo = drm_gem_vram_create(drm, PAGE_ALIGN(a->size), 0);
-	if (IS_ERR(gbo))
-		return PTR_ERR(gbo);
-	ret = drm_gem_handle_create(file, &gbo->bo.base, &a->handle);
-	drm_gem_object_put(&gbo->bo.base);
+	if (a->flags & COPRO_GEM_GTT) {
+		if (a->size > SZ_256M)
+			return -EINVAL;
+		obj = copro_gtt_create(cdev, PAGE_ALIGN(a->size));
+		if (IS_ERR(obj))
+			return PTR_ERR(obj);
+	} else {
+		if (a->size > cdev->vram_size)
+			return -EINVAL;
+		gbo = drm_gem_vram_create(drm, PAGE_ALIGN(a->size), 0);
+		if (IS_ERR(gbo))
+			return PTR_ERR(gbo);
+		obj = &gbo->bo.base;
+	}
+	ret = drm_gem_handle_create(file, obj, &a->handle);
+	drm_gem_object_put(obj);
 	return ret;
 }
 
@@ -266,7 +280,7 @@ void copro_show_fdinfo(struct seq_file *m, struct file *f)
 	struct drm_gem_object *obj;
 	u64 busy[COPRO_MAX_ENGINES];
 	unsigned long flags;
-	u64 total = 0;
+	u64 total = 0, gtt = 0;
 	unsigned int e;
 	int id;
 
@@ -276,8 +290,12 @@ void copro_show_fdinfo(struct seq_file *m, struct file *f)
 	spin_unlock_irqrestore(&cfile->stat_lock, flags);
 
 	spin_lock(&file->table_lock);
-	idr_for_each_entry(&file->object_idr, obj, id)
-		total += obj->size;
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		if (copro_is_gtt(obj))
+			gtt += obj->size;
+		else
+			total += obj->size;
+	}
 	spin_unlock(&file->table_lock);
 
 	seq_printf(m, "drm-driver:\t%s\n", COPRO_DRIVER_NAME);
@@ -287,4 +305,5 @@ void copro_show_fdinfo(struct seq_file *m, struct file *f)
 		seq_printf(m, "drm-engine-%s:\t%llu ns\n", names[e], busy[e]);
 	/* every buffer is a VRAM-domain object (evicted ones included) */
 	seq_printf(m, "drm-memory-vram:\t%llu KiB\n", total >> 10);
+	seq_printf(m, "drm-memory-gtt:\t%llu KiB\n", gtt >> 10);
 }

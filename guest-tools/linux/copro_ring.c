@@ -620,6 +620,11 @@ int copro_render_init(struct copro_device *cdev)
 			      COPRO_DESC_SIZE);
 	if (ret)
 		return ret;
+	ret = copro_gart_init(cdev);
+	if (ret) {
+		copro_pool_fini(cdev);
+		return ret;
+	}
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 
@@ -665,6 +670,7 @@ void copro_render_fini(struct copro_device *cdev)
 		eng->sched_ready = false;
 		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
 	}
+	copro_gart_fini(cdev);
 	copro_pool_fini(cdev);
 	ida_destroy(&cdev->ctx_ids);
 }
@@ -700,6 +706,7 @@ void copro_render_reset_done(struct copro_device *cdev)
 {
 	unsigned int e;
 
+	copro_gart_program(cdev);
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 		unsigned long flags;

@@ -164,7 +164,8 @@ void copro_job_free(struct copro_job *job)
 	unsigned int i;
 
 	for (i = 0; i < job->bo_count; i++) {
-		drm_gem_vram_unpin(drm_gem_vram_of_gem(job->bos[i]));
+		if (!copro_is_gtt(job->bos[i]))
+			drm_gem_vram_unpin(drm_gem_vram_of_gem(job->bos[i]));
 		drm_gem_object_put(job->bos[i]);
 	}
 	kvfree(job->bos);
@@ -222,19 +223,25 @@ static int copro_job_bos(struct copro_job *job, struct drm_file *file,
 			ret = -ENOENT;
 			goto out;
 		}
-		gbo = drm_gem_vram_of_gem(obj);
-		ret = drm_gem_vram_pin(gbo, DRM_GEM_VRAM_PL_FLAG_VRAM);
-		if (ret) {
-			drm_gem_object_put(obj);
-			goto out;
+		if (copro_is_gtt(obj)) {
+			/* mapped in the aperture for its whole life */
+			job->bos[job->bo_count++] = obj;
+			gpu[i] = copro_gtt_gpu(obj);
+		} else {
+			gbo = drm_gem_vram_of_gem(obj);
+			ret = drm_gem_vram_pin(gbo, DRM_GEM_VRAM_PL_FLAG_VRAM);
+			if (ret) {
+				drm_gem_object_put(obj);
+				goto out;
+			}
+			job->bos[job->bo_count++] = obj;
+			off = drm_gem_vram_offset(gbo);
+			if (off < 0) {
+				ret = off;
+				goto out;
+			}
+			gpu[i] = off;
 		}
-		job->bos[job->bo_count++] = obj;
-		off = drm_gem_vram_offset(gbo);
-		if (off < 0) {
-			ret = off;
-			goto out;
-		}
-		gpu[i] = off;
 		size[i] = obj->size;
 		flags[i] = refs[i].flags;
 	}

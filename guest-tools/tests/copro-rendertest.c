@@ -212,6 +212,46 @@ static int t_basic(void)
 		      "WORK of 2 ms: TIMESTAMPs 2 ms (+ packet costs) apart");
 	}
 
+	/* buffers in guest memory, through the GART */
+	{
+		struct copro_bo g, g2;
+		bool gok;
+
+		if (copro_bo_new_flags(&dev, 1 << 20, COPRO_GEM_GTT, &g) ||
+		    copro_bo_map(&dev, &g) ||
+		    copro_bo_new_flags(&dev, 256 * 256 * 4, COPRO_GEM_GTT, &g2) ||
+		    copro_bo_map(&dev, &g2))
+			die("GTT buffer", -ENOMEM);
+		memset(g.map, 0, g.size);
+		copro_cmd_reset(&c);
+		copro_cmd_fill(&c, &a, 0, 65536, 0x6a6a0001);
+		copro_cmd_copy(&c, &g, 4096, &a, 0, 65536);
+		copro_cmd_fill(&c, &g, 131072, 65536, 0x6a6a0002);
+		ret = copro_run(&dev, ctx, COPRO_ENGINE_RENDER, &c);
+		gok = !ret && all_u32((uint8_t *)g.map + 4096, 65536, 0x6a6a0001) &&
+		      all_u32((uint8_t *)g.map + 131072, 65536, 0x6a6a0002) &&
+		      all_u32(g.map, 4096, 0);
+		check(gok, "a GTT buffer: COPY from VRAM into it, FILL in it");
+		copro_cmd_reset(&c);
+		copro_cmd_copy(&c, &b, 0, &g, 131072, 65536);
+		ret = copro_run(&dev, ctx, COPRO_ENGINE_COPY, &c);
+		check(!ret && all_u32(b.map, 65536, 0x6a6a0002),
+		      "the copy engine copies from it back to VRAM");
+		copro_cmd_reset(&c);
+		copro_cmd_target(&c, 3, &g2, 0, 1024, 256, 256,
+				 COPRO_FMT_XRGB8888);
+		copro_cmd_rect(&c, 3, 0, 0, 256, 256, 0x00c0ffee);
+		ret = copro_run(&dev, ctx, COPRO_ENGINE_RENDER, &c);
+		check(!ret && all_u32(g2.map, 256 * 256 * 4, 0x00c0ffee),
+		      "RECT into a target in a GTT buffer");
+		copro_cmd_reset(&c);
+		copro_cmd_fill(&c, &g, 1 << 20, 4, 1);
+		check(copro_submit(&dev, ctx, 0, &c, NULL) == -ERANGE,
+		      "a FILL past a GTT buffer's end: ERANGE");
+		copro_bo_free(&dev, &g2);
+		/* g stays: fdinfo counts it */
+	}
+
 	/* more buffers than VRAM: TTM evicts the idle ones to system
 	 * memory and brings each back when a job needs it */
 	{
@@ -243,7 +283,7 @@ static int t_basic(void)
 		struct drm_copro_ctx_query q;
 
 		copro_ctx_query(&dev, ctx, &q);
-		check(q.jobs == 5 + 6 && q.busy_ns >= 2000000 && !q.flags,
+		check(q.jobs == 5 + 6 + 3 && q.busy_ns >= 2000000 && !q.flags,
 		      "the context's statistics: %" PRIu64 " jobs, %" PRIu64
 		      " ns busy", (uint64_t)q.jobs, (uint64_t)q.busy_ns);
 	}
@@ -261,12 +301,15 @@ static int t_basic(void)
 				eng = v >= 2000000;
 			if (sscanf(line, "drm-memory-vram: %" SCNu64, &v) == 1)
 				mem = v >= 2048 + 256 + 4;
+			if (sscanf(line, "drm-memory-gtt: %" SCNu64, &v) == 1)
+				mem = mem && v == 1024;
 			if (!strncmp(line, "drm-", 4))
 				printf("# %s", line);
 		}
 		if (f)
 			fclose(f);
-		check(eng && mem, "fdinfo: drm-engine-render ns and drm-memory-vram");
+		check(eng && mem, "fdinfo: drm-engine-render ns, drm-memory-vram "
+		      "and -gtt");
 	}
 	copro_cmd_fini(&c);
 	copro_bo_free(&dev, &a);
@@ -545,6 +588,10 @@ static int t_bad(void)
 		g.size = 1ull << 40;
 		EXPECT(drmIoctl(dev.fd, DRM_IOCTL_COPRO_GEM_CREATE, &g) ? -errno : 0,
 		       -EINVAL, "a buffer of 1 TiB");
+		g.size = (256u << 20) + 4096;
+		g.flags = COPRO_GEM_GTT;
+		EXPECT(drmIoctl(dev.fd, DRM_IOCTL_COPRO_GEM_CREATE, &g) ? -errno : 0,
+		       -EINVAL, "a GTT buffer above 256 MiB");
 		g.size = 4096;
 		g.flags = 2;
 		EXPECT(drmIoctl(dev.fd, DRM_IOCTL_COPRO_GEM_CREATE, &g) ? -errno : 0,
@@ -1234,6 +1281,19 @@ static int t_kms(void)
 	if (copro_bo_new(&k, 4096, &ts) || copro_bo_map(&k, &ts))
 		die("buffer", -ENOMEM);
 	t = ts.map;
+	{
+		struct copro_bo g;
+		uint32_t h[4] = { 0 }, p[4] = { pitch }, offs[4] = { 0 }, gfb;
+
+		copro_bo_new_flags(&k, (uint64_t)pitch * mode.vdisplay,
+				   COPRO_GEM_GTT, &g);
+		h[0] = g.handle;
+		ret = drmModeAddFB2(k.fd, mode.hdisplay, mode.vdisplay,
+				    DRM_FORMAT_XRGB8888, h, p, offs, &gfb, 0);
+		check(ret && errno == EINVAL,
+		      "a framebuffer on a GTT buffer is refused (EINVAL)");
+		copro_bo_free(&k, &g);
+	}
 	ret = drmModeSetCrtc(k.fd, crtc, fb[0], 0, 0, &conn->connector_id, 1,
 			     &mode);
 	check(!ret, "mode set %ux%u on a buffer of ours", mode.hdisplay,

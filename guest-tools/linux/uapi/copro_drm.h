@@ -47,10 +47,17 @@ struct drm_copro_get_param {
 	__u64 value;		/* out */
 };
 
-/* GEM_CREATE: a buffer in VRAM; size rounded up to a page */
+/*
+ * GEM_CREATE: a buffer in VRAM (TTM: evicted to system memory while idle
+ * when VRAM is short), or with COPRO_GEM_GTT in guest memory, mapped in
+ * the device's aperture through the GART for its life (never scanned
+ * out). Size rounded up to a page.
+ */
+#define COPRO_GEM_GTT			(1u << 0)
+
 struct drm_copro_gem_create {
-	__u64 size;		/* in: bytes, 1 to the VRAM size */
-	__u32 flags;		/* in: must be 0 */
+	__u64 size;		/* in: bytes, 1 to the VRAM size (GTT: 256 MiB) */
+	__u32 flags;		/* in: COPRO_GEM_GTT or 0 */
 	__u32 handle;		/* out */
 };
 
