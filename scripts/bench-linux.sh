@@ -12,7 +12,8 @@
 #   3. cursor moves per second and per vblank (asynchronous updates);
 #   4. the render half against the copro OS on the same device (hog
 #      latency split into the device's and the OS's share, jobs per
-#      second through the ioctl path, Jain's index of 8 contexts).
+#      second through the ioctl path, Jain's index of 8 contexts);
+#   5. the hog on Linux at the other preemption granularities.
 #
 #   bench-linux.sh BUILDDIR
 set -u
@@ -148,3 +149,22 @@ if not lx:
     print("\n".join("    " + s for s in lines[-10:]))
     sys.exit(1)
 PY
+
+# 5. the hog on Linux at the other preemption granularities (bench-hog.sh
+#    has the copro OS's): what the driver can do with what the device offers
+echo
+echo "== Linux: the hog at each preemption granularity (-icount shift=0) =="
+for mode in none dma-buffer command; do
+    run --quiet --timeout 900 --icount shift=0,sleep=off \
+        --device "copro,preempt=$mode" \
+        --run "copro-bench hog $hog_ms $frames_ms" |
+        sed -n 's/^# METRICS //p' | python3 -c '
+import json, sys
+m = json.loads(sys.stdin.read() or "{}")
+if not m:
+    print("  preempt=%s: FAILED" % sys.argv[1]); sys.exit(1)
+print("  preempt=%-11s submit-to-start p50 %.2f ms p99 %.2f ms max %.2f ms; "
+      "hog done at %.3f s; %d preemptions" % (sys.argv[1],
+      m["lat_median_ns"] / 1e6, m["lat_p99_ns"] / 1e6, m["lat_max_ns"] / 1e6,
+      m["hog_done_ns"] / 1e9, m["dev_preemptions"]))' "$mode"
+done
