@@ -148,8 +148,9 @@ static void hws_log(CoproState *s, uint16_t kind, unsigned engine,
         .arg0 = cpu_to_le64(a0),
         .arg1 = cpu_to_le64(a1),
     };
-    at = h->log_addr + (uint64_t)(h->log_wptr & (h->log_size - 1)) *
-                       COPRO_SLOG_ENTRY_SIZE;
+    at = copro_gpu_addr_add(h->log_addr,
+                            (uint64_t)(h->log_wptr & (h->log_size - 1)) *
+                            COPRO_SLOG_ENTRY_SIZE);
     if (!hws_rw(s, 0, at, &le, sizeof(le), true)) {
         qemu_log_mask(LOG_GUEST_ERROR, "copro: hwsched: scheduling log "
                       "write at 0x%" PRIx64 " failed, entry dropped\n", at);
@@ -323,6 +324,8 @@ static void rl_commit(CoproEngine *e)
     CoproState *s = e->dev;
     CoproHwsEngine *he = hws_eng(e);
     struct copro_runlist_entry ent[COPRO_RUNLIST_MAX];
+    /* descriptors read: a refused commit leaves a pending list intact */
+    g_autofree CoproHwq *got = g_new0(CoproHwq, COPRO_RUNLIST_MAX);
     CoproHwq *cur;
     uint32_t n = he->rl_count;
 
@@ -372,7 +375,7 @@ static void rl_commit(CoproEngine *e)
             return;
         }
         if (!s->hws.q[r->queue].mapped) {
-            if (hwq_read_desc(s, e->index, r->desc_addr, &he->pend_q[i])) {
+            if (hwq_read_desc(s, e->index, r->desc_addr, &got[i])) {
                 rl_refuse(e, COPRO_HWS_ERR_DESC, r->queue, r->desc_addr,
                           "bad queue descriptor");
                 return;
@@ -381,6 +384,7 @@ static void rl_commit(CoproEngine *e)
     }
 
     memcpy(he->pend, ent, sizeof(ent[0]) * n);
+    memcpy(he->pend_q, got, sizeof(got[0]) * n);
     he->pending_count = n;
     he->pending = true;
     he->status = COPRO_RL_STS_PENDING;
@@ -495,13 +499,13 @@ static bool hwq_runnable(CoproHwq *q)
     return q->state == COPRO_HWQ_STATE_READY;
 }
 
-/* ns of the frame the IDLE band is still owed (COPRO_REG_HWS_LOW_SHARE) */
+/* Frames are the display's: without vsyncs, no budget and no share. */
 static bool hws_frames(CoproState *s)
 {
-    /* frames are the display's: without vsyncs, no budget and no share */
     return s->display.control & COPRO_DISP_CTL_ENABLE;
 }
 
+/* ns of the frame the IDLE band is still owed (COPRO_REG_HWS_LOW_SHARE) */
 static uint64_t hws_share_owed(CoproEngine *e)
 {
     CoproState *s = e->dev;
