@@ -866,6 +866,33 @@ static void copro_hws_timer(void *opaque)
  */
 
 /*
+ * @q goes on the engine: counted and logged before its head is loaded, so
+ * that every SWITCH_OUT (a fault loading the entry included) follows its
+ * SWITCH_IN. The fence at head is read for the log alone (0 if it cannot
+ * be read: the load faults then).
+ */
+static void hws_switch_in(CoproEngine *e, CoproHwq *q)
+{
+    CoproState *s = e->dev;
+    uint32_t slot = hws_eng(e)->current;
+    uint64_t fence = 0;
+
+    if (!hws_rw(s, e->index, copro_gpu_addr_add(q->ring_base,
+                (uint64_t)q->head * COPRO_DESC_SIZE +
+                offsetof(struct copro_submit_desc, fence)), &fence, 8,
+                false)) {
+        fence = 0;
+    }
+    fence = le64_to_cpu(fence);
+    q->runs++;
+    s->hws.switches++;
+    trace_copro_hws_switch_in(e->index, slot, fence, q->resume);
+    hwq_log(s, q, COPRO_SLOG_SWITCH_IN, fence, q->resume);
+    copro_tl_queue(s, COPRO_TL_QUEUE_IN, e->index, q->context, slot, fence,
+                   q->resume, hwq_band(q));
+}
+
+/*
  * The engine has no submission: go on with the queue on it, or switch it
  * out and pick the next (highest effective band, round robin), and load
  * the submission at its head. False: nothing to run (the engine idles).
@@ -911,6 +938,7 @@ bool copro_hws_fetch(CoproEngine *e)
         he->share_end = he->run_start +
                         (int64_t)MIN(q->quantum_ns, hws_share_owed(e));
         q->state = COPRO_HWQ_STATE_RUNNING;
+        hws_switch_in(e, q);
         first = true;
     }
     if (!copro_load_entry(e, q->ring_base, q->head, NULL)) {
@@ -932,13 +960,6 @@ bool copro_hws_fetch(CoproEngine *e)
         q->sub_ns = 0;
     }
     if (first) {
-        q->runs++;
-        s->hws.switches++;
-        trace_copro_hws_switch_in(e->index, he->current, e->desc.fence,
-                                  q->resume);
-        hwq_log(s, q, COPRO_SLOG_SWITCH_IN, e->desc.fence, q->resume);
-        copro_tl_queue(s, COPRO_TL_QUEUE_IN, e->index, q->context,
-                       he->current, e->desc.fence, q->resume, hwq_band(q));
         copro_hws_update(e);
     }
     return true;

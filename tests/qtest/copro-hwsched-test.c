@@ -841,6 +841,34 @@ static void test_queue_fault(void)
     g_assert_cmpuint(err->arg0, ==, COPRO_HWS_ERR_QUEUE_FAULT);
     g_assert_cmpuint(log_find(log, COPRO_SLOG_SWITCH_OUT, 1, 0)->arg1, ==,
                      COPRO_SLOG_OUT_ERROR);
+
+    /* a ring the device cannot read: the queue's fault, logged in order */
+    {
+        RlEnt e3 = { 3, COPRO_BAND_NORMAL, 1000000, 0, 0 };
+        g_autoptr(GArray) log2 = NULL;
+        struct copro_sched_log_entry *in, *out;
+
+        hwq_put(&h, 3, 0);
+        vram_w64(&h.c, DESC(3) + offsetof(struct copro_hwq_desc, ring_base),
+                 COPRO_APERTURE_BASE);
+        rl_commit(&h, 1, &e3, 1);
+        doorbell(&h, 3, 1);
+        step(&h, 10000);
+        hwq_get(&h, 3, &d);
+        g_assert_cmpuint(le32_to_cpu(d.state), ==, COPRO_HWQ_STATE_ERROR);
+        g_assert_cmpuint(le32_to_cpu(d.error), ==, COPRO_HWS_ERR_QUEUE_FAULT);
+        g_assert_cmpuint(le32_to_cpu(d.fault), ==, COPRO_FAULT_GART);
+        g_assert_cmpuint(erd32(&h.c, 1, COPRO_ENG_STATE), ==,
+                         COPRO_ENG_STATE_IDLE);
+        log2 = log_all(&h);
+        in = log_find(log2, COPRO_SLOG_SWITCH_IN, 3, 0);
+        out = log_find(log2, COPRO_SLOG_SWITCH_OUT, 3, 0);
+        g_assert_nonnull(in);
+        g_assert_nonnull(out);
+        g_assert_true(in < out);
+        g_assert_cmpuint(in->arg0, ==, 0);
+        g_assert_cmpuint(out->arg1, ==, COPRO_SLOG_OUT_ERROR);
+    }
     hws_done(&h);
 }
 
