@@ -1615,6 +1615,12 @@ static bool rl_entry_ok(const struct copro_runlist_entry *r)
  * exactly one list, its engine's; the queue on an engine is RUNNING and
  * listed; a pending list is a list a commit would have accepted).
  */
+/* a virtual time the scheduler subtracts from and adds to: no overflow */
+static bool hws_time_ok(int64_t t)
+{
+    return t >= 0 && t < (INT64_C(1) << 62);
+}
+
 bool copro_hws_post_load(CoproState *s)
 {
     CoproHws *h = &s->hws;
@@ -1634,7 +1640,9 @@ bool copro_hws_post_load(CoproState *s)
         if (he->active_count > COPRO_RUNLIST_MAX ||
             he->pending_count > COPRO_RUNLIST_MAX ||
             (!he->pending && he->pending_count) ||
-            he->switch_reason > COPRO_SLOG_OUT_SHARE) {
+            he->switch_reason > COPRO_SLOG_OUT_SHARE ||
+            !hws_time_ok(he->switch_time) || !hws_time_ok(he->run_start) ||
+            !hws_time_ok(he->share_end)) {
             return false;
         }
         for (uint32_t k = 0; k < he->active_count; k++) {
@@ -1695,6 +1703,7 @@ bool copro_hws_post_load(CoproState *s)
             continue;
         }
         if (!listed[k] || q->engine >= s->num_engines || !hwq_fields_ok(q) ||
+            !hws_time_ok(q->wait_since) ||
             q->band >= COPRO_BANDS ||
             q->quantum_ns < COPRO_HWS_QUANTUM_MIN_NS ||
             q->quantum_ns > COPRO_HWS_QUANTUM_MAX_NS ||

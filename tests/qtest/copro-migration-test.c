@@ -522,11 +522,14 @@ static void test_migrate_no_dma_before_run(void)
 #define AT_HWQ_MAPPED   0
 #define AT_HWQ_DESC     5
 #define AT_HWQ_RING_SIZE 21
+#define AT_HWQ_WAIT_SINCE 167
 #define AT_HWS_ENG0     AT_HWQ(COPRO_HWQ_MAX)
 #define AT_RL_ACTIVE_COUNT (AT_HWS_ENG0 + 20)
 #define AT_RL_ACTIVE0   (AT_HWS_ENG0 + 24)
 /* after active[64], pending, pending_count, pend[64], pend_q[64] */
 #define AT_RL_CURRENT   (AT_RL_ACTIVE0 + 256 + 1 + 4 + 64 * 32 + 64 * 187)
+/* current, switching, switch_reason, switch_time, then run_start */
+#define AT_RL_RUN_START (AT_RL_CURRENT + 17)
 
 /* Queue HWS_SLOT mapped on engine 0, idle. */
 static void prepare_hws(Copro *c)
@@ -575,6 +578,9 @@ static void test_migrate_hwsched_stream(void)
         { AT_HWQ(HWS_SLOT) + AT_HWQ_MAPPED, 1, 0 },
         { AT_HWQ(HWS_SLOT) + AT_HWQ_RING_SIZE, 4, 3 },
         { AT_HWS_LOG_SIZE, 4, 3 },
+        /* times the scheduler computes with must not overflow */
+        { AT_HWQ(HWS_SLOT) + AT_HWQ_WAIT_SINCE, 8, ~0ull },
+        { AT_RL_RUN_START, 8, INT64_MAX },
     };
     Stream st, orig;
     Copro dst;
@@ -597,6 +603,9 @@ static void test_migrate_hwsched_stream(void)
     g_assert_cmpuint(ldl_be_p(orig.data + at + AT_RL_ACTIVE0), ==, HWS_SLOT);
     g_assert_cmphex((uint32_t)ldl_be_p(orig.data + at + AT_RL_CURRENT), ==,
                     COPRO_HWQ_NONE);
+    g_assert_cmpuint(ldq_be_p(orig.data + at + AT_RL_RUN_START), ==, 0);
+    g_assert_cmpuint(ldq_be_p(orig.data + at + AT_HWQ(HWS_SLOT) +
+                              AT_HWQ_WAIT_SINCE), ==, 0);
 
     st = orig;
     st.marker = at;
@@ -610,6 +619,8 @@ static void test_migrate_hwsched_stream(void)
         memcpy(st.data, orig.data, orig.len);
         if (bad[i].width == 1) {
             put_u8(&st, bad[i].at, bad[i].val);
+        } else if (bad[i].width == 8) {
+            put_be64(&st, bad[i].at, bad[i].val);
         } else {
             put_be32(&st, bad[i].at, bad[i].val);
         }
