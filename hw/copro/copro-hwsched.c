@@ -28,6 +28,8 @@
 #include "qemu/timer.h"
 #include "hw/pci/pci_device.h"
 #include "migration/vmstate.h"
+#include "monitor/monitor.h"
+#include "qapi/qapi-types-copro.h"
 #include "system/runstate.h"
 #include "copro.h"
 #include "trace.h"
@@ -146,8 +148,9 @@ static void hws_log(CoproState *s, uint16_t kind, unsigned engine,
         .arg0 = cpu_to_le64(a0),
         .arg1 = cpu_to_le64(a1),
     };
-    at = h->log_addr + (uint64_t)(h->log_wptr & (h->log_size - 1)) *
-                       COPRO_SLOG_ENTRY_SIZE;
+    at = copro_gpu_addr_add(h->log_addr,
+                            (uint64_t)(h->log_wptr & (h->log_size - 1)) *
+                            COPRO_SLOG_ENTRY_SIZE);
     if (!hws_rw(s, 0, at, &le, sizeof(le), true)) {
         qemu_log_mask(LOG_GUEST_ERROR, "copro: hwsched: scheduling log "
                       "write at 0x%" PRIx64 " failed, entry dropped\n", at);
@@ -321,6 +324,8 @@ static void rl_commit(CoproEngine *e)
     CoproState *s = e->dev;
     CoproHwsEngine *he = hws_eng(e);
     struct copro_runlist_entry ent[COPRO_RUNLIST_MAX];
+    /* descriptors read: a refused commit leaves a pending list intact */
+    g_autofree CoproHwq *got = g_new0(CoproHwq, COPRO_RUNLIST_MAX);
     CoproHwq *cur;
     uint32_t n = he->rl_count;
 
@@ -370,7 +375,7 @@ static void rl_commit(CoproEngine *e)
             return;
         }
         if (!s->hws.q[r->queue].mapped) {
-            if (hwq_read_desc(s, e->index, r->desc_addr, &he->pend_q[i])) {
+            if (hwq_read_desc(s, e->index, r->desc_addr, &got[i])) {
                 rl_refuse(e, COPRO_HWS_ERR_DESC, r->queue, r->desc_addr,
                           "bad queue descriptor");
                 return;
@@ -379,6 +384,7 @@ static void rl_commit(CoproEngine *e)
     }
 
     memcpy(he->pend, ent, sizeof(ent[0]) * n);
+    memcpy(he->pend_q, got, sizeof(got[0]) * n);
     he->pending_count = n;
     he->pending = true;
     he->status = COPRO_RL_STS_PENDING;
@@ -493,13 +499,13 @@ static bool hwq_runnable(CoproHwq *q)
     return q->state == COPRO_HWQ_STATE_READY;
 }
 
-/* ns of the frame the IDLE band is still owed (COPRO_REG_HWS_LOW_SHARE) */
+/* Frames are the display's: without vsyncs, no budget and no share. */
 static bool hws_frames(CoproState *s)
 {
-    /* frames are the display's: without vsyncs, no budget and no share */
     return s->display.control & COPRO_DISP_CTL_ENABLE;
 }
 
+/* ns of the frame the IDLE band is still owed (COPRO_REG_HWS_LOW_SHARE) */
 static uint64_t hws_share_owed(CoproEngine *e)
 {
     CoproState *s = e->dev;
@@ -703,6 +709,8 @@ static void hws_switch_out(CoproEngine *e, uint32_t reason)
     trace_copro_hws_switch_out(e->index, he->current, reason,
                                now - he->run_start);
     hwq_log(s, q, COPRO_SLOG_SWITCH_OUT, now - he->run_start, reason);
+    copro_tl_queue(s, COPRO_TL_QUEUE_OUT, e->index, q->context,
+                   he->current, reason, now - he->run_start, hwq_band(q));
     hwq_writeback(s, q);
     he->current = COPRO_HWQ_NONE;
     he->switching = false;
@@ -858,6 +866,33 @@ static void copro_hws_timer(void *opaque)
  */
 
 /*
+ * @q goes on the engine: counted and logged before its head is loaded, so
+ * that every SWITCH_OUT (a fault loading the entry included) follows its
+ * SWITCH_IN. The fence at head is read for the log alone (0 if it cannot
+ * be read: the load faults then).
+ */
+static void hws_switch_in(CoproEngine *e, CoproHwq *q)
+{
+    CoproState *s = e->dev;
+    uint32_t slot = hws_eng(e)->current;
+    uint64_t fence = 0;
+
+    if (!hws_rw(s, e->index, copro_gpu_addr_add(q->ring_base,
+                (uint64_t)q->head * COPRO_DESC_SIZE +
+                offsetof(struct copro_submit_desc, fence)), &fence, 8,
+                false)) {
+        fence = 0;
+    }
+    fence = le64_to_cpu(fence);
+    q->runs++;
+    s->hws.switches++;
+    trace_copro_hws_switch_in(e->index, slot, fence, q->resume);
+    hwq_log(s, q, COPRO_SLOG_SWITCH_IN, fence, q->resume);
+    copro_tl_queue(s, COPRO_TL_QUEUE_IN, e->index, q->context, slot, fence,
+                   q->resume, hwq_band(q));
+}
+
+/*
  * The engine has no submission: go on with the queue on it, or switch it
  * out and pick the next (highest effective band, round robin), and load
  * the submission at its head. False: nothing to run (the engine idles).
@@ -903,6 +938,7 @@ bool copro_hws_fetch(CoproEngine *e)
         he->share_end = he->run_start +
                         (int64_t)MIN(q->quantum_ns, hws_share_owed(e));
         q->state = COPRO_HWQ_STATE_RUNNING;
+        hws_switch_in(e, q);
         first = true;
     }
     if (!copro_load_entry(e, q->ring_base, q->head, NULL)) {
@@ -924,11 +960,6 @@ bool copro_hws_fetch(CoproEngine *e)
         q->sub_ns = 0;
     }
     if (first) {
-        q->runs++;
-        s->hws.switches++;
-        trace_copro_hws_switch_in(e->index, he->current, e->desc.fence,
-                                  q->resume);
-        hwq_log(s, q, COPRO_SLOG_SWITCH_IN, e->desc.fence, q->resume);
         copro_hws_update(e);
     }
     return true;
@@ -1131,6 +1162,9 @@ uint64_t copro_hws_vsync(CoproState *s, uint64_t vsync_count)
             q->last_frame_ns = q->frame_time_ns;
             q->frame_time_ns = 0;
             hwq_log(s, q, COPRO_SLOG_FRAME, q->last_frame_ns, vsync_count);
+            copro_tl_queue(s, COPRO_TL_QUEUE_FRAME, i, q->context,
+                           he->active[k], hwq_band(q), q->budget_ns,
+                           q->last_frame_ns);
             q->over_budget = false;
             hwq_writeback(s, q);
             any = true;
@@ -1581,6 +1615,12 @@ static bool rl_entry_ok(const struct copro_runlist_entry *r)
  * exactly one list, its engine's; the queue on an engine is RUNNING and
  * listed; a pending list is a list a commit would have accepted).
  */
+/* a virtual time the scheduler subtracts from and adds to: no overflow */
+static bool hws_time_ok(int64_t t)
+{
+    return t >= 0 && t < (INT64_C(1) << 62);
+}
+
 bool copro_hws_post_load(CoproState *s)
 {
     CoproHws *h = &s->hws;
@@ -1600,7 +1640,9 @@ bool copro_hws_post_load(CoproState *s)
         if (he->active_count > COPRO_RUNLIST_MAX ||
             he->pending_count > COPRO_RUNLIST_MAX ||
             (!he->pending && he->pending_count) ||
-            he->switch_reason > COPRO_SLOG_OUT_SHARE) {
+            he->switch_reason > COPRO_SLOG_OUT_SHARE ||
+            !hws_time_ok(he->switch_time) || !hws_time_ok(he->run_start) ||
+            !hws_time_ok(he->share_end)) {
             return false;
         }
         for (uint32_t k = 0; k < he->active_count; k++) {
@@ -1661,6 +1703,7 @@ bool copro_hws_post_load(CoproState *s)
             continue;
         }
         if (!listed[k] || q->engine >= s->num_engines || !hwq_fields_ok(q) ||
+            !hws_time_ok(q->wait_since) ||
             q->band >= COPRO_BANDS ||
             q->quantum_ns < COPRO_HWS_QUANTUM_MIN_NS ||
             q->quantum_ns > COPRO_HWS_QUANTUM_MAX_NS ||
@@ -1720,3 +1763,126 @@ const VMStateDescription vmstate_copro_hws = {
         VMSTATE_END_OF_LIST()
     },
 };
+
+/*
+ * Monitor (x-query-copro, info copro)
+ */
+
+void copro_hws_info(CoproState *s, CoproInfo *info)
+{
+    CoproHws *h = &s->hws;
+    CoproHwSchedInfo *hi;
+    CoproRunListInfoList **rtail;
+    CoproHwQueueInfoList **qtail;
+
+    if (!s->hwsched) {
+        return;
+    }
+    hi = g_new0(CoproHwSchedInfo, 1);
+    rtail = &hi->run_lists;
+    qtail = &hi->queues;
+    hi->log_address = h->log_addr;
+    hi->log_size = h->log_size;
+    hi->log_written = h->log_wptr;
+    hi->log_read = h->log_rptr;
+    hi->log_dropped = h->log_dropped;
+    hi->error = h->error;
+    hi->doorbells = h->doorbells;
+    hi->switches = h->switches;
+    for (unsigned i = 0; i < s->num_engines; i++) {
+        CoproHwsEngine *he = &h->eng[i];
+        CoproRunListInfo *ri = g_new0(CoproRunListInfo, 1);
+        uint32List **stail = &ri->queues;
+
+        ri->engine = i;
+        ri->seq = he->seq;
+        ri->pending = he->pending;
+        ri->status = he->status;
+        ri->has_current = he->current != COPRO_HWQ_NONE;
+        ri->current = he->current;
+        ri->switching = he->switching;
+        for (uint32_t k = 0; k < he->active_count; k++) {
+            QAPI_LIST_APPEND(stail, he->active[k]);
+        }
+        QAPI_LIST_APPEND(rtail, ri);
+    }
+    for (uint32_t k = 0; k < COPRO_HWQ_MAX; k++) {
+        CoproHwq *q = &h->q[k];
+        CoproHwQueueInfo *qi;
+
+        if (!q->mapped) {
+            continue;
+        }
+        qi = g_new0(CoproHwQueueInfo, 1);
+        qi->slot = k;
+        qi->engine = q->engine;
+        qi->band = q->band;
+        qi->effective_band = hwq_band(q);
+        qi->state = g_strdup(copro_hwq_state_name(q->state));
+        qi->error = q->error;
+        qi->context = q->context;
+        qi->head = q->head;
+        qi->tail = q->tail;
+        qi->ring_size = q->ring_size;
+        qi->resume = q->resume;
+        qi->quantum_ns = q->quantum_ns;
+        qi->budget_ns = q->budget_ns;
+        qi->completed_fence = q->completed_fence;
+        qi->gpu_time_ns = q->gpu_time_ns;
+        qi->frame_time_ns = q->frame_time_ns;
+        qi->last_frame_ns = q->last_frame_ns;
+        qi->runs = q->runs;
+        qi->preemptions = q->preemptions;
+        qi->submissions = q->submissions;
+        QAPI_LIST_APPEND(qtail, qi);
+    }
+    info->hwsched = hi;
+}
+
+void copro_hws_hmp(Monitor *mon, CoproInfo *d)
+{
+    CoproHwSchedInfo *hi = d->hwsched;
+
+    if (!hi) {
+        return;
+    }
+    monitor_printf(mon, "  hardware scheduling: log at 0x%" PRIx64
+                   " size %u written %u read %u dropped %u, error %u, "
+                   "%" PRIu64 " doorbells, %" PRIu64 " switches\n",
+                   hi->log_address, hi->log_size, hi->log_written,
+                   hi->log_read, hi->log_dropped, hi->error, hi->doorbells,
+                   hi->switches);
+    for (CoproRunListInfoList *rl = hi->run_lists; rl; rl = rl->next) {
+        CoproRunListInfo *r = rl->value;
+
+        monitor_printf(mon, "    engine %u run list (seq %u%s):", r->engine,
+                       r->seq, r->pending ? ", one pending" : "");
+        for (uint32List *l = r->queues; l; l = l->next) {
+            monitor_printf(mon, " %u", l->value);
+        }
+        if (!r->queues) {
+            monitor_printf(mon, " none (kernel ring)");
+        }
+        if (r->has_current) {
+            monitor_printf(mon, "; running queue %u%s", r->current,
+                           r->switching ? " (switching out)" : "");
+        }
+        monitor_printf(mon, "\n");
+    }
+    for (CoproHwQueueInfoList *ql = hi->queues; ql; ql = ql->next) {
+        CoproHwQueueInfo *q = ql->value;
+
+        monitor_printf(mon, "    queue %u: engine %u band %u (runs at %u) "
+                       "%s%s, context %u, head %u tail %u of %u, fence %"
+                       PRIu64 "\n", q->slot, q->engine, q->band,
+                       q->effective_band, q->state, q->resume ? " resume" :
+                       "", q->context, q->head, q->tail, q->ring_size,
+                       q->completed_fence);
+        monitor_printf(mon, "      gpu %" PRIu64 " ns (frame %" PRIu64
+                       ", last frame %" PRIu64 ", budget %u), runs %"
+                       PRIu64 ", preemptions %" PRIu64 ", submissions %"
+                       PRIu64 "\n", q->gpu_time_ns, q->frame_time_ns,
+                       q->last_frame_ns, q->budget_ns, q->runs,
+                       q->preemptions, q->submissions);
+    }
+}

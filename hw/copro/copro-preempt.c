@@ -209,7 +209,10 @@ static void copro_preempt_now(CoproEngine *e)
             return;     /* faulted: the engine (or the queue) is halted */
         }
     }
-    copro_tl_engine(e, COPRO_TL_PREEMPT_SAVED);
+    /* the device's own switches show as queue-switch-out instead */
+    if (!queue || e->preempt_pending) {
+        copro_tl_engine(e, COPRO_TL_PREEMPT_SAVED);
+    }
 
     if (queue) {
         /* the queue keeps its ring: it resumes from its save area */

@@ -226,6 +226,9 @@ typedef enum CoproTlKind {
     COPRO_TL_TILER_OOM,
     COPRO_TL_TILE_PASS_START,
     COPRO_TL_TILE_PASS_END,
+    COPRO_TL_QUEUE_IN,          /* hardware queue switched in */
+    COPRO_TL_QUEUE_OUT,         /* ... switched out */
+    COPRO_TL_QUEUE_FRAME,       /* ... its budget and GPU time at a vsync */
     /* guest markers: COPRO_TL_MARK + COPRO_MARK_* */
     COPRO_TL_MARK = 64,
     COPRO_TL_KINDS = COPRO_TL_MARK + COPRO_MARK_LAST + 1,
@@ -427,6 +430,8 @@ bool copro_hws_has_work(CoproEngine *e);
 bool copro_hws_any_blocked(CoproState *s);
 bool copro_hws_post_load(CoproState *s);
 const char *copro_hwq_state_name(uint32_t state);
+void copro_hws_info(CoproState *s, struct CoproInfo *info);
+void copro_hws_hmp(Monitor *mon, struct CoproInfo *d);
 extern const VMStateDescription vmstate_copro_hws;
 
 /* the engine fetches from its run list's queues, not its kernel ring */
@@ -462,6 +467,9 @@ void copro_tl_device_event(CoproState *s, CoproTlKind kind, uint64_t a0,
                            uint64_t a1);
 void copro_tl_tiler_event(CoproEngine *e, CoproTlKind kind, uint64_t a0,
                           uint64_t a1);
+void copro_tl_queue_event(CoproState *s, CoproTlKind kind, unsigned engine,
+                          uint32_t context, uint64_t a0, uint64_t a1,
+                          uint64_t a2, uint64_t a3);
 
 /*
  * The hooks: one test when the log is off. An engine event reads what it
@@ -480,6 +488,17 @@ static inline void copro_tl_tiler(CoproEngine *e, CoproTlKind kind,
 {
     if (unlikely(e->dev->tl.on)) {
         copro_tl_tiler_event(e, kind, a0, a1);
+    }
+}
+
+/* a hardware queue's event on its engine's track (copro-hwsched.c) */
+static inline void copro_tl_queue(CoproState *s, CoproTlKind kind,
+                                  unsigned engine, uint32_t context,
+                                  uint64_t a0, uint64_t a1, uint64_t a2,
+                                  uint64_t a3)
+{
+    if (unlikely(s->tl.on)) {
+        copro_tl_queue_event(s, kind, engine, context, a0, a1, a2, a3);
     }
 }
 

@@ -841,6 +841,34 @@ static void test_queue_fault(void)
     g_assert_cmpuint(err->arg0, ==, COPRO_HWS_ERR_QUEUE_FAULT);
     g_assert_cmpuint(log_find(log, COPRO_SLOG_SWITCH_OUT, 1, 0)->arg1, ==,
                      COPRO_SLOG_OUT_ERROR);
+
+    /* a ring the device cannot read: the queue's fault, logged in order */
+    {
+        RlEnt e3 = { 3, COPRO_BAND_NORMAL, 1000000, 0, 0 };
+        g_autoptr(GArray) log2 = NULL;
+        struct copro_sched_log_entry *in, *out;
+
+        hwq_put(&h, 3, 0);
+        vram_w64(&h.c, DESC(3) + offsetof(struct copro_hwq_desc, ring_base),
+                 COPRO_APERTURE_BASE);
+        rl_commit(&h, 1, &e3, 1);
+        doorbell(&h, 3, 1);
+        step(&h, 10000);
+        hwq_get(&h, 3, &d);
+        g_assert_cmpuint(le32_to_cpu(d.state), ==, COPRO_HWQ_STATE_ERROR);
+        g_assert_cmpuint(le32_to_cpu(d.error), ==, COPRO_HWS_ERR_QUEUE_FAULT);
+        g_assert_cmpuint(le32_to_cpu(d.fault), ==, COPRO_FAULT_GART);
+        g_assert_cmpuint(erd32(&h.c, 1, COPRO_ENG_STATE), ==,
+                         COPRO_ENG_STATE_IDLE);
+        log2 = log_all(&h);
+        in = log_find(log2, COPRO_SLOG_SWITCH_IN, 3, 0);
+        out = log_find(log2, COPRO_SLOG_SWITCH_OUT, 3, 0);
+        g_assert_nonnull(in);
+        g_assert_nonnull(out);
+        g_assert_true(in < out);
+        g_assert_cmpuint(in->arg0, ==, 0);
+        g_assert_cmpuint(out->arg1, ==, COPRO_SLOG_OUT_ERROR);
+    }
     hws_done(&h);
 }
 
@@ -1242,6 +1270,131 @@ static void test_migration(void)
     g_free(got);
 }
 
+/*
+ * x-query-copro and info copro show the queues and each engine's run
+ * list; the timeline (device option timeline=N) has the device's
+ * switches on the engine track and each queue's frame as counter values.
+ */
+static void test_monitor_timeline(void)
+{
+    Hws h;
+    RlEnt ent[] = {
+        { 6, COPRO_BAND_FOCUS, 200000, 3000000, 0 },
+        { 7, COPRO_BAND_NORMAL, 200000, 0, 0 },
+    };
+    QDict *rsp, *dev, *hs, *rl, *q = NULL;
+    const QListEntry *le;
+    g_autofree char *text = NULL;
+    QList *slots, *evs;
+    unsigned ins = 0, outs = 0, frames = 0;
+    int64_t t0;
+
+    hws_boot(&h, "timeline=4096");
+    hwq_put(&h, 6, 0);
+    hwq_put(&h, 7, 0);
+    t0 = to_vsync(&h);
+    rl_commit(&h, 0, ent, 2);
+    submit_work(&h, 7, 10000000, 71, 0);
+    copro_clock_to(&h.c, t0 + 300000);
+    submit_work(&h, 6, 10000000, 61, 0);
+    copro_clock_to(&h.c, t0 + 1000000);
+
+    dev = copro_query(&h.c, &rsp);
+    hs = qdict_get_qdict(dev, "hwsched");
+    g_assert_nonnull(hs);
+    g_assert_cmpuint(qdict_get_int(hs, "log-size"), ==, LOG_SIZE);
+    g_assert_cmpuint(qdict_get_int(hs, "doorbells"), ==, 2);
+    rl = qobject_to(QDict, qlist_peek(qdict_get_qlist(hs, "run-lists")));
+    g_assert_cmpuint(qdict_get_int(rl, "engine"), ==, 0);
+    g_assert_cmpuint(qdict_get_int(rl, "seq"), ==, 1);
+    g_assert_cmpuint(qdict_get_int(rl, "current"), ==, 6);
+    slots = qdict_get_qlist(rl, "queues");
+    g_assert_cmpuint(qlist_size(slots), ==, 2);
+    g_assert_cmpuint(qnum_get_uint(qobject_to(QNum, qlist_peek(slots))), ==,
+                     6);
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(hs, "queues"), le) {
+        QDict *qi = qobject_to(QDict, qlist_entry_obj(le));
+
+        if (qdict_get_int(qi, "slot") == 6) {
+            q = qi;
+        }
+    }
+    g_assert_nonnull(q);
+    g_assert_cmpstr(qdict_get_str(q, "state"), ==, "running");
+    g_assert_cmpuint(qdict_get_int(q, "band"), ==, COPRO_BAND_FOCUS);
+    g_assert_cmpuint(qdict_get_int(q, "effective-band"), ==,
+                     COPRO_BAND_FOCUS);
+    g_assert_cmpuint(qdict_get_int(q, "context"), ==, CTX(6));
+    g_assert_cmpuint(qdict_get_int(q, "budget-ns"), ==, 3000000);
+    g_assert_cmpuint(qdict_get_int(q, "runs"), ==, 1);
+    g_assert_cmpuint(qdict_get_int(q, "tail"), ==, 1);
+    qobject_unref(rsp);
+
+    text = qtest_hmp(h.c.qts, "info copro");
+    g_assert_nonnull(strstr(text, "engine 0 run list (seq 1): 6 7; "
+                            "running queue 6"));
+    g_assert_nonnull(strstr(text, "queue 6: engine 0 band 2 (runs at 2) "
+                            "running"));
+    g_assert_nonnull(strstr(text, "queue 7: engine 0 band 1 (runs at 1) "
+                            "ready"));
+
+    rsp = qtest_qmp(h.c.qts, "{ 'execute': 'x-copro-timeline', "
+                    "'arguments': { 'kinds': [ 'queue-switch-in', "
+                    "'queue-switch-out', 'queue-frame' ] } }");
+    evs = qdict_get_qlist(qdict_get_qdict(rsp, "return"), "events");
+    QLIST_FOREACH_ENTRY(evs, le) {
+        QDict *ev = qobject_to(QDict, qlist_entry_obj(le));
+        QDict *args = qdict_get_qdict(ev, "args");
+        const char *kind = qdict_get_str(ev, "kind");
+
+        g_assert_cmpuint(qdict_get_int(ev, "engine"), ==, 0);
+        if (!strcmp(kind, "queue-switch-in")) {
+            g_assert_cmpuint(qdict_get_int(args, "queue"), ==,
+                             ins ? 6 : 7);
+            ins++;
+        } else if (!strcmp(kind, "queue-switch-out")) {
+            /* queue 7 preempted by the FOCUS queue 6 */
+            g_assert_cmpuint(qdict_get_int(args, "queue"), ==, 7);
+            g_assert_cmpstr(qdict_get_str(args, "reason"), ==, "preempted");
+            outs++;
+        } else {
+            frames++;
+        }
+    }
+    g_assert_cmpuint(ins, ==, 2);
+    g_assert_cmpuint(outs, ==, 1);
+    g_assert_cmpuint(frames, ==, 0);
+    qobject_unref(rsp);
+
+    /* the vsync: a frame counter per queue, as in its descriptor */
+    copro_clock_to(&h.c, t0 + PERIOD_NS + 1000);
+    rsp = qtest_qmp(h.c.qts, "{ 'execute': 'x-copro-timeline', "
+                    "'arguments': { 'kinds': [ 'queue-frame' ] } }");
+    evs = qdict_get_qlist(qdict_get_qdict(rsp, "return"), "events");
+    QLIST_FOREACH_ENTRY(evs, le) {
+        QDict *ev = qobject_to(QDict, qlist_entry_obj(le));
+        QDict *args = qdict_get_qdict(ev, "args");
+        uint64_t qn = qdict_get_int(args, "queue");
+
+        g_assert_true(qn == 6 || qn == 7);
+        g_assert_cmpuint(qdict_get_int(ev, "time-ns"), ==,
+                         rd64(&h.c, COPRO_REG_DISP_VSYNC_TIME));
+        g_assert_cmpuint(qdict_get_int(args, "budget-ns"), ==,
+                         qn == 6 ? 3000000 : 0);
+        g_assert_cmpuint(qdict_get_int(args, "frame-ns"), ==,
+                         HWQ_FIELD(&h, qn, last_frame_ns));
+        frames++;
+    }
+    g_assert_cmpuint(frames, ==, 2);
+    /* FOCUS used its budget, NORMAL had the rest: the whole frame */
+    g_assert_cmpuint(HWQ_FIELD(&h, 6, last_frame_ns), >=, 3000000);
+    g_assert_cmpuint(HWQ_FIELD(&h, 6, last_frame_ns) +
+                     HWQ_FIELD(&h, 7, last_frame_ns), >=,
+                     PERIOD_NS - SLICE_NS);
+    qobject_unref(rsp);
+    hws_done(&h);
+}
+
 /* hwsched=off: no capability, no registers, no doorbell BAR. */
 static void test_off(void)
 {
@@ -1271,6 +1424,7 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/hwsched/runlist-switch", test_runlist_switch);
     qtest_add_func("/copro/hwsched/reset", test_reset);
     qtest_add_func("/copro/hwsched/off", test_off);
+    qtest_add_func("/copro/hwsched/monitor-timeline", test_monitor_timeline);
     qtest_add_func("/copro/hwsched/migration", test_migration);
     return g_test_run();
 }
