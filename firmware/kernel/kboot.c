@@ -22,8 +22,18 @@ static void queue_dpc(void *ctx)
 static void run_dpc(void *arg)
 {
     struct kboot *b = arg;
+    uint64_t t0 = rdtsc(), dt;
 
     copro_ddi_dpc(&b->ddi);
+    dt = rdtsc() - t0;
+    b->k.stats.dpcs++;
+    b->k.stats.dpc_cycles += dt;
+    b->k.stats.sched_cycles += dt;
+}
+
+static uint64_t cpu_cycles(void)
+{
+    return rdtsc();
 }
 
 static bool option_u64(struct report *r, const char *cmdline, const char *key,
@@ -286,6 +296,7 @@ bool kboot_start(struct kboot *b, struct report *r,
         }
     }
     kitem_init(&b->dpc, run_dpc, b);
+    b->k.cycles = cpu_cycles;
     copro_ddi_set_upcalls(&b->ddi, &kernel_upcalls, &b->k);
     if (b->display.width) {
         err = kdisplay_start(&b->k, 0, b->display.width, b->display.height);

@@ -212,21 +212,32 @@ void kernel_after_vidsch(struct kernel *k)
     kdisplay_kick(k);
 }
 
+static uint64_t cycles_now(const struct kernel *k)
+{
+    return k->cycles ? k->cycles() : 0;
+}
+
 static void on_vidsch_timer(void *arg, uint64_t now)
 {
     struct kernel *k = arg;
+    uint64_t t0 = cycles_now(k);
 
     (void)now;
     vidsch_timer(k->vs);
     kernel_after_vidsch(k);
+    k->stats.vidsch_timers++;
+    k->stats.sched_cycles += cycles_now(k) - t0;
 }
 
 static void on_vidsch_work(void *arg)
 {
     struct kernel *k = arg;
+    uint64_t t0 = cycles_now(k);
 
     vidsch_worker(k->vs);
     kernel_after_vidsch(k);
+    k->stats.vidsch_workers++;
+    k->stats.sched_cycles += cycles_now(k) - t0;
 }
 
 /* ---- upcalls: the driver's DPC enters the scheduler through here ---- */

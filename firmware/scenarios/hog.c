@@ -286,6 +286,7 @@ int scenario_main(const struct boot_info *boot)
                     "%u requests", l.min, l.p50, l.p99, l.max, d.p50, d.p99,
                     o.p50, o.p99, o.max, dev_max, s.boot.ddi.npreempt_log);
         os_print_table(&s);
+        os_check_hwsched(&s);
     }
     kprintf("METRICS {\"scenario\":\"hog\",\"mode\":\"%s\",\"hog_ms\":%lu,"
             "\"frames_ms\":%lu,\"period_us\":%lu,\"work_us\":%lu,"
@@ -297,14 +298,15 @@ int scenario_main(const struct boot_info *boot)
             "\"hog_done_ns\":%lu,\"preempt_requests\":%lu,"
             "\"hog_interrupted\":%lu,\"hog_resumed\":%lu,"
             "\"hog_resubmitted\":%lu,\"dev_preemptions\":%u,"
-            "\"dev_preempt_max_ns\":%lu,\"irqs\":%lu,\"tests\":%u,"
-            "\"failures\":%u}\n",
+            "\"dev_preempt_max_ns\":%lu,\"irqs\":%lu",
             copro_preempt_name(gran), hog_ms, frames_ms, period_us, work_us,
             vidsch_policy_name(s.sched.policy), nframes, started, l.min,
             l.p50, l.p99, l.max, bound, o.p50, o.p99, o.max, d.p50, d.p99,
             hog.first_done_ns, requests, hs ? hs->preemptions : 0,
             hs ? hs->resumed : 0, hs ? hs->resubmitted : 0,
-            s.boot.ddi.npreempt_log, dev_max, kboot_interrupts(&s.boot),
-            s.r.tests, s.r.failures);
+            s.boot.ddi.npreempt_log, dev_max, kboot_interrupts(&s.boot));
+    os_print_apps_json(&s);
+    os_print_sched_json(&s);
+    kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);
     return report_summary(&s.r);
 }

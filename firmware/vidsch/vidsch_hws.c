@@ -524,6 +524,8 @@ static void log_entry(struct vidsch *s, const struct copro_sched_log_entry *l)
             c->hw_in_at = l->time_ns;
             if (!l->arg1) {
                 started(c, l->arg0, l->time_ns);
+            } else {
+                c->stats.resumed++;     /* from its save area */
             }
         }
         break;
