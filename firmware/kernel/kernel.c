@@ -279,12 +279,42 @@ static void up_flip_done(void *os, const struct ddi_flip_done *f)
     kdisplay_flip_done(os, f);
 }
 
+/* hardware scheduling: the queues' progress, errors and the log */
+static void up_queue_progress(void *os, uint32_t queue, uint64_t completed)
+{
+    struct kernel *k = os;
+
+    vidsch_upcalls.queue_progress(k->vs, queue, completed);
+    kernel_after_vidsch(k);
+}
+
+static void up_queue_error(void *os, uint32_t queue,
+                           const struct ddi_hwq_error *err)
+{
+    struct kernel *k = os;
+
+    vidsch_upcalls.queue_error(k->vs, queue, err);
+    kernel_after_vidsch(k);
+}
+
+static void up_sched_log(void *os, const struct copro_sched_log_entry *ent,
+                         unsigned n, uint32_t dropped)
+{
+    struct kernel *k = os;
+
+    vidsch_upcalls.sched_log(k->vs, ent, n, dropped);
+    kernel_after_vidsch(k);
+}
+
 const struct ddi_upcalls kernel_upcalls = {
     .dma_completed = up_dma_completed,
     .preempted = up_preempted,
     .faulted = up_faulted,
     .vsync = up_vsync,
     .flip_done = up_flip_done,
+    .queue_progress = up_queue_progress,
+    .queue_error = up_queue_error,
+    .sched_log = up_sched_log,
 };
 
 /* ---- object lifetimes ---- */

@@ -192,6 +192,12 @@ static int hwq_submit(void *drv, uint32_t queue,
     mmio_write32(h->doorbells + (uint64_t)queue * COPRO_DOORBELL_STRIDE,
                  COPRO_DOORBELL_TAIL, s->tail % COPRO_HWQ_RING);
     h->stats.doorbells++;
+    if (h->ndb_log < COPRO_HWQ_DB_LOG) {
+        h->db_log[h->ndb_log++] = (struct copro_hwq_db_rec){
+            .context = s->context, .fence = a->fence,
+            .at = copro_read64(h->dev, COPRO_REG_GPU_TIME),
+        };
+    }
     return DDI_OK;
 }
 
@@ -327,7 +333,11 @@ void copro_hwq_dpc(struct copro_hwq *h, const struct ddi_upcalls *up,
     /* the log: everything since the last DPC, in batches */
     wptr = copro_read32(h->dev, COPRO_REG_HWS_LOG_WPTR);
     while (h->log_rptr != wptr) {
-        uint32_t dropped = copro_read32(h->dev, COPRO_REG_HWS_LOG_DROPPED);
+        /* the register counts since LOG_ADDR was written: the news */
+        uint32_t all = copro_read32(h->dev, COPRO_REG_HWS_LOG_DROPPED);
+        uint32_t dropped = all - h->log_dropped_seen;
+
+        h->log_dropped_seen = all;
 
         n = copro_hwlog_take(cpu(h, h->log_addr), COPRO_HWQ_LOG_ENTRIES,
                              &h->log_rptr, wptr, &v, h->batch,

@@ -45,6 +45,16 @@ struct copro_hwq_slot {
     uint32_t oldest;                /* first entry not known retired */
 };
 
+/* Doorbells kept for the benchmark's latency split (the device's share of
+ * a submission's wait begins at its doorbell). */
+#define COPRO_HWQ_DB_LOG        512
+
+struct copro_hwq_db_rec {
+    uint32_t context;
+    uint64_t fence;
+    uint64_t at;                    /* GPU time of the doorbell write */
+};
+
 struct copro_hwq_stats {
     uint64_t doorbells, ring_full, commits, refused, errors;
     uint64_t log_reads;
@@ -63,10 +73,13 @@ struct copro_hwq {
     unsigned rl_next[COPRO_MAX_ENGINES];
     uint64_t log_addr;
     uint32_t log_rptr;
+    uint32_t log_dropped_seen;      /* LOG_DROPPED last read */
     uint64_t paging_save;           /* save area for queues given none */
     uint64_t frame_ns;
     struct copro_sched_log_entry batch[COPRO_HWQ_LOG_BATCH];
     struct copro_hwq_stats stats;
+    unsigned ndb_log;
+    struct copro_hwq_db_rec db_log[COPRO_HWQ_DB_LOG];
 };
 
 /* Takes its VRAM and maps the doorbell BAR; NULL or why not (no

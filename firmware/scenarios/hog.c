@@ -51,6 +51,7 @@
 #define OS_MARGIN_NS        (100 * US)
 
 static struct os_scenario s;
+static uint32_t frames_ctx;     /* the frames app's hardware context id */
 static struct hog hog;
 static struct winapp frames;
 static struct frameapp_record rec[MAX_FRAMES];
@@ -101,6 +102,19 @@ static uint64_t device_share(const struct frameapp_record *r,
     const struct copro_ddi *d = &s.boot.ddi;
     uint64_t b[3], e[3], total = 0, covered;
     unsigned n = 0;
+
+    /* Hardware scheduling: from its doorbell on, the wait is the
+     * device's (its decision, the hog's save, the switch); before it,
+     * the OS's (render, residency, patch, the queue write). */
+    for (unsigned i = 0; vidsch_hwsched(s.boot.k.vs) &&
+                         i < s.boot.hwq.ndb_log; i++) {
+        const struct copro_hwq_db_rec *db = &s.boot.hwq.db_log[i];
+
+        if (db->context == frames_ctx && db->at >= r->submit &&
+            db->at <= r->start) {
+            return r->start - db->at;
+        }
+    }
 
     for (unsigned i = 0; i < d->npreempt_log; i++) {
         const struct copro_ddi_preempt_rec *p = &d->preempt_log[i];
@@ -208,6 +222,12 @@ int scenario_main(const struct boot_info *boot)
                2 * hog_ms * MS + 1000 * MS);
 
         hog_end = hog.first_done_ns ? hog.f.t0 + hog.first_done_ns : 0;
+        for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+            if (s.boot.k.contexts[i].used &&
+                s.boot.k.contexts[i].proc == winapp_app(&frames)->proc) {
+                frames_ctx = vidsch_ctx_id(s.boot.k.contexts[i].vctx);
+            }
+        }
         for (unsigned i = 0; i < frames.f.last_completed && i < MAX_FRAMES;
              i++) {
             const struct frameapp_record *r = &rec[i];
