@@ -295,6 +295,21 @@ void os_check_hwsched(struct os_scenario *s)
            "scheduling: the device's log came (%lu entries, %lu switches "
            "it made, %lu vsyncs)", h->log_entries, h->device_switches,
            h->frames);
+    if (s->sched.policy == VIDSCH_POLICY_JOBLIST) {
+        unsigned without = 0;
+
+        for (unsigned i = 0; i < s->napps; i++) {
+            struct os_app_figures f;
+
+            os_app_figures(s, s->apps[i], &f);
+            without += s->apps[i]->prio >= VIDSCH_PRIO_ABOVE_NORMAL &&
+                       f.budget_ns == 0;
+        }
+        report(&s->r, h->budget_updates > 0 && without == 0, "job list: "
+               "budgets written %lu times from the log's frame times, "
+               "every periodic app has one (%u without)",
+               h->budget_updates, without);
+    }
     report(&s->r, h->runlist_refused == 0 && h->log_bad == 0 &&
            s->boot.hwq.stats.log.bad == 0, "hardware scheduling: no run "
            "list refused (%lu of %lu), no log entry refused (%lu)",
