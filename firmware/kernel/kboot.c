@@ -70,6 +70,22 @@ bool kboot_sched_options(struct report *r, const char *cmdline,
         }
         cfg->hwsched = !strcmp(arg, "1");
     }
+    /* hws_irq=CLASS: the lowest priority class whose queues interrupt at
+     * every completion (the others are reaped at the next interrupt) */
+    if (cmdline_get(cmdline, "hws_irq", arg, sizeof(arg))) {
+        unsigned p = 0;
+
+        while (p < VIDSCH_PRIO_COUNT &&
+               strcmp(arg, vidsch_priority_name((enum vidsch_priority)p))) {
+            p++;
+        }
+        if (p == VIDSCH_PRIO_COUNT) {
+            return report(r, false, "command line: hws_irq=%s (IDLE, "
+                          "BELOW_NORMAL, NORMAL, ABOVE_NORMAL, HIGH, "
+                          "REALTIME)", arg);
+        }
+        cfg->hws_irq_prio = (enum vidsch_priority)p;
+    }
     if (cfg->policy == VIDSCH_POLICY_JOBLIST && !cfg->hwsched) {
         return report(r, false, "command line: policy=joblist needs "
                       "hardware scheduling (hwsched=1): the job list is "

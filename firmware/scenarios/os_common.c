@@ -172,6 +172,8 @@ void os_app_figures(const struct os_scenario *s, const struct app *a,
         .budget_ns = st.budget_ns,
         .frames_run = st.frames_run,
         .frames_over = st.frames_over,
+        .frames_gpu_ns = st.frames_gpu_ns,
+        .frames_budget_ns = st.frames_budget_ns,
     };
 }
 
@@ -223,12 +225,13 @@ void os_print_apps_json(const struct os_scenario *s)
                 "\"gpu_share_permille\":%u,\"preemptions\":%lu,"
                 "\"wasted_preemptions\":%lu,\"budget_ns\":%lu,"
                 "\"frames_run\":%lu,\"frames_over_budget\":%lu,"
-                "\"gpu_ns_per_frame\":%lu}",
+                "\"gpu_ns_per_frame\":%lu,\"budget_ns_per_frame\":%lu}",
                 i ? "," : "", a->name, vidsch_priority_name(a->prio),
                 f.frames, f.misses, f.dropped, f.p50, f.p99, f.max, f.gpu_ns,
                 f.share_permille, f.preemptions, f.wasted, f.budget_ns,
                 f.frames_run, f.frames_over,
-                f.frames_run ? f.gpu_ns / f.frames_run : 0);
+                f.frames_run ? f.frames_gpu_ns / f.frames_run : 0,
+                f.frames_run ? f.frames_budget_ns / f.frames_run : 0);
     }
     kprintf("]");
 }

@@ -53,7 +53,8 @@ struct os_app_figures {
     uint64_t gpu_ns;
     /* hardware scheduling: budget per frame now, frames (vsyncs) in which
      * it ran, and in which it used more than its budget */
-    uint64_t budget_ns, frames_run, frames_over;
+    uint64_t budget_ns, frames_run, frames_over, frames_gpu_ns;
+    uint64_t frames_budget_ns;
 };
 
 /*

@@ -85,7 +85,7 @@ void vidsch_config_default(struct vidsch_config *c)
         .fight_factor = 4,
         .hwsched = false,
         .hws_low_share = COPRO_HWS_LOW_SHARE_DEFAULT,
-        .hws_irq_prio = VIDSCH_PRIO_ABOVE_NORMAL,
+        .hws_irq_prio = VIDSCH_PRIO_NORMAL,
         .hws_depth = 16,
     };
 }

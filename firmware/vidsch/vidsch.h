@@ -275,6 +275,9 @@ struct vidsch_ctx_stats {
     uint64_t last_frame_ns;     /* GPU time in the last frame */
     uint64_t frames_run;        /* frames in which it ran */
     uint64_t frames_over;       /* ... and used more than its budget */
+    uint64_t frames_gpu_ns;     /* the sum of its FRAME times (the device's
+                                   GPU time, as budgets count it) ... */
+    uint64_t frames_budget_ns;  /* ... and of its budgets in those frames */
 };
 
 #define VIDSCH_LATENCY_BUCKETS  8

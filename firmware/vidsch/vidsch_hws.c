@@ -559,8 +559,10 @@ static void log_entry(struct vidsch *s, const struct copro_sched_log_entry *l)
     case COPRO_SLOG_FRAME:
         if (c) {
             c->stats.last_frame_ns = l->arg0;
+            c->stats.frames_gpu_ns += l->arg0;
             if (l->arg0) {
                 c->stats.frames_run++;
+                c->stats.frames_budget_ns += c->stats.budget_ns;
                 if (c->stats.budget_ns && l->arg0 > c->stats.budget_ns) {
                     c->stats.frames_over++;
                 }
