@@ -273,6 +273,7 @@ struct ddi_fault {
 struct ddi_gpuva_ops;       /* ddi/ddi_gpuva.h */
 struct ddi_hws_ops;         /* ddi/ddi_hws.h */
 struct ddi_hwq_error;
+struct ddi_hwq_progress;
 struct copro_sched_log_entry;
 
 struct ddi_ops {
@@ -394,7 +395,8 @@ struct ddi_upcalls {
     void (*flip_done)(void *os, const struct ddi_flip_done *f);
     /* Hardware scheduling (ddi/ddi_hws.h; NULL in a scheduler that does
      * not use it). */
-    void (*queue_progress)(void *os, uint32_t queue, uint64_t completed);
+    void (*queue_progress)(void *os, const struct ddi_hwq_progress *p,
+                           unsigned n);
     void (*queue_error)(void *os, uint32_t queue,
                         const struct ddi_hwq_error *err);
     void (*sched_log)(void *os, const struct copro_sched_log_entry *ent,

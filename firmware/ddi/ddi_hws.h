@@ -50,6 +50,13 @@ struct ddi_runlist_entry {
     bool suspended;             /* keep its state, do not run it */
 };
 
+/* One queue's progress (queue_progress): every submission with fence <=
+ * completed retired. */
+struct ddi_hwq_progress {
+    uint32_t queue;
+    uint64_t completed;
+};
+
 /* Why a queue stopped (queue_error). */
 struct ddi_hwq_error {
     uint32_t error;             /* COPRO_HWS_ERR_* */
@@ -86,8 +93,9 @@ struct ddi_hws_ops {
 
 /*
  * Upcalls (struct ddi_upcalls, from the DPC):
- *   queue_progress(queue, completed): every submission of the queue with
- *     fence <= completed retired.
+ *   queue_progress(p, n): for each of the n queues, every submission with
+ *     fence <= completed retired (all the queues that moved, in one call:
+ *     one round of decisions per interrupt, not one per queue).
  *   queue_error(queue, err): the queue is in ERROR and runs no more (the
  *     device's TDR or a fault); the others go on.
  *   sched_log(entries, n, dropped): the device's scheduling log since the

@@ -226,6 +226,7 @@ static void on_vidsch_timer(void *arg, uint64_t now)
     vidsch_timer(k->vs);
     kernel_after_vidsch(k);
     k->stats.vidsch_timers++;
+    k->stats.timer_cycles += cycles_now(k) - t0;
     k->stats.sched_cycles += cycles_now(k) - t0;
 }
 
@@ -237,6 +238,7 @@ static void on_vidsch_work(void *arg)
     vidsch_worker(k->vs);
     kernel_after_vidsch(k);
     k->stats.vidsch_workers++;
+    k->stats.worker_cycles += cycles_now(k) - t0;
     k->stats.sched_cycles += cycles_now(k) - t0;
 }
 
@@ -280,11 +282,12 @@ static void up_flip_done(void *os, const struct ddi_flip_done *f)
 }
 
 /* hardware scheduling: the queues' progress, errors and the log */
-static void up_queue_progress(void *os, uint32_t queue, uint64_t completed)
+static void up_queue_progress(void *os, const struct ddi_hwq_progress *p,
+                              unsigned n)
 {
     struct kernel *k = os;
 
-    vidsch_upcalls.queue_progress(k->vs, queue, completed);
+    vidsch_upcalls.queue_progress(k->vs, p, n);
     kernel_after_vidsch(k);
 }
 

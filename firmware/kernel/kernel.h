@@ -235,7 +235,7 @@ struct kernel_stats {
     /* The OS's CPU time spent scheduling (kernel.cycles set): in the
      * miniport's DPC (the interrupts' work: the driver and the vidsch
      * upcalls it makes) and in vidsch's timer and worker */
-    uint64_t sched_cycles, dpc_cycles;
+    uint64_t sched_cycles, dpc_cycles, timer_cycles, worker_cycles;
     uint64_t dpcs, vidsch_timers, vidsch_workers;
 };
 

@@ -129,6 +129,7 @@ static int hwq_create(void *drv, const struct ddi_hwq_args *a,
         d->progress_addr = slot_addr(h, q) + SLOT_PROGRESS;
         d->flags = s->flags;
         d->head = d->tail = 0;
+        h->used_mask |= 1ull << q;
         *queue = q;
         return DDI_OK;
     }
@@ -141,6 +142,7 @@ static void hwq_destroy(void *drv, uint32_t queue)
 
     if (queue < COPRO_HWQ_MAX) {
         h->q[queue].used = false;
+        h->used_mask &= ~(1ull << queue);
     }
 }
 
@@ -300,19 +302,19 @@ static void report_error(struct copro_hwq *h, uint32_t q,
 void copro_hwq_dpc(struct copro_hwq *h, const struct ddi_upcalls *up,
                    void *os)
 {
-    struct copro_hwlog_view v = { .engines = h->cp->num_engines };
+    struct copro_hwlog_view v = { .engines = h->cp->num_engines,
+                                  .mapped = h->used_mask };
+    struct ddi_hwq_progress moved[COPRO_HWQ_MAX];
+    unsigned nmoved = 0;
     uint32_t wptr;
     unsigned n;
 
-    for (uint32_t q = 0; q < COPRO_HWQ_MAX; q++) {
+    /* the slots in use only: the DPC runs at every interrupt */
+    for (uint64_t m = h->used_mask; m; m &= m - 1) {
+        uint32_t q = (uint32_t)__builtin_ctzll(m);
         struct copro_hwq_slot *s = &h->q[q];
-        uint64_t p;
+        uint64_t p = *progress_of(h, q);
 
-        if (!s->used) {
-            continue;
-        }
-        v.mapped |= 1ull << q;
-        p = *progress_of(h, q);
         if (p != s->reported) {
             uint64_t ok = copro_hwlog_progress(p, s->reported, s->submitted);
 
@@ -320,12 +322,18 @@ void copro_hwq_dpc(struct copro_hwq *h, const struct ddi_upcalls *up,
                 h->stats.bad_progress++;
             } else {
                 s->reported = ok;
-                if (up->queue_progress) {
-                    up->queue_progress(os, q, ok);
-                }
+                moved[nmoved++] = (struct ddi_hwq_progress){ q, ok };
             }
         }
-        if (!s->error_reported &&
+    }
+    /* retirements first: an error's queue reports what finished before */
+    if (nmoved && up->queue_progress) {
+        up->queue_progress(os, moved, nmoved);
+    }
+    for (uint64_t m = h->used_mask; m; m &= m - 1) {
+        uint32_t q = (uint32_t)__builtin_ctzll(m);
+
+        if (!h->q[q].error_reported &&
             desc_of(h, q)->state == COPRO_HWQ_STATE_ERROR) {
             report_error(h, q, up, os);
         }

@@ -69,6 +69,7 @@ struct copro_hwq {
     uint64_t base;                  /* VRAM block: slots, lists, log */
     uint64_t slot_bytes;
     struct copro_hwq_slot q[COPRO_HWQ_MAX];
+    uint64_t used_mask;             /* bit q: slot q is used */
     uint64_t rl_addr[COPRO_MAX_ENGINES][2];
     unsigned rl_next[COPRO_MAX_ENGINES];
     uint64_t log_addr;

@@ -48,6 +48,8 @@ static void end_of_run(void *arg, uint64_t now)
     s->occ_at_stop = vidsch_engine_busy_ns(s->boot.k.vs, COPRO_ENGINE_RENDER);
     s->irq_at_stop = kboot_interrupts(&s->boot);
     s->cyc_at_stop = s->boot.k.stats.sched_cycles;
+    s->dpc_at_stop = s->boot.k.stats.dpc_cycles;
+    s->tim_at_stop = s->boot.k.stats.timer_cycles;
     for (unsigned i = 0; i < s->napps; i++) {
         app_stop(s->apps[i]);
     }
@@ -97,6 +99,8 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
     s->occ_at_t0 = vidsch_engine_busy_ns(s->boot.k.vs, COPRO_ENGINE_RENDER);
     s->irq_at_t0 = kboot_interrupts(&s->boot);
     s->cyc_at_t0 = s->boot.k.stats.sched_cycles;
+    s->dpc_at_t0 = s->boot.k.stats.dpc_cycles;
+    s->tim_at_t0 = s->boot.k.stats.timer_cycles;
     ktimer_init(&s->end_timer, end_of_run, s);
     ktimer_init(&s->limit_timer, run_limit, s);
     ktimer_arm(&k->ev.timers, &s->end_timer, s->t0 + duration_ns);
@@ -257,17 +261,24 @@ void os_print_sched_json(const struct os_scenario *s)
     uint64_t dur = s->t_stop > s->t0 ? s->t_stop - s->t0 : 1;
     uint64_t irqs = s->irq_at_stop - s->irq_at_t0;
     uint64_t cyc = s->cyc_at_stop - s->cyc_at_t0;
+    /* the decisions (interrupts' DPC, timer) apart from the preparation
+     * (the worker: residency, patch), which both modes do alike */
+    uint64_t dec = s->dpc_at_stop - s->dpc_at_t0 +
+                   s->tim_at_stop - s->tim_at_t0;
+    uint64_t ms = dur / MS ? dur / MS : 1;
 
     kprintf(",\"sched\":{\"hwsched\":%s,\"interrupts\":%lu,"
             "\"irq_per_s\":%lu,\"sched_cycles\":%lu,"
             "\"sched_cycles_per_s\":%lu,\"os_preempt_requests\":%lu,"
-            "\"dpcs\":%lu,\"vidsch_timers\":%lu",
+            "\"dpcs\":%lu,\"vidsch_timers\":%lu,"
+            "\"decision_cycles_per_s\":%lu,\"prepare_cycles_per_s\":%lu",
             vidsch_hwsched(s->boot.k.vs) ? "true" : "false", irqs,
             irqs * 1000 * MS / dur, cyc,
             /* per second without overflow: cycles per ms of the span */
-            cyc / (dur / MS ? dur / MS : 1) * 1000,
+            cyc / ms * 1000,
             os_requests(s), s->boot.k.stats.dpcs,
-            s->boot.k.stats.vidsch_timers);
+            s->boot.k.stats.vidsch_timers, dec / ms * 1000,
+            (cyc - dec) / ms * 1000);
     if (vidsch_hwsched(s->boot.k.vs)) {
         kprintf(",\"hws\":{\"runlist_commits\":%lu,\"refused\":%lu,"
                 "\"queue_submits\":%lu,\"device_switches\":%lu,"

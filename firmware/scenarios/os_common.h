@@ -41,6 +41,8 @@ struct os_scenario {
      * scheduling (kernel_stats.sched_cycles) */
     uint64_t irq_at_t0, irq_at_stop;
     uint64_t cyc_at_t0, cyc_at_stop;
+    uint64_t dpc_at_t0, dpc_at_stop;        /* ... of which in the DPC */
+    uint64_t tim_at_t0, tim_at_stop;        /* ... in vidsch's timer */
 };
 
 /* One application's figures, as the table and METRICS print them. */

@@ -108,6 +108,7 @@ int vs_hws_ctx_create(struct vidsch *s, struct vidsch_ctx *c)
         return DDI_EINVAL;      /* the driver gave a slot in use */
     }
     s->hwq_ctx[c->hwq] = c;
+    s->hw_live[s->nhw_live++] = c;
     vidsch_ring_init(&c->hwring);
     c->hw_progress_at = vs_now(s);
     s->engine[c->engine].rl_dirty = true;
@@ -140,8 +141,8 @@ static void commit(struct vidsch *s, struct vidsch_engine *e)
             .queue = e->paging_hwq, .band = COPRO_BAND_REALTIME,
             .quantum_ns = 1 * MS };
     }
-    for (unsigned i = 0; i < COPRO_HWQ_MAX && n < COPRO_RUNLIST_MAX; i++) {
-        struct vidsch_ctx *c = s->hwq_ctx[i];
+    for (unsigned i = 0; i < s->nhw_live && n < COPRO_RUNLIST_MAX; i++) {
+        struct vidsch_ctx *c = s->hw_live[i];
 
         if (!c || c->engine != e->index || c->lost) {
             continue;
@@ -163,6 +164,12 @@ void vs_hws_ctx_gone(struct vidsch *s, struct vidsch_ctx *c)
 {
     if (c->hwq < COPRO_HWQ_MAX && s->hwq_ctx[c->hwq] == c) {
         s->hwq_ctx[c->hwq] = NULL;
+        for (unsigned i = 0; i < s->nhw_live; i++) {
+            if (s->hw_live[i] == c) {
+                s->hw_live[i] = s->hw_live[--s->nhw_live];
+                break;
+            }
+        }
         commit(s, &s->engine[c->engine]);
         s->hws_ops->queue_destroy(s->drv, c->hwq);
     }
@@ -300,8 +307,8 @@ static void watchdog(struct vidsch *s, struct vidsch_engine *e)
 {
     uint64_t now = vs_now(s);
 
-    for (unsigned i = 0; i < COPRO_HWQ_MAX; i++) {
-        struct vidsch_ctx *c = s->hwq_ctx[i];
+    for (unsigned i = 0; i < s->nhw_live; i++) {
+        struct vidsch_ctx *c = s->hw_live[i];
 
         if (!c || c->engine != e->index || c->lost ||
             now < suspect_at(s, c)) {
@@ -323,8 +330,8 @@ uint64_t vs_hws_deadline(struct vidsch *s, struct vidsch_engine *e)
 {
     uint64_t when = VS_NEVER;
 
-    for (unsigned i = 0; i < COPRO_HWQ_MAX; i++) {
-        struct vidsch_ctx *c = s->hwq_ctx[i];
+    for (unsigned i = 0; i < s->nhw_live; i++) {
+        struct vidsch_ctx *c = s->hw_live[i];
 
         if (c && c->engine == e->index && !c->lost &&
             suspect_at(s, c) < when) {
@@ -396,14 +403,13 @@ static void leave_hws(struct vidsch *s)
     vs_leave(s);
 }
 
-void vs_hws_up_progress(void *os, uint32_t queue, uint64_t completed)
+static void progress(struct vidsch *s, uint32_t queue, uint64_t completed)
 {
-    struct vidsch *s = os;
     struct vidsch_ring *r = NULL;
     struct vidsch_engine *e = NULL;
     struct vidsch_sub *sub;
 
-    if (!s->hws || queue >= COPRO_HWQ_MAX) {
+    if (queue >= COPRO_HWQ_MAX) {
         return;
     }
     if (s->hwq_ctx[queue]) {
@@ -420,10 +426,23 @@ void vs_hws_up_progress(void *os, uint32_t queue, uint64_t completed)
     if (!r) {
         return;
     }
-    enter_hws(s);
-    s->hws_stats.progress_upcalls++;
     while ((sub = vidsch_ring_retire(r, completed))) {
         retire(s, e, vs_buf_of_sub(sub));
+    }
+}
+
+void vs_hws_up_progress(void *os, const struct ddi_hwq_progress *p,
+                        unsigned n)
+{
+    struct vidsch *s = os;
+
+    if (!s->hws || (!p && n)) {
+        return;
+    }
+    enter_hws(s);
+    s->hws_stats.progress_upcalls++;
+    for (unsigned i = 0; i < n; i++) {
+        progress(s, p[i].queue, p[i].completed);
     }
     leave_hws(s);
 }
@@ -598,8 +617,8 @@ static void joblist(struct vidsch *s, struct vidsch_engine *e)
     unsigned wsum = 0;
     bool changed = false;
 
-    for (unsigned i = 0; i < COPRO_HWQ_MAX; i++) {
-        struct vidsch_ctx *c = s->hwq_ctx[i];
+    for (unsigned i = 0; i < s->nhw_live; i++) {
+        struct vidsch_ctx *c = s->hw_live[i];
 
         if (!c || c->engine != e->index || c->lost) {
             continue;
@@ -611,8 +630,8 @@ static void joblist(struct vidsch *s, struct vidsch_engine *e)
             wsum += weight[c->base];
         }
     }
-    for (unsigned i = 0; i < COPRO_HWQ_MAX; i++) {
-        struct vidsch_ctx *c = s->hwq_ctx[i];
+    for (unsigned i = 0; i < s->nhw_live; i++) {
+        struct vidsch_ctx *c = s->hw_live[i];
         uint64_t want, old;
 
         if (!c || c->engine != e->index || c->lost) {

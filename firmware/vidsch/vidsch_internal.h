@@ -231,6 +231,10 @@ struct vidsch {
     bool hws;
     const struct ddi_hws_ops *hws_ops;
     struct vidsch_ctx *hwq_ctx[COPRO_HWQ_MAX];  /* queue -> context */
+    struct vidsch_ctx *hw_live[COPRO_HWQ_MAX];  /* the same, packed: the
+                                                   decisions walk only
+                                                   these */
+    unsigned nhw_live;
     uint64_t frame_ns;
     struct vidsch_hws_stats hws_stats;
 };
@@ -325,7 +329,8 @@ void vs_hws_ctx_gone(struct vidsch *s, struct vidsch_ctx *c);
  * counterpart): feed the queues, write the run list. */
 void vs_hws_schedule_engine(struct vidsch *s, struct vidsch_engine *e);
 uint64_t vs_hws_deadline(struct vidsch *s, struct vidsch_engine *e);
-void vs_hws_up_progress(void *os, uint32_t queue, uint64_t completed);
+void vs_hws_up_progress(void *os, const struct ddi_hwq_progress *p,
+                        unsigned n);
 void vs_hws_up_error(void *os, uint32_t queue,
                      const struct ddi_hwq_error *err);
 void vs_hws_up_log(void *os, const struct copro_sched_log_entry *ent,

@@ -64,12 +64,20 @@ static void deliver_cb(void *obj, uint64_t gen)
     if (!h->up) {
         return;
     }
-    for (unsigned i = 0; i < COPRO_HWQ_MAX; i++) {
-        struct sim_hwq *q = &h->q[i];
+    {
+        struct ddi_hwq_progress moved[COPRO_HWQ_MAX];
+        unsigned n = 0;
 
-        if (q->used && q->completed > q->reported) {
-            q->reported = q->completed;
-            h->up->queue_progress(h->os, i, q->completed);
+        for (unsigned i = 0; i < COPRO_HWQ_MAX; i++) {
+            struct sim_hwq *q = &h->q[i];
+
+            if (q->used && q->completed > q->reported) {
+                q->reported = q->completed;
+                moved[n++] = (struct ddi_hwq_progress){ i, q->completed };
+            }
+        }
+        if (n) {
+            h->up->queue_progress(h->os, moved, n);
         }
     }
     for (unsigned i = 0; i < COPRO_HWQ_MAX; i++) {
