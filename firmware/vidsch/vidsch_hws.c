@@ -289,7 +289,10 @@ static void elect(struct vidsch *s, struct vidsch_engine *e)
  * switches it out (a hung one does not yield: the device resets it and
  * reports it); one that yielded is listed again after the device's
  * timeout. A queue waiting for the engine is not suspected: the device
- * runs it when its band's turn comes. */
+ * runs it when its band's turn comes. When the log has not come for as
+ * long (no display, so no vsync, and no other interrupt: a lone hang
+ * interrupts nobody), nobody is known to wait: every queue with work and
+ * no progress is suspected (suspending a waiting one costs nothing). */
 static uint64_t suspect_at(const struct vidsch *s, const struct vidsch_ctx *c)
 {
     uint64_t since = c->hw_progress_at > c->hw_in_at ? c->hw_progress_at
@@ -299,8 +302,14 @@ static uint64_t suspect_at(const struct vidsch *s, const struct vidsch_ctx *c)
         return c->hw_suspend_at + s->cfg.tdr_timeout_ns +
                s->cfg.tdr_grace_ns + 2 * s->frame_ns;
     }
-    return c->hw_in && vidsch_ring_count(&c->hwring)
-           ? since + s->cfg.tdr_timeout_ns : VS_NEVER;
+    if (!vidsch_ring_count(&c->hwring)) {
+        return VS_NEVER;
+    }
+    if (c->hw_in) {
+        return since + s->cfg.tdr_timeout_ns;
+    }
+    since = c->hw_progress_at > s->log_at ? c->hw_progress_at : s->log_at;
+    return since + s->cfg.tdr_timeout_ns;
 }
 
 static void watchdog(struct vidsch *s, struct vidsch_engine *e)
@@ -673,6 +682,7 @@ void vs_hws_up_log(void *os, const struct copro_sched_log_entry *ent,
     }
     enter_hws(s);
     s->hws_stats.log_upcalls++;
+    s->log_at = vs_now(s);
     s->hws_stats.log_dropped += dropped;
     for (unsigned i = 0; i < n; i++) {
         const struct copro_sched_log_entry *l = &ent[i];

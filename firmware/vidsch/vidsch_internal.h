@@ -236,6 +236,7 @@ struct vidsch {
                                                    these */
     unsigned nhw_live;
     uint64_t frame_ns;
+    uint64_t log_at;                /* the device's log last came */
     struct vidsch_hws_stats hws_stats;
 };
 
