@@ -95,11 +95,12 @@ struct vidsch_config {
                                            completion interrupt; the
                                            others are reaped at the next
                                            interrupt (at most a frame) */
-    unsigned hws_depth;         /* submissions on a queue at once: a
-                                   queue without completion interrupts
-                                   is refilled at the next interrupt, so
-                                   it must hold a frame's work or the
-                                   engine idles (16) */
+    unsigned hws_depth;         /* submissions on a queue at once (16)
+                                   for a queue without completion
+                                   interrupts: it is refilled at the next
+                                   interrupt, so it must hold a frame's
+                                   work or the engine idles; 2 for the
+                                   others (at most this) */
 };
 
 void vidsch_config_default(struct vidsch_config *c);

@@ -258,6 +258,19 @@ static void push_slot(struct vidsch *s, struct vidsch_engine *e)
     vs_trace(s, VIDSCH_TRACE_SUBMIT, e->index, c, b, a.fence, 0);
 }
 
+/* How many submissions of c may be on its queue: a queue that interrupts
+ * at every completion is refilled at once, two keep the engine fed (one
+ * running, one ready, as the software ring); one reaped only at the next
+ * interrupt must hold what runs until then (hws_depth). Each holds its
+ * allocations resident until it retires: deeper queues pin more memory,
+ * which vidmm then cannot move for others. */
+static unsigned depth_of(const struct vidsch *s, const struct vidsch_ctx *c)
+{
+    unsigned d = c->base >= s->cfg.hws_irq_prio ? 2 : s->cfg.hws_depth;
+
+    return d < s->cfg.hws_depth ? d : s->cfg.hws_depth;
+}
+
 /* The most urgent context with work and room on its queue: its head goes
  * to the slot, to be prepared. */
 static void elect(struct vidsch *s, struct vidsch_engine *e)
@@ -268,7 +281,7 @@ static void elect(struct vidsch *s, struct vidsch_engine *e)
             struct vidsch_ctx *c = vs_container_of(n, struct vidsch_ctx, rq);
             struct vidsch_buf *b = vs_queue_head(c);
 
-            if (!b || vidsch_ring_count(&c->hwring) >= s->cfg.hws_depth) {
+            if (!b || vidsch_ring_count(&c->hwring) >= depth_of(s, c)) {
                 continue;
             }
             vs_list_remove(&c->queue, &b->link);
