@@ -44,6 +44,10 @@ echo "== preemptions and the context switch cost: desktop per policy and per ctx
 bash "$(dirname "$0")/bench-switch.sh" "$build/qemu-run" "$build/firmware"
 
 echo
+echo "== hardware scheduling (issue 17): desktop and hog under software quantum, hardware quantum and hardware joblist (virtual time) =="
+bash "$(dirname "$0")/bench-hwsched.sh" "$build/qemu-run" "$build/firmware"
+
+echo
 bash "$(dirname "$0")/bench-sched.sh" "$build"
 
 echo

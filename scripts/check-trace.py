@@ -15,7 +15,7 @@ and checks that
   of that engine with the same preemption fence;
 - every flow start has exactly one end, not earlier;
 - counters are numbers >= 0.
---expect slices|preemptions|queues|flows|display|os also requires that
+--expect slices|preemptions|queues|flows|display|os|hwqueues also requires that
 the trace shows some of those (so an empty trace cannot pass).
 """
 
@@ -38,7 +38,7 @@ def main():
     ap.add_argument("trace")
     ap.add_argument("--expect", action="append", default=[],
                     choices=["slices", "preemptions", "queues", "flows",
-                             "display", "os"])
+                             "display", "os", "hwqueues"])
     args = ap.parse_args()
 
     try:
@@ -170,6 +170,9 @@ def main():
         "display": sum(1 for e in evs if e.get("name") == "vsync"),
         "os": sum(1 for e in evs if e.get("cat") == "guest" or
                   e.get("cat") == "os"),
+        # hardware scheduling: per-queue budget and frame-time counters
+        "hwqueues": sum(1 for e in evs if e["ph"] == "C" and
+                        e.get("name", "").startswith("queue ")),
     }
     for what in args.expect:
         check(have[what] > 0, "the trace shows %s (%d)" % (what, have[what]))

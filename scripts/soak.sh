@@ -3,7 +3,9 @@
 #
 # make soak: the scheduler's property tests over many seeds, split across
 # a few processes. Every failing seed is printed with the command that
-# reproduces it; the exit status is non-zero if any failed.
+# reproduces it; the exit status is non-zero if any failed. Both modes:
+# software scheduling, then hardware scheduling (--hws: vidsch's hardware
+# mode over the device's scheduler modelled in tests/sim/sim_hws.c).
 #
 #   soak.sh TEST-SIM-PROPS SEEDS [JOBS]
 set -uo pipefail
@@ -16,12 +18,17 @@ trap 'rm -rf "$dir"' EXIT
 
 start=$(date +%s)
 pids=()
-for ((j = 0; j < jobs; j++)); do
-    first=$(( j * per ))
-    count=$(( seeds - first < per ? seeds - first : per ))
-    (( count > 0 )) || break
-    "$bin" --first=$first --count=$count --chunk=10000 >"$dir/$j.log" 2>&1 &
-    pids+=($!)
+for mode in sw hws; do
+    flag=
+    [ "$mode" = hws ] && flag=--hws
+    for ((j = 0; j < jobs; j++)); do
+        first=$(( j * per ))
+        count=$(( seeds - first < per ? seeds - first : per ))
+        (( count > 0 )) || break
+        "$bin" $flag --first=$first --count=$count --chunk=10000 \
+            >"$dir/$mode-$j.log" 2>&1 &
+        pids+=($!)
+    done
 done
 rc=0
 for p in "${pids[@]}"; do
@@ -29,5 +36,5 @@ for p in "${pids[@]}"; do
 done
 cat "$dir"/*.log | grep -E '^# (seed|reproduce|workload|  )' || true
 failed=$(cat "$dir"/*.log | grep -c 'FAILED' || true)
-echo "soak: $seeds seeds in $(( $(date +%s) - start )) s, $failed failed"
+echo "soak: $seeds seeds in each mode (software, hardware) in $(( $(date +%s) - start )) s, $failed failed"
 exit $rc

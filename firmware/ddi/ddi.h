@@ -271,6 +271,10 @@ struct ddi_fault {
 };
 
 struct ddi_gpuva_ops;       /* ddi/ddi_gpuva.h */
+struct ddi_hws_ops;         /* ddi/ddi_hws.h */
+struct ddi_hwq_error;
+struct ddi_hwq_progress;
+struct copro_sched_log_entry;
 
 struct ddi_ops {
     /* [DxgkDdiQueryAdapterInfo] */
@@ -360,6 +364,10 @@ struct ddi_ops {
     /* Optional (NULL: no GPU-VA mode): per-process address spaces and
      * page-table updates (ddi/ddi_gpuva.h). */
     const struct ddi_gpuva_ops *gpuva;
+
+    /* Optional (NULL: the OS schedules): hardware queues, run lists and
+     * the device's scheduling log (ddi/ddi_hws.h) [HwSchEnabled]. */
+    const struct ddi_hws_ops *hws;
 };
 
 /*
@@ -385,6 +393,14 @@ struct ddi_upcalls {
     /* FLIP_DONE: one set_source_address took effect (or was refused), in
      * the order they were made. */
     void (*flip_done)(void *os, const struct ddi_flip_done *f);
+    /* Hardware scheduling (ddi/ddi_hws.h; NULL in a scheduler that does
+     * not use it). */
+    void (*queue_progress)(void *os, const struct ddi_hwq_progress *p,
+                           unsigned n);
+    void (*queue_error)(void *os, uint32_t queue,
+                        const struct ddi_hwq_error *err);
+    void (*sched_log)(void *os, const struct copro_sched_log_entry *ent,
+                      unsigned n, uint32_t dropped);
 };
 
 /* A GPU as the OS sees it: the driver's ops and its private state. */

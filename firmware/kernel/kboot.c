@@ -7,6 +7,7 @@
 #include "lib/cmdline.h"
 #include "lib/console.h"
 #include "lib/idt.h"
+#include "lib/string.h"
 
 #define COPRO_VECTOR_BASE   IRQ_VEC_DEVICE_BASE
 
@@ -21,8 +22,18 @@ static void queue_dpc(void *ctx)
 static void run_dpc(void *arg)
 {
     struct kboot *b = arg;
+    uint64_t t0 = rdtsc(), dt;
 
     copro_ddi_dpc(&b->ddi);
+    dt = rdtsc() - t0;
+    b->k.stats.dpcs++;
+    b->k.stats.dpc_cycles += dt;
+    b->k.stats.sched_cycles += dt;
+}
+
+static uint64_t cpu_cycles(void)
+{
+    return rdtsc();
 }
 
 static bool option_u64(struct report *r, const char *cmdline, const char *key,
@@ -49,7 +60,36 @@ bool kboot_sched_options(struct report *r, const char *cmdline,
     if (cmdline_get(cmdline, "policy", arg, sizeof(arg)) &&
         vidsch_policy_parse(arg, &cfg->policy) < 0) {
         return report(r, false, "command line: unknown policy=%s (fifo, "
-                      "priority, quantum)", arg);
+                      "priority, quantum, joblist)", arg);
+    }
+    /* hwsched=1 [HwSchEnabled]: the device's scheduler makes every
+     * switch; vidsch writes run lists (vidsch_hws.c) */
+    if (cmdline_get(cmdline, "hwsched", arg, sizeof(arg))) {
+        if (strcmp(arg, "0") && strcmp(arg, "1")) {
+            return report(r, false, "command line: hwsched=%s (0 or 1)", arg);
+        }
+        cfg->hwsched = !strcmp(arg, "1");
+    }
+    /* hws_irq=CLASS: the lowest priority class whose queues interrupt at
+     * every completion (the others are reaped at the next interrupt) */
+    if (cmdline_get(cmdline, "hws_irq", arg, sizeof(arg))) {
+        unsigned p = 0;
+
+        while (p < VIDSCH_PRIO_COUNT &&
+               strcmp(arg, vidsch_priority_name((enum vidsch_priority)p))) {
+            p++;
+        }
+        if (p == VIDSCH_PRIO_COUNT) {
+            return report(r, false, "command line: hws_irq=%s (IDLE, "
+                          "BELOW_NORMAL, NORMAL, ABOVE_NORMAL, HIGH, "
+                          "REALTIME)", arg);
+        }
+        cfg->hws_irq_prio = (enum vidsch_priority)p;
+    }
+    if (cfg->policy == VIDSCH_POLICY_JOBLIST && !cfg->hwsched) {
+        return report(r, false, "command line: policy=joblist needs "
+                      "hardware scheduling (hwsched=1): the job list is "
+                      "handed to the device's scheduler at every vsync");
     }
     if (cmdline_has_flag(cmdline, "serial_prepare")) {
         cfg->serial_prepare = true;
@@ -210,6 +250,18 @@ bool kboot_start(struct kboot *b, struct report *r,
     if (!paging_setup(b, r, boot->cmdline)) {
         return false;
     }
+    if (cfg->hwsched) {
+        /* its VRAM before the OS's segment takes the rest */
+        err = copro_hwq_init(&b->hwq, &b->cp, b->display.width
+                             ? 1000000000ull / b->disp.refresh : 0);
+        if (!report(r, err == NULL, "hardware scheduling (hwsched=1): %u "
+                    "queues of %u entries, doorbells, run lists, a log of "
+                    "%u entries%s%s", COPRO_HWQ_MAX, COPRO_HWQ_RING,
+                    COPRO_HWQ_LOG_ENTRIES, err ? ": " : "", err ? err : "")) {
+            return false;
+        }
+        copro_ddi_attach_hwq(&b->ddi, &b->hwq);
+    }
     ddi = copro_ddi_device(&b->ddi);
     ok = copro_ddi_take_segment(&b->ddi, &seg_base, &seg_size, &seg_cpu);
     if (!report(r, ok, "VRAM segment for the OS: %lu KiB at %#lx",
@@ -260,6 +312,7 @@ bool kboot_start(struct kboot *b, struct report *r,
         }
     }
     kitem_init(&b->dpc, run_dpc, b);
+    b->k.cycles = cpu_cycles;
     copro_ddi_set_upcalls(&b->ddi, &kernel_upcalls, &b->k);
     if (b->display.width) {
         err = kdisplay_start(&b->k, 0, b->display.width, b->display.height);

@@ -40,6 +40,7 @@
 #include "kmd/copro.h"
 #include "kmd/copro_cp.h"
 #include "kmd/copro_ddi.h"
+#include "kmd/copro_hwq.h"
 #include "kmd/copro_display.h"
 #include "kmd/copro_gart.h"
 #include "kmd/copro_gpuva.h"
@@ -74,6 +75,8 @@ struct kboot {
      * aperture is split between vidmm and GPU-VA mode */
     uint64_t gpuva_vram;
     struct copro_gpuva gpuva;
+    /* hardware scheduling (sched.hwsched) */
+    struct copro_hwq hwq;
     struct kernel k;
     struct vidsch_config sched;
     /* Set before kboot_start: display source 0's mode, XRGB8888 (0 x 0:

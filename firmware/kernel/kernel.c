@@ -212,21 +212,34 @@ void kernel_after_vidsch(struct kernel *k)
     kdisplay_kick(k);
 }
 
+static uint64_t cycles_now(const struct kernel *k)
+{
+    return k->cycles ? k->cycles() : 0;
+}
+
 static void on_vidsch_timer(void *arg, uint64_t now)
 {
     struct kernel *k = arg;
+    uint64_t t0 = cycles_now(k);
 
     (void)now;
     vidsch_timer(k->vs);
     kernel_after_vidsch(k);
+    k->stats.vidsch_timers++;
+    k->stats.timer_cycles += cycles_now(k) - t0;
+    k->stats.sched_cycles += cycles_now(k) - t0;
 }
 
 static void on_vidsch_work(void *arg)
 {
     struct kernel *k = arg;
+    uint64_t t0 = cycles_now(k);
 
     vidsch_worker(k->vs);
     kernel_after_vidsch(k);
+    k->stats.vidsch_workers++;
+    k->stats.worker_cycles += cycles_now(k) - t0;
+    k->stats.sched_cycles += cycles_now(k) - t0;
 }
 
 /* ---- upcalls: the driver's DPC enters the scheduler through here ---- */
@@ -268,12 +281,43 @@ static void up_flip_done(void *os, const struct ddi_flip_done *f)
     kdisplay_flip_done(os, f);
 }
 
+/* hardware scheduling: the queues' progress, errors and the log */
+static void up_queue_progress(void *os, const struct ddi_hwq_progress *p,
+                              unsigned n)
+{
+    struct kernel *k = os;
+
+    vidsch_upcalls.queue_progress(k->vs, p, n);
+    kernel_after_vidsch(k);
+}
+
+static void up_queue_error(void *os, uint32_t queue,
+                           const struct ddi_hwq_error *err)
+{
+    struct kernel *k = os;
+
+    vidsch_upcalls.queue_error(k->vs, queue, err);
+    kernel_after_vidsch(k);
+}
+
+static void up_sched_log(void *os, const struct copro_sched_log_entry *ent,
+                         unsigned n, uint32_t dropped)
+{
+    struct kernel *k = os;
+
+    vidsch_upcalls.sched_log(k->vs, ent, n, dropped);
+    kernel_after_vidsch(k);
+}
+
 const struct ddi_upcalls kernel_upcalls = {
     .dma_completed = up_dma_completed,
     .preempted = up_preempted,
     .faulted = up_faulted,
     .vsync = up_vsync,
     .flip_done = up_flip_done,
+    .queue_progress = up_queue_progress,
+    .queue_error = up_queue_error,
+    .sched_log = up_sched_log,
 };
 
 /* ---- object lifetimes ---- */

@@ -232,9 +232,17 @@ struct kernel_stats {
     uint64_t quota_underflows;      /* uncharges of more than charged:
                                        a bookkeeping bug, never */
     uint64_t processes_exited, processes_freed;
+    /* The OS's CPU time spent scheduling (kernel.cycles set): in the
+     * miniport's DPC (the interrupts' work: the driver and the vidsch
+     * upcalls it makes) and in vidsch's timer and worker */
+    uint64_t sched_cycles, dpc_cycles, timer_cycles, worker_cycles;
+    uint64_t dpcs, vidsch_timers, vidsch_workers;
 };
 
 struct kernel {
+    /* The CPU's cycle counter (the firmware's rdtsc); NULL: scheduling
+     * time is not measured (the host). */
+    uint64_t (*cycles)(void);
     struct ddi_device dev;
     struct ddi_caps caps;
     struct vidsch *vs;

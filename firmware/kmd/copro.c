@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include <copro/copro_hwsched.h>
+
 /* boot.S maps [0, 4 GiB); a BAR the BIOS put higher is out of reach. */
 #define IDENTITY_MAP_END    (1ull << 32)
 
@@ -40,6 +42,17 @@ const char *copro_map(struct copro *c)
     c->mmio = (volatile void *)(uintptr_t)c->mmio_bar.addr;
     c->vram = (volatile uint8_t *)(uintptr_t)c->vram_bar.addr;
     return NULL;
+}
+
+volatile uint8_t *copro_map_doorbells(struct copro *c)
+{
+    struct pci_bar bar;
+
+    if (!pci_bar_read(&c->pci, COPRO_BAR_DOORBELL, &bar) ||
+        !bar_mappable(&bar) || bar.size < COPRO_DOORBELL_BAR_SIZE) {
+        return NULL;
+    }
+    return (volatile uint8_t *)(uintptr_t)bar.addr;
 }
 
 void copro_read_info(struct copro *c)

@@ -71,6 +71,10 @@ bool copro_find(struct copro *c);
  */
 const char *copro_map(struct copro *c);
 
+/* The doorbell BAR (COPRO_CAP_HWSCHED), after copro_map: its CPU view,
+ * or NULL if it is missing, too small or out of reach. */
+volatile uint8_t *copro_map_doorbells(struct copro *c);
+
 /* Reads the identity and capability registers into c->info. */
 void copro_read_info(struct copro *c);
 

@@ -383,6 +383,11 @@ void copro_ddi_attach_gpuva(struct copro_ddi *d, struct copro_gpuva *g)
     d->gpuva = g;
 }
 
+void copro_ddi_attach_hwq(struct copro_ddi *d, struct copro_hwq *h)
+{
+    d->hwq = h;
+}
+
 void copro_ddi_init(struct copro_ddi *d, struct copro_cp *cp)
 {
     *d = (struct copro_ddi){ .cp = cp };
@@ -415,6 +420,9 @@ struct ddi_device copro_ddi_device(struct copro_ddi *d)
         if (d->gpuva) {
             d->ops.gpuva = &copro_gpuva_ops;
         }
+    }
+    if (d->hwq) {
+        d->ops.hws = &copro_hwq_ops;
     }
     return (struct ddi_device){ .ops = &d->ops, .drv = d };
 }
@@ -501,6 +509,11 @@ void copro_ddi_dpc(struct copro_ddi *d)
                 d->up->faulted(d->os, e, &f);
             }
         }
+    }
+    /* Hardware queues: their progress, errors and the log (after the
+     * engines' kernel rings: paging before the work that needs it). */
+    if (d->hwq && d->up) {
+        copro_hwq_dpc(d->hwq, d->up, d->os);
     }
     /* The display's flips and vsync after the engines: a flip_done the
      * OS sees never comes before the completion that made it ready. */

@@ -36,6 +36,7 @@
 #include "kmd/copro_cp.h"
 #include "kmd/copro_display.h"
 #include "kmd/copro_gpuva.h"
+#include "kmd/copro_hwq.h"
 #include "kmd/copro_pager.h"
 #include "kmd/copro_render.h"
 
@@ -67,6 +68,8 @@ struct copro_ddi {
     struct copro_gpuva *gpuva;
     /* the display source, NULL if none was attached */
     struct copro_display *disp;
+    /* hardware queues (struct ddi_ops.hws), NULL if none was attached */
+    struct copro_hwq *hwq;
     /* the table copro_ddi_device hands out: the base ops plus paging and
      * GPU-VA mode when a pager (and a GPU-VA state) are attached */
     struct ddi_ops ops;
@@ -103,6 +106,10 @@ void copro_ddi_attach_pager(struct copro_ddi *d, struct copro_pager *pager);
  * attached too). Before copro_ddi_device().
  */
 void copro_ddi_attach_gpuva(struct copro_ddi *d, struct copro_gpuva *g);
+
+/* Hardware scheduling [HwSchEnabled]: the hws ops over h (which
+ * copro_hwq_init set up), before copro_ddi_device. */
+void copro_ddi_attach_hwq(struct copro_ddi *d, struct copro_hwq *h);
 
 /* Who receives the upcalls (before the first interrupt is taken). */
 void copro_ddi_set_upcalls(struct copro_ddi *d, const struct ddi_upcalls *up,

@@ -9,14 +9,6 @@
 /* About a second at the GHz-range TSC rates QEMU presents. */
 #define EXIT_GRACE_TSC  (1ull << 30)
 
-static uint64_t rdtsc(void)
-{
-    uint32_t lo, hi;
-
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    return ((uint64_t)hi << 32) | lo;
-}
-
 _Noreturn void fw_exit(int code)
 {
     uint64_t t0;

@@ -15,6 +15,15 @@
 
 #include <stdint.h>
 
+/* The CPU's time-stamp counter (under -icount: virtual, deterministic). */
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
 static inline void outb(uint16_t port, uint8_t v)
 {
     __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port) : "memory");

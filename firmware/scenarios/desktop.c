@@ -161,6 +161,7 @@ int scenario_main(const struct boot_info *boot)
                 comp.vsync_stop - comp.vsync_start, comp.presents,
                 comp.flips, comp.missed, comp.late_flips, comp.max_missed);
         print_screen();
+        os_check_hwsched(&s);
     }
     if (s.boot.k.vs) {
         es0 = *vidsch_engine_stats(s.boot.k.vs, COPRO_ENGINE_RENDER);
@@ -181,6 +182,7 @@ int scenario_main(const struct boot_info *boot)
             comp.presents, comp.flips, comp.missed, comp.late_flips,
             comp.max_missed);
     os_print_apps_json(&s);
+    os_print_sched_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests,
             s.r.failures);
     rc = report_summary(&s.r);

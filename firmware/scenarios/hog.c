@@ -51,6 +51,7 @@
 #define OS_MARGIN_NS        (100 * US)
 
 static struct os_scenario s;
+static uint32_t frames_ctx;     /* the frames app's hardware context id */
 static struct hog hog;
 static struct winapp frames;
 static struct frameapp_record rec[MAX_FRAMES];
@@ -101,6 +102,19 @@ static uint64_t device_share(const struct frameapp_record *r,
     const struct copro_ddi *d = &s.boot.ddi;
     uint64_t b[3], e[3], total = 0, covered;
     unsigned n = 0;
+
+    /* Hardware scheduling: from its doorbell on, the wait is the
+     * device's (its decision, the hog's save, the switch); before it,
+     * the OS's (render, residency, patch, the queue write). */
+    for (unsigned i = 0; vidsch_hwsched(s.boot.k.vs) &&
+                         i < s.boot.hwq.ndb_log; i++) {
+        const struct copro_hwq_db_rec *db = &s.boot.hwq.db_log[i];
+
+        if (db->context == frames_ctx && db->at >= r->submit &&
+            db->at <= r->start) {
+            return r->start - db->at;
+        }
+    }
 
     for (unsigned i = 0; i < d->npreempt_log; i++) {
         const struct copro_ddi_preempt_rec *p = &d->preempt_log[i];
@@ -208,6 +222,12 @@ int scenario_main(const struct boot_info *boot)
                2 * hog_ms * MS + 1000 * MS);
 
         hog_end = hog.first_done_ns ? hog.f.t0 + hog.first_done_ns : 0;
+        for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
+            if (s.boot.k.contexts[i].used &&
+                s.boot.k.contexts[i].proc == winapp_app(&frames)->proc) {
+                frames_ctx = vidsch_ctx_id(s.boot.k.contexts[i].vctx);
+            }
+        }
         for (unsigned i = 0; i < frames.f.last_completed && i < MAX_FRAMES;
              i++) {
             const struct frameapp_record *r = &rec[i];
@@ -286,6 +306,7 @@ int scenario_main(const struct boot_info *boot)
                     "%u requests", l.min, l.p50, l.p99, l.max, d.p50, d.p99,
                     o.p50, o.p99, o.max, dev_max, s.boot.ddi.npreempt_log);
         os_print_table(&s);
+        os_check_hwsched(&s);
     }
     kprintf("METRICS {\"scenario\":\"hog\",\"mode\":\"%s\",\"hog_ms\":%lu,"
             "\"frames_ms\":%lu,\"period_us\":%lu,\"work_us\":%lu,"
@@ -297,14 +318,15 @@ int scenario_main(const struct boot_info *boot)
             "\"hog_done_ns\":%lu,\"preempt_requests\":%lu,"
             "\"hog_interrupted\":%lu,\"hog_resumed\":%lu,"
             "\"hog_resubmitted\":%lu,\"dev_preemptions\":%u,"
-            "\"dev_preempt_max_ns\":%lu,\"irqs\":%lu,\"tests\":%u,"
-            "\"failures\":%u}\n",
+            "\"dev_preempt_max_ns\":%lu,\"irqs\":%lu",
             copro_preempt_name(gran), hog_ms, frames_ms, period_us, work_us,
             vidsch_policy_name(s.sched.policy), nframes, started, l.min,
             l.p50, l.p99, l.max, bound, o.p50, o.p99, o.max, d.p50, d.p99,
             hog.first_done_ns, requests, hs ? hs->preemptions : 0,
             hs ? hs->resumed : 0, hs ? hs->resubmitted : 0,
-            s.boot.ddi.npreempt_log, dev_max, kboot_interrupts(&s.boot),
-            s.r.tests, s.r.failures);
+            s.boot.ddi.npreempt_log, dev_max, kboot_interrupts(&s.boot));
+    os_print_apps_json(&s);
+    os_print_sched_json(&s);
+    kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);
     return report_summary(&s.r);
 }

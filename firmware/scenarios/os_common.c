@@ -46,6 +46,10 @@ static void end_of_run(void *arg, uint64_t now)
     s->stopped = true;
     s->busy_at_stop = kboot_engine_busy_ns(&s->boot, COPRO_ENGINE_RENDER);
     s->occ_at_stop = vidsch_engine_busy_ns(s->boot.k.vs, COPRO_ENGINE_RENDER);
+    s->irq_at_stop = kboot_interrupts(&s->boot);
+    s->cyc_at_stop = s->boot.k.stats.sched_cycles;
+    s->dpc_at_stop = s->boot.k.stats.dpc_cycles;
+    s->tim_at_stop = s->boot.k.stats.timer_cycles;
     for (unsigned i = 0; i < s->napps; i++) {
         app_stop(s->apps[i]);
     }
@@ -93,6 +97,10 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
     s->t0 = kernel_now(k);
     s->busy_at_t0 = kboot_engine_busy_ns(&s->boot, COPRO_ENGINE_RENDER);
     s->occ_at_t0 = vidsch_engine_busy_ns(s->boot.k.vs, COPRO_ENGINE_RENDER);
+    s->irq_at_t0 = kboot_interrupts(&s->boot);
+    s->cyc_at_t0 = s->boot.k.stats.sched_cycles;
+    s->dpc_at_t0 = s->boot.k.stats.dpc_cycles;
+    s->tim_at_t0 = s->boot.k.stats.timer_cycles;
     ktimer_init(&s->end_timer, end_of_run, s);
     ktimer_init(&s->limit_timer, run_limit, s);
     ktimer_arm(&k->ev.timers, &s->end_timer, s->t0 + duration_ns);
@@ -165,6 +173,11 @@ void os_app_figures(const struct os_scenario *s, const struct app *a,
         .preemptions = st.preemptions,
         .wasted = st.wasted_preemptions,
         .gpu_ns = st.gpu_ns,
+        .budget_ns = st.budget_ns,
+        .frames_run = st.frames_run,
+        .frames_over = st.frames_over,
+        .frames_gpu_ns = st.frames_gpu_ns,
+        .frames_budget_ns = st.frames_budget_ns,
     };
 }
 
@@ -214,12 +227,108 @@ void os_print_apps_json(const struct os_scenario *s)
                 "\"misses\":%lu,\"dropped\":%lu,\"lat_p50_ns\":%lu,"
                 "\"lat_p99_ns\":%lu,\"lat_max_ns\":%lu,\"gpu_ns\":%lu,"
                 "\"gpu_share_permille\":%u,\"preemptions\":%lu,"
-                "\"wasted_preemptions\":%lu}",
+                "\"wasted_preemptions\":%lu,\"budget_ns\":%lu,"
+                "\"frames_run\":%lu,\"frames_over_budget\":%lu,"
+                "\"gpu_ns_per_frame\":%lu,\"budget_ns_per_frame\":%lu}",
                 i ? "," : "", a->name, vidsch_priority_name(a->prio),
                 f.frames, f.misses, f.dropped, f.p50, f.p99, f.max, f.gpu_ns,
-                f.share_permille, f.preemptions, f.wasted);
+                f.share_permille, f.preemptions, f.wasted, f.budget_ns,
+                f.frames_run, f.frames_over,
+                f.frames_run ? f.frames_gpu_ns / f.frames_run : 0,
+                f.frames_run ? f.frames_budget_ns / f.frames_run : 0);
     }
     kprintf("]");
+}
+
+static uint64_t os_requests(const struct os_scenario *s)
+{
+    uint64_t n = 0;
+
+    for (unsigned e = 0; e < s->boot.cp.num_engines; e++) {
+        const struct vidsch_engine_stats *es =
+            vidsch_engine_stats(s->boot.k.vs, e);
+
+        for (unsigned i = 0; es && i < 4; i++) {
+            n += es->preempt_requests[i];
+        }
+    }
+    return n;
+}
+
+void os_print_sched_json(const struct os_scenario *s)
+{
+    const struct vidsch_hws_stats *h = vidsch_hws_stats(s->boot.k.vs);
+    uint64_t dur = s->t_stop > s->t0 ? s->t_stop - s->t0 : 1;
+    uint64_t irqs = s->irq_at_stop - s->irq_at_t0;
+    uint64_t cyc = s->cyc_at_stop - s->cyc_at_t0;
+    /* the decisions (interrupts' DPC, timer) apart from the preparation
+     * (the worker: residency, patch), which both modes do alike */
+    uint64_t dec = s->dpc_at_stop - s->dpc_at_t0 +
+                   s->tim_at_stop - s->tim_at_t0;
+    uint64_t ms = dur / MS ? dur / MS : 1;
+
+    kprintf(",\"sched\":{\"hwsched\":%s,\"interrupts\":%lu,"
+            "\"irq_per_s\":%lu,\"sched_cycles\":%lu,"
+            "\"sched_cycles_per_s\":%lu,\"os_preempt_requests\":%lu,"
+            "\"dpcs\":%lu,\"vidsch_timers\":%lu,"
+            "\"decision_cycles_per_s\":%lu,\"prepare_cycles_per_s\":%lu",
+            vidsch_hwsched(s->boot.k.vs) ? "true" : "false", irqs,
+            irqs * 1000 * MS / dur, cyc,
+            /* per second without overflow: cycles per ms of the span */
+            cyc / ms * 1000,
+            os_requests(s), s->boot.k.stats.dpcs,
+            s->boot.k.stats.vidsch_timers, dec / ms * 1000,
+            (cyc - dec) / ms * 1000);
+    if (vidsch_hwsched(s->boot.k.vs)) {
+        kprintf(",\"hws\":{\"runlist_commits\":%lu,\"refused\":%lu,"
+                "\"queue_submits\":%lu,\"device_switches\":%lu,"
+                "\"device_preemptions\":%lu,\"device_resets\":%lu,"
+                "\"frames\":%lu,\"budget_updates\":%lu,"
+                "\"budget_drops\":%lu,\"suspensions\":%lu,"
+                "\"log_entries\":%lu,\"log_dropped\":%lu,"
+                "\"log_bad\":%lu}", h->runlist_commits, h->runlist_refused,
+                h->queue_submits, h->device_switches, h->device_preemptions,
+                h->device_resets, h->frames, h->budget_updates,
+                h->budget_drops, h->suspensions, h->log_entries,
+                h->log_dropped, h->log_bad);
+    }
+    kprintf("}");
+}
+
+void os_check_hwsched(struct os_scenario *s)
+{
+    const struct vidsch_hws_stats *h = vidsch_hws_stats(s->boot.k.vs);
+
+    if (!vidsch_hwsched(s->boot.k.vs)) {
+        return;
+    }
+    report(&s->r, os_requests(s) == 0, "hardware scheduling: the OS asked "
+           "for no preemption (%lu)", os_requests(s));
+    /* (no display, no vsync: the log is read at the other interrupts) */
+    report(&s->r, h->log_entries > 0 && h->device_switches > 0, "hardware "
+           "scheduling: the device's log came (%lu entries, %lu switches "
+           "it made, %lu vsyncs)", h->log_entries, h->device_switches,
+           h->frames);
+    if (s->sched.policy == VIDSCH_POLICY_JOBLIST) {
+        unsigned without = 0;
+
+        for (unsigned i = 0; i < s->napps; i++) {
+            struct os_app_figures f;
+
+            os_app_figures(s, s->apps[i], &f);
+            without += s->apps[i]->prio >= VIDSCH_PRIO_ABOVE_NORMAL &&
+                       f.budget_ns == 0;
+        }
+        report(&s->r, h->budget_updates > 0 && without == 0, "job list: "
+               "budgets written %lu times from the log's frame times, "
+               "every periodic app has one (%u without)",
+               h->budget_updates, without);
+    }
+    report(&s->r, h->runlist_refused == 0 && h->log_bad == 0 &&
+           s->boot.hwq.stats.log.bad == 0, "hardware scheduling: no run "
+           "list refused (%lu of %lu), no log entry refused (%lu)",
+           h->runlist_refused, h->runlist_commits,
+           s->boot.hwq.stats.log.bad + h->log_bad);
 }
 
 /*

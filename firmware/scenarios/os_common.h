@@ -37,6 +37,12 @@ struct os_scenario {
     /* the render engine's busy time (the device's count) at t0, t_stop */
     uint64_t busy_at_t0, busy_at_stop;     /* the device's STAT_BUSY_NS */
     uint64_t occ_at_t0, occ_at_stop;       /* vidsch_engine_busy_ns */
+    /* the CPU's side over the same span: interrupts taken, cycles spent
+     * scheduling (kernel_stats.sched_cycles) */
+    uint64_t irq_at_t0, irq_at_stop;
+    uint64_t cyc_at_t0, cyc_at_stop;
+    uint64_t dpc_at_t0, dpc_at_stop;        /* ... of which in the DPC */
+    uint64_t tim_at_t0, tim_at_stop;        /* ... in vidsch's timer */
 };
 
 /* One application's figures, as the table and METRICS print them. */
@@ -47,6 +53,10 @@ struct os_app_figures {
     uint64_t preemptions;
     uint64_t wasted;                /* preemptions after which it ran next */
     uint64_t gpu_ns;
+    /* hardware scheduling: budget per frame now, frames (vsyncs) in which
+     * it ran, and in which it used more than its budget */
+    uint64_t budget_ns, frames_run, frames_over, frames_gpu_ns;
+    uint64_t frames_budget_ns;
 };
 
 /*
@@ -85,6 +95,16 @@ void os_print_table(const struct os_scenario *s);
 
 /* ,"apps":[{...},...] for METRICS (no braces around it). */
 void os_print_apps_json(const struct os_scenario *s);
+
+/* ,"sched":{...} for METRICS: the CPU's cost of scheduling while the
+ * apps ran (interrupts and cycles, per virtual second), the preemptions
+ * the OS asked for, and in hardware mode what the device reported. */
+void os_print_sched_json(const struct os_scenario *s);
+
+/* Hardware scheduling's own checks (nothing in software mode): the OS
+ * asked for no preemption (the device makes every switch), the device's
+ * log came (frames, switches) and no log entry was refused. */
+void os_check_hwsched(struct os_scenario *s);
 
 /* Busy fraction of the render engine from t0 to t_stop (while the apps
  * ran), per mille, as the device counts it. */

@@ -55,11 +55,16 @@ static void on_lost(void *arg, uint32_t hdevice)
     lost_at = kapi_now(a->proc);
 }
 
+/* The watchdog's preemptions; in hardware mode (hwsched=1) its
+ * suspensions of a queue, which make the device switch it out. */
 static uint64_t tdr_preempts(void)
 {
     const struct vidsch_engine_stats *es =
         vidsch_engine_stats(s.boot.k.vs, COPRO_ENGINE_RENDER);
 
+    if (vidsch_hwsched(s.boot.k.vs)) {
+        return vidsch_hws_stats(s.boot.k.vs)->suspensions;
+    }
     return es ? es->preempt_requests[VIDSCH_PREEMPT_TDR] : 0;
 }
 

@@ -24,6 +24,7 @@ const char *vidsch_policy_name(enum vidsch_policy p)
     case VIDSCH_POLICY_FIFO:     return "fifo";
     case VIDSCH_POLICY_PRIORITY: return "priority";
     case VIDSCH_POLICY_QUANTUM:  return "quantum";
+    case VIDSCH_POLICY_JOBLIST:  return "joblist";
     }
     return "?";
 }
@@ -32,6 +33,7 @@ int vidsch_policy_parse(const char *str, enum vidsch_policy *p)
 {
     static const enum vidsch_policy all[] = {
         VIDSCH_POLICY_FIFO, VIDSCH_POLICY_PRIORITY, VIDSCH_POLICY_QUANTUM,
+        VIDSCH_POLICY_JOBLIST,
     };
 
     for (unsigned i = 0; str && i < sizeof(all) / sizeof(all[0]); i++) {
@@ -81,6 +83,10 @@ void vidsch_config_default(struct vidsch_config *c)
          * sets, while a peer of the same level still waits at most half
          * a 60 Hz frame; higher levels preempt as always. */
         .fight_factor = 4,
+        .hwsched = false,
+        .hws_low_share = COPRO_HWS_LOW_SHARE_DEFAULT,
+        .hws_irq_prio = VIDSCH_PRIO_NORMAL,
+        .hws_depth = 16,
     };
 }
 
@@ -304,7 +310,7 @@ static void rearm_timer(struct vidsch *s)
         if (vidsch_ring_count(&e->ring) && d < when) {
             when = d;
         }
-        d = vs_pick_deadline(s, e);
+        d = s->hws ? vs_hws_deadline(s, e) : vs_pick_deadline(s, e);
         if (d < when) {
             when = d;
         }
@@ -341,12 +347,26 @@ static void leave(struct vidsch *s)
             vs_poll_held(s);
         }
         for (unsigned i = 0; i < s->nengines; i++) {
-            vs_schedule_engine(s, &s->engine[i]);
+            if (s->hws) {
+                vs_hws_schedule_engine(s, &s->engine[i]);
+            } else {
+                vs_schedule_engine(s, &s->engine[i]);
+            }
         }
         flush_callbacks(s);
     } while (s->dirty || s->sync_dirty);
     rearm_timer(s);
     s->nesting--;
+}
+
+void vs_enter(struct vidsch *s)
+{
+    enter(s);
+}
+
+void vs_leave(struct vidsch *s)
+{
+    leave(s);
 }
 
 /* ---- creation ---- */
@@ -367,7 +387,8 @@ struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
         !cfg->max_contexts || !cfg->max_buffers ||
         cfg->tdr_limit > VS_TDR_HISTORY ||
         storage_bytes < vidsch_storage_size(cfg->max_contexts,
-                                            cfg->max_buffers)) {
+                                            cfg->max_buffers) ||
+        (cfg->policy == VIDSCH_POLICY_JOBLIST && !cfg->hwsched)) {
         return NULL;
     }
     memset(s, 0, sizeof(*s));
@@ -438,6 +459,9 @@ struct vidsch *vidsch_create(void *storage, uint64_t storage_bytes,
                             .timeout_ns = s->cfg.tdr_timeout_ns,
                             .grace_ns = s->cfg.tdr_grace_ns }, now, 0);
     }
+    if (cfg->hwsched && !vs_hws_init(s)) {
+        return NULL;
+    }
     return s;
 }
 
@@ -478,6 +502,10 @@ struct vidsch_ctx *vidsch_ctx_create(struct vidsch *s, uint32_t id,
     c->rstate = VS_CTX_IDLE;
     c->next_seq = 1;
     c->ready_since = c->acct_mark = vs_now(s);
+    if (s->hws && vs_hws_ctx_create(s, c) != DDI_OK) {
+        c->used = false;
+        return NULL;
+    }
     return c;
 }
 
@@ -524,6 +552,9 @@ bool vidsch_ctx_destroy(struct vidsch *s, struct vidsch_ctx *c)
         vs_fire_signals(s, c);
         if (vs_linked(&c->lost_link)) {
             vs_list_remove(&s->lost, &c->lost_link);
+        }
+        if (s->hws) {
+            vs_hws_ctx_gone(s, c);
         }
         c->used = false;
     }
@@ -992,4 +1023,7 @@ const struct ddi_upcalls vidsch_upcalls = {
     .dma_completed = up_dma_completed,
     .preempted = up_preempted,
     .faulted = up_faulted,
+    .queue_progress = vs_hws_up_progress,
+    .queue_error = vs_hws_up_error,
+    .sched_log = vs_hws_up_log,
 };

@@ -43,10 +43,14 @@ enum vidsch_policy {
     VIDSCH_POLICY_FIFO,     /* cooperative, submission order, no preemption */
     VIDSCH_POLICY_PRIORITY, /* highest ready priority; preempts lower */
     VIDSCH_POLICY_QUANTUM,  /* priority + round robin with a quantum, aging */
+    VIDSCH_POLICY_JOBLIST,  /* (added) hardware scheduling only: at every
+                               vsync, per-queue budgets for the next frame
+                               from the last one's actual times (US
+                               7,444,637's job list; vidsch_hws.c) */
 };
 
 const char *vidsch_policy_name(enum vidsch_policy p);
-/* "fifo" | "priority" | "quantum" -> 0 and *p, else -1 */
+/* "fifo" | "priority" | "quantum" | "joblist" -> 0 and *p, else -1 */
 int vidsch_policy_parse(const char *s, enum vidsch_policy *p);
 
 struct vidsch_config {
@@ -80,6 +84,23 @@ struct vidsch_config {
      * fight_bytes 0: off. */
     uint64_t fight_bytes;
     unsigned fight_factor;      /* >= 1 (0 and 1: turns never change) */
+    /* (added) Hardware scheduling [HwSchEnabled] (vidsch_hws.c): each
+     * context gets a hardware queue, the device makes every switch and
+     * vidsch writes the run lists (bands, quanta, budgets). Needs the
+     * DDI's hws ops (vidsch_create fails without them). */
+    bool hwsched;
+    uint32_t hws_low_share;     /* permille of a frame NORMAL yields to
+                                   IDLE (the device's LOW_SHARE) */
+    enum vidsch_priority hws_irq_prio;  /* contexts at or above it get a
+                                           completion interrupt; the
+                                           others are reaped at the next
+                                           interrupt (at most a frame) */
+    unsigned hws_depth;         /* submissions on a queue at once (16)
+                                   for a queue without completion
+                                   interrupts: it is refilled at the next
+                                   interrupt, so it must hold a frame's
+                                   work or the engine idles; 2 for the
+                                   others (at most this) */
 };
 
 void vidsch_config_default(struct vidsch_config *c);
@@ -250,6 +271,14 @@ struct vidsch_ctx_stats {
                                        be 0: see vidsch_pick.c) */
     uint64_t inherits;          /* levels lent to it by held contexts
                                    waiting on its signals */
+    /* hardware scheduling, from the device's log (vidsch_hws.c) */
+    uint64_t budget_ns;         /* its budget per frame now (0: none) */
+    uint64_t last_frame_ns;     /* GPU time in the last frame */
+    uint64_t frames_run;        /* frames in which it ran */
+    uint64_t frames_over;       /* ... and used more than its budget */
+    uint64_t frames_gpu_ns;     /* the sum of its FRAME times (the device's
+                                   GPU time, as budgets count it) ... */
+    uint64_t frames_budget_ns;  /* ... and of its budgets in those frames */
 };
 
 #define VIDSCH_LATENCY_BUCKETS  8
@@ -300,6 +329,29 @@ struct vidsch_stats {
                                    was hit */
     uint64_t contexts_lost;
 };
+
+/* (added) Hardware scheduling: what vidsch did and what the device told
+ * it (vidsch_hws.c). */
+struct vidsch_hws_stats {
+    uint64_t runlist_commits;   /* run lists written */
+    uint64_t runlist_refused;   /* ... that the device refused */
+    uint64_t queue_submits;     /* submissions written to queues */
+    uint64_t progress_upcalls, error_upcalls, log_upcalls;
+    uint64_t log_entries;       /* entries read */
+    uint64_t log_dropped;       /* lost (device full) */
+    uint64_t log_bad;           /* entries naming no queue of ours */
+    uint64_t device_switches;   /* SWITCH_IN entries */
+    uint64_t device_preemptions;    /* PREEMPTED entries */
+    uint64_t device_resets;     /* RESET entries */
+    uint64_t frames;            /* FRAME batches (vsyncs) */
+    uint64_t budget_drops;      /* BUDGET entries */
+    uint64_t suspensions;       /* queues suspended by the watchdog */
+    uint64_t budget_updates;    /* joblist: run lists rewritten for new
+                                   budgets */
+};
+
+const struct vidsch_hws_stats *vidsch_hws_stats(const struct vidsch *s);
+bool vidsch_hwsched(const struct vidsch *s);
 
 /* Why the scheduler asked an engine to preempt. */
 enum vidsch_preempt_reason {

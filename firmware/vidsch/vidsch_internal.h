@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ddi/ddi_hws.h"
 #include "vidsch/vidsch.h"
 #include "vidsch/vidsch_list.h"
 #include "vidsch/vidsch_ready.h"
@@ -34,6 +35,7 @@
 
 #define VS_NEVER            UINT64_MAX
 #define VS_TDR_HISTORY      16      /* most tdr_limit honoured */
+#define VS_HWS_HISTORY      16      /* submit times kept per queue */
 
 enum vs_where {
     VS_FREE,
@@ -134,6 +136,18 @@ struct vidsch_ctx {
     bool acct_waiting;              /* queued_ns accounting */
     uint64_t acct_mark;
     struct vidsch_ctx_stats stats;
+    /* hardware scheduling (vidsch_hws.c) */
+    uint32_t hwq;                   /* its hardware queue */
+    struct vidsch_ring hwring;      /* its buffers on it, in order */
+    uint64_t hwq_fence;             /* the queue's fences given */
+    uint64_t hw_progress_at;        /* last retirement (watchdog) */
+    bool hw_suspended;              /* listed suspended by the watchdog */
+    uint64_t hw_suspend_at;
+    bool hw_in;                     /* the log shows it on the engine ... */
+    uint64_t hw_in_at;              /* ... since then */
+    uint64_t hw_submitted_at[VS_HWS_HISTORY];  /* by fence: latency */
+    uint64_t hw_avg_frame_ns;       /* joblist: smoothed frame time */
+    uint64_t hw_peak_frame_ns;      /* joblist: recent peak */
 };
 
 struct vidsch_engine {
@@ -171,6 +185,11 @@ struct vidsch_engine {
     uint32_t watch_ctx;             /* (context id: wasted preemptions) */
     struct vidsch_tdr tdr;
     struct vidsch_engine_stats stats;
+    /* hardware scheduling (vidsch_hws.c) */
+    uint32_t paging_hwq;            /* its paging queue, or NONE */
+    struct vidsch_ring paging_ring; /* paging buffers on it */
+    uint64_t paging_fence;
+    bool rl_dirty;                  /* the run list must be rewritten */
 };
 
 struct vidsch {
@@ -207,9 +226,25 @@ struct vidsch {
                                        memory may have come free */
 
     struct vidsch_stats stats;
+
+    /* hardware scheduling (vidsch_hws.c) */
+    bool hws;
+    const struct ddi_hws_ops *hws_ops;
+    struct vidsch_ctx *hwq_ctx[COPRO_HWQ_MAX];  /* queue -> context */
+    struct vidsch_ctx *hw_live[COPRO_HWQ_MAX];  /* the same, packed: the
+                                                   decisions walk only
+                                                   these */
+    unsigned nhw_live;
+    uint64_t frame_ns;
+    uint64_t log_at;                /* the device's log last came */
+    struct vidsch_hws_stats hws_stats;
 };
 
 /* ---- vidsch.c ---- */
+/* A public call's frame (enter ... leave: decisions and callbacks on the
+ * way out of the outermost), for the upcalls of other modules. */
+void vs_enter(struct vidsch *s);
+void vs_leave(struct vidsch *s);
 uint64_t vs_now(struct vidsch *s);
 void vs_trace(struct vidsch *s, enum vidsch_trace_kind kind, unsigned engine,
               const struct vidsch_ctx *c, const struct vidsch_buf *b,
@@ -283,6 +318,24 @@ void vs_inherit_from(struct vidsch *s, struct vidsch_ctx *w);
 void vs_inherit_release(struct vidsch *s, struct vidsch_ctx *w);
 /* A signal was queued: the held contexts lend again. */
 void vs_inherit_signal(struct vidsch *s);
+
+/* ---- vidsch_hws.c (hardware scheduling) ---- */
+/* At vidsch_create: false if the DDI has no hws ops. */
+bool vs_hws_init(struct vidsch *s);
+/* A context's queue: DDI_OK or why not. */
+int vs_hws_ctx_create(struct vidsch *s, struct vidsch_ctx *c);
+/* The context is forgotten: off the run list, queue destroyed. */
+void vs_hws_ctx_gone(struct vidsch *s, struct vidsch_ctx *c);
+/* Every decision for one engine in hardware mode (vs_schedule_engine's
+ * counterpart): feed the queues, write the run list. */
+void vs_hws_schedule_engine(struct vidsch *s, struct vidsch_engine *e);
+uint64_t vs_hws_deadline(struct vidsch *s, struct vidsch_engine *e);
+void vs_hws_up_progress(void *os, const struct ddi_hwq_progress *p,
+                        unsigned n);
+void vs_hws_up_error(void *os, uint32_t queue,
+                     const struct ddi_hwq_error *err);
+void vs_hws_up_log(void *os, const struct copro_sched_log_entry *ent,
+                   unsigned n, uint32_t dropped);
 
 /* ---- vidsch_sync.c ---- */
 struct vidsch_sync *vs_sync_alloc(struct vidsch *s);

@@ -33,6 +33,15 @@ static uint64_t oldest_pending(struct vidsch *s, const struct vidsch_ctx *c)
                 oldest = b->seq;
             }
         }
+        /* hardware mode: its own queue's ring (oldest first) */
+        if (s->hws && vidsch_ring_count(&c->hwring)) {
+            struct vidsch_buf *b = vs_buf_of_sub(
+                vidsch_ring_oldest(&c->hwring));
+
+            if (b->seq < oldest) {
+                oldest = b->seq;
+            }
+        }
         if (e->slot && e->slot->ctx == c && e->slot->seq < oldest) {
             oldest = e->slot->seq;
         }

@@ -54,6 +54,7 @@ struct cctx {
     unsigned lent_level;        /* ... this one */
     uint64_t lent_at;           /* ... since then */
     uint64_t last_active;       /* ran, or became ready with new work */
+    uint64_t starve_bound;      /* hws: how long it may wait */
     bool waiting;
     uint64_t waiting_since;
     uint64_t next_seq;
@@ -90,6 +91,9 @@ struct checker {
     uint64_t retire_seen[DDI_MAX_ENGINES];  /* vidsch's last RETIRE */
     uint64_t retire_at_req[DDI_MAX_ENGINES];    /* ... at the request */
     int cut_ctx[DDI_MAX_ENGINES];
+    /* hardware scheduling */
+    bool hws;
+    enum vidsch_policy policy;  /* the one the run uses */
 };
 
 struct checker *checker_new(void)
@@ -135,20 +139,35 @@ static void fail(struct checker *k, const char *fmt, ...)
 
 static bool policy_is(const struct checker *k, enum vidsch_policy p)
 {
-    return k->w->vs.policy == p;
+    return k->policy == p;
 }
 
 static bool priority_rules(const struct checker *k)
 {
+    if (k->hws) {
+        /* the device's bands; budgets (joblist) demote on purpose */
+        return policy_is(k, VIDSCH_POLICY_QUANTUM);
+    }
     return !policy_is(k, VIDSCH_POLICY_FIFO) ||
            k->o->mutation == MUT_STRICT_FIFO;
 }
 
 static bool starvation_rules(const struct checker *k)
 {
-    return policy_is(k, VIDSCH_POLICY_QUANTUM) ||
+    return k->hws || policy_is(k, VIDSCH_POLICY_QUANTUM) ||
            (k->o->mutation == MUT_STARVE_PRIORITY &&
             policy_is(k, VIDSCH_POLICY_PRIORITY));
+}
+
+/* The device's band of a priority class (vidsch_hws.c's mapping). */
+static unsigned band_of(unsigned prio)
+{
+    static const unsigned band[VIDSCH_PRIO_COUNT] = {
+        COPRO_BAND_IDLE, COPRO_BAND_IDLE, COPRO_BAND_NORMAL,
+        COPRO_BAND_NORMAL, COPRO_BAND_FOCUS, COPRO_BAND_REALTIME,
+    };
+
+    return band[prio];
 }
 
 static struct cbuf *buf_of_desc(struct checker *k,
@@ -244,13 +263,14 @@ static void update_waiting(struct checker *k)
             c->waiting_since = now;
         } else if (!wnow && c->waiting) {
             c->waiting = false;
-            if (starvation_rules(k) &&
-                now - c->waiting_since > k->bound_starve[c->engine]) {
+            uint64_t bound = k->hws ? c->starve_bound
+                                    : k->bound_starve[c->engine];
+
+            if (starvation_rules(k) && now - c->waiting_since > bound) {
                 fail(k, "ctx %u (%s) starved: waited %" PRIu64 " us to run "
                      "(bound %" PRIu64 " us)", c->id,
                      vidsch_priority_name(c->prio),
-                     (now - c->waiting_since) / US,
-                     k->bound_starve[c->engine] / US);
+                     (now - c->waiting_since) / US, bound / US);
             }
         }
     }
@@ -272,7 +292,8 @@ static unsigned effective(const struct cctx *c)
 
 static void check_elect(struct checker *k, const struct cctx *c)
 {
-    if (!priority_rules(k) || c->boosted) {
+    /* hws: vidsch's election only feeds queues (the device decides) */
+    if (!priority_rules(k) || c->boosted || k->hws) {
         return;
     }
     for (unsigned i = 0; i < k->w->nctx; i++) {
@@ -348,6 +369,9 @@ static void on_trace(void *arg, const struct vidsch_trace *ev)
     case VIDSCH_TRACE_RESET:
         if (ev->kind == VIDSCH_TRACE_RESET) {
             k->r->resets++;
+        }
+        if (k->hws) {
+            break;      /* the device reset one queue: the others stay */
         }
         for (unsigned i = 0; i < k->w->nbuf; i++) {
             if (k->buf[i].engine == ev->engine &&
@@ -513,6 +537,14 @@ static void check_start(struct checker *k, const struct cbuf *b,
     for (unsigned i = 0; i < k->w->nctx; i++) {
         struct cctx *h = &k->ctx[i];
 
+        if (k->hws &&
+            (band_of(h->prio) <= band_of(c->prio) ||
+             /* NORMAL's share to IDLE (starvation protection) */
+             (band_of(c->prio) == COPRO_BAND_IDLE &&
+              band_of(h->prio) == COPRO_BAND_NORMAL &&
+              k->h->hws.cfg.low_share))) {
+            continue;
+        }
         if (h != c && h->engine == c->engine && h->prio > c->prio &&
             h->waiting && waiting(k, h) &&
             now - h->waiting_since > k->bound_start) {
@@ -556,7 +588,7 @@ static void obs_loaded(void *arg, unsigned e,
         bool raised = c->lent && c->lent_at > k->preempt_at[e];
 
         if (k->cut_ctx[e] == b->ctx && !c->lost && !raised &&
-            !policy_is(k, VIDSCH_POLICY_FIFO)) {
+            !policy_is(k, VIDSCH_POLICY_FIFO) && !k->hws) {
             fail(k, "wasted preemption: ctx %u was preempted mid-buffer, "
                  "then ran next", c->id);
         }
@@ -750,6 +782,64 @@ static void build_buffer(struct checker *k, unsigned i)
     }
 }
 
+/*
+ * Hardware scheduling: how long a context may wait for the engine. The
+ * device runs the highest band first, so it waits for at most the work of
+ * the bands above its own (all other work under joblist, whose budgets
+ * demote queues) and a turn of everyone (quantum, the granularity, the
+ * preparations); an IDLE one gets NORMAL's share every frame, in turns
+ * of at most a quantum; plus the recovery from hangs and faults (the
+ * watchdog's suspension after tdr_timeout, the device's timeout) and a
+ * few frames (the log, and so the watchdog, comes at vsyncs).
+ */
+static void compute_bounds_hws(struct checker *k, uint64_t g, uint64_t prep,
+                               uint64_t cs, unsigned depth)
+{
+    const struct workload *w = k->w;
+    uint64_t frame = k->h->hws_cfg.frame_ns;
+    uint64_t turn = 2 * w->vs.quantum_ns + g + 3 * prep + 2 * cs;
+    uint64_t recovery = (w->nhang + w->nfault) *
+                        (2 * w->vs.tdr_timeout_ns + w->vs.tdr_grace_ns +
+                         3 * frame + turn);
+    bool joblist = policy_is(k, VIDSCH_POLICY_JOBLIST);
+
+    k->bound_start += g + 2 * cs;
+    for (unsigned i = 0; i < w->nctx; i++) {
+        struct cctx *c = &k->ctx[i];
+        unsigned mine = band_of(w->ctx[i].prio), n = 0, idle = 0;
+        uint64_t higher = w->npaging * w->max_paging_ns;
+
+        for (unsigned j = 0; j < w->nctx; j++) {
+            n += w->ctx[j].engine == w->ctx[i].engine;
+            idle += w->ctx[j].engine == w->ctx[i].engine &&
+                    band_of(w->ctx[j].prio) == COPRO_BAND_IDLE;
+        }
+        for (unsigned b = 0; b < w->nbuf; b++) {
+            const struct wl_buf *x = &w->buf[b];
+            unsigned xb;
+
+            if (x->ctx == WL_PAGING || x->ctx == i ||
+                x->engine != w->ctx[i].engine) {
+                continue;
+            }
+            xb = band_of(w->ctx[x->ctx].prio);
+            if (joblist || (xb > mine &&
+                            !(mine == COPRO_BAND_IDLE &&
+                              xb == COPRO_BAND_NORMAL))) {
+                higher += wl_buf_ns(w, x);
+            }
+        }
+        c->starve_bound = higher + (n + 2) * turn +
+                          (depth + 1) * w->max_buf_ns + recovery +
+                          frame + 2 * w->vs.sync_poll_ns;
+        if (mine == COPRO_BAND_IDLE || joblist) {
+            /* a turn on NORMAL's share for every IDLE one before it, at
+             * least one per frame (joblist: anyone may be demoted) */
+            c->starve_bound += ((joblist ? n : idle) + 1) * frame;
+        }
+    }
+}
+
 static void compute_bounds(struct checker *k)
 {
     const struct workload *w = k->w;
@@ -802,6 +892,9 @@ static void compute_bounds(struct checker *k)
                              (depth + 1) * w->max_buf_ns + recovery +
                              2 * w->vs.sync_poll_ns;
     }
+    if (k->hws) {
+        compute_bounds_hws(k, g, prep, cs, depth);
+    }
 }
 
 static void run_op(void *obj, uint64_t idx)
@@ -816,6 +909,11 @@ static void run_op(void *obj, uint64_t idx)
     bool was;
     int rc;
 
+    if (k->o->verbose && op->kind != WL_SUBMIT) {
+        fprintf(stderr, "%12" PRIu64 "    op %u ctx %u sync %u value %" PRIu64
+                "\n", now_of(k), op->kind, op->ctx + 1, op->sync,
+                op->value);
+    }
     switch (op->kind) {
     case WL_SUBMIT:
         /* the scheduler starts a context's aging clock when work comes
@@ -890,6 +988,12 @@ static void final_checks(struct checker *k, bool drained)
         fail(k, "the run did not end within the time limit");
     }
     if (!vidsch_idle(k->h->vs)) {
+        for (unsigned i = 0; k->o->verbose && i < w->nbuf; i++) {
+            if (k->buf[i].accepted && !k->buf[i].done) {
+                fprintf(stderr, "buffer %u (ctx %d) not done, where %u\n",
+                        i, k->buf[i].ctx + 1, k->buf[i].where);
+            }
+        }
         fail(k, "the scheduler is not idle at the end");
     }
     for (unsigned i = 0; i < w->nbuf; i++) {
@@ -949,6 +1053,7 @@ bool checker_run(struct checker *k, struct sim_host *h,
         .trace = on_trace,
     };
     uint64_t limit = o->limit_ns ? o->limit_ns : 10000 * MS;
+    struct vidsch_config vc = w->vs;
     bool drained;
 
     *r = (struct check_result){ .ok = true, .buffers = w->nbuf };
@@ -962,6 +1067,17 @@ bool checker_run(struct checker *k, struct sim_host *h,
     memset(k->last_order, 0, sizeof(k->last_order));
     k->next_order = 0;
     k->dropped_one = false;
+    k->hws = o->hws;
+    if (o->hws) {
+        vc.hwsched = true;
+        vc.policy = (w->seed & 1) ? VIDSCH_POLICY_JOBLIST
+                                  : VIDSCH_POLICY_QUANTUM;
+        vc.hws_low_share = o->mutation == MUT_HWS_NO_SHARE
+                           ? 0 : COPRO_HWS_LOW_SHARE_DEFAULT;
+        sim_hws_config_default(&h->hws_cfg);
+        h->hws_cfg.flat_bands = o->mutation == MUT_HWS_FLAT_BANDS;
+    }
+    k->policy = vc.policy;
     for (unsigned e = 0; e < DDI_MAX_ENGINES; e++) {
         k->cut_ctx[e] = -1;
         k->preempt_reason[e] = VIDSCH_PREEMPT_OTHER;
@@ -971,7 +1087,6 @@ bool checker_run(struct checker *k, struct sim_host *h,
     }
     k->check_order = policy_is(k, VIDSCH_POLICY_FIFO) && !w->nwait &&
                      !w->nhang && !w->nfault && !w->npaging;
-    compute_bounds(k);
 
     {
         struct sim_gpu_config gc = w->gpu;
@@ -979,9 +1094,11 @@ bool checker_run(struct checker *k, struct sim_host *h,
         /* the timing FILLs' target: nobody reads it back */
         gc.discard_base = w->gpu.mem_size - SCRATCH_BYTES;
         gc.discard_size = SCRATCH_BYTES;
-        sim_host_start(h, &gc, &w->vs, w->prep_ns, w->prep_jitter_ns,
+        sim_host_start(h, &gc, &vc, w->prep_ns, w->prep_jitter_ns,
                        w->seed, &hooks, k);
     }
+    memset(k->ctx, 0, sizeof(k->ctx));
+    compute_bounds(k);
     sim_gpu_observe(h->gpu, &observer, k);
     k->scratch = w->gpu.mem_size - SCRATCH_BYTES;
     for (unsigned s = 0; s < WL_MAX_SYNC; s++) {

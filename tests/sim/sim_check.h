@@ -43,12 +43,18 @@ enum check_mutation {
     MUT_FORGET_TRIGGERS,    /* the checker does not see hangs/faults */
     MUT_DROP_DONE,          /* the checker loses one buffer_done */
     MUT_CORRUPT_MEMORY,     /* a retired buffer's output is overwritten */
+    MUT_HWS_NO_SHARE,       /* the device gives IDLE no share (hws) */
+    MUT_HWS_FLAT_BANDS,     /* the device ignores bands (hws) */
 };
 
 struct check_opts {
     bool verbose;           /* print the run's events on stderr */
     enum check_mutation mutation;
     uint64_t limit_ns;      /* virtual time allowed (0: 10 s) */
+    /* hardware scheduling (vidsch_hws.c over sim_hws): the workload's
+     * scheduler config with hwsched, policy quantum (even seeds) or
+     * joblist (odd); judged by the device's rules (bands) */
+    bool hws;
 };
 
 struct check_result {

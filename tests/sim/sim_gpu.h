@@ -188,6 +188,8 @@ struct sim_gpu {
     uint32_t *sys_free;         /* stack of free page indices */
     unsigned nsys_free;
     uint64_t gart_maps, gart_unmaps;
+    /* the device's own scheduler over the engines (sim_hws.h), or NULL */
+    struct sim_hws *hws;
 };
 
 /* The DDI over the model: drv is the struct sim_gpu. */

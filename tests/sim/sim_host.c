@@ -122,6 +122,7 @@ void sim_host_init(struct sim_host *h, uint64_t mem_size,
     memset(h, 0, sizeof(*h));
     sim_clock_init(&h->clk);
     sim_gpu_config_default(&g);
+    sim_hws_config_default(&h->hws_cfg);
     g.mem_size = mem_size;
     h->gpu = sim_gpu_create(&h->clk, &g);
     h->storage_bytes = vidsch_storage_size(max_contexts, max_buffers);
@@ -143,8 +144,17 @@ void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
                     uint64_t prep_jitter_ns, uint64_t seed,
                     const struct sim_host_hooks *hooks, void *arg)
 {
+    struct sim_gpu_config gc = *gpu;
+
     sim_clock_reset(&h->clk, 0);
-    sim_gpu_reset(h->gpu, gpu);
+    if (cfg->hwsched) {
+        /* the device's scheduler reacts at once; the OS hears of it
+         * upcall_ns after the interrupt */
+        h->hws_cfg.upcall_ns = gpu->upcall_ns;
+        gc.upcall_ns = 0;
+    }
+    sim_gpu_reset(h->gpu, &gc);
+    h->gpu->hws = NULL;
     h->hooks = hooks ? *hooks : (struct sim_host_hooks){ 0 };
     h->hooks_arg = arg;
     h->timer_gen = 0;
@@ -154,6 +164,10 @@ void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
     h->rng = seed ^ 0x5eed;
     h->worker_calls = h->timer_calls = 0;
     h->dev = (struct ddi_device){ .ops = &sim_gpu_ops, .drv = h->gpu };
+    if (cfg->hwsched) {
+        sim_hws_init(&h->hws, h->gpu, &h->hws_cfg);
+        h->dev.ops = &h->hws.ops;
+    }
     h->env = (struct vidsch_env){
         .os = h, .now = env_now, .set_timer = env_set_timer,
         .queue_work = env_queue_work, .buffer_done = env_buffer_done,
@@ -171,7 +185,11 @@ void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
     if (!h->vs) {
         abort();
     }
-    sim_gpu_connect(h->gpu, &vidsch_upcalls, h->vs);
+    if (cfg->hwsched) {
+        sim_hws_connect(&h->hws, &vidsch_upcalls, h->vs);
+    } else {
+        sim_gpu_connect(h->gpu, &vidsch_upcalls, h->vs);
+    }
 }
 
 bool sim_host_run(struct sim_host *h, uint64_t limit)

@@ -17,6 +17,7 @@
 #define TESTS_SIM_SIM_HOST_H
 
 #include "sim_gpu.h"
+#include "sim_hws.h"
 #include "vidsch/vidsch.h"
 
 struct sim_host_hooks {
@@ -55,6 +56,11 @@ struct sim_host {
     uint64_t prep_ns, prep_jitter_ns;
     uint64_t rng;
     uint64_t worker_calls, timer_calls;
+    /* hardware scheduling (vidsch_config.hwsched): the device's
+     * scheduler over the GPU model; hws_cfg is what the next start uses
+     * (its upcall_ns is the GPU config's) */
+    struct sim_hws hws;
+    struct sim_hws_config hws_cfg;
 };
 
 /* One host for many runs: sizes are the largest any run will use. */

@@ -8,6 +8,10 @@
  *   test-sim-props --seed=S [--verbose]  one seed, with its events
  *   test-sim-props --meta                the checkers themselves: each
  *                                        must catch a deliberate fault
+ *   --hws                                hardware scheduling: vidsch's
+ *                                        hardware mode over the device's
+ *                                        scheduler (sim_hws), judged by
+ *                                        the device's rules
  *
  * A failing seed prints itself, its workload and the command that
  * reproduces it.
@@ -24,7 +28,7 @@
 
 static struct {
     uint64_t first, count, chunk;
-    bool verbose, meta, have_seed;
+    bool verbose, meta, have_seed, hws;
     uint64_t seed;
     const char *argv0;
 } opt = { .count = 0, .chunk = 250 };
@@ -47,7 +51,8 @@ static void host_once(void)
 static bool run_seed(uint64_t seed, enum check_mutation mut, bool verbose,
                      struct check_result *r)
 {
-    struct check_opts o = { .verbose = verbose, .mutation = mut };
+    struct check_opts o = { .verbose = verbose, .mutation = mut,
+                            .hws = opt.hws };
 
     host_once();
     wl_generate(&wl, seed);
@@ -58,8 +63,8 @@ static void report_failure(uint64_t seed, const struct check_result *r)
 {
     printf("# seed %" PRIu64 " FAILED: %s\n", seed, r->msg);
     wl_describe(&wl, stdout);
-    printf("# reproduce: %s --seed=%" PRIu64 " --verbose\n", opt.argv0,
-           seed);
+    printf("# reproduce: %s --seed=%" PRIu64 "%s --verbose\n", opt.argv0,
+           seed, opt.hws ? " --hws" : "");
     fflush(stdout);
 }
 
@@ -200,6 +205,64 @@ static void test_meta_starvation(void)
     g_assert_nonnull(strstr(r.msg, "starved"));
 }
 
+/* ---- the same in hardware mode ---- */
+
+/* The first seed in [0, n) whose hardware-mode run the mutated checker
+ * (or device) rejects. */
+static int64_t first_caught_hws(enum check_mutation mut, unsigned n)
+{
+    for (uint64_t s = 0; s < n; s++) {
+        struct check_result r;
+        struct check_opts o = { .mutation = mut, .hws = true };
+
+        host_once();
+        wl_generate(&wl, s);
+        if (!checker_run(checker, &host, &wl, &o, &r)) {
+            g_test_message("hws mutation %d caught on seed %" PRIu64 ": %s",
+                           mut, s, r.msg);
+            return (int64_t)s;
+        }
+    }
+    return -1;
+}
+
+/* a device that ignores bands runs lower ones before higher ones */
+static void test_meta_hws_bands(void)
+{
+    g_assert_cmpint(first_caught_hws(MUT_HWS_FLAT_BANDS, 400), >=, 0);
+}
+
+/* a hang or fault the checker does not see: the queue's loss looks like
+ * blame of an innocent */
+static void test_meta_hws_blame(void)
+{
+    g_assert_cmpint(first_caught_hws(MUT_FORGET_TRIGGERS, 400), >=, 0);
+}
+
+static void test_meta_hws_drop_done(void)
+{
+    g_assert_cmpint(first_caught_hws(MUT_DROP_DONE, 10), >=, 0);
+}
+
+/* A NORMAL context saturates the engine; an IDLE one wants 100 us: the
+ * device's share (LOW_SHARE) runs it within a frame or two; without the
+ * share it starves. */
+static void test_meta_hws_share(void)
+{
+    struct check_opts o = { .hws = true };
+    struct check_result r;
+
+    host_once();
+    starving_workload(&wl, VIDSCH_POLICY_QUANTUM);
+    wl.seed = 0;                /* even: the quantum policy */
+    wl.ctx[0].prio = VIDSCH_PRIO_NORMAL;
+    g_assert_true(checker_run(checker, &host, &wl, &o, &r));
+    o.mutation = MUT_HWS_NO_SHARE;
+    o.verbose = getenv("META_VERBOSE") != NULL;
+    g_assert_false(checker_run(checker, &host, &wl, &o, &r));
+    g_assert_nonnull(strstr(r.msg, "starved"));
+}
+
 static void parse_args(int *argc, char **argv)
 {
     int out = 1;
@@ -219,6 +282,8 @@ static void parse_args(int *argc, char **argv)
             opt.have_seed = true;
         } else if (!strcmp(a, "--verbose")) {
             opt.verbose = true;
+        } else if (!strcmp(a, "--hws")) {
+            opt.hws = true;
         } else if (!strcmp(a, "--meta")) {
             opt.meta = true;
         } else {
@@ -258,7 +323,13 @@ int main(int argc, char **argv)
         g_test_add_data_func_full(name, range, test_seeds, g_free);
         g_free(name);
     }
-    if (opt.meta) {
+    if (opt.meta && opt.hws) {
+        g_test_add_func("/sim-props/meta-hws/share", test_meta_hws_share);
+        g_test_add_func("/sim-props/meta-hws/bands", test_meta_hws_bands);
+        g_test_add_func("/sim-props/meta-hws/blame", test_meta_hws_blame);
+        g_test_add_func("/sim-props/meta-hws/drop-done",
+                        test_meta_hws_drop_done);
+    } else if (opt.meta) {
         g_test_add_func("/sim-props/meta/starvation", test_meta_starvation);
         g_test_add_func("/sim-props/meta/strict-fifo",
                         test_meta_strict_fifo);

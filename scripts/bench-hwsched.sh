@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Hardware scheduling against software scheduling (issue 17; make bench):
+# desktop and hog, each under software `quantum`, hardware `quantum`
+# (hwsched=1) and hardware `joblist`, side by side. Figures, never
+# assertions; virtual time under -icount, deterministic.
+#
+#   bench-hwsched.sh QEMU_RUN FIRMWARE_DIR [DURATION_MS]
+#
+# 1. the CPU's cost: interrupts taken per virtual second and the OS's
+#    cycles spent scheduling per virtual second (kernel_stats.sched_cycles:
+#    the miniport's DPC with the vidsch upcalls it makes, vidsch's timer
+#    and worker), and the ratio to software quantum (goal: >= 10x fewer);
+# 2. desktop: compositor and cursor submit-to-start p50/p99/max, deadline
+#    misses of every app, missed vblanks, the game's frames (throughput);
+# 3. joblist: each periodic app's budget against its GPU time per frame,
+#    the frames it went over, and its frames done before their deadline;
+# 4. hog: the high-priority frames' latency split into the device's share
+#    (from the frame's doorbell, or the OS's preemption request, to its
+#    start) and the OS's share (the rest).
+# hw-quantum-fewirq is hardware quantum with completion interrupts only
+# for ABOVE_NORMAL and up (hws_irq=ABOVE_NORMAL): fewer interrupts, and
+# the game's throughput it costs.
+# Exit status 1 if a run failed (its line says so), 2 on bad usage; a
+# device without COPRO_CAP_HWSCHED fails the hardware runs.
+set -u
+
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+    echo "usage: $0 QEMU_RUN FIRMWARE_DIR [DURATION_MS]" >&2
+    exit 2
+fi
+qemu_run=$1
+fw=$2
+duration=${3:-2000}
+here=$(dirname "$0")
+status=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run NAME IMAGE DEVICE APPEND... : the METRICS json of one run in $tmp
+run() {
+    local name=$1 image=$2 dev=$3
+    shift 3
+    COPRO_TIMEOUT=${COPRO_TIMEOUT:-600} bash "$here/run-firmware.sh" \
+        "$qemu_run" "$fw/$image.elf" -M q35 -device "$dev" \
+        -icount shift=0,sleep=off -append "irq=msix $*" >"$tmp/$name.out"
+    echo $? >"$tmp/$name.rc"
+    sed -n 's/^# METRICS //p' "$tmp/$name.out" | tail -n 1 >"$tmp/$name.json"
+    if [ -n "${BENCH_DIR:-}" ]; then
+        cp "$tmp/$name.json" "$BENCH_DIR/hwsched-$name.json"
+    fi
+}
+
+modes="sw-quantum hw-quantum hw-joblist hw-quantum-fewirq"
+for m in $modes; do
+    case $m in
+    sw-quantum) a="policy=quantum" ;;
+    hw-quantum) a="hwsched=1 policy=quantum" ;;
+    hw-joblist) a="hwsched=1 policy=joblist" ;;
+    # completion interrupts only for ABOVE_NORMAL and up: NORMAL work
+    # (the game) is reaped at the next interrupt (at most a vsync)
+    hw-quantum-fewirq) a="hwsched=1 policy=quantum hws_irq=ABOVE_NORMAL" ;;
+    esac
+    run "desktop-$m" desktop copro "$a duration_ms=$duration"
+    # the hog's frames have no display: joblist (budgets per vsync) needs
+    # one, so the hog runs software and hardware quantum only
+    if [ "$m" = sw-quantum ] || [ "$m" = hw-quantum ]; then
+        run "hog-$m" hog copro,preempt=mid-command "$a"
+    fi
+done
+
+python3 - "$tmp" "$here" <<'PY' || status=1
+import sys
+
+sys.path.insert(0, sys.argv[-1])
+from bench_metrics import Runs  # noqa: E402
+
+runs = Runs(sys.argv[1])
+modes = ["sw-quantum", "hw-quantum", "hw-joblist", "hw-quantum-fewirq"]
+
+
+def t(ns):
+    if ns < 1000000:
+        return "%.1f us" % (ns / 1e3)
+    return "%.2f ms" % (ns / 1e6)
+
+
+def app(m, name):
+    for a in (m or {}).get("apps", []):
+        if a["name"] == name:
+            return a
+    return None
+
+
+print("CPU cost of scheduling, per virtual second (goal: hardware >= 10x "
+      "fewer than software quantum); cycles: all, the decisions (DPC and "
+      "timer), the preparation (worker: residency, patch)")
+print("%-8s %-17s %7s %7s %12s %7s %12s %7s %12s %10s" %
+      ("scenario", "mode", "irq/s", "x fewer", "cycles/s", "x fewer",
+       "decide/s", "x fewer", "prepare/s", "OS preempt"))
+for sc in ["desktop", "hog"]:
+    base = runs.load("%s-sw-quantum" % sc)
+    for mode in modes:
+        if sc == "hog" and mode in ("hw-joblist", "hw-quantum-fewirq"):
+            continue
+        m = base if mode == "sw-quantum" else runs.load("%s-%s" % (sc, mode))
+        if not m or not base:
+            continue
+        s, b = m["sched"], base["sched"]
+        print("%-8s %-17s %7d %7.1f %12d %7.1f %12d %7.1f %12d %10d" %
+              (sc, mode, s["irq_per_s"],
+               b["irq_per_s"] / max(s["irq_per_s"], 1),
+               s["sched_cycles_per_s"],
+               b["sched_cycles_per_s"] / max(s["sched_cycles_per_s"], 1),
+               s["decision_cycles_per_s"],
+               b["decision_cycles_per_s"] /
+               max(s["decision_cycles_per_s"], 1),
+               s["prepare_cycles_per_s"], s["os_preempt_requests"]))
+
+print()
+print("desktop: submit-to-start latency, deadline misses, missed vblanks, "
+      "the game's throughput")
+print("%-17s %-10s %10s %10s %10s %7s" %
+      ("mode", "app", "p50", "p99", "max", "misses"))
+for mode in modes:
+    m = runs.load("desktop-%s" % mode)
+    if not m:
+        continue
+    for name in ["compositor", "cursor", "video", "game", "hog"]:
+        a = app(m, name)
+        if a:
+            print("%-17s %-10s %10s %10s %10s %7d" %
+                  (mode, name, t(a["lat_p50_ns"]), t(a["lat_p99_ns"]),
+                   t(a["lat_max_ns"]), a["misses"]))
+    d = m["display"]
+    g = app(m, "game")
+    print("%-17s missed vblanks %d (late flips %d); game frames %d; hog "
+          "done at %s" % (mode, d["missed_vblanks"], d["late_flips"],
+                          g["frames"] if g else 0, t(m["hog_done_ns"])))
+
+m = runs.load("desktop-hw-joblist")
+if m:
+    print()
+    print("joblist: budget per frame against GPU time per frame (from the "
+          "log's FRAME entries), frames over budget, frames on time")
+    print("(per vsync in which the app ran: its mean budget and mean GPU "
+          "time; frames over budget of those; its own frames done before "
+          "their deadline)")
+    print("%-10s %-12s %12s %14s %11s %9s" %
+          ("app", "priority", "budget", "GPU/frame", "over", "on time"))
+    for a in m.get("apps", []):
+        on_time = 100.0 * (a["frames"] - a["misses"]) / max(a["frames"], 1)
+        print("%-10s %-12s %12s %14s %5d/%-5d %8.1f%%" %
+              (a["name"], a["priority"], t(a["budget_ns_per_frame"]),
+               t(a["gpu_ns_per_frame"]), a["frames_over_budget"],
+               a["frames_run"], on_time))
+    h = m["sched"].get("hws", {})
+    print("run lists written %d (budget updates %d) over %d vsyncs; the "
+          "device made %d switches, %d preemptions" %
+          (h.get("runlist_commits", 0), h.get("budget_updates", 0),
+           h.get("frames", 0), h.get("device_switches", 0),
+           h.get("device_preemptions", 0)))
+
+print()
+print("hog: the frames' latency (mid-command) split into the device's and "
+      "the OS's shares (goal in hardware mode: OS share 0)")
+print("%-11s %10s %10s %10s %12s %12s %10s %10s" %
+      ("mode", "p50", "p99", "max", "dev p50", "dev p99", "OS p50",
+       "OS p99"))
+for mode in ["sw-quantum", "hw-quantum"]:
+    m = runs.load("hog-%s" % mode)
+    if m:
+        print("%-11s %10s %10s %10s %12s %12s %10s %10s" %
+              (mode, t(m["lat_median_ns"]), t(m["lat_p99_ns"]),
+               t(m["lat_max_ns"]), t(m["dev_median_ns"]),
+               t(m["dev_p99_ns"]), t(m["os_median_ns"]),
+               t(m["os_p99_ns"])))
+sys.exit(1 if runs.failed else 0)
+PY
+exit $status
