@@ -1020,6 +1020,21 @@ static void test_bad_input(void)
     submit_work(&h, 3, 10000, 31, 0);
     step(&h, 50000);
     g_assert_cmpuint(vram_r64(&h.c, PROG(3)), ==, 31);
+
+    /* a log the device cannot write: entries dropped, WRITEBACK */
+    wr64(&h.c, COPRO_REG_HWS_LOG_ADDR, COPRO_APERTURE_BASE);
+    wr64(&h.c, COPRO_REG_INT_STATUS, ~0ULL);
+    submit_work(&h, 3, 10000, 32, 1);
+    step(&h, 50000);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(3)), ==, 32);
+    g_assert_cmpuint(rd32(&h.c, COPRO_REG_HWS_LOG_WPTR), ==, 0);
+    /* SWITCH_IN, COMPLETED, SWITCH_OUT */
+    g_assert_cmpuint(rd32(&h.c, COPRO_REG_HWS_LOG_DROPPED), ==, 3);
+    g_assert_cmpuint(rd32(&h.c, COPRO_REG_HWS_ERROR), ==,
+                     COPRO_HWS_ERR_WRITEBACK);
+    g_assert_cmphex(rd64(&h.c, COPRO_REG_HWS_ERROR_ADDR), ==,
+                    COPRO_APERTURE_BASE);
+    g_assert_true(int_status(&h) & COPRO_INT_DEV_HWS_ERROR);
     hws_done(&h);
 }
 
