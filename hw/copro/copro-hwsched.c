@@ -974,14 +974,29 @@ bool copro_hws_blocked(CoproEngine *e, int64_t now)
     CoproHwsEngine *he = hws_eng(e);
     CoproHwq *q = hws_current(e);
     CoproPacket *p = &e->cur;
+    bool possible = q && copro_preempt_possible(e);
+    /*
+     * A WAIT that is its submission's first packet has nothing to save:
+     * the submission is put back at the head, not started, whatever the
+     * granularity (dma-buffer and none never interrupt a buffer, and this
+     * is not one begun).
+     */
+    bool unstarted = q && e->pc == 0 && !q->resume &&
+                     !(e->desc.flags & COPRO_SUBMIT_PAGING);
 
-    if (!q || !copro_preempt_possible(e)) {
+    if (!possible && !unstarted) {
         return false;
     }
     q->wait_addr = p->dw[0] | ((uint64_t)p->dw[1] << 32);
     q->wait_value = p->dw[2] | ((uint64_t)p->dw[3] << 32);
     q->wait_since = now;
     hwq_log(e->dev, q, COPRO_SLOG_BLOCKED, q->wait_addr, q->wait_value);
+    if (!possible) {
+        /* the charged time of the WAIT's check was spent: no refund */
+        hws_engine_drop(e);
+        hws_switch_out(e, COPRO_SLOG_OUT_BLOCKED);
+        return true;
+    }
     /* a switch already decided keeps its reason */
     if (!he->switching) {
         he->switching = true;

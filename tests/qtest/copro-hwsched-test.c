@@ -582,6 +582,65 @@ static void test_blocked(void)
 }
 
 /*
+ * preempt=dma-buffer: a WAIT that starts its submission still does not
+ * hold the engine (nothing to save: the submission goes back to the
+ * head); a WAIT after another packet does, as the granularity says.
+ */
+static void test_blocked_coarse(void)
+{
+    Hws h;
+    RlEnt ent[] = {
+        { 1, COPRO_BAND_NORMAL, 100000000, 0, 0 },
+        { 2, COPRO_BAND_NORMAL, 100000000, 0, 0 },
+    };
+    g_autoptr(GArray) w = copro_buf_new();
+    g_autoptr(GArray) w2 = copro_buf_new();
+    g_autoptr(GArray) log = NULL;
+    struct copro_hwq_desc d;
+
+    hws_boot(&h, "preempt=dma-buffer");
+    hwq_put(&h, 1, 0);
+    hwq_put(&h, 2, 0);
+    vram_w64(&h.c, FLAG, 0);
+    rl_commit(&h, 0, ent, 2);
+    copro_pkt_wait(w, FLAG, 1);
+    copro_pkt_fence(w, OUT, 1, 0);
+    hwq_submit(&h, 1, w, 11, 0);
+    submit_work(&h, 2, 300000, 21, 0);
+    step(&h, 100000);
+    hwq_get(&h, 1, &d);
+    g_assert_cmpuint(le32_to_cpu(d.state), ==, COPRO_HWQ_STATE_BLOCKED);
+    g_assert_cmpuint(le32_to_cpu(d.resume), ==, 0);
+    g_assert_cmpuint(le32_to_cpu(d.head), ==, 0);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_CURRENT), ==, 2);
+    vram_w64(&h.c, FLAG, 1);
+    step(&h, 500000);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(1)), ==, 11);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(2)), ==, 21);
+    log = log_all(&h);
+    g_assert_null(log_find(log, COPRO_SLOG_PREEMPTED, 1, 0));
+    g_assert_cmpuint(log_find(log, COPRO_SLOG_SWITCH_OUT, 1, 0)->arg1, ==,
+                     COPRO_SLOG_OUT_BLOCKED);
+
+    /* a WAIT after a NOP: the buffer has begun, the queue keeps the engine */
+    vram_w64(&h.c, FLAG + 8, 0);
+    copro_pkt_nop(w2, 1, 0);
+    copro_pkt_wait(w2, FLAG + 8, 1);
+    hwq_submit(&h, 1, w2, 12, 1);
+    submit_work(&h, 2, 10000, 22, 1);
+    step(&h, 100000);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_CURRENT), ==, 1);
+    g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_STATE), ==,
+                     COPRO_ENG_STATE_WAITING);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(2)), ==, 21);
+    vram_w64(&h.c, FLAG + 8, 1);
+    step(&h, 100000);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(1)), ==, 12);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(2)), ==, 22);
+    hws_done(&h);
+}
+
+/*
  * A frame budget used up drops the queue to IDLE until the next vsync:
  * then an IDLE queue gets turns (with LOW_SHARE 0 it would not), and at
  * the vsync the queue is NORMAL again and preempts it.
@@ -1430,6 +1489,7 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/hwsched/round-robin", test_round_robin);
     qtest_add_func("/copro/hwsched/band-preempts", test_band_preempts);
     qtest_add_func("/copro/hwsched/blocked", test_blocked);
+    qtest_add_func("/copro/hwsched/blocked-coarse", test_blocked_coarse);
     qtest_add_func("/copro/hwsched/budget", test_budget);
     qtest_add_func("/copro/hwsched/low-share", test_low_share);
     qtest_add_func("/copro/hwsched/timeout", test_timeout);
