@@ -44,6 +44,7 @@
 
 static void copro_hws_update(CoproEngine *e);
 static void copro_hws_take(CoproEngine *e);
+static void hws_arm(CoproEngine *e);
 
 /*
  * Have the engine look at its queues at once: its timer due now, in
@@ -566,6 +567,8 @@ static void hws_request_switch(CoproEngine *e, uint32_t reason)
     he->switch_reason = reason;
     he->switch_time = copro_now_ns();
     trace_copro_hws_switch_req(e->index, he->current, reason);
+    /* the preemption timeout runs from now */
+    hws_arm(e);
     hws_kick(e);
 }
 
@@ -661,7 +664,8 @@ static int64_t hws_deadline(CoproEngine *e, int64_t now)
     return MAX(t, now + 1);
 }
 
-static void copro_hws_update(CoproEngine *e)
+/* Set the scheduler's timer to its next deadline. */
+static void hws_arm(CoproEngine *e)
 {
     CoproHwsEngine *he = hws_eng(e);
     int64_t now = copro_now_ns();
@@ -670,7 +674,6 @@ static void copro_hws_update(CoproEngine *e)
     if (!he->timer) {
         return;
     }
-    hws_evaluate(e, now);
     t = (he->active_count || he->current != COPRO_HWQ_NONE)
         ? hws_deadline(e, now) : INT64_MAX;
     if (t == INT64_MAX) {
@@ -678,6 +681,15 @@ static void copro_hws_update(CoproEngine *e)
     } else {
         timer_mod(he->timer, t);
     }
+}
+
+static void copro_hws_update(CoproEngine *e)
+{
+    if (!hws_eng(e)->timer) {
+        return;
+    }
+    hws_evaluate(e, copro_now_ns());
+    hws_arm(e);
 }
 
 /* Put the queue on the engine out: it is no longer on the engine. */
@@ -1002,6 +1014,7 @@ bool copro_hws_blocked(CoproEngine *e, int64_t now)
         he->switching = true;
         he->switch_reason = COPRO_SLOG_OUT_BLOCKED;
         he->switch_time = now;
+        hws_arm(e);
     } else {
         he->switch_reason = COPRO_SLOG_OUT_BLOCKED;
     }

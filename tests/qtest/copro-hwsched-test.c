@@ -829,6 +829,46 @@ static void test_timeout(void)
 }
 
 /*
+ * The timeout runs from the decision to switch, whatever decided it: a
+ * budget used up (checked as time is charged) with a quantum of 1 s still
+ * resets the hung queue one timeout later.
+ */
+static void test_timeout_budget(void)
+{
+    Hws h;
+    RlEnt ent[] = {
+        { 1, COPRO_BAND_NORMAL, 1000000000, 500000, 0 },
+        { 2, COPRO_BAND_NORMAL, 1000000000, 0, 0 },
+    };
+    g_autoptr(GArray) log = NULL;
+    struct copro_sched_log_entry *bud, *rst;
+    int64_t t0;
+
+    hws_boot(&h, "x-fault-injection=on");
+    wr32(&h.c, COPRO_REG_HWS_PREEMPT_TIMEOUT, 1000000);
+    hwq_put(&h, 1, 0);
+    hwq_put(&h, 2, 0);
+    t0 = to_vsync(&h);
+    rl_commit(&h, 0, ent, 2);
+    submit_work(&h, 1, 5000000, 11, 0);
+    submit_work(&h, 2, 100000, 21, 0);
+    /* the budget is crossed when the step ending at 500.1 us is charged */
+    copro_clock_to(&h.c, t0 + 450000);
+    ewr32(&h.c, 0, COPRO_ENG_INJECT, COPRO_INJECT_HANG);
+    copro_clock_to(&h.c, t0 + 1600000);
+    g_assert_cmpuint(hwq_state(&h, 1), ==, COPRO_HWQ_STATE_ERROR);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(2)), ==, 21);
+    log = log_all(&h);
+    bud = log_find(log, COPRO_SLOG_BUDGET, 1, 0);
+    rst = log_find(log, COPRO_SLOG_RESET, 1, 0);
+    g_assert_nonnull(bud);
+    g_assert_nonnull(rst);
+    g_assert_cmpuint(rst->arg1, ==, 1000000);
+    g_assert_cmpuint(rst->time_ns - bud->time_ns, ==, 1000000);
+    hws_done(&h);
+}
+
+/*
  * PREEMPT_REQ in queue mode: the running queue is saved to its own save
  * area and stays on the list; PREEMPTED is raised as in ring mode and the
  * queue resumes and completes exactly.
@@ -1493,6 +1533,7 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/hwsched/budget", test_budget);
     qtest_add_func("/copro/hwsched/low-share", test_low_share);
     qtest_add_func("/copro/hwsched/timeout", test_timeout);
+    qtest_add_func("/copro/hwsched/timeout-budget", test_timeout_budget);
     qtest_add_func("/copro/hwsched/preempt-req", test_preempt_req);
     qtest_add_func("/copro/hwsched/queue-fault", test_queue_fault);
     qtest_add_func("/copro/hwsched/bad-input", test_bad_input);
