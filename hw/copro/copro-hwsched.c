@@ -44,6 +44,7 @@
 
 static void copro_hws_update(CoproEngine *e);
 static void copro_hws_take(CoproEngine *e);
+static void hws_arm(CoproEngine *e);
 
 /*
  * Have the engine look at its queues at once: its timer due now, in
@@ -566,6 +567,8 @@ static void hws_request_switch(CoproEngine *e, uint32_t reason)
     he->switch_reason = reason;
     he->switch_time = copro_now_ns();
     trace_copro_hws_switch_req(e->index, he->current, reason);
+    /* the preemption timeout runs from now */
+    hws_arm(e);
     hws_kick(e);
 }
 
@@ -661,7 +664,8 @@ static int64_t hws_deadline(CoproEngine *e, int64_t now)
     return MAX(t, now + 1);
 }
 
-static void copro_hws_update(CoproEngine *e)
+/* Set the scheduler's timer to its next deadline. */
+static void hws_arm(CoproEngine *e)
 {
     CoproHwsEngine *he = hws_eng(e);
     int64_t now = copro_now_ns();
@@ -670,7 +674,6 @@ static void copro_hws_update(CoproEngine *e)
     if (!he->timer) {
         return;
     }
-    hws_evaluate(e, now);
     t = (he->active_count || he->current != COPRO_HWQ_NONE)
         ? hws_deadline(e, now) : INT64_MAX;
     if (t == INT64_MAX) {
@@ -678,6 +681,15 @@ static void copro_hws_update(CoproEngine *e)
     } else {
         timer_mod(he->timer, t);
     }
+}
+
+static void copro_hws_update(CoproEngine *e)
+{
+    if (!hws_eng(e)->timer) {
+        return;
+    }
+    hws_evaluate(e, copro_now_ns());
+    hws_arm(e);
 }
 
 /* Put the queue on the engine out: it is no longer on the engine. */
@@ -974,19 +986,35 @@ bool copro_hws_blocked(CoproEngine *e, int64_t now)
     CoproHwsEngine *he = hws_eng(e);
     CoproHwq *q = hws_current(e);
     CoproPacket *p = &e->cur;
+    bool possible = q && copro_preempt_possible(e);
+    /*
+     * A WAIT that is its submission's first packet has nothing to save:
+     * the submission is put back at the head, not started, whatever the
+     * granularity (dma-buffer and none never interrupt a buffer, and this
+     * is not one begun).
+     */
+    bool unstarted = q && e->pc == 0 && !q->resume &&
+                     !(e->desc.flags & COPRO_SUBMIT_PAGING);
 
-    if (!q || !copro_preempt_possible(e)) {
+    if (!possible && !unstarted) {
         return false;
     }
     q->wait_addr = p->dw[0] | ((uint64_t)p->dw[1] << 32);
     q->wait_value = p->dw[2] | ((uint64_t)p->dw[3] << 32);
     q->wait_since = now;
     hwq_log(e->dev, q, COPRO_SLOG_BLOCKED, q->wait_addr, q->wait_value);
+    if (!possible) {
+        /* the charged time of the WAIT's check was spent: no refund */
+        hws_engine_drop(e);
+        hws_switch_out(e, COPRO_SLOG_OUT_BLOCKED);
+        return true;
+    }
     /* a switch already decided keeps its reason */
     if (!he->switching) {
         he->switching = true;
         he->switch_reason = COPRO_SLOG_OUT_BLOCKED;
         he->switch_time = now;
+        hws_arm(e);
     } else {
         he->switch_reason = COPRO_SLOG_OUT_BLOCKED;
     }

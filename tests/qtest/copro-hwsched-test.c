@@ -582,6 +582,65 @@ static void test_blocked(void)
 }
 
 /*
+ * preempt=dma-buffer: a WAIT that starts its submission still does not
+ * hold the engine (nothing to save: the submission goes back to the
+ * head); a WAIT after another packet does, as the granularity says.
+ */
+static void test_blocked_coarse(void)
+{
+    Hws h;
+    RlEnt ent[] = {
+        { 1, COPRO_BAND_NORMAL, 100000000, 0, 0 },
+        { 2, COPRO_BAND_NORMAL, 100000000, 0, 0 },
+    };
+    g_autoptr(GArray) w = copro_buf_new();
+    g_autoptr(GArray) w2 = copro_buf_new();
+    g_autoptr(GArray) log = NULL;
+    struct copro_hwq_desc d;
+
+    hws_boot(&h, "preempt=dma-buffer");
+    hwq_put(&h, 1, 0);
+    hwq_put(&h, 2, 0);
+    vram_w64(&h.c, FLAG, 0);
+    rl_commit(&h, 0, ent, 2);
+    copro_pkt_wait(w, FLAG, 1);
+    copro_pkt_fence(w, OUT, 1, 0);
+    hwq_submit(&h, 1, w, 11, 0);
+    submit_work(&h, 2, 300000, 21, 0);
+    step(&h, 100000);
+    hwq_get(&h, 1, &d);
+    g_assert_cmpuint(le32_to_cpu(d.state), ==, COPRO_HWQ_STATE_BLOCKED);
+    g_assert_cmpuint(le32_to_cpu(d.resume), ==, 0);
+    g_assert_cmpuint(le32_to_cpu(d.head), ==, 0);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_CURRENT), ==, 2);
+    vram_w64(&h.c, FLAG, 1);
+    step(&h, 500000);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(1)), ==, 11);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(2)), ==, 21);
+    log = log_all(&h);
+    g_assert_null(log_find(log, COPRO_SLOG_PREEMPTED, 1, 0));
+    g_assert_cmpuint(log_find(log, COPRO_SLOG_SWITCH_OUT, 1, 0)->arg1, ==,
+                     COPRO_SLOG_OUT_BLOCKED);
+
+    /* a WAIT after a NOP: the buffer has begun, the queue keeps the engine */
+    vram_w64(&h.c, FLAG + 8, 0);
+    copro_pkt_nop(w2, 1, 0);
+    copro_pkt_wait(w2, FLAG + 8, 1);
+    hwq_submit(&h, 1, w2, 12, 1);
+    submit_work(&h, 2, 10000, 22, 1);
+    step(&h, 100000);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_CURRENT), ==, 1);
+    g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_STATE), ==,
+                     COPRO_ENG_STATE_WAITING);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(2)), ==, 21);
+    vram_w64(&h.c, FLAG + 8, 1);
+    step(&h, 100000);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(1)), ==, 12);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(2)), ==, 22);
+    hws_done(&h);
+}
+
+/*
  * A frame budget used up drops the queue to IDLE until the next vsync:
  * then an IDLE queue gets turns (with LOW_SHARE 0 it would not), and at
  * the vsync the queue is NORMAL again and preempts it.
@@ -766,6 +825,46 @@ static void test_timeout(void)
     doorbell(&h, 1, 5);
     g_assert_cmpuint(rd32(&h.c, COPRO_REG_HWS_ERROR), ==,
                      COPRO_HWS_ERR_DOORBELL_ERROR);
+    hws_done(&h);
+}
+
+/*
+ * The timeout runs from the decision to switch, whatever decided it: a
+ * budget used up (checked as time is charged) with a quantum of 1 s still
+ * resets the hung queue one timeout later.
+ */
+static void test_timeout_budget(void)
+{
+    Hws h;
+    RlEnt ent[] = {
+        { 1, COPRO_BAND_NORMAL, 1000000000, 500000, 0 },
+        { 2, COPRO_BAND_NORMAL, 1000000000, 0, 0 },
+    };
+    g_autoptr(GArray) log = NULL;
+    struct copro_sched_log_entry *bud, *rst;
+    int64_t t0;
+
+    hws_boot(&h, "x-fault-injection=on");
+    wr32(&h.c, COPRO_REG_HWS_PREEMPT_TIMEOUT, 1000000);
+    hwq_put(&h, 1, 0);
+    hwq_put(&h, 2, 0);
+    t0 = to_vsync(&h);
+    rl_commit(&h, 0, ent, 2);
+    submit_work(&h, 1, 5000000, 11, 0);
+    submit_work(&h, 2, 100000, 21, 0);
+    /* the budget is crossed when the step ending at 500.1 us is charged */
+    copro_clock_to(&h.c, t0 + 450000);
+    ewr32(&h.c, 0, COPRO_ENG_INJECT, COPRO_INJECT_HANG);
+    copro_clock_to(&h.c, t0 + 1600000);
+    g_assert_cmpuint(hwq_state(&h, 1), ==, COPRO_HWQ_STATE_ERROR);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(2)), ==, 21);
+    log = log_all(&h);
+    bud = log_find(log, COPRO_SLOG_BUDGET, 1, 0);
+    rst = log_find(log, COPRO_SLOG_RESET, 1, 0);
+    g_assert_nonnull(bud);
+    g_assert_nonnull(rst);
+    g_assert_cmpuint(rst->arg1, ==, 1000000);
+    g_assert_cmpuint(rst->time_ns - bud->time_ns, ==, 1000000);
     hws_done(&h);
 }
 
@@ -1020,6 +1119,21 @@ static void test_bad_input(void)
     submit_work(&h, 3, 10000, 31, 0);
     step(&h, 50000);
     g_assert_cmpuint(vram_r64(&h.c, PROG(3)), ==, 31);
+
+    /* a log the device cannot write: entries dropped, WRITEBACK */
+    wr64(&h.c, COPRO_REG_HWS_LOG_ADDR, COPRO_APERTURE_BASE);
+    wr64(&h.c, COPRO_REG_INT_STATUS, ~0ULL);
+    submit_work(&h, 3, 10000, 32, 1);
+    step(&h, 50000);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(3)), ==, 32);
+    g_assert_cmpuint(rd32(&h.c, COPRO_REG_HWS_LOG_WPTR), ==, 0);
+    /* SWITCH_IN, COMPLETED, SWITCH_OUT */
+    g_assert_cmpuint(rd32(&h.c, COPRO_REG_HWS_LOG_DROPPED), ==, 3);
+    g_assert_cmpuint(rd32(&h.c, COPRO_REG_HWS_ERROR), ==,
+                     COPRO_HWS_ERR_WRITEBACK);
+    g_assert_cmphex(rd64(&h.c, COPRO_REG_HWS_ERROR_ADDR), ==,
+                    COPRO_APERTURE_BASE);
+    g_assert_true(int_status(&h) & COPRO_INT_DEV_HWS_ERROR);
     hws_done(&h);
 }
 
@@ -1415,9 +1529,11 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/hwsched/round-robin", test_round_robin);
     qtest_add_func("/copro/hwsched/band-preempts", test_band_preempts);
     qtest_add_func("/copro/hwsched/blocked", test_blocked);
+    qtest_add_func("/copro/hwsched/blocked-coarse", test_blocked_coarse);
     qtest_add_func("/copro/hwsched/budget", test_budget);
     qtest_add_func("/copro/hwsched/low-share", test_low_share);
     qtest_add_func("/copro/hwsched/timeout", test_timeout);
+    qtest_add_func("/copro/hwsched/timeout-budget", test_timeout_budget);
     qtest_add_func("/copro/hwsched/preempt-req", test_preempt_req);
     qtest_add_func("/copro/hwsched/queue-fault", test_queue_fault);
     qtest_add_func("/copro/hwsched/bad-input", test_bad_input);
