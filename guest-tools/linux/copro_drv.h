@@ -26,6 +26,7 @@
 #include <drm/drm_vblank.h>
 #include <drm/drm_mm.h>
 #include <drm/gpu_scheduler.h>
+#include <linux/hrtimer.h>
 #include <linux/idr.h>
 #include <linux/iosys-map.h>
 #include <linux/rwsem.h>
@@ -76,6 +77,9 @@ struct copro_engine {
 	wait_queue_head_t wq;
 	unsigned int hangs_in_row;	/* resets without a retirement between */
 	u64 tdr_wait_seq;	/* job found blocked in a WAIT at a timeout */
+	struct hrtimer slice_timer;	/* the head job's time slice */
+	bool slice_armed;
+	u64 slice_seq;		/* the job the slice is for */
 
 	/* counters for debugfs */
 	u64 jobs_run;
@@ -84,6 +88,7 @@ struct copro_engine {
 	u64 preemptions;
 	u64 preempt_resumes;
 	u64 tdr_preempts;
+	u64 slices;		/* time slices that ended in a preemption */
 	u64 engine_resets;
 	u64 faults;
 	u64 banned;

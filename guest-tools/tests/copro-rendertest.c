@@ -1047,6 +1047,42 @@ static int t_preempt(void)
 	      "uninterrupted run, byte for byte");
 	check(!memcmp(b.map, b2.map, b.size),
 	      "the high-priority jobs' output equals theirs alone");
+
+	/* time slices among one priority: a short job is not stuck behind
+	 * a long one of another context */
+	{
+		uint32_t n1 = ctx_new(COPRO_CTX_PRIORITY_NORMAL);
+		uint32_t n2 = ctx_new(COPRO_CTX_PRIORITY_NORMAL);
+		uint64_t slice = debugfs_value("copro_engines", "timeslice_ms: ");
+		uint64_t s0 = debugfs_value("copro_engines", "slices ");
+		uint64_t bsub;
+
+		memset(ts.map, 0, 4096);
+		copro_cmd_reset(&c);
+		copro_cmd_timestamp(&c, &ts, 0);
+		copro_cmd_work(&c, 50000000);
+		copro_cmd_fill(&c, &a, 0, 1 << 20, 0x51c3);
+		copro_cmd_timestamp(&c, &ts, 8);
+		copro_submit(&dev, n1, 0, &c, &o);
+		while (copro_gpu_time(&dev) < t[0] + 2000000 || !t[0])
+			usleep(500);
+		copro_cmd_reset(&c);
+		copro_cmd_timestamp(&c, &ts, 16);
+		copro_cmd_fill(&c, &b, 0, 65536, 0x51c4);
+		bsub = copro_gpu_time(&dev);
+		copro_run(&dev, n2, 0, &c);
+		copro_syncobj_wait(&dev, s.handle, 0, 10000000000ll);
+		printf("# time slice %" PRIu64 " ms: the short job started %.2f ms "
+		       "after its submit, the long one took %.2f ms\n", slice,
+		       (t[2] - bsub) / 1e6, (t[1] - t[0]) / 1e6);
+		check(slice && t[2] - bsub < (slice + 1) * 1000000 && t[2] < t[1],
+		      "a short job of another NORMAL context starts within one "
+		      "time slice, inside the long job's span");
+		check(debugfs_value("copro_engines", "slices ") > s0 &&
+		      all_u32(a.map, 1 << 20, 0x51c3) &&
+		      all_u32(b.map, 65536, 0x51c4),
+		      "the sliced job resumed and both wrote the right bytes");
+	}
 	copro_cmd_fini(&c);
 	return done();
 }
