@@ -104,6 +104,7 @@ struct copro_gart {
 	struct mutex lock;	/* @mm and the table */
 	struct drm_mm mm;	/* entries */
 	struct xarray objs;	/* GTT object -> its range */
+	u64 used;		/* entries mapped */
 };
 
 /* Kernel memory in VRAM: rings, DMA buffers and save areas. */
@@ -112,8 +113,9 @@ struct copro_pool {
 	struct iosys_map map;
 	u64 gpu;		/* VRAM offset */
 	u64 size;
-	struct mutex lock;	/* @mm */
+	struct mutex lock;	/* @mm, @used */
 	struct drm_mm mm;
+	u64 used;		/* bytes handed out */
 };
 
 struct copro_device {
@@ -225,6 +227,7 @@ void copro_gart_fini(struct copro_device *cdev);
 void copro_gart_program(struct copro_device *cdev);
 struct drm_gem_object;
 bool copro_is_gtt(struct drm_gem_object *obj);
+u64 copro_gart_used(struct copro_device *cdev);
 u64 copro_gtt_gpu(struct drm_gem_object *obj);
 struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size);
 

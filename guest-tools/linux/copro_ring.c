@@ -143,6 +143,8 @@ int copro_pool_alloc(struct copro_device *cdev, struct drm_mm_node *node,
 	mutex_lock(&cdev->pool.lock);
 	ret = drm_mm_insert_node_generic(&cdev->pool.mm, node, size, 64, 0,
 					 DRM_MM_INSERT_BEST);
+	if (!ret)
+		cdev->pool.used += node->size;
 	mutex_unlock(&cdev->pool.lock);
 	return ret;
 }
@@ -152,6 +154,7 @@ void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node)
 	if (!drm_mm_node_allocated(node))
 		return;
 	mutex_lock(&cdev->pool.lock);
+	cdev->pool.used -= node->size;
 	drm_mm_remove_node(node);
 	mutex_unlock(&cdev->pool.lock);
 }
@@ -816,6 +819,9 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 
 	seq_printf(m, "preempt_caps: %u\ndevice_recoveries: %llu\ntimeslice_ms: %u\n",
 		   cdev->preempt_caps, cdev->device_recoveries, timeslice_ms);
+	/* what the jobs and the GTT buffers hold: 0 once they are gone */
+	seq_printf(m, "pool_used_bytes: %llu\ngart_used_pages: %llu\n",
+		   READ_ONCE(cdev->pool.used), copro_gart_used(cdev));
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 		unsigned long flags;

@@ -875,12 +875,18 @@ static int t_multi(int n)
 		struct copro_cmd c;
 		uint32_t ctx;
 
+		struct copro_bo g;
+
 		copro_dev_open(&d, NULL);
 		copro_ctx_new(&d, COPRO_CTX_PRIORITY_NORMAL, &ctx);
 		copro_bo_new(&d, 1 << 20, &bo);
+		copro_bo_new_flags(&d, 1 << 20, COPRO_GEM_GTT, &g);
 		copro_cmd_init(&c);
 		copro_cmd_fill(&c, &bo, 0, 1 << 20, 0xdead);
-		copro_cmd_work(&c, 2000000);
+		copro_cmd_copy(&c, &g, 0, &bo, 0, 1 << 20);
+		/* 200 x 20 ms: more than drm_sched waits for at the exit
+		 * (1 s), so it drops the rest (drm_sched_entity_kill) */
+		copro_cmd_work(&c, 20000000);
 		for (int i = 0; i < 200; i++)
 			copro_submit(&d, ctx, 0, &c, NULL);
 		for (;;)
@@ -902,7 +908,8 @@ static int t_multi(int n)
 		uint64_t held = debugfs_value("copro_engines", "held ");
 		uint64_t on = debugfs_value("copro_engines", "on_ring ");
 
-		printf("# jobs run %" PRIu64 " since the start\n", run - pool0);
+		printf("# jobs run %" PRIu64 " since the start (of 280 "
+		       "submitted)\n", run - pool0);
 		check(!held && !on, "no job left on the ring or held");
 	}
 	{
@@ -928,6 +935,20 @@ static int t_multi(int n)
 		if (f)
 			fclose(f);
 		printf("# gem_names: %d lines\n", names);
+	}
+	/* the pool memory and the GART entries of every job and buffer of
+	 * the processes that ended are back (free_job runs a little after
+	 * the fence) */
+	{
+		uint64_t pool = 1, gart = 1;
+
+		for (int i = 0; i < 200 && (pool || gart); i++) {
+			usleep(5000);
+			pool = debugfs_value("copro_engines", "pool_used_bytes: ");
+			gart = debugfs_value("copro_engines", "gart_used_pages: ");
+		}
+		check(!pool && !gart, "no job memory or GART entry left "
+		      "(%" PRIu64 " bytes, %" PRIu64 " pages)", pool, gart);
 	}
 	check(worker(30, 5, false) == 0, "the device renders right afterwards");
 	return done();
