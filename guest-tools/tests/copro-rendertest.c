@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -678,6 +679,46 @@ static int t_bad(void)
 		check(WIFEXITED(st) && !WEXITSTATUS(st),
 		      "meanwhile another process's job went through at once");
 		copro_cmd_fini(&big);
+	}
+
+	/* another file cannot map our buffer by its mmap offset */
+	{
+		struct drm_copro_gem_info gi = { .handle = bo.handle };
+		struct copro_dev d2;
+		void *p;
+
+		drmIoctl(dev.fd, DRM_IOCTL_COPRO_GEM_INFO, &gi);
+		copro_dev_open(&d2, NULL);
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, d2.fd,
+			 gi.mmap_offset);
+		check(p == MAP_FAILED && errno == EACCES,
+		      "another file's mmap of our buffer's offset: EACCES");
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+		copro_dev_close(&d2);
+	}
+
+	/* HIGH priority needs CAP_SYS_NICE (or the DRM master) */
+	{
+		pid_t pid = fork();
+		int st;
+
+		if (!pid) {
+			struct copro_dev d2;
+			uint32_t h;
+			int r1, r2;
+
+			if (copro_dev_open(&d2, "/dev/dri/renderD128") ||
+			    setgid(65534) || setuid(65534))
+				_exit(3);
+			r1 = copro_ctx_new(&d2, COPRO_CTX_PRIORITY_HIGH, &h);
+			r2 = copro_ctx_new(&d2, COPRO_CTX_PRIORITY_NORMAL, &h);
+			_exit(r1 == -EACCES && r2 == 0 ? 0 : 1);
+		}
+		waitpid(pid, &st, 0);
+		check(WIFEXITED(st) && !WEXITSTATUS(st),
+		      "an unprivileged process: HIGH refused (EACCES), NORMAL "
+		      "allowed");
 	}
 
 	/* after all that, good work still runs right */
