@@ -395,6 +395,88 @@ int t_kms(void)
 	check(flip_at && flip_at < t[0] + off + 2 * 16700000ull,
 	      "and took effect at one of the next vblanks after it");
 	close(fd);
+
+	/*
+	 * Explicit sync: an atomic flip back to the first buffer with the
+	 * sync_file of a job that renders elsewhere (so no implicit fence is
+	 * on the framebuffer) as the plane's IN_FENCE_FD.
+	 */
+	{
+		uint32_t plane = 0, p_fb = 0, p_fence = 0;
+		drmModePlaneResPtr pres;
+		drmModeAtomicReqPtr req;
+		struct copro_bo other;
+
+		drmSetClientCap(k.fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
+		drmSetClientCap(k.fd, DRM_CLIENT_CAP_ATOMIC, 1);
+		pres = drmModeGetPlaneResources(k.fd);
+		for (uint32_t i = 0; pres && i < pres->count_planes && !plane; i++) {
+			drmModeObjectPropertiesPtr pr =
+				drmModeObjectGetProperties(k.fd, pres->planes[i],
+							   DRM_MODE_OBJECT_PLANE);
+			uint32_t fbp = 0, fp = 0;
+			bool primary = false;
+
+			for (uint32_t j = 0; pr && j < pr->count_props; j++) {
+				drmModePropertyPtr pp =
+					drmModeGetProperty(k.fd, pr->props[j]);
+
+				if (!pp)
+					continue;
+				if (!strcmp(pp->name, "type") &&
+				    pr->prop_values[j] == DRM_PLANE_TYPE_PRIMARY)
+					primary = true;
+				if (!strcmp(pp->name, "FB_ID"))
+					fbp = pp->prop_id;
+				if (!strcmp(pp->name, "IN_FENCE_FD"))
+					fp = pp->prop_id;
+				drmModeFreeProperty(pp);
+			}
+			if (primary) {
+				plane = pres->planes[i];
+				p_fb = fbp;
+				p_fence = fp;
+			}
+			drmModeFreeObjectProperties(pr);
+		}
+		bo_new(65536, &other);
+		copro_cmd_reset(&c);
+		copro_cmd_work(&c, 40000000);
+		copro_cmd_fill(&c, &other, 0, 65536, 1);
+		copro_cmd_timestamp(&c, &ts, 8);
+		sub_mono = mono_ns();
+		ret = copro_submit(&k, ctx, 0, &c, &o);
+		flip_at = 0;
+		req = drmModeAtomicAlloc();
+		drmModeAtomicAddProperty(req, plane, p_fb, fb[0]);
+		drmModeAtomicAddProperty(req, plane, p_fence, fd);
+		ret = ret ?: drmModeAtomicCommit(k.fd, req,
+						 DRM_MODE_ATOMIC_NONBLOCK |
+						 DRM_MODE_PAGE_FLIP_EVENT,
+						 &flip_at);
+		drmModeAtomicFree(req);
+		check(plane && p_fence && !ret,
+		      "an atomic flip with the job's sync_file as IN_FENCE_FD "
+		      "(%d)", ret);
+		{
+			drmEventContext ev = {
+				.version = 2,
+				.page_flip_handler = on_flip,
+			};
+			struct pollfd p = { k.fd, POLLIN, 0 };
+
+			while (!flip_at && poll(&p, 1, 5000) > 0)
+				drmHandleEvent(k.fd, &ev);
+		}
+		printf("# rendering done %.3f ms after the submit, the flip at "
+		       "%.3f ms\n", (t[1] + off - sub_mono) / 1e6,
+		       (flip_at - sub_mono) / 1e6);
+		check(flip_at && flip_at + 100000 >= t[1] + off &&
+		      flip_at - sub_mono >= 40000000,
+		      "the flip waited for the fence (explicit sync_file interop)");
+		close(fd);
+		drmModeFreePlaneResources(pres);
+	}
 	copro_cmd_fini(&c);
 	return done();
 }
