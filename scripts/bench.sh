@@ -16,6 +16,11 @@ QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench" |
     grep -v '^#'
 
 echo
+echo "== tiling: immediate against scene-based frames, parameter-buffer sizes, preemption latency (virtual time, bytes moved) =="
+QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench-tiler" |
+    grep -v -e '^#' -e '^ok ' -e '^1\.\.'
+
+echo
 echo "== emulation speed: virtual time per host second, quiet-period batching off (old path) and on (host time, one run each) =="
 python3 "$(dirname "$0")/bench-speed.py" \
     --qemu-python "$build/qemu/src/python" --out "$BENCH_DIR/speed.json" \

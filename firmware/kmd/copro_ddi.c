@@ -12,7 +12,14 @@
  * allocation asks, and easy to read in dumps. */
 #define SEGMENT_ALIGN       0x10000ull
 
-/* Every opcode the device knows runs on a render engine. */
+/*
+ * What a render engine runs for applications: every opcode up to COPY_PTE.
+ * The tiling path's packets (COPRO_RENDER_SCENE_OPS, which the render
+ * validator knows) are not offered yet: a geometry submission stopped by
+ * TILER_OOM drops the ring's queued entries and needs vidmm to grow its
+ * parameter buffer or vidsch to run a partial render, and neither
+ * handles that interrupt yet (docs/scheduler.rst, "Scheduler classes").
+ */
 #define RENDER_ENGINE_OPS   ((1u << (COPRO_OP_COPY_PTE + 1)) - 1)
 
 static uint32_t eng_reg(unsigned e, uint32_t reg)

@@ -239,6 +239,94 @@ uint32_t copro_emit_work(struct copro_dmabuf *b, uint64_t ns)
     return commit(b, p, COPRO_LEN_WORK);
 }
 
+uint32_t copro_emit_scene_begin(struct copro_dmabuf *b, unsigned slot,
+                                bool clear, uint64_t pb, uint32_t pb_size,
+                                uint32_t clear_colour)
+{
+    uint32_t *p;
+
+    if (slot >= COPRO_TARGET_SLOTS) {
+        return refuse(b, "target slot out of range");
+    }
+    if ((pb & 7) || pb_size > COPRO_PB_MAX) {
+        return refuse(b, "parameter buffer misaligned or too large");
+    }
+    p = begin(b, COPRO_OP_SCENE_BEGIN, slot | (clear ? COPRO_SCENE_CLEAR : 0),
+              COPRO_LEN_SCENE_BEGIN);
+    if (!p) {
+        return COPRO_DMABUF_FAILED;
+    }
+    put64(p + 1, pb);
+    p[3] = pb_size;
+    p[4] = clear_colour;
+    return commit(b, p, COPRO_LEN_SCENE_BEGIN);
+}
+
+uint32_t copro_emit_bin_rect(struct copro_dmabuf *b, uint32_t x, uint32_t y,
+                             uint32_t w, uint32_t h, uint32_t colour)
+{
+    uint32_t *p = begin(b, COPRO_OP_BIN_RECT, 0, COPRO_LEN_BIN_RECT);
+
+    if (!p) {
+        return COPRO_DMABUF_FAILED;
+    }
+    p[1] = x;
+    p[2] = y;
+    p[3] = w;
+    p[4] = h;
+    p[5] = colour;
+    return commit(b, p, COPRO_LEN_BIN_RECT);
+}
+
+uint32_t copro_emit_bin_blit(struct copro_dmabuf *b, uint64_t src,
+                             uint32_t pitch, uint32_t x, uint32_t y,
+                             uint32_t w, uint32_t h)
+{
+    uint32_t *p;
+
+    if (pitch > COPRO_BLIT_PITCH_MAX || (x | y | w | h) > 0xffff) {
+        return refuse(b, "blit pitch or coordinates out of range");
+    }
+    p = begin(b, COPRO_OP_BIN_BLIT, 0, COPRO_LEN_BIN_BLIT);
+    if (!p) {
+        return COPRO_DMABUF_FAILED;
+    }
+    put64(p + 1, src);
+    p[3] = pitch;
+    p[4] = COPRO_BLIT_XY(x, y);
+    p[5] = COPRO_BLIT_XY(w, h);
+    return commit(b, p, COPRO_LEN_BIN_BLIT);
+}
+
+uint32_t copro_emit_scene_end(struct copro_dmabuf *b)
+{
+    uint32_t *p = begin(b, COPRO_OP_SCENE_END, 0, COPRO_LEN_SCENE_END);
+
+    return p ? commit(b, p, COPRO_LEN_SCENE_END) : COPRO_DMABUF_FAILED;
+}
+
+uint32_t copro_emit_tile_render(struct copro_dmabuf *b, unsigned slot,
+                                bool partial, uint64_t pb, uint32_t tiles)
+{
+    uint32_t *p;
+
+    if (slot >= COPRO_TARGET_SLOTS) {
+        return refuse(b, "target slot out of range");
+    }
+    if ((pb & 7) || !tiles || tiles > COPRO_TILER_MAX_TILES) {
+        return refuse(b, "parameter buffer misaligned or bad tile count");
+    }
+    p = begin(b, COPRO_OP_TILE_RENDER,
+              slot | (partial ? COPRO_TILE_PARTIAL : 0),
+              COPRO_LEN_TILE_RENDER);
+    if (!p) {
+        return COPRO_DMABUF_FAILED;
+    }
+    put64(p + 1, pb);
+    p[3] = tiles;
+    return commit(b, p, COPRO_LEN_TILE_RENDER);
+}
+
 uint32_t copro_emit_copy_pte(struct copro_dmabuf *b, uint64_t dst,
                              uint64_t src, uint32_t count)
 {

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include <copro/copro_cmd.h>
+#include <copro/copro_tiler.h>
 
 /* Returned instead of a packet offset when nothing was appended. */
 #define COPRO_DMABUF_FAILED         UINT32_MAX
@@ -92,6 +93,24 @@ uint32_t copro_emit_work(struct copro_dmabuf *b, uint64_t ns);
 /* dst and src 8-aligned, 1 <= count <= COPRO_COPY_PTE_MAX entries */
 uint32_t copro_emit_copy_pte(struct copro_dmabuf *b, uint64_t dst,
                              uint64_t src, uint32_t count);
+
+/*
+ * The tiling path (copro_tiler.h; docs/specs/copro.rst, "Tiling"). slot <
+ * COPRO_TARGET_SLOTS; pb 8-aligned, pb_size at most COPRO_PB_MAX; blit
+ * x, y, w, h below 65536 and pitch at most COPRO_BLIT_PITCH_MAX; tiles 1
+ * to COPRO_TILER_MAX_TILES.
+ */
+uint32_t copro_emit_scene_begin(struct copro_dmabuf *b, unsigned slot,
+                                bool clear, uint64_t pb, uint32_t pb_size,
+                                uint32_t clear_colour);
+uint32_t copro_emit_bin_rect(struct copro_dmabuf *b, uint32_t x, uint32_t y,
+                             uint32_t w, uint32_t h, uint32_t colour);
+uint32_t copro_emit_bin_blit(struct copro_dmabuf *b, uint64_t src,
+                             uint32_t pitch, uint32_t x, uint32_t y,
+                             uint32_t w, uint32_t h);
+uint32_t copro_emit_scene_end(struct copro_dmabuf *b);
+uint32_t copro_emit_tile_render(struct copro_dmabuf *b, unsigned slot,
+                                bool partial, uint64_t pb, uint32_t tiles);
 
 /*
  * Appends ndw dwords verbatim, unchecked: for tests that must hand the

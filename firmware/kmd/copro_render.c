@@ -133,6 +133,47 @@ static int check_fields(struct walk *w, uint32_t off, const uint32_t *p,
     return DDI_OK;
 }
 
+/* A packet of the tiling path (COPRO_RENDER_SCENE_OPS). */
+static int check_scene_packet(struct walk *w, uint32_t off, const uint32_t *p,
+                              unsigned op, unsigned flags)
+{
+    unsigned slot = flags & COPRO_TILER_SLOT_MASK;
+
+    if (!w->a->gpuva) {
+        return refuse(w->diag, DDI_EOPCODE, off, "scene-based rendering "
+                      "needs GPU-VA mode");
+    }
+    switch (op) {
+    case COPRO_OP_SCENE_BEGIN:
+    case COPRO_OP_TILE_RENDER:
+        /* the target is engine state: bound by this buffer, not left
+         * behind by another context's */
+        if (!(w->bound & (1u << slot))) {
+            return refuse(w->diag, DDI_EINVAL, off, "scene target slot not "
+                          "bound in this buffer");
+        }
+        if (get64(p, 1) & 7) {
+            return refuse(w->diag, DDI_EINVAL, off, "parameter buffer not "
+                          "8-byte aligned");
+        }
+        if (op == COPRO_OP_SCENE_BEGIN &&
+            (p[3] > COPRO_PB_MAX || p[3] < copro_scene_heap_start(1))) {
+            return refuse(w->diag, DDI_EINVAL, off, "parameter buffer size "
+                          "out of range");
+        }
+        if (op == COPRO_OP_TILE_RENDER &&
+            (!p[3] || p[3] > COPRO_TILER_MAX_TILES)) {
+            return refuse(w->diag, DDI_EINVAL, off, "bad tile count");
+        }
+        return DDI_OK;
+    case COPRO_OP_BIN_BLIT:
+        return p[3] <= COPRO_BLIT_PITCH_MAX ? DDI_OK :
+               refuse(w->diag, DDI_EINVAL, off, "blit pitch too large");
+    default:
+        return DDI_OK;
+    }
+}
+
 /* The fields of one packet whose header and length are already valid. */
 static int check_packet(struct walk *w, uint32_t off, const uint32_t *p,
                         unsigned op, unsigned flags)
@@ -187,6 +228,12 @@ static int check_packet(struct walk *w, uint32_t off, const uint32_t *p,
                           "not bound since the last split point");
         }
         return DDI_OK;
+    case COPRO_OP_SCENE_BEGIN:
+    case COPRO_OP_BIN_RECT:
+    case COPRO_OP_BIN_BLIT:
+    case COPRO_OP_SCENE_END:
+    case COPRO_OP_TILE_RENDER:
+        return check_scene_packet(w, off, p, op, flags);
     case COPRO_OP_WORK:
         n = get64(p, 1);
         if (n > COPRO_RENDER_MAX_WORK_NS - w->out->work_ns) {
@@ -289,6 +336,13 @@ int copro_render_validate(const struct ddi_render_args *a,
         } else if (op == COPRO_OP_SET_TARGET || op == COPRO_OP_RECT) {
             st = flags < COPRO_TARGET_SLOTS ? DDI_OK :
                  refuse(diag, DDI_EINVAL, off, "target slot out of range");
+        } else if (op == COPRO_OP_SCENE_BEGIN || op == COPRO_OP_TILE_RENDER) {
+            unsigned known = COPRO_TILER_SLOT_MASK |
+                             (op == COPRO_OP_SCENE_BEGIN ? COPRO_SCENE_CLEAR
+                                                         : COPRO_TILE_PARTIAL);
+
+            st = !(flags & ~known) ? DDI_OK :
+                 refuse(diag, DDI_EINVAL, off, "packet flags not allowed");
         } else {
             st = flags == 0 ? DDI_OK :
                  refuse(diag, DDI_EINVAL, off, "packet flags not allowed");

@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include <copro/copro_cmd.h>
+#include <copro/copro_tiler.h>
 
 #include "ddi/ddi.h"
 
@@ -53,7 +54,20 @@
      (1u << COPRO_OP_FENCE) | (1u << COPRO_OP_WAIT) |                      \
      (1u << COPRO_OP_COPY) | (1u << COPRO_OP_FILL) |                       \
      (1u << COPRO_OP_SET_TARGET) | (1u << COPRO_OP_RECT) |                 \
-     (1u << COPRO_OP_WORK))
+     (1u << COPRO_OP_WORK) | COPRO_RENDER_SCENE_OPS)
+
+/*
+ * The tiling path (copro_tiler.h), GPU-VA mode only: a scene's packets
+ * carry a parameter buffer the device writes up to a size kept in the
+ * buffer itself, and a scene may span buffers, so they are accepted only
+ * where the context's page tables confine every access to the process
+ * (DDI_EOPCODE with an allocation list). Their slots must be bound in the
+ * same buffer; flags, alignment and sizes are checked (DDI_EINVAL).
+ */
+#define COPRO_RENDER_SCENE_OPS                                             \
+    ((1u << COPRO_OP_SCENE_BEGIN) | (1u << COPRO_OP_BIN_RECT) |            \
+     (1u << COPRO_OP_BIN_BLIT) | (1u << COPRO_OP_SCENE_END) |              \
+     (1u << COPRO_OP_TILE_RENDER))
 
 /* Most synthetic work one buffer may ask for (a minute: a hog of many
  * seconds is fine, 2^63 ns is not). */

@@ -221,3 +221,48 @@ uint32_t umd_va_copy(struct umd_cmdbuf *b, uint64_t dst_va, uint64_t src_va,
 {
     return plain(b, copro_emit_copy(&b->enc, dst_va, src_va, size));
 }
+
+uint32_t umd_va_set_target(struct umd_cmdbuf *b, unsigned slot, uint64_t va,
+                           uint32_t pitch, uint32_t width, uint32_t height,
+                           uint32_t format)
+{
+    struct copro_surface s = {
+        .addr = va, .pitch = pitch, .width = width, .height = height,
+        .format = format,
+    };
+
+    return plain(b, copro_emit_set_target(&b->enc, slot, &s));
+}
+
+uint32_t umd_va_scene_begin(struct umd_cmdbuf *b, unsigned slot, bool clear,
+                            uint64_t pb_va, uint32_t pb_size,
+                            uint32_t clear_colour)
+{
+    return plain(b, copro_emit_scene_begin(&b->enc, slot, clear, pb_va,
+                                           pb_size, clear_colour));
+}
+
+uint32_t umd_bin_rect(struct umd_cmdbuf *b, uint32_t x, uint32_t y,
+                      uint32_t w, uint32_t h, uint32_t colour)
+{
+    return plain(b, copro_emit_bin_rect(&b->enc, x, y, w, h, colour));
+}
+
+uint32_t umd_va_bin_blit(struct umd_cmdbuf *b, uint64_t src_va,
+                         uint32_t pitch, uint32_t x, uint32_t y, uint32_t w,
+                         uint32_t h)
+{
+    return plain(b, copro_emit_bin_blit(&b->enc, src_va, pitch, x, y, w, h));
+}
+
+uint32_t umd_scene_end(struct umd_cmdbuf *b)
+{
+    return plain(b, copro_emit_scene_end(&b->enc));
+}
+
+uint32_t umd_va_tile_render(struct umd_cmdbuf *b, unsigned slot,
+                            bool partial, uint64_t pb_va, uint32_t tiles)
+{
+    return plain(b, copro_emit_tile_render(&b->enc, slot, partial, pb_va,
+                                           tiles));
+}

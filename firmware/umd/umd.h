@@ -126,5 +126,27 @@ uint32_t umd_va_fill(struct umd_cmdbuf *b, uint64_t va, uint64_t size,
                      uint32_t pattern);
 uint32_t umd_va_copy(struct umd_cmdbuf *b, uint64_t dst_va, uint64_t src_va,
                      uint64_t size);
+uint32_t umd_va_set_target(struct umd_cmdbuf *b, unsigned slot, uint64_t va,
+                           uint32_t pitch, uint32_t width, uint32_t height,
+                           uint32_t format);
+
+/*
+ * A scene (docs/specs/copro.rst, "Tiling"), GPU-VA mode only: a geometry
+ * buffer (umd_va_set_target, umd_va_scene_begin, umd_bin_rect /
+ * umd_va_bin_blit, umd_scene_end) and a tile buffer (umd_va_set_target,
+ * umd_va_tile_render) over a parameter buffer at pb_va. The slots must be
+ * bound in the same buffer.
+ */
+uint32_t umd_va_scene_begin(struct umd_cmdbuf *b, unsigned slot, bool clear,
+                            uint64_t pb_va, uint32_t pb_size,
+                            uint32_t clear_colour);
+uint32_t umd_bin_rect(struct umd_cmdbuf *b, uint32_t x, uint32_t y,
+                      uint32_t w, uint32_t h, uint32_t colour);
+uint32_t umd_va_bin_blit(struct umd_cmdbuf *b, uint64_t src_va,
+                         uint32_t pitch, uint32_t x, uint32_t y, uint32_t w,
+                         uint32_t h);
+uint32_t umd_scene_end(struct umd_cmdbuf *b);
+uint32_t umd_va_tile_render(struct umd_cmdbuf *b, unsigned slot,
+                            bool partial, uint64_t pb_va, uint32_t tiles);
 
 #endif /* FW_UMD_UMD_H */

@@ -44,14 +44,6 @@
 #define COPRO_BATCH_STEPS   4096
 #define COPRO_BATCH_SKIP_NS (1 * SCALE_MS)
 
-/* what a step did */
-typedef enum StepResult {
-    STEP_DONE,      /* packet retired */
-    STEP_MORE,      /* packet has more steps */
-    STEP_BLOCKED,   /* WAIT not satisfied */
-    STEP_FAULT,     /* engine halted */
-} StepResult;
-
 static const char *const copro_op_names[] = {
     [COPRO_OP_NOP] = "NOP",
     [COPRO_OP_TIMESTAMP] = "TIMESTAMP",
@@ -64,6 +56,11 @@ static const char *const copro_op_names[] = {
     [COPRO_OP_RECT] = "RECT",
     [COPRO_OP_WORK] = "WORK",
     [COPRO_OP_COPY_PTE] = "COPY_PTE",
+    [COPRO_OP_SCENE_BEGIN] = "SCENE_BEGIN",
+    [COPRO_OP_BIN_RECT] = "BIN_RECT",
+    [COPRO_OP_BIN_BLIT] = "BIN_BLIT",
+    [COPRO_OP_SCENE_END] = "SCENE_END",
+    [COPRO_OP_TILE_RENDER] = "TILE_RENDER",
 };
 
 const char *copro_op_name(uint32_t op)
@@ -92,7 +89,7 @@ static bool copro_modelled(CoproEngine *e)
 }
 
 /* ns needed to move @bytes at @rate bytes (or pixels) per second */
-static uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate)
+uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate)
 {
     uint64_t lo, hi;
 
@@ -150,6 +147,16 @@ void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
     e->step_pending = false;
     timer_del(e->timer);
     trace_copro_engine_fault(e->index, kind, addr, e->pc, e->fault_fence);
+    if (copro_hws_owns(e)) {
+        /* a hardware queue's fault stops that queue, not the engine */
+        e->state = COPRO_ENG_STATE_BUSY;
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: queue fault: %s "
+                      "at packet offset 0x%" PRIx32 ", address 0x%" PRIx64
+                      ", fence %" PRIu64 "\n", e->index,
+                      copro_fault_name(kind), e->pc, addr, e->fault_fence);
+        copro_hws_queue_fault(e);
+        return;
+    }
     qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u halted: %s at packet "
                   "offset 0x%" PRIx32 ", address 0x%" PRIx64
                   ", fence %" PRIu64 "\n", e->index,
@@ -280,6 +287,9 @@ void copro_account(CoproEngine *e, uint64_t ns)
     if (c) {
         c->busy_ns += ns;
     }
+    if (copro_hws_owns(e)) {
+        copro_hws_account(e, ns);
+    }
 }
 
 /*
@@ -322,6 +332,8 @@ static uint64_t copro_step_cost(CoproEngine *e)
     case COPRO_OP_WAIT:
         /* only the first check is charged; waiting is not busy time */
         return p->progress == 0 ? first : 0;
+    case COPRO_OP_SCENE_BEGIN ... COPRO_OP_TILE_RENDER:
+        return first + copro_tiler_step_cost(e);
     default:
         return first;
     }
@@ -345,6 +357,8 @@ static int64_t copro_copy_chunk(CoproEngine *e, uint64_t dst, uint64_t src,
         return -1;
     }
     p->progress += n;
+    e->tiler.stat_mem_read += n;
+    e->tiler.stat_mem_write += n;
     return n;
 }
 
@@ -399,6 +413,7 @@ static StepResult copro_exec_fill(CoproEngine *e)
     }
     p->progress += n;
     e->stat_bytes += n;
+    e->tiler.stat_mem_write += n;
     return p->progress < size ? STEP_MORE : STEP_DONE;
 }
 
@@ -481,6 +496,7 @@ static StepResult copro_exec_rect(CoproEngine *e)
                 return STEP_FAULT;
             }
             e->stat_bytes += row_bytes;
+            e->tiler.stat_mem_write += row_bytes;
         }
     }
     p->progress += e->rect_rows_step;
@@ -546,6 +562,8 @@ static StepResult copro_exec_step(CoproEngine *e)
         v = dw64(p, 0) - p->progress;
         p->progress += copro_modelled(e) ? MIN(v, s->arbitration_ns) : v;
         return p->progress < dw64(p, 0) ? STEP_MORE : STEP_DONE;
+    case COPRO_OP_SCENE_BEGIN ... COPRO_OP_TILE_RENDER:
+        return copro_tiler_exec(e);
     default:
         g_assert_not_reached();
     }
@@ -587,6 +605,8 @@ static bool copro_packet_fields_ok(CoproEngine *e)
         return copro_check_set_target(e);
     case COPRO_OP_RECT:
         return copro_prepare_rect(e);
+    case COPRO_OP_SCENE_BEGIN ... COPRO_OP_TILE_RENDER:
+        return copro_tiler_fields_ok(e);
     default:
         return true;
     }
@@ -629,6 +649,8 @@ bool copro_packet_progress_ok(CoproEngine *e)
         return !p->progress || p->progress < e->rect_h;
     case COPRO_OP_WAIT:
         return p->progress <= 1;
+    case COPRO_OP_TILE_RENDER:
+        return copro_tiler_progress_ok(e);
     default:
         return !p->progress;
     }
@@ -689,12 +711,18 @@ static bool copro_fetch_packet(CoproEngine *e)
  * Submissions
  */
 
-static bool copro_load_submission(CoproEngine *e)
+/*
+ * Load entry @idx of the ring at @base: the kernel ring (which then
+ * advances *@advance past it once it is read) or a hardware queue's ring
+ * (whose head moves when the submission retires).
+ */
+bool copro_load_entry(CoproEngine *e, uint64_t base, uint32_t idx,
+                      uint32_t *advance)
 {
     struct copro_submit_desc *d = &e->desc;
-    uint64_t at = e->ring_base + (uint64_t)e->ring_head * COPRO_DESC_SIZE;
+    uint64_t at = base + (uint64_t)idx * COPRO_DESC_SIZE;
 
-    if (at < e->ring_base) {
+    if (at < base) {
         /* beyond 2^64: must fault, not wrap around into VRAM */
         at = UINT64_MAX;
     }
@@ -709,7 +737,9 @@ static bool copro_load_submission(CoproEngine *e)
     d->fence = le64_to_cpu(d->fence);
     d->context = le32_to_cpu(d->context);
     d->save_addr = le64_to_cpu(d->save_addr);
-    e->ring_head = (e->ring_head + 1) & (e->ring_size - 1);
+    if (advance) {
+        *advance = (*advance + 1) & (e->ring_size - 1);
+    }
     e->active = true;
     trace_copro_submit_start(e->index, d->fence, d->context, d->dma_addr,
                              d->dma_len);
@@ -727,13 +757,23 @@ static bool copro_load_submission(CoproEngine *e)
     return true;
 }
 
+static bool copro_load_submission(CoproEngine *e)
+{
+    return copro_load_entry(e, e->ring_base, e->ring_head, &e->ring_head);
+}
+
 static bool copro_complete_submission(CoproEngine *e)
 {
     CoproState *s = e->dev;
     CoproCtxStat *c;
 
     trace_copro_submit_end(e->index, e->desc.fence, e->cursor);
-    if (e->fence_wb & COPRO_FENCE_WB_ENABLE) {
+    if (copro_hws_owns(e)) {
+        /* the queue's progress fence instead of the engine's write-back */
+        if (!copro_hws_retire(e)) {
+            return false;
+        }
+    } else if (e->fence_wb & COPRO_FENCE_WB_ENABLE) {
         uint64_t wb = cpu_to_le64(e->desc.fence);
 
         /* a fault here leaves the submission in execution, not retired */
@@ -743,6 +783,7 @@ static bool copro_complete_submission(CoproEngine *e)
     }
     e->completed_fence = e->desc.fence;
     e->stat_submissions++;
+    copro_tiler_retire(e);
     copro_tl_engine(e, COPRO_TL_RETIRE);
     c = copro_ctx_stat(s, e->desc.context);
     if (c) {
@@ -752,7 +793,8 @@ static bool copro_complete_submission(CoproEngine *e)
     if (e->inject & COPRO_INJECT_DROP_IRQ) {
         /* injected: the fence is done but its interrupt is lost */
         e->inject &= ~COPRO_INJECT_DROP_IRQ;
-    } else if (!(e->desc.flags & COPRO_SUBMIT_NO_IRQ)) {
+    } else if (!(e->desc.flags & COPRO_SUBMIT_NO_IRQ) &&
+               copro_hws_completion_irq(e)) {
         copro_raise_irq(s, COPRO_INT_ENG(e->index, COPRO_INT_DMA_DONE));
     }
     copro_engines_fence_written(s);
@@ -836,7 +878,12 @@ static bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
     CoproState *s = e->dev;
     const char *stop = NULL;
 
-    if (!s->batch) {
+    /*
+     * Not while the engine runs hardware queues: its scheduler's decisions
+     * (quanta, budgets, doorbells, log entries) are made in real virtual
+     * time, step by step.
+     */
+    if (!s->batch || copro_hws_engine_on(e) || copro_hws_owns(e)) {
         return false;
     }
     switch (COPRO_PKT_OP(e->cur.hdr)) {
@@ -854,8 +901,15 @@ static bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
                 stop = "fence wakes";
             }
         }
+        if (copro_hws_any_blocked(s)) {
+            stop = "fence unblocks";
+        }
         break;
     default:
+        /* the tiler's steps may stop with OOM or record stage events */
+        if (copro_tiler_op(COPRO_PKT_OP(e->cur.hdr))) {
+            stop = "tiler";
+        }
         break;
     }
     if (!stop && *batched >= COPRO_BATCH_STEPS) {
@@ -904,7 +958,7 @@ static int64_t copro_wait_poll_at(CoproEngine *e, int64_t now, int64_t real,
     int64_t next = now + COPRO_WAIT_POLL_NS;
     int64_t until;
 
-    if (!e->dev->batch) {
+    if (!e->dev->batch || copro_hws_engine_on(e) || copro_hws_owns(e)) {
         return next;
     }
     if (*horizon < 0) {
@@ -983,8 +1037,13 @@ static void copro_engine_loop(CoproEngine *e)
             r = copro_exec_step(e);
             switch (r) {
             case STEP_FAULT:
+            case STEP_STOPPED:
                 return;
             case STEP_BLOCKED:
+                if (copro_hws_blocked(e, now)) {
+                    /* a queue's WAIT does not hold the engine */
+                    continue;
+                }
                 e->state = COPRO_ENG_STATE_WAITING;
                 e->cursor = now;
                 timer_mod(e->timer,
@@ -1015,8 +1074,9 @@ static void copro_engine_loop(CoproEngine *e)
             continue;
         }
         /* every step boundary is a potential arbitration point */
-        if (e->preempt_pending && (copro_batch_catch_up(e, now, real) ||
-                                   copro_preempt_arbitrate(e, now))) {
+        if ((e->preempt_pending || copro_hws_switching(e)) &&
+            (copro_batch_catch_up(e, now, real) ||
+             copro_preempt_arbitrate(e, now))) {
             return;
         }
 
@@ -1024,11 +1084,15 @@ static void copro_engine_loop(CoproEngine *e)
             if (copro_batch_catch_up(e, now, real)) {
                 return;
             }
-            if (e->ring_head == e->ring_tail || !e->ring_size) {
+            if (copro_hws_engine_on(e) || copro_hws_owns(e)) {
+                /* the device's scheduler picks a queue and loads its head */
+                if (!copro_hws_fetch(e)) {
+                    return;
+                }
+            } else if (e->ring_head == e->ring_tail || !e->ring_size) {
                 e->state = COPRO_ENG_STATE_IDLE;
                 return;
-            }
-            if (!copro_load_submission(e)) {
+            } else if (!copro_load_submission(e)) {
                 return;
             }
             if (copro_engine_hung(e)) {
@@ -1104,7 +1168,8 @@ static void copro_engine_timer(void *opaque)
     } else {
         /* a pending preemption takes a blocked WAIT before it is
          * re-checked */
-        if (e->state == COPRO_ENG_STATE_WAITING && !e->preempt_pending) {
+        if (e->state == COPRO_ENG_STATE_WAITING && !e->preempt_pending &&
+            !copro_hws_switching(e)) {
             copro_engine_wake(e);
         }
         copro_engine_run(e);
@@ -1120,6 +1185,7 @@ void copro_engine_vm_start(CoproEngine *e)
     } else if (copro_engine_has_work(e)) {
         copro_engine_kick(e);
     }
+    copro_hws_vm_start(e);
 }
 
 /*
@@ -1166,6 +1232,7 @@ void copro_engines_fence_written(CoproState *s)
             copro_engine_kick(e);
         }
     }
+    copro_hws_fence_written(s);
 }
 
 /*
@@ -1241,6 +1308,8 @@ uint64_t copro_engine_read(CoproEngine *e, hwaddr reg)
     case COPRO_ENG_STAT_TLB_HITS:
     case COPRO_ENG_STAT_TLB_MISSES:
         return copro_mmu_engine_stat(e, reg);
+    case COPRO_ENG_TILER_CAUSE ... COPRO_ENG_TILER_SCENE:
+        return copro_tiler_engine_read(e, reg);
     default:
         return 0;
     }
@@ -1254,6 +1323,8 @@ static void copro_engine_soft_reset(CoproEngine *e)
     e->aborted_fence = e->active ? e->desc.fence : 0;
     trace_copro_engine_reset(e->index, e->aborted_fence, e->completed_fence);
     copro_tl_engine(e, COPRO_TL_RESET);
+    /* in queue mode: the run list goes, every queue is written back */
+    copro_hws_engine_reset(e);
     timer_del(e->timer);
     if ((e->step_pending || e->preempt_saving) && e->cursor > now) {
         /* the aborted step (or context save) was charged in advance:
@@ -1279,6 +1350,7 @@ static void copro_engine_soft_reset(CoproEngine *e)
     e->preempt_pending = false;
     e->fault_irq_due = false;
     e->inject = 0;
+    copro_tiler_engine_soft_reset(e);
     e->state = COPRO_ENG_STATE_IDLE;
 }
 
@@ -1406,7 +1478,7 @@ bool copro_engine_has_work(CoproEngine *e)
     return e->state != COPRO_ENG_STATE_HALTED &&
            (e->step_pending || e->active || e->preempt_pending ||
             e->ring_head != e->ring_tail ||
-            e->state == COPRO_ENG_STATE_WAITING);
+            e->state == COPRO_ENG_STATE_WAITING || copro_hws_has_work(e));
 }
 
 /*
@@ -1453,6 +1525,9 @@ bool copro_engine_post_load(CoproEngine *e)
     /* a deferred fault report needs the fault it reports */
     if (e->fault_irq_due && (e->state != COPRO_ENG_STATE_HALTED ||
                              e->fault_kind == COPRO_FAULT_NONE)) {
+        return false;
+    }
+    if (!copro_tiler_engine_post_load(e)) {
         return false;
     }
     /* per-pass bookkeeping starts afresh on the destination */
@@ -1593,6 +1668,7 @@ const VMStateDescription vmstate_copro_engine = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_copro_engine_switch,
         &vmstate_copro_engine_batch,
+        &vmstate_copro_tiler_engine,
         NULL
     },
 };

@@ -76,21 +76,36 @@ static bool copro_packet_is_wait(CoproEngine *e)
 static bool copro_at_arbitration_point(CoproEngine *e)
 {
     if (!e->active) {
-        /* legacy hardware only stops once everything queued has run */
+        /*
+         * legacy hardware only stops once everything queued has run;
+         * between two submissions of a hardware queue nothing is queued
+         * on the engine itself
+         */
         return e->dev->preempt != COPRO_PREEMPT_NONE ||
-               e->ring_head == e->ring_tail;
+               e->ring_head == e->ring_tail || copro_hws_owns(e);
     }
     if (e->desc.flags & COPRO_SUBMIT_PAGING) {
         return false;
     }
     switch (e->dev->preempt) {
     case COPRO_PREEMPT_COMMAND:
-        return !e->in_packet || copro_packet_is_wait(e);
+        /* a tile pass stops at tile boundaries (copro-tiler.c) */
+        return !e->in_packet || copro_packet_is_wait(e) ||
+               copro_tiler_at_boundary(e);
     case COPRO_PREEMPT_MID_COMMAND:
-        return true;
+        return !e->in_packet ||
+               COPRO_PKT_OP(e->cur.hdr) != COPRO_OP_TILE_RENDER ||
+               copro_tiler_at_boundary(e);
     default:
         return false;
     }
+}
+
+/* Could the engine stop at once for a switch (hardware scheduling)? */
+bool copro_preempt_possible(CoproEngine *e)
+{
+    return !((e->inject & COPRO_INJECT_HANG) && e->active) &&
+           copro_at_arbitration_point(e);
 }
 
 /* Packets that run in several steps and can stop part-way. */
@@ -102,14 +117,14 @@ static bool copro_op_multi_step(uint32_t op)
     case COPRO_OP_COPY_PTE:
     case COPRO_OP_RECT:
     case COPRO_OP_WORK:
+    case COPRO_OP_TILE_RENDER:
         return true;
     default:
         return false;
     }
 }
 
-static void copro_save_record_fill(CoproEngine *e,
-                                   struct copro_save_record *r)
+void copro_save_record_fill(CoproEngine *e, struct copro_save_record *r)
 {
     /*
      * Only a multi-step packet with steps done is saved as partly done.
@@ -152,11 +167,38 @@ static void copro_save_record_fill(CoproEngine *e,
         r->targets[i].height = cpu_to_le32(e->targets[i].height);
         r->targets[i].format = cpu_to_le32(e->targets[i].format);
     }
+    copro_tiler_save(e, r);
 }
 
+/*
+ * The submission is off the engine (preempted or stopped by the tiler).
+ * What happens to the ring's queued submissions is the caller's: a kernel
+ * ring drops them (the driver resubmits), a hardware queue keeps them.
+ */
+void copro_engine_stop(CoproEngine *e)
+{
+    e->active = false;
+    e->in_packet = false;
+    e->step_pending = false;
+    e->preempt_saving = false;
+    e->pc = 0;
+    e->tiler.scene = 0;
+    timer_del(e->timer);
+    e->state = COPRO_ENG_STATE_IDLE;
+}
+
+/*
+ * The engine stops: for a preemption request (PREEMPT_REQ), or for the
+ * device's own scheduler switching a hardware queue out (then the record
+ * goes to the queue's save area, nothing is dropped and no interrupt is
+ * raised unless a request was pending too).
+ */
 static void copro_preempt_now(CoproEngine *e)
 {
     int64_t latency = MAX(copro_now_ns() - e->preempt_req_time, 0);
+    bool saved = e->active;
+    bool queue = copro_hws_owns(e);
+    uint64_t fence = e->active ? e->desc.fence : 0;
 
     if (e->active) {
         struct copro_save_record r;
@@ -164,24 +206,34 @@ static void copro_preempt_now(CoproEngine *e)
         copro_save_record_fill(e, &r);
         if (!copro_mem_access(e, false, e->desc.save_addr, &r, sizeof(r),
                               true)) {
-            return;     /* faulted: the engine is halted */
+            return;     /* faulted: the engine (or the queue) is halted */
         }
-        e->preempted_fence = e->desc.fence;
-    } else {
-        e->preempted_fence = 0;
     }
-    copro_tl_engine(e, COPRO_TL_PREEMPT_SAVED);
+    /* the device's own switches show as queue-switch-out instead */
+    if (!queue || e->preempt_pending) {
+        copro_tl_engine(e, COPRO_TL_PREEMPT_SAVED);
+    }
 
-    /* queued submissions are dropped: the driver resubmits them */
-    e->ring_head = e->ring_tail;
-    e->active = false;
-    e->in_packet = false;
-    e->step_pending = false;
-    e->preempt_saving = false;
-    e->pc = 0;
-    timer_del(e->timer);
-    e->state = COPRO_ENG_STATE_IDLE;
+    if (queue) {
+        /* the queue keeps its ring: it resumes from its save area */
+        copro_hws_saved(e, saved, fence);
+    } else {
+        /* queued submissions are dropped: the driver resubmits them */
+        e->ring_head = e->ring_tail;
+    }
+    copro_engine_stop(e);
 
+    if (queue) {
+        /*
+         * the device's scheduler picks the next queue now, in virtual
+         * time (a timer due now, not a bottom half)
+         */
+        timer_mod(e->timer, copro_now_ns());
+    }
+    if (!e->preempt_pending) {
+        return;     /* only the device's scheduler wanted it */
+    }
+    e->preempted_fence = fence;
     e->preempt_pending = false;
     e->preempt_fence = e->preempt_req;
     if (!e->stat_preemptions || latency < e->stat_preempt_min) {
@@ -279,6 +331,9 @@ bool copro_preempt_restore(CoproEngine *e)
         }
     }
 
+    if (!copro_tiler_restore(e, &r)) {
+        return copro_preempt_restore_fail(e, "bad scene state");
+    }
     e->pc = offset;
     e->in_packet = false;
     if (le32_to_cpu(r.in_packet)) {
@@ -294,7 +349,10 @@ bool copro_preempt_restore(CoproEngine *e)
         if ((uint64_t)offset + COPRO_PKT_LEN(p->hdr) * 4 > e->desc.dma_len ||
             !copro_op_multi_step(COPRO_PKT_OP(p->hdr)) ||
             copro_packet_check(e) != COPRO_FAULT_NONE ||
-            !copro_packet_progress_ok(e)) {
+            !copro_packet_progress_ok(e) ||
+            /* a tile pass is saved between tiles only */
+            (COPRO_PKT_OP(p->hdr) == COPRO_OP_TILE_RENDER &&
+             (p->progress & 1))) {
             return copro_preempt_restore_fail(e, "bad packet state");
         }
         e->in_packet = true;

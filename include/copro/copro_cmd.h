@@ -106,6 +106,12 @@ enum copro_opcode {
     COPRO_OP_RECT       = 0x08,     /* x, y, w, h, colour */
     COPRO_OP_WORK       = 0x09,     /* ns64: synthetic shader work */
     COPRO_OP_COPY_PTE   = 0x0a,     /* dst64, src64, count32: copy PTEs */
+    /* tiling path (COPRO_CAP_TILER; payloads in copro_tiler.h) */
+    COPRO_OP_SCENE_BEGIN = 0x0b,    /* pb64, pb_size32, clear colour32 */
+    COPRO_OP_BIN_RECT   = 0x0c,     /* x, y, w, h, colour */
+    COPRO_OP_BIN_BLIT   = 0x0d,     /* src64, src_pitch, xy, wh */
+    COPRO_OP_SCENE_END  = 0x0e,     /* close the scene */
+    COPRO_OP_TILE_RENDER = 0x0f,    /* pb64, tiles32 */
 };
 
 /*
@@ -129,9 +135,14 @@ enum copro_opcode {
 #define COPRO_LEN_RECT              6
 #define COPRO_LEN_WORK              3
 #define COPRO_LEN_COPY_PTE          6
+#define COPRO_LEN_SCENE_BEGIN       5
+#define COPRO_LEN_BIN_RECT          6
+#define COPRO_LEN_BIN_BLIT          6
+#define COPRO_LEN_SCENE_END         1
+#define COPRO_LEN_TILE_RENDER       4
 
 /* the highest opcode defined; every number up to it is an opcode */
-#define COPRO_OP_LAST               COPRO_OP_COPY_PTE
+#define COPRO_OP_LAST               COPRO_OP_TILE_RENDER
 
 /*
  * The length in dwords, header included, that a packet of opcode @op must
@@ -161,6 +172,16 @@ static inline uint32_t copro_packet_len(uint32_t op)
         return COPRO_LEN_WORK;
     case COPRO_OP_COPY_PTE:
         return COPRO_LEN_COPY_PTE;
+    case COPRO_OP_SCENE_BEGIN:
+        return COPRO_LEN_SCENE_BEGIN;
+    case COPRO_OP_BIN_RECT:
+        return COPRO_LEN_BIN_RECT;
+    case COPRO_OP_BIN_BLIT:
+        return COPRO_LEN_BIN_BLIT;
+    case COPRO_OP_SCENE_END:
+        return COPRO_LEN_SCENE_END;
+    case COPRO_OP_TILE_RENDER:
+        return COPRO_LEN_TILE_RENDER;
     default:
         return 0;
     }

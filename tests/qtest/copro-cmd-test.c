@@ -1180,7 +1180,7 @@ static void err_illegal_opcode(Copro *c, unsigned e, GArray *b, uint64_t buf,
     if (d) {
         return;
     }
-    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_COPY_PTE + 1, 0, 1));
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_LAST + 1, 0, 1));
     x->kind = COPRO_FAULT_ILLEGAL_OPCODE;
 }
 

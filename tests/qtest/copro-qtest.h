@@ -16,6 +16,7 @@
 #include "hw/pci/pci_regs.h"
 #include "copro/copro_regs.h"
 #include "copro/copro_cmd.h"
+#include "copro/copro_tiler.h"
 
 #define COPRO_SLOT 4
 
@@ -282,6 +283,56 @@ static inline void copro_pkt_work(GArray *b, uint64_t ns)
 }
 
 /* Give engine @e a ring of @entries descriptors at GPU address @base. */
+/* the tiling path's packets (copro_tiler.h) */
+static inline void copro_pkt_scene_begin(GArray *b, unsigned slot,
+                                         uint32_t flags, uint64_t pb,
+                                         uint32_t size, uint32_t clear)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, slot | flags,
+                                  COPRO_LEN_SCENE_BEGIN));
+    copro_buf_qw(b, pb);
+    copro_buf_dw(b, size);
+    copro_buf_dw(b, clear);
+}
+
+static inline void copro_pkt_bin_rect(GArray *b, uint32_t x, uint32_t y,
+                                      uint32_t w, uint32_t h, uint32_t colour)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_BIN_RECT, 0, COPRO_LEN_BIN_RECT));
+    copro_buf_dw(b, x);
+    copro_buf_dw(b, y);
+    copro_buf_dw(b, w);
+    copro_buf_dw(b, h);
+    copro_buf_dw(b, colour);
+}
+
+static inline void copro_pkt_bin_blit(GArray *b, uint64_t src,
+                                      uint32_t pitch, uint32_t x, uint32_t y,
+                                      uint32_t w, uint32_t h)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_BIN_BLIT, 0, COPRO_LEN_BIN_BLIT));
+    copro_buf_qw(b, src);
+    copro_buf_dw(b, pitch);
+    copro_buf_dw(b, COPRO_BLIT_XY(x, y));
+    copro_buf_dw(b, COPRO_BLIT_XY(w, h));
+}
+
+static inline void copro_pkt_scene_end(GArray *b)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_SCENE_END, 0,
+                                  COPRO_LEN_SCENE_END));
+}
+
+static inline void copro_pkt_tile_render(GArray *b, unsigned slot,
+                                         uint32_t flags, uint64_t pb,
+                                         uint32_t tiles)
+{
+    copro_buf_dw(b, COPRO_PKT_HDR(COPRO_OP_TILE_RENDER, slot | flags,
+                                  COPRO_LEN_TILE_RENDER));
+    copro_buf_qw(b, pb);
+    copro_buf_dw(b, tiles);
+}
+
 static inline void copro_ring_setup(Copro *c, unsigned e, uint64_t base,
                                     uint32_t entries)
 {
@@ -530,6 +581,54 @@ static inline bool copro_migration_wait(QTestState *qts)
         g_usleep(10 * 1000);
     }
     g_assert_not_reached();
+}
+
+/*
+ * Migrate @src (then shut down) into a new QEMU, @dst, booted with
+ * @machine and the device options @devopts ("" or "a=b,..." as the
+ * source's), through a file, and let @dst run on from the source's
+ * virtual time.
+ */
+static inline void copro_migrate_to(Copro *src, Copro *dst,
+                                    const char *machine,
+                                    const char *devopts)
+{
+    g_autofree char *file = g_strdup_printf("%s/copro-mig-%d.bin",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    int64_t t_mig = copro_time(src);
+    QDict *rsp;
+
+    rsp = qtest_qmp(src->qts, "{ 'execute': 'migrate', 'arguments': "
+                    "{ 'uri': %s } }", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    g_assert_true(copro_migration_wait(src->qts));
+
+    memset(dst, 0, sizeof(*dst));
+    dst->qs = qtest_pc_boot("%s -nodefaults -device copro,addr=%d.0%s%s "
+                            "-incoming defer", machine, COPRO_SLOT,
+                            *devopts ? "," : "", devopts);
+    dst->qts = dst->qs->qts;
+    dst->dev = qpci_device_find(dst->qs->pcibus, QPCI_DEVFN(COPRO_SLOT, 0));
+    g_assert_nonnull(dst->dev);
+    rsp = qtest_qmp(dst->qts, "{ 'execute': 'migrate-incoming', "
+                    "'arguments': { 'uri': %s } }", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    g_assert_true(copro_migration_wait(dst->qts));
+    /* BARs and memory decoding came with the device state */
+    dst->mmio = src->mmio;
+    dst->vram = src->vram;
+    copro_shutdown(src);
+    unlink(file);
+
+    /*
+     * Under -accel qtest the virtual clock is the test's and is not
+     * migrated: continue it from where the source stopped.
+     */
+    qtest_clock_set(dst->qts, t_mig);
+    qtest_qmp_assert_success(dst->qts, "{ 'execute': 'cont' }");
 }
 
 #endif /* COPRO_QTEST_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <copro/copro_cmd.h>
+#include <copro/copro_tiler.h>
 
 #include "ddi/ddi.h"
 #include "kmd/copro_render.h"
@@ -254,7 +255,7 @@ static int validate_raw(const uint32_t *dw, unsigned n, uint32_t ops)
 
 static void test_opcodes(void)
 {
-    const uint32_t unknown[] = { COPRO_PKT_HDR(0x0b, 0, 1) };
+    const uint32_t unknown[] = { COPRO_PKT_HDR(COPRO_OP_LAST + 1, 0, 1) };
     const uint32_t unknown2[] = { COPRO_PKT_HDR(0xff, 0, 1) };
     const uint32_t intr[] = { COPRO_PKT_HDR(COPRO_OP_INTERRUPT, 0, 2), 7 };
     const uint32_t pte[] = {
@@ -742,6 +743,125 @@ static void test_gpuva(void)
     g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, DDI_EINVAL);
 }
 
+/* GPU-VA arguments for the buffer b */
+static struct ddi_render_args va_args(const struct umd_cmdbuf *b,
+                                      unsigned engine)
+{
+    return (struct ddi_render_args){
+        .engine = engine, .cmd = umd_words(b), .cmd_bytes = umd_bytes(b),
+        .gpuva = true,
+    };
+}
+
+#define PB_VA   0x200000000ull
+#define TGT_VA  0x100000000ull
+
+/* A scene's geometry and tile buffers, then each way to break one. */
+static void test_scene(void)
+{
+    struct umd_cmdbuf b;
+    struct ddi_render_args a;
+    struct copro_render_diag d;
+    uint32_t at;
+
+    /* geometry */
+    umd_init(&b, cmd_words, sizeof(cmd_words));
+    umd_va_set_target(&b, 1, TGT_VA, 1024, 200, 100, COPRO_FMT_XRGB8888);
+    at = umd_va_scene_begin(&b, 1, true, PB_VA, 65536, 0x123);
+    umd_bin_rect(&b, 0, 0, 200, 100, 7);
+    umd_bin_rect(&b, 1, 2, 3, 4, 5);
+    umd_va_bin_blit(&b, TGT_VA + 4096, 256, 10, 20, 30, 40);
+    umd_scene_end(&b);
+    g_assert_true(umd_ok(&b));
+    a = va_args(&b, 0);
+    g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, DDI_OK);
+    g_assert_cmphex(out.dw[at / 4], ==,
+                    COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, 1 | COPRO_SCENE_CLEAR,
+                                  COPRO_LEN_SCENE_BEGIN));
+    g_assert_cmphex(get64(&out.dw[at / 4 + 1]), ==, PB_VA);
+    /* with an allocation list: not at all */
+    umd_init(&b, cmd_words, sizeof(cmd_words));
+    umd_set_target(&b, 1, H[3], 0, 256, 64, 32, COPRO_FMT_XRGB8888);
+    umd_va_scene_begin(&b, 1, true, 0, 65536, 0x123);
+    a = args_of(&b, 0);
+    g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, DDI_EOPCODE);
+    umd_init(&b, cmd_words, sizeof(cmd_words));
+    umd_set_target(&b, 1, H[3], 0, 256, 64, 32, COPRO_FMT_XRGB8888);
+    umd_va_scene_begin(&b, 1, true, PB_VA, 65536, 0x123);
+    /* nor on the copy engine */
+    a = va_args(&b, 1);
+    g_assert_cmpint(validate_args(&a, COPRO_COPY_ENGINE_OPS, &d), ==,
+                    DDI_EOPCODE);
+
+    /* tiles */
+    umd_init(&b, cmd_words, sizeof(cmd_words));
+    umd_va_set_target(&b, 3, TGT_VA, 1024, 200, 100, COPRO_FMT_XRGB8888);
+    umd_va_tile_render(&b, 3, false, PB_VA, 28);
+    umd_va_tile_render(&b, 3, true, PB_VA, 28);
+    a = va_args(&b, 0);
+    g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, DDI_OK);
+
+    /* a slot another buffer (another context) bound */
+    umd_init(&b, cmd_words, sizeof(cmd_words));
+    umd_va_tile_render(&b, 3, false, PB_VA, 28);
+    a = va_args(&b, 0);
+    g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, DDI_EINVAL);
+    umd_init(&b, cmd_words, sizeof(cmd_words));
+    umd_va_set_target(&b, 0, TGT_VA, 1024, 200, 100, COPRO_FMT_XRGB8888);
+    umd_va_scene_begin(&b, 1, false, PB_VA, 65536, 0);
+    a = va_args(&b, 0);
+    g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, DDI_EINVAL);
+}
+
+/* Field and flag rules of the scene packets, on hand-made buffers. */
+static void test_scene_fields(void)
+{
+    static const struct {
+        uint32_t dw[6];
+        unsigned n;
+        int want;
+    } cases[] = {
+        /* good, for reference */
+        { { COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, 0, 5), 0, 2, 4096, 0 }, 5,
+          DDI_OK },
+        /* misaligned buffer, size too large or too small, flags */
+        { { COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, 0, 5), 4, 2, 4096, 0 }, 5,
+          DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, 0, 5), 0, 2,
+            COPRO_PB_MAX + 8, 0 }, 5, DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, 0, 5), 0, 2, 64, 0 }, 5,
+          DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, 0x10, 5), 0, 2, 4096, 0 }, 5,
+          DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_TILE_RENDER, COPRO_TILE_PARTIAL, 4), 0, 2,
+            1 }, 4, DDI_OK },
+        { { COPRO_PKT_HDR(COPRO_OP_TILE_RENDER, 0, 4), 0, 2, 0 }, 4,
+          DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_TILE_RENDER, 0, 4), 0, 2,
+            COPRO_TILER_MAX_TILES + 1 }, 4, DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_TILE_RENDER, COPRO_SCENE_CLEAR << 1, 4),
+            0, 2, 1 }, 4, DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_BIN_BLIT, 0, 6), 0, 2,
+            COPRO_BLIT_PITCH_MAX + 1, 0, 0 }, 6, DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_BIN_RECT, 1, 6) }, 6, DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_SCENE_END, 1, 1) }, 1, DDI_EINVAL },
+        { { COPRO_PKT_HDR(COPRO_OP_SCENE_END, 0, 2), 0 }, 2, DDI_EINVAL },
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        struct umd_cmdbuf b;
+        struct ddi_render_args a;
+        struct copro_render_diag d;
+
+        umd_init(&b, cmd_words, sizeof(cmd_words));
+        umd_va_set_target(&b, 0, TGT_VA, 1024, 200, 100, COPRO_FMT_XRGB8888);
+        copro_emit_raw(&b.enc, cases[i].dw, cases[i].n);
+        a = va_args(&b, 0);
+        g_test_message("case %u", i);
+        g_assert_cmpint(validate_args(&a, ALL_OPS, &d), ==, cases[i].want);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -762,5 +882,7 @@ int main(int argc, char **argv)
     g_test_add_func("/copro-render/sizes-in-packets", test_sizes_in_packets);
     g_test_add_func("/copro-render/fuzz", test_fuzz);
     g_test_add_func("/copro-render/gpuva", test_gpuva);
+    g_test_add_func("/copro-render/scene", test_scene);
+    g_test_add_func("/copro-render/scene-fields", test_scene_fields);
     return g_test_run();
 }
