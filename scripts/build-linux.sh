@@ -43,14 +43,16 @@ if [ ! "$out/copro-kmstest" -nt "$tests/copro-kmstest.c" ]; then
 fi
 
 lib=$src/guest-tools/libcopro
-if [ ! "$out/copro-rendertest" -nt "$tests/copro-rendertest.c" ] ||
-   [ ! "$out/copro-rendertest" -nt "$lib/libcopro.c" ] ||
-   [ ! "$out/copro-rendertest" -nt "$lib/libcopro.h" ] ||
-   [ ! "$out/copro-rendertest" -nt "$src/guest-tools/linux/uapi/copro_drm.h" ]; then
+stale=
+for f in "$tests"/copro-rendertest.c "$tests"/rendertest* "$lib"/libcopro.* \
+         "$src/guest-tools/linux/uapi/copro_drm.h"; do
+    [ "$out/copro-rendertest" -nt "$f" ] || stale=1
+done
+if [ -n "$stale" ]; then
     # shellcheck disable=SC2046
     gcc -O2 -Wall -Wextra -Werror -I"$lib" -I"$src/guest-tools/linux/uapi" \
         -I"$src/include" -o "$out/copro-rendertest" \
-        "$tests/copro-rendertest.c" "$lib/libcopro.c" \
+        "$tests/copro-rendertest.c" "$tests"/rendertest-*.c "$lib/libcopro.c" \
         $(pkg-config --cflags --libs libdrm)
 fi
 

@@ -26,6 +26,7 @@
 #include <drm/drm_vblank.h>
 #include <drm/drm_mm.h>
 #include <drm/gpu_scheduler.h>
+#include <linux/hrtimer.h>
 #include <linux/idr.h>
 #include <linux/iosys-map.h>
 #include <linux/rwsem.h>
@@ -76,6 +77,9 @@ struct copro_engine {
 	wait_queue_head_t wq;
 	unsigned int hangs_in_row;	/* resets without a retirement between */
 	u64 tdr_wait_seq;	/* job found blocked in a WAIT at a timeout */
+	struct hrtimer slice_timer;	/* the head job's time slice */
+	bool slice_armed;
+	u64 slice_seq;		/* the job the slice is for */
 
 	/* counters for debugfs */
 	u64 jobs_run;
@@ -84,6 +88,7 @@ struct copro_engine {
 	u64 preemptions;
 	u64 preempt_resumes;
 	u64 tdr_preempts;
+	u64 slices;		/* time slices that ended in a preemption */
 	u64 engine_resets;
 	u64 faults;
 	u64 banned;
@@ -99,6 +104,7 @@ struct copro_gart {
 	struct mutex lock;	/* @mm and the table */
 	struct drm_mm mm;	/* entries */
 	struct xarray objs;	/* GTT object -> its range */
+	u64 used;		/* entries mapped */
 };
 
 /* Kernel memory in VRAM: rings, DMA buffers and save areas. */
@@ -107,8 +113,9 @@ struct copro_pool {
 	struct iosys_map map;
 	u64 gpu;		/* VRAM offset */
 	u64 size;
-	struct mutex lock;	/* @mm */
+	struct mutex lock;	/* @mm, @used */
 	struct drm_mm mm;
+	u64 used;		/* bytes handed out */
 };
 
 struct copro_device {
@@ -220,6 +227,7 @@ void copro_gart_fini(struct copro_device *cdev);
 void copro_gart_program(struct copro_device *cdev);
 struct drm_gem_object;
 bool copro_is_gtt(struct drm_gem_object *obj);
+u64 copro_gart_used(struct copro_device *cdev);
 u64 copro_gtt_gpu(struct drm_gem_object *obj);
 struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size);
 

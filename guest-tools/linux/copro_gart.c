@@ -57,6 +57,7 @@ static void copro_gtt_free(struct drm_gem_object *obj)
 	if (g) {
 		mutex_lock(&cdev->gart.lock);
 		copro_gart_write(cdev, g->node.start, g->node.size, NULL);
+		cdev->gart.used -= g->node.size;
 		drm_mm_remove_node(&g->node);
 		mutex_unlock(&cdev->gart.lock);
 		kfree(g);
@@ -75,6 +76,11 @@ static const struct drm_gem_object_funcs copro_gtt_funcs = {
 	.mmap = drm_gem_shmem_object_mmap,
 	.vm_ops = &drm_gem_shmem_vm_ops,
 };
+
+u64 copro_gart_used(struct copro_device *cdev)
+{
+	return READ_ONCE(cdev->gart.used);
+}
 
 bool copro_is_gtt(struct drm_gem_object *obj)
 {
@@ -121,8 +127,10 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 	mutex_lock(&cdev->gart.lock);
 	ret = drm_mm_insert_node(&cdev->gart.mm, &g->node,
 				 obj->size / COPRO_GPU_PAGE_SIZE);
-	if (!ret)
+	if (!ret) {
 		copro_gart_write(cdev, g->node.start, g->node.size, sgt);
+		cdev->gart.used += g->node.size;
+	}
 	mutex_unlock(&cdev->gart.lock);
 	if (ret) {
 		ret = -ENOSPC;
@@ -133,6 +141,7 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 	if (ret) {
 		mutex_lock(&cdev->gart.lock);
 		copro_gart_write(cdev, g->node.start, g->node.size, NULL);
+		cdev->gart.used -= g->node.size;
 		drm_mm_remove_node(&g->node);
 		mutex_unlock(&cdev->gart.lock);
 		goto err_free;

@@ -30,6 +30,7 @@
  * retirement between reset the device (copro_recovery_work).
  */
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -48,6 +49,10 @@ MODULE_PARM_DESC(job_timeout_ms, "drm_sched job timeout (ms): then a preemption 
 static unsigned int preempt_timeout_ms = 100;
 module_param(preempt_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(preempt_timeout_ms, "How long a hang check waits for a preemption before resetting the engine (ms)");
+
+static unsigned int timeslice_ms = 10;
+module_param(timeslice_ms, uint, 0444);
+MODULE_PARM_DESC(timeslice_ms, "Time slice among contexts of the same priority (ms; 0: none): then the running job is preempted and goes behind its peers");
 
 static unsigned int hang_limit = 3;
 module_param(hang_limit, uint, 0444);
@@ -138,6 +143,8 @@ int copro_pool_alloc(struct copro_device *cdev, struct drm_mm_node *node,
 	mutex_lock(&cdev->pool.lock);
 	ret = drm_mm_insert_node_generic(&cdev->pool.mm, node, size, 64, 0,
 					 DRM_MM_INSERT_BEST);
+	if (!ret)
+		cdev->pool.used += node->size;
 	mutex_unlock(&cdev->pool.lock);
 	return ret;
 }
@@ -147,6 +154,7 @@ void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node)
 	if (!drm_mm_node_allocated(node))
 		return;
 	mutex_lock(&cdev->pool.lock);
+	cdev->pool.used -= node->size;
 	drm_mm_remove_node(node);
 	mutex_unlock(&cdev->pool.lock);
 }
@@ -210,6 +218,77 @@ static void copro_job_signal(struct copro_engine *eng, struct copro_job *job,
 	dma_fence_signal(job->hw);
 }
 
+/*
+ * Time slices (eng->lock held). drm_sched orders jobs, it does not share
+ * engine time: a long job keeps the engine from jobs of the same
+ * priority queued behind it. When the job at the ring's head has peers
+ * (jobs of another context at its priority), a timer of timeslice_ms
+ * preempts it and puts its context behind them, as the firmware's
+ * vidsch does with its quantum.
+ */
+static bool copro_has_peers(struct copro_engine *eng, struct copro_job *head)
+{
+	struct copro_job *job;
+
+	list_for_each_entry(job, &eng->ring_jobs, link)
+		if (job->prio == head->prio && job->ctx != head->ctx)
+			return true;
+	list_for_each_entry(job, &eng->held, link)
+		if (job->prio == head->prio && job->ctx != head->ctx)
+			return true;
+	return false;
+}
+
+static void copro_slice_arm(struct copro_engine *eng)
+{
+	struct copro_job *head;
+	u64 left, ran;
+
+	if (!timeslice_ms || eng->slice_armed || eng->preempting ||
+	    eng->cdev->preempt_caps == COPRO_PREEMPT_NONE)
+		return;
+	head = list_first_entry_or_null(&eng->ring_jobs, struct copro_job,
+					link);
+	if (!head || !copro_has_peers(eng, head))
+		return;
+	/* the slice counts from when the head job started running */
+	left = (u64)timeslice_ms * NSEC_PER_MSEC;
+	ran = copro_rd64(eng->cdev, COPRO_REG_GPU_TIME) - head->start_ns;
+	if (head->start_ns && ran < left)
+		left -= ran;
+	else if (head->start_ns)
+		left = 0;
+	eng->slice_seq = head->seq;
+	eng->slice_armed = true;
+	hrtimer_start(&eng->slice_timer, ns_to_ktime(left), HRTIMER_MODE_REL);
+}
+
+static void copro_request_preempt(struct copro_engine *eng);
+
+static enum hrtimer_restart copro_slice_end(struct hrtimer *t)
+{
+	struct copro_engine *eng = container_of(t, struct copro_engine,
+						slice_timer);
+	struct copro_job *head;
+	unsigned long flags;
+
+	spin_lock_irqsave(&eng->lock, flags);
+	eng->slice_armed = false;
+	head = list_first_entry_or_null(&eng->ring_jobs, struct copro_job,
+					link);
+	if (head && head->seq == eng->slice_seq && !eng->preempting &&
+	    !eng->stopped && copro_has_peers(eng, head)) {
+		eng->rotate_ctx = head->ctx;
+		eng->slices++;
+		copro_request_preempt(eng);
+	} else {
+		/* the head changed: a slice for the new one */
+		copro_slice_arm(eng);
+	}
+	spin_unlock_irqrestore(&eng->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
 /* Retire every job up to the one whose entry is @done. */
 static void copro_retire(struct copro_engine *eng, u64 done)
 {
@@ -249,6 +328,7 @@ static void copro_retire(struct copro_engine *eng, u64 done)
 	job = list_first_entry_or_null(&eng->ring_jobs, struct copro_job, link);
 	if (job && !job->start_ns)
 		job->start_ns = now;
+	copro_slice_arm(eng);
 }
 
 static void copro_request_preempt(struct copro_engine *eng)
@@ -298,6 +378,7 @@ static void copro_ring_rebuild(struct copro_engine *eng)
 	if (job)
 		job->start_ns = copro_rd64(eng->cdev, COPRO_REG_GPU_TIME);
 	copro_ring_kick(eng);
+	copro_slice_arm(eng);
 }
 
 static void copro_engine_program(struct copro_engine *eng)
@@ -448,6 +529,7 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 						   COPRO_REG_GPU_TIME);
 		copro_ring_write(eng, job);
 		copro_ring_kick(eng);
+		copro_slice_arm(eng);
 	}
 	spin_unlock_irqrestore(&eng->lock, flags);
 	return dma_fence_get(f);
@@ -634,6 +716,9 @@ int copro_render_init(struct copro_device *cdev)
 		INIT_LIST_HEAD(&eng->ring_jobs);
 		INIT_LIST_HEAD(&eng->held);
 		init_waitqueue_head(&eng->wq);
+		hrtimer_init(&eng->slice_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL);
+		eng->slice_timer.function = copro_slice_end;
 		eng->next_hwid = 1;
 		eng->ring_offset = e * COPRO_RING_ENTRIES * COPRO_DESC_SIZE;
 		eng->ring_gpu = cdev->pool.gpu + eng->ring_offset;
@@ -666,6 +751,7 @@ void copro_render_fini(struct copro_device *cdev)
 		if (!eng->sched_ready)
 			continue;
 		copro_irq_disable(cdev, COPRO_INT_ENGINE_MASK(e));
+		hrtimer_cancel(&eng->slice_timer);
 		drm_sched_fini(&eng->sched);
 		eng->sched_ready = false;
 		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
@@ -731,8 +817,11 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 {
 	unsigned int e;
 
-	seq_printf(m, "preempt_caps: %u\ndevice_recoveries: %llu\n",
-		   cdev->preempt_caps, cdev->device_recoveries);
+	seq_printf(m, "preempt_caps: %u\ndevice_recoveries: %llu\ntimeslice_ms: %u\n",
+		   cdev->preempt_caps, cdev->device_recoveries, timeslice_ms);
+	/* what the jobs and the GTT buffers hold: 0 once they are gone */
+	seq_printf(m, "pool_used_bytes: %llu\ngart_used_pages: %llu\n",
+		   READ_ONCE(cdev->pool.used), copro_gart_used(cdev));
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 		unsigned long flags;
@@ -747,9 +836,10 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 		spin_unlock_irqrestore(&eng->lock, flags);
 		seq_printf(m, "engine%u: run %llu done %llu on_ring %u held %u\n",
 			   e, eng->jobs_run, eng->jobs_done, on_ring, held);
-		seq_printf(m, "engine%u: preempt_reqs %llu preemptions %llu resumes %llu tdr_preempts %llu\n",
+		seq_printf(m, "engine%u: preempt_reqs %llu preemptions %llu resumes %llu tdr_preempts %llu slices %llu\n",
 			   e, eng->preempt_reqs, eng->preemptions,
-			   eng->preempt_resumes, eng->tdr_preempts);
+			   eng->preempt_resumes, eng->tdr_preempts,
+			   eng->slices);
 		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu\n",
 			   e, eng->engine_resets, eng->faults, eng->banned);
 		seq_printf(m, "engine%u: ring head %u tail %u (driver %u) state %u completed %llu current %llu next %llu submissions %llu packets %llu\n",

@@ -181,10 +181,13 @@ void copro_job_free(struct copro_job *job)
 	kfree(job);
 }
 
-/* Look the buffers up and pin them in VRAM; fill @c's tables. */
+/*
+ * Look the buffers up, pin the VRAM ones in VRAM; fill the check's
+ * tables: each buffer's GPU address, size and flags.
+ */
 static int copro_job_bos(struct copro_job *job, struct drm_file *file,
-			 const struct drm_copro_submit *a,
-			 struct copro_check *c, u64 *gpu, u64 *size, u32 *flags)
+			 const struct drm_copro_submit *a, u64 *gpu, u64 *size,
+			 u32 *flags)
 {
 	struct drm_copro_bo_ref *refs;
 	unsigned int i, j;
@@ -458,8 +461,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	c.gpu = tables;
 	c.size = tables + COPRO_SUBMIT_MAX_BOS;
 	c.flags = (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS);
-	ret = copro_job_bos(job, file, a, &c, tables,
-			    tables + COPRO_SUBMIT_MAX_BOS,
+	ret = copro_job_bos(job, file, a, tables, tables + COPRO_SUBMIT_MAX_BOS,
 			    (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS));
 	if (ret)
 		goto err;

@@ -13,7 +13,7 @@
  *       device's share (its request-to-saved time of the preemption, from
  *       STAT_PREEMPT_SUM) and the OS's (the rest: ioctl, checks,
  *       drm_sched's thread, run_job, the interrupt, the ring rewrite);
- *       the hog's completion time
+ *       the hog's completion time (COPRO_BENCH_VERBOSE=1: every frame)
  *   copro-bench jobs N CTXS
  *       N jobs of one NOP through the submit ioctl, round robin over CTXS
  *       contexts: jobs per second of device time
@@ -165,6 +165,12 @@ static int hog(uint64_t hog_ms, uint64_t frames_ms, uint64_t period_us)
             started++;
         }
         copro_syncobj_wait(&d, s.handle, 0, INT64_MAX);
+    }
+    if (getenv("COPRO_BENCH_VERBOSE")) {
+        for (unsigned k = 0; k < started; k++) {
+            printf("# frame %u: latency %" PRIu64 " device %" PRIu64
+                   " OS %" PRIu64 " ns\n", k, lat[k], dev[k], os[k]);
+        }
     }
     stats(lat, started, l);
     stats(os, started, o);

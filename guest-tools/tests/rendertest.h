@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro-rendertest: what its parts share (see copro-rendertest.c): TAP
+ * output, the device, buffers and contexts that must work, debugfs.
+ */
+#ifndef RENDERTEST_H
+#define RENDERTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libcopro.h"
+
+extern struct copro_dev dev;
+
+bool check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int done(void);
+void die(const char *what, int err) __attribute__((noreturn));
+void bo_new(uint64_t size, struct copro_bo *bo);
+uint32_t ctx_new(uint32_t prio);
+uint64_t debugfs_value(const char *file, const char *key);
+bool all_u32(const void *p, size_t bytes, uint32_t v);
+
+int t_basic(void);
+int t_bad(void);
+int t_fences(void);
+int t_multi(int n);
+int t_kms(void);
+int t_preempt(void);
+int t_hang(void);
+
+#endif
