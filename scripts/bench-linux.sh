@@ -9,7 +9,11 @@
 #      vblank?), the mean flip period and the spread of the vblank
 #      timestamps (standard deviation over mean; goal below 0.1 %), and
 #      the same without -icount (host scheduling shows there);
-#   3. cursor moves per second and per vblank (asynchronous updates).
+#   3. cursor moves per second and per vblank (asynchronous updates);
+#   4. the render half against the copro OS on the same device (hog
+#      latency split into the device's and the OS's share, jobs per
+#      second through the ioctl path, Jain's index of 8 contexts);
+#   5. the hog on Linux at the other preemption granularities.
 #
 #   bench-linux.sh BUILDDIR
 set -u
@@ -47,4 +51,120 @@ for mode in "shift=1,sleep=off" ""; do
     echo "  ${mode:-no icount}${mode:+-icount $mode}:"
     run --quiet ${mode:+--icount "$mode"} --run 'copro-kmstest bench' |
         grep -E "BENCH|late|max error|ppm|exactly" | sed 's/^# //; s/^/    /'
+done
+
+# 4. the render half against the copro OS (issue 18): the same device, the
+#    same preemption mode (mid-command), -icount shift=0,sleep=off on both
+#    sides (1 ns per instruction: the OS's share is comparable).
+echo
+echo "== Linux (drm_sched, copro.ko) against the copro OS (vidsch): same device, preempt=mid-command, -icount shift=0 =="
+hog_ms=${LINUX_HOG_MS:-2000}
+frames_ms=${LINUX_FRAMES_MS:-1000}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+COPRO_TIMEOUT=900 bash "$here/run-firmware.sh" "$build/qemu-run" \
+    "$build/firmware/hog.elf" -M q35 -device copro,preempt=mid-command \
+    -icount shift=0,sleep=off \
+    -append "irq=msix hog_ms=$hog_ms frames_ms=$frames_ms" > "$tmp/os.out" 2>&1
+sed -n 's/^# METRICS //p' "$tmp/os.out" | tail -n 1 > "$tmp/os.json"
+# host-second figures: the guest marks the start and end of each jobs run
+run --quiet --timeout 900 --icount shift=0,sleep=off \
+    --device copro,preempt=mid-command \
+    --run "copro-bench hog $hog_ms $frames_ms; copro-bench jobs 2000 1;
+           copro-bench jobs 2000 8; copro-bench fair 8 500" |
+    while IFS= read -r line; do
+        case "$line" in
+        *BENCH-MARK*) echo "$line $(date +%s.%N)" ;;
+        *) echo "$line" ;;
+        esac
+    done > "$tmp/linux.out"
+python3 - "$tmp/os.json" "$tmp/linux.out" <<'PY'
+import json
+import re
+import sys
+
+try:
+    fw = json.loads(open(sys.argv[1]).read() or "{}")
+except ValueError:
+    fw = {}
+lines = open(sys.argv[2]).read().splitlines()
+lx = [json.loads(m.group(1)) for m in
+      (re.match(r"# METRICS (.*)", s) for s in lines) if m]
+marks = [float(s.split()[-1]) for s in lines if "BENCH-MARK" in s]
+
+
+def t(ns):
+    if ns is None:
+        return "-"
+    if ns < 1000000:
+        return "%.1f us" % (ns / 1e3)
+    if ns < 1000000000:
+        return "%.2f ms" % (ns / 1e6)
+    return "%.3f s" % (ns / 1e9)
+
+
+hog = next((m for m in lx if m["scenario"] == "hog"), {})
+rows = [("frames (60 Hz)", "frames", str),
+        ("submit-to-start p50", "lat_median_ns", t),
+        ("submit-to-start p99", "lat_p99_ns", t),
+        ("submit-to-start max", "lat_max_ns", t),
+        ("  device share p50", "dev_median_ns", t),
+        ("  device share p99", "dev_p99_ns", t),
+        ("  OS share p50", "os_median_ns", t),
+        ("  OS share p99", "os_p99_ns", t),
+        ("  OS share max", "os_max_ns", t),
+        ("hog done (from submit)", "hog_done_ns", t),
+        ("device preemptions", "dev_preemptions", str)]
+print("  hog: %s ms LOW WORK + HIGH frames for %s ms" %
+      (hog.get("hog_ms", "?"), hog.get("frames_ms", "?")))
+print("  %-26s %16s %16s" % ("", "copro OS (vidsch)", "Linux (drm_sched)"))
+for label, key, fmt in rows:
+    a, b = fw.get(key), hog.get(key)
+    print("  %-26s %16s %16s" % (label, "-" if a is None else fmt(a),
+                                  "-" if b is None else fmt(b)))
+if fw.get("os_median_ns") and hog.get("os_median_ns"):
+    print("  Linux's OS share / the copro OS's: p50 %.1fx, p99 %.1fx "
+          "(goal: within 3x)" %
+          (hog["os_median_ns"] / fw["os_median_ns"],
+           hog["os_p99_ns"] / max(fw["os_p99_ns"], 1)))
+i = 0
+for m in lx:
+    if m["scenario"] == "jobs":
+        host = ""
+        if len(marks) >= 2 * i + 2:
+            wall = marks[2 * i + 1] - marks[2 * i]
+            host = ", %.0f per host second (%.2f s wall)" % (
+                m["jobs"] / wall, wall)
+        print("  jobs through the ioctl path (1-NOP jobs, %d context%s): "
+              "%d per virtual second%s" %
+              (m["contexts"], "s" if m["contexts"] > 1 else "",
+               m["jobs_per_s"], host))
+        i += 1
+    elif m["scenario"] == "fair":
+        print("  %d equal contexts (two 1 ms jobs in flight each, %d ms): "
+              "Jain's index of device time %.4f" %
+              (m["contexts"], m["ms"], m["jain"]))
+if not lx:
+    print("  Linux run FAILED:")
+    print("\n".join("    " + s for s in lines[-10:]))
+    sys.exit(1)
+PY
+
+# 5. the hog on Linux at the other preemption granularities (bench-hog.sh
+#    has the copro OS's): what the driver can do with what the device offers
+echo
+echo "== Linux: the hog at each preemption granularity (-icount shift=0) =="
+for mode in none dma-buffer command; do
+    run --quiet --timeout 900 --icount shift=0,sleep=off \
+        --device "copro,preempt=$mode" \
+        --run "copro-bench hog $hog_ms $frames_ms" |
+        sed -n 's/^# METRICS //p' | python3 -c '
+import json, sys
+m = json.loads(sys.stdin.read() or "{}")
+if not m:
+    print("  preempt=%s: FAILED" % sys.argv[1]); sys.exit(1)
+print("  preempt=%-11s submit-to-start p50 %.2f ms p99 %.2f ms max %.2f ms; "
+      "hog done at %.3f s; %d preemptions" % (sys.argv[1],
+      m["lat_median_ns"] / 1e6, m["lat_p99_ns"] / 1e6, m["lat_max_ns"] / 1e6,
+      m["hog_done_ns"] / 1e9, m["dev_preemptions"]))' "$mode"
 done

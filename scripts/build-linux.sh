@@ -22,9 +22,11 @@ for f in "$src"/guest-tools/linux/*.[ch] "$src"/guest-tools/linux/Kbuild \
          "$src"/guest-tools/linux/Makefile; do
     cmp -s "$f" "$out/module/$(basename "$f")" || cp "$f" "$out/module/"
 done
-mkdir -p "$out/module/include"
+mkdir -p "$out/module/include" "$out/module/uapi"
 cmp -s "$src/guest-tools/linux/include/stdint.h" "$out/module/include/stdint.h" ||
     cp "$src/guest-tools/linux/include/stdint.h" "$out/module/include/"
+cmp -s "$src/guest-tools/linux/uapi/copro_drm.h" "$out/module/uapi/copro_drm.h" ||
+    cp "$src/guest-tools/linux/uapi/copro_drm.h" "$out/module/uapi/"
 make -s -C "$kdir" M="$(cd "$out/module" && pwd)" \
     COPRO_ABI="$(cd "$src/include" && pwd)" modules >"$out/module/build.log" 2>&1 || {
     cat "$out/module/build.log" >&2
@@ -40,6 +42,29 @@ if [ ! "$out/copro-kmstest" -nt "$tests/copro-kmstest.c" ]; then
         "$tests/copro-kmstest.c" $(pkg-config --cflags --libs libdrm) -lm
 fi
 
+lib=$src/guest-tools/libcopro
+if [ ! "$out/copro-rendertest" -nt "$tests/copro-rendertest.c" ] ||
+   [ ! "$out/copro-rendertest" -nt "$lib/libcopro.c" ] ||
+   [ ! "$out/copro-rendertest" -nt "$lib/libcopro.h" ] ||
+   [ ! "$out/copro-rendertest" -nt "$src/guest-tools/linux/uapi/copro_drm.h" ]; then
+    # shellcheck disable=SC2046
+    gcc -O2 -Wall -Wextra -Werror -I"$lib" -I"$src/guest-tools/linux/uapi" \
+        -I"$src/include" -o "$out/copro-rendertest" \
+        "$tests/copro-rendertest.c" "$lib/libcopro.c" \
+        $(pkg-config --cflags --libs libdrm)
+fi
+
+for t in copro-info copro-run copro-bench; do
+    if [ ! "$out/$t" -nt "$src/guest-tools/tools/$t.c" ] ||
+       [ ! "$out/$t" -nt "$lib/libcopro.c" ] ||
+       [ ! "$out/$t" -nt "$src/guest-tools/linux/uapi/copro_drm.h" ]; then
+        # shellcheck disable=SC2046
+        gcc -O2 -Wall -Wextra -Werror -I"$lib" -I"$src/guest-tools/linux/uapi" \
+            -I"$src/include" -o "$out/$t" "$src/guest-tools/tools/$t.c" \
+            "$lib/libcopro.c" $(pkg-config --cflags --libs libdrm)
+    fi
+done
+
 ln -sf "$kcache/vmlinux" "$out/vmlinux"
 echo "$release $(cat "$kcache/version")" > "$out/kernel"
 bins=()
@@ -48,12 +73,16 @@ for b in modetest vbltest proptest modeprint drmdevice drm_info fbset; do
         { echo "build-linux: $b missing (make deps)" >&2; exit 1; }
 done
 fresh=1
-for f in "$out/module/copro.ko" "$out/copro-kmstest" "$src"/guest-tools/image/* \
+for f in "$out/module/copro.ko" "$out/copro-kmstest" "$out/copro-rendertest" \
+         "$out/copro-info" "$out/copro-run" "$out/copro-bench" \
+         "$src"/guest-tools/image/* \
          "$kcache/complete"; do
     [ "$out/initrd.gz" -nt "$f" ] || fresh=
 done
 [ -n "$fresh" ] ||
     python3 "$src/guest-tools/image/mkinitramfs.py" \
         --modules "$kcache/modules" --driver "$out/module/copro.ko" \
-        --out "$out/initrd.gz" "${bins[@]}" --bin "$out/copro-kmstest" >/dev/null
+        --out "$out/initrd.gz" "${bins[@]}" --bin "$out/copro-kmstest" \
+        --bin "$out/copro-rendertest" --bin "$out/copro-info" \
+        --bin "$out/copro-run" --bin "$out/copro-bench" >/dev/null
 [ -z "$stamp" ] || touch "$stamp"

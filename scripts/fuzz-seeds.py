@@ -18,8 +18,9 @@ The fuzzer maps the device's BARs itself, so the seeds name places as
 assignments are followed in its configuration-space writes, and its
 accesses to copro's BARs are translated. Region indices follow the order
 of generic-fuzz's flat-view walk, that is ascending guest address, which
-for libqos's allocator is BAR order: 0 registers (BAR0), 1 VRAM (BAR2),
-2 MSI-X table and 3 MSI-X PBA (BAR4).
+for libqos's allocator is BAR order: 0 registers (BAR0), 1 queue
+doorbells (BAR1, hwsched=on: the configuration's default), 2 VRAM (BAR2),
+3 MSI-X table and 4 MSI-X PBA (BAR4).
 
 Left out, because the fuzzer cannot replay them or does them itself: BAR
 and guest-RAM writes (guest RAM is filled from DMA patterns), reads of
@@ -39,12 +40,13 @@ import sys
 
 SEP = b"FUZZ"
 OP_READ, OP_WRITE, OP_PCI_WRITE, OP_CLOCK_STEP = 2, 3, 5, 9
-REG_MMIO, REG_VRAM, REG_MSIX_TABLE, REG_MSIX_PBA = 0, 1, 2, 3
+REG_MMIO, REG_DOORBELL, REG_VRAM, REG_MSIX_TABLE, REG_MSIX_PBA = 0, 1, 2, 3, 4
 SIZES = {"b": 0, "w": 1, "l": 2, "q": 3}
 SIZE_BYTES = {"b": 1, "w": 2, "l": 4, "q": 8}
 
 COPRO_DEVFN = 4 << 3            # tests/qtest/copro-qtest.h: COPRO_SLOT 4
 MMIO_SIZE = 0x10000             # COPRO_MMIO_SIZE
+DOORBELL_SIZE = 64 * 4096       # COPRO_DOORBELL_BAR_SIZE
 MSIX_BAR_SIZE = 0x1000          # msix_init_exclusive_bar: one page,
 MSIX_PBA_OFFSET = 0x800         # table in the first half, PBA in the second
 VRAM_MAX = 1 << 32
@@ -79,9 +81,11 @@ class Session:
 
     def locate(self, addr):
         """(region, offset) of a guest address in copro's BARs, or None."""
-        b0, b2, b4 = self.bar(0), self.bar(2), self.bar(4)
+        b0, b1, b2, b4 = self.bar(0), self.bar(1), self.bar(2), self.bar(4)
         if b0 is not None and b0 <= addr < b0 + MMIO_SIZE:
             return REG_MMIO, addr - b0
+        if b1 is not None and b1 <= addr < b1 + DOORBELL_SIZE:
+            return REG_DOORBELL, addr - b1
         if b4 is not None and b4 <= addr < b4 + MSIX_BAR_SIZE:
             off = addr - b4
             if off < MSIX_PBA_OFFSET:

@@ -36,7 +36,7 @@ bash "$repo/scripts/build-qemu.sh" --variant=fuzz "$repo" "$build/qemu-fuzz" "$f
 # Seeds: run the qtests against the plain QEMU with QTEST_LOG, which makes
 # QEMU echo every qtest command to stderr, and convert each QEMU session.
 # The migration test is left out (two QEMUs at once interleave their logs),
-# and so is the benchmark.
+# and so are the hwsched test's migration case and the benchmark.
 mapfile -t qtests < <(grep -v -e copro-migration -e copro-bench \
                           "$repo/tests/qtest/copro-qtests.txt")
 stale=false
@@ -54,7 +54,8 @@ if $stale; then
         # truncate a file at every QEMU the test starts.
         QTEST_LOG=1 QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" \
             G_TEST_DBUS_DAEMON=/bin/true \
-            "$build/$t" 2>&1 >/dev/null | cat >"$fuzz/logs/$t.log" ||
+            "$build/$t" -s /x86_64/copro/hwsched/migration \
+            2>&1 >/dev/null | cat >"$fuzz/logs/$t.log" ||
             echo "fuzz: $t failed while recording (seeds kept)" >&2
     done
     python3 "$repo/scripts/fuzz-seeds.py" "$fuzz/seeds" "$fuzz"/logs/*.log

@@ -58,6 +58,7 @@ class Model:
         self.prepares = []      # Span(engine, context, buffer)
         self.instants = []      # (time, event)
         self.flows = []         # (queue Span, run Span)
+        self.queue_frames = []  # (time, engine, queue, budget-ns, frame-ns)
         self.problems = []      # what a well-formed log never shows
         self.first_time = None
         self.known_since = None     # events since this time are all here
@@ -110,6 +111,7 @@ class Model:
         self.prepares = [p for p in self.prepares
                          if p.end is None or p.end > t]
         self.instants = [i for i in self.instants if i[0] >= t]
+        self.queue_frames = [f for f in self.queue_frames if f[0] >= t]
         self.flows = [f for f in self.flows if f[1].end is None or
                       f[1].end > t]
 
@@ -197,6 +199,17 @@ class Model:
         if a["fence"]:
             self.end_run(ev, t, "preempted")
         self.instants.append((t, ev))
+
+    # ---- hardware queues (the device's own scheduler) ----
+
+    def on_queue_switch_out(self, ev, t, a):
+        # a device switch: the run (if one is open) ends, no request
+        self.end_run(ev, t, "switch-out: %s" % a.get("reason"))
+        self.instants.append((t, ev))
+
+    def on_queue_frame(self, ev, t, a):
+        self.queue_frames.append((t, ev.get("engine"), a["queue"],
+                                  a["budget-ns"], a["frame-ns"]))
 
     def on_fault(self, ev, t, a):
         self.end_run(ev, t, "fault")

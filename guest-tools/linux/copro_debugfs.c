@@ -4,10 +4,14 @@
  *
  *   copro_regs      the identification, interrupt and display registers
  *   copro_state     interrupt mode, per-engine and display counters
+ *   copro_engines   the rings: jobs, preemptions, resets, bans
+ *   copro_inject    fault injection (write "ENGINE VALUE")
  *   vram-mm         the VRAM allocator (drm_vram_helper)
  */
 #include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/seq_file.h>
+#include <linux/uaccess.h>
 
 #include <drm/drm_debugfs.h>
 #include <drm/drm_file.h>
@@ -85,9 +89,50 @@ static int copro_state_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
+static int copro_engines_dfs_show(struct seq_file *m, void *unused)
+{
+	struct drm_info_node *node = m->private;
+
+	copro_engines_show(to_copro(node->minor->dev), m);
+	return 0;
+}
+
+/*
+ * copro_inject: "ENGINE VALUE" writes VALUE to the engine's INJECT
+ * register (x-fault-injection=on only): the hang tests' way in.
+ */
+static ssize_t copro_inject_write(struct file *f, const char __user *ubuf,
+				  size_t len, loff_t *pos)
+{
+	struct copro_device *cdev = file_inode(f)->i_private;
+	unsigned int e, val;
+	char buf[32];
+
+	if (!(cdev->caps & COPRO_CAP_FAULT_INJECTION))
+		return -ENODEV;
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%u %i", &e, &val) != 2 || e >= cdev->num_engines ||
+	    val & ~COPRO_INJECT_ALL)
+		return -EINVAL;
+	copro_wr32(cdev, COPRO_ENG_BASE(e) + COPRO_ENG_INJECT, val);
+	return len;
+}
+
+static const struct file_operations copro_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = copro_inject_write,
+	.llseek = noop_llseek,
+};
+
 static const struct drm_info_list copro_debugfs_list[] = {
 	{ "copro_regs", copro_regs_show, 0 },
 	{ "copro_state", copro_state_show, 0 },
+	{ "copro_engines", copro_engines_dfs_show, 0 },
 };
 
 void copro_debugfs_init(struct drm_minor *minor)
@@ -96,4 +141,6 @@ void copro_debugfs_init(struct drm_minor *minor)
 				 ARRAY_SIZE(copro_debugfs_list),
 				 minor->debugfs_root, minor);
 	drm_vram_mm_debugfs_init(minor);
+	debugfs_create_file("copro_inject", 0200, minor->debugfs_root,
+			    to_copro(minor->dev), &copro_inject_fops);
 }

@@ -24,7 +24,7 @@
 #include <drm/drm_modeset_helper.h>
 
 #include "copro_drv.h"
-#include "copro_sched.h"
+#include "uapi/copro_drm.h"
 
 static char *irq_mode = "auto";
 module_param(irq_mode, charp, 0444);
@@ -64,9 +64,10 @@ static irqreturn_t copro_handle(struct copro_device *cdev, u64 owned)
 		u64 c = status & COPRO_INT_ENGINE_MASK(e);
 
 		if (c) {
-			/* the render half completes fences and jobs here */
 			cdev->engines[e].irqs++;
 			cdev->engines[e].last_causes = c >> COPRO_INT_ENGINE_SHIFT(e);
+			copro_engine_irq(&cdev->engines[e],
+					 c >> COPRO_INT_ENGINE_SHIFT(e));
 		}
 	}
 	if (status & COPRO_INT_DEV_ALL) {
@@ -188,10 +189,7 @@ unwind:
 	return ret;
 }
 
-/*
- * Engines: identified and quiet. The render half brings up rings and one
- * drm_sched scheduler per engine here (copro_sched_init()).
- */
+/* Engines: identified; copro_render_init() brings up their rings. */
 static void copro_engines_init(struct copro_device *cdev)
 {
 	unsigned int e;
@@ -200,7 +198,21 @@ static void copro_engines_init(struct copro_device *cdev)
 		cdev->engines[e].id = e;
 }
 
-DEFINE_DRM_GEM_FOPS(copro_fops);
+static const struct file_operations copro_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = copro_show_fdinfo,
+};
+
+static const struct drm_ioctl_desc copro_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(COPRO_GET_PARAM, copro_ioctl_get_param, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(COPRO_GEM_CREATE, copro_ioctl_gem_create, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(COPRO_GEM_INFO, copro_ioctl_gem_info, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(COPRO_CTX_CREATE, copro_ioctl_ctx_create, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(COPRO_CTX_DESTROY, copro_ioctl_ctx_destroy, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(COPRO_CTX_QUERY, copro_ioctl_ctx_query, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(COPRO_SUBMIT, copro_ioctl_submit, DRM_RENDER_ALLOW),
+};
 
 static int copro_dumb_create(struct drm_file *file, struct drm_device *drm,
 			     struct drm_mode_create_dumb *args)
@@ -213,8 +225,14 @@ static int copro_dumb_create(struct drm_file *file, struct drm_device *drm,
 }
 
 static const struct drm_driver copro_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_MODESET | DRIVER_ATOMIC,
+	.driver_features = DRIVER_GEM | DRIVER_MODESET | DRIVER_ATOMIC |
+			   DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
 	.fops = &copro_fops,
+	.ioctls = copro_ioctls,
+	.num_ioctls = ARRAY_SIZE(copro_ioctls),
+	.open = copro_open,
+	.postclose = copro_postclose,
 	.name = COPRO_DRIVER_NAME,
 	.desc = COPRO_DRIVER_DESC,
 	.date = "20261125",
@@ -244,6 +262,7 @@ static int copro_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	drm = &cdev->drm;
 	cdev->pdev = pdev;
 	spin_lock_init(&cdev->mask_lock);
+	init_rwsem(&cdev->reset_sem);
 	pci_set_drvdata(pdev, cdev);
 
 	ret = pcim_enable_device(pdev);
@@ -295,13 +314,17 @@ static int copro_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 
-	ret = copro_kms_init(cdev);
+	ret = copro_render_init(cdev);
 	if (ret)
 		goto err_irq;
 
+	ret = copro_kms_init(cdev);
+	if (ret)
+		goto err_render;
+
 	ret = drm_dev_register(drm, 0);
 	if (ret)
-		goto err_irq;
+		goto err_render;
 
 	drm_info(drm, "copro v%u.%u: %u engines, %llu MiB VRAM, %u Hz, %s\n",
 		 version >> 16, version & 0xffff, cdev->num_engines,
@@ -311,6 +334,8 @@ static int copro_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	drm_fbdev_generic_setup(drm, 32);
 	return 0;
 
+err_render:
+	copro_render_fini(cdev);
 err_irq:
 	copro_irq_fini(cdev);
 	return ret;
@@ -322,6 +347,7 @@ static void copro_remove(struct pci_dev *pdev)
 
 	drm_dev_unplug(&cdev->drm);
 	drm_atomic_helper_shutdown(&cdev->drm);
+	copro_render_fini(cdev);
 	copro_irq_fini(cdev);
 }
 
@@ -343,6 +369,7 @@ static void copro_reset_prepare(struct pci_dev *pdev)
 {
 	struct copro_device *cdev = pci_get_drvdata(pdev);
 
+	copro_render_reset_prepare(cdev);
 	if (drm_mode_config_helper_suspend(&cdev->drm))
 		drm_err(&cdev->drm, "reset: could not save the display state\n");
 	/* the display is off now: no vblank until it is committed again */
@@ -363,6 +390,7 @@ static void copro_reset_done(struct pci_dev *pdev)
 			   COPRO_DISP_CRC_CTL_ENABLE);
 	cdev->hw_on = false;
 	cdev->resets++;
+	copro_render_reset_done(cdev);
 	if (drm_mode_config_helper_resume(&cdev->drm))
 		drm_err(&cdev->drm, "reset: could not restore the display\n");
 }

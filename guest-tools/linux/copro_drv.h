@@ -24,6 +24,13 @@
 #include <drm/drm_encoder.h>
 #include <drm/drm_plane.h>
 #include <drm/drm_vblank.h>
+#include <drm/drm_mm.h>
+#include <drm/gpu_scheduler.h>
+#include <linux/idr.h>
+#include <linux/iosys-map.h>
+#include <linux/rwsem.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "copro/copro_regs.h"
 
@@ -36,11 +43,72 @@ enum copro_irq_mode {
 	COPRO_IRQ_MSIX,
 };
 
-/* One engine: what the render half will grow (ring, scheduler, fences). */
+struct copro_device;
+struct drm_gem_vram_object;
+struct seq_file;
+struct file;
+
+/*
+ * One engine: its ring, its drm_sched scheduler and the jobs on the ring
+ * (copro_ring.c). @lock guards the ring and the job lists; it is taken
+ * in the interrupt handler.
+ */
 struct copro_engine {
 	unsigned int id;
 	u64 irqs;		/* causes seen, for debugfs */
 	u64 last_causes;
+
+	struct copro_device *cdev;
+	struct drm_gpu_scheduler sched;
+	bool sched_ready;
+	spinlock_t lock;	/* the ring, the lists, the preemption state */
+	spinlock_t fence_lock;	/* the hardware fences' lock */
+	struct list_head ring_jobs;	/* written to the ring, ring order */
+	struct list_head held;	/* waiting for a preemption to finish */
+	u64 ring_gpu;		/* GPU address of the ring */
+	u32 ring_offset;	/* its offset in the kernel pool */
+	u32 tail;
+	u64 next_hwid;		/* fence id of the next ring entry */
+	bool preempting;	/* a PREEMPT_REQ is outstanding */
+	bool stopped;		/* a device reset is under way: hold jobs */
+	u64 preempt_done;	/* requests completed or cancelled */
+	void *rotate_ctx;	/* goes behind its peers at the next rebuild */
+	wait_queue_head_t wq;
+	unsigned int hangs_in_row;	/* resets without a retirement between */
+	u64 tdr_wait_seq;	/* job found blocked in a WAIT at a timeout */
+
+	/* counters for debugfs */
+	u64 jobs_run;
+	u64 jobs_done;
+	u64 preempt_reqs;
+	u64 preemptions;
+	u64 preempt_resumes;
+	u64 tdr_preempts;
+	u64 engine_resets;
+	u64 faults;
+	u64 banned;
+};
+
+/* The GART: a table in VRAM mapping the aperture to guest pages. */
+struct copro_gart {
+	struct drm_gem_vram_object *gbo;
+	struct iosys_map map;
+	u64 base;		/* VRAM offset of the table */
+	u64 entries;		/* 0: no GART */
+	u64 aperture;		/* APERTURE_BASE */
+	struct mutex lock;	/* @mm and the table */
+	struct drm_mm mm;	/* entries */
+	struct xarray objs;	/* GTT object -> its range */
+};
+
+/* Kernel memory in VRAM: rings, DMA buffers and save areas. */
+struct copro_pool {
+	struct drm_gem_vram_object *gbo;
+	struct iosys_map map;
+	u64 gpu;		/* VRAM offset */
+	u64 size;
+	struct mutex lock;	/* @mm */
+	struct drm_mm mm;
 };
 
 struct copro_device {
@@ -86,6 +154,15 @@ struct copro_device {
 	bool crc_on;
 	u64 crcs;
 	u64 resets;		/* device resets survived */
+	u32 preempt_caps;	/* PREEMPT_CAPS */
+	struct copro_pool pool;
+	struct copro_gart gart;
+	wait_queue_head_t pool_wq;	/* submits waiting for pool memory */
+	atomic_t pool_frees;	/* jobs that gave their memory back */
+	struct ida ctx_ids;	/* device context ids (descriptor field) */
+	u64 device_recoveries;	/* device resets after repeated hangs */
+	struct work_struct recovery_work;
+	struct rw_semaphore reset_sem;	/* write: a PCI reset is under way */
 	/* VSYNC_COUNT restarts at a reset: the vblank counter goes on */
 	u64 vsync_base;
 };
@@ -123,5 +200,46 @@ int copro_kms_init(struct copro_device *cdev);
 void copro_kms_vsync(struct copro_device *cdev, u64 causes);
 
 void copro_debugfs_init(struct drm_minor *minor);
+
+/* the render half: copro_ring.c, copro_gem.c, copro_submit.c */
+int copro_render_init(struct copro_device *cdev);
+void copro_render_fini(struct copro_device *cdev);
+void copro_render_reset_prepare(struct copro_device *cdev);
+void copro_render_reset_done(struct copro_device *cdev);
+void copro_engine_irq(struct copro_engine *eng, u32 causes);
+void copro_engines_show(struct copro_device *cdev, struct seq_file *m);
+
+int copro_pool_init(struct copro_device *cdev, u64 size, u64 reserved);
+void copro_pool_fini(struct copro_device *cdev);
+int copro_pool_alloc(struct copro_device *cdev, struct drm_mm_node *node,
+		     u64 size);
+void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node);
+
+int copro_gart_init(struct copro_device *cdev);
+void copro_gart_fini(struct copro_device *cdev);
+void copro_gart_program(struct copro_device *cdev);
+struct drm_gem_object;
+bool copro_is_gtt(struct drm_gem_object *obj);
+u64 copro_gtt_gpu(struct drm_gem_object *obj);
+struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size);
+
+struct drm_file;
+int copro_ioctl_get_param(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int copro_ioctl_gem_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int copro_ioctl_gem_info(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int copro_ioctl_ctx_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int copro_ioctl_ctx_query(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int copro_ioctl_submit(struct drm_device *drm, void *data,
+		       struct drm_file *file);
+int copro_open(struct drm_device *drm, struct drm_file *file);
+void copro_postclose(struct drm_device *drm, struct drm_file *file);
+void copro_show_fdinfo(struct seq_file *m, struct file *f);
 
 #endif

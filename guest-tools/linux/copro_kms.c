@@ -67,6 +67,9 @@ static struct drm_framebuffer *
 copro_fb_create(struct drm_device *drm, struct drm_file *file,
 		const struct drm_mode_fb_cmd2 *cmd)
 {
+	struct drm_gem_object *obj;
+	bool gtt;
+
 	/*
 	 * Linear only (6.1 lets DRM_FORMAT_MOD_INVALID through ADDFB2 unless
 	 * the driver looks), single-plane formats the planes know, and a
@@ -81,6 +84,14 @@ copro_fb_create(struct drm_device *drm, struct drm_file *file,
 	    cmd->offsets[0] % 4)
 		return ERR_PTR(-EINVAL);
 	if (cmd->width > COPRO_DISP_MAX_DIM || cmd->height > COPRO_DISP_MAX_DIM)
+		return ERR_PTR(-EINVAL);
+	/* the display reads VRAM only: no buffer in guest memory (GTT) */
+	obj = drm_gem_object_lookup(file, cmd->handles[0]);
+	if (!obj)
+		return ERR_PTR(-ENOENT);
+	gtt = copro_is_gtt(obj);
+	drm_gem_object_put(obj);
+	if (gtt)
 		return ERR_PTR(-EINVAL);
 	return drm_gem_fb_create(drm, file, cmd);
 }

@@ -203,6 +203,8 @@ static void copro_display_vsync(void *opaque)
         copro_tl_device(s, COPRO_TL_FLIP_DONE, d->flip_done_addr,
                         d->flip_done_vsync);
     }
+    /* hardware queues: the frame's GPU times, budgets start again */
+    causes |= copro_hws_vsync(s, d->vsync_count);
     copro_raise_irq(s, causes);
     guard->engaged_in_io = was_engaged;
 }

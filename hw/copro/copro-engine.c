@@ -147,6 +147,16 @@ void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,
     e->step_pending = false;
     timer_del(e->timer);
     trace_copro_engine_fault(e->index, kind, addr, e->pc, e->fault_fence);
+    if (copro_hws_owns(e)) {
+        /* a hardware queue's fault stops that queue, not the engine */
+        e->state = COPRO_ENG_STATE_BUSY;
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: queue fault: %s "
+                      "at packet offset 0x%" PRIx32 ", address 0x%" PRIx64
+                      ", fence %" PRIu64 "\n", e->index,
+                      copro_fault_name(kind), e->pc, addr, e->fault_fence);
+        copro_hws_queue_fault(e);
+        return;
+    }
     qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u halted: %s at packet "
                   "offset 0x%" PRIx32 ", address 0x%" PRIx64
                   ", fence %" PRIu64 "\n", e->index,
@@ -276,6 +286,9 @@ void copro_account(CoproEngine *e, uint64_t ns)
     c = copro_ctx_stat(e->dev, e->desc.context);
     if (c) {
         c->busy_ns += ns;
+    }
+    if (copro_hws_owns(e)) {
+        copro_hws_account(e, ns);
     }
 }
 
@@ -698,12 +711,18 @@ static bool copro_fetch_packet(CoproEngine *e)
  * Submissions
  */
 
-static bool copro_load_submission(CoproEngine *e)
+/*
+ * Load entry @idx of the ring at @base: the kernel ring (which then
+ * advances *@advance past it once it is read) or a hardware queue's ring
+ * (whose head moves when the submission retires).
+ */
+bool copro_load_entry(CoproEngine *e, uint64_t base, uint32_t idx,
+                      uint32_t *advance)
 {
     struct copro_submit_desc *d = &e->desc;
-    uint64_t at = e->ring_base + (uint64_t)e->ring_head * COPRO_DESC_SIZE;
+    uint64_t at = base + (uint64_t)idx * COPRO_DESC_SIZE;
 
-    if (at < e->ring_base) {
+    if (at < base) {
         /* beyond 2^64: must fault, not wrap around into VRAM */
         at = UINT64_MAX;
     }
@@ -718,7 +737,9 @@ static bool copro_load_submission(CoproEngine *e)
     d->fence = le64_to_cpu(d->fence);
     d->context = le32_to_cpu(d->context);
     d->save_addr = le64_to_cpu(d->save_addr);
-    e->ring_head = (e->ring_head + 1) & (e->ring_size - 1);
+    if (advance) {
+        *advance = (*advance + 1) & (e->ring_size - 1);
+    }
     e->active = true;
     trace_copro_submit_start(e->index, d->fence, d->context, d->dma_addr,
                              d->dma_len);
@@ -736,13 +757,23 @@ static bool copro_load_submission(CoproEngine *e)
     return true;
 }
 
+static bool copro_load_submission(CoproEngine *e)
+{
+    return copro_load_entry(e, e->ring_base, e->ring_head, &e->ring_head);
+}
+
 static bool copro_complete_submission(CoproEngine *e)
 {
     CoproState *s = e->dev;
     CoproCtxStat *c;
 
     trace_copro_submit_end(e->index, e->desc.fence, e->cursor);
-    if (e->fence_wb & COPRO_FENCE_WB_ENABLE) {
+    if (copro_hws_owns(e)) {
+        /* the queue's progress fence instead of the engine's write-back */
+        if (!copro_hws_retire(e)) {
+            return false;
+        }
+    } else if (e->fence_wb & COPRO_FENCE_WB_ENABLE) {
         uint64_t wb = cpu_to_le64(e->desc.fence);
 
         /* a fault here leaves the submission in execution, not retired */
@@ -762,7 +793,8 @@ static bool copro_complete_submission(CoproEngine *e)
     if (e->inject & COPRO_INJECT_DROP_IRQ) {
         /* injected: the fence is done but its interrupt is lost */
         e->inject &= ~COPRO_INJECT_DROP_IRQ;
-    } else if (!(e->desc.flags & COPRO_SUBMIT_NO_IRQ)) {
+    } else if (!(e->desc.flags & COPRO_SUBMIT_NO_IRQ) &&
+               copro_hws_completion_irq(e)) {
         copro_raise_irq(s, COPRO_INT_ENG(e->index, COPRO_INT_DMA_DONE));
     }
     copro_engines_fence_written(s);
@@ -846,7 +878,12 @@ static bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
     CoproState *s = e->dev;
     const char *stop = NULL;
 
-    if (!s->batch) {
+    /*
+     * Not while the engine runs hardware queues: its scheduler's decisions
+     * (quanta, budgets, doorbells, log entries) are made in real virtual
+     * time, step by step.
+     */
+    if (!s->batch || copro_hws_engine_on(e) || copro_hws_owns(e)) {
         return false;
     }
     switch (COPRO_PKT_OP(e->cur.hdr)) {
@@ -863,6 +900,9 @@ static bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
             if (s->engines[i].state == COPRO_ENG_STATE_WAITING) {
                 stop = "fence wakes";
             }
+        }
+        if (copro_hws_any_blocked(s)) {
+            stop = "fence unblocks";
         }
         break;
     default:
@@ -918,7 +958,7 @@ static int64_t copro_wait_poll_at(CoproEngine *e, int64_t now, int64_t real,
     int64_t next = now + COPRO_WAIT_POLL_NS;
     int64_t until;
 
-    if (!e->dev->batch) {
+    if (!e->dev->batch || copro_hws_engine_on(e) || copro_hws_owns(e)) {
         return next;
     }
     if (*horizon < 0) {
@@ -1000,6 +1040,10 @@ static void copro_engine_loop(CoproEngine *e)
             case STEP_STOPPED:
                 return;
             case STEP_BLOCKED:
+                if (copro_hws_blocked(e, now)) {
+                    /* a queue's WAIT does not hold the engine */
+                    continue;
+                }
                 e->state = COPRO_ENG_STATE_WAITING;
                 e->cursor = now;
                 timer_mod(e->timer,
@@ -1030,8 +1074,9 @@ static void copro_engine_loop(CoproEngine *e)
             continue;
         }
         /* every step boundary is a potential arbitration point */
-        if (e->preempt_pending && (copro_batch_catch_up(e, now, real) ||
-                                   copro_preempt_arbitrate(e, now))) {
+        if ((e->preempt_pending || copro_hws_switching(e)) &&
+            (copro_batch_catch_up(e, now, real) ||
+             copro_preempt_arbitrate(e, now))) {
             return;
         }
 
@@ -1039,11 +1084,15 @@ static void copro_engine_loop(CoproEngine *e)
             if (copro_batch_catch_up(e, now, real)) {
                 return;
             }
-            if (e->ring_head == e->ring_tail || !e->ring_size) {
+            if (copro_hws_engine_on(e) || copro_hws_owns(e)) {
+                /* the device's scheduler picks a queue and loads its head */
+                if (!copro_hws_fetch(e)) {
+                    return;
+                }
+            } else if (e->ring_head == e->ring_tail || !e->ring_size) {
                 e->state = COPRO_ENG_STATE_IDLE;
                 return;
-            }
-            if (!copro_load_submission(e)) {
+            } else if (!copro_load_submission(e)) {
                 return;
             }
             if (copro_engine_hung(e)) {
@@ -1119,7 +1168,8 @@ static void copro_engine_timer(void *opaque)
     } else {
         /* a pending preemption takes a blocked WAIT before it is
          * re-checked */
-        if (e->state == COPRO_ENG_STATE_WAITING && !e->preempt_pending) {
+        if (e->state == COPRO_ENG_STATE_WAITING && !e->preempt_pending &&
+            !copro_hws_switching(e)) {
             copro_engine_wake(e);
         }
         copro_engine_run(e);
@@ -1135,6 +1185,7 @@ void copro_engine_vm_start(CoproEngine *e)
     } else if (copro_engine_has_work(e)) {
         copro_engine_kick(e);
     }
+    copro_hws_vm_start(e);
 }
 
 /*
@@ -1181,6 +1232,7 @@ void copro_engines_fence_written(CoproState *s)
             copro_engine_kick(e);
         }
     }
+    copro_hws_fence_written(s);
 }
 
 /*
@@ -1271,6 +1323,8 @@ static void copro_engine_soft_reset(CoproEngine *e)
     e->aborted_fence = e->active ? e->desc.fence : 0;
     trace_copro_engine_reset(e->index, e->aborted_fence, e->completed_fence);
     copro_tl_engine(e, COPRO_TL_RESET);
+    /* in queue mode: the run list goes, every queue is written back */
+    copro_hws_engine_reset(e);
     timer_del(e->timer);
     if ((e->step_pending || e->preempt_saving) && e->cursor > now) {
         /* the aborted step (or context save) was charged in advance:
@@ -1424,7 +1478,7 @@ bool copro_engine_has_work(CoproEngine *e)
     return e->state != COPRO_ENG_STATE_HALTED &&
            (e->step_pending || e->active || e->preempt_pending ||
             e->ring_head != e->ring_tail ||
-            e->state == COPRO_ENG_STATE_WAITING);
+            e->state == COPRO_ENG_STATE_WAITING || copro_hws_has_work(e));
 }
 
 /*

@@ -356,13 +356,26 @@ static void copro_mmu_note_fault(CoproEngine *e, const CoproMemFault *f)
 bool copro_mmu_rw(CoproEngine *e, bool physical, uint64_t addr, void *buf,
                   uint64_t len, bool is_write, CoproMemFault *f)
 {
+    return copro_mmu_rw_ctx(e, physical || !e->active,
+                            e->active ? e->desc.context : 0, addr, buf, len,
+                            is_write, f);
+}
+
+/*
+ * An access in @context's address space (unless @physical) on behalf of
+ * engine @e, whatever the engine has loaded: the hardware scheduler
+ * re-checks the WAIT of a queue that is not on the engine.
+ */
+bool copro_mmu_rw_ctx(CoproEngine *e, bool physical, uint32_t context,
+                      uint64_t addr, void *buf, uint64_t len, bool is_write,
+                      CoproMemFault *f)
+{
     CoproState *s = e->dev;
     uint8_t *p = buf;
-    uint32_t context = e->active ? e->desc.context : 0;
     uint64_t root = 0;
     bool virt = false;
 
-    if (!physical && e->active) {
+    if (!physical) {
         int r = copro_ctx_root(s, context, &root);
 
         if (r < 0) {

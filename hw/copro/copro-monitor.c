@@ -78,6 +78,7 @@ static CoproInfo *copro_info(CoproState *s)
     }
     copro_mmu_info(s, info);
     copro_display_info(s, info);
+    copro_hws_info(s, info);
     return info;
 }
 
@@ -152,6 +153,7 @@ static void hmp_info_copro(Monitor *mon, const QDict *qdict)
                            PRIu64 " submissions\n", c->context, c->busy_ns,
                            c->submissions);
         }
+        copro_hws_hmp(mon, d);
         /* last, as the spec orders it */
         copro_display_hmp(mon, d);
     }

@@ -76,9 +76,13 @@ static bool copro_packet_is_wait(CoproEngine *e)
 static bool copro_at_arbitration_point(CoproEngine *e)
 {
     if (!e->active) {
-        /* legacy hardware only stops once everything queued has run */
+        /*
+         * legacy hardware only stops once everything queued has run;
+         * between two submissions of a hardware queue nothing is queued
+         * on the engine itself
+         */
         return e->dev->preempt != COPRO_PREEMPT_NONE ||
-               e->ring_head == e->ring_tail;
+               e->ring_head == e->ring_tail || copro_hws_owns(e);
     }
     if (e->desc.flags & COPRO_SUBMIT_PAGING) {
         return false;
@@ -95,6 +99,13 @@ static bool copro_at_arbitration_point(CoproEngine *e)
     default:
         return false;
     }
+}
+
+/* Could the engine stop at once for a switch (hardware scheduling)? */
+bool copro_preempt_possible(CoproEngine *e)
+{
+    return !((e->inject & COPRO_INJECT_HANG) && e->active) &&
+           copro_at_arbitration_point(e);
 }
 
 /* Packets that run in several steps and can stop part-way. */
@@ -160,12 +171,12 @@ void copro_save_record_fill(CoproEngine *e, struct copro_save_record *r)
 }
 
 /*
- * The submission is off the engine (preempted or stopped by the tiler):
- * queued submissions are dropped, the driver resubmits them.
+ * The submission is off the engine (preempted or stopped by the tiler).
+ * What happens to the ring's queued submissions is the caller's: a kernel
+ * ring drops them (the driver resubmits), a hardware queue keeps them.
  */
 void copro_engine_stop(CoproEngine *e)
 {
-    e->ring_head = e->ring_tail;
     e->active = false;
     e->in_packet = false;
     e->step_pending = false;
@@ -176,9 +187,18 @@ void copro_engine_stop(CoproEngine *e)
     e->state = COPRO_ENG_STATE_IDLE;
 }
 
+/*
+ * The engine stops: for a preemption request (PREEMPT_REQ), or for the
+ * device's own scheduler switching a hardware queue out (then the record
+ * goes to the queue's save area, nothing is dropped and no interrupt is
+ * raised unless a request was pending too).
+ */
 static void copro_preempt_now(CoproEngine *e)
 {
     int64_t latency = MAX(copro_now_ns() - e->preempt_req_time, 0);
+    bool saved = e->active;
+    bool queue = copro_hws_owns(e);
+    uint64_t fence = e->active ? e->desc.fence : 0;
 
     if (e->active) {
         struct copro_save_record r;
@@ -186,17 +206,34 @@ static void copro_preempt_now(CoproEngine *e)
         copro_save_record_fill(e, &r);
         if (!copro_mem_access(e, false, e->desc.save_addr, &r, sizeof(r),
                               true)) {
-            return;     /* faulted: the engine is halted */
+            return;     /* faulted: the engine (or the queue) is halted */
         }
-        e->preempted_fence = e->desc.fence;
-    } else {
-        e->preempted_fence = 0;
     }
-    copro_tl_engine(e, COPRO_TL_PREEMPT_SAVED);
+    /* the device's own switches show as queue-switch-out instead */
+    if (!queue || e->preempt_pending) {
+        copro_tl_engine(e, COPRO_TL_PREEMPT_SAVED);
+    }
 
-    /* queued submissions are dropped: the driver resubmits them */
+    if (queue) {
+        /* the queue keeps its ring: it resumes from its save area */
+        copro_hws_saved(e, saved, fence);
+    } else {
+        /* queued submissions are dropped: the driver resubmits them */
+        e->ring_head = e->ring_tail;
+    }
     copro_engine_stop(e);
 
+    if (queue) {
+        /*
+         * the device's scheduler picks the next queue now, in virtual
+         * time (a timer due now, not a bottom half)
+         */
+        timer_mod(e->timer, copro_now_ns());
+    }
+    if (!e->preempt_pending) {
+        return;     /* only the device's scheduler wanted it */
+    }
+    e->preempted_fence = fence;
     e->preempt_pending = false;
     e->preempt_fence = e->preempt_req;
     if (!e->stat_preemptions || latency < e->stat_preempt_min) {

@@ -61,6 +61,8 @@ static const char *copro_tiler_cause_name(uint32_t cause)
         [COPRO_TILER_ERR_TARGET] = "target differs from the scene's",
         [COPRO_TILER_ERR_PRIM] = "primitive record invalid",
         [COPRO_TILER_ERR_NO_SAVE] = "no save area",
+        [COPRO_TILER_ERR_QUEUE_OOM] = "parameter buffer full on a "
+                                      "hardware queue",
     };
 
     return cause < ARRAY_SIZE(names) && names[cause] ? names[cause] : "?";
@@ -421,6 +423,14 @@ static StepResult geometry_oom(CoproEngine *e, struct copro_scene *h,
     struct copro_save_tiler st;
     uint64_t pb = e->tiler.scene;
 
+    if (copro_hws_owns(e)) {
+        /*
+         * A hardware queue runs on without the driver: it cannot stop for
+         * the driver's answer (grow or partial render). The queue goes to
+         * ERROR (QUEUE_FAULT, BAD_PACKET) and every other queue runs on.
+         */
+        return tiler_fail(e, COPRO_TILER_ERR_QUEUE_OOM, pb);
+    }
     h->state = COPRO_SCENE_OOM;
     h->oom_need = need;
     h->ooms++;
@@ -441,6 +451,7 @@ static StepResult geometry_oom(CoproEngine *e, struct copro_scene *h,
     trace_copro_tiler_oom(e->index, pb, e->desc.fence, h->used, need,
                           h->pb_size);
     copro_tl_tiler(e, COPRO_TL_TILER_OOM, pb, need);
+    e->ring_head = e->ring_tail;    /* the driver resubmits the rest */
     copro_engine_stop(e);
     copro_raise_irq(e->dev, COPRO_INT_ENG(e->index, COPRO_INT_TILER_OOM));
     return STEP_STOPPED;

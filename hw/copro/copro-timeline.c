@@ -54,6 +54,7 @@ typedef enum CoproTlArgType {
     TL_FAULT,       /* COPRO_FAULT_* as its name */
     TL_REASON,      /* COPRO_MARK_REASON_* as a name */
     TL_TDR_STEP,    /* COPRO_MARK_TDR_* as a name */
+    TL_OUT_REASON,  /* COPRO_SLOG_OUT_* as a name */
 } CoproTlArgType;
 
 typedef struct CoproTlArgInfo {
@@ -115,6 +116,15 @@ static const CoproTlKindInfo copro_tl_kinds[COPRO_TL_KINDS] = {
         { { "scene", TL_U64 }, { "partial", TL_BOOL } } },
     [COPRO_TL_TILE_PASS_END] = { "tile-pass-end", SRC_ENGINE,
         { { "scene", TL_U64 }, { "partial", TL_BOOL } } },
+    [COPRO_TL_QUEUE_IN] = { "queue-switch-in", SRC_ENGINE,
+        { { "queue", TL_U64 }, { "fence", TL_U64 }, { "resumed", TL_BOOL },
+          { "band", TL_U64 } } },
+    [COPRO_TL_QUEUE_OUT] = { "queue-switch-out", SRC_ENGINE,
+        { { "queue", TL_U64 }, { "reason", TL_OUT_REASON },
+          { "run-ns", TL_U64 }, { "band", TL_U64 } } },
+    [COPRO_TL_QUEUE_FRAME] = { "queue-frame", SRC_ENGINE,
+        { { "queue", TL_U64 }, { "band", TL_U64 }, { "budget-ns", TL_U64 },
+          { "frame-ns", TL_U64 } } },
     MARK(QUEUE) = { "queue", SRC_GUEST,
         { { "buffer", TL_U64 }, { "bytes", TL_U64 } } },
     MARK(ELECT) = { "elect", SRC_GUEST,
@@ -150,6 +160,23 @@ static const char *copro_tl_reason_name(uint64_t v)
         [COPRO_MARK_REASON_QUANTUM] = "quantum",
         [COPRO_MARK_REASON_TDR] = "tdr",
         [COPRO_MARK_REASON_OTHER] = "other",
+    };
+
+    return v < ARRAY_SIZE(names) && names[v] ? names[v] : NULL;
+}
+
+static const char *copro_tl_out_name(uint64_t v)
+{
+    static const char *const names[] = {
+        [COPRO_SLOG_OUT_QUANTUM] = "quantum",
+        [COPRO_SLOG_OUT_PREEMPTED] = "preempted",
+        [COPRO_SLOG_OUT_BLOCKED] = "blocked",
+        [COPRO_SLOG_OUT_EMPTY] = "empty",
+        [COPRO_SLOG_OUT_BUDGET] = "budget",
+        [COPRO_SLOG_OUT_RUNLIST] = "runlist",
+        [COPRO_SLOG_OUT_RESET] = "reset",
+        [COPRO_SLOG_OUT_ERROR] = "error",
+        [COPRO_SLOG_OUT_SHARE] = "share",
     };
 
     return v < ARRAY_SIZE(names) && names[v] ? names[v] : NULL;
@@ -263,7 +290,10 @@ void copro_tl_engine_event(CoproEngine *e, CoproTlKind kind)
         a[0] = e->desc.fence;
         a[1] = paging;
         a[2] = !!(e->desc.flags & COPRO_SUBMIT_RESUME);
-        a[3] = (e->ring_head - 1) & (e->ring_size - 1);
+        /* a hardware queue's entry stays at its head until it retires */
+        a[3] = copro_hws_owns(e) ?
+               s->hws.q[s->hws.eng[e->index].current].head :
+               (e->ring_head - 1) & (e->ring_size - 1);
         s->tl.start_bytes[e->index] = e->stat_bytes;
         break;
     case COPRO_TL_RETIRE:
@@ -333,6 +363,20 @@ void copro_tl_device_event(CoproState *s, CoproTlKind kind, uint64_t a0,
 
     ev->arg[0] = a0;
     ev->arg[1] = a1;
+}
+
+/* A hardware queue's event, on its engine's track, about its context. */
+void copro_tl_queue_event(CoproState *s, CoproTlKind kind, unsigned engine,
+                          uint32_t context, uint64_t a0, uint64_t a1,
+                          uint64_t a2, uint64_t a3)
+{
+    CoproTlEvent *ev = copro_tl_new(s, kind, engine);
+
+    copro_tl_set_context(ev, context);
+    ev->arg[0] = a0;
+    ev->arg[1] = a1;
+    ev->arg[2] = a2;
+    ev->arg[3] = a3;
 }
 
 /*
@@ -482,6 +526,10 @@ static QObject *copro_tl_args(const CoproTlEvent *ev)
             break;
         case TL_TDR_STEP:
             text = copro_tl_tdr_name(v);
+            named = true;
+            break;
+        case TL_OUT_REASON:
+            text = copro_tl_out_name(v);
             named = true;
             break;
         case TL_NONE:

@@ -246,6 +246,34 @@ static const CoproRegInfo copro_engine_regs[] = {
     { COPRO_ENG_TILER_SCENE,        8, REG_RO, "TILER_SCENE" },
 };
 
+/* hardware scheduling (COPRO_CAP_HWSCHED only) */
+static const CoproRegInfo copro_hws_regs[] = {
+    { COPRO_REG_HWS_QUEUES,     4, REG_RO,  "HWS_QUEUES" },
+    { COPRO_REG_HWS_PREEMPT_TIMEOUT, 4, REG_RW, "HWS_PREEMPT_TIMEOUT" },
+    { COPRO_REG_HWS_LOW_SHARE,  4, REG_RW,  "HWS_LOW_SHARE" },
+    { COPRO_REG_HWS_LOG_ADDR,   8, REG_RW,  "HWS_LOG_ADDR" },
+    { COPRO_REG_HWS_LOG_SIZE,   4, REG_RW,  "HWS_LOG_SIZE" },
+    { COPRO_REG_HWS_LOG_WPTR,   4, REG_RO,  "HWS_LOG_WPTR" },
+    { COPRO_REG_HWS_LOG_RPTR,   4, REG_RW,  "HWS_LOG_RPTR" },
+    { COPRO_REG_HWS_LOG_DROPPED, 4, REG_RO, "HWS_LOG_DROPPED" },
+    { COPRO_REG_HWS_ERROR,      4, REG_RO,  "HWS_ERROR" },
+    { COPRO_REG_HWS_ERROR_QUEUE, 4, REG_RO, "HWS_ERROR_QUEUE" },
+    { COPRO_REG_HWS_ERROR_ADDR, 8, REG_RO,  "HWS_ERROR_ADDR" },
+    { COPRO_REG_HWS_DOORBELLS,  8, REG_RO,  "HWS_DOORBELLS" },
+    { COPRO_REG_HWS_SWITCHES,   8, REG_RO,  "HWS_SWITCHES" },
+};
+
+/* per engine, at COPRO_RL_BASE(e) */
+static const CoproRegInfo copro_rl_regs[] = {
+    { COPRO_RL_ADDR,            8, REG_RW,  "RL_ADDR" },
+    { COPRO_RL_COUNT,           4, REG_RW,  "RL_COUNT" },
+    { COPRO_RL_COMMIT,          4, REG_WO,  "RL_COMMIT" },
+    { COPRO_RL_STATUS,          4, REG_RO,  "RL_STATUS" },
+    { COPRO_RL_SEQ,             4, REG_RO,  "RL_SEQ" },
+    { COPRO_RL_CURRENT,         4, REG_RO,  "RL_CURRENT" },
+    { COPRO_RL_ACTIVE,          4, REG_RO,  "RL_ACTIVE" },
+};
+
 static const CoproRegInfo *copro_find_reg(const CoproRegInfo *tab, size_t n,
                                           hwaddr off)
 {
@@ -283,6 +311,28 @@ static const CoproRegInfo *copro_decode(CoproState *s, hwaddr addr,
         }
         return r;
     }
+    if (s->hwsched && addr >= COPRO_RL_BLOCK &&
+        addr < COPRO_RL_BASE(COPRO_MAX_ENGINES)) {
+        unsigned idx = (addr - COPRO_RL_BLOCK) / COPRO_RL_STRIDE;
+
+        if (idx >= s->num_engines) {
+            return NULL;
+        }
+        r = copro_find_reg(copro_rl_regs, ARRAY_SIZE(copro_rl_regs),
+                           (addr - COPRO_RL_BLOCK) % COPRO_RL_STRIDE);
+        if (r) {
+            /* handled as a global register at its absolute offset */
+            *base = COPRO_RL_BASE(idx) + r->offset;
+        }
+        return r;
+    }
+    if (s->hwsched && addr >= COPRO_REG_HWS_QUEUES && addr < COPRO_RL_BLOCK) {
+        r = copro_find_reg(copro_hws_regs, ARRAY_SIZE(copro_hws_regs), addr);
+        if (r) {
+            *base = r->offset;
+        }
+        return r;
+    }
     r = copro_find_reg(copro_global_regs, ARRAY_SIZE(copro_global_regs),
                        addr);
     if (r) {
@@ -307,6 +357,9 @@ static uint32_t copro_caps(CoproState *s)
     }
     if (s->fault_injection) {
         caps |= COPRO_CAP_FAULT_INJECTION;
+    }
+    if (s->hwsched) {
+        caps |= COPRO_CAP_HWSCHED;
     }
     return caps;
 }
@@ -350,6 +403,8 @@ static uint64_t copro_global_read(CoproState *s, hwaddr reg)
         return copro_display_read(s, reg);
     case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:
         return copro_tl_mark_read(s, reg);
+    case COPRO_REG_HWS_QUEUES ... COPRO_RL_BASE(COPRO_MAX_ENGINES) - 1:
+        return copro_hws_read(s, reg);
     case COPRO_REG_TILER_TILE_SIZE ... COPRO_REG_TILER_STAT_PARTIALS:
         return copro_tiler_read(s, reg);
     default:
@@ -389,6 +444,9 @@ static void copro_global_write(CoproState *s, hwaddr reg, uint64_t val,
         break;
     case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:
         copro_tl_mark_write(s, reg, val, mask);
+        break;
+    case COPRO_REG_HWS_QUEUES ... COPRO_RL_BASE(COPRO_MAX_ENGINES) - 1:
+        copro_hws_write(s, reg, val, mask);
         break;
     default:
         g_assert_not_reached();
@@ -679,6 +737,7 @@ static void copro_realize(PCIDevice *pdev, Error **errp)
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_init(s, i);
     }
+    copro_hws_init(s);
     s->vmstate_change = qdev_add_vm_change_state_handler(DEVICE(s),
                                                          copro_vm_state_change,
                                                          s);
@@ -691,6 +750,7 @@ static void copro_exit(PCIDevice *pdev)
     g_clear_pointer(&s->vmstate_change, qemu_del_vm_change_state_handler);
     copro_tl_unrealize(s);
     copro_display_fini(s);
+    copro_hws_fini(s);
     copro_tiler_fini(s);
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_fini(&s->engines[i]);
@@ -729,6 +789,7 @@ static void copro_reset_hold(Object *obj, ResetType type)
     for (unsigned i = 0; i < s->num_engines; i++) {
         copro_engine_reset(&s->engines[i]);
     }
+    copro_hws_reset(s);
     copro_mmu_reset(s);
     copro_display_reset(s);
     copro_tl_reset(s);
@@ -772,6 +833,7 @@ static const VMStateDescription vmstate_copro = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_copro_mmu,
         &vmstate_copro_display,
+        &vmstate_copro_hws,
         &vmstate_copro_tiler,
         NULL
     },
@@ -842,6 +904,7 @@ static const Property copro_properties[] = {
                        COPRO_DISP_REFRESH_DEFAULT),
     DEFINE_PROP_UINT32("timeline", CoproState, timeline, 0),
     DEFINE_PROP_STRING("x-timeline-file", CoproState, timeline_file),
+    DEFINE_PROP_BOOL("hwsched", CoproState, hwsched, true),
     DEFINE_PROP_UINT32("tile-size", CoproState, tiler.tile_size,
                        COPRO_TILE_SIZE_DEFAULT),
     DEFINE_PROP_UINT64("tile-ns", CoproState, tiler.tile_ns, 200),
@@ -884,6 +947,8 @@ static const struct {
       "on later)" },
     { "x-timeline-file", "at exit (a guest shutdown too), write the "
       "timeline to this file as x-copro-timeline returns it" },
+    { "hwsched", "hardware scheduling: hardware queues with doorbells "
+      "(BAR1), per-engine run lists, the device's scheduler and its log" },
     { "tile-size", "tiler: pixels per side of a square tile, a power of "
       "two from 8 to 256" },
     { "tile-ns", "tiler: modelled fixed cost of rendering one tile, in ns "

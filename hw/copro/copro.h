@@ -15,6 +15,7 @@
 #include "copro/copro_regs.h"
 #include "copro/copro_cmd.h"
 #include "copro-display.h"
+#include "copro-hwsched.h"
 #include "copro-tiler.h"
 
 #define TYPE_COPRO "copro"
@@ -225,6 +226,9 @@ typedef enum CoproTlKind {
     COPRO_TL_TILER_OOM,
     COPRO_TL_TILE_PASS_START,
     COPRO_TL_TILE_PASS_END,
+    COPRO_TL_QUEUE_IN,          /* hardware queue switched in */
+    COPRO_TL_QUEUE_OUT,         /* ... switched out */
+    COPRO_TL_QUEUE_FRAME,       /* ... its budget and GPU time at a vsync */
     /* guest markers: COPRO_TL_MARK + COPRO_MARK_* */
     COPRO_TL_MARK = 64,
     COPRO_TL_KINDS = COPRO_TL_MARK + COPRO_MARK_LAST + 1,
@@ -290,6 +294,7 @@ struct CoproState {
     uint32_t refresh;       /* display vsync rate, Hz */
     uint32_t timeline;      /* timeline events kept, 0 = off */
     char *timeline_file;    /* x-timeline-file: written at exit */
+    bool hwsched;           /* hardware queues and run lists (BAR1) */
 
     MemoryRegion mmio;
     MemoryRegion vram;
@@ -307,6 +312,7 @@ struct CoproState {
     CoproMmu mmu;
     CoproDisplay display;   /* copro-display.c */
     CoproTlLog tl;          /* copro-timeline.c */
+    CoproHws hws;           /* copro-hwsched.c */
     CoproTiler tiler;       /* copro-tiler.c */
 
     VMChangeStateEntry *vmstate_change;
@@ -339,6 +345,9 @@ extern const VMStateDescription vmstate_copro_ctx_stat;
 /* copro-mmu.c */
 bool copro_mmu_rw(CoproEngine *e, bool physical, uint64_t addr, void *buf,
                   uint64_t len, bool is_write, CoproMemFault *f);
+bool copro_mmu_rw_ctx(CoproEngine *e, bool physical, uint32_t context,
+                      uint64_t addr, void *buf, uint64_t len, bool is_write,
+                      CoproMemFault *f);
 void copro_mmu_flush(CoproState *s);
 void copro_mmu_reset(CoproState *s);
 uint64_t copro_mmu_read(CoproState *s, hwaddr reg);
@@ -391,9 +400,57 @@ extern const VMStateDescription vmstate_copro_tiler;
 void copro_save_record_fill(CoproEngine *e, struct copro_save_record *r);
 void copro_engine_stop(CoproEngine *e);
 void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask);
+bool copro_preempt_possible(CoproEngine *e);
 bool copro_preempt_arbitrate(CoproEngine *e, int64_t now);
 bool copro_preempt_restore(CoproEngine *e);
 void copro_inject_write(CoproEngine *e, uint32_t val);
+
+/* copro-engine.c: load ring entry @idx of the ring at @base */
+bool copro_load_entry(CoproEngine *e, uint64_t base, uint32_t idx,
+                      uint32_t *advance);
+
+/* copro-hwsched.c (hardware scheduling) */
+void copro_hws_init(CoproState *s);
+void copro_hws_fini(CoproState *s);
+void copro_hws_reset(CoproState *s);
+uint64_t copro_hws_read(CoproState *s, hwaddr reg);
+void copro_hws_write(CoproState *s, hwaddr reg, uint64_t val, uint64_t mask);
+bool copro_hws_fetch(CoproEngine *e);
+bool copro_hws_blocked(CoproEngine *e, int64_t now);
+bool copro_hws_retire(CoproEngine *e);
+bool copro_hws_completion_irq(CoproEngine *e);
+void copro_hws_queue_fault(CoproEngine *e);
+void copro_hws_saved(CoproEngine *e, bool saved, uint64_t fence);
+void copro_hws_account(CoproEngine *e, uint64_t ns);
+void copro_hws_engine_reset(CoproEngine *e);
+void copro_hws_fence_written(CoproState *s);
+uint64_t copro_hws_vsync(CoproState *s, uint64_t vsync_count);
+void copro_hws_vm_start(CoproEngine *e);
+bool copro_hws_has_work(CoproEngine *e);
+bool copro_hws_any_blocked(CoproState *s);
+bool copro_hws_post_load(CoproState *s);
+const char *copro_hwq_state_name(uint32_t state);
+void copro_hws_info(CoproState *s, struct CoproInfo *info);
+void copro_hws_hmp(Monitor *mon, struct CoproInfo *d);
+extern const VMStateDescription vmstate_copro_hws;
+
+/* the engine fetches from its run list's queues, not its kernel ring */
+static inline bool copro_hws_engine_on(CoproEngine *e)
+{
+    return e->dev->hws.eng[e->index].active_count != 0;
+}
+
+/* a queue is on the engine: its faults and switches are the device's */
+static inline bool copro_hws_owns(CoproEngine *e)
+{
+    return e->dev->hws.eng[e->index].current != COPRO_HWQ_NONE;
+}
+
+/* the device's scheduler wants the engine's queue switched out */
+static inline bool copro_hws_switching(CoproEngine *e)
+{
+    return e->dev->hws.eng[e->index].switching;
+}
 
 /* copro-monitor.c */
 void copro_monitor_register(void);
@@ -410,6 +467,9 @@ void copro_tl_device_event(CoproState *s, CoproTlKind kind, uint64_t a0,
                            uint64_t a1);
 void copro_tl_tiler_event(CoproEngine *e, CoproTlKind kind, uint64_t a0,
                           uint64_t a1);
+void copro_tl_queue_event(CoproState *s, CoproTlKind kind, unsigned engine,
+                          uint32_t context, uint64_t a0, uint64_t a1,
+                          uint64_t a2, uint64_t a3);
 
 /*
  * The hooks: one test when the log is off. An engine event reads what it
@@ -428,6 +488,17 @@ static inline void copro_tl_tiler(CoproEngine *e, CoproTlKind kind,
 {
     if (unlikely(e->dev->tl.on)) {
         copro_tl_tiler_event(e, kind, a0, a1);
+    }
+}
+
+/* a hardware queue's event on its engine's track (copro-hwsched.c) */
+static inline void copro_tl_queue(CoproState *s, CoproTlKind kind,
+                                  unsigned engine, uint32_t context,
+                                  uint64_t a0, uint64_t a1, uint64_t a2,
+                                  uint64_t a3)
+{
+    if (unlikely(s->tl.on)) {
+        copro_tl_queue_event(s, kind, engine, context, a0, a1, a2, a3);
     }
 }
 

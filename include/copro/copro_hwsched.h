@@ -239,6 +239,17 @@ struct copro_runlist_entry {
                                            queue goes to ERROR */
 #define COPRO_HWS_ERR_WRITEBACK     10  /* descriptor, progress or log
                                            write failed */
+#define COPRO_HWS_ERR_REGISTER      11  /* register write refused:
+                                           LOG_ADDR not 32-aligned,
+                                           LOG_SIZE not a power of two or
+                                           > COPRO_HWS_LOG_MAX, LOG_RPTR
+                                           outside [WPTR - SIZE, WPTR],
+                                           LOW_SHARE > 1000 (the register
+                                           keeps its value) */
+#define COPRO_HWS_ERR_ENGINE_RESET  12  /* the engine was reset
+                                           (ENG_CONTROL.RESET) while the
+                                           queue was on it: its submission
+                                           was aborted */
 
 /*
  * Interrupt causes (device events, in COPRO_REG_INT_STATUS's upper half;

@@ -184,6 +184,9 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
                                            unbound */
 #define COPRO_TILER_ERR_PRIM        10  /* primitive record invalid */
 #define COPRO_TILER_ERR_NO_SAVE     11  /* OOM with no save area */
+#define COPRO_TILER_ERR_QUEUE_OOM   12  /* OOM on a hardware queue, which
+                                           cannot wait for the driver's
+                                           answer (copro_hwsched.h) */
 
 /* per-engine interrupt causes (shifted by COPRO_INT_ENGINE_SHIFT(e)) */
 #define COPRO_INT_TILER_OOM         (1u << 6)   /* geometry stopped: the

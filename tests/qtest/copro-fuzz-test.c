@@ -8,8 +8,24 @@
  */
 #include "qemu/osdep.h"
 #include "copro-qtest.h"
+#include "copro/copro_hwsched.h"
 
 #define WINDOW      0x40000     /* rings, buffers and targets live here */
+
+/* hardware queues (hwsched=on, the default), inside the window */
+#define HWQS        8
+#define HWQ_RING(q) (0x20000 + (uint64_t)(q) * 0x400)   /* 16 entries */
+#define HWQ_DESC(q) (0x24000 + (uint64_t)(q) * COPRO_HWQ_DESC_SIZE)
+#define HWQ_SAVE(q) (0x26000 + (uint64_t)(q) * COPRO_SAVE_SIZE)
+#define HWQ_PROG(q) (0x27000 + (uint64_t)(q) * 8)
+#define HWQ_LOG     0x28000                             /* 64 entries */
+#define HWQ_RL(e)   (0x29000 + (uint64_t)(e) * 0x100)
+#define HWQ_BUF(q)  (0x2a000 + (uint64_t)(q) * 0x200)
+
+static const uint64_t hws_regs[] = {
+    COPRO_REG_HWS_PREEMPT_TIMEOUT, COPRO_REG_HWS_LOW_SHARE,
+    COPRO_REG_HWS_LOG_ADDR, COPRO_REG_HWS_LOG_SIZE, COPRO_REG_HWS_LOG_RPTR,
+};
 
 static const uint64_t engine_regs[] = {
     COPRO_ENG_RING_BASE, COPRO_ENG_RING_SIZE, COPRO_ENG_RING_TAIL,
@@ -95,12 +111,117 @@ static void submit(Copro *c, GRand *r, unsigned e)
     copro_submit_desc(c, e, &d);
 }
 
-static void fuzz_step(Copro *c, GRand *r, unsigned engines)
+static void doorbell(Copro *c, QPCIBar db, uint32_t q, uint32_t tail)
+{
+    qpci_io_writel(c->dev, db, (uint64_t)q * COPRO_DOORBELL_STRIDE, tail);
+}
+
+/* A queue descriptor for slot @q, valid but for a random word at times. */
+static void hws_put_desc(Copro *c, GRand *r, uint32_t q)
+{
+    struct copro_hwq_desc d = {
+        .magic = cpu_to_le32(COPRO_HWQ_MAGIC),
+        .version = cpu_to_le32(COPRO_HWQ_VERSION),
+        .ring_base = cpu_to_le64(HWQ_RING(q)),
+        .ring_size = cpu_to_le32(16),
+        .context = cpu_to_le32(q),
+        .save_addr = cpu_to_le64(HWQ_SAVE(q)),
+        .progress_addr = cpu_to_le64(HWQ_PROG(q)),
+        .flags = cpu_to_le32(g_rand_int_range(r, 0, 2)),
+    };
+
+    vram_write(c, HWQ_DESC(q), &d, sizeof(d));
+    if (!g_rand_int_range(r, 0, 4)) {
+        vram_w32(c, HWQ_DESC(q) + g_rand_int_range(r, 0, 64) * 4,
+                 pick_value(r));
+    }
+}
+
+/*
+ * Hardware scheduling: descriptors, run lists (mostly well-formed, so
+ * that queues run), submissions and doorbells, raw doorbells anywhere in
+ * BAR1, and the device-wide registers.
+ */
+static void hws_step(Copro *c, QPCIBar db, GRand *r, unsigned engines)
+{
+    uint32_t q = g_rand_int_range(r, 0, HWQS);
+    unsigned e = g_rand_int_range(r, 0, engines);
+    uint32_t n, len = 0, tail;
+    uint64_t reg;
+    struct copro_submit_desc d;
+
+    switch (g_rand_int_range(r, 0, 6)) {
+    case 0:
+        hws_put_desc(c, r, q);
+        break;
+    case 1:
+        n = g_rand_int_range(r, 0, 5);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t slot = g_rand_int_range(r, 0, HWQS + 1);
+            struct copro_runlist_entry ent = {
+                .desc_addr = cpu_to_le64(HWQ_DESC(slot)),
+                .queue = cpu_to_le32(slot),
+                .band = cpu_to_le32(g_rand_int_range(r, 0, COPRO_BANDS + 1)),
+                .quantum_ns = cpu_to_le32(g_rand_int_range(r, 5000,
+                                                           2000000)),
+                .budget_ns = cpu_to_le32(g_rand_boolean(r) ? 0 :
+                                         g_rand_int_range(r, 0, 5000000)),
+                .flags = cpu_to_le32(g_rand_int_range(r, 0, 8) ? 0 :
+                                     g_rand_int_range(r, 0, 3)),
+            };
+
+            vram_write(c, HWQ_RL(e) + i * COPRO_RUNLIST_ENTRY_SIZE, &ent,
+                       sizeof(ent));
+        }
+        wr64(c, COPRO_RL_BASE(e) + COPRO_RL_ADDR,
+             g_rand_int_range(r, 0, 16) ? HWQ_RL(e) : pick_value(r));
+        wr32(c, COPRO_RL_BASE(e) + COPRO_RL_COUNT, n);
+        wr32(c, COPRO_RL_BASE(e) + COPRO_RL_COMMIT, 1);
+        break;
+    case 2:
+        /* the doorbell page reads back the last tail written */
+        tail = qpci_io_readl(c->dev, db, (uint64_t)q * COPRO_DOORBELL_STRIDE)
+               % 16;
+        for (int k = g_rand_int_range(r, 0, 6); k > 0; k--) {
+            len += put_packet(c, r, HWQ_BUF(q) + len);
+        }
+        d = (struct copro_submit_desc) {
+            .dma_addr = cpu_to_le64(HWQ_BUF(q)),
+            .dma_len = cpu_to_le32(len),
+            .fence = cpu_to_le64(g_rand_int(r)),
+            .context = cpu_to_le32(g_rand_int_range(r, 0, 16) ? q : 99),
+        };
+        vram_write(c, HWQ_RING(q) + tail * COPRO_DESC_SIZE, &d, sizeof(d));
+        doorbell(c, db, q, (tail + 1) % 16);
+        break;
+    case 3:
+        qpci_io_writel(c->dev, db, g_rand_int_range(r, 0,
+                       COPRO_DOORBELL_BAR_SIZE / 4) * 4, pick_value(r));
+        break;
+    case 4:
+        reg = hws_regs[g_rand_int_range(r, 0, G_N_ELEMENTS(hws_regs))];
+        if (reg == COPRO_REG_HWS_PREEMPT_TIMEOUT) {
+            wr32(c, reg, g_rand_int_range(r, 0, 2000000));
+        } else if (reg == COPRO_REG_HWS_LOG_ADDR) {
+            wr64(c, reg, pick_value(r));
+        } else {
+            wr32(c, reg, g_rand_boolean(r) ? g_rand_int_range(r, 0, 1100)
+                                           : pick_value(r));
+        }
+        break;
+    default:
+        wr64(c, COPRO_REG_HWS_LOG_ADDR, HWQ_LOG);
+        wr32(c, COPRO_REG_HWS_LOG_SIZE, 64);
+        break;
+    }
+}
+
+static void fuzz_step(Copro *c, QPCIBar db, GRand *r, unsigned engines)
 {
     unsigned e = g_rand_int_range(r, 0, engines);
     uint64_t v = pick_value(r);
     uint64_t at = g_rand_int_range(r, 0, WINDOW / 4) * 4;
-    int k = g_rand_int_range(r, 0, 100);
+    int k = g_rand_int_range(r, 0, 125);
 
     if (k < 30) {
         uint64_t reg = engine_regs[g_rand_int_range(r, 0,
@@ -130,9 +251,62 @@ static void fuzz_step(Copro *c, GRand *r, unsigned engines)
         vram_w32(c, at, v);
     } else if (k < 95) {
         qtest_clock_step(c->qts, g_rand_int_range(r, 1, 2000000));
-    } else {
+    } else if (k < 100) {
         /* a random-sized access anywhere in the register file */
         qpci_io_writeb(c->dev, c->mmio, g_rand_int_range(r, 0, 0x2000), v);
+    } else {
+        hws_step(c, db, r, engines);
+    }
+}
+
+/*
+ * After the storm: a fresh queue on a fresh list still runs to its
+ * progress fence on every engine.
+ */
+static void hws_still_works(Copro *c, QPCIBar db, unsigned engines)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    uint32_t len;
+
+    wr32(c, COPRO_REG_CTX_TABLE_SIZE, 0);
+    copro_pkt_nop(b, 4, 0);
+    for (unsigned e = 0; e < engines; e++) {
+        uint32_t q = HWQS + e;
+        struct copro_hwq_desc d = {
+            .magic = cpu_to_le32(COPRO_HWQ_MAGIC),
+            .version = cpu_to_le32(COPRO_HWQ_VERSION),
+            .ring_base = cpu_to_le64(0x30000 + e * 0x400),
+            .ring_size = cpu_to_le32(16),
+            .context = cpu_to_le32(q),
+            .save_addr = cpu_to_le64(0x31000 + e * COPRO_SAVE_SIZE),
+            .progress_addr = cpu_to_le64(0x32000 + e * 8),
+        };
+        struct copro_runlist_entry ent = {
+            .desc_addr = cpu_to_le64(0x33000 + e * COPRO_HWQ_DESC_SIZE),
+            .queue = cpu_to_le32(q),
+            .band = cpu_to_le32(COPRO_BAND_NORMAL),
+            .quantum_ns = cpu_to_le32(100000),
+        };
+        struct copro_submit_desc sd;
+
+        vram_write(c, 0x33000 + e * COPRO_HWQ_DESC_SIZE, &d, sizeof(d));
+        vram_write(c, 0x34000 + e * COPRO_RUNLIST_ENTRY_SIZE, &ent,
+                   sizeof(ent));
+        len = copro_buf_put(c, 0x35000 + e * 0x100, b);
+        sd = copro_desc(0x35000 + e * 0x100, len, 0x77 + e, q, 0);
+        copro_desc_put(c, 0x30000 + e * 0x400, &sd);
+        vram_w64(c, 0x32000 + e * 8, 0);
+        wr64(c, COPRO_RL_BASE(e) + COPRO_RL_ADDR,
+             0x34000 + e * COPRO_RUNLIST_ENTRY_SIZE);
+        wr32(c, COPRO_RL_BASE(e) + COPRO_RL_COUNT, 1);
+        wr32(c, COPRO_RL_BASE(e) + COPRO_RL_COMMIT, 1);
+        g_assert_cmpuint(COPRO_RL_STS_ERROR(rd32(c, COPRO_RL_BASE(e) +
+                                                 COPRO_RL_STATUS)), ==, 0);
+        doorbell(c, db, q, 1);
+    }
+    qtest_clock_step(c->qts, 1000000);
+    for (unsigned e = 0; e < engines; e++) {
+        g_assert_cmpuint(vram_r64(c, 0x32000 + e * 8), ==, 0x77 + e);
     }
 }
 
@@ -143,9 +317,12 @@ static void fuzz_one(const char *opts, unsigned engines, uint32_t seed,
     uint64_t packets = 0, faults = 0, submissions = 0;
     Copro c;
 
+    QPCIBar db;
+
     copro_boot(&c, "-M q35", opts);
+    db = qpci_iomap(c.dev, COPRO_BAR_DOORBELL, NULL);
     for (unsigned i = 0; i < steps; i++) {
-        fuzz_step(&c, r, engines);
+        fuzz_step(&c, db, r, engines);
     }
     /* still answering, and every engine recovers with a reset */
     g_assert_cmphex(rd32(&c, COPRO_REG_ID), ==, COPRO_ID_MAGIC);
@@ -157,7 +334,13 @@ static void fuzz_one(const char *opts, unsigned engines, uint32_t seed,
         ewr32(&c, e, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
         g_assert_cmpuint(erd32(&c, e, COPRO_ENG_STATE), !=,
                          COPRO_ENG_STATE_HALTED);
+        /* the reset took the engine's run list */
+        g_assert_cmpuint(rd32(&c, COPRO_RL_BASE(e) + COPRO_RL_ACTIVE), ==, 0);
     }
+    g_test_message("seed %u: %" PRIu64 " doorbells, %" PRIu64 " queue "
+                   "switches", seed, rd64(&c, COPRO_REG_HWS_DOORBELLS),
+                   rd64(&c, COPRO_REG_HWS_SWITCHES));
+    hws_still_works(&c, db, engines);
     g_test_message("seed %u: %u steps, %" PRIu64 " submissions, %" PRIu64
                    " packets, %" PRIu64 " faults", seed, steps, submissions,
                    packets, faults);

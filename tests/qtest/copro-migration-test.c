@@ -11,6 +11,7 @@
 #include "qemu/units.h"
 #include "qobject/qdict.h"
 #include "copro-qtest.h"
+#include "copro/copro_hwsched.h"
 
 #define RING0       0x0000
 #define RING1       0x1000
@@ -71,47 +72,10 @@ static void wait_done(Copro *c)
     g_assert_not_reached();
 }
 
-/*
- * Migrate @src (then shut down) into a new QEMU, @dst, through a file, and
- * let @dst run on from the source's virtual time.
- */
+/* Migrate @src into a new QEMU @dst with the same device (copro-qtest.h) */
 static void copro_migrate(Copro *src, Copro *dst)
 {
-    g_autofree char *file = g_strdup_printf("%s/copro-mig-%d.bin",
-                                            g_get_tmp_dir(), getpid());
-    g_autofree char *uri = g_strdup_printf("file:%s", file);
-    int64_t t_mig = copro_time(src);
-    QDict *rsp;
-
-    rsp = qtest_qmp(src->qts, "{ 'execute': 'migrate', 'arguments': "
-                    "{ 'uri': %s } }", uri);
-    g_assert_true(qdict_haskey(rsp, "return"));
-    qobject_unref(rsp);
-    g_assert_true(copro_migration_wait(src->qts));
-
-    memset(dst, 0, sizeof(*dst));
-    dst->qs = qtest_pc_boot("%s -nodefaults -device copro,addr=%d.0 "
-                            "-incoming defer", machine, COPRO_SLOT);
-    dst->qts = dst->qs->qts;
-    dst->dev = qpci_device_find(dst->qs->pcibus, QPCI_DEVFN(COPRO_SLOT, 0));
-    g_assert_nonnull(dst->dev);
-    rsp = qtest_qmp(dst->qts, "{ 'execute': 'migrate-incoming', "
-                    "'arguments': { 'uri': %s } }", uri);
-    g_assert_true(qdict_haskey(rsp, "return"));
-    qobject_unref(rsp);
-    g_assert_true(copro_migration_wait(dst->qts));
-    /* BARs and memory decoding came with the device state */
-    dst->mmio = src->mmio;
-    dst->vram = src->vram;
-    copro_shutdown(src);
-    unlink(file);
-
-    /*
-     * Under -accel qtest the virtual clock is the test's and is not
-     * migrated: continue it from where the source stopped.
-     */
-    qtest_clock_set(dst->qts, t_mig);
-    qtest_qmp_assert_success(dst->qts, "{ 'execute': 'cont' }");
+    copro_migrate_to(src, dst, machine, "");
 }
 
 static void test_migrate_mid_buffer(void)
@@ -644,6 +608,129 @@ static void test_migrate_hostile_tiler(void)
     g_free(orig.data);
 }
 
+/*
+ * Hardware scheduling in a hostile stream: subsection "copro/hwsched" is
+ * found by its name; offsets follow vmstate_copro_hws's fields (64 bytes
+ * of registers, 64 queue records of 187 bytes, then the engines).
+ */
+#define HWS_DESC        0x40000
+#define HWS_SLOT        5
+#define AT_HWS_LOG_SIZE 16
+#define AT_HWQ(k)       (64 + 187 * (k))
+#define AT_HWQ_MAPPED   0
+#define AT_HWQ_DESC     5
+#define AT_HWQ_RING_SIZE 21
+#define AT_HWQ_WAIT_SINCE 167
+#define AT_HWS_ENG0     AT_HWQ(COPRO_HWQ_MAX)
+#define AT_RL_ACTIVE_COUNT (AT_HWS_ENG0 + 20)
+#define AT_RL_ACTIVE0   (AT_HWS_ENG0 + 24)
+/* after active[64], pending, pending_count, pend[64], pend_q[64] */
+#define AT_RL_CURRENT   (AT_RL_ACTIVE0 + 256 + 1 + 4 + 64 * 32 + 64 * 187)
+/* current, switching, switch_reason, switch_time, then run_start */
+#define AT_RL_RUN_START (AT_RL_CURRENT + 17)
+
+/* Queue HWS_SLOT mapped on engine 0, idle. */
+static void prepare_hws(Copro *c)
+{
+    struct copro_hwq_desc d = {
+        .magic = cpu_to_le32(COPRO_HWQ_MAGIC),
+        .version = cpu_to_le32(COPRO_HWQ_VERSION),
+        .ring_base = cpu_to_le64(0x41000),
+        .ring_size = cpu_to_le32(16),
+        .context = cpu_to_le32(3),
+        .save_addr = cpu_to_le64(0x42000),
+    };
+    struct copro_runlist_entry r = {
+        .desc_addr = cpu_to_le64(HWS_DESC),
+        .queue = cpu_to_le32(HWS_SLOT),
+        .band = cpu_to_le32(COPRO_BAND_NORMAL),
+        .quantum_ns = cpu_to_le32(100000),
+    };
+
+    vram_write(c, HWS_DESC, &d, sizeof(d));
+    vram_write(c, 0x43000, &r, sizeof(r));
+    wr64(c, COPRO_RL_BASE(0) + COPRO_RL_ADDR, 0x43000);
+    wr32(c, COPRO_RL_BASE(0) + COPRO_RL_COUNT, 1);
+    wr32(c, COPRO_RL_BASE(0) + COPRO_RL_COMMIT, 1);
+    g_assert_cmpuint(rd32(c, COPRO_RL_BASE(0) + COPRO_RL_ACTIVE), ==, 1);
+}
+
+/*
+ * Every index and state of the hardware-scheduling state a stream could
+ * corrupt is checked on load: a slot beyond the 64, a list longer than
+ * 64, a running queue that is not listed, a listed queue that is not
+ * mapped, a ring size the device would mask with, a log size that is not
+ * a power of two. The unpatched stream loads (and keeps the queue).
+ */
+static void test_migrate_hwsched_stream(void)
+{
+    g_autofree char *file = NULL;
+    static const char name[] = "copro/hwsched";
+    static const struct {
+        int at, width;
+        uint64_t val;
+    } bad[] = {
+        { AT_RL_ACTIVE0, 4, COPRO_HWQ_MAX + 136 },
+        { AT_RL_ACTIVE_COUNT, 4, COPRO_RUNLIST_MAX + 1 },
+        { AT_RL_CURRENT, 4, 7 },
+        { AT_HWQ(HWS_SLOT) + AT_HWQ_MAPPED, 1, 0 },
+        { AT_HWQ(HWS_SLOT) + AT_HWQ_RING_SIZE, 4, 3 },
+        { AT_HWS_LOG_SIZE, 4, 3 },
+        /* times the scheduler computes with must not overflow */
+        { AT_HWQ(HWS_SLOT) + AT_HWQ_WAIT_SINCE, 8, ~0ull },
+        { AT_RL_RUN_START, 8, INT64_MAX },
+    };
+    Stream st, orig;
+    Copro dst;
+    gsize at = 0;
+
+    save_stream("", prepare_hws, &orig, &file);
+    for (gsize i = 0; i + sizeof(name) <= orig.len; i++) {
+        if (orig.data[i] == sizeof(name) - 1 &&
+            !memcmp(orig.data + i + 1, name, sizeof(name) - 1)) {
+            g_assert_cmpuint(at, ==, 0);
+            at = i + sizeof(name) + 4;      /* after name and version */
+        }
+    }
+    g_assert_cmpuint(at, >, 0);
+    /* the layout is what the offsets assume */
+    g_assert_cmpuint(orig.data[at + AT_HWQ(HWS_SLOT) + AT_HWQ_MAPPED], ==, 1);
+    g_assert_cmphex(ldq_be_p(orig.data + at + AT_HWQ(HWS_SLOT) +
+                             AT_HWQ_DESC), ==, HWS_DESC);
+    g_assert_cmpuint(ldl_be_p(orig.data + at + AT_RL_ACTIVE_COUNT), ==, 1);
+    g_assert_cmpuint(ldl_be_p(orig.data + at + AT_RL_ACTIVE0), ==, HWS_SLOT);
+    g_assert_cmphex((uint32_t)ldl_be_p(orig.data + at + AT_RL_CURRENT), ==,
+                    COPRO_HWQ_NONE);
+    g_assert_cmpuint(ldq_be_p(orig.data + at + AT_RL_RUN_START), ==, 0);
+    g_assert_cmpuint(ldq_be_p(orig.data + at + AT_HWQ(HWS_SLOT) +
+                              AT_HWQ_WAIT_SINCE), ==, 0);
+
+    st = orig;
+    st.marker = at;
+    st.data = g_memdup2(orig.data, orig.len);
+    g_assert_true(load_stream(&dst, file, &st, "", ""));
+    dst.mmio = qpci_iomap(dst.dev, COPRO_BAR_MMIO, NULL);
+    g_assert_cmpuint(rd32(&dst, COPRO_RL_BASE(0) + COPRO_RL_ACTIVE), ==, 1);
+    copro_shutdown(&dst);
+
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        memcpy(st.data, orig.data, orig.len);
+        if (bad[i].width == 1) {
+            put_u8(&st, bad[i].at, bad[i].val);
+        } else if (bad[i].width == 8) {
+            put_be64(&st, bad[i].at, bad[i].val);
+        } else {
+            put_be32(&st, bad[i].at, bad[i].val);
+        }
+        g_assert_false(load_stream(&dst, file, &st, "", ""));
+        qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+        copro_shutdown(&dst);
+    }
+    unlink(file);
+    g_free(st.data);
+    g_free(orig.data);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -661,5 +748,7 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/migration/batch-fault", test_migrate_batch_fault);
     qtest_add_func("/copro/migration/hostile-tiler",
                    test_migrate_hostile_tiler);
+    qtest_add_func("/copro/migration/hwsched-stream",
+                   test_migrate_hwsched_stream);
     return g_test_run();
 }

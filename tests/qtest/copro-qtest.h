@@ -583,4 +583,52 @@ static inline bool copro_migration_wait(QTestState *qts)
     g_assert_not_reached();
 }
 
+/*
+ * Migrate @src (then shut down) into a new QEMU, @dst, booted with
+ * @machine and the device options @devopts ("" or "a=b,..." as the
+ * source's), through a file, and let @dst run on from the source's
+ * virtual time.
+ */
+static inline void copro_migrate_to(Copro *src, Copro *dst,
+                                    const char *machine,
+                                    const char *devopts)
+{
+    g_autofree char *file = g_strdup_printf("%s/copro-mig-%d.bin",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    int64_t t_mig = copro_time(src);
+    QDict *rsp;
+
+    rsp = qtest_qmp(src->qts, "{ 'execute': 'migrate', 'arguments': "
+                    "{ 'uri': %s } }", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    g_assert_true(copro_migration_wait(src->qts));
+
+    memset(dst, 0, sizeof(*dst));
+    dst->qs = qtest_pc_boot("%s -nodefaults -device copro,addr=%d.0%s%s "
+                            "-incoming defer", machine, COPRO_SLOT,
+                            *devopts ? "," : "", devopts);
+    dst->qts = dst->qs->qts;
+    dst->dev = qpci_device_find(dst->qs->pcibus, QPCI_DEVFN(COPRO_SLOT, 0));
+    g_assert_nonnull(dst->dev);
+    rsp = qtest_qmp(dst->qts, "{ 'execute': 'migrate-incoming', "
+                    "'arguments': { 'uri': %s } }", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    g_assert_true(copro_migration_wait(dst->qts));
+    /* BARs and memory decoding came with the device state */
+    dst->mmio = src->mmio;
+    dst->vram = src->vram;
+    copro_shutdown(src);
+    unlink(file);
+
+    /*
+     * Under -accel qtest the virtual clock is the test's and is not
+     * migrated: continue it from where the source stopped.
+     */
+    qtest_clock_set(dst->qts, t_mig);
+    qtest_qmp_assert_success(dst->qts, "{ 'execute': 'cont' }");
+}
+
 #endif /* COPRO_QTEST_H */

@@ -68,7 +68,8 @@ static void check_reset_values(Copro *c)
                     COPRO_CAP_CMD_PROCESSOR | COPRO_CAP_GART |
                     COPRO_CAP_GPUVA | COPRO_CAP_PREEMPTION |
                     COPRO_CAP_MSIX | COPRO_CAP_DISPLAY |
-                    COPRO_CAP_MARKERS | COPRO_CAP_TILER);
+                    COPRO_CAP_MARKERS | COPRO_CAP_HWSCHED |
+                    COPRO_CAP_TILER);
     g_assert_cmpuint(rd32(c, COPRO_REG_NUM_ENGINES), ==, 2);
     g_assert_cmphex(rd64(c, COPRO_REG_VRAM_SIZE), ==, COPRO_VRAM_DEFAULT);
     g_assert_cmphex(rd32(c, COPRO_REG_VRAM_SIZE), ==, COPRO_VRAM_DEFAULT);

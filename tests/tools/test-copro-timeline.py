@@ -83,6 +83,28 @@ class ModelTest(unittest.TestCase):
                          [(50, 70, 3)])
         self.assertEqual(m.problems, [])
 
+    def test_hardware_queue_switches_and_frames(self):
+        # the device's own switch ends the run without a request, and
+        # each queue's frame becomes a budget and a frame-time counter
+        log = (Log().add(0, "queue-switch-in", 0, 7, queue=3, fence=5,
+                         resumed=False, band=1)
+               .start(0, 7, 5)
+               .add(300, "queue-switch-out", 0, 7, queue=3,
+                    reason="quantum", run_ns=300, band=1)
+               .add(400, "queue-frame", 0, 7, queue=3, band=1,
+                    budget_ns=1000, frame_ns=300))
+        m = log.model()
+        self.assertEqual(m.problems, [])
+        self.assertEqual(len(m.runs), 1)
+        self.assertEqual(m.runs[0].end, 300)
+        self.assertEqual(m.runs[0].end_kind, "switch-out: quantum")
+        self.assertEqual(m.queue_frames, [(400, 0, 3, 1000, 300)])
+        out = trace.convert({"engines": 2}, m)["traceEvents"]
+        counters = sorted((e["name"], e["args"]["ns"]) for e in out
+                          if e.get("ph") == "C" and e.get("pid") == trace.HWQ)
+        self.assertEqual(counters, [("queue 3 budget", 1000),
+                                    ("queue 3 frame time", 300)])
+
     def test_preemption_needs_its_request(self):
         ok = Log().start(0, 1, 1) \
             .add(10, "preempt-request", 0, 1, preempt_fence=5, fence=1) \

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * copro DRM driver: buffers in guest memory, through the GART.
+ *
+ * A GTT buffer (COPRO_GEM_GTT) is a shmem GEM object whose pages are
+ * pinned and mapped into the device's aperture for the object's whole
+ * life: one GART entry per page, in a table of APERTURE_SIZE / 4 KiB
+ * entries in VRAM. The engines reach it at APERTURE_BASE + its first
+ * entry * 4 KiB; the submit ioctl patches those addresses as it does
+ * VRAM offsets. Such buffers are never scanned out (the display reads
+ * VRAM only): framebuffers refuse them.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_gem_vram_helper.h>
+
+#include "copro/copro_cmd.h"
+#include "copro_render.h"
+
+/* the GART range of each GTT object, by object */
+struct copro_gtt {
+	struct drm_mm_node node;	/* entries */
+};
+
+static void copro_gart_write(struct copro_device *cdev, u64 first, u64 n,
+			     struct sg_table *sgt)
+{
+	struct sg_dma_page_iter it;
+	u64 i = first;
+
+	if (sgt) {
+		for_each_sgtable_dma_page(sgt, &it, 0) {
+			u64 e = (sg_page_iter_dma_address(&it) &
+				 COPRO_GART_ADDR_MASK) | COPRO_GART_VALID |
+				COPRO_GART_WRITABLE;
+
+			iosys_map_wr(&cdev->gart.map, i * 8, u64, e);
+			i++;
+		}
+	} else {
+		iosys_map_memset(&cdev->gart.map, first * 8, 0, n * 8);
+	}
+	/* the entries reach VRAM before the device may cache them */
+	wmb();
+	copro_wr32(cdev, COPRO_REG_GART_INVAL_FIRST, first);
+	copro_wr32(cdev, COPRO_REG_GART_INVAL, n);
+}
+
+static void copro_gtt_free(struct drm_gem_object *obj)
+{
+	struct copro_device *cdev = to_copro(obj->dev);
+	struct copro_gtt *g = xa_erase(&cdev->gart.objs, (unsigned long)obj);
+
+	if (g) {
+		mutex_lock(&cdev->gart.lock);
+		copro_gart_write(cdev, g->node.start, g->node.size, NULL);
+		drm_mm_remove_node(&g->node);
+		mutex_unlock(&cdev->gart.lock);
+		kfree(g);
+	}
+	drm_gem_shmem_object_free(obj);
+}
+
+static const struct drm_gem_object_funcs copro_gtt_funcs = {
+	.free = copro_gtt_free,
+	.print_info = drm_gem_shmem_object_print_info,
+	.pin = drm_gem_shmem_object_pin,
+	.unpin = drm_gem_shmem_object_unpin,
+	.get_sg_table = drm_gem_shmem_object_get_sg_table,
+	.vmap = drm_gem_shmem_object_vmap,
+	.vunmap = drm_gem_shmem_object_vunmap,
+	.mmap = drm_gem_shmem_object_mmap,
+	.vm_ops = &drm_gem_shmem_vm_ops,
+};
+
+bool copro_is_gtt(struct drm_gem_object *obj)
+{
+	return obj->funcs == &copro_gtt_funcs;
+}
+
+/* the GPU address of a GTT object's first byte */
+u64 copro_gtt_gpu(struct drm_gem_object *obj)
+{
+	struct copro_device *cdev = to_copro(obj->dev);
+	struct copro_gtt *g = xa_load(&cdev->gart.objs, (unsigned long)obj);
+
+	return cdev->gart.aperture + g->node.start * COPRO_GPU_PAGE_SIZE;
+}
+
+struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
+{
+	struct drm_gem_shmem_object *shmem;
+	struct drm_gem_object *obj;
+	struct copro_gtt *g;
+	struct sg_table *sgt;
+	int ret;
+
+	if (!cdev->gart.entries)
+		return ERR_PTR(-ENODEV);
+	if (size > cdev->gart.entries * (u64)COPRO_GPU_PAGE_SIZE)
+		return ERR_PTR(-EINVAL);
+	shmem = drm_gem_shmem_create(&cdev->drm, size);
+	if (IS_ERR(shmem))
+		return ERR_CAST(shmem);
+	obj = &shmem->base;
+	obj->funcs = &copro_gtt_funcs;
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	/* the pages stay pinned and mapped for the device until the end */
+	sgt = drm_gem_shmem_get_pages_sgt(shmem);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto err_free;
+	}
+	mutex_lock(&cdev->gart.lock);
+	ret = drm_mm_insert_node(&cdev->gart.mm, &g->node,
+				 obj->size / COPRO_GPU_PAGE_SIZE);
+	if (!ret)
+		copro_gart_write(cdev, g->node.start, g->node.size, sgt);
+	mutex_unlock(&cdev->gart.lock);
+	if (ret) {
+		ret = -ENOSPC;
+		goto err_free;
+	}
+	ret = xa_err(xa_store(&cdev->gart.objs, (unsigned long)obj, g,
+			      GFP_KERNEL));
+	if (ret) {
+		mutex_lock(&cdev->gart.lock);
+		copro_gart_write(cdev, g->node.start, g->node.size, NULL);
+		drm_mm_remove_node(&g->node);
+		mutex_unlock(&cdev->gart.lock);
+		goto err_free;
+	}
+	return obj;
+
+err_free:
+	kfree(g);
+err:
+	drm_gem_object_put(obj);
+	return ERR_PTR(ret);
+}
+
+int copro_gart_init(struct copro_device *cdev)
+{
+	struct copro_gart *gart = &cdev->gart;
+	u64 aperture = copro_rd64(cdev, COPRO_REG_APERTURE_SIZE);
+	s64 off;
+	int ret;
+
+	mutex_init(&gart->lock);
+	xa_init(&gart->objs);
+	if (!(cdev->caps & COPRO_CAP_GART) || !aperture)
+		return 0;
+	ret = dma_set_mask_and_coherent(cdev->drm.dev, DMA_BIT_MASK(52));
+	if (ret)
+		return ret;
+	/* at most 256 MiB of aperture: a 512 KiB table */
+	gart->entries = min_t(u64, aperture, SZ_256M) / COPRO_GPU_PAGE_SIZE;
+	gart->aperture = copro_rd64(cdev, COPRO_REG_APERTURE_BASE);
+	gart->gbo = drm_gem_vram_create(&cdev->drm, gart->entries * 8, 0);
+	if (IS_ERR(gart->gbo)) {
+		ret = PTR_ERR(gart->gbo);
+		goto err;
+	}
+	ret = drm_gem_vram_pin(gart->gbo, DRM_GEM_VRAM_PL_FLAG_VRAM |
+			       DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
+	if (ret)
+		goto err_put;
+	ret = drm_gem_vram_vmap(gart->gbo, &gart->map);
+	if (ret)
+		goto err_unpin;
+	off = drm_gem_vram_offset(gart->gbo);
+	if (off < 0) {
+		ret = off;
+		goto err_vunmap;
+	}
+	gart->base = off;
+	iosys_map_memset(&gart->map, 0, 0, gart->entries * 8);
+	drm_mm_init(&gart->mm, 0, gart->entries);
+	copro_gart_program(cdev);
+	return 0;
+
+err_vunmap:
+	drm_gem_vram_vunmap(gart->gbo, &gart->map);
+err_unpin:
+	drm_gem_vram_unpin(gart->gbo);
+err_put:
+	drm_gem_object_put(&gart->gbo->bo.base);
+err:
+	gart->gbo = NULL;
+	gart->entries = 0;
+	return ret;
+}
+
+/* also after a device reset, which clears the registers (VRAM stays) */
+void copro_gart_program(struct copro_device *cdev)
+{
+	if (!cdev->gart.entries)
+		return;
+	copro_wr64(cdev, COPRO_REG_GART_BASE, cdev->gart.base);
+	copro_wr32(cdev, COPRO_REG_GART_ENTRIES, cdev->gart.entries);
+	copro_wr32(cdev, COPRO_REG_GART_INVAL, 0);
+}
+
+void copro_gart_fini(struct copro_device *cdev)
+{
+	struct copro_gart *gart = &cdev->gart;
+
+	if (!gart->gbo)
+		return;
+	copro_wr32(cdev, COPRO_REG_GART_ENTRIES, 0);
+	drm_mm_takedown(&gart->mm);
+	drm_gem_vram_vunmap(gart->gbo, &gart->map);
+	drm_gem_vram_unpin(gart->gbo);
+	drm_gem_object_put(&gart->gbo->bo.base);
+	gart->gbo = NULL;
+	gart->entries = 0;
+	xa_destroy(&gart->objs);
+}

@@ -1,0 +1,771 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * copro DRM driver: the engines' rings under drm_sched.
+ *
+ * One drm_gpu_scheduler per engine picks jobs from its run queues (one
+ * per priority, drm_sched's MIN, NORMAL and HIGH); run_job writes the
+ * job's 64-byte descriptor at the ring's tail and rings the doorbell. A
+ * job gets a new device fence id (hwid) for every ring entry it has; the
+ * engine retires entries in ring order, so DMA_DONE retires every job on
+ * ring_jobs up to the one COMPLETED_FENCE names.
+ *
+ * Priorities with mid-command preemption (amdgpu's MCBP in spirit): the
+ * ring is kept in priority order. A job that would land behind a job of
+ * lower priority is held and the engine is asked to preempt
+ * (PREEMPT_REQ). At PREEMPTED the engine has saved the job it was running
+ * (PREEMPTED_FENCE) in its save area and dropped the entries it had not
+ * fetched; the driver writes the ring again, highest priority first, each
+ * context's jobs in their order, the preempted job with RESUME. Every
+ * job keeps its hardware fence, so drm_sched sees nothing of it.
+ *
+ * Hangs (timedout_job): first a preemption request; an engine that
+ * honours it is healthy (a long job yields, goes behind its peers of the
+ * same priority, and resumes). One that does not within
+ * preempt_timeout_ms is reset: the context of the job it was running is
+ * banned (its jobs' fences signal -EIO / -ECANCELED), every other job is
+ * written to the ring again. A job found blocked in a WAIT at two
+ * timeouts is hung too (a WAIT honours preemption requests). A fault or
+ * command error halts the engine
+ * and takes the same path from the interrupt. Repeated resets with no
+ * retirement between reset the device (copro_recovery_work).
+ */
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include <drm/drm_gem_vram_helper.h>
+#include <drm/drm_print.h>
+
+#include "copro/copro_cmd.h"
+#include "copro_render.h"
+#include "copro_sched.h"
+
+static unsigned int job_timeout_ms = 2000;
+module_param(job_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(job_timeout_ms, "drm_sched job timeout (ms): then a preemption is asked, and the engine reset if it is not honoured");
+
+static unsigned int preempt_timeout_ms = 100;
+module_param(preempt_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(preempt_timeout_ms, "How long a hang check waits for a preemption before resetting the engine (ms)");
+
+static unsigned int hang_limit = 3;
+module_param(hang_limit, uint, 0444);
+MODULE_PARM_DESC(hang_limit, "Engine resets in a row (no job retired between) before every engine is reset");
+
+#define COPRO_RING_ENTRIES	256u	/* power of two, at most 4096 */
+#define COPRO_JOBS_IN_FLIGHT	64u	/* drm_sched credit limit */
+#define COPRO_POOL_SIZE		(4u << 20)
+
+static u32 eng_rd32(struct copro_engine *eng, u32 reg)
+{
+	return copro_rd32(eng->cdev, COPRO_ENG_BASE(eng->id) + reg);
+}
+
+static u64 eng_rd64(struct copro_engine *eng, u32 reg)
+{
+	return copro_rd64(eng->cdev, COPRO_ENG_BASE(eng->id) + reg);
+}
+
+static void eng_wr32(struct copro_engine *eng, u32 reg, u32 val)
+{
+	copro_wr32(eng->cdev, COPRO_ENG_BASE(eng->id) + reg, val);
+}
+
+static void eng_wr64(struct copro_engine *eng, u32 reg, u64 val)
+{
+	copro_wr64(eng->cdev, COPRO_ENG_BASE(eng->id) + reg, val);
+}
+
+/* ---- the kernel pool: one pinned VRAM buffer, carved with drm_mm ---- */
+
+int copro_pool_init(struct copro_device *cdev, u64 size, u64 reserved)
+{
+	struct copro_pool *pool = &cdev->pool;
+	s64 off;
+	int ret;
+
+	mutex_init(&pool->lock);
+	pool->gbo = drm_gem_vram_create(&cdev->drm, size, 0);
+	if (IS_ERR(pool->gbo))
+		return PTR_ERR(pool->gbo);
+	ret = drm_gem_vram_pin(pool->gbo, DRM_GEM_VRAM_PL_FLAG_VRAM |
+			       DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
+	if (ret)
+		goto err_put;
+	ret = drm_gem_vram_vmap(pool->gbo, &pool->map);
+	if (ret)
+		goto err_unpin;
+	off = drm_gem_vram_offset(pool->gbo);
+	if (off < 0) {
+		ret = off;
+		goto err_vunmap;
+	}
+	pool->gpu = off;
+	pool->size = size;
+	/* [0, reserved): the rings; the rest is handed out to jobs */
+	drm_mm_init(&pool->mm, reserved, size - reserved);
+	return 0;
+
+err_vunmap:
+	drm_gem_vram_vunmap(pool->gbo, &pool->map);
+err_unpin:
+	drm_gem_vram_unpin(pool->gbo);
+err_put:
+	drm_gem_object_put(&pool->gbo->bo.base);
+	pool->gbo = NULL;
+	return ret;
+}
+
+void copro_pool_fini(struct copro_device *cdev)
+{
+	struct copro_pool *pool = &cdev->pool;
+
+	if (!pool->gbo)
+		return;
+	drm_mm_takedown(&pool->mm);
+	drm_gem_vram_vunmap(pool->gbo, &pool->map);
+	drm_gem_vram_unpin(pool->gbo);
+	drm_gem_object_put(&pool->gbo->bo.base);
+	pool->gbo = NULL;
+}
+
+int copro_pool_alloc(struct copro_device *cdev, struct drm_mm_node *node,
+		     u64 size)
+{
+	int ret;
+
+	mutex_lock(&cdev->pool.lock);
+	ret = drm_mm_insert_node_generic(&cdev->pool.mm, node, size, 64, 0,
+					 DRM_MM_INSERT_BEST);
+	mutex_unlock(&cdev->pool.lock);
+	return ret;
+}
+
+void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node)
+{
+	if (!drm_mm_node_allocated(node))
+		return;
+	mutex_lock(&cdev->pool.lock);
+	drm_mm_remove_node(node);
+	mutex_unlock(&cdev->pool.lock);
+}
+
+/* ---- hardware fences ---- */
+
+static const char *copro_fence_driver_name(struct dma_fence *f)
+{
+	return COPRO_DRIVER_NAME;
+}
+
+static const char *copro_fence_timeline_name(struct dma_fence *f)
+{
+	return "copro-ring";
+}
+
+static const struct dma_fence_ops copro_hw_fence_ops = {
+	.get_driver_name = copro_fence_driver_name,
+	.get_timeline_name = copro_fence_timeline_name,
+};
+
+/* ---- the ring (eng->lock held) ---- */
+
+static void copro_ring_write(struct copro_engine *eng, struct copro_job *job)
+{
+	struct copro_device *cdev = eng->cdev;
+	struct copro_submit_desc d = {
+		.dma_addr = job->dma_gpu,
+		.dma_len = job->dma_len,
+		.flags = job->resume ? COPRO_SUBMIT_RESUME : 0,
+		.fence = eng->next_hwid++,
+		.context = job->ctx->id,
+		.save_addr = job->save_gpu,
+	};
+
+	job->hwid = d.fence;
+	iosys_map_memcpy_to(&cdev->pool.map,
+			    eng->ring_offset + eng->tail * COPRO_DESC_SIZE,
+			    &d, sizeof(d));
+	eng->tail = (eng->tail + 1) % COPRO_RING_ENTRIES;
+	list_add_tail(&job->link, &eng->ring_jobs);
+	if (job->resume)
+		eng->preempt_resumes++;
+}
+
+static void copro_ring_kick(struct copro_engine *eng)
+{
+	/* the descriptors reach VRAM before the doorbell */
+	wmb();
+	eng_wr32(eng, COPRO_ENG_RING_TAIL, eng->tail);
+}
+
+static void copro_job_signal(struct copro_engine *eng, struct copro_job *job,
+			     int error)
+{
+	list_del_init(&job->link);
+	if (error) {
+		dma_fence_set_error(&job->base.s_fence->finished, error);
+		dma_fence_set_error(job->hw, error);
+	}
+	dma_fence_signal(job->hw);
+}
+
+/* Retire every job up to the one whose entry is @done. */
+static void copro_retire(struct copro_engine *eng, u64 done)
+{
+	struct copro_job *job, *tmp;
+	u64 now = 0;
+	bool found = false;
+
+	if (!done)
+		return;
+	list_for_each_entry(job, &eng->ring_jobs, link) {
+		if (job->hwid == done) {
+			found = true;
+			break;
+		}
+	}
+	if (!found)
+		return;
+	now = copro_rd64(eng->cdev, COPRO_REG_GPU_TIME);
+	list_for_each_entry_safe(job, tmp, &eng->ring_jobs, link) {
+		u64 hwid = job->hwid;
+		struct copro_ctx *ctx = job->ctx;
+
+		if (job->start_ns && now > job->start_ns) {
+			ctx->busy_ns += now - job->start_ns;
+			spin_lock(&ctx->cfile->stat_lock);
+			ctx->cfile->busy_ns[eng->id] += now - job->start_ns;
+			spin_unlock(&ctx->cfile->stat_lock);
+		}
+		ctx->jobs++;
+		eng->jobs_done++;
+		copro_job_signal(eng, job, 0);
+		if (hwid == done)
+			break;
+	}
+	eng->hangs_in_row = 0;
+	/* the next job starts now (an estimate for the statistics) */
+	job = list_first_entry_or_null(&eng->ring_jobs, struct copro_job, link);
+	if (job && !job->start_ns)
+		job->start_ns = now;
+}
+
+static void copro_request_preempt(struct copro_engine *eng)
+{
+	if (eng->preempting)
+		return;
+	eng->preempting = true;
+	eng->preempt_reqs++;
+	eng_wr64(eng, COPRO_ENG_PREEMPT_REQ, eng->preempt_reqs);
+}
+
+/*
+ * The engine is idle with head == tail (after a preemption or a reset):
+ * write every job on ring_jobs and held again, highest priority first;
+ * within one priority ring_jobs before held, so each context's jobs keep
+ * their order (a context has one priority). The context in rotate_ctx
+ * (a long job that a hang check preempted) goes behind its peers.
+ */
+static void copro_ring_rebuild(struct copro_engine *eng)
+{
+	struct copro_job *job, *tmp;
+	LIST_HEAD(all);
+	LIST_HEAD(order);
+	int prio;
+	int pass;
+
+	list_splice_tail_init(&eng->ring_jobs, &all);
+	list_splice_tail_init(&eng->held, &all);
+	for (prio = DRM_SCHED_PRIORITY_COUNT - 1; prio >= 0; prio--) {
+		for (pass = 0; pass < 2; pass++) {
+			list_for_each_entry_safe(job, tmp, &all, link) {
+				bool rot = job->ctx == eng->rotate_ctx;
+
+				if (job->prio != prio || rot != !!pass)
+					continue;
+				list_move_tail(&job->link, &order);
+			}
+		}
+	}
+	eng->rotate_ctx = NULL;
+	list_for_each_entry_safe(job, tmp, &order, link) {
+		list_del_init(&job->link);
+		job->start_ns = 0;
+		copro_ring_write(eng, job);
+	}
+	job = list_first_entry_or_null(&eng->ring_jobs, struct copro_job, link);
+	if (job)
+		job->start_ns = copro_rd64(eng->cdev, COPRO_REG_GPU_TIME);
+	copro_ring_kick(eng);
+}
+
+static void copro_engine_program(struct copro_engine *eng)
+{
+	eng_wr64(eng, COPRO_ENG_RING_BASE, eng->ring_gpu);
+	eng_wr32(eng, COPRO_ENG_RING_SIZE, COPRO_RING_ENTRIES);
+	eng->tail = 0;
+}
+
+/*
+ * Reset the engine (its lock held). The job whose entry is @guilty (0:
+ * none known) has its context banned; every job of that context fails,
+ * every other job goes on the ring again.
+ */
+static void copro_engine_recover(struct copro_engine *eng, u64 guilty,
+				 int error)
+{
+	struct copro_job *job, *tmp, *bad = NULL;
+	struct copro_ctx *ctx = NULL;
+
+	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+	eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+	if (!guilty)
+		guilty = eng_rd64(eng, COPRO_ENG_ABORTED_FENCE);
+	eng->engine_resets++;
+	eng->hangs_in_row++;
+	/* a reset cancels the request, and leaves head == tail */
+	if (eng->preempting) {
+		eng->preempting = false;
+		eng->preempt_done++;
+	}
+	list_for_each_entry(job, &eng->ring_jobs, link) {
+		if (guilty && job->hwid == guilty)
+			bad = job;
+	}
+	if (bad) {
+		ctx = bad->ctx;
+		if (!ctx->banned)
+			eng->banned++;
+		WRITE_ONCE(ctx->banned, true);
+		copro_job_signal(eng, bad, error);
+	}
+	if (ctx) {
+		list_for_each_entry_safe(job, tmp, &eng->ring_jobs, link)
+			if (job->ctx == ctx)
+				copro_job_signal(eng, job, -ECANCELED);
+		list_for_each_entry_safe(job, tmp, &eng->held, link)
+			if (job->ctx == ctx)
+				copro_job_signal(eng, job, -ECANCELED);
+	}
+	if (eng->hangs_in_row >= hang_limit) {
+		/* repeated hangs: the whole device is reset (from a worker) */
+		eng->hangs_in_row = 0;
+		schedule_work(&eng->cdev->recovery_work);
+	}
+	copro_ring_rebuild(eng);
+	wake_up_all(&eng->wq);
+}
+
+/*
+ * Device recovery: a function or bus reset through the PCI core, whose
+ * reset_prepare/reset_done hooks save and restore the display and
+ * (copro_render_reset_prepare/done) stop the rings and write every
+ * unfinished job again. Without a reset method (the device on the root
+ * complex), every engine is reset and programmed from scratch instead.
+ */
+static void copro_recovery_work(struct work_struct *w)
+{
+	struct copro_device *cdev = container_of(w, struct copro_device,
+						 recovery_work);
+	unsigned int e;
+	int ret;
+
+	cdev->device_recoveries++;
+	ret = pci_try_reset_function(cdev->pdev);
+	drm_warn(&cdev->drm, "repeated hangs: device reset (%s)\n",
+		 ret ? "engines only, no PCI reset method" : "PCI reset");
+	if (!ret)
+		return;
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+
+		spin_lock_irqsave(&eng->lock, flags);
+		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+		if (eng->preempting) {
+			eng->preempting = false;
+			eng->preempt_done++;
+		}
+		copro_engine_program(eng);
+		copro_ring_rebuild(eng);
+		spin_unlock_irqrestore(&eng->lock, flags);
+		wake_up_all(&eng->wq);
+	}
+}
+
+/* ---- drm_sched backend ---- */
+
+static bool copro_ring_needs_preempt(struct copro_engine *eng,
+				     struct copro_job *job)
+{
+	struct copro_job *last;
+
+	if (eng->cdev->preempt_caps == COPRO_PREEMPT_NONE)
+		return false;
+	if (list_empty(&eng->ring_jobs))
+		return false;
+	/* the ring is in priority order: its last job has the lowest */
+	last = list_last_entry(&eng->ring_jobs, struct copro_job, link);
+	return last->prio < job->prio;
+}
+
+static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
+{
+	struct copro_job *job = to_copro_job(sched_job);
+	struct copro_engine *eng = &job->cdev->engines[job->engine];
+	struct copro_ctx *ctx = job->ctx;
+	struct dma_fence *f;
+	unsigned long flags;
+
+	if (READ_ONCE(ctx->banned))
+		return ERR_PTR(-ECANCELED);
+	if (sched_job->s_fence->finished.error)
+		return ERR_PTR(sched_job->s_fence->finished.error);
+	if (job->hw)		/* never twice: the driver resubmits itself */
+		return dma_fence_get(job->hw);
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	dma_fence_init(f, &copro_hw_fence_ops, &eng->fence_lock,
+		       ctx->fence_context + job->engine,
+		       ++ctx->seqno[job->engine]);
+	job->hw = f;
+
+	spin_lock_irqsave(&eng->lock, flags);
+	eng->jobs_run++;
+	job->seq = eng->jobs_run;
+	if (eng->preempting || eng->stopped) {
+		list_add_tail(&job->link, &eng->held);
+	} else if (copro_ring_needs_preempt(eng, job)) {
+		list_add_tail(&job->link, &eng->held);
+		copro_request_preempt(eng);
+	} else {
+		if (list_empty(&eng->ring_jobs))
+			job->start_ns = copro_rd64(eng->cdev,
+						   COPRO_REG_GPU_TIME);
+		copro_ring_write(eng, job);
+		copro_ring_kick(eng);
+	}
+	spin_unlock_irqrestore(&eng->lock, flags);
+	return dma_fence_get(f);
+}
+
+static void copro_readd_job(struct drm_sched_job *sched_job)
+{
+	struct drm_gpu_scheduler *sched = sched_job->sched;
+
+	/*
+	 * drm_sched took the job off its pending list to call us; a job that
+	 * did not hang goes back (as Xe does), else it would never be freed.
+	 */
+	spin_lock(&sched->job_list_lock);
+	if (list_empty(&sched_job->list))
+		list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+}
+
+static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct copro_job *job = to_copro_job(sched_job);
+	struct copro_engine *eng = &job->cdev->engines[job->engine];
+	struct copro_job *cur, *tmp;
+	unsigned long flags;
+	u64 seq, running;
+	long left;
+
+	spin_lock_irqsave(&eng->lock, flags);
+	/* a lost DMA_DONE (INJECT DROP_IRQ) is found here */
+	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+	if (dma_fence_is_signaled(job->hw)) {
+		spin_unlock_irqrestore(&eng->lock, flags);
+		goto out;
+	}
+	/*
+	 * A WAIT is preemptible at any time, so a job blocked in one for
+	 * ever would pass the preemption test: one found blocked at two
+	 * timeouts is hung (only its own buffers can release it).
+	 */
+	running = eng_rd64(eng, COPRO_ENG_CURRENT_FENCE);
+	cur = NULL;
+	list_for_each_entry(tmp, &eng->ring_jobs, link)
+		if (running && tmp->hwid == running)
+			cur = tmp;
+	if (cur && eng_rd32(eng, COPRO_ENG_STATE) == COPRO_ENG_STATE_WAITING) {
+		if (cur->seq == eng->tdr_wait_seq) {
+			eng->tdr_wait_seq = 0;
+			eng->rotate_ctx = NULL;
+			copro_engine_recover(eng, running, -ETIME);
+			spin_unlock_irqrestore(&eng->lock, flags);
+			goto out;
+		}
+		eng->tdr_wait_seq = cur->seq;
+	}
+	/* a healthy engine honours a preemption request: ask for one */
+	cur = list_first_entry_or_null(&eng->ring_jobs, struct copro_job, link);
+	eng->rotate_ctx = cur ? cur->ctx : NULL;
+	seq = eng->preempt_done;
+	copro_request_preempt(eng);
+	spin_unlock_irqrestore(&eng->lock, flags);
+
+	left = wait_event_timeout(eng->wq, READ_ONCE(eng->preempt_done) != seq,
+				  msecs_to_jiffies(preempt_timeout_ms));
+
+	spin_lock_irqsave(&eng->lock, flags);
+	if (left || eng->preempt_done != seq) {
+		eng->tdr_preempts++;
+		spin_unlock_irqrestore(&eng->lock, flags);
+		goto out;
+	}
+	/* hung: the job in execution is the guilty one */
+	running = eng_rd64(eng, COPRO_ENG_CURRENT_FENCE);
+	drm_warn_once(&eng->cdev->drm,
+		      "engine %u hung (fence %llu): reset\n", eng->id, running);
+	eng->rotate_ctx = NULL;
+	copro_engine_recover(eng, running, -EIO);
+	spin_unlock_irqrestore(&eng->lock, flags);
+out:
+	copro_readd_job(sched_job);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void copro_free_job(struct drm_sched_job *sched_job)
+{
+	drm_sched_job_cleanup(sched_job);
+	copro_job_free(to_copro_job(sched_job));
+}
+
+const struct drm_sched_backend_ops copro_sched_ops = {
+	.run_job = copro_run_job,
+	.timedout_job = copro_timedout_job,
+	.free_job = copro_free_job,
+};
+
+/* ---- interrupts ---- */
+
+static void copro_preempted(struct copro_engine *eng)
+{
+	u64 pf = eng_rd64(eng, COPRO_ENG_PREEMPTED_FENCE);
+	struct copro_job *job;
+
+	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+	if (!eng->preempting)
+		return;
+	eng->preempting = false;
+	eng->preempt_done++;
+	eng->preemptions++;
+	list_for_each_entry(job, &eng->ring_jobs, link) {
+		/* the others were dropped unfetched: their state stands */
+		if (pf && job->hwid == pf)
+			job->resume = true;
+	}
+	copro_ring_rebuild(eng);
+	wake_up_all(&eng->wq);
+}
+
+void copro_engine_irq(struct copro_engine *eng, u32 causes)
+{
+	unsigned long flags;
+
+	if (!eng->sched_ready)
+		return;
+	spin_lock_irqsave(&eng->lock, flags);
+	if (causes & COPRO_INT_DMA_DONE)
+		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+	if (causes & (COPRO_INT_FAULT | COPRO_INT_ERROR)) {
+		u32 kind = eng_rd32(eng, COPRO_ENG_FAULT_KIND);
+
+		if (kind) {
+			eng->faults++;
+			drm_dbg(&eng->cdev->drm,
+				"engine %u: fault %u at %#x of fence %llu\n",
+				eng->id, kind,
+				eng_rd32(eng, COPRO_ENG_FAULT_OFFSET),
+				eng_rd64(eng, COPRO_ENG_FAULT_FENCE));
+			copro_engine_recover(eng,
+					     eng_rd64(eng, COPRO_ENG_FAULT_FENCE),
+					     -EIO);
+		}
+	}
+	if (causes & COPRO_INT_PREEMPTED)
+		copro_preempted(eng);
+	spin_unlock_irqrestore(&eng->lock, flags);
+}
+
+/* ---- bring-up ---- */
+
+int copro_render_init(struct copro_device *cdev)
+{
+	struct copro_sched_params p = {
+		.ops = &copro_sched_ops,
+		.hw_submission = COPRO_JOBS_IN_FLIGHT,
+		.hang_limit = 0,
+		.timeout = msecs_to_jiffies(job_timeout_ms),
+		.dev = cdev->drm.dev,
+	};
+	static const char * const names[COPRO_MAX_ENGINES] = {
+		"copro-render", "copro-copy", "copro-e2", "copro-e3",
+	};
+	unsigned int e;
+	int ret;
+
+	ida_init(&cdev->ctx_ids);
+	init_waitqueue_head(&cdev->pool_wq);
+	INIT_WORK(&cdev->recovery_work, copro_recovery_work);
+	cdev->preempt_caps = copro_rd32(cdev, COPRO_REG_PREEMPT_CAPS);
+	ret = copro_pool_init(cdev, COPRO_POOL_SIZE,
+			      COPRO_MAX_ENGINES * COPRO_RING_ENTRIES *
+			      COPRO_DESC_SIZE);
+	if (ret)
+		return ret;
+	ret = copro_gart_init(cdev);
+	if (ret) {
+		copro_pool_fini(cdev);
+		return ret;
+	}
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+
+		eng->cdev = cdev;
+		spin_lock_init(&eng->lock);
+		spin_lock_init(&eng->fence_lock);
+		INIT_LIST_HEAD(&eng->ring_jobs);
+		INIT_LIST_HEAD(&eng->held);
+		init_waitqueue_head(&eng->wq);
+		eng->next_hwid = 1;
+		eng->ring_offset = e * COPRO_RING_ENTRIES * COPRO_DESC_SIZE;
+		eng->ring_gpu = cdev->pool.gpu + eng->ring_offset;
+		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+		copro_engine_program(eng);
+		p.name = names[e];
+		ret = copro_sched_init(&eng->sched, &p);
+		if (ret)
+			goto err;
+		eng->sched_ready = true;
+		copro_irq_enable(cdev, COPRO_INT_ENG(e, COPRO_INT_DMA_DONE |
+						     COPRO_INT_PREEMPTED |
+						     COPRO_INT_FAULT |
+						     COPRO_INT_ERROR));
+	}
+	return 0;
+err:
+	copro_render_fini(cdev);
+	return ret;
+}
+
+void copro_render_fini(struct copro_device *cdev)
+{
+	unsigned int e;
+
+	cancel_work_sync(&cdev->recovery_work);
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+
+		if (!eng->sched_ready)
+			continue;
+		copro_irq_disable(cdev, COPRO_INT_ENGINE_MASK(e));
+		drm_sched_fini(&eng->sched);
+		eng->sched_ready = false;
+		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+	}
+	copro_gart_fini(cdev);
+	copro_pool_fini(cdev);
+	ida_destroy(&cdev->ctx_ids);
+}
+
+/* Before a function or bus reset: nothing more goes on the rings. */
+void copro_render_reset_prepare(struct copro_device *cdev)
+{
+	unsigned int e;
+
+	/* no submit writes a stream to VRAM until reset_done */
+	down_write(&cdev->reset_sem);
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+
+		if (!eng->sched_ready)
+			continue;
+		spin_lock_irqsave(&eng->lock, flags);
+		eng->stopped = true;
+		/* what retired before the reset is done */
+		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+		spin_unlock_irqrestore(&eng->lock, flags);
+	}
+}
+
+/*
+ * After a function or bus reset every engine register is 0: program the
+ * rings again and write every unfinished job again (a preempted one
+ * resumes from its save record, in VRAM, which survived; one that was
+ * running starts again).
+ */
+void copro_render_reset_done(struct copro_device *cdev)
+{
+	unsigned int e;
+
+	copro_gart_program(cdev);
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+
+		if (!eng->sched_ready)
+			continue;
+		spin_lock_irqsave(&eng->lock, flags);
+		eng->stopped = false;
+		if (eng->preempting) {
+			eng->preempting = false;
+			eng->preempt_done++;
+		}
+		copro_engine_program(eng);
+		copro_ring_rebuild(eng);
+		spin_unlock_irqrestore(&eng->lock, flags);
+		wake_up_all(&eng->wq);
+	}
+	up_write(&cdev->reset_sem);
+}
+
+void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
+{
+	unsigned int e;
+
+	seq_printf(m, "preempt_caps: %u\ndevice_recoveries: %llu\n",
+		   cdev->preempt_caps, cdev->device_recoveries);
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+		unsigned int on_ring = 0, held = 0;
+		struct copro_job *job;
+
+		spin_lock_irqsave(&eng->lock, flags);
+		list_for_each_entry(job, &eng->ring_jobs, link)
+			on_ring++;
+		list_for_each_entry(job, &eng->held, link)
+			held++;
+		spin_unlock_irqrestore(&eng->lock, flags);
+		seq_printf(m, "engine%u: run %llu done %llu on_ring %u held %u\n",
+			   e, eng->jobs_run, eng->jobs_done, on_ring, held);
+		seq_printf(m, "engine%u: preempt_reqs %llu preemptions %llu resumes %llu tdr_preempts %llu\n",
+			   e, eng->preempt_reqs, eng->preemptions,
+			   eng->preempt_resumes, eng->tdr_preempts);
+		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu\n",
+			   e, eng->engine_resets, eng->faults, eng->banned);
+		seq_printf(m, "engine%u: ring head %u tail %u (driver %u) state %u completed %llu current %llu next %llu submissions %llu packets %llu\n",
+			   e, eng_rd32(eng, COPRO_ENG_RING_HEAD),
+			   eng_rd32(eng, COPRO_ENG_RING_TAIL), eng->tail,
+			   eng_rd32(eng, COPRO_ENG_STATE),
+			   eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE),
+			   eng_rd64(eng, COPRO_ENG_CURRENT_FENCE),
+			   eng->next_hwid,
+			   eng_rd64(eng, COPRO_ENG_STAT_SUBMISSIONS),
+			   eng_rd64(eng, COPRO_ENG_STAT_PACKETS));
+		/* the device's own measures (request-to-saved latency) */
+		seq_printf(m, "engine%u: dev_busy_ns %llu dev_preemptions %llu dev_preempt_sum_ns %llu dev_preempt_max_ns %llu\n",
+			   e, eng_rd64(eng, COPRO_ENG_STAT_BUSY_NS),
+			   eng_rd64(eng, COPRO_ENG_STAT_PREEMPTIONS),
+			   eng_rd64(eng, COPRO_ENG_STAT_PREEMPT_SUM),
+			   eng_rd64(eng, COPRO_ENG_STAT_PREEMPT_MAX));
+	}
+}

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * copro DRM driver: the submit ioctl.
+ *
+ * The stream is copied into kernel memory and checked there, packet by
+ * packet, with the firmware kmd's rules (firmware/kmd/copro_render.c):
+ * known opcodes only, each at its fixed length (copro_packet_len()),
+ * none running past the stream; INTERRUPT and COPY_PTE are the kernel's
+ * own; FENCE without the interrupt flag; the copy engine only its
+ * opcodes. Every address field names a buffer of the list and an offset,
+ * COPRO_ADDR(i, off): the whole range the packet touches (8 bytes for
+ * TIMESTAMP, FENCE and WAIT; size bytes for COPY and FILL; pitch x height
+ * for SET_TARGET) must lie inside buffer i, written ones must be listed
+ * COPRO_BO_WRITE. A RECT draws only into a slot the same stream bound:
+ * bound targets are engine state that outlives a submission. The checked
+ * copy, with the buffers' VRAM addresses patched in, goes to the kernel
+ * pool, where no process can change it before the engine reads it.
+ */
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem_vram_helper.h>
+#include <drm/drm_syncobj.h>
+
+#include "copro/copro_cmd.h"
+#include "uapi/copro_drm.h"
+#include "copro_render.h"
+
+struct copro_check {
+	u32 *cmd;
+	u32 ndw;
+	unsigned int engine;
+	unsigned int bo_count;
+	const u64 *gpu;		/* VRAM address of each buffer */
+	const u64 *size;
+	const u32 *flags;
+	u32 bound;		/* target slots bound by this stream */
+	u64 work_ns;
+	u32 bad;		/* byte offset of the refused packet */
+};
+
+static u64 get64(const u32 *p)
+{
+	return (u64)p[0] | ((u64)p[1] << 32);
+}
+
+static void put64(u32 *p, u64 v)
+{
+	p[0] = lower_32_bits(v);
+	p[1] = upper_32_bits(v);
+}
+
+/* Check and patch the address field at @p: @bytes from it, @align. */
+static int copro_check_addr(struct copro_check *c, u32 *p, u64 bytes,
+			    u32 align, bool write)
+{
+	u64 v = get64(p);
+	u32 idx = upper_32_bits(v);
+	u32 off = lower_32_bits(v);
+
+	if (idx >= c->bo_count)
+		return -EINVAL;
+	if (write && !(c->flags[idx] & COPRO_BO_WRITE))
+		return -EACCES;
+	if (bytes > c->size[idx] || off > c->size[idx] - bytes)
+		return -ERANGE;
+	if (off % align)
+		return -EINVAL;
+	put64(p, c->gpu[idx] + off);
+	return 0;
+}
+
+static int copro_check_packet(struct copro_check *c, u32 *p, u32 op,
+			      u32 flags)
+{
+	u32 bpp, pitch, width, height;
+	u64 n;
+	int ret;
+
+	switch (op) {
+	case COPRO_OP_NOP:
+		return 0;
+	case COPRO_OP_TIMESTAMP:
+		return copro_check_addr(c, p + 1, 8, 8, true);
+	case COPRO_OP_FENCE:
+		if (flags)	/* COPRO_FENCE_IRQ is the kernel's */
+			return -EINVAL;
+		return copro_check_addr(c, p + 1, 8, 8, true);
+	case COPRO_OP_WAIT:
+		return copro_check_addr(c, p + 1, 8, 8, false);
+	case COPRO_OP_COPY:
+		n = get64(p + 5);
+		ret = copro_check_addr(c, p + 1, n, 1, true);
+		return ret ?: copro_check_addr(c, p + 3, n, 1, false);
+	case COPRO_OP_FILL:
+		n = get64(p + 3);
+		if (n % 4)
+			return -EINVAL;
+		return copro_check_addr(c, p + 1, n, 1, true);
+	case COPRO_OP_SET_TARGET:
+		pitch = p[3];
+		width = p[4];
+		height = p[5];
+		bpp = copro_fmt_bpp(p[6]);
+		if (flags >= COPRO_TARGET_SLOTS || !bpp ||
+		    width > COPRO_TARGET_MAX_DIM ||
+		    height > COPRO_TARGET_MAX_DIM || pitch < width * bpp)
+			return -EINVAL;
+		ret = copro_check_addr(c, p + 1, (u64)pitch * height, 1, true);
+		if (!ret)
+			c->bound |= BIT(flags);
+		return ret;
+	case COPRO_OP_RECT:
+		/* a slot bound before may hold another process's surface */
+		if (flags >= COPRO_TARGET_SLOTS || !(c->bound & BIT(flags)))
+			return -EINVAL;
+		return 0;
+	case COPRO_OP_WORK:
+		n = get64(p + 1);
+		if (n > COPRO_SUBMIT_MAX_WORK_NS - c->work_ns)
+			return -EINVAL;
+		c->work_ns += n;
+		return 0;
+	default:
+		/* INTERRUPT, COPY_PTE: the kernel's own */
+		return -EINVAL;
+	}
+}
+
+static int copro_check_stream(struct copro_check *c)
+{
+	u32 i = 0;
+	int ret;
+
+	while (i < c->ndw) {
+		u32 hdr = c->cmd[i];
+		u32 op = COPRO_PKT_OP(hdr);
+		u32 len = COPRO_PKT_LEN(hdr);
+
+		c->bad = i * 4;
+		if (op > COPRO_OP_LAST)
+			return -EINVAL;
+		if (c->engine == COPRO_ENGINE_COPY &&
+		    !(COPRO_COPY_ENGINE_OPS & BIT(op)))
+			return -EINVAL;
+		if (op == COPRO_OP_NOP ? len < 1 : len != copro_packet_len(op))
+			return -EINVAL;
+		if (len > c->ndw - i)
+			return -EINVAL;
+		ret = copro_check_packet(c, &c->cmd[i], op, COPRO_PKT_FLAGS(hdr));
+		if (ret)
+			return ret;
+		i += len;
+	}
+	c->bad = U32_MAX;
+	return 0;
+}
+
+void copro_job_free(struct copro_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->bo_count; i++) {
+		if (!copro_is_gtt(job->bos[i]))
+			drm_gem_vram_unpin(drm_gem_vram_of_gem(job->bos[i]));
+		drm_gem_object_put(job->bos[i]);
+	}
+	kvfree(job->bos);
+	if (drm_mm_node_allocated(&job->mem)) {
+		atomic64_sub(job->mem.size, &job->cfile->pool_bytes);
+		copro_pool_free(job->cdev, &job->mem);
+		atomic_inc(&job->cdev->pool_frees);
+		wake_up_all(&job->cdev->pool_wq);
+	}
+	if (job->hw)
+		dma_fence_put(job->hw);
+	copro_ctx_put(job->ctx);
+	kfree(job);
+}
+
+/* Look the buffers up and pin them in VRAM; fill @c's tables. */
+static int copro_job_bos(struct copro_job *job, struct drm_file *file,
+			 const struct drm_copro_submit *a,
+			 struct copro_check *c, u64 *gpu, u64 *size, u32 *flags)
+{
+	struct drm_copro_bo_ref *refs;
+	unsigned int i, j;
+	int ret = 0;
+
+	if (!a->bo_count)
+		return 0;
+	refs = kvmalloc_array(a->bo_count, sizeof(*refs), GFP_KERNEL);
+	job->bos = kvcalloc(a->bo_count, sizeof(*job->bos), GFP_KERNEL);
+	if (!refs || !job->bos) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (copy_from_user(refs, u64_to_user_ptr(a->bos),
+			   a->bo_count * sizeof(*refs))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	for (i = 0; i < a->bo_count; i++) {
+		struct drm_gem_vram_object *gbo;
+		struct drm_gem_object *obj;
+		s64 off;
+
+		if (refs[i].flags & ~COPRO_BO_WRITE) {
+			ret = -EINVAL;
+			goto out;
+		}
+		for (j = 0; j < i; j++) {
+			if (refs[j].handle == refs[i].handle) {
+				ret = -EINVAL;
+				goto out;
+			}
+		}
+		obj = drm_gem_object_lookup(file, refs[i].handle);
+		if (!obj) {
+			ret = -ENOENT;
+			goto out;
+		}
+		if (copro_is_gtt(obj)) {
+			/* mapped in the aperture for its whole life */
+			job->bos[job->bo_count++] = obj;
+			gpu[i] = copro_gtt_gpu(obj);
+		} else {
+			gbo = drm_gem_vram_of_gem(obj);
+			ret = drm_gem_vram_pin(gbo, DRM_GEM_VRAM_PL_FLAG_VRAM);
+			if (ret) {
+				drm_gem_object_put(obj);
+				goto out;
+			}
+			job->bos[job->bo_count++] = obj;
+			off = drm_gem_vram_offset(gbo);
+			if (off < 0) {
+				ret = off;
+				goto out;
+			}
+			gpu[i] = off;
+		}
+		size[i] = obj->size;
+		flags[i] = refs[i].flags;
+	}
+out:
+	kvfree(refs);
+	return ret;
+}
+
+struct copro_out_sync {
+	struct drm_syncobj *obj;
+	struct dma_fence_chain *chain;
+	u64 point;
+};
+
+static int copro_syncs_in(struct copro_job *job, struct drm_file *file,
+			  const struct drm_copro_submit *a)
+{
+	struct drm_copro_sync s;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < a->in_sync_count; i++) {
+		struct dma_fence *f;
+
+		if (copy_from_user(&s, u64_to_user_ptr(a->in_syncs) +
+				   i * sizeof(s), sizeof(s)))
+			return -EFAULT;
+		if (s.flags)
+			return -EINVAL;
+		ret = drm_syncobj_find_fence(file, s.handle, s.point, 0, &f);
+		if (ret)
+			return ret;
+		ret = drm_sched_job_add_dependency(&job->base, f);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void copro_syncs_out_free(struct copro_out_sync *out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (out[i].obj)
+			drm_syncobj_put(out[i].obj);
+		dma_fence_chain_free(out[i].chain);
+	}
+	kvfree(out);
+}
+
+static int copro_syncs_out(struct drm_file *file,
+			   const struct drm_copro_submit *a,
+			   struct copro_out_sync **outp)
+{
+	struct copro_out_sync *out;
+	struct drm_copro_sync s;
+	unsigned int i;
+
+	*outp = NULL;
+	if (!a->out_sync_count)
+		return 0;
+	out = kvcalloc(a->out_sync_count, sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	*outp = out;
+	for (i = 0; i < a->out_sync_count; i++) {
+		if (copy_from_user(&s, u64_to_user_ptr(a->out_syncs) +
+				   i * sizeof(s), sizeof(s)))
+			return -EFAULT;
+		if (s.flags)
+			return -EINVAL;
+		out[i].obj = drm_syncobj_find(file, s.handle);
+		if (!out[i].obj)
+			return -ENOENT;
+		out[i].point = s.point;
+		if (s.point) {
+			out[i].chain = dma_fence_chain_alloc();
+			if (!out[i].chain)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static struct copro_ctx *copro_ctx_lookup(struct copro_file *cfile, u32 h)
+{
+	struct copro_ctx *ctx;
+
+	xa_lock(&cfile->ctxs);
+	ctx = xa_load(&cfile->ctxs, h);
+	if (ctx)
+		kref_get(&ctx->ref);
+	xa_unlock(&cfile->ctxs);
+	return ctx;
+}
+
+/*
+ * Take @size bytes of the kernel pool for @job. A file may hold at most
+ * COPRO_FILE_POOL_MAX of it (so no process starves the others); past
+ * that, or when the pool is full, the submit sleeps until jobs retire
+ * (back-pressure, as a full ring would give), or a signal interrupts it.
+ */
+static int copro_pool_charge(struct copro_job *job, u64 size)
+{
+	struct copro_device *cdev = job->cdev;
+	atomic64_t *held = &job->cfile->pool_bytes;
+
+	for (;;) {
+		unsigned int gen = atomic_read(&cdev->pool_frees);
+		int ret;
+
+		if (atomic64_add_return(size, held) <= COPRO_FILE_POOL_MAX) {
+			if (!copro_pool_alloc(cdev, &job->mem, size))
+				return 0;
+		}
+		atomic64_sub(size, held);
+		ret = wait_event_interruptible(cdev->pool_wq,
+					       atomic_read(&cdev->pool_frees) != gen);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Copy, check and place the stream; the job's pool memory holds it. */
+static int copro_job_stream(struct copro_job *job,
+			    struct drm_copro_submit *a, struct copro_check *c)
+{
+	struct copro_device *cdev = job->cdev;
+	u32 stream = ALIGN(a->cmds_size, 64);
+	int ret;
+
+	c->cmd = kvmalloc(a->cmds_size, GFP_KERNEL);
+	if (!c->cmd)
+		return -ENOMEM;
+	if (copy_from_user(c->cmd, u64_to_user_ptr(a->cmds), a->cmds_size)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	c->ndw = a->cmds_size / 4;
+	ret = copro_check_stream(c);
+	a->bad_offset = c->bad;
+	if (ret)
+		goto out;
+	ret = copro_pool_charge(job, stream + COPRO_SAVE_AREA);
+	if (ret)
+		goto out;
+	/* VRAM writes are lost while a reset has the BARs off */
+	down_read(&cdev->reset_sem);
+	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
+			    a->cmds_size);
+	up_read(&cdev->reset_sem);
+	job->dma_gpu = cdev->pool.gpu + job->mem.start;
+	job->dma_len = a->cmds_size;
+	job->save_gpu = job->dma_gpu + stream;
+out:
+	kvfree(c->cmd);
+	return ret;
+}
+
+int copro_ioctl_submit(struct drm_device *drm, void *data,
+		       struct drm_file *file)
+{
+	struct copro_device *cdev = to_copro(drm);
+	struct copro_file *cfile = file->driver_priv;
+	struct drm_copro_submit *a = data;
+	struct copro_out_sync *out = NULL;
+	struct copro_check c = {};
+	struct ww_acquire_ctx acquire;
+	struct dma_fence *fence;
+	struct copro_job *job;
+	struct copro_ctx *ctx;
+	bool inited = false;
+	u64 *tables = NULL;
+	int fd = -1;
+	unsigned int i;
+	int ret;
+
+	a->bad_offset = U32_MAX;
+	if ((a->flags & ~COPRO_SUBMIT_FENCE_FD_OUT) || a->pad ||
+	    a->engine >= cdev->num_engines || !a->cmds_size ||
+	    a->cmds_size % 4 || a->cmds_size > COPRO_SUBMIT_MAX_CMDS ||
+	    a->bo_count > COPRO_SUBMIT_MAX_BOS ||
+	    a->in_sync_count > COPRO_SUBMIT_MAX_SYNCS ||
+	    a->out_sync_count > COPRO_SUBMIT_MAX_SYNCS)
+		return -EINVAL;
+	ctx = copro_ctx_lookup(cfile, a->ctx);
+	if (!ctx)
+		return -ENOENT;
+	if (READ_ONCE(ctx->banned)) {
+		copro_ctx_put(ctx);
+		return -ECANCELED;
+	}
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job) {
+		copro_ctx_put(ctx);
+		return -ENOMEM;
+	}
+	job->cdev = cdev;
+	job->cfile = cfile;
+	job->ctx = ctx;
+	job->engine = a->engine;
+	job->prio = ctx->prio;
+	INIT_LIST_HEAD(&job->link);
+
+	/* gpu, size and flags of each buffer, one allocation */
+	tables = kvcalloc(3 * COPRO_SUBMIT_MAX_BOS, sizeof(u64), GFP_KERNEL);
+	if (!tables) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	c.engine = a->engine;
+	c.bo_count = a->bo_count;
+	c.gpu = tables;
+	c.size = tables + COPRO_SUBMIT_MAX_BOS;
+	c.flags = (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS);
+	ret = copro_job_bos(job, file, a, &c, tables,
+			    tables + COPRO_SUBMIT_MAX_BOS,
+			    (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS));
+	if (ret)
+		goto err;
+	ret = copro_job_stream(job, a, &c);
+	if (ret)
+		goto err;
+
+	ret = drm_sched_job_init(&job->base, &ctx->entity[a->engine], cfile);
+	if (ret)
+		goto err;
+	inited = true;
+	ret = copro_syncs_in(job, file, a);
+	if (ret)
+		goto err;
+	ret = copro_syncs_out(file, a, &out);
+	if (ret)
+		goto err;
+	if (a->flags & COPRO_SUBMIT_FENCE_FD_OUT) {
+		fd = get_unused_fd_flags(O_CLOEXEC);
+		if (fd < 0) {
+			ret = fd;
+			goto err;
+		}
+	}
+
+	/* implicit sync: wait for other writers (readers, when writing) */
+	ret = drm_gem_lock_reservations(job->bos, job->bo_count, &acquire);
+	if (ret)
+		goto err;
+	for (i = 0; i < job->bo_count; i++) {
+		bool write = c.flags[i] & COPRO_BO_WRITE;
+
+		ret = dma_resv_reserve_fences(job->bos[i]->resv, 1);
+		if (!ret)
+			ret = drm_sched_job_add_implicit_dependencies(&job->base,
+								      job->bos[i],
+								      write);
+		if (ret) {
+			drm_gem_unlock_reservations(job->bos, job->bo_count,
+						    &acquire);
+			goto err;
+		}
+	}
+
+	mutex_lock(&ctx->submit_lock);
+	drm_sched_job_arm(&job->base);
+	fence = dma_fence_get(&job->base.s_fence->finished);
+	for (i = 0; i < job->bo_count; i++)
+		dma_resv_add_fence(job->bos[i]->resv, fence,
+				   c.flags[i] & COPRO_BO_WRITE ?
+				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	/* the job may retire and be freed from here on */
+	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&ctx->submit_lock);
+	drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
+
+	for (i = 0; i < a->out_sync_count; i++) {
+		if (out[i].chain) {
+			drm_syncobj_add_point(out[i].obj, out[i].chain, fence,
+					      out[i].point);
+			out[i].chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(out[i].obj, fence);
+		}
+	}
+	if (fd >= 0) {
+		struct sync_file *sf = sync_file_create(fence);
+
+		if (sf) {
+			fd_install(fd, sf->file);
+			a->fence_fd = fd;
+		} else {
+			put_unused_fd(fd);
+			ret = -ENOMEM;
+		}
+	}
+	dma_fence_put(fence);
+	copro_syncs_out_free(out, a->out_sync_count);
+	kvfree(tables);
+	return ret;
+
+err:
+	if (fd >= 0)
+		put_unused_fd(fd);
+	if (out)
+		copro_syncs_out_free(out, a->out_sync_count);
+	if (inited)
+		drm_sched_job_cleanup(&job->base);
+	copro_job_free(job);
+	kvfree(tables);
+	return ret;
+}

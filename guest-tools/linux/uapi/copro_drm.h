@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: (GPL-2.0-or-later WITH Linux-syscall-note) OR MIT */
+/*
+ * copro DRM driver: the render uapi (ioctls on /dev/dri/card* and
+ * /dev/dri/renderD*). See docs/linux.rst.
+ *
+ * Memory model: buffers are GEM objects in VRAM. A command stream never
+ * holds a GPU address: every address field of a packet is COPRO_ADDR(i,
+ * off), buffer i of the submission's buffer list and a byte offset in it.
+ * The kernel copies the stream, checks every packet (opcode, length,
+ * fields, the byte range each address field touches, RECT only on a slot
+ * the same stream bound) and patches the fields with the buffers' VRAM
+ * addresses while they are pinned for the job. A stream can only touch
+ * the buffers it lists, and a process can only list its own handles.
+ */
+#ifndef COPRO_DRM_H
+#define COPRO_DRM_H
+
+#ifdef __KERNEL__
+#include <uapi/drm/drm.h>
+#else
+#include "drm.h"
+#endif
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define DRM_COPRO_GET_PARAM		0x00
+#define DRM_COPRO_GEM_CREATE		0x01
+#define DRM_COPRO_GEM_INFO		0x02
+#define DRM_COPRO_CTX_CREATE		0x03
+#define DRM_COPRO_CTX_DESTROY		0x04
+#define DRM_COPRO_CTX_QUERY		0x05
+#define DRM_COPRO_SUBMIT		0x06
+
+/* GET_PARAM: one value of the device or driver */
+#define COPRO_PARAM_NUM_ENGINES		1
+#define COPRO_PARAM_PREEMPT_CAPS	2	/* COPRO_PREEMPT_* of copro_regs.h */
+#define COPRO_PARAM_GPU_TIME		3	/* the device clock, ns */
+#define COPRO_PARAM_VRAM_SIZE		4
+#define COPRO_PARAM_CTX_SWITCH_NS	5
+#define COPRO_PARAM_JOB_TIMEOUT_MS	6
+
+struct drm_copro_get_param {
+	__u32 param;		/* in: COPRO_PARAM_* */
+	__u32 pad;		/* must be 0 */
+	__u64 value;		/* out */
+};
+
+/*
+ * GEM_CREATE: a buffer in VRAM (TTM: evicted to system memory while idle
+ * when VRAM is short), or with COPRO_GEM_GTT in guest memory, mapped in
+ * the device's aperture through the GART for its life (never scanned
+ * out). Size rounded up to a page.
+ */
+#define COPRO_GEM_GTT			(1u << 0)
+
+struct drm_copro_gem_create {
+	__u64 size;		/* in: bytes, 1 to the VRAM size (GTT: 256 MiB) */
+	__u32 flags;		/* in: COPRO_GEM_GTT or 0 */
+	__u32 handle;		/* out */
+};
+
+/* GEM_INFO: size and mmap offset of a handle (mmap on the DRM fd) */
+struct drm_copro_gem_info {
+	__u32 handle;		/* in */
+	__u32 pad;		/* must be 0 */
+	__u64 size;		/* out */
+	__u64 mmap_offset;	/* out */
+};
+
+/* contexts: one drm_sched entity per engine, at the context's priority */
+#define COPRO_CTX_PRIORITY_LOW		0	/* DRM_SCHED_PRIORITY_MIN */
+#define COPRO_CTX_PRIORITY_NORMAL	1
+#define COPRO_CTX_PRIORITY_HIGH		2	/* CAP_SYS_NICE or DRM master */
+
+struct drm_copro_ctx_create {
+	__u32 priority;		/* in: COPRO_CTX_PRIORITY_* */
+	__u32 flags;		/* in: must be 0 */
+	__u32 handle;		/* out */
+	__u32 pad;
+};
+
+struct drm_copro_ctx_destroy {
+	__u32 handle;
+	__u32 pad;		/* must be 0 */
+};
+
+#define COPRO_CTX_BANNED		(1u << 0)	/* a job of it hung or faulted */
+
+struct drm_copro_ctx_query {
+	__u32 handle;		/* in */
+	__u32 flags;		/* out: COPRO_CTX_BANNED */
+	__u64 busy_ns;		/* out: engine time its jobs used */
+	__u64 jobs;		/* out: jobs retired */
+};
+
+/* a buffer of the submission: index i in the list is COPRO_ADDR(i, ...) */
+#define COPRO_BO_WRITE			(1u << 0)	/* the stream may write it */
+
+struct drm_copro_bo_ref {
+	__u32 handle;
+	__u32 flags;		/* COPRO_BO_WRITE */
+};
+
+/* an in or out sync object; point 0: binary, else a timeline point */
+struct drm_copro_sync {
+	__u32 handle;
+	__u32 flags;		/* must be 0 */
+	__u64 point;
+};
+
+#define COPRO_ADDR(index, offset) \
+	(((__u64)(index) << 32) | (__u32)(offset))
+
+#define COPRO_SUBMIT_MAX_CMDS		(64u << 10)	/* bytes of stream */
+#define COPRO_SUBMIT_MAX_BOS		64
+#define COPRO_SUBMIT_MAX_SYNCS		64
+#define COPRO_SUBMIT_MAX_WORK_NS	(60ull * 1000000000ull)
+
+#define COPRO_SUBMIT_FENCE_FD_OUT	(1u << 0)	/* a sync_file in fence_fd */
+
+struct drm_copro_submit {
+	__u32 ctx;		/* context handle */
+	__u32 engine;		/* 0 render, 1 copy, ... */
+	__u64 cmds;		/* user pointer: the stream (dwords) */
+	__u32 cmds_size;	/* bytes: a multiple of 4, at most MAX_CMDS */
+	__u32 bo_count;
+	__u64 bos;		/* user pointer: struct drm_copro_bo_ref[] */
+	__u64 in_syncs;		/* user pointer: struct drm_copro_sync[] */
+	__u64 out_syncs;	/* user pointer: struct drm_copro_sync[] */
+	__u32 in_sync_count;
+	__u32 out_sync_count;
+	__u32 flags;		/* COPRO_SUBMIT_FENCE_FD_OUT */
+	__s32 fence_fd;		/* out */
+	__u32 bad_offset;	/* out: byte offset of a refused packet */
+	__u32 pad;		/* must be 0 */
+};
+
+#define DRM_IOCTL_COPRO_GET_PARAM	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_GET_PARAM, struct drm_copro_get_param)
+#define DRM_IOCTL_COPRO_GEM_CREATE	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_GEM_CREATE, struct drm_copro_gem_create)
+#define DRM_IOCTL_COPRO_GEM_INFO	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_GEM_INFO, struct drm_copro_gem_info)
+#define DRM_IOCTL_COPRO_CTX_CREATE	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_CTX_CREATE, struct drm_copro_ctx_create)
+#define DRM_IOCTL_COPRO_CTX_DESTROY	DRM_IOW(DRM_COMMAND_BASE + DRM_COPRO_CTX_DESTROY, struct drm_copro_ctx_destroy)
+#define DRM_IOCTL_COPRO_CTX_QUERY	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_CTX_QUERY, struct drm_copro_ctx_query)
+#define DRM_IOCTL_COPRO_SUBMIT		DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_SUBMIT, struct drm_copro_submit)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The render half (copro-rendertest through libcopro): GEM buffers,
+# submission through drm_sched, the kernel's stream checks against bad
+# input, fences and sync objects, several processes, priorities with
+# mid-command preemption. Under -icount: WORK and TIMESTAMP are device
+# time, waits with timeouts are virtual time.
+. /bin/tap.sh
+run_tap copro-rendertest basic
+run_tap copro-rendertest bad
+run_tap copro-rendertest fences
+run_tap copro-rendertest multi 4
+run_tap copro-rendertest preempt
+run_tap copro-rendertest kms
+# the tools (guest-tools/tools over libcopro)
+run_tap copro-run -n 2 fill:65536:0x1234 copy:100000 rect:100:50:0xff00 work:1000000
+check "copro-run: RECT on the copy engine is refused" sh -c '! copro-run -e 1 rect:8:8:1 >/dev/null 2>&1'
+check "copro-info: the device and the driver's engines" \
+    sh -c 'copro-info | grep -q "^preemption: mid-command" && copro-info | grep -q "engine0: run"'
+check "copro-bench hog: every frame started (200 ms of frames)" \
+    sh -c 'copro-bench hog 300 200 | grep -q "\"frames\":12,"'
+# the render node is there for unprivileged clients
+check "a render node (/dev/dri/renderD128)" test -c /dev/dri/renderD128
+check "no job left behind" grep -q "^engine0: run \([0-9]*\) done \1 on_ring 0 held 0" \
+    /sys/kernel/debug/dri/0/copro_engines
+check "dmesg clean" dmesg_clean
+tap_done
