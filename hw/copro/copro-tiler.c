@@ -431,6 +431,10 @@ static StepResult geometry_oom(CoproEngine *e, struct copro_scene *h,
          */
         return tiler_fail(e, COPRO_TILER_ERR_QUEUE_OOM, pb);
     }
+    if (!e->desc.save_addr) {
+        /* 0 is "no save area" (the DDI's convention): nowhere to stop */
+        return tiler_fail(e, COPRO_TILER_ERR_NO_SAVE, pb);
+    }
     h->state = COPRO_SCENE_OOM;
     h->oom_need = need;
     h->ooms++;

@@ -183,7 +183,8 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
                                            from the scene's, or slot
                                            unbound */
 #define COPRO_TILER_ERR_PRIM        10  /* primitive record invalid */
-#define COPRO_TILER_ERR_NO_SAVE     11  /* OOM with no save area */
+#define COPRO_TILER_ERR_NO_SAVE     11  /* OOM in a submission whose
+                                           save_addr is 0 */
 #define COPRO_TILER_ERR_QUEUE_OOM   12  /* OOM on a hardware queue, which
                                            cannot wait for the driver's
                                            answer (copro_hwsched.h) */

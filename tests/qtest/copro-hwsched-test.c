@@ -1521,6 +1521,67 @@ static void test_off(void)
     copro_shutdown(&c);
 }
 
+/*
+ * A scene's parameter buffer filling up on a hardware queue: the queue
+ * cannot wait for the driver's answer, so it goes to ERROR (a command
+ * error, cause QUEUE_OOM) while the kernel ring keeps what it holds and
+ * the other queues run on.
+ */
+#define TILER_PB    (3 * MiB)
+#define TILER_TGT   (6 * MiB)
+
+static void test_tiler_oom(void)
+{
+    Hws h;
+    RlEnt ent[2] = {
+        { 3, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 4, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+    };
+    g_autoptr(GArray) g = copro_buf_new();
+    g_autoptr(GArray) f = copro_buf_new();
+    uint32_t tiles = 8 * 4, small;
+
+    hws_boot(&h, "");
+    copro_ring_setup(&h.c, 0, 0x8000, 16);
+    hwq_put(&h, 3, 0);
+    hwq_put(&h, 4, 0);
+    rl_commit(&h, 0, ent, 2);
+    /* in queue mode the kernel ring holds an entry it must keep */
+    ewr32(&h.c, 0, COPRO_ENG_RING_TAIL, 1);
+
+    /* room for one full-target primitive, not two */
+    small = copro_scene_heap_start(tiles) + COPRO_PRIM_NEED(tiles);
+    copro_pkt_set_target(g, 0, TILER_TGT, 1024, 256, 128,
+                         COPRO_FMT_XRGB8888);
+    copro_pkt_scene_begin(g, 0, 0, TILER_PB, small, 0);
+    copro_pkt_bin_rect(g, 0, 0, 256, 128, 1);
+    copro_pkt_bin_rect(g, 0, 0, 256, 128, 2);
+    copro_pkt_scene_end(g);
+    hwq_submit(&h, 3, g, 30, 0);
+    copro_pkt_fence(f, OUT, 0x4444, 0);
+    hwq_submit(&h, 4, f, 40, 0);
+    settle(&h);
+    step(&h, 200000);
+
+    g_assert_cmpuint(hwq_state(&h, 3), ==, COPRO_HWQ_STATE_ERROR);
+    g_assert_cmpuint(vram_r32(&h.c, DESC(3) +
+                              offsetof(struct copro_hwq_desc, error)), ==,
+                     COPRO_HWS_ERR_QUEUE_FAULT);
+    g_assert_cmpuint(vram_r32(&h.c, DESC(3) +
+                              offsetof(struct copro_hwq_desc, fault)), ==,
+                     COPRO_FAULT_BAD_PACKET);
+    g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_TILER_CAUSE), ==,
+                     COPRO_TILER_ERR_QUEUE_OOM);
+    /* nothing of the stop a kernel ring would see */
+    g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_RING_HEAD), ==, 0);
+    g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_RING_TAIL), ==, 1);
+    g_assert_false(int_status(&h) & COPRO_INT_ENG(0, COPRO_INT_TILER_OOM));
+    /* the other queue ran */
+    g_assert_cmpuint(vram_r64(&h.c, PROG(4)), ==, 40);
+    g_assert_cmphex(vram_r64(&h.c, OUT), ==, 0x4444);
+    hws_done(&h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1542,5 +1603,6 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/hwsched/off", test_off);
     qtest_add_func("/copro/hwsched/monitor-timeline", test_monitor_timeline);
     qtest_add_func("/copro/hwsched/migration", test_migration);
+    qtest_add_func("/copro/hwsched/tiler-oom", test_tiler_oom);
     return g_test_run();
 }

@@ -511,6 +511,104 @@ static void test_migrate_no_dma_before_run(void)
 }
 
 /*
+ * A scene's tile pass on engine 0, stopped with a tile's render step
+ * charged (odd progress: planned, not yet drawn).
+ */
+#define TILER_PB    (2 * MiB)
+#define TILER_TGT   (4 * MiB)
+
+static void start_tile_pass(Copro *c)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+
+    copro_pkt_set_target(b, 0, TILER_TGT, 1024, 256, 128,
+                         COPRO_FMT_XRGB8888);
+    copro_pkt_scene_begin(b, 0, COPRO_SCENE_CLEAR, TILER_PB, 65536, 0x10);
+    copro_pkt_bin_rect(b, 3, 5, 200, 100, 0x00ff00ff);
+    copro_pkt_scene_end(b);
+    copro_pkt_tile_render(b, 0, 0, TILER_PB, 32);
+    copro_buf_put(c, BUF0, b);
+    copro_submit(c, 0, BUF0, b->len * 4, 0x90, 1, 0);
+    copro_run_until_busy(c, 0);
+    for (int i = 0; i < 1000; i++) {
+        QDict *rsp;
+
+        qtest_clock_step(c->qts, 100);
+        if (rd64(c, COPRO_REG_TILER_STAT_TILES) >= 3) {
+            break;
+        }
+        rsp = qtest_qmp(c->qts, "{ 'execute': 'query-status' }");
+        qobject_unref(rsp);
+    }
+    g_assert_cmpuint(rd64(c, COPRO_REG_TILER_STAT_TILES), <, 32);
+    g_assert_cmpuint(erd32(c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_BUSY);
+}
+
+/* The offset of engine 0's copro/engine/tiler fields in @st. */
+static gsize tiler_fields(Stream *st)
+{
+    static const char name[] = "copro/engine/tiler";
+
+    for (gsize i = st->marker; i + sizeof(name) < st->len; i++) {
+        if (!memcmp(st->data + i, name, sizeof(name) - 1)) {
+            return i + sizeof(name) - 1 + 4;    /* past the version */
+        }
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * The tiler's migrated state is checked on load: a misaligned scene, a
+ * tile price that could wrap the engine clock, a scene size beyond any
+ * target and a tile pass's progress beyond its tiles are refused; the
+ * unpatched stream loads and finishes the pass.
+ */
+static void test_migrate_hostile_tiler(void)
+{
+    g_autofree char *file = NULL;
+    Stream st, orig;
+    gsize at;
+    Copro dst;
+
+    save_stream("", start_tile_pass, &orig, &file);
+    at = tiler_fields(&orig) - orig.marker;
+    st = orig;
+    st.data = g_memdup2(orig.data, orig.len);
+    g_assert_cmphex(ldq_be_p(st.data + st.marker + at), ==, 0);
+    g_assert_cmpuint(ldq_be_p(st.data + st.marker + at + 20), >, 0);
+
+    /* control */
+    g_assert_true(load_stream(&dst, file, &st, "", ""));
+    dst.mmio = (QPCIBar) { 0 };
+    copro_shutdown(&dst);
+
+    put_be64(&st, at, TILER_PB + 4);            /* scene */
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+
+    memcpy(st.data, orig.data, orig.len);
+    put_be64(&st, at + 20, UINT64_MAX);         /* tile_cost */
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    copro_shutdown(&dst);
+
+    memcpy(st.data, orig.data, orig.len);
+    put_be32(&st, at + 12, 0x100000);           /* scene_w */
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    copro_shutdown(&dst);
+
+    memcpy(st.data, orig.data, orig.len);
+    put_be64(&st, AT_CUR_DW(6), 2 * 32 + 1);    /* cur.progress */
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+
+    unlink(file);
+    g_free(st.data);
+    g_free(orig.data);
+}
+
+/*
  * Hardware scheduling in a hostile stream: subsection "copro/hwsched" is
  * found by its name; offsets follow vmstate_copro_hws's fields (64 bytes
  * of registers, 64 queue records of 187 bytes, then the engines).
@@ -648,6 +746,8 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/migration/no-dma-before-run",
                    test_migrate_no_dma_before_run);
     qtest_add_func("/copro/migration/batch-fault", test_migrate_batch_fault);
+    qtest_add_func("/copro/migration/hostile-tiler",
+                   test_migrate_hostile_tiler);
     qtest_add_func("/copro/migration/hwsched-stream",
                    test_migrate_hwsched_stream);
     return g_test_run();

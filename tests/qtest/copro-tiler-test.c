@@ -681,6 +681,21 @@ static void test_errors(void)
     g_assert_cmphex(erd64(&c, 0, COPRO_ENG_TILER_SCENE), ==, 0);
     wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
 
+    /* a full parameter buffer with nowhere to save the geometry */
+    pkt_target(b, TGT);
+    copro_pkt_scene_begin(b, 1, 0, PB, copro_scene_heap_start(TILES) + 64, 0);
+    copro_pkt_bin_rect(b, 0, 0, TGT_W, TGT_H, 1);
+    head = copro_buf_put(&c, BUF_G, b);
+    g_array_set_size(b, 0);
+    submit(&c, 0, BUF_G, head, 0x303, 0, 0);
+    g_assert_cmpuint(run_halt(&c, 0), ==, COPRO_ENG_STATE_HALTED);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_TILER_CAUSE), ==,
+                     COPRO_TILER_ERR_NO_SAVE);
+    g_assert_false(rd64(&c, COPRO_REG_INT_STATUS) &
+                   COPRO_INT_ENG(0, COPRO_INT_TILER_OOM));
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+    wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
+
     /* a closed scene, then its parameter buffer or the pass broken */
     closed_scene(&c);
     pkt_target(b, TGT);
