@@ -19,9 +19,20 @@ sleep 0.5
 check "the console on screen is what fbcon drew" same_screen linux-console
 conn=$(modetest -M copro -c | awk '/connected/ { print $1; exit }')
 crtc=$(modetest -M copro -p | awk '/^CRTCs:/ { getline; getline; print $1; exit }')
-(sleep 3 | modetest -M copro -s "$conn@$crtc:800x600" > /dev/null 2>&1) &
-sleep 1
+# modetest keeps its mode until it reads a line: hold its input open until
+# the screendump is done (a guest sleep would end on its own, and with
+# sleep=off the guest's clock runs ahead while the host takes the dump)
+mkfifo /tmp/modetest.in
+modetest -M copro -s "$conn@$crtc:800x600" < /tmp/modetest.in > /dev/null 2>&1 &
+exec 3> /tmp/modetest.in
+i=0
+until copro-kmstest crc | grep -q ' 800 600 ' || [ $i -ge 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
 check "modetest's test pattern on screen is what it drew" same_screen modetest
+echo >&3
+exec 3>&-
 wait
 check "dmesg clean" dmesg_clean
 tap_done
