@@ -38,6 +38,15 @@ bool os_option(struct os_scenario *s, const struct boot_info *boot,
     return true;
 }
 
+static void cycles_split(const struct os_scenario *s, uint64_t *dec,
+                         uint64_t *cmp)
+{
+    const struct vidsch_cycles *c = vidsch_cycles(s->boot.k.vs);
+
+    *dec = c->decide;
+    *cmp = c->complete + s->boot.k.stats.complete_cycles;
+}
+
 static void end_of_run(void *arg, uint64_t now)
 {
     struct os_scenario *s = arg;
@@ -50,6 +59,7 @@ static void end_of_run(void *arg, uint64_t now)
     s->cyc_at_stop = s->boot.k.stats.sched_cycles;
     s->dpc_at_stop = s->boot.k.stats.dpc_cycles;
     s->tim_at_stop = s->boot.k.stats.timer_cycles;
+    cycles_split(s, &s->dec_at_stop, &s->cmp_at_stop);
     for (unsigned i = 0; i < s->napps; i++) {
         app_stop(s->apps[i]);
     }
@@ -101,6 +111,7 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
     s->cyc_at_t0 = s->boot.k.stats.sched_cycles;
     s->dpc_at_t0 = s->boot.k.stats.dpc_cycles;
     s->tim_at_t0 = s->boot.k.stats.timer_cycles;
+    cycles_split(s, &s->dec_at_t0, &s->cmp_at_t0);
     ktimer_init(&s->end_timer, end_of_run, s);
     ktimer_init(&s->limit_timer, run_limit, s);
     ktimer_arm(&k->ev.timers, &s->end_timer, s->t0 + duration_ns);
@@ -266,6 +277,8 @@ void os_print_sched_json(const struct os_scenario *s)
     uint64_t dec = s->dpc_at_stop - s->dpc_at_t0 +
                    s->tim_at_stop - s->tim_at_t0;
     uint64_t ms = dur / MS ? dur / MS : 1;
+    uint64_t decide = s->dec_at_stop - s->dec_at_t0;
+    uint64_t complete = s->cmp_at_stop - s->cmp_at_t0;
 
     kprintf(",\"sched\":{\"hwsched\":%s,\"interrupts\":%lu,"
             "\"irq_per_s\":%lu,\"sched_cycles\":%lu,"
@@ -279,6 +292,15 @@ void os_print_sched_json(const struct os_scenario *s)
             os_requests(s), s->boot.k.stats.dpcs,
             s->boot.k.stats.vidsch_timers, dec / ms * 1000,
             (cyc - dec) / ms * 1000);
+    kprintf(",\"decide_cycles_per_s\":%lu,\"complete_cycles_per_s\":%lu,"
+            "\"os_cycles_per_s\":%lu", decide / ms * 1000,
+            complete / ms * 1000, (decide + complete) / ms * 1000);
+    kprintf(",\"irq_demand\":%s,\"cirq_on\":%lu,\"cirq_off\":%lu,"
+            "\"idle_polls\":%lu,\"idle_polls_moved\":%lu",
+            s->boot.k.irq_demand && vidsch_hwsched(s->boot.k.vs) ? "true"
+                                                                : "false",
+            s->boot.k.stats.cirq_on, s->boot.k.stats.cirq_off,
+            s->boot.k.stats.idle_polls, s->boot.k.stats.idle_polls_moved);
     if (vidsch_hwsched(s->boot.k.vs)) {
         kprintf(",\"hws\":{\"runlist_commits\":%lu,\"refused\":%lu,"
                 "\"queue_submits\":%lu,\"device_switches\":%lu,"

@@ -146,6 +146,16 @@ uint64_t vs_now(struct vidsch *s)
     return s->env.now(s->env.os);
 }
 
+uint64_t vs_cycles(const struct vidsch *s)
+{
+    return s->env.cycles ? s->env.cycles(s->env.os) : 0;
+}
+
+const struct vidsch_cycles *vidsch_cycles(const struct vidsch *s)
+{
+    return &s->cyc;
+}
+
 void vs_trace(struct vidsch *s, enum vidsch_trace_kind kind, unsigned engine,
               const struct vidsch_ctx *c, const struct vidsch_buf *b,
               uint64_t fence, unsigned reason)
@@ -335,12 +345,16 @@ static void rearm_timer(struct vidsch *s)
 
 static void leave(struct vidsch *s)
 {
+    uint64_t t0;
+
     if (s->nesting > 1) {
         s->nesting--;
         s->dirty = true;
         return;
     }
     do {
+        uint64_t t0 = vs_cycles(s), t1;
+
         s->dirty = false;
         if (s->sync_dirty) {
             s->sync_dirty = false;
@@ -353,9 +367,14 @@ static void leave(struct vidsch *s)
                 vs_schedule_engine(s, &s->engine[i]);
             }
         }
+        t1 = vs_cycles(s);
+        s->cyc.decide += t1 - t0;
         flush_callbacks(s);
+        s->cyc.complete += vs_cycles(s) - t1;
     } while (s->dirty || s->sync_dirty);
+    t0 = vs_cycles(s);
     rearm_timer(s);
+    s->cyc.decide += vs_cycles(s) - t0;
     s->nesting--;
 }
 
@@ -960,7 +979,10 @@ void vidsch_worker(struct vidsch *s)
             &s->engine[(s->worker_next + i) % s->nengines];
 
         if (e->slot && !e->slot_prepared) {
+            uint64_t t0 = vs_cycles(s);
+
             prepare(s, e);
+            s->cyc.decide += vs_cycles(s) - t0;
             s->worker_next = (e->index + 1) % s->nengines;
             break;
         }
@@ -974,12 +996,15 @@ void vidsch_worker(struct vidsch *s)
 static void up_dma_completed(void *os, unsigned engine, uint64_t completed)
 {
     struct vidsch *s = os;
+    uint64_t t0;
 
     if (engine >= s->nengines) {
         return;
     }
     enter(s);
+    t0 = vs_cycles(s);
     vs_retire_upto(s, &s->engine[engine], completed);
+    s->cyc.complete += vs_cycles(s) - t0;
     /* a retired buffer may have written a monitored fence */
     if (!vs_list_empty(&s->held)) {
         s->sync_dirty = true;
@@ -992,13 +1017,18 @@ static void up_preempted(void *os, unsigned engine, uint64_t preempt_fence,
                          uint64_t preempted, uint64_t completed)
 {
     struct vidsch *s = os;
+    uint64_t t0;
 
     if (engine >= s->nengines) {
         return;
     }
     enter(s);
+    t0 = vs_cycles(s);
+    /* retirements and the hand-back to the ready queues: a decision's
+     * consequence, counted with the decisions */
     vs_on_preempted(s, &s->engine[engine], preempt_fence, preempted,
                     completed);
+    s->cyc.decide += vs_cycles(s) - t0;
     if (!vs_list_empty(&s->held)) {
         s->sync_dirty = true;
     }

@@ -238,6 +238,7 @@ struct vidsch {
     uint64_t frame_ns;
     uint64_t log_at;                /* the device's log last came */
     struct vidsch_hws_stats hws_stats;
+    struct vidsch_cycles cyc;
 };
 
 /* ---- vidsch.c ---- */
@@ -246,6 +247,8 @@ struct vidsch {
 void vs_enter(struct vidsch *s);
 void vs_leave(struct vidsch *s);
 uint64_t vs_now(struct vidsch *s);
+/* The CPU's cycle counter (0 without env.cycles): struct vidsch_cycles */
+uint64_t vs_cycles(const struct vidsch *s);
 void vs_trace(struct vidsch *s, enum vidsch_trace_kind kind, unsigned engine,
               const struct vidsch_ctx *c, const struct vidsch_buf *b,
               uint64_t fence, unsigned reason);
