@@ -151,6 +151,30 @@ for sc in ["desktop", "hog"]:
                s["os_preempt_requests"]))
 
 print()
+print("interrupts per virtual second by cause (one interrupt may count "
+      "in two), the share of scheduling proper that is the preparation "
+      "(residency, patch: both modes alike), and in hardware mode how "
+      "often completion interrupts were turned on and off")
+print("%-8s %-20s %8s %6s %5s %6s %6s %10s %8s %8s" %
+      ("scenario", "mode", "DMA_DONE", "vsync", "flip", "log", "other",
+       "prepare/s", "irq on", "irq off"))
+for sc in ["desktop", "hog"]:
+    for mode in modes:
+        if sc == "hog" and mode not in ("sw-quantum", "hw-quantum"):
+            continue
+        m = runs.load("%s-%s" % (sc, mode))
+        if not m or "irq_by" not in m["sched"]:
+            continue
+        s = m["sched"]
+        dur = s["interrupts"] / max(s["irq_per_s"], 1)
+        by = s["irq_by"]
+        print("%-8s %-20s %8d %6d %5d %6d %6d %10d %8d %8d" %
+              (sc, mode, by["dma_done"] / dur, by["vsync"] / dur,
+               by["flip"] / dur, by["sched_log"] / dur, by["other"] / dur,
+               s["vidsch_prepare_cycles_per_s"], s["cirq_on"],
+               s["cirq_off"]))
+
+print()
 print("desktop: submit-to-start latency, deadline misses, missed vblanks, "
       "the game's throughput")
 print("%-17s %-10s %10s %10s %10s %7s" %

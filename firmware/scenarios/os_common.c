@@ -47,6 +47,17 @@ static void cycles_split(const struct os_scenario *s, uint64_t *dec,
     *cmp = c->complete + s->boot.k.stats.complete_cycles;
 }
 
+static void irq_causes(const struct os_scenario *s, uint32_t *n)
+{
+    const struct copro_irq_log *l = &s->boot.dev.irq;
+
+    n[0] = l->by_dma_done;
+    n[1] = l->by_vsync;
+    n[2] = l->by_flip;
+    n[3] = l->by_sched_log;
+    n[4] = l->by_other;
+}
+
 static void end_of_run(void *arg, uint64_t now)
 {
     struct os_scenario *s = arg;
@@ -60,6 +71,8 @@ static void end_of_run(void *arg, uint64_t now)
     s->dpc_at_stop = s->boot.k.stats.dpc_cycles;
     s->tim_at_stop = s->boot.k.stats.timer_cycles;
     cycles_split(s, &s->dec_at_stop, &s->cmp_at_stop);
+    s->prep_at_stop = vidsch_cycles(s->boot.k.vs)->prepare;
+    irq_causes(s, s->irqc_stop);
     for (unsigned i = 0; i < s->napps; i++) {
         app_stop(s->apps[i]);
     }
@@ -112,6 +125,8 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
     s->dpc_at_t0 = s->boot.k.stats.dpc_cycles;
     s->tim_at_t0 = s->boot.k.stats.timer_cycles;
     cycles_split(s, &s->dec_at_t0, &s->cmp_at_t0);
+    s->prep_at_t0 = vidsch_cycles(s->boot.k.vs)->prepare;
+    irq_causes(s, s->irqc_t0);
     ktimer_init(&s->end_timer, end_of_run, s);
     ktimer_init(&s->limit_timer, run_limit, s);
     ktimer_arm(&k->ev.timers, &s->end_timer, s->t0 + duration_ns);
@@ -301,15 +316,22 @@ void os_print_sched_json(const struct os_scenario *s)
                                                                 : "false",
             s->boot.k.stats.cirq_on, s->boot.k.stats.cirq_off,
             s->boot.k.stats.idle_polls, s->boot.k.stats.idle_polls_moved);
+    kprintf(",\"vidsch_prepare_cycles_per_s\":%lu,\"irq_by\":{\"dma_done\":%u,"
+            "\"vsync\":%u,\"flip\":%u,\"sched_log\":%u,\"other\":%u}",
+            (s->prep_at_stop - s->prep_at_t0) / ms * 1000,
+            s->irqc_stop[0] - s->irqc_t0[0], s->irqc_stop[1] - s->irqc_t0[1],
+            s->irqc_stop[2] - s->irqc_t0[2], s->irqc_stop[3] - s->irqc_t0[3],
+            s->irqc_stop[4] - s->irqc_t0[4]);
     if (vidsch_hwsched(s->boot.k.vs)) {
         kprintf(",\"hws\":{\"runlist_commits\":%lu,\"refused\":%lu,"
-                "\"queue_submits\":%lu,\"device_switches\":%lu,"
+                "\"queue_submits\":%lu,\"quiet_submits\":%lu,"
+                "\"device_switches\":%lu,"
                 "\"device_preemptions\":%lu,\"device_resets\":%lu,"
                 "\"frames\":%lu,\"budget_updates\":%lu,"
                 "\"budget_drops\":%lu,\"suspensions\":%lu,"
                 "\"log_entries\":%lu,\"log_dropped\":%lu,"
                 "\"log_bad\":%lu}", h->runlist_commits, h->runlist_refused,
-                h->queue_submits, h->device_switches, h->device_preemptions,
+                h->queue_submits, h->quiet_submits, h->device_switches, h->device_preemptions,
                 h->device_resets, h->frames, h->budget_updates,
                 h->budget_drops, h->suspensions, h->log_entries,
                 h->log_dropped, h->log_bad);

@@ -47,6 +47,10 @@ struct os_scenario {
      * decisions and preparation) and completion work (vidsch's retiring
      * and signalling, the kernel's DPC, deliveries and reaper) */
     uint64_t dec_at_t0, dec_at_stop, cmp_at_t0, cmp_at_stop;
+    uint64_t prep_at_t0, prep_at_stop;  /* ... of decide: preparation */
+    /* interrupts by cause (copro_irq_log.by_*): DMA_DONE, vsync, flip,
+     * scheduling log, other */
+    uint32_t irqc_t0[5], irqc_stop[5];
 };
 
 /* One application's figures, as the table and METRICS print them. */

@@ -343,6 +343,8 @@ struct vidsch_hws_stats {
     uint64_t runlist_commits;   /* run lists written */
     uint64_t runlist_refused;   /* ... that the device refused */
     uint64_t queue_submits;     /* submissions written to queues */
+    uint64_t quiet_submits;     /* ... with COPRO_SUBMIT_NO_IRQ (nobody
+                                   can wait for them alone) */
     uint64_t progress_upcalls, error_upcalls, log_upcalls;
     uint64_t log_entries;       /* entries read */
     uint64_t log_dropped;       /* lost (device full) */
@@ -372,6 +374,7 @@ const struct vidsch_hws_stats *vidsch_hws_stats(const struct vidsch *s);
  */
 struct vidsch_cycles {
     uint64_t decide, complete;
+    uint64_t prepare;           /* of decide: the worker's preparation */
 };
 
 const struct vidsch_cycles *vidsch_cycles(const struct vidsch *s);

@@ -245,6 +245,12 @@ struct vidsch {
 /* A public call's frame (enter ... leave: decisions and callbacks on the
  * way out of the outermost), for the upcalls of other modules. */
 void vs_enter(struct vidsch *s);
+/* A buffer record from the free list (NULL if none) */
+struct vidsch_buf *vs_buf_alloc(struct vidsch *s);
+/* b (a paging buffer vidmm built) queued on engine's paging list */
+void vs_paging_enqueue(struct vidsch *s, struct vidsch_buf *b,
+                       unsigned engine, struct ddi_dmabuf *buf,
+                       uint64_t cookie, uint64_t ticket);
 void vs_leave(struct vidsch *s);
 uint64_t vs_now(struct vidsch *s);
 /* The CPU's cycle counter (0 without env.cycles): struct vidsch_cycles */
