@@ -324,14 +324,13 @@ void os_print_sched_json(const struct os_scenario *s)
             s->irqc_stop[4] - s->irqc_t0[4]);
     if (vidsch_hwsched(s->boot.k.vs)) {
         kprintf(",\"hws\":{\"runlist_commits\":%lu,\"refused\":%lu,"
-                "\"queue_submits\":%lu,\"quiet_submits\":%lu,"
-                "\"device_switches\":%lu,"
+                "\"queue_submits\":%lu,\"device_switches\":%lu,"
                 "\"device_preemptions\":%lu,\"device_resets\":%lu,"
                 "\"frames\":%lu,\"budget_updates\":%lu,"
                 "\"budget_drops\":%lu,\"suspensions\":%lu,"
                 "\"log_entries\":%lu,\"log_dropped\":%lu,"
                 "\"log_bad\":%lu}", h->runlist_commits, h->runlist_refused,
-                h->queue_submits, h->quiet_submits, h->device_switches, h->device_preemptions,
+                h->queue_submits, h->device_switches, h->device_preemptions,
                 h->device_resets, h->frames, h->budget_updates,
                 h->budget_drops, h->suspensions, h->log_entries,
                 h->log_dropped, h->log_bad);

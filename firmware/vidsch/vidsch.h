@@ -343,8 +343,6 @@ struct vidsch_hws_stats {
     uint64_t runlist_commits;   /* run lists written */
     uint64_t runlist_refused;   /* ... that the device refused */
     uint64_t queue_submits;     /* submissions written to queues */
-    uint64_t quiet_submits;     /* ... with COPRO_SUBMIT_NO_IRQ (nobody
-                                   can wait for them alone) */
     uint64_t progress_upcalls, error_upcalls, log_upcalls;
     uint64_t log_entries;       /* entries read */
     uint64_t log_dropped;       /* lost (device full) */

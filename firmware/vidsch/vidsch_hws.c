@@ -252,34 +252,6 @@ static void push_paging(struct vidsch *s, struct vidsch_engine *e)
     }
 }
 
-static unsigned depth_of(const struct vidsch *s, const struct vidsch_ctx *c);
-
-/*
- * Whether b's completion needs to interrupt the CPU (else the submission
- * carries COPRO_SUBMIT_NO_IRQ): nobody can be waiting for b alone when a
- * later buffer of its context is queued already (whose completion implies
- * b's, and which decides for itself), no signal fires at b's retirement
- * (a signal given later names a later buffer), b is whole (a portion's
- * retirement lets the next one go) and b leaves room on the queue for the
- * next (a full queue is refilled only on a retirement seen). A lock or
- * the reaper waiting for b is told at the later buffer's completion.
- */
-static bool needs_irq(const struct vidsch *s, const struct vidsch_ctx *c,
-                      const struct vidsch_buf *b)
-{
-    const struct vidsch_sync *y =
-        vs_entry(vs_list_first(&c->signals), struct vidsch_sync, link);
-
-    for (; y; y = vs_entry(vs_list_next(&c->signals, &y->link),
-                           struct vidsch_sync, link)) {
-        if (y->seq == b->seq) {
-            return true;
-        }
-    }
-    return vs_list_empty(&c->queue) || b->split ||
-           vidsch_ring_count(&c->hwring) + 1 >= depth_of(s, c);
-}
-
 /* The prepared buffer in e's slot goes to its context's queue. */
 static void push_slot(struct vidsch *s, struct vidsch_engine *e)
 {
@@ -295,9 +267,7 @@ static void push_slot(struct vidsch *s, struct vidsch_engine *e)
         .engine = e->index, .dma_addr = b->dma->gpu_addr + vs_run_first(b),
         .dma_len = vs_run_end(b) - vs_run_first(b), .fence = c->hwq_fence + 1,
         .context = c->id, .save_addr = c->save_addr,
-        .flags = needs_irq(s, c, b) ? 0 : COPRO_SUBMIT_NO_IRQ,
     };
-    s->hws_stats.quiet_submits += a.flags != 0;
     if (s->hws_ops->queue_submit(s->drv, c->hwq, &a) != DDI_OK) {
         return;                 /* full: after a retirement; in error: the
                                    error upcall loses it */
