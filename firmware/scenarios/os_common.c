@@ -223,6 +223,15 @@ const char *os_fmt_ns(char *buf, unsigned size, uint64_t ns)
 void os_print_table(const struct os_scenario *s)
 {
     char b1[16], b2[16], b3[16];
+    const struct kernel_stats *ks = &s->boot.k.stats;
+
+    if (vidsch_hwsched(s->boot.k.vs)) {
+        kprintf("completion interrupts on demand (%s): on %lu times, off "
+                "%lu times; progress polled before idling %lu times (found "
+                "some %lu)\n", s->boot.k.irq_demand ? "yes" : "no",
+                ks->cirq_on, ks->cirq_off, ks->idle_polls,
+                ks->idle_polls_moved);
+    }
 
     kprintf("%-12s %-13s %7s %7s %10s %10s %10s %7s %8s %7s\n", "app",
             "priority", "frames", "misses", "lat p50", "lat p99", "lat max",
