@@ -392,6 +392,7 @@ uint64_t vs_hws_deadline(struct vidsch *s, struct vidsch_engine *e)
             when = suspect_at(s, c);
         }
     }
+    e->wd_at = when;
     return when;
 }
 
@@ -401,7 +402,11 @@ void vs_hws_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
         s->sync_dirty = false;
         vs_poll_held(s);
     }
-    watchdog(s, e);
+    /* per event, only once a deadline is due: the deadlines move only
+     * inside vidsch, and every outermost call recomputes them */
+    if (vs_now(s) >= e->wd_at) {
+        watchdog(s, e);
+    }
     push_paging(s, e);
     push_slot(s, e);
     if (!e->slot) {

@@ -190,6 +190,10 @@ struct vidsch_engine {
     struct vidsch_ring paging_ring; /* paging buffers on it */
     uint64_t paging_fence;
     bool rl_dirty;                  /* the run list must be rewritten */
+    /* hardware mode: the watchdog's next deadline, as last computed when
+     * the timer was armed (vs_hws_deadline): before it, nothing is due
+     * and the watchdog is not walked */
+    uint64_t wd_at;
 };
 
 struct vidsch {
