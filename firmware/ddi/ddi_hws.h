@@ -89,6 +89,19 @@ struct ddi_hws_ops {
     void (*configure)(void *drv, uint32_t low_share, uint64_t timeout_ns);
     /* The vsync period, ns (frames and budgets are counted in it). */
     uint64_t (*frame_ns)(void *drv);
+    /*
+     * (optional, both or neither) Completion interrupts on demand
+     * [i915's breadcrumbs]. completion_irq(on): the engines' DMA_DONE
+     * (queues created with completion_irq) interrupts the CPU (on) or not
+     * (off: the device still latches the cause; a latched one is dropped
+     * when turned on: the caller polls right after, which sees it).
+     * poll: reads the queues' progress and errors now, as the DPC does,
+     * with the same upcalls (never from inside one); true if a queue
+     * moved or went to error. The classic race is the caller's: turn on,
+     * then poll, then sleep.
+     */
+    void (*completion_irq)(void *drv, bool on);
+    bool (*poll)(void *drv);
 };
 
 /*

@@ -23,8 +23,12 @@ static void run_dpc(void *arg)
 {
     struct kboot *b = arg;
     uint64_t t0 = rdtsc(), dt;
+    struct kcyc cy;
 
+    kcyc_begin(&b->k, &cy);
     copro_ddi_dpc(&b->ddi);
+    /* the miniport's part (progress, log, display) apart from vidsch's */
+    b->k.stats.complete_cycles += kcyc_own(&b->k, &cy);
     dt = rdtsc() - t0;
     b->k.stats.dpcs++;
     b->k.stats.dpc_cycles += dt;
@@ -313,6 +317,17 @@ bool kboot_start(struct kboot *b, struct report *r,
     }
     kitem_init(&b->dpc, run_dpc, b);
     b->k.cycles = cpu_cycles;
+    /* irq_demand=0: completion interrupts always on (hardware mode); by
+     * default on only while someone waits for the GPU (kernel.h) */
+    {
+        uint64_t demand = 1;
+
+        if (!option_u64(r, boot->cmdline, "irq_demand", 1, &demand)) {
+            return false;
+        }
+        b->k.irq_demand = demand != 0;
+        b->k.irq_on = true;     /* copro_cp_init unmasked DMA_DONE */
+    }
     copro_ddi_set_upcalls(&b->ddi, &kernel_upcalls, &b->k);
     if (b->display.width) {
         err = kdisplay_start(&b->k, 0, b->display.width, b->display.height);

@@ -18,6 +18,8 @@
  *   aging_ms=N                       starvation boost after this long
  *   tdr_ms=N, tdr_grace_ms=N         watchdog timeout and grace
  *   serial_prepare                   prepare only once the engine idles
+ *   irq_demand=0|1                   hardware mode: completion interrupts
+ *                                    only while someone waits (1, default)
  *   vidmm=0|1                        1 (default, with an aperture): vidmm
  *                                    manages applications' allocations
  *   pool_mib=N                       backing store for vidmm (96)

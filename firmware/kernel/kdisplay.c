@@ -113,6 +113,20 @@ static void display_dpc(void *arg)
     }
 }
 
+bool kdisplay_waiting(const struct kernel *k)
+{
+    for (unsigned s = 0; s < DDI_MAX_SOURCES; s++) {
+        const struct ksource *src = source_on((struct kernel *)k, s);
+
+        for (unsigned i = 0; src && i < src->q_count; i++) {
+            if (src->q[Q_INDEX(src, i)].state == KPRESENT_WAITING) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 void kdisplay_kick(struct kernel *k)
 {
     for (unsigned s = 0; s < DDI_MAX_SOURCES; s++) {

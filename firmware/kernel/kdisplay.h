@@ -145,6 +145,8 @@ const struct ksource *kdisplay_source(const struct kernel *k,
 /* Hooks for the rest of the kernel. */
 /* Sync values may have moved: look at the waiting presents (DPC). */
 void kdisplay_kick(struct kernel *k);
+/* A present waits for a sync value (the GPU's progress). */
+bool kdisplay_waiting(const struct kernel *k);
 /* A sync object is going away: presents waiting on it fail. */
 void kdisplay_sync_gone(struct kernel *k, const struct ksync *s);
 /* A device is being destroyed: its presents and vsync waits fail. */

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "ddi/ddi_hws.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/kexit.h"
 #include "kernel/kmem.h"
@@ -217,14 +218,43 @@ static uint64_t cycles_now(const struct kernel *k)
     return k->cycles ? k->cycles() : 0;
 }
 
+static uint64_t env_cycles(void *os)
+{
+    return cycles_now(os);
+}
+
+static uint64_t vidsch_cycles_all(const struct kernel *k)
+{
+    const struct vidsch_cycles *c = k->vs ? vidsch_cycles(k->vs) : NULL;
+
+    return c ? c->decide + c->complete : 0;
+}
+
+void kcyc_begin(const struct kernel *k, struct kcyc *c)
+{
+    c->t0 = cycles_now(k);
+    c->v0 = vidsch_cycles_all(k);
+}
+
+uint64_t kcyc_own(const struct kernel *k, const struct kcyc *c)
+{
+    uint64_t all = cycles_now(k) - c->t0;
+    uint64_t vs = vidsch_cycles_all(k) - c->v0;
+
+    return all > vs ? all - vs : 0;
+}
+
 static void on_vidsch_timer(void *arg, uint64_t now)
 {
     struct kernel *k = arg;
     uint64_t t0 = cycles_now(k);
+    struct kcyc cy;
 
     (void)now;
     vidsch_timer(k->vs);
+    kcyc_begin(k, &cy);
     kernel_after_vidsch(k);
+    k->stats.complete_cycles += kcyc_own(k, &cy);
     k->stats.vidsch_timers++;
     k->stats.timer_cycles += cycles_now(k) - t0;
     k->stats.sched_cycles += cycles_now(k) - t0;
@@ -234,12 +264,57 @@ static void on_vidsch_work(void *arg)
 {
     struct kernel *k = arg;
     uint64_t t0 = cycles_now(k);
+    struct kcyc cy;
 
     vidsch_worker(k->vs);
+    kcyc_begin(k, &cy);
     kernel_after_vidsch(k);
+    k->stats.complete_cycles += kcyc_own(k, &cy);
     k->stats.vidsch_workers++;
     k->stats.worker_cycles += cycles_now(k) - t0;
     k->stats.sched_cycles += cycles_now(k) - t0;
+}
+
+/* ---- completion interrupts on demand [i915's breadcrumbs] ---- */
+
+/* Someone sleeps until the GPU makes progress: an application's CPU wait
+ * or lock, a present waiting for its sync value, the reaper waiting for
+ * buffers to retire, or vidsch itself (vidsch_wants_progress). */
+static bool waits_for_gpu(const struct kernel *k)
+{
+    return k->nwaits || k->reap_contexts || k->reap_allocs ||
+           kdisplay_waiting(k) || vidsch_wants_progress(k->vs);
+}
+
+bool kernel_before_idle(struct kernel *k)
+{
+    const struct ddi_hws_ops *h = k->dev.ops->hws;
+    struct kcyc cy;
+    bool want, moved;
+
+    if (!k->irq_demand || !vidsch_hwsched(k->vs) || !h ||
+        !h->completion_irq || !h->poll) {
+        return false;
+    }
+    kcyc_begin(k, &cy);
+    want = waits_for_gpu(k);
+    if (want != k->irq_on) {
+        h->completion_irq(k->dev.drv, want);
+        k->irq_on = want;
+        if (want) {
+            k->stats.cirq_on++;
+        } else {
+            k->stats.cirq_off++;
+        }
+    }
+    /* After turning them on, before sleeping: a completion from before
+     * is seen here, one after interrupts (no wait is lost). Without a
+     * waiter: what retired meanwhile is reaped now anyway. */
+    k->stats.idle_polls++;
+    moved = h->poll(k->dev.drv);
+    k->stats.idle_polls_moved += moved;
+    k->stats.complete_cycles += kcyc_own(k, &cy);
+    return moved;
 }
 
 /* ---- upcalls: the driver's DPC enters the scheduler through here ---- */
@@ -423,9 +498,8 @@ static bool sync_may_be_used(const struct kernel *k, const struct ksync *s)
     return vidsch_sync_in_use(k->vs, s->cpu);
 }
 
-static void reap(void *arg)
+static void reap_once(struct kernel *k)
 {
-    struct kernel *k = arg;
     bool again = false;
 
     for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
@@ -539,10 +613,25 @@ static void reap(void *arg)
     kqueue_push(&k->ev.work, &k->deliver_work);
 }
 
+/* Buffers retired and objects freed: completion work, counted so. */
+static void reap(void *arg)
+{
+    struct kernel *k = arg;
+    struct kcyc cy;
+
+    kcyc_begin(k, &cy);
+    reap_once(k);
+    k->stats.complete_cycles += kcyc_own(k, &cy);
+}
+
 /* Runs the applications' callbacks whose waits are over. */
 static void deliver(void *arg)
 {
     struct kernel *k = arg;
+    struct kcyc cy;
+    uint64_t own = 0;
+
+    kcyc_begin(k, &cy);
 
     for (unsigned i = 0; i < KERNEL_MAX_WAITS && k->nwaits; i++) {
         struct kwait w = k->waits[i];
@@ -580,16 +669,20 @@ static void deliver(void *arg)
         k->nwaits--;
         kquota_uncharge(k, w.proc, KQ_WAITS, 1);
         k->stats.waits_done++;
-        if (w.kind == KWAIT_SYNC) {
-            w.u.sync.fn(w.arg, st);
-        } else if (st != DDI_OK) {
-            w.u.lock.fn(w.arg, st, NULL);
-        } else {
+        if (w.kind == KWAIT_LOCK && st == DDI_OK) {
             w.u.lock.alloc->locks++;
             kexit_note_lock(w.proc, w.u.lock.h, 1);
-            w.u.lock.fn(w.arg, DDI_OK, cpu);
         }
+        /* the application's own work is not the kernel's */
+        own += kcyc_own(k, &cy);
+        if (w.kind == KWAIT_SYNC) {
+            w.u.sync.fn(w.arg, st);
+        } else {
+            w.u.lock.fn(w.arg, st, st == DDI_OK ? cpu : NULL);
+        }
+        kcyc_begin(k, &cy);
     }
+    k->stats.complete_cycles += own + kcyc_own(k, &cy);
 }
 
 static uint64_t sched_bytes(void)
@@ -636,6 +729,7 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
         .os = k, .now = env_now, .set_timer = env_set_timer,
         .queue_work = env_queue_work, .buffer_done = env_buffer_done,
         .context_lost = env_context_lost, .trace = env_trace,
+        .cycles = env_cycles,
     };
     if (k->vm) {
         /* residency at schedule time [VidMm in VidSch's preparation] */

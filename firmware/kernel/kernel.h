@@ -236,10 +236,38 @@ struct kernel_stats {
      * miniport's DPC (the interrupts' work: the driver and the vidsch
      * upcalls it makes) and in vidsch's timer and worker */
     uint64_t sched_cycles, dpc_cycles, timer_cycles, worker_cycles;
+    /* The kernel's (and the miniport's) own completion work, outside
+     * vidsch (which counts its own: vidsch_cycles): the DPC reading
+     * progress fences, the log and the display, and the deliveries of
+     * satisfied CPU waits and the reaper (without the applications'
+     * callbacks they run) */
+    uint64_t complete_cycles;
+    /* Completion interrupts on demand (hardware mode): turned on, off;
+     * progress polls before idling, and those that found some */
+    uint64_t cirq_on, cirq_off, idle_polls, idle_polls_moved;
     uint64_t dpcs, vidsch_timers, vidsch_workers;
 };
 
+/* Cycles since kcyc_begin, less what vidsch counted itself meanwhile
+ * (the kernel's own share of a piece of work). */
+struct kcyc {
+    uint64_t t0, v0;
+};
+
+struct kernel;
+void kcyc_begin(const struct kernel *k, struct kcyc *c);
+uint64_t kcyc_own(const struct kernel *k, const struct kcyc *c);
+
+/* Before the CPU sleeps (kernel_run): in hardware mode with
+ * irq_demand, completion interrupts on while someone waits for the GPU's
+ * progress, off otherwise, and the progress read now. True if that made
+ * work (do not sleep yet). */
+bool kernel_before_idle(struct kernel *k);
+
 struct kernel {
+    /* Completion interrupts only while someone waits (hardware mode):
+     * set by the boot code; irq_on: what the device has now */
+    bool irq_demand, irq_on;
     /* The CPU's cycle counter (the firmware's rdtsc); NULL: scheduling
      * time is not measured (the host). */
     uint64_t (*cycles)(void);

@@ -289,10 +289,15 @@ static bool in_use(void *ctx, struct vidmm_res_alloc *a)
     struct kgpuva *g = ctx;
     const struct kproc *owner = ga_of(a)->proc->kp;
 
-    for (unsigned i = 0; i < KERNEL_MAX_CONTEXTS; i++) {
-        const struct kcontext *c = &g->k->contexts[i];
+    /* Buffers not retired yet: one that retired (buffer_done) but is not
+     * reaped yet (context.inflight still counts it until the reaper runs,
+     * which may come after the application's wait was delivered) no
+     * longer uses anything. */
+    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+        const struct kbuffer *kb = &g->k->buffers[i];
 
-        if (c->used && c->proc == owner && c->dev->gpuva && c->inflight) {
+        if (kb->used && !kb->done && kb->ctx && kb->ctx->proc == owner &&
+            kb->ctx->dev->gpuva) {
             return true;
         }
     }

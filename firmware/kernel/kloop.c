@@ -33,6 +33,9 @@ void kernel_run(struct kernel *k, bool (*stop)(void *arg), void *arg)
             irq_window();
             continue;
         }
+        if (kernel_before_idle(k)) {
+            continue;           /* progress came: its work first */
+        }
         if (wake != KEVENTS_NEVER) {
             now = kernel_now(k);
             if (wake <= now) {

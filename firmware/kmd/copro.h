@@ -32,6 +32,11 @@ struct copro_irq_log {
     /* Causes acked but not yet processed: the ISR ORs them in, the
      * deferred handler (copro_cp_dpc) takes them with interrupts off. */
     volatile uint64_t pending;
+    /* Interrupts taken, by what they acknowledged (one interrupt may
+     * count in several): any engine's DMA_DONE, the display's vsync and
+     * flips, the scheduling log, anything else. */
+    volatile uint32_t by_dma_done, by_vsync, by_flip, by_sched_log,
+                      by_other;
 };
 
 struct copro {

@@ -264,7 +264,55 @@ static uint64_t hws_frame_ns(void *drv)
     return copro_ddi_hwq(drv)->frame_ns;
 }
 
+/* The engines' DMA_DONE causes. */
+static uint64_t done_causes(const struct copro_hwq *h)
+{
+    uint64_t m = 0;
+
+    for (unsigned e = 0; e < h->cp->num_engines; e++) {
+        m |= COPRO_INT_ENG(e, COPRO_INT_DMA_DONE);
+    }
+    return m;
+}
+
+static void hws_completion_irq(void *drv, bool on)
+{
+    struct copro_hwq *h = copro_ddi_hwq(drv);
+    uint64_t done = done_causes(h);
+    uint64_t mask = copro_read64(h->dev, COPRO_REG_INT_MASK);
+
+    if (on) {
+        /* what finished while masked is read by the caller's poll: a
+         * latched cause would only interrupt for it once more */
+        copro_write64(h->dev, COPRO_REG_INT_STATUS, done);
+        copro_write64(h->dev, COPRO_REG_INT_MASK, mask | done);
+        h->stats.irq_on++;
+    } else {
+        copro_write64(h->dev, COPRO_REG_INT_MASK, mask & ~done);
+        h->stats.irq_off++;
+    }
+}
+
+static bool progress_and_errors(struct copro_hwq *h,
+                                const struct ddi_upcalls *up, void *os);
+
+static bool hws_poll(void *drv)
+{
+    struct copro_ddi *d = drv;
+    bool moved;
+
+    if (!d->hwq || !d->up) {
+        return false;
+    }
+    d->hwq->stats.polls++;
+    moved = progress_and_errors(d->hwq, d->up, d->os);
+    d->hwq->stats.polls_moved += moved;
+    return moved;
+}
+
 const struct ddi_hws_ops copro_hwq_ops = {
+    .completion_irq = hws_completion_irq,
+    .poll = hws_poll,
     .queue_create = hwq_create,
     .queue_destroy = hwq_destroy,
     .queue_submit = hwq_submit,
@@ -299,15 +347,13 @@ static void report_error(struct copro_hwq *h, uint32_t q,
     }
 }
 
-void copro_hwq_dpc(struct copro_hwq *h, const struct ddi_upcalls *up,
-                   void *os)
+/* The queues' progress fences and errors, as upcalls: true if any. */
+static bool progress_and_errors(struct copro_hwq *h,
+                                const struct ddi_upcalls *up, void *os)
 {
-    struct copro_hwlog_view v = { .engines = h->cp->num_engines,
-                                  .mapped = h->used_mask };
     struct ddi_hwq_progress moved[COPRO_HWQ_MAX];
     unsigned nmoved = 0;
-    uint32_t wptr;
-    unsigned n;
+    bool errors = false;
 
     /* the slots in use only: the DPC runs at every interrupt */
     for (uint64_t m = h->used_mask; m; m &= m - 1) {
@@ -336,8 +382,21 @@ void copro_hwq_dpc(struct copro_hwq *h, const struct ddi_upcalls *up,
         if (!h->q[q].error_reported &&
             desc_of(h, q)->state == COPRO_HWQ_STATE_ERROR) {
             report_error(h, q, up, os);
+            errors = true;
         }
     }
+    return nmoved || errors;
+}
+
+void copro_hwq_dpc(struct copro_hwq *h, const struct ddi_upcalls *up,
+                   void *os)
+{
+    struct copro_hwlog_view v = { .engines = h->cp->num_engines,
+                                  .mapped = h->used_mask };
+    uint32_t wptr;
+    unsigned n;
+
+    progress_and_errors(h, up, os);
     /* the log: everything since the last DPC, in batches */
     wptr = copro_read32(h->dev, COPRO_REG_HWS_LOG_WPTR);
     while (h->log_rptr != wptr) {

@@ -59,6 +59,9 @@ struct copro_hwq_stats {
     uint64_t doorbells, ring_full, commits, refused, errors;
     uint64_t log_reads;
     uint64_t bad_progress;          /* progress fences not believed */
+    uint64_t irq_on, irq_off;       /* completion interrupts turned
+                                       on / off (on demand) */
+    uint64_t polls, polls_moved;    /* progress read outside the DPC */
     struct copro_hwlog_stats log;
 };
 

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include <copro/copro_hwsched.h>
+
 #include "lib/idt.h"
 #include "lib/ioapic.h"
 #include "lib/lapic.h"
@@ -24,6 +26,22 @@ static uint64_t vector_causes(const struct copro *c, uint8_t vector)
                                        c->info.num_engines);
     }
     return ~0ull;   /* INTx and MSI: one vector for everything */
+}
+
+static void count_causes(struct copro *c, uint64_t status)
+{
+    uint64_t done = 0, known;
+
+    for (unsigned e = 0; e < c->info.num_engines; e++) {
+        done |= COPRO_INT_ENG(e, COPRO_INT_DMA_DONE);
+    }
+    known = done | COPRO_INT_DEV_VSYNC | COPRO_INT_DEV_FLIP_DONE |
+            COPRO_INT_DEV_SCHED_LOG;
+    c->irq.by_dma_done += !!(status & done);
+    c->irq.by_vsync += !!(status & COPRO_INT_DEV_VSYNC);
+    c->irq.by_flip += !!(status & COPRO_INT_DEV_FLIP_DONE);
+    c->irq.by_sched_log += !!(status & COPRO_INT_DEV_SCHED_LOG);
+    c->irq.by_other += !!(status & ~known);
 }
 
 static void copro_isr(struct irq_frame *f, void *ctx)
@@ -43,6 +61,7 @@ static void copro_isr(struct irq_frame *f, void *ctx)
     } else {
         c->irq.spurious++;
     }
+    count_causes(c, status);
     c->irq.last_vector = vector;
     c->irq.last_status = status;
     c->irq.causes_seen |= status;

@@ -38,6 +38,26 @@ bool os_option(struct os_scenario *s, const struct boot_info *boot,
     return true;
 }
 
+static void cycles_split(const struct os_scenario *s, uint64_t *dec,
+                         uint64_t *cmp)
+{
+    const struct vidsch_cycles *c = vidsch_cycles(s->boot.k.vs);
+
+    *dec = c->decide;
+    *cmp = c->complete + s->boot.k.stats.complete_cycles;
+}
+
+static void irq_causes(const struct os_scenario *s, uint32_t *n)
+{
+    const struct copro_irq_log *l = &s->boot.dev.irq;
+
+    n[0] = l->by_dma_done;
+    n[1] = l->by_vsync;
+    n[2] = l->by_flip;
+    n[3] = l->by_sched_log;
+    n[4] = l->by_other;
+}
+
 static void end_of_run(void *arg, uint64_t now)
 {
     struct os_scenario *s = arg;
@@ -50,6 +70,9 @@ static void end_of_run(void *arg, uint64_t now)
     s->cyc_at_stop = s->boot.k.stats.sched_cycles;
     s->dpc_at_stop = s->boot.k.stats.dpc_cycles;
     s->tim_at_stop = s->boot.k.stats.timer_cycles;
+    cycles_split(s, &s->dec_at_stop, &s->cmp_at_stop);
+    s->prep_at_stop = vidsch_cycles(s->boot.k.vs)->prepare;
+    irq_causes(s, s->irqc_stop);
     for (unsigned i = 0; i < s->napps; i++) {
         app_stop(s->apps[i]);
     }
@@ -101,6 +124,9 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
     s->cyc_at_t0 = s->boot.k.stats.sched_cycles;
     s->dpc_at_t0 = s->boot.k.stats.dpc_cycles;
     s->tim_at_t0 = s->boot.k.stats.timer_cycles;
+    cycles_split(s, &s->dec_at_t0, &s->cmp_at_t0);
+    s->prep_at_t0 = vidsch_cycles(s->boot.k.vs)->prepare;
+    irq_causes(s, s->irqc_t0);
     ktimer_init(&s->end_timer, end_of_run, s);
     ktimer_init(&s->limit_timer, run_limit, s);
     ktimer_arm(&k->ev.timers, &s->end_timer, s->t0 + duration_ns);
@@ -197,6 +223,15 @@ const char *os_fmt_ns(char *buf, unsigned size, uint64_t ns)
 void os_print_table(const struct os_scenario *s)
 {
     char b1[16], b2[16], b3[16];
+    const struct kernel_stats *ks = &s->boot.k.stats;
+
+    if (vidsch_hwsched(s->boot.k.vs)) {
+        kprintf("completion interrupts on demand (%s): on %lu times, off "
+                "%lu times; progress polled before idling %lu times (found "
+                "some %lu)\n", s->boot.k.irq_demand ? "yes" : "no",
+                ks->cirq_on, ks->cirq_off, ks->idle_polls,
+                ks->idle_polls_moved);
+    }
 
     kprintf("%-12s %-13s %7s %7s %10s %10s %10s %7s %8s %7s\n", "app",
             "priority", "frames", "misses", "lat p50", "lat p99", "lat max",
@@ -266,6 +301,8 @@ void os_print_sched_json(const struct os_scenario *s)
     uint64_t dec = s->dpc_at_stop - s->dpc_at_t0 +
                    s->tim_at_stop - s->tim_at_t0;
     uint64_t ms = dur / MS ? dur / MS : 1;
+    uint64_t decide = s->dec_at_stop - s->dec_at_t0;
+    uint64_t complete = s->cmp_at_stop - s->cmp_at_t0;
 
     kprintf(",\"sched\":{\"hwsched\":%s,\"interrupts\":%lu,"
             "\"irq_per_s\":%lu,\"sched_cycles\":%lu,"
@@ -279,6 +316,21 @@ void os_print_sched_json(const struct os_scenario *s)
             os_requests(s), s->boot.k.stats.dpcs,
             s->boot.k.stats.vidsch_timers, dec / ms * 1000,
             (cyc - dec) / ms * 1000);
+    kprintf(",\"decide_cycles_per_s\":%lu,\"complete_cycles_per_s\":%lu,"
+            "\"os_cycles_per_s\":%lu", decide / ms * 1000,
+            complete / ms * 1000, (decide + complete) / ms * 1000);
+    kprintf(",\"irq_demand\":%s,\"cirq_on\":%lu,\"cirq_off\":%lu,"
+            "\"idle_polls\":%lu,\"idle_polls_moved\":%lu",
+            s->boot.k.irq_demand && vidsch_hwsched(s->boot.k.vs) ? "true"
+                                                                : "false",
+            s->boot.k.stats.cirq_on, s->boot.k.stats.cirq_off,
+            s->boot.k.stats.idle_polls, s->boot.k.stats.idle_polls_moved);
+    kprintf(",\"vidsch_prepare_cycles_per_s\":%lu,\"irq_by\":{\"dma_done\":%u,"
+            "\"vsync\":%u,\"flip\":%u,\"sched_log\":%u,\"other\":%u}",
+            (s->prep_at_stop - s->prep_at_t0) / ms * 1000,
+            s->irqc_stop[0] - s->irqc_t0[0], s->irqc_stop[1] - s->irqc_t0[1],
+            s->irqc_stop[2] - s->irqc_t0[2], s->irqc_stop[3] - s->irqc_t0[3],
+            s->irqc_stop[4] - s->irqc_t0[4]);
     if (vidsch_hwsched(s->boot.k.vs)) {
         kprintf(",\"hws\":{\"runlist_commits\":%lu,\"refused\":%lu,"
                 "\"queue_submits\":%lu,\"device_switches\":%lu,"

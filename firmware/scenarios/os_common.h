@@ -43,6 +43,14 @@ struct os_scenario {
     uint64_t cyc_at_t0, cyc_at_stop;
     uint64_t dpc_at_t0, dpc_at_stop;        /* ... of which in the DPC */
     uint64_t tim_at_t0, tim_at_stop;        /* ... in vidsch's timer */
+    /* the OS's CPU time on every path, split: scheduling proper (vidsch's
+     * decisions and preparation) and completion work (vidsch's retiring
+     * and signalling, the kernel's DPC, deliveries and reaper) */
+    uint64_t dec_at_t0, dec_at_stop, cmp_at_t0, cmp_at_stop;
+    uint64_t prep_at_t0, prep_at_stop;  /* ... of decide: preparation */
+    /* interrupts by cause (copro_irq_log.by_*): DMA_DONE, vsync, flip,
+     * scheduling log, other */
+    uint32_t irqc_t0[5], irqc_stop[5];
 };
 
 /* One application's figures, as the table and METRICS print them. */

@@ -104,7 +104,7 @@ _Static_assert(sizeof(struct vidsch) % 8 == 0, "storage alignment");
 _Static_assert(sizeof(struct vidsch_ctx) % 8 == 0, "storage alignment");
 _Static_assert(sizeof(struct vidsch_buf) % 8 == 0, "storage alignment");
 
-static struct vidsch_buf *buf_alloc(struct vidsch *s)
+struct vidsch_buf *vs_buf_alloc(struct vidsch *s)
 {
     struct vidsch_buf *b = vs_entry(vs_list_pop_front(&s->free_bufs),
                                     struct vidsch_buf, link);
@@ -144,6 +144,16 @@ void vs_sync_free(struct vidsch *s, struct vidsch_sync *y)
 uint64_t vs_now(struct vidsch *s)
 {
     return s->env.now(s->env.os);
+}
+
+uint64_t vs_cycles(const struct vidsch *s)
+{
+    return s->env.cycles ? s->env.cycles(s->env.os) : 0;
+}
+
+const struct vidsch_cycles *vidsch_cycles(const struct vidsch *s)
+{
+    return &s->cyc;
 }
 
 void vs_trace(struct vidsch *s, enum vidsch_trace_kind kind, unsigned engine,
@@ -335,12 +345,16 @@ static void rearm_timer(struct vidsch *s)
 
 static void leave(struct vidsch *s)
 {
+    uint64_t t0;
+
     if (s->nesting > 1) {
         s->nesting--;
         s->dirty = true;
         return;
     }
     do {
+        uint64_t t0 = vs_cycles(s), t1;
+
         s->dirty = false;
         if (s->sync_dirty) {
             s->sync_dirty = false;
@@ -353,9 +367,14 @@ static void leave(struct vidsch *s)
                 vs_schedule_engine(s, &s->engine[i]);
             }
         }
+        t1 = vs_cycles(s);
+        s->cyc.decide += t1 - t0;
         flush_callbacks(s);
+        s->cyc.complete += vs_cycles(s) - t1;
     } while (s->dirty || s->sync_dirty);
+    t0 = vs_cycles(s);
     rearm_timer(s);
+    s->cyc.decide += vs_cycles(s) - t0;
     s->nesting--;
 }
 
@@ -680,7 +699,7 @@ int vidsch_submit(struct vidsch *s, struct vidsch_ctx *c,
     if (c->dying || buf->engine != c->engine || !dma_len_ok(s, buf)) {
         return DDI_EINVAL;
     }
-    b = buf_alloc(s);
+    b = vs_buf_alloc(s);
     if (!b) {
         return DDI_ENOMEM;
     }
@@ -706,9 +725,9 @@ int vidsch_submit(struct vidsch *s, struct vidsch_ctx *c,
 }
 
 /* Queues a paging buffer (the caller checked the arguments). */
-static void paging_enqueue(struct vidsch *s, struct vidsch_buf *b,
-                           unsigned engine, struct ddi_dmabuf *buf,
-                           uint64_t cookie, uint64_t ticket)
+void vs_paging_enqueue(struct vidsch *s, struct vidsch_buf *b,
+                       unsigned engine, struct ddi_dmabuf *buf,
+                       uint64_t cookie, uint64_t ticket)
 {
     b->dma = buf;
     b->ticket = ticket;
@@ -730,12 +749,12 @@ int vidsch_submit_paging(struct vidsch *s, unsigned engine,
     if (!s || engine >= s->nengines || !buf || !dma_len_ok(s, buf)) {
         return DDI_EINVAL;
     }
-    b = buf_alloc(s);
+    b = vs_buf_alloc(s);
     if (!b) {
         return DDI_ENOMEM;
     }
     enter(s);
-    paging_enqueue(s, b, engine, buf, cookie, 0);
+    vs_paging_enqueue(s, b, engine, buf, cookie, 0);
     leave(s);
     return DDI_OK;
 }
@@ -828,158 +847,20 @@ void vidsch_timer(struct vidsch *s)
     leave(s);
 }
 
-/* The buffer in e's slot cannot run: report it finished with rc. */
-static void prepare_failed(struct vidsch *s, struct vidsch_engine *e,
-                           struct vidsch_buf *b, int rc)
-{
-    /* render validated it, so this is the driver (or vidmm) refusing:
-     * the buffer cannot run, its context is not to blame */
-    e->slot = NULL;
-    b->ctx->on_gpu--;
-    vs_finish(s, b, rc);
-    vs_ctx_update(s, b->ctx);
-}
-
-/* vidmm's part of the preparation: residency of the allocation list,
- * and its paging buffer ahead on the copy engine. DDI_EBUSY: the slot
- * waits (unprepared) until memory may have come free. */
-static int make_resident(struct vidsch *s, struct vidsch_engine *e,
-                         struct vidsch_buf *b)
-{
-    struct vidsch_residency r = { 0 };
-    int rc = VIDSCH_RESIDENT_SPLIT;
-    bool bad = false;
-
-    if (vs_list_empty(&s->free_bufs)) {
-        return DDI_EBUSY;       /* no record for a paging buffer now */
-    }
-    if (!b->split) {
-        rc = s->env.make_resident(s->env.os, b->cookie, b->dma, b->alloc,
-                                  b->prepared, &r);
-        if (rc == VIDSCH_RESIDENT_SPLIT) {
-            if (!s->env.make_portion || !s->env.release_portion) {
-                return DDI_ENOMEM;      /* cannot split: does not fit */
-            }
-            /* from now on, portion by portion (for good: a portion
-             * patched is patched once) */
-            b->split = true;
-            b->part = (struct vidsch_portion){ 0 };
-            e->stats.split_buffers++;
-        }
-    }
-    if (rc == VIDSCH_RESIDENT_SPLIT) {
-        /* a portion handed back comes back as it was (patched once) */
-        struct vidsch_portion p = b->prepared ? b->part
-                                  : (struct vidsch_portion){
-                                        .first = b->part.first };
-
-        r = (struct vidsch_residency){ 0 };
-        rc = s->env.make_portion(s->env.os, b->cookie, b->dma, b->alloc,
-                                 p.first, b->prepared, &r, &p);
-        if (rc == DDI_OK) {
-            bad = p.first != b->part.first || p.end <= p.first ||
-                  p.end > b->dma->len_bytes || (p.end & 3) ||
-                  (b->prepared && p.end != b->part.end);
-            b->part = p;
-            /* its context's later buffers wait for the last portion */
-            b->ctx->split_open = !bad && p.end < b->dma->len_bytes;
-            vs_ctx_update(s, b->ctx);
-        }
-    }
-    if (rc == DDI_EBUSY) {
-        e->resident_wait = true;
-        e->resident_wait_gen = s->release_gen;
-        return rc;
-    }
-    if (rc != DDI_OK) {
-        return rc;
-    }
-    b->resident = true;
-    b->wait_ticket = r.wait_ticket;
-    /* charged to the engine's current turn (the buffer was elected in
-     * it): what eviction fighting is measured by */
-    b->ctx->stats.paging_bytes += r.paging_bytes;
-    e->stats.paging_bytes += r.paging_bytes;
-    e->turn_paging += r.paging_bytes;
-    if (r.paging) {
-        struct vidsch_buf *p = buf_alloc(s);
-        unsigned pe = r.paging_engine < s->nengines ? r.paging_engine
-                                                    : e->index;
-
-        paging_enqueue(s, p, pe, r.paging, r.paging_cookie,
-                       r.paging_ticket);
-    }
-    if (bad) {
-        /* not a portion of the buffer: give back what the hook placed
-         * (its paging buffer runs anyway, harmless) and refuse */
-        vs_release_resident(s, b, 0);
-        return DDI_EINVAL;
-    }
-    return DDI_OK;
-}
-
-/* Prepares the buffer in e's slot: residency (vidmm), then patch
- * [DxgkDdiPatch], once: a buffer patched already only gets its
- * allocations back where it was patched. */
-static void prepare(struct vidsch *s, struct vidsch_engine *e)
-{
-    struct vidsch_buf *b = e->slot;
-    int rc = DDI_OK;
-
-    if (s->env.make_resident && !b->resident) {
-        rc = make_resident(s, e, b);
-        if (rc == DDI_EBUSY) {
-            return;             /* asked again once memory comes free */
-        }
-    }
-    vs_trace(s, VIDSCH_TRACE_PREPARE, e->index, NULL, b, 0, 0);
-    if (rc == DDI_OK && !b->prepared && s->ops->patch) {
-        /* a portion patches only the locations inside it: the others'
-         * allocations are not placed now */
-        rc = s->ops->patch(s->drv, b->dma, b->alloc, vs_run_first(b),
-                           vs_run_end(b));
-    }
-    if (rc != DDI_OK) {
-        prepare_failed(s, e, b, rc);
-        return;
-    }
-    b->prepared = true;
-    e->slot_prepared = true;
-    e->stats.prepared++;
-    vs_trace(s, VIDSCH_TRACE_PREPARED, e->index, NULL, b, 0, 0);
-}
-
-void vidsch_worker(struct vidsch *s)
-{
-    enter(s);
-    s->work_queued = false;
-    /* one buffer per call, engines in turn: the environment charges each
-     * call as one preparation */
-    for (unsigned i = 0; i < s->nengines; i++) {
-        struct vidsch_engine *e =
-            &s->engine[(s->worker_next + i) % s->nengines];
-
-        if (e->slot && !e->slot_prepared) {
-            prepare(s, e);
-            s->worker_next = (e->index + 1) % s->nengines;
-            break;
-        }
-    }
-    s->dirty = true;
-    leave(s);
-}
-
 /* ---- upcalls [DxgkCbNotifyInterrupt] ---- */
 
 static void up_dma_completed(void *os, unsigned engine, uint64_t completed)
 {
     struct vidsch *s = os;
+    uint64_t t0;
 
     if (engine >= s->nengines) {
         return;
     }
     enter(s);
+    t0 = vs_cycles(s);
     vs_retire_upto(s, &s->engine[engine], completed);
+    s->cyc.complete += vs_cycles(s) - t0;
     /* a retired buffer may have written a monitored fence */
     if (!vs_list_empty(&s->held)) {
         s->sync_dirty = true;
@@ -992,13 +873,18 @@ static void up_preempted(void *os, unsigned engine, uint64_t preempt_fence,
                          uint64_t preempted, uint64_t completed)
 {
     struct vidsch *s = os;
+    uint64_t t0;
 
     if (engine >= s->nengines) {
         return;
     }
     enter(s);
+    t0 = vs_cycles(s);
+    /* retirements and the hand-back to the ready queues: a decision's
+     * consequence, counted with the decisions */
     vs_on_preempted(s, &s->engine[engine], preempt_fence, preempted,
                     completed);
+    s->cyc.decide += vs_cycles(s) - t0;
     if (!vs_list_empty(&s->held)) {
         s->sync_dirty = true;
     }

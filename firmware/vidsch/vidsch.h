@@ -225,6 +225,13 @@ struct vidsch_env {
                             struct ddi_dmabuf *buf,
                             const struct vidsch_portion *part,
                             unsigned engine, uint64_t fence);
+    /*
+     * (added) The CPU's cycle counter. Optional (NULL: the CPU's cost is
+     * not measured, vidsch_cycles stays 0). Read at the boundaries of
+     * vidsch's work so that its cost is split into scheduling proper and
+     * completion work (struct vidsch_cycles).
+     */
+    uint64_t (*cycles)(void *os);
 };
 
 /* make_resident's answer for a buffer to run in portions (not a DDI
@@ -351,6 +358,30 @@ struct vidsch_hws_stats {
 };
 
 const struct vidsch_hws_stats *vidsch_hws_stats(const struct vidsch *s);
+
+/*
+ * (added) vidsch's own CPU time (env.cycles), on every path into it
+ * (upcalls, timer, worker, and the kernel API's calls):
+ *  - decide: scheduling proper: electing, preparing for the ring
+ *    (residency, patch), preemption requests, quantum and watchdog
+ *    timers, run lists and budgets, re-arming the timer;
+ *  - complete: completion work: retiring buffers, signalling monitored
+ *    fences, releasing residency, the buffer_done and context_lost
+ *    callbacks (the kernel's bookkeeping of them), reading the device's
+ *    log into the statistics.
+ */
+struct vidsch_cycles {
+    uint64_t decide, complete;
+    uint64_t prepare;           /* of decide: the worker's preparation */
+};
+
+const struct vidsch_cycles *vidsch_cycles(const struct vidsch *s);
+
+/* (added) Whether vidsch waits for GPU progress itself (hardware mode:
+ * held contexts, a slot, paging in flight, buffers waiting for room on
+ * their queue); the kernel keeps completion interrupts on meanwhile.
+ * Software mode: always true. */
+bool vidsch_wants_progress(const struct vidsch *s);
 bool vidsch_hwsched(const struct vidsch *s);
 
 /* Why the scheduler asked an engine to preempt. */

@@ -62,6 +62,38 @@ bool vidsch_hwsched(const struct vidsch *s)
     return s && s->hws;
 }
 
+/* Whether vidsch itself waits for a queue's progress (hardware mode):
+ * a context held on a monitored fence (a retirement signals it), a
+ * buffer in an engine's slot (its paging buffer, or memory that buffers
+ * on the GPU hold), paging buffers in flight, or a context with buffers
+ * that wait for room on its queue. Software mode: always (every switch
+ * is the CPU's). */
+bool vidsch_wants_progress(const struct vidsch *s)
+{
+    if (!s || !s->hws) {
+        return true;
+    }
+    if (!vs_list_empty(&s->held)) {
+        return true;
+    }
+    for (unsigned i = 0; i < s->nengines; i++) {
+        const struct vidsch_engine *e = &s->engine[i];
+
+        if (e->slot || !vs_list_empty(&e->paging) ||
+            vidsch_ring_count(&e->paging_ring)) {
+            return true;
+        }
+    }
+    for (unsigned i = 0; i < s->nhw_live; i++) {
+        const struct vidsch_ctx *c = s->hw_live[i];
+
+        if (c && !c->lost && !vs_list_empty(&c->queue)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool vs_hws_init(struct vidsch *s)
 {
     const struct ddi_hws_ops *h = s->ops->hws;
@@ -360,6 +392,7 @@ uint64_t vs_hws_deadline(struct vidsch *s, struct vidsch_engine *e)
             when = suspect_at(s, c);
         }
     }
+    e->wd_at = when;
     return when;
 }
 
@@ -369,7 +402,11 @@ void vs_hws_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
         s->sync_dirty = false;
         vs_poll_held(s);
     }
-    watchdog(s, e);
+    /* per event, only once a deadline is due: the deadlines move only
+     * inside vidsch, and every outermost call recomputes them */
+    if (vs_now(s) >= e->wd_at) {
+        watchdog(s, e);
+    }
     push_paging(s, e);
     push_slot(s, e);
     if (!e->slot) {
@@ -457,15 +494,18 @@ void vs_hws_up_progress(void *os, const struct ddi_hwq_progress *p,
                         unsigned n)
 {
     struct vidsch *s = os;
+    uint64_t t0;
 
     if (!s->hws || (!p && n)) {
         return;
     }
     enter_hws(s);
+    t0 = vs_cycles(s);
     s->hws_stats.progress_upcalls++;
     for (unsigned i = 0; i < n; i++) {
         progress(s, p[i].queue, p[i].completed);
     }
+    s->cyc.complete += vs_cycles(s) - t0;
     leave_hws(s);
 }
 
@@ -475,11 +515,13 @@ void vs_hws_up_error(void *os, uint32_t queue, const struct ddi_hwq_error *err)
     struct vidsch_ctx *c;
     struct vidsch_engine *e;
     struct vidsch_sub *sub;
+    uint64_t t0;
 
     if (!s->hws || queue >= COPRO_HWQ_MAX || !err) {
         return;
     }
     enter_hws(s);
+    t0 = vs_cycles(s);
     s->hws_stats.error_upcalls++;
     c = s->hwq_ctx[queue];
     if (c) {
@@ -519,6 +561,7 @@ void vs_hws_up_error(void *os, uint32_t queue, const struct ddi_hwq_error *err)
             s->stats.device_resets++;
         }
     }
+    s->cyc.complete += vs_cycles(s) - t0;
     leave_hws(s);
 }
 
@@ -689,11 +732,13 @@ void vs_hws_up_log(void *os, const struct copro_sched_log_entry *ent,
 {
     struct vidsch *s = os;
     bool frame = false;
+    uint64_t t0, t1;
 
     if (!s->hws || (!ent && n)) {
         return;
     }
     enter_hws(s);
+    t0 = vs_cycles(s);
     s->hws_stats.log_upcalls++;
     s->log_at = vs_now(s);
     s->hws_stats.log_dropped += dropped;
@@ -715,6 +760,9 @@ void vs_hws_up_log(void *os, const struct copro_sched_log_entry *ent,
         frame |= l->kind == COPRO_SLOG_FRAME;
         log_entry(s, l);
     }
+    /* reading the log into the statistics: bookkeeping, as retiring */
+    t1 = vs_cycles(s);
+    s->cyc.complete += t1 - t0;
     if (frame) {
         s->hws_stats.frames++;
         if (s->cfg.policy == VIDSCH_POLICY_JOBLIST) {
@@ -723,5 +771,6 @@ void vs_hws_up_log(void *os, const struct copro_sched_log_entry *ent,
             }
         }
     }
+    s->cyc.decide += vs_cycles(s) - t1;     /* the budgets */
     leave_hws(s);
 }

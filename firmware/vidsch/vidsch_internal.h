@@ -190,6 +190,10 @@ struct vidsch_engine {
     struct vidsch_ring paging_ring; /* paging buffers on it */
     uint64_t paging_fence;
     bool rl_dirty;                  /* the run list must be rewritten */
+    /* hardware mode: the watchdog's next deadline, as last computed when
+     * the timer was armed (vs_hws_deadline): before it, nothing is due
+     * and the watchdog is not walked */
+    uint64_t wd_at;
 };
 
 struct vidsch {
@@ -238,14 +242,23 @@ struct vidsch {
     uint64_t frame_ns;
     uint64_t log_at;                /* the device's log last came */
     struct vidsch_hws_stats hws_stats;
+    struct vidsch_cycles cyc;
 };
 
 /* ---- vidsch.c ---- */
 /* A public call's frame (enter ... leave: decisions and callbacks on the
  * way out of the outermost), for the upcalls of other modules. */
 void vs_enter(struct vidsch *s);
+/* A buffer record from the free list (NULL if none) */
+struct vidsch_buf *vs_buf_alloc(struct vidsch *s);
+/* b (a paging buffer vidmm built) queued on engine's paging list */
+void vs_paging_enqueue(struct vidsch *s, struct vidsch_buf *b,
+                       unsigned engine, struct ddi_dmabuf *buf,
+                       uint64_t cookie, uint64_t ticket);
 void vs_leave(struct vidsch *s);
 uint64_t vs_now(struct vidsch *s);
+/* The CPU's cycle counter (0 without env.cycles): struct vidsch_cycles */
+uint64_t vs_cycles(const struct vidsch *s);
 void vs_trace(struct vidsch *s, enum vidsch_trace_kind kind, unsigned engine,
               const struct vidsch_ctx *c, const struct vidsch_buf *b,
               uint64_t fence, unsigned reason);
