@@ -48,6 +48,10 @@ struct copro_file {
 	u64 busy_ns[COPRO_MAX_ENGINES];	/* of retired jobs (fdinfo) */
 	atomic64_t pool_bytes;	/* kernel pool its jobs hold */
 	spinlock_t stat_lock;	/* busy_ns */
+	/* jobs past run_job and not signalled, per engine and priority
+	 * (the engine's lock)
+	 */
+	u32 in_flight[COPRO_MAX_ENGINES][DRM_SCHED_PRIORITY_COUNT];
 };
 
 struct copro_job {
@@ -61,6 +65,7 @@ struct copro_job {
 	u64 hwid;		/* fence id of its latest ring entry */
 	u64 seq;		/* order of run_job on its engine */
 	bool resume;		/* preempted mid-buffer: RESUME from save */
+	bool counted;		/* in its file's in_flight */
 	u64 start_ns;		/* GPU_TIME when it reached the ring head */
 	struct drm_mm_node mem;	/* pool: the stream, then the save area */
 	struct copro_file *cfile;	/* charged for @mem */
