@@ -56,7 +56,7 @@ MODULE_PARM_DESC(timeslice_ms, "Time slice among contexts of the same priority (
 
 static unsigned int file_jobs = 8;
 module_param(file_jobs, uint, 0444);
-MODULE_PARM_DESC(file_jobs, "Jobs one DRM file may have on an engine's ring at once (1 to 64): the rest wait in drm_sched, so no client holds every slot");
+MODULE_PARM_DESC(file_jobs, "Jobs of one priority one DRM file may have on an engine's ring at once (1 to 64): the rest wait in drm_sched, so no client holds every slot");
 
 static unsigned int hang_limit = 3;
 module_param(hang_limit, uint, 0444);
@@ -555,10 +555,10 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
  * oldest of them to signal before drm_sched picks its next job of that
  * priority (its own higher-priority jobs are not held up by its lower
  * ones), and drm_sched's round robin over the ready entities gives the
- * slot to someone else meanwhile. With
- * fewer than 64 / file_jobs files busy, a newcomer's job reaches the ring
- * at once and starts within one time slice per context ahead of it (at
- * most file_jobs of one file), plus the device's preemption latency.
+ * slot to someone else meanwhile. With fewer than 64 / file_jobs files
+ * busy, a newcomer's job reaches the ring at once and starts within one
+ * time slice per context of its priority ahead of it (at most file_jobs
+ * of one file), plus the device's preemption latency.
  */
 static struct dma_fence *copro_job_dependency(struct drm_sched_job *sched_job,
 					      struct drm_sched_entity *entity)
