@@ -14,8 +14,8 @@
  *                              mid-submission leaks nothing
  *   copro-rendertest preempt   high priority preempts a long low-priority
  *                              job; both outputs equal uninterrupted runs
- *   copro-rendertest starve    a process with 80 long jobs queued does not
- *                              starve another's job (one time slice)
+ *   copro-rendertest starve    a process with 80 long jobs queued through
+ *                              two files does not starve another's job
  *   copro-rendertest kms       a page flip waits for the rendering into its
  *                              framebuffer (dma_resv implicit sync)
  *   copro-rendertest hang      (x-fault-injection=on) a long healthy job
