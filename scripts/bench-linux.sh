@@ -67,6 +67,20 @@ COPRO_TIMEOUT=900 bash "$here/run-firmware.sh" "$build/qemu-run" \
     -icount shift=0,sleep=off \
     -append "irq=msix hog_ms=$hog_ms frames_ms=$frames_ms" > "$tmp/os.out" 2>&1
 sed -n 's/^# METRICS //p' "$tmp/os.out" | tail -n 1 > "$tmp/os.json"
+# the firmware's render path: 1-NOP buffers through the kernel API from 1
+# and from 8 contexts (scenarios/jobs.c), the same totals as copro-bench's
+stamp() {
+    while IFS= read -r line; do
+        case "$line" in
+        *BENCH-MARK*) echo "$line $(date +%s.%N)" ;;
+        *) echo "$line" ;;
+        esac
+    done
+}
+COPRO_TIMEOUT=900 bash "$here/run-firmware.sh" "$build/qemu-run" \
+    "$build/firmware/jobs.elf" -M q35 -device copro,preempt=mid-command \
+    -icount shift=0,sleep=off -append "irq=msix jobs=2000" 2>&1 |
+    stamp > "$tmp/osjobs.out"
 # host-second figures: the guest marks the start and end of each jobs run
 # job timeout 10 s (amdgpu's lockup_timeout): the hog is not a hang, and
 # the timeout's preemption check is not what this table compares
@@ -74,13 +88,8 @@ run --quiet --timeout 900 --icount shift=0,sleep=off \
     --device copro,preempt=mid-command --append copro.job_timeout_ms=10000 \
     --run "copro-bench hog $hog_ms $frames_ms; copro-bench jobs 2000 1;
            copro-bench jobs 2000 8; copro-bench fair 8 500" |
-    while IFS= read -r line; do
-        case "$line" in
-        *BENCH-MARK*) echo "$line $(date +%s.%N)" ;;
-        *) echo "$line" ;;
-        esac
-    done > "$tmp/linux.out"
-python3 - "$tmp/os.json" "$tmp/linux.out" <<'PY'
+    stamp > "$tmp/linux.out"
+python3 - "$tmp/os.json" "$tmp/linux.out" "$tmp/osjobs.out" <<'PY'
 import json
 import re
 import sys
@@ -92,7 +101,6 @@ except ValueError:
 lines = open(sys.argv[2]).read().splitlines()
 lx = [json.loads(m.group(1)) for m in
       (re.match(r"# METRICS (.*)", s) for s in lines) if m]
-marks = [float(s.split()[-1]) for s in lines if "BENCH-MARK" in s]
 
 
 def t(ns):
@@ -129,20 +137,47 @@ if fw.get("os_median_ns") and hog.get("os_median_ns"):
           "(goal: within 3x)" %
           (hog["os_median_ns"] / fw["os_median_ns"],
            hog["os_p99_ns"] / max(fw["os_p99_ns"], 1)))
-i = 0
+
+
+def jobs_runs(lines):
+    """The jobs METRICS of a run, each with its host seconds (from the
+    BENCH-MARK lines the runner stamped) or None."""
+    ms = [json.loads(m.group(1)) for m in
+          (re.match(r"(?:# )*METRICS (.*)", s) for s in lines) if m]
+    mk = [float(s.split()[-1]) for s in lines if "BENCH-MARK" in s]
+    out = []
+    for i, m in enumerate(x for x in ms if x.get("scenario") == "jobs"):
+        wall = mk[2 * i + 1] - mk[2 * i] if len(mk) >= 2 * i + 2 else None
+        out.append((m, wall))
+    return out
+
+
+fwj = jobs_runs(open(sys.argv[3]).read().splitlines())
+lxj = jobs_runs(lines)
+print("  1-NOP jobs: the firmware's render path (kernel API, vidsch) "
+      "against Linux's ioctl path (drm_sched)")
+print("  %-26s %16s %16s" % ("", "copro OS (vidsch)", "Linux (drm_sched)"))
+for nctx in (1, 8):
+    f = next((r for r in fwj if r[0]["contexts"] == nctx), (None, None))
+    x = next((r for r in lxj if r[0]["contexts"] == nctx), (None, None))
+
+    def v(r):
+        return "-" if r[0] is None else "%d" % r[0]["jobs_per_s"]
+
+    def h(r):
+        return "-" if r[0] is None or not r[1] else "%.0f" % (
+            r[0]["jobs"] / r[1])
+
+    print("  %-26s %16s %16s" % ("%d context%s: per virtual s" %
+                                  (nctx, "s" if nctx > 1 else ""),
+                                  v(f), v(x)))
+    print("  %-26s %16s %16s" % ("  per host second", h(f), h(x)))
+if not fwj or any(r[0].get("failures") for r in fwj):
+    print("  firmware jobs run FAILED:")
+    print("\n".join("    " + s for s in open(sys.argv[3]).read()
+                    .splitlines()[-10:]))
 for m in lx:
-    if m["scenario"] == "jobs":
-        host = ""
-        if len(marks) >= 2 * i + 2:
-            wall = marks[2 * i + 1] - marks[2 * i]
-            host = ", %.0f per host second (%.2f s wall)" % (
-                m["jobs"] / wall, wall)
-        print("  jobs through the ioctl path (1-NOP jobs, %d context%s): "
-              "%d per virtual second%s" %
-              (m["contexts"], "s" if m["contexts"] > 1 else "",
-               m["jobs_per_s"], host))
-        i += 1
-    elif m["scenario"] == "fair":
+    if m["scenario"] == "fair":
         print("  %d equal contexts (two 1 ms jobs in flight each, %d ms): "
               "Jain's index of device time %.4f" %
               (m["contexts"], m["ms"], m["jain"]))

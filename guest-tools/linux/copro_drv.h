@@ -167,6 +167,8 @@ struct copro_device {
 	wait_queue_head_t pool_wq;	/* submits waiting for pool memory */
 	atomic_t pool_frees;	/* jobs that gave their memory back */
 	struct ida ctx_ids;	/* device context ids (descriptor field) */
+	struct mutex procs_lock;	/* @procs */
+	struct list_head procs;	/* copro_proc of the open files */
 	u64 device_recoveries;	/* device resets after repeated hangs */
 	struct work_struct recovery_work;
 	struct rw_semaphore reset_sem;	/* write: a PCI reset is under way */

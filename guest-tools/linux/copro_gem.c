@@ -10,6 +10,8 @@
  * address.
  */
 #include <linux/capability.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -107,12 +109,52 @@ int copro_ioctl_gem_info(struct drm_device *drm, void *data,
 
 static atomic64_t copro_client_ids = ATOMIC64_INIT(0);
 
+/* The calling process's copro_proc, a reference taken; NULL: no memory. */
+static struct copro_proc *copro_proc_get(struct copro_device *cdev)
+{
+	struct pid *tgid = task_tgid(current);
+	struct copro_proc *proc;
+
+	mutex_lock(&cdev->procs_lock);
+	list_for_each_entry(proc, &cdev->procs, link) {
+		if (proc->tgid == tgid) {
+			kref_get(&proc->ref);
+			goto out;
+		}
+	}
+	proc = kzalloc(sizeof(*proc), GFP_KERNEL);
+	if (proc) {
+		kref_init(&proc->ref);
+		proc->cdev = cdev;
+		proc->tgid = get_pid(tgid);
+		list_add(&proc->link, &cdev->procs);
+	}
+out:
+	mutex_unlock(&cdev->procs_lock);
+	return proc;
+}
+
+/* kref_put_mutex: called with procs_lock held, releases it */
+static void copro_proc_release(struct kref *ref)
+{
+	struct copro_proc *proc = container_of(ref, struct copro_proc, ref);
+	struct copro_device *cdev = proc->cdev;
+
+	list_del(&proc->link);
+	mutex_unlock(&cdev->procs_lock);
+	put_pid(proc->tgid);
+	kfree(proc);
+}
+
 static void copro_file_release(struct kref *ref)
 {
 	struct copro_file *cfile = container_of(ref, struct copro_file, ref);
+	struct copro_proc *proc = cfile->proc;
 
 	xa_destroy(&cfile->ctxs);
 	kfree(cfile);
+	kref_put_mutex(&proc->ref, copro_proc_release,
+		       &proc->cdev->procs_lock);
 }
 
 void copro_file_put(struct copro_file *cfile)
@@ -126,6 +168,11 @@ int copro_open(struct drm_device *drm, struct drm_file *file)
 
 	if (!cfile)
 		return -ENOMEM;
+	cfile->proc = copro_proc_get(to_copro(drm));
+	if (!cfile->proc) {
+		kfree(cfile);
+		return -ENOMEM;
+	}
 	kref_init(&cfile->ref);
 	cfile->client_id = atomic64_inc_return(&copro_client_ids);
 	xa_init_flags(&cfile->ctxs, XA_FLAGS_ALLOC1);

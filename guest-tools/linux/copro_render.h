@@ -40,6 +40,22 @@ struct copro_ctx {
 	struct drm_sched_entity entity[COPRO_MAX_ENGINES];
 };
 
+/*
+ * Per process (thread group) with a DRM file of the device open: the
+ * unit of admission to the rings, so that opening more files gives a
+ * process no more of them (copro_ring.c, copro_job_dependency).
+ */
+struct copro_proc {
+	struct kref ref;	/* its files */
+	struct list_head link;	/* cdev->procs */
+	struct copro_device *cdev;
+	struct pid *tgid;
+	/* jobs past run_job and not signalled, per engine and priority
+	 * (the engine's lock)
+	 */
+	u32 in_flight[COPRO_MAX_ENGINES][DRM_SCHED_PRIORITY_COUNT];
+};
+
 /* per DRM file */
 struct copro_file {
 	struct kref ref;
@@ -48,6 +64,7 @@ struct copro_file {
 	u64 busy_ns[COPRO_MAX_ENGINES];	/* of retired jobs (fdinfo) */
 	atomic64_t pool_bytes;	/* kernel pool its jobs hold */
 	spinlock_t stat_lock;	/* busy_ns */
+	struct copro_proc *proc;	/* the process that opened it */
 };
 
 struct copro_job {
@@ -61,6 +78,7 @@ struct copro_job {
 	u64 hwid;		/* fence id of its latest ring entry */
 	u64 seq;		/* order of run_job on its engine */
 	bool resume;		/* preempted mid-buffer: RESUME from save */
+	bool counted;		/* in its process's in_flight */
 	u64 start_ns;		/* GPU_TIME when it reached the ring head */
 	struct drm_mm_node mem;	/* pool: the stream, then the save area */
 	struct copro_file *cfile;	/* charged for @mem */

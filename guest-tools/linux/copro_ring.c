@@ -54,6 +54,10 @@ static unsigned int timeslice_ms = 10;
 module_param(timeslice_ms, uint, 0444);
 MODULE_PARM_DESC(timeslice_ms, "Time slice among contexts of the same priority (ms; 0: none): then the running job is preempted and goes behind its peers");
 
+static unsigned int proc_jobs = 8;
+module_param(proc_jobs, uint, 0444);
+MODULE_PARM_DESC(proc_jobs, "Jobs of one priority one process (all its DRM files) may have on an engine's ring at once (1 to 64): the rest wait in drm_sched, so no process holds every slot");
+
 static unsigned int hang_limit = 3;
 module_param(hang_limit, uint, 0444);
 MODULE_PARM_DESC(hang_limit, "Engine resets in a row (no job retired between) before every engine is reset");
@@ -211,6 +215,10 @@ static void copro_job_signal(struct copro_engine *eng, struct copro_job *job,
 			     int error)
 {
 	list_del_init(&job->link);
+	if (job->counted) {
+		job->counted = false;
+		job->ctx->cfile->proc->in_flight[eng->id][job->prio]--;
+	}
 	if (error) {
 		dma_fence_set_error(&job->base.s_fence->finished, error);
 		dma_fence_set_error(job->hw, error);
@@ -518,6 +526,8 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	spin_lock_irqsave(&eng->lock, flags);
 	eng->jobs_run++;
 	job->seq = eng->jobs_run;
+	job->counted = true;
+	ctx->cfile->proc->in_flight[eng->id][job->prio]++;
 	if (eng->preempting || eng->stopped) {
 		list_add_tail(&job->link, &eng->held);
 	} else if (copro_ring_needs_preempt(eng, job)) {
@@ -533,6 +543,53 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	}
 	spin_unlock_irqrestore(&eng->lock, flags);
 	return dma_fence_get(f);
+}
+
+/*
+ * Admission (drm_sched's dependency hook, prepare_job in later kernels):
+ * drm_sched's credit limit (COPRO_JOBS_IN_FLIGHT) is shared by every
+ * client of an engine, so one file that queued 64 long jobs would hold
+ * every slot, and another process's job would wait behind all of them:
+ * time slices only share the engine among jobs on the ring. A process
+ * (all its DRM files: more files give it no more) with proc_jobs jobs of
+ * one priority on the ring (or held) waits for its oldest of them to
+ * signal before drm_sched picks its next job of that priority (its own
+ * higher-priority jobs are not held up by its lower ones), and drm_sched's
+ * round robin over the ready entities gives the slot to someone else
+ * meanwhile. With fewer than 64 / proc_jobs processes busy, a newcomer's
+ * job reaches the ring at once and starts within one time slice per
+ * context of its priority ahead of it (at most proc_jobs of one process),
+ * plus the device's preemption latency.
+ */
+static struct dma_fence *copro_job_dependency(struct drm_sched_job *sched_job,
+					      struct drm_sched_entity *entity)
+{
+	struct copro_job *job = to_copro_job(sched_job), *cur;
+	struct copro_engine *eng = &job->cdev->engines[job->engine];
+	struct copro_proc *proc = job->ctx->cfile->proc;
+	struct dma_fence *f = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&eng->lock, flags);
+	if (proc->in_flight[eng->id][job->prio] >=
+	    clamp(proc_jobs, 1u, COPRO_JOBS_IN_FLIGHT)) {
+		/* ring_jobs retire first, in ring order; then held */
+		list_for_each_entry(cur, &eng->ring_jobs, link)
+			if (cur->ctx->cfile->proc == proc &&
+			    cur->prio == job->prio) {
+				f = dma_fence_get(cur->hw);
+				goto out;
+			}
+		list_for_each_entry(cur, &eng->held, link)
+			if (cur->ctx->cfile->proc == proc &&
+			    cur->prio == job->prio) {
+				f = dma_fence_get(cur->hw);
+				goto out;
+			}
+	}
+out:
+	spin_unlock_irqrestore(&eng->lock, flags);
+	return f;
 }
 
 static void copro_readd_job(struct drm_sched_job *sched_job)
@@ -620,6 +677,7 @@ static void copro_free_job(struct drm_sched_job *sched_job)
 }
 
 const struct drm_sched_backend_ops copro_sched_ops = {
+	.dependency = copro_job_dependency,
 	.run_job = copro_run_job,
 	.timedout_job = copro_timedout_job,
 	.free_job = copro_free_job,
@@ -694,6 +752,8 @@ int copro_render_init(struct copro_device *cdev)
 	int ret;
 
 	ida_init(&cdev->ctx_ids);
+	mutex_init(&cdev->procs_lock);
+	INIT_LIST_HEAD(&cdev->procs);
 	init_waitqueue_head(&cdev->pool_wq);
 	INIT_WORK(&cdev->recovery_work, copro_recovery_work);
 	cdev->preempt_caps = copro_rd32(cdev, COPRO_REG_PREEMPT_CAPS);
@@ -817,8 +877,9 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 {
 	unsigned int e;
 
-	seq_printf(m, "preempt_caps: %u\ndevice_recoveries: %llu\ntimeslice_ms: %u\n",
-		   cdev->preempt_caps, cdev->device_recoveries, timeslice_ms);
+	seq_printf(m, "preempt_caps: %u\ndevice_recoveries: %llu\ntimeslice_ms: %u\nproc_jobs: %u\n",
+		   cdev->preempt_caps, cdev->device_recoveries, timeslice_ms,
+		   proc_jobs);
 	/* what the jobs and the GTT buffers hold: 0 once they are gone */
 	seq_printf(m, "pool_used_bytes: %llu\ngart_used_pages: %llu\n",
 		   READ_ONCE(cdev->pool.used), copro_gart_used(cdev));

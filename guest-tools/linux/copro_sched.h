@@ -6,8 +6,8 @@
  * 6.1.191 and later take struct drm_sched_init_args, earlier ones the
  * positional arguments. Kbuild defines COPRO_SCHED_INIT_ARGS when the
  * header has the struct; this wrapper gives the engines one call either
- * way. Nothing calls it yet (KMS only), but it is compiled against the
- * kernel's header on every build, so an API drift shows at build time.
+ * way (copro_render_init). Both variants name the admission hook
+ * .dependency (later kernels: .prepare_job), which copro_ring.c uses.
  */
 #ifndef COPRO_SCHED_H
 #define COPRO_SCHED_H

@@ -14,6 +14,8 @@
  *                              mid-submission leaks nothing
  *   copro-rendertest preempt   high priority preempts a long low-priority
  *                              job; both outputs equal uninterrupted runs
+ *   copro-rendertest starve    a process with 80 long jobs queued through
+ *                              two files does not starve another's job
  *   copro-rendertest kms       a page flip waits for the rendering into its
  *                              framebuffer (dma_resv implicit sync)
  *   copro-rendertest hang      (x-fault-injection=on) a long healthy job
@@ -143,11 +145,13 @@ int main(int argc, char **argv)
 		return t_multi(argc > 2 ? atoi(argv[2]) : 4);
 	if (!strcmp(what, "preempt"))
 		return t_preempt();
+	if (!strcmp(what, "starve"))
+		return t_starve();
 	if (!strcmp(what, "hang"))
 		return t_hang();
 	if (!strcmp(what, "kms"))
 		return t_kms();
-	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|hang\n");
+	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang\n");
 	return 2;
 }
 

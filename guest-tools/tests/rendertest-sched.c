@@ -345,3 +345,120 @@ int t_hang(void)
 	return done();
 }
 
+
+/* ---- starvation across processes ---- */
+
+/*
+ * Process A queues more long jobs than drm_sched has slots on the engine
+ * (64), through two DRM files (a context on each); process B's single
+ * job must still start within one time slice per context of A's (two)
+ * of its submit (device time), plus the preemptions' latency: the driver
+ * lets one process, whatever files it opens, have only proc_jobs jobs of
+ * a priority on the ring, so B's job reaches the ring at once and the
+ * time slices put it before A's. A's jobs all run and write the right
+ * bytes.
+ */
+#define STARVE_JOBS	80
+#define STARVE_FILES	2
+#define STARVE_WORK_NS	50000000ull	/* each of A's jobs: 50 ms */
+
+static int starve_a(int ready)
+{
+	struct copro_dev d[STARVE_FILES];
+	struct copro_bo bo[STARVE_FILES];
+	uint32_t ctx[STARVE_FILES], sync[STARVE_FILES];
+	struct copro_cmd c;
+	int bad = 0;
+
+	for (int f = 0; f < STARVE_FILES; f++) {
+		if (copro_dev_open(&d[f], NULL) ||
+		    copro_ctx_new(&d[f], COPRO_CTX_PRIORITY_NORMAL, &ctx[f]) ||
+		    copro_bo_new(&d[f], STARVE_JOBS * 4096, &bo[f]) ||
+		    copro_bo_map(&d[f], &bo[f]) ||
+		    copro_syncobj_new(&d[f], &sync[f]))
+			return 3;
+		memset(bo[f].map, 0, bo[f].size);
+	}
+	copro_cmd_init(&c);
+	for (int i = 0; i < STARVE_JOBS; i++) {
+		int f = i % STARVE_FILES;
+		struct drm_copro_sync s = { .handle = sync[f] };
+		struct copro_submit_opts o = { .out = &s, .nout = 1 };
+		bool last = i + STARVE_FILES >= STARVE_JOBS;
+
+		copro_cmd_reset(&c);
+		copro_cmd_work(&c, STARVE_WORK_NS);
+		copro_cmd_fill(&c, &bo[f], i * 4096, 4096, 0xa0000 + i);
+		if (copro_submit(&d[f], ctx[f], 0, &c, last ? &o : NULL))
+			return 4;
+	}
+	if (write(ready, "q", 1) != 1)
+		return 5;
+	for (int f = 0; f < STARVE_FILES; f++)
+		if (copro_syncobj_wait(&d[f], sync[f], 0, 60000000000ll))
+			return 6;
+	for (int i = 0; i < STARVE_JOBS; i++)
+		bad += !all_u32((char *)bo[i % STARVE_FILES].map + i * 4096,
+				4096, 0xa0000 + i);
+	return bad ? 1 : 0;
+}
+
+int t_starve(void)
+{
+	uint64_t slice = debugfs_value("copro_engines", "timeslice_ms: ");
+	uint64_t per_proc = debugfs_value("copro_engines", "proc_jobs: ");
+	uint64_t bsub, *t, done0, ring;
+	struct copro_bo ts, b;
+	struct copro_cmd c;
+	uint32_t ctx = ctx_new(COPRO_CTX_PRIORITY_NORMAL);
+	int p[2], status;
+	char x;
+	pid_t a;
+
+	bo_new(4096, &ts);
+	bo_new(65536, &b);
+	t = ts.map;
+	memset(ts.map, 0, 4096);
+	if (pipe(p))
+		die("pipe", -errno);
+	done0 = debugfs_value("copro_engines", "engine0: run ");
+	a = fork();
+	if (!a)
+		_exit(starve_a(p[1]));
+	if (read(p[0], &x, 1) != 1)
+		die("process A", -EIO);
+	/* A's first job has run a while: B comes late */
+	while (debugfs_value("copro_engines", "engine0: run ") - done0 <
+	       per_proc)
+		usleep(1000);
+	bsub = copro_gpu_time(&dev) + 20000000;
+	while (copro_gpu_time(&dev) < bsub)
+		usleep(1000);
+	ring = debugfs_value("copro_engines", "on_ring ") +
+	       debugfs_value("copro_engines", "held ");
+	copro_cmd_init(&c);
+	copro_cmd_timestamp(&c, &ts, 0);
+	copro_cmd_fill(&c, &b, 0, 65536, 0xb0b);
+	bsub = copro_gpu_time(&dev);
+	copro_run(&dev, ctx, 0, &c);
+	printf("# A: %d jobs of %llu ms queued through %d files (proc_jobs %"
+	       PRIu64 "); B's job started %.2f ms after its submit (time "
+	       "slice %" PRIu64 " ms)\n", STARVE_JOBS, STARVE_WORK_NS / 1000000,
+	       STARVE_FILES, per_proc, (t[0] - bsub) / 1e6, slice);
+	check(per_proc && per_proc < 64 && ring == per_proc,
+	      "A has %" PRIu64 " jobs on the ring through %d files, its limit "
+	      "(proc_jobs %" PRIu64 "; drm_sched has 64 slots)", ring,
+	      STARVE_FILES, per_proc);
+	check(slice && t[0] > bsub &&
+	      t[0] - bsub < (STARVE_FILES * slice + 1) * 1000000,
+	      "B's job starts within one time slice per context of A's (%d) "
+	      "of its submit, though A queued %d jobs of %llu ms",
+	      STARVE_FILES, STARVE_JOBS, STARVE_WORK_NS / 1000000);
+	check(all_u32(b.map, 65536, 0xb0b), "B's job wrote the right bytes");
+	waitpid(a, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "A's %d jobs all ran and wrote the right bytes (status %d)",
+	      STARVE_JOBS, status);
+	copro_cmd_fini(&c);
+	return done();
+}

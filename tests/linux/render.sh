@@ -10,6 +10,7 @@ run_tap copro-rendertest bad
 run_tap copro-rendertest fences
 run_tap copro-rendertest multi 4
 run_tap copro-rendertest preempt
+run_tap copro-rendertest starve
 run_tap copro-rendertest kms
 # the tools (guest-tools/tools over libcopro)
 run_tap copro-run -n 2 fill:65536:0x1234 copy:100000 rect:100:50:0xff00 work:1000000
