@@ -137,13 +137,20 @@ struct drm_copro_submit {
 	__u32 pad;		/* must be 0 */
 };
 
-#define DRM_IOCTL_COPRO_GET_PARAM	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_GET_PARAM, struct drm_copro_get_param)
-#define DRM_IOCTL_COPRO_GEM_CREATE	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_GEM_CREATE, struct drm_copro_gem_create)
-#define DRM_IOCTL_COPRO_GEM_INFO	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_GEM_INFO, struct drm_copro_gem_info)
-#define DRM_IOCTL_COPRO_CTX_CREATE	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_CTX_CREATE, struct drm_copro_ctx_create)
-#define DRM_IOCTL_COPRO_CTX_DESTROY	DRM_IOW(DRM_COMMAND_BASE + DRM_COPRO_CTX_DESTROY, struct drm_copro_ctx_destroy)
-#define DRM_IOCTL_COPRO_CTX_QUERY	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_CTX_QUERY, struct drm_copro_ctx_query)
-#define DRM_IOCTL_COPRO_SUBMIT		DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_SUBMIT, struct drm_copro_submit)
+#define DRM_IOCTL_COPRO_GET_PARAM \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_GET_PARAM, struct drm_copro_get_param)
+#define DRM_IOCTL_COPRO_GEM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_GEM_CREATE, struct drm_copro_gem_create)
+#define DRM_IOCTL_COPRO_GEM_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_GEM_INFO, struct drm_copro_gem_info)
+#define DRM_IOCTL_COPRO_CTX_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_CTX_CREATE, struct drm_copro_ctx_create)
+#define DRM_IOCTL_COPRO_CTX_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_COPRO_CTX_DESTROY, struct drm_copro_ctx_destroy)
+#define DRM_IOCTL_COPRO_CTX_QUERY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_CTX_QUERY, struct drm_copro_ctx_query)
+#define DRM_IOCTL_COPRO_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_SUBMIT, struct drm_copro_submit)
 
 #if defined(__cplusplus)
 }
