@@ -1315,32 +1315,41 @@ uint64_t copro_engine_read(CoproEngine *e, hwaddr reg)
     }
 }
 
-/* Abort the current buffer, drop queued entries and clear the fault. */
-static void copro_engine_soft_reset(CoproEngine *e)
+/*
+ * Drop what the engine is executing, at once: nothing of it resumes. The
+ * step (or context save) charged in advance is refunded, and the engine
+ * clock restarts now, not at the end of the aborted step. What happens to
+ * the ring or the queue is the caller's.
+ */
+void copro_engine_abort(CoproEngine *e)
 {
     int64_t now = copro_now_ns();
 
-    e->aborted_fence = e->active ? e->desc.fence : 0;
-    trace_copro_engine_reset(e->index, e->aborted_fence, e->completed_fence);
-    copro_tl_engine(e, COPRO_TL_RESET);
-    /* in queue mode: the run list goes, every queue is written back */
-    copro_hws_engine_reset(e);
     timer_del(e->timer);
     if ((e->step_pending || e->preempt_saving) && e->cursor > now) {
-        /* the aborted step (or context save) was charged in advance:
-         * refund what never ran */
         copro_account(e, -(uint64_t)(e->cursor - now));
     }
-    /* the engine clock restarts now, not at the end of the aborted step */
     e->cursor = now;
     e->active = false;
     e->in_packet = false;
     e->step_pending = false;
     e->restore_pending = false;
     e->preempt_saving = false;
-    e->ring_head = e->ring_tail;
     e->pc = 0;
     memset(e->targets, 0, sizeof(e->targets));
+    e->state = COPRO_ENG_STATE_IDLE;
+}
+
+/* Abort the current buffer, drop queued entries and clear the fault. */
+static void copro_engine_soft_reset(CoproEngine *e)
+{
+    e->aborted_fence = e->active ? e->desc.fence : 0;
+    trace_copro_engine_reset(e->index, e->aborted_fence, e->completed_fence);
+    copro_tl_engine(e, COPRO_TL_RESET);
+    /* in queue mode: the run list goes, every queue is written back */
+    copro_hws_engine_reset(e);
+    copro_engine_abort(e);
+    e->ring_head = e->ring_tail;
     e->fault_kind = COPRO_FAULT_NONE;
     e->fault_offset = 0;
     e->fault_addr = 0;

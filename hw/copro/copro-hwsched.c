@@ -746,25 +746,6 @@ static void hws_switch_out(CoproEngine *e, uint32_t reason)
     copro_hws_update(e);
 }
 
-/* Drop what the engine executes for the queue (it is not resumed). */
-static void hws_engine_drop(CoproEngine *e)
-{
-    int64_t now = copro_now_ns();
-
-    timer_del(e->timer);
-    if ((e->step_pending || e->preempt_saving) && e->cursor > now) {
-        copro_account(e, -(uint64_t)(e->cursor - now));
-    }
-    e->cursor = now;
-    e->active = false;
-    e->in_packet = false;
-    e->step_pending = false;
-    e->restore_pending = false;
-    e->preempt_saving = false;
-    e->pc = 0;
-    memset(e->targets, 0, sizeof(e->targets));
-    e->state = COPRO_ENG_STATE_IDLE;
-}
 
 /*
  * The queue on the engine stops for good: @err (QUEUE_FAULT, WRITEBACK,
@@ -780,7 +761,7 @@ static void hws_fail_current(CoproEngine *e, uint32_t err, uint32_t fault,
     q->error = err;
     q->fault = fault;
     q->error_fence = e->active ? e->desc.fence : 0;
-    hws_engine_drop(e);
+    copro_engine_abort(e);   /* not resumed */
     hws_switch_out(e, reason);
     hws_error(s, err, e->index, slot, addr,
               err == COPRO_HWS_ERR_PREEMPT_TIMEOUT ? "queue did not yield: "
@@ -1005,7 +986,7 @@ bool copro_hws_blocked(CoproEngine *e, int64_t now)
     hwq_log(e->dev, q, COPRO_SLOG_BLOCKED, q->wait_addr, q->wait_value);
     if (!possible) {
         /* the charged time of the WAIT's check was spent: no refund */
-        hws_engine_drop(e);
+        copro_engine_abort(e);   /* not resumed */
         hws_switch_out(e, COPRO_SLOG_OUT_BLOCKED);
         return true;
     }

@@ -399,6 +399,7 @@ extern const VMStateDescription vmstate_copro_tiler;
 /* copro-preempt.c */
 void copro_save_record_fill(CoproEngine *e, struct copro_save_record *r);
 void copro_engine_stop(CoproEngine *e);
+void copro_engine_abort(CoproEngine *e);
 void copro_preempt_request(CoproEngine *e, uint64_t val, uint64_t mask);
 bool copro_preempt_possible(CoproEngine *e);
 bool copro_preempt_arbitrate(CoproEngine *e, int64_t now);
