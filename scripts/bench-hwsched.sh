@@ -31,27 +31,14 @@
 # device without COPRO_CAP_HWSCHED fails the hardware runs.
 set -u
 
-if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-    echo "usage: $0 QEMU_RUN FIRMWARE_DIR [DURATION_MS]" >&2
-    exit 2
-fi
-qemu_run=$1
-fw=$2
-duration=${3:-2000}
 here=$(dirname "$0")
-status=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$here/bench-firmware-lib.sh"
+bench_init "$@"
 
 # run NAME IMAGE DEVICE APPEND... : the METRICS json of one run in $tmp
 run() {
-    local name=$1 image=$2 dev=$3
-    shift 3
-    COPRO_TIMEOUT=${COPRO_TIMEOUT:-600} bash "$here/run-firmware.sh" \
-        "$qemu_run" "$fw/$image.elf" -M q35 -device "$dev" \
-        -icount shift=0,sleep=off -append "irq=msix $*" >"$tmp/$name.out"
-    echo $? >"$tmp/$name.rc"
-    sed -n 's/^# METRICS //p' "$tmp/$name.out" | tail -n 1 >"$tmp/$name.json"
+    local name=$1
+    bench_run "$@"
     if [ -n "${BENCH_DIR:-}" ]; then
         cp "$tmp/$name.json" "$BENCH_DIR/hwsched-$name.json"
     fi

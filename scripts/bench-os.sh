@@ -24,32 +24,19 @@
 # .trace.json), for scripts/plot-bench.py.
 set -u
 
-if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-    echo "usage: $0 QEMU_RUN FIRMWARE_DIR [DURATION_MS]" >&2
-    exit 2
-fi
-qemu_run=$1
-fw=$2
-duration=${3:-2000}
 here=$(dirname "$0")
-status=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$here/bench-firmware-lib.sh"
+bench_init "$@"
 
 # run NAME IMAGE APPEND... : the METRICS json of one run in $tmp/NAME
 run() {
-    local name=$1 image=$2 save=()
+    local name=$1 image=$2 bench_env=()
     shift 2
     if [ -n "${BENCH_DIR:-}" ] && [ "$image" = desktop ]; then
-        save=(COPRO_TRACE="$BENCH_DIR/$name.trace.json")
+        bench_env=(COPRO_TRACE="$BENCH_DIR/$name.trace.json")
     fi
-    env "${save[@]}" COPRO_TIMEOUT=${COPRO_TIMEOUT:-600} \
-        bash "$here/run-firmware.sh" \
-        "$qemu_run" "$fw/$image.elf" -M q35 -device copro \
-        -icount shift=0,sleep=off -append "irq=msix $*" >"$tmp/$name.out"
-    echo $? >"$tmp/$name.rc"
-    sed -n 's/^# METRICS //p' "$tmp/$name.out" | tail -n 1 >"$tmp/$name.json"
-    if [ ${#save[@]} -gt 0 ]; then
+    bench_run "$name" "$image" copro "$@"
+    if [ ${#bench_env[@]} -gt 0 ]; then
         cp "$tmp/$name.json" "$BENCH_DIR/$name.json"
     fi
 }

@@ -20,27 +20,15 @@
 # Exit status 1 if a run failed (its line says so), 2 on bad usage.
 set -u
 
-if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-    echo "usage: $0 QEMU_RUN FIRMWARE_DIR [DURATION_MS]" >&2
-    exit 2
-fi
-qemu_run=$1
-fw=$2
-duration=${3:-2000}
 here=$(dirname "$0")
-status=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$here/bench-firmware-lib.sh"
+bench_init "$@"
 
 # run NAME DEVICE_OPTS APPEND... : the METRICS json of one run in $tmp/NAME
 run() {
     local name=$1 dev=$2
     shift 2
-    COPRO_TIMEOUT=${COPRO_TIMEOUT:-600} bash "$here/run-firmware.sh" \
-        "$qemu_run" "$fw/desktop.elf" -M q35 -device "copro$dev" \
-        -icount shift=0,sleep=off -append "irq=msix $*" >"$tmp/$name.out"
-    echo $? >"$tmp/$name.rc"
-    sed -n 's/^# METRICS //p' "$tmp/$name.out" | tail -n 1 >"$tmp/$name.json"
+    bench_run "$name" desktop "copro$dev" "$@"
 }
 
 for p in fifo priority quantum; do
