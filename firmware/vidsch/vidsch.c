@@ -177,6 +177,22 @@ void vs_trace(struct vidsch *s, enum vidsch_trace_kind kind, unsigned engine,
     s->env.trace(s->env.os, &ev);
 }
 
+void vs_count_start(struct vidsch_ctx_stats *st, uint64_t lat_ns)
+{
+    unsigned bucket = 0;
+
+    for (uint64_t lim = 10000; bucket < VIDSCH_LATENCY_BUCKETS - 1 &&
+         lat_ns >= lim; lim *= 10) {
+        bucket++;
+    }
+    st->latency_ns[bucket]++;
+    st->latency_sum_ns += lat_ns;
+    st->started++;
+    if (lat_ns > st->latency_max_ns) {
+        st->latency_max_ns = lat_ns;
+    }
+}
+
 void vs_ctx_account(struct vidsch *s, struct vidsch_ctx *c)
 {
     struct vidsch_buf *h = vs_ring_head(&s->engine[c->engine]);

@@ -570,8 +570,6 @@ void vs_hws_up_error(void *os, uint32_t queue, const struct ddi_hwq_error *err)
 static void started(struct vidsch_ctx *c, uint64_t fence, uint64_t at)
 {
     uint64_t sub;
-    uint64_t lat;
-    unsigned bucket = 0;
 
     if (!fence || fence > c->hwq_fence ||
         fence + VS_HWS_HISTORY <= c->hwq_fence) {
@@ -582,17 +580,7 @@ static void started(struct vidsch_ctx *c, uint64_t fence, uint64_t at)
         return;                 /* counted already */
     }
     c->hw_submitted_at[fence % VS_HWS_HISTORY] = 0;
-    lat = at > sub ? at - sub : 0;
-    for (uint64_t lim = 10000; bucket < VIDSCH_LATENCY_BUCKETS - 1 &&
-         lat >= lim; lim *= 10) {
-        bucket++;
-    }
-    c->stats.latency_ns[bucket]++;
-    c->stats.latency_sum_ns += lat;
-    c->stats.started++;
-    if (lat > c->stats.latency_max_ns) {
-        c->stats.latency_max_ns = lat;
-    }
+    vs_count_start(&c->stats, at > sub ? at - sub : 0);
 }
 
 static void log_entry(struct vidsch *s, const struct copro_sched_log_entry *l)

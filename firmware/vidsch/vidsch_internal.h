@@ -266,6 +266,9 @@ void vs_trace(struct vidsch *s, enum vidsch_trace_kind kind, unsigned engine,
  * context's counters and signals. b must be off every list. */
 void vs_finish(struct vidsch *s, struct vidsch_buf *b, int status);
 void vs_ctx_account(struct vidsch *s, struct vidsch_ctx *c);
+/* A buffer of the context started lat_ns after it was submitted: the
+ * latency histogram, sum and maximum (either mode's path to the engine). */
+void vs_count_start(struct vidsch_ctx_stats *st, uint64_t lat_ns);
 /* Gives b's residency back to vidmm (release_resident), once. */
 void vs_release_resident(struct vidsch *s, struct vidsch_buf *b,
                          uint64_t fence);

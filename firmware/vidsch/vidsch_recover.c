@@ -46,20 +46,8 @@ void vs_head_changed(struct vidsch *s, struct vidsch_engine *e)
         }
     }
     if (!b->started) {
-        uint64_t lat = now - b->submitted_at;
-        unsigned bucket = 0;
-
         b->started = true;
-        for (uint64_t lim = 10000; bucket < VIDSCH_LATENCY_BUCKETS - 1 &&
-             lat >= lim; lim *= 10) {
-            bucket++;
-        }
-        c->stats.latency_ns[bucket]++;
-        c->stats.latency_sum_ns += lat;
-        c->stats.started++;
-        if (lat > c->stats.latency_max_ns) {
-            c->stats.latency_max_ns = lat;
-        }
+        vs_count_start(&c->stats, now - b->submitted_at);
     }
     /* Not a sign that c ran (for aging): reaching the head of our list
      * is when it starts unless a stop is on its way, which drops it. Its
