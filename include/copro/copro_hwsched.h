@@ -214,8 +214,7 @@ struct copro_runlist_entry {
 /* Errors (COPRO_REG_HWS_ERROR, RL_STATUS, copro_hwq_desc.error, log) */
 #define COPRO_HWS_ERR_NONE          0
 #define COPRO_HWS_ERR_RUNLIST       1   /* list misaligned, unreadable,
-                                           COUNT > COPRO_RUNLIST_MAX, or
-                                           the engine has no queues */
+                                           or COUNT > COPRO_RUNLIST_MAX */
 #define COPRO_HWS_ERR_ENTRY         2   /* entry: slot, band, quantum,
                                            flags or reserved bad */
 #define COPRO_HWS_ERR_DUPLICATE     3   /* a slot or descriptor listed
