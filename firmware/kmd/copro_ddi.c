@@ -488,6 +488,16 @@ void copro_ddi_dpc(struct copro_ddi *d)
                 d->up->dma_completed(d->os, e, eng->completed);
             }
         }
+        /* An OOM stop before a PREEMPTED of the same DPC: a preemption
+         * pending at the stop completes after it (with nothing to
+         * interrupt), and the OS must requeue the stopped one first. */
+        if (eng->oom.count != d->eng[e].ooms_seen) {
+            d->eng[e].ooms_seen = eng->oom.count;
+            if (d->up && d->up->tiler_oom) {
+                d->up->tiler_oom(d->os, e, eng->oom.fence, eng->oom.need,
+                                 eng->oom.completed_fence);
+            }
+        }
         if (eng->preempt.count != d->eng[e].preempts_seen) {
             d->eng[e].preempts_seen = eng->preempt.count;
             log_preemption(d, e);
