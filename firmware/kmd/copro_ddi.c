@@ -112,6 +112,24 @@ static int ddi_patch(void *drv, struct ddi_dmabuf *buf,
     return copro_render_patch(buf, alloc, first_byte, end_byte);
 }
 
+/*
+ * An engine stopped by TILER_OOM runs whatever is written to its ring
+ * after the stop, and that would retire fences above the stopped
+ * submission's, which never completed. Until the OS has heard of the
+ * stop (the tiler_oom upcall) the ring is therefore left alone: the cause
+ * is raised (INT_STATUS), latched by the ISR, or read by a DPC that has
+ * not reported it yet. (The check and the ring write are two accesses: a
+ * stop between them is not covered; see docs/scheduler.rst.)
+ */
+static bool oom_unreported(struct copro_ddi *d, unsigned e)
+{
+    uint64_t cause = COPRO_INT_ENG(e, COPRO_INT_TILER_OOM);
+
+    return (d->cp->dev->irq.pending & cause) ||
+           d->cp->eng[e].oom.count != d->eng[e].ooms_seen ||
+           (copro_read64(d->cp->dev, COPRO_REG_INT_STATUS) & cause);
+}
+
 static int ddi_submit(void *drv, const struct ddi_submit_args *a)
 {
     struct copro_ddi *d = drv;
@@ -121,6 +139,10 @@ static int ddi_submit(void *drv, const struct ddi_submit_args *a)
         (a->flags & ~COPRO_SUBMIT_FLAGS_KNOWN) || (a->dma_len & 3) ||
         a->dma_len > COPRO_DMA_MAX) {
         return DDI_EINVAL;
+    }
+    if (oom_unreported(d, a->engine)) {
+        d->ring_full++;
+        return DDI_EBUSY;
     }
     desc = copro_desc_make(a->dma_addr, a->dma_len, a->fence, a->context,
                            a->flags);

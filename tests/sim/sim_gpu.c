@@ -239,6 +239,9 @@ static void deliver_cb(void *obj, uint64_t irq)
     struct sim_engine *e = obj;
     struct sim_gpu *g = e->g;
 
+    if (irq == IRQ_TILER_OOM) {
+        e->oom_unreported = false;
+    }
     if (!g->up) {
         return;
     }
@@ -937,6 +940,7 @@ static void oom_stop(struct sim_engine *e)
     }
     e->oom_fence = e->desc.fence;
     e->ooms++;
+    e->oom_unreported = true;
     notify_stop(e, false);
     e->head = e->tail;
     e->active = false;
@@ -1141,7 +1145,7 @@ static int gpu_submit(void *drv, const struct ddi_submit_args *a)
         return DDI_EINVAL;
     }
     e = &g->engine[a->engine];
-    if (((e->tail + 1) & mask) == e->head) {
+    if (((e->tail + 1) & mask) == e->head || e->oom_unreported) {
         return DDI_EBUSY;
     }
     e->ring[e->tail] = (struct copro_submit_desc){

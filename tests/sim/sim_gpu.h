@@ -125,6 +125,9 @@ struct sim_engine {
     uint64_t completed_fence, preempt_fence, preempted_fence, aborted_fence;
     uint64_t oom_fence;         /* (tiler) the last OOM stop's */
     uint64_t ooms;              /* OOM stops */
+    bool oom_unreported;        /* stopped by OOM, upcall not yet made:
+                                   submit answers DDI_EBUSY, as the kmd
+                                   does (copro_ddi.c, oom_unreported) */
     uint32_t fault_kind, fault_offset, fault_context;
     uint64_t fault_addr, fault_fence;
     /* statistics */
