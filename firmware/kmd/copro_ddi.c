@@ -13,12 +13,11 @@
 #define SEGMENT_ALIGN       0x10000ull
 
 /*
- * What a render engine runs for applications: every opcode up to COPY_PTE.
- * The tiling path's packets (COPRO_RENDER_SCENE_OPS, which the render
- * validator knows) are not offered yet: a geometry submission stopped by
- * TILER_OOM drops the ring's queued entries and needs vidmm to grow its
- * parameter buffer or vidsch to run a partial render, and neither
- * handles that interrupt yet (docs/scheduler.rst, "Scheduler classes").
+ * What a render engine runs for applications: every opcode up to COPY_PTE,
+ * and the tiling path's packets (COPRO_RENDER_SCENE_OPS) on a device with
+ * COPRO_CAP_TILER: a geometry submission stopped by TILER_OOM is reported
+ * by the tiler_oom upcall (the DPC), and the OS grows its parameter
+ * buffer and resumes it (vidsch_scene.c, kernel/kscene.h).
  */
 #define RENDER_ENGINE_OPS   ((1u << (COPRO_OP_COPY_PTE + 1)) - 1)
 
@@ -37,8 +36,14 @@ static uint32_t engine_ops(const struct copro_ddi *d, unsigned e)
     if (e >= d->cp->num_engines) {
         return 0;
     }
-    return e == COPRO_ENGINE_COPY ? COPRO_COPY_ENGINE_OPS
-                                  : RENDER_ENGINE_OPS;
+    if (e == COPRO_ENGINE_COPY) {
+        return COPRO_COPY_ENGINE_OPS;
+    }
+    /* the tiling path where the device has it (the validator accepts it
+     * in GPU-VA mode only); TILER_OOM goes to the OS as an upcall */
+    return RENDER_ENGINE_OPS |
+           ((d->cp->dev->info.caps & COPRO_CAP_TILER) ? COPRO_RENDER_SCENE_OPS
+                                                       : 0);
 }
 
 static void ddi_query_caps(void *drv, struct ddi_caps *caps)

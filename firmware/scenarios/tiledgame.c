@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tiledgame: scene-based rendering on the OS (GPU-VA mode). Two games
+ * render the same overdraw-heavy scenes (apps/tiledgame.h), geometry on
+ * engine 0 and tile passes on engine 2 when the device has three
+ * engines: one with a parameter buffer large enough for a scene, one
+ * with a small one that the geometry overflows, so that the device stops
+ * it with TILER_OOM, the kernel (vidmm's policy, vidmm_pb) grows the
+ * buffer and vidsch resumes the stopped geometry. Both games' pixels are
+ * checked against the CPU's drawing of each frame, so the grown scenes
+ * must give the pixels of the uninterrupted ones.
+ *
+ * Command line: irq=..., frames= (4).
+ */
+#include <stdint.h>
+
+#include "apps/tiledgame.h"
+#include "kernel/kapi.h"
+#include "lib/console.h"
+#include "scenarios/os_common.h"
+#include "vidmm/vidmm_pb.h"
+
+static struct os_scenario s;
+static struct tiledgame big, small;
+
+int scenario_main(const struct boot_info *boot)
+{
+    struct kernel *k = &s.boot.k;
+    struct tiledgame_config c;
+    struct vidmm_pb pb_big = { 0 }, pb_small = { 0 };
+    uint64_t frames = 4;
+    int st;
+
+    kprintf("tiledgame: scenes with a parameter buffer that grows\n");
+    s.boot.gpuva_vram = 4u << 20;
+    if (os_boot(&s, boot, NULL) &&
+        os_option(&s, boot, "frames", &frames)) {
+        tiledgame_config_default(&c);
+        c.frames = (unsigned)frames;
+        c.tile_engine = k->caps.engines >= 3 ? 2 : COPRO_ENGINE_RENDER;
+        st = tiledgame_init(&big, k, "tiled-big", &c);
+        report(&s.r, st == DDI_OK, "tiled-big: parameter buffer of %u "
+               "bytes, geometry on engine 0, tile passes on engine %u (%s)",
+               c.pb_size, c.tile_engine, ddi_status_name(st));
+        os_add_app(&s, tiledgame_app(&big));
+        /* room for the tile table and a few primitives only */
+        c.pb_size = 1024;
+        c.seed = 1;             /* the same frames */
+        st = tiledgame_init(&small, k, "tiled-small", &c);
+        report(&s.r, st == DDI_OK, "tiled-small: parameter buffer of %u "
+               "bytes that may grow to %u (%s)", c.pb_size, c.pb_reserved,
+               ddi_status_name(st));
+        os_add_app(&s, tiledgame_app(&small));
+        os_run(&s, 200 * MS, 5000 * MS);
+        os_print_table(&s);
+        kapi_scene_pb_stats(big.app.proc, big.hpb, &pb_big);
+        kapi_scene_pb_stats(small.app.proc, small.hpb, &pb_small);
+        report(&s.r, pb_big.ooms == 0, "tiled-big: no TILER_OOM (%u)",
+               pb_big.ooms);
+        report(&s.r, pb_small.grows > 0 && pb_small.fails == 0 &&
+               pb_small.partials == 0 && pb_small.size > 1024,
+               "tiled-small: %u TILER_OOM answered by %u grows (to %u "
+               "bytes), the stopped geometry resumed", pb_small.ooms,
+               pb_small.grows, pb_small.size);
+        kprintf("# kernel: %lu OOMs, %lu grows, %lu refused\n",
+                k->scene.ooms, k->scene.grows, k->scene.refused);
+    }
+    return report_summary(&s.r);
+}
