@@ -8,7 +8,9 @@
  * it with TILER_OOM, the kernel (vidmm's policy, vidmm_pb) grows the
  * buffer and vidsch resumes the stopped geometry. Both games' pixels are
  * checked against the CPU's drawing of each frame, so the grown scenes
- * must give the pixels of the uninterrupted ones.
+ * must give the pixels of the uninterrupted ones. A third game's buffer
+ * may not grow: its OOM cannot be answered, its context alone is put in
+ * error (its device lost) and the other two are not disturbed.
  *
  * Command line: irq=..., frames= (4).
  */
@@ -21,7 +23,7 @@
 #include "vidmm/vidmm_pb.h"
 
 static struct os_scenario s;
-static struct tiledgame big, small;
+static struct tiledgame big, small, nogrow;
 
 int scenario_main(const struct boot_info *boot)
 {
@@ -51,6 +53,16 @@ int scenario_main(const struct boot_info *boot)
                "bytes that may grow to %u (%s)", c.pb_size, c.pb_reserved,
                ddi_status_name(st));
         os_add_app(&s, tiledgame_app(&small));
+        /* no room to grow (reserved = size): the kernel cannot answer its
+         * OOM; it alone is put in error, the others go on */
+        c.pb_reserved = 1024;
+        c.seed = 2;
+        st = tiledgame_init(&nogrow, k, "tiled-nogrow", &c);
+        report(&s.r, st == DDI_OK, "tiled-nogrow: parameter buffer of %u "
+               "bytes that may not grow (%s)", c.pb_size,
+               ddi_status_name(st));
+        tiledgame_app(&nogrow)->expect_lost = true;
+        os_add_app(&s, tiledgame_app(&nogrow));
         os_run(&s, 200 * MS, 5000 * MS);
         os_print_table(&s);
         kapi_scene_pb_stats(big.app.proc, big.hpb, &pb_big);
@@ -62,6 +74,12 @@ int scenario_main(const struct boot_info *boot)
                "tiled-small: %u TILER_OOM answered by %u grows (to %u "
                "bytes), the stopped geometry resumed", pb_small.ooms,
                pb_small.grows, pb_small.size);
+        kapi_scene_pb_stats(nogrow.app.proc, nogrow.hpb, &pb_small);
+        report(&s.r, pb_small.ooms > 0 && pb_small.grows == 0 &&
+               k->scene.refused > 0, "tiled-nogrow: its TILER_OOM could not "
+               "be answered (%u OOMs, %u refused in vidmm, %lu by the "
+               "kernel)", pb_small.ooms, pb_small.fails + pb_small.partials,
+               k->scene.refused);
         kprintf("# kernel: %lu OOMs, %lu grows, %lu refused\n",
                 k->scene.ooms, k->scene.grows, k->scene.refused);
     }
