@@ -17,6 +17,7 @@ static bool pb_live(struct kscene_pb *r)
     uint64_t va;
 
     return r->used && r->proc && r->proc->used &&
+           r->proc->id == r->proc_id &&
            kapi_gpu_va(r->proc, r->halloc, &va) == DDI_OK &&
            va == r->pb.va;
 }
@@ -86,7 +87,8 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
         return st;
     }
     *slot = (struct kscene_pb){
-        .used = true, .proc = p, .halloc = h, .pb = pb, .budget = d->budget,
+        .used = true, .proc = p, .proc_id = p->id, .halloc = h, .pb = pb,
+        .budget = d->budget,
     };
     *halloc = h;
     *va = at;

@@ -36,6 +36,8 @@ struct kproc;
 struct kscene_pb {
     bool used;
     struct kproc *proc;
+    uint8_t proc_id;        /* a later process in the same record is
+                               another id (and its handles differ) */
     uint32_t halloc;
     struct vidmm_pb pb;
     uint64_t budget;        /* the process's, for all its buffers */
