@@ -8,10 +8,12 @@
 #include "umd/umd.h"
 #include "vidmm/vidmm_pb.h"
 
-#define PITCH       (TILEDGAME_W * 4)
-#define TILES       (((TILEDGAME_W + COPRO_TILE_SIZE_DEFAULT - 1) /       \
+#define W(g)        ((g)->cfg.width)
+#define H(g)        ((g)->cfg.height)
+#define PITCH(g)    (W(g) * 4)
+#define TILES(g)    (((W(g) + COPRO_TILE_SIZE_DEFAULT - 1) /              \
                       COPRO_TILE_SIZE_DEFAULT) *                           \
-                     ((TILEDGAME_H + COPRO_TILE_SIZE_DEFAULT - 1) /       \
+                     ((H(g) + COPRO_TILE_SIZE_DEFAULT - 1) /              \
                       COPRO_TILE_SIZE_DEFAULT))
 #define CLEAR       0x00101010u
 #define PB_STEP     4096u
@@ -51,20 +53,20 @@ static struct rect frame_rect(const struct tiledgame *g, unsigned f,
     r.colour = (rnd(&s) & 0xffffff) | 0x00010101u;
     if (i < TILEDGAME_LAYERS) {
         r.x = r.y = 0;
-        r.w = TILEDGAME_W;
-        r.h = TILEDGAME_H;
+        r.w = W(g);
+        r.h = H(g);
     } else {
-        r.x = rnd(&s) % TILEDGAME_W;
-        r.y = rnd(&s) % TILEDGAME_H;
-        r.w = 1 + rnd(&s) % (TILEDGAME_W - r.x);
-        r.h = 1 + rnd(&s) % (TILEDGAME_H - r.y);
+        r.x = rnd(&s) % W(g);
+        r.y = rnd(&s) % H(g);
+        r.w = 1 + rnd(&s) % (W(g) - r.x);
+        r.h = 1 + rnd(&s) % (H(g) - r.y);
     }
     return r;
 }
 
 static void draw_reference(struct tiledgame *g, unsigned f)
 {
-    for (unsigned i = 0; i < TILEDGAME_W * TILEDGAME_H; i++) {
+    for (unsigned i = 0; i < W(g) * H(g); i++) {
         g->ref[i] = CLEAR;
     }
     for (unsigned i = 0; i < TILEDGAME_LAYERS + TILEDGAME_RECTS; i++) {
@@ -72,7 +74,7 @@ static void draw_reference(struct tiledgame *g, unsigned f)
 
         for (uint32_t y = r.y; y < r.y + r.h; y++) {
             for (uint32_t x = r.x; x < r.x + r.w; x++) {
-                g->ref[y * TILEDGAME_W + x] = r.colour;
+                g->ref[y * W(g) + x] = r.colour;
             }
         }
     }
@@ -99,7 +101,7 @@ static void frame_done(void *arg, int status)
     }
     draw_reference(g, g->frame);
     px = cpu;
-    for (unsigned i = 0; i < TILEDGAME_W * TILEDGAME_H; i++) {
+    for (unsigned i = 0; i < W(g) * H(g); i++) {
         g->bad_pixels += (px[i] & 0xffffff) != g->ref[i];
     }
     kapi_unlock(g->app.proc, g->htarget);
@@ -140,7 +142,7 @@ static void next_frame(struct tiledgame *g)
     }
     /* geometry: bin the frame */
     umd_init(&b, g->cmd, sizeof(g->cmd));
-    umd_va_set_target(&b, 0, g->target_va, PITCH, TILEDGAME_W, TILEDGAME_H,
+    umd_va_set_target(&b, 0, g->target_va, PITCH(g), W(g), H(g),
                       COPRO_FMT_XRGB8888);
     umd_va_scene_begin(&b, 0, true, g->pb_va, pb.size, CLEAR);
     for (unsigned i = 0; i < TILEDGAME_LAYERS + TILEDGAME_RECTS; i++) {
@@ -160,9 +162,9 @@ static void next_frame(struct tiledgame *g)
     g->app.submitted++;
     /* tile pass: after the geometry retired */
     umd_init(&b, g->cmd, sizeof(g->cmd));
-    umd_va_set_target(&b, 0, g->target_va, PITCH, TILEDGAME_W, TILEDGAME_H,
+    umd_va_set_target(&b, 0, g->target_va, PITCH(g), W(g), H(g),
                       COPRO_FMT_XRGB8888);
-    umd_va_tile_render(&b, 0, false, g->pb_va, TILES);
+    umd_va_tile_render(&b, 0, false, g->pb_va, TILES(g));
     st = kapi_wait_gpu(p, g->htile_ctx, g->hsync_geom, v);
     if (st == DDI_OK) {
         st = submit(g, g->htile_ctx, &b);
@@ -209,7 +211,7 @@ static void check(struct app *a, struct report *r)
            "%s: %lu of %u scenes (%u rectangles, %u full layers, %u x %u) "
            "checked pixel by pixel: %lu wrong", a->name, g->frames_checked,
            g->cfg.frames, TILEDGAME_LAYERS + TILEDGAME_RECTS,
-           TILEDGAME_LAYERS, TILEDGAME_W, TILEDGAME_H, g->bad_pixels);
+           TILEDGAME_LAYERS, W(g), H(g), g->bad_pixels);
     kprintf("# %s: parameter buffer %u bytes now (of %u), %u OOMs: "
             "%u grown (%lu bytes), %u refused\n", a->name, pb.size,
            g->cfg.pb_reserved, pb.ooms, pb.grows, pb.grown_bytes,
@@ -228,6 +230,8 @@ void tiledgame_config_default(struct tiledgame_config *c)
         .prio = VIDSCH_PRIO_NORMAL,
         .tile_engine = COPRO_ENGINE_RENDER,
         .frames = 4,
+        .width = 128,
+        .height = 96,
         .pb_size = 65536,
         .pb_reserved = 65536,
         .seed = 1,
@@ -238,13 +242,8 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
                    const struct tiledgame_config *cfg)
 {
     struct app *a = &g->app;
-    struct kapi_alloc_desc d = {
-        .size = PITCH * TILEDGAME_H, .cpu_visible = true, .zeroed = true,
-    };
-    struct kapi_scene_pb_desc pd = {
-        .tiles = TILES, .size = cfg->pb_size, .reserved = cfg->pb_reserved,
-        .step = PB_STEP, .budget = cfg->pb_reserved,
-    };
+    struct kapi_alloc_desc d;
+    struct kapi_scene_pb_desc pd;
     uint32_t res[2];
     uint64_t fence = 0;
     int st;
@@ -253,6 +252,19 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
     *a = (struct app){
         .name = name, .k = k, .engine = COPRO_ENGINE_RENDER,
         .prio = cfg->prio, .ops = &tiledgame_ops,
+    };
+    if (!cfg->width || cfg->width > TILEDGAME_MAX_W || !cfg->height ||
+        cfg->height > TILEDGAME_MAX_H) {
+        app_fail(a, "config", DDI_EINVAL);
+        return DDI_EINVAL;
+    }
+    d = (struct kapi_alloc_desc){
+        .size = PITCH(g) * H(g), .cpu_visible = true, .zeroed = true,
+    };
+    pd = (struct kapi_scene_pb_desc){
+        .tiles = TILES(g), .size = cfg->pb_size,
+        .reserved = cfg->pb_reserved, .step = PB_STEP,
+        .budget = cfg->pb_reserved,
     };
     a->proc = kapi_process_create(k, name);
     if (!a->proc) {

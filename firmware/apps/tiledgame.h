@@ -19,8 +19,8 @@
 
 #include "apps/app.h"
 
-#define TILEDGAME_W         128u
-#define TILEDGAME_H         96u
+#define TILEDGAME_MAX_W     256u
+#define TILEDGAME_MAX_H     192u
 #define TILEDGAME_LAYERS    8u      /* full-target rectangles per frame */
 #define TILEDGAME_RECTS     24u     /* then smaller ones */
 #define TILEDGAME_CMD_DW    512u
@@ -29,6 +29,7 @@ struct tiledgame_config {
     enum vidsch_priority prio;
     unsigned tile_engine;       /* the tile context's engine */
     unsigned frames;
+    uint32_t width, height;     /* at most TILEDGAME_MAX_W x _H */
     uint32_t pb_size;           /* the parameter buffer's first size */
     uint32_t pb_reserved;       /* what it may grow to */
     uint32_t seed;
@@ -45,7 +46,7 @@ struct tiledgame {
     bool done;
     uint64_t frames_checked, bad_pixels;
     uint32_t cmd[TILEDGAME_CMD_DW];
-    uint32_t ref[TILEDGAME_W * TILEDGAME_H];
+    uint32_t ref[TILEDGAME_MAX_W * TILEDGAME_MAX_H];
 };
 
 void tiledgame_config_default(struct tiledgame_config *c);

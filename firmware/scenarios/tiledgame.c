@@ -10,7 +10,13 @@
  * checked against the CPU's drawing of each frame, so the grown scenes
  * must give the pixels of the uninterrupted ones. A third game's buffer
  * may not grow: its OOM cannot be answered, its context alone is put in
- * error (its device lost) and the other two are not disturbed.
+ * error (its device lost) and the other two are not disturbed. Then a
+ * desktop in scenes: a game (NORMAL) with long tile passes and a
+ * compositor (HIGH) with short scenes, both tile passes on the tile
+ * engine: vidsch preempts the game's passes for the compositor's, the
+ * device stops them at tile boundaries, and both games' pixels stay
+ * exact (the test runs the device with tile-ns=100000 so that a pass is
+ * long enough to be caught).
  *
  * Command line: irq=..., frames= (4).
  */
@@ -23,13 +29,14 @@
 #include "vidmm/vidmm_pb.h"
 
 static struct os_scenario s;
-static struct tiledgame big, small, nogrow;
+static struct tiledgame big, small, nogrow, game, comp;
 
 int scenario_main(const struct boot_info *boot)
 {
     struct kernel *k = &s.boot.k;
     struct tiledgame_config c;
     struct vidmm_pb pb_big = { 0 }, pb_small = { 0 };
+    struct vidsch_ctx_stats cs = { 0 };
     uint64_t frames = 4;
     int st;
 
@@ -63,6 +70,28 @@ int scenario_main(const struct boot_info *boot)
                ddi_status_name(st));
         tiledgame_app(&nogrow)->expect_lost = true;
         os_add_app(&s, tiledgame_app(&nogrow));
+        /* a desktop in scenes: a game's long tile passes (48 tiles) and
+         * a compositor's short scenes, both tile passes on the same
+         * engine: the compositor's preempt the game's at tile
+         * boundaries, and both stay right */
+        tiledgame_config_default(&c);
+        c.frames = 12;
+        c.tile_engine = k->caps.engines >= 3 ? 2 : COPRO_ENGINE_RENDER;
+        c.width = TILEDGAME_MAX_W;
+        c.height = TILEDGAME_MAX_H;
+        c.seed = 3;
+        st = tiledgame_init(&game, k, "tiled-game", &c);
+        os_add_app(&s, tiledgame_app(&game));
+        c.prio = VIDSCH_PRIO_HIGH;
+        c.frames = 150;         /* all the while the game runs */
+        c.width = c.height = 64;
+        c.seed = 4;
+        st = st ? st : tiledgame_init(&comp, k, "tiled-comp", &c);
+        report(&s.r, st == DDI_OK, "tiled-game (NORMAL, %u x %u) and "
+               "tiled-comp (HIGH, 64 x 64), tile passes on engine %u (%s)",
+               TILEDGAME_MAX_W, TILEDGAME_MAX_H, c.tile_engine,
+               ddi_status_name(st));
+        os_add_app(&s, tiledgame_app(&comp));
         os_run(&s, 200 * MS, 5000 * MS);
         os_print_table(&s);
         kapi_scene_pb_stats(big.app.proc, big.hpb, &pb_big);
@@ -80,6 +109,11 @@ int scenario_main(const struct boot_info *boot)
                "be answered (%u OOMs, %u refused in vidmm, %lu by the "
                "kernel)", pb_small.ooms, pb_small.fails + pb_small.partials,
                k->scene.refused);
+        kapi_context_stats(game.app.proc, game.htile_ctx, &cs);
+        report(&s.r, cs.preemptions > 0 && cs.resumed > 0,
+               "tiled-game's tile passes were preempted %lu times for the "
+               "compositor's and resumed %lu times (at tile boundaries: "
+               "its pixels above are exact)", cs.preemptions, cs.resumed);
         kprintf("# kernel: %lu OOMs, %lu grows, %lu refused\n",
                 k->scene.ooms, k->scene.grows, k->scene.refused);
     }
