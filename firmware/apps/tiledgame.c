@@ -94,6 +94,22 @@ static void frame_done(void *arg, int status)
         return;
     }
     g->app.completed++;
+    st = kapi_lock(g->app.proc, g->hstamp, KAPI_LOCK_IGNORESYNC, &cpu);
+    if (st != DDI_OK) {
+        fail(g, "lock", st);
+        return;
+    }
+    {
+        const volatile uint64_t *t = cpu;
+
+        /* geometry done -> tile pass started (GPU clock) */
+        if (t[1] >= t[0] && t[0]) {
+            app_latency(&g->app, t[1] - t[0]);
+        } else {
+            app_fail(&g->app, "frame timestamps", DDI_EINVAL);
+        }
+    }
+    kapi_unlock(g->app.proc, g->hstamp);
     st = kapi_lock(g->app.proc, g->htarget, KAPI_LOCK_IGNORESYNC, &cpu);
     if (st != DDI_OK) {
         fail(g, "lock", st);
@@ -151,6 +167,7 @@ static void next_frame(struct tiledgame *g)
         umd_bin_rect(&b, r.x, r.y, r.w, r.h, r.colour);
     }
     umd_scene_end(&b);
+    umd_va_timestamp(&b, g->stamp_va);
     st = submit(g, g->app.hctx, &b);
     if (st == DDI_OK) {
         st = kapi_signal_gpu(p, g->app.hctx, g->hsync_geom, v);
@@ -164,6 +181,7 @@ static void next_frame(struct tiledgame *g)
     umd_init(&b, g->cmd, sizeof(g->cmd));
     umd_va_set_target(&b, 0, g->target_va, PITCH(g), W(g), H(g),
                       COPRO_FMT_XRGB8888);
+    umd_va_timestamp(&b, g->stamp_va + 8);
     umd_va_tile_render(&b, 0, false, g->pb_va, TILES(g));
     st = kapi_wait_gpu(p, g->htile_ctx, g->hsync_geom, v);
     if (st == DDI_OK) {
@@ -244,7 +262,7 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
     struct app *a = &g->app;
     struct kapi_alloc_desc d;
     struct kapi_scene_pb_desc pd;
-    uint32_t res[2];
+    uint32_t res[3];
     uint64_t fence = 0;
     int st;
 
@@ -293,13 +311,21 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
         st = kapi_gpu_va(a->proc, g->htarget, &g->target_va);
     }
     if (st == DDI_OK) {
+        d.size = 4096;
+        st = kapi_create_allocation(a->proc, a->hdev, &d, &g->hstamp);
+    }
+    if (st == DDI_OK) {
+        st = kapi_gpu_va(a->proc, g->hstamp, &g->stamp_va);
+    }
+    if (st == DDI_OK) {
         st = kapi_create_scene_pb(a->proc, a->hdev, &pd, &g->hpb,
                                   &g->pb_va);
     }
     if (st == DDI_OK) {
         res[0] = g->htarget;
         res[1] = g->hpb;
-        st = kapi_make_resident(a->proc, a->hdev, res, 2, &fence);
+        res[2] = g->hstamp;
+        st = kapi_make_resident(a->proc, a->hdev, res, 3, &fence);
     }
     if (st == DDI_OK && fence) {
         st = kapi_wait_paging(a->proc, a->hctx, fence);

@@ -10,7 +10,10 @@
  * Its parameter buffer is the kernel's (kapi_create_scene_pb): when a
  * scene does not fit, the kernel grows it (TILER_OOM, kernel/kscene.h)
  * and the geometry resumes. After each frame the CPU checks every pixel
- * against the frame drawn on the CPU.
+ * against the frame drawn on the CPU. Its latency samples are the tile
+ * pass's wait: from the geometry's last packet (a TIMESTAMP after
+ * SCENE_END) to the tile buffer's first (a TIMESTAMP before TILE_RENDER),
+ * on the device's clock.
  */
 #ifndef FW_APPS_TILEDGAME_H
 #define FW_APPS_TILEDGAME_H
@@ -40,8 +43,8 @@ struct tiledgame {
     struct tiledgame_config cfg;
     uint32_t htile_ctx;
     uint32_t hsync_geom, hsync_tile;
-    uint32_t htarget, hpb;
-    uint64_t target_va, pb_va;
+    uint32_t htarget, hpb, hstamp;
+    uint64_t target_va, pb_va, stamp_va;
     unsigned frame;
     bool done;
     uint64_t frames_checked, bad_pixels;

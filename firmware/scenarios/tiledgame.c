@@ -114,6 +114,25 @@ int scenario_main(const struct boot_info *boot)
                "tiled-game's tile passes were preempted %lu times for the "
                "compositor's and resumed %lu times (at tile boundaries: "
                "its pixels above are exact)", cs.preemptions, cs.resumed);
+        {
+            struct os_app_figures fc, fg;
+            char b1[24], b2[24], b3[24], b4[24];
+
+            os_app_figures(&s, tiledgame_app(&comp), &fc);
+            os_app_figures(&s, tiledgame_app(&game), &fg);
+            /* a figure, not a check: the test asserts no timing */
+            kprintf("# tile pass wait (geometry done -> tile pass start): "
+                    "tiled-comp p50 %s p99 %s max %s over the game's "
+                    "passes (tile-boundary preemption); tiled-game p99 %s\n",
+                    os_fmt_ns(b1, sizeof(b1), fc.p50),
+                    os_fmt_ns(b2, sizeof(b2), fc.p99),
+                    os_fmt_ns(b3, sizeof(b3), fc.max),
+                    os_fmt_ns(b4, sizeof(b4), fg.p99));
+            kprintf("METRICS {\"scenario\":\"tiledgame\","
+                    "\"comp_wait_p99_ns\":%lu,\"comp_wait_max_ns\":%lu,"
+                    "\"game_tile_preemptions\":%lu}\n", fc.p99, fc.max,
+                    cs.preemptions);
+        }
         kprintf("# kernel: %lu OOMs, %lu grows, %lu refused\n",
                 k->scene.ooms, k->scene.grows, k->scene.refused);
     }
