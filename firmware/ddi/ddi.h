@@ -383,6 +383,16 @@ struct ddi_upcalls {
      * dropped (resubmit them). */
     void (*preempted)(void *os, unsigned engine, uint64_t preempt_fence,
                       uint64_t preempted, uint64_t completed);
+    /* TILER_OOM (docs/specs/copro.rst "Parameter buffer full"): the
+     * geometry submission oom_fence stopped before a primitive needing
+     * need more heap bytes, its progress in its save area (resume it
+     * with RESUME once the parameter buffer grew or a partial render
+     * ran); as after PREEMPTED, every queued entry after it was dropped
+     * (resubmit them) and completed is the engine's retired fence. Not a
+     * preemption: a preemption pending meanwhile is answered by its own
+     * PREEMPTED upcall, after this one. NULL: ignored. */
+    void (*tiler_oom)(void *os, unsigned engine, uint64_t oom_fence,
+                      uint32_t need, uint64_t completed);
     /* FAULTED: the engine halted on f; it needs reset_engine. */
     void (*faulted)(void *os, unsigned engine, const struct ddi_fault *f);
     /* VSYNC [DXGK_INTERRUPT_CRTC_VSYNC]: the source's vsync count is now

@@ -414,6 +414,28 @@ int kapi_evict(struct kproc *p, uint32_t hdevice, const uint32_t *halloc,
  * fence) [the PagingFenceValue wait of D3DKMTSubmitCommand]. */
 int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value);
 
+/*
+ * Scene-based rendering (GPU-VA mode, kernel/kscene.h): a parameter
+ * buffer for scenes of `tiles` tiles, an allocation of `reserved` bytes
+ * (make it resident like any other) of which the device may use `size`
+ * now (give that size to SCENE_BEGIN); when the geometry runs out, the
+ * kernel raises the scene's pb_size by `step`s, up to `reserved` and
+ * while the process's parameter buffers stay within `budget` bytes in
+ * all. DDI_EINVAL for sizes vidmm_pb_init refuses or a budget below
+ * size; DDI_ENOTSUP without a GPU-VA device.
+ */
+struct kapi_scene_pb_desc {
+    uint32_t tiles, size, reserved, step;
+    uint64_t budget;
+};
+int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
+                         const struct kapi_scene_pb_desc *d,
+                         uint32_t *halloc, uint64_t *va);
+/* vidmm's record of it: size now and the OOM answers counted. */
+struct vidmm_pb;
+int kapi_scene_pb_stats(struct kproc *p, uint32_t halloc,
+                        struct vidmm_pb *out);
+
 /* What the pager did, for reports. */
 struct kapi_gpuva_stats {
     uint64_t page_ins, page_outs, bytes_in, bytes_out;

@@ -337,6 +337,16 @@ static void up_preempted(void *os, unsigned engine, uint64_t preempt_fence,
     kernel_after_vidsch(k);
 }
 
+static void up_tiler_oom(void *os, unsigned engine, uint64_t oom_fence,
+                         uint32_t need, uint64_t completed)
+{
+    struct kernel *k = os;
+
+    /* vidsch asks kernel_scene_oom (kscene.c) from in there */
+    vidsch_upcalls.tiler_oom(k->vs, engine, oom_fence, need, completed);
+    kernel_after_vidsch(k);
+}
+
 static void up_faulted(void *os, unsigned engine, const struct ddi_fault *f)
 {
     struct kernel *k = os;
@@ -387,6 +397,7 @@ static void up_sched_log(void *os, const struct copro_sched_log_entry *ent,
 const struct ddi_upcalls kernel_upcalls = {
     .dma_completed = up_dma_completed,
     .preempted = up_preempted,
+    .tiler_oom = up_tiler_oom,
     .faulted = up_faulted,
     .vsync = up_vsync,
     .flip_done = up_flip_done,
@@ -730,6 +741,7 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
         .queue_work = env_queue_work, .buffer_done = env_buffer_done,
         .context_lost = env_context_lost, .trace = env_trace,
         .cycles = env_cycles,
+        .scene_oom = kernel_scene_oom,
     };
     if (k->vm) {
         /* residency at schedule time [VidMm in VidSch's preparation] */

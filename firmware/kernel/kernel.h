@@ -31,6 +31,7 @@
 #include "kernel/kdisplay.h"
 #include "kernel/kevents.h"
 #include "kernel/kgpuva.h"
+#include "kernel/kscene.h"
 #include "kernel/kisolate.h"
 #include "kernel/kquota.h"
 #include "lib/page_pool.h"
@@ -321,6 +322,8 @@ struct kernel {
 
     /* GPU-VA mode (kgpuva_start); gpuva.on false: not started */
     struct kgpuva gpuva;
+    /* scene-based rendering's parameter buffers (kernel/kscene.h) */
+    struct kscene scene;
 
     struct kernel_stats stats;
     uint64_t quota_pool[KQ_COUNT];      /* kquota.c */

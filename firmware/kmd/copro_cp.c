@@ -225,6 +225,12 @@ static void engine_dpc(struct copro_cp *cp, unsigned e, uint32_t causes)
         eng->preempt.completed_fence = completed;
         eng->preempt.count++;
     }
+    if (causes & COPRO_INT_TILER_OOM) {
+        eng->oom.fence = eng_read64(cp, e, COPRO_ENG_TILER_OOM_FENCE);
+        eng->oom.need = eng_read32(cp, e, COPRO_ENG_TILER_OOM_NEED);
+        eng->oom.completed_fence = completed;
+        eng->oom.count++;
+    }
     if (causes & (COPRO_INT_FAULT | COPRO_INT_ERROR)) {
         read_fault(cp, e, causes & (COPRO_INT_FAULT | COPRO_INT_ERROR));
     }
@@ -237,7 +243,7 @@ uint64_t copro_cp_dpc(struct copro_cp *cp)
     cp->dev->irq.pending = 0;
     for (unsigned e = 0; e < cp->num_engines; e++) {
         uint32_t mine = (uint32_t)((causes >> COPRO_INT_ENGINE_SHIFT(e)) &
-                                   COPRO_INT_ENGINE_ALL);
+                                   COPRO_CP_ENGINE_CAUSES);
         if (mine) {
             engine_dpc(cp, e, mine);
         }

@@ -23,6 +23,8 @@
 #include <copro/copro_cmd.h>
 #include <copro/copro_regs.h>
 
+#include <copro/copro_tiler.h>
+
 #include "kmd/copro.h"
 #include "kmd/copro_dmabuf.h"
 #include "kmd/copro_ring.h"
@@ -31,8 +33,11 @@
 /* Per-engine causes the driver enables and handles. */
 #define COPRO_CP_INT_CAUSES     (COPRO_INT_DMA_DONE | COPRO_INT_USER | \
                                  COPRO_INT_FENCE | COPRO_INT_PREEMPTED | \
-                                 COPRO_INT_FAULT | COPRO_INT_ERROR)
-#define COPRO_CP_CAUSE_BITS     6   /* bits of COPRO_INT_ENGINE_ALL */
+                                 COPRO_INT_FAULT | COPRO_INT_ERROR | \
+                                 COPRO_INT_TILER_OOM)
+/* bits of COPRO_INT_ENGINE_ALL, and the tiler's TILER_OOM (bit 6) */
+#define COPRO_CP_CAUSE_BITS     7
+#define COPRO_CP_ENGINE_CAUSES  (COPRO_INT_ENGINE_ALL | COPRO_INT_TILER_OOM)
 
 struct copro_engine {
     unsigned index;
@@ -68,6 +73,15 @@ struct copro_engine {
         uint64_t preempted_fence;   /* PREEMPTED_FENCE, 0 if between */
         uint64_t completed_fence;   /* COMPLETED_FENCE at that moment */
     } preempt;
+
+    /* Latched by the DPC at each TILER_OOM cause (the engine is idle,
+     * its ring's unfetched entries dropped, as after a preemption). */
+    struct {
+        unsigned count;             /* TILER_OOM causes seen */
+        uint64_t fence;             /* TILER_OOM_FENCE: the stopped one */
+        uint32_t need;              /* TILER_OOM_NEED */
+        uint64_t completed_fence;   /* COMPLETED_FENCE at that moment */
+    } oom;
 
     uint32_t user_data;         /* USER_DATA at the last USER cause */
     unsigned irq_causes[COPRO_CP_CAUSE_BITS];  /* per cause bit */

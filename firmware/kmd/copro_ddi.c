@@ -13,12 +13,11 @@
 #define SEGMENT_ALIGN       0x10000ull
 
 /*
- * What a render engine runs for applications: every opcode up to COPY_PTE.
- * The tiling path's packets (COPRO_RENDER_SCENE_OPS, which the render
- * validator knows) are not offered yet: a geometry submission stopped by
- * TILER_OOM drops the ring's queued entries and needs vidmm to grow its
- * parameter buffer or vidsch to run a partial render, and neither
- * handles that interrupt yet (docs/scheduler.rst, "Scheduler classes").
+ * What a render engine runs for applications: every opcode up to COPY_PTE,
+ * and the tiling path's packets (COPRO_RENDER_SCENE_OPS) on a device with
+ * COPRO_CAP_TILER: a geometry submission stopped by TILER_OOM is reported
+ * by the tiler_oom upcall (the DPC), and the OS grows its parameter
+ * buffer and resumes it (vidsch_scene.c, kernel/kscene.h).
  */
 #define RENDER_ENGINE_OPS   ((1u << (COPRO_OP_COPY_PTE + 1)) - 1)
 
@@ -37,8 +36,14 @@ static uint32_t engine_ops(const struct copro_ddi *d, unsigned e)
     if (e >= d->cp->num_engines) {
         return 0;
     }
-    return e == COPRO_ENGINE_COPY ? COPRO_COPY_ENGINE_OPS
-                                  : RENDER_ENGINE_OPS;
+    if (e == COPRO_ENGINE_COPY) {
+        return COPRO_COPY_ENGINE_OPS;
+    }
+    /* the tiling path where the device has it (the validator accepts it
+     * in GPU-VA mode only); TILER_OOM goes to the OS as an upcall */
+    return RENDER_ENGINE_OPS |
+           ((d->cp->dev->info.caps & COPRO_CAP_TILER) ? COPRO_RENDER_SCENE_OPS
+                                                       : 0);
 }
 
 static void ddi_query_caps(void *drv, struct ddi_caps *caps)
@@ -112,6 +117,24 @@ static int ddi_patch(void *drv, struct ddi_dmabuf *buf,
     return copro_render_patch(buf, alloc, first_byte, end_byte);
 }
 
+/*
+ * An engine stopped by TILER_OOM runs whatever is written to its ring
+ * after the stop, and that would retire fences above the stopped
+ * submission's, which never completed. Until the OS has heard of the
+ * stop (the tiler_oom upcall) the ring is therefore left alone: the cause
+ * is raised (INT_STATUS), latched by the ISR, or read by a DPC that has
+ * not reported it yet. (The check and the ring write are two accesses: a
+ * stop between them is not covered; see docs/scheduler.rst.)
+ */
+static bool oom_unreported(struct copro_ddi *d, unsigned e)
+{
+    uint64_t cause = COPRO_INT_ENG(e, COPRO_INT_TILER_OOM);
+
+    return (d->cp->dev->irq.pending & cause) ||
+           d->cp->eng[e].oom.count != d->eng[e].ooms_seen ||
+           (copro_read64(d->cp->dev, COPRO_REG_INT_STATUS) & cause);
+}
+
 static int ddi_submit(void *drv, const struct ddi_submit_args *a)
 {
     struct copro_ddi *d = drv;
@@ -121,6 +144,10 @@ static int ddi_submit(void *drv, const struct ddi_submit_args *a)
         (a->flags & ~COPRO_SUBMIT_FLAGS_KNOWN) || (a->dma_len & 3) ||
         a->dma_len > COPRO_DMA_MAX) {
         return DDI_EINVAL;
+    }
+    if (oom_unreported(d, a->engine)) {
+        d->ring_full++;
+        return DDI_EBUSY;
     }
     desc = copro_desc_make(a->dma_addr, a->dma_len, a->fence, a->context,
                            a->flags);
@@ -486,6 +513,16 @@ void copro_ddi_dpc(struct copro_ddi *d)
             d->eng[e].completed_reported = eng->completed;
             if (d->up && d->up->dma_completed) {
                 d->up->dma_completed(d->os, e, eng->completed);
+            }
+        }
+        /* An OOM stop before a PREEMPTED of the same DPC: a preemption
+         * pending at the stop completes after it (with nothing to
+         * interrupt), and the OS must requeue the stopped one first. */
+        if (eng->oom.count != d->eng[e].ooms_seen) {
+            d->eng[e].ooms_seen = eng->oom.count;
+            if (d->up && d->up->tiler_oom) {
+                d->up->tiler_oom(d->os, e, eng->oom.fence, eng->oom.need,
+                                 eng->oom.completed_fence);
             }
         }
         if (eng->preempt.count != d->eng[e].preempts_seen) {

@@ -57,6 +57,7 @@ struct copro_ddi {
     struct {
         uint64_t completed_reported;
         unsigned preempts_seen;     /* copro_engine.preempt.count */
+        unsigned ooms_seen;         /* copro_engine.oom.count */
         unsigned faults_seen;       /* copro_engine.faults */
         uint64_t requested_at;      /* of the request in flight, 0 none */
         uint64_t stat_sum, stat_count;  /* STAT_PREEMPT_* last read */

@@ -222,6 +222,11 @@ uint32_t umd_va_copy(struct umd_cmdbuf *b, uint64_t dst_va, uint64_t src_va,
     return plain(b, copro_emit_copy(&b->enc, dst_va, src_va, size));
 }
 
+uint32_t umd_va_timestamp(struct umd_cmdbuf *b, uint64_t va)
+{
+    return plain(b, copro_emit_timestamp(&b->enc, va));
+}
+
 uint32_t umd_va_set_target(struct umd_cmdbuf *b, unsigned slot, uint64_t va,
                            uint32_t pitch, uint32_t width, uint32_t height,
                            uint32_t format)

@@ -129,6 +129,8 @@ uint32_t umd_va_copy(struct umd_cmdbuf *b, uint64_t dst_va, uint64_t src_va,
 uint32_t umd_va_set_target(struct umd_cmdbuf *b, unsigned slot, uint64_t va,
                            uint32_t pitch, uint32_t width, uint32_t height,
                            uint32_t format);
+/* TIMESTAMP: the GPU time (8 bytes) at va when the packet executes. */
+uint32_t umd_va_timestamp(struct umd_cmdbuf *b, uint64_t va);
 
 /*
  * A scene (docs/specs/copro.rst, "Tiling"), GPU-VA mode only: a geometry

@@ -908,6 +908,23 @@ static void up_preempted(void *os, unsigned engine, uint64_t preempt_fence,
     leave(s);
 }
 
+static void up_tiler_oom(void *os, unsigned engine, uint64_t oom_fence,
+                         uint32_t need, uint64_t completed)
+{
+    struct vidsch *s = os;
+
+    if (engine >= s->nengines) {
+        return;
+    }
+    enter(s);
+    vs_on_tiler_oom(s, &s->engine[engine], oom_fence, need, completed);
+    if (!vs_list_empty(&s->held)) {
+        s->sync_dirty = true;
+    }
+    s->dirty = true;
+    leave(s);
+}
+
 static void up_faulted(void *os, unsigned engine, const struct ddi_fault *f)
 {
     struct vidsch *s = os;
@@ -924,6 +941,7 @@ static void up_faulted(void *os, unsigned engine, const struct ddi_fault *f)
 const struct ddi_upcalls vidsch_upcalls = {
     .dma_completed = up_dma_completed,
     .preempted = up_preempted,
+    .tiler_oom = up_tiler_oom,
     .faulted = up_faulted,
     .queue_progress = vs_hws_up_progress,
     .queue_error = vs_hws_up_error,

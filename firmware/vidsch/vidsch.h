@@ -232,6 +232,25 @@ struct vidsch_env {
      * completion work (struct vidsch_cycles).
      */
     uint64_t (*cycles)(void *os);
+    /*
+     * (added) Scene-based rendering (vidsch_scene.c): the geometry
+     * buffer cookie of context (its save area save_addr, where the
+     * device saved its progress and the scene's parameter buffer
+     * address) stopped with TILER_OOM, the primitive that did not fit
+     * needing need more heap bytes. The OS (vidmm, vidmm_pb.h) grows the
+     * parameter buffer and answers VIDSCH_OOM_RESUME, or answers
+     * VIDSCH_OOM_FAIL (the scene cannot be built: the context is put in
+     * error, as for a fault: only its own work is lost). Called at DPC
+     * level; must not call vidsch. NULL: every OOM fails.
+     */
+    int (*scene_oom)(void *os, uint64_t cookie, uint32_t context,
+                     uint64_t save_addr, uint32_t need);
+};
+
+/* Answers of vidsch_env.scene_oom. */
+enum vidsch_oom_answer {
+    VIDSCH_OOM_RESUME,
+    VIDSCH_OOM_FAIL,
 };
 
 /* make_resident's answer for a buffer to run in portions (not a DDI
@@ -326,6 +345,10 @@ struct vidsch_engine_stats {
     /* splitting (vidsch_env.make_portion) */
     uint64_t split_buffers;     /* DMA buffers run in portions */
     uint64_t portions;          /* portions retired (the last included) */
+    /* scene-based rendering (vidsch_scene.c) */
+    uint64_t tiler_ooms;        /* TILER_OOM upcalls acted on */
+    uint64_t tiler_oom_resumed; /* ... answered by a grow: resumed */
+    uint64_t tiler_oom_failed;  /* ... that lost the scene's context */
 };
 
 /* Device-wide statistics (added by the scheduler). */

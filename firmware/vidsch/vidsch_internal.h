@@ -318,6 +318,16 @@ void vs_on_preempted(struct vidsch *s, struct vidsch_engine *e,
                      uint64_t completed);
 void vs_on_fault(struct vidsch *s, struct vidsch_engine *e,
                  const struct ddi_fault *f);
+/* The engine stopped by itself (not asked: a TILER_OOM) with the fences
+ * of a preemption: requeues as vs_on_preempted does (interrupted gets
+ * RESUME, dropped entries go back as they were, nobody is blamed).
+ * false: the fences were inconsistent (the engine was reset). */
+bool vs_on_stopped(struct vidsch *s, struct vidsch_engine *e,
+                   uint64_t completed, uint64_t interrupted);
+
+/* ---- vidsch_scene.c ---- */
+void vs_on_tiler_oom(struct vidsch *s, struct vidsch_engine *e,
+                     uint64_t oom_fence, uint32_t need, uint64_t completed);
 void vs_tdr_poll(struct vidsch *s, struct vidsch_engine *e);
 /* Puts the context in error: its buffers lost, its signals written. */
 void vs_lose_ctx(struct vidsch *s, struct vidsch_ctx *c);

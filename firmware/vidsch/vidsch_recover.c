@@ -359,6 +359,25 @@ void vs_on_preempted(struct vidsch *s, struct vidsch_engine *e,
     vidsch_tdr_preempted(&e->tdr, vs_now(s), e->ring.completed);
 }
 
+bool vs_on_stopped(struct vidsch *s, struct vidsch_engine *e,
+                   uint64_t completed, uint64_t interrupted)
+{
+    if (vidsch_ring_check_stop(&e->ring, VIDSCH_STOP_PREEMPT, completed,
+                               interrupted)) {
+        struct vidsch_buf *b;
+
+        e->stats.inconsistent++;
+        b = engine_reset(s, e);
+        if (b) {
+            restart(s, e, b);
+        }
+        return false;
+    }
+    vs_retire_upto(s, e, completed);
+    stop_requeue(s, e, VIDSCH_STOP_PREEMPT, completed, interrupted);
+    return true;
+}
+
 void vs_on_fault(struct vidsch *s, struct vidsch_engine *e,
                  const struct ddi_fault *f)
 {

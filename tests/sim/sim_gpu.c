@@ -30,7 +30,7 @@ void sim_gpu_config_default(struct sim_gpu_config *c)
 }
 
 enum step { STEP_DONE, STEP_MORE, STEP_BLOCKED, STEP_FAULT };
-enum irq { IRQ_DMA_DONE, IRQ_PREEMPTED, IRQ_FAULT };
+enum irq { IRQ_DMA_DONE, IRQ_PREEMPTED, IRQ_FAULT, IRQ_TILER_OOM };
 
 static uint64_t now_of(const struct sim_engine *e)
 {
@@ -239,6 +239,9 @@ static void deliver_cb(void *obj, uint64_t irq)
     struct sim_engine *e = obj;
     struct sim_gpu *g = e->g;
 
+    if (irq == IRQ_TILER_OOM) {
+        e->oom_unreported = false;
+    }
     if (!g->up) {
         return;
     }
@@ -249,6 +252,12 @@ static void deliver_cb(void *obj, uint64_t irq)
     case IRQ_PREEMPTED:
         g->up->preempted(g->os, e->index, e->preempt_fence,
                          e->preempted_fence, e->completed_fence);
+        break;
+    case IRQ_TILER_OOM:
+        if (g->up->tiler_oom) {
+            g->up->tiler_oom(g->os, e->index, e->oom_fence, SIM_OOM_NEED,
+                             e->completed_fence);
+        }
         break;
     case IRQ_FAULT: {
         struct ddi_fault f = {
@@ -287,10 +296,20 @@ static void engine_fault(struct sim_engine *e, uint32_t kind, uint64_t addr)
 
 /* ---- packets ---- */
 
+/*
+ * The tiling path's packets (SCENE_BEGIN .. TILE_RENDER) are not modelled:
+ * this GPU is a copro without COPRO_CAP_TILER, which refuses them as
+ * ILLEGAL_OPCODE. What scheduling needs of a tiler, its OOM stops, is
+ * injected (SIM_INJECT_OOM).
+ */
+#define SIM_SCENE_OPS   ((2u << COPRO_OP_TILE_RENDER) - \
+                         (1u << COPRO_OP_SCENE_BEGIN))
+
 static uint32_t engine_ops(const struct sim_engine *e)
 {
-    return e->index == COPRO_ENGINE_COPY ? COPRO_COPY_ENGINE_OPS
-                                         : (2u << COPRO_OP_LAST) - 1;
+    return e->index == COPRO_ENGINE_COPY
+           ? COPRO_COPY_ENGINE_OPS
+           : ((2u << COPRO_OP_LAST) - 1) & ~SIM_SCENE_OPS;
 }
 
 static uint32_t header_check(const struct sim_engine *e, uint32_t hdr)
@@ -886,6 +905,56 @@ static bool injected(struct sim_engine *e, enum sim_inject_kind kind)
     return false;
 }
 
+/* The injected OOM at this packet, if it has not fired yet (it fires
+ * once: the resumed submission bins the primitive into the grown
+ * buffer). */
+static bool oom_injected(struct sim_engine *e)
+{
+    struct sim_gpu *g = e->g;
+
+    for (unsigned i = 0; i < g->ninject; i++) {
+        if (g->inject[i].dma_addr == e->desc.dma_addr &&
+            g->inject[i].offset == e->pc &&
+            g->inject[i].kind == SIM_INJECT_OOM && !g->inject[i].fired) {
+            g->inject[i].fired = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * TILER_OOM (docs/specs/copro.rst "Parameter buffer full"): the
+ * submission stops before the packet as a preemption stops it (save
+ * record, queued entries dropped, idle) but is not one: PREEMPTED is not
+ * raised for it; a request pending then completes right after, with
+ * nothing to interrupt.
+ */
+static void oom_stop(struct sim_engine *e)
+{
+    struct copro_save_record r;
+
+    save_record(e, &r);
+    if (!mem_write(e, e->desc.save_addr, &r, sizeof(r))) {
+        return;     /* faulted: halted */
+    }
+    e->oom_fence = e->desc.fence;
+    e->ooms++;
+    e->oom_unreported = true;
+    notify_stop(e, false);
+    e->head = e->tail;
+    e->active = false;
+    e->in_packet = false;
+    e->step_pending = false;
+    e->pc = 0;
+    timer_del(e);
+    e->state = SIM_ENG_IDLE;
+    raise_irq(e, IRQ_TILER_OOM);
+    if (e->preempt_pending) {
+        preempt_now(e);
+    }
+}
+
 /* ---- the engine loop (copro_engine_run) ---- */
 
 static void engine_run(struct sim_engine *e)
@@ -952,6 +1021,10 @@ static void engine_run(struct sim_engine *e)
             if (e->pc >= e->desc.dma_len) {
                 complete_submission(e);
                 continue;
+            }
+            if (oom_injected(e)) {
+                oom_stop(e);
+                return;
             }
             if (injected(e, SIM_INJECT_HANG)) {
                 e->hung = true;
@@ -1072,7 +1145,7 @@ static int gpu_submit(void *drv, const struct ddi_submit_args *a)
         return DDI_EINVAL;
     }
     e = &g->engine[a->engine];
-    if (((e->tail + 1) & mask) == e->head) {
+    if (((e->tail + 1) & mask) == e->head || e->oom_unreported) {
         return DDI_EBUSY;
     }
     e->ring[e->tail] = (struct copro_submit_desc){
@@ -1493,6 +1566,7 @@ void sim_gpu_inject(struct sim_gpu *g, uint64_t dma_addr, uint32_t offset,
         g->inject[g->ninject].dma_addr = dma_addr;
         g->inject[g->ninject].offset = offset;
         g->inject[g->ninject].kind = kind;
+        g->inject[g->ninject].fired = false;
         g->ninject++;
     }
 }

@@ -123,6 +123,11 @@ struct sim_engine {
     uint64_t preempt_req, preempt_req_time;
     /* registers */
     uint64_t completed_fence, preempt_fence, preempted_fence, aborted_fence;
+    uint64_t oom_fence;         /* (tiler) the last OOM stop's */
+    uint64_t ooms;              /* OOM stops */
+    bool oom_unreported;        /* stopped by OOM, upcall not yet made:
+                                   submit answers DDI_EBUSY, as the kmd
+                                   does (copro_ddi.c, oom_unreported) */
     uint32_t fault_kind, fault_offset, fault_context;
     uint64_t fault_addr, fault_fence;
     /* statistics */
@@ -157,7 +162,14 @@ struct sim_gpu_observer {
 enum sim_inject_kind {
     SIM_INJECT_HANG,            /* stop making progress at the packet */
     SIM_INJECT_FAULT,           /* fault INJECTED fetching the packet */
+    SIM_INJECT_OOM,             /* (tiler) the parameter buffer is full
+                                   before the packet, once: the engine
+                                   stops as for TILER_OOM (save record,
+                                   ring dropped, upcall tiler_oom with
+                                   SIM_OOM_NEED); RESUME goes on */
 };
+
+#define SIM_OOM_NEED        296 /* what the injected OOM says it needs */
 
 #define SIM_MAX_INJECT      64
 
@@ -175,6 +187,7 @@ struct sim_gpu {
         uint64_t dma_addr;
         uint32_t offset;
         enum sim_inject_kind kind;
+        bool fired;             /* SIM_INJECT_OOM: once only */
     } inject[SIM_MAX_INJECT];
     unsigned ninject;
     uint64_t ctx_busy_ns[SIM_MAX_CTX_ID];

@@ -114,6 +114,15 @@ static void env_release_portion(void *os, uint64_t cookie,
     h->hooks.release_portion(h->hooks_arg, cookie, buf, part, engine, fence);
 }
 
+static int env_scene_oom(void *os, uint64_t cookie, uint32_t context,
+                         uint64_t save_addr, uint32_t need)
+{
+    struct sim_host *h = os;
+
+    return h->hooks.scene_oom(h->hooks_arg, cookie, context, save_addr,
+                              need);
+}
+
 void sim_host_init(struct sim_host *h, uint64_t mem_size,
                    unsigned max_contexts, unsigned max_buffers)
 {
@@ -179,6 +188,7 @@ void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
         .make_portion = h->hooks.make_portion ? env_make_portion : NULL,
         .release_portion = h->hooks.make_portion ? env_release_portion
                                                  : NULL,
+        .scene_oom = h->hooks.scene_oom ? env_scene_oom : NULL,
     };
     h->vs = vidsch_create(h->storage, h->storage_bytes, &h->dev, &h->env,
                           cfg);

@@ -39,6 +39,9 @@ struct sim_host_hooks {
                             struct ddi_dmabuf *buf,
                             const struct vidsch_portion *part,
                             unsigned engine, uint64_t fence);
+    /* (scenes) vidsch_env.scene_oom; NULL: none (every OOM fails) */
+    int (*scene_oom)(void *arg, uint64_t cookie, uint32_t context,
+                     uint64_t save_addr, uint32_t need);
 };
 
 struct sim_host {

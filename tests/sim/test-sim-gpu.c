@@ -24,6 +24,9 @@ struct rec {
     unsigned npre;
     struct ddi_fault fault[8];
     unsigned nfault;
+    struct { unsigned engine; uint64_t fence, completed; uint32_t need; }
+        oom[8];
+    unsigned noom;
     unsigned dropped;       /* from the observer */
     unsigned loaded;
 };
@@ -59,9 +62,21 @@ static void up_faulted(void *os, unsigned engine, const struct ddi_fault *f)
     r->fault[r->nfault++] = *f;
 }
 
+static void up_tiler_oom(void *os, unsigned engine, uint64_t fence,
+                         uint32_t need, uint64_t completed)
+{
+    struct rec *r = os;
+
+    r->oom[r->noom].engine = engine;
+    r->oom[r->noom].fence = fence;
+    r->oom[r->noom].completed = completed;
+    r->oom[r->noom].need = need;
+    r->noom++;
+}
+
 static const struct ddi_upcalls rec_up = {
     .dma_completed = up_done, .preempted = up_preempted,
-    .faulted = up_faulted,
+    .faulted = up_faulted, .tiler_oom = up_tiler_oom,
 };
 
 static void obs_stopped(void *arg, unsigned engine, bool reset,
@@ -391,6 +406,84 @@ static void test_hang_and_reset(void)
     rec_fini(&r);
 }
 
+/* An injected TILER_OOM stops the submission before the packet like a
+ * preemption (save record, queue dropped) without being one; RESUME goes
+ * on exactly there, and a pending request completes after the stop. */
+static void test_tiler_oom(void)
+{
+    struct rec r;
+    uint32_t len;
+    uint64_t b, b2, save;
+    const struct copro_save_record *rec;
+
+    rec_init(&r, COPRO_PREEMPT_MID_COMMAND);
+    save = sim_gpu_alloc(r.g, COPRO_SAVE_SIZE, 64);
+    b = buf_work(&r, &len, 2, 50 * US);
+    b2 = buf_work(&r, &len, 1, 10 * US);
+    sim_gpu_inject(r.g, b, 12, SIM_INJECT_OOM);    /* the second WORK */
+    submit(&r, 0, b, len * 2, 1, 0, save);
+    submit(&r, 0, b2, len, 2, 0, 0);        /* queued: dropped */
+    run_until(&r, 1 * MS);
+    g_assert_cmpuint(r.noom, ==, 1);
+    g_assert_cmpuint(r.oom[0].fence, ==, 1);
+    g_assert_cmpuint(r.oom[0].completed, ==, 0);
+    g_assert_cmpuint(r.oom[0].need, ==, SIM_OOM_NEED);
+    g_assert_cmpuint(r.npre, ==, 0);
+    g_assert_cmpuint(r.ndone, ==, 0);
+    g_assert_cmpuint(r.dropped, ==, 1);
+    g_assert_cmpuint(r.g->engine[0].preemptions, ==, 0);
+    rec = sim_gpu_ptr(r.g, save);
+    g_assert_cmphex(rec->magic, ==, COPRO_SAVE_MAGIC);
+    g_assert_cmpuint(rec->offset, ==, 12);
+    g_assert_cmpuint(rec->in_packet, ==, 0);
+    /* resumed: it does not stop again, and finishes the second WORK */
+    submit(&r, 0, b, len * 2, 3, COPRO_SUBMIT_RESUME, save);
+    submit(&r, 0, b2, len, 4, 0, 0);
+    run_until(&r, 2 * MS);
+    g_assert_cmpuint(r.noom, ==, 1);
+    g_assert_cmpuint(r.ndone, >=, 1);
+    g_assert_cmpuint(r.done[r.ndone - 1].completed, ==, 4);
+    g_assert_cmpuint(r.g->engine[0].ooms, ==, 1);
+
+    rec_fini(&r);
+
+    /* a request pending at the stop (dma-buffer granularity: not honoured
+     * inside the buffer): PREEMPTED right after, interrupting nothing */
+    rec_init(&r, COPRO_PREEMPT_DMA_BUFFER);
+    save = sim_gpu_alloc(r.g, COPRO_SAVE_SIZE, 64);
+    b = buf_work(&r, &len, 2, 50 * US);
+    sim_gpu_inject(r.g, b, 12, SIM_INJECT_OOM);
+    submit(&r, 0, b, len, 1, 0, save);
+    run_until(&r, 20 * US);
+    sim_gpu_ops.preempt(r.g, 0, 9);
+    run_until(&r, 1 * MS);
+    g_assert_cmpuint(r.noom, ==, 1);
+    g_assert_cmpuint(r.oom[0].fence, ==, 1);
+    g_assert_cmpuint(r.npre, ==, 1);
+    g_assert_cmpuint(r.pre[0].pf, ==, 9);
+    g_assert_cmpuint(r.pre[0].preempted, ==, 0);
+    g_assert_cmpuint(r.ndone, ==, 0);
+    rec_fini(&r);
+}
+
+/* The tiling path is not modelled: its packets are refused. */
+static void test_scene_ops_refused(void)
+{
+    struct rec r;
+    uint64_t b;
+    uint32_t *dw;
+
+    rec_init(&r, COPRO_PREEMPT_MID_COMMAND);
+    b = sim_gpu_alloc(r.g, 64, 64);
+    dw = sim_gpu_ptr(r.g, b);
+    dw[0] = COPRO_PKT_HDR(COPRO_OP_SCENE_END, 0, COPRO_LEN_SCENE_END);
+    submit(&r, 0, b, 4, 1, 0, 0);
+    run_until(&r, 1 * MS);
+    g_assert_cmpuint(r.nfault, ==, 1);
+    g_assert_cmpuint(r.fault[0].kind, ==, COPRO_FAULT_ILLEGAL_OPCODE);
+    rec_fini(&r);
+}
+
 static void test_faults(void)
 {
     struct rec r;
@@ -637,5 +730,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sim-gpu/resume-equals-uninterrupted",
                     test_resume_equals_uninterrupted);
     g_test_add_func("/sim-gpu/render-and-patch", test_render_and_patch);
+    g_test_add_func("/sim-gpu/tiler-oom", test_tiler_oom);
+    g_test_add_func("/sim-gpu/scene-ops-refused", test_scene_ops_refused);
     return g_test_run();
 }

@@ -110,6 +110,20 @@ static void env_context_lost(void *os, uint32_t id)
     f->lost[f->nlost++] = id;
 }
 
+static int env_scene_oom(void *os, uint64_t cookie, uint32_t context,
+                         uint64_t save_addr, uint32_t need)
+{
+    struct fake *f = os;
+
+    g_assert_cmpuint(f->noom, <, G_N_ELEMENTS(f->oom));
+    f->oom[f->noom].cookie = cookie;
+    f->oom[f->noom].save_addr = save_addr;
+    f->oom[f->noom].context = context;
+    f->oom[f->noom].need = need;
+    f->noom++;
+    return f->oom_answer;
+}
+
 static void env_trace(void *os, const struct vidsch_trace *ev)
 {
     struct fake *f = os;
@@ -234,6 +248,7 @@ void fake_init_cfg(struct fake *f, unsigned engines, unsigned preemption,
         .os = f, .now = env_now, .set_timer = env_set_timer,
         .queue_work = env_queue_work, .buffer_done = env_buffer_done,
         .context_lost = env_context_lost, .trace = env_trace,
+        .scene_oom = env_scene_oom,
     };
     uint64_t bytes;
 
@@ -360,6 +375,14 @@ void fake_complete(struct fake *f, unsigned engine, uint64_t fence)
 {
     ring_retire(f, engine, fence);
     vidsch_upcalls.dma_completed(f->s, engine, fence);
+}
+
+void fake_tiler_oom(struct fake *f, unsigned engine, uint64_t fence,
+                    uint32_t need, uint64_t completed)
+{
+    ring_retire(f, engine, completed);
+    f->ring_n[engine] = 0;
+    vidsch_upcalls.tiler_oom(f->s, engine, fence, need, completed);
 }
 
 void fake_preempted(struct fake *f, unsigned engine, uint64_t preempted,

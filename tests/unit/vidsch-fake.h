@@ -86,6 +86,10 @@ struct fake {
     struct { uint64_t cookie; uint32_t first; uint64_t fence; }
         portion_released[FAKE_MAX_SUBS];
     unsigned nportion_released;
+    /* (scenes) the scene_oom hook: every call, and its next answer */
+    int oom_answer;
+    struct { uint64_t cookie, save_addr; uint32_t context, need; } oom[16];
+    unsigned noom;
 };
 
 /* The oldest fence on engine's ring not yet completed (0: none), and the
@@ -124,6 +128,10 @@ static inline void fake_advance(struct fake *f, uint64_t ns)
 
 /* GPU side */
 void fake_complete(struct fake *f, unsigned engine, uint64_t fence);
+/* The engine stopped fence with TILER_OOM (need heap bytes), its ring
+ * dropped, completed retired. */
+void fake_tiler_oom(struct fake *f, unsigned engine, uint64_t fence,
+                    uint32_t need, uint64_t completed);
 void fake_preempted(struct fake *f, unsigned engine, uint64_t preempted,
                     uint64_t completed);
 

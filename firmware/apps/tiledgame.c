@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "apps/tiledgame.h"
+
+#include <copro/copro_tiler.h>
+
+#include "kernel/kapi.h"
+#include "lib/console.h"
+#include "umd/umd.h"
+#include "vidmm/vidmm_pb.h"
+
+#define W(g)        ((g)->cfg.width)
+#define H(g)        ((g)->cfg.height)
+#define PITCH(g)    (W(g) * 4)
+#define TILES(g)    (((W(g) + COPRO_TILE_SIZE_DEFAULT - 1) /              \
+                      COPRO_TILE_SIZE_DEFAULT) *                           \
+                     ((H(g) + COPRO_TILE_SIZE_DEFAULT - 1) /              \
+                      COPRO_TILE_SIZE_DEFAULT))
+#define CLEAR       0x00101010u
+#define PB_STEP     4096u
+
+struct rect {
+    uint32_t x, y, w, h, colour;
+};
+
+static void finish(struct tiledgame *g)
+{
+    g->done = true;
+    if (g->app.stopping) {
+        g->app.drained = true;
+    }
+}
+
+static void fail(struct tiledgame *g, const char *what, int st)
+{
+    app_fail(&g->app, what, st);
+    finish(g);
+}
+
+static uint32_t rnd(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+/* Rectangle i of frame f: the same on the GPU and in the reference. */
+static struct rect frame_rect(const struct tiledgame *g, unsigned f,
+                              unsigned i)
+{
+    uint32_t s = g->cfg.seed * 7919u + f * 131u + i;
+    struct rect r;
+
+    rnd(&s);
+    r.colour = (rnd(&s) & 0xffffff) | 0x00010101u;
+    if (i < TILEDGAME_LAYERS) {
+        r.x = r.y = 0;
+        r.w = W(g);
+        r.h = H(g);
+    } else {
+        r.x = rnd(&s) % W(g);
+        r.y = rnd(&s) % H(g);
+        r.w = 1 + rnd(&s) % (W(g) - r.x);
+        r.h = 1 + rnd(&s) % (H(g) - r.y);
+    }
+    return r;
+}
+
+static void draw_reference(struct tiledgame *g, unsigned f)
+{
+    for (unsigned i = 0; i < W(g) * H(g); i++) {
+        g->ref[i] = CLEAR;
+    }
+    for (unsigned i = 0; i < TILEDGAME_LAYERS + TILEDGAME_RECTS; i++) {
+        struct rect r = frame_rect(g, f, i);
+
+        for (uint32_t y = r.y; y < r.y + r.h; y++) {
+            for (uint32_t x = r.x; x < r.x + r.w; x++) {
+                g->ref[y * W(g) + x] = r.colour;
+            }
+        }
+    }
+}
+
+static void next_frame(struct tiledgame *g);
+
+static void frame_done(void *arg, int status)
+{
+    struct tiledgame *g = arg;
+    volatile void *cpu = NULL;
+    const volatile uint32_t *px;
+    int st;
+
+    if (status != DDI_OK) {
+        fail(g, "wait_cpu", status);
+        return;
+    }
+    g->app.completed++;
+    st = kapi_lock(g->app.proc, g->hstamp, KAPI_LOCK_IGNORESYNC, &cpu);
+    if (st != DDI_OK) {
+        fail(g, "lock", st);
+        return;
+    }
+    {
+        const volatile uint64_t *t = cpu;
+
+        /* geometry done -> tile pass started (GPU clock) */
+        if (t[1] >= t[0] && t[0]) {
+            app_latency(&g->app, t[1] - t[0]);
+        } else {
+            app_fail(&g->app, "frame timestamps", DDI_EINVAL);
+        }
+    }
+    kapi_unlock(g->app.proc, g->hstamp);
+    st = kapi_lock(g->app.proc, g->htarget, KAPI_LOCK_IGNORESYNC, &cpu);
+    if (st != DDI_OK) {
+        fail(g, "lock", st);
+        return;
+    }
+    draw_reference(g, g->frame);
+    px = cpu;
+    for (unsigned i = 0; i < W(g) * H(g); i++) {
+        g->bad_pixels += (px[i] & 0xffffff) != g->ref[i];
+    }
+    kapi_unlock(g->app.proc, g->htarget);
+    g->frames_checked++;
+    g->frame++;
+    next_frame(g);
+}
+
+static int submit(struct tiledgame *g, uint32_t hctx, struct umd_cmdbuf *b)
+{
+    struct kapi_render_args args = {
+        .cmd = umd_words(b), .cmd_bytes = umd_bytes(b),
+    };
+
+    if (!umd_ok(b)) {
+        return DDI_ENOMEM;
+    }
+    return kapi_render(g->app.proc, hctx, &args);
+}
+
+static void next_frame(struct tiledgame *g)
+{
+    struct kproc *p = g->app.proc;
+    uint64_t v = g->frame + 1;
+    struct vidmm_pb pb;
+    struct umd_cmdbuf b;
+    int st;
+
+    if (g->frame == g->cfg.frames || g->app.stopping) {
+        finish(g);
+        return;
+    }
+    /* the size the kernel let it grow to so far */
+    st = kapi_scene_pb_stats(p, g->hpb, &pb);
+    if (st != DDI_OK) {
+        fail(g, "scene_pb_stats", st);
+        return;
+    }
+    /* geometry: bin the frame */
+    umd_init(&b, g->cmd, sizeof(g->cmd));
+    umd_va_set_target(&b, 0, g->target_va, PITCH(g), W(g), H(g),
+                      COPRO_FMT_XRGB8888);
+    umd_va_scene_begin(&b, 0, true, g->pb_va, pb.size, CLEAR);
+    for (unsigned i = 0; i < TILEDGAME_LAYERS + TILEDGAME_RECTS; i++) {
+        struct rect r = frame_rect(g, g->frame, i);
+
+        umd_bin_rect(&b, r.x, r.y, r.w, r.h, r.colour);
+    }
+    umd_scene_end(&b);
+    umd_va_timestamp(&b, g->stamp_va);
+    st = submit(g, g->app.hctx, &b);
+    if (st == DDI_OK) {
+        st = kapi_signal_gpu(p, g->app.hctx, g->hsync_geom, v);
+    }
+    if (st != DDI_OK) {
+        fail(g, "geometry", st);
+        return;
+    }
+    g->app.submitted++;
+    /* tile pass: after the geometry retired */
+    umd_init(&b, g->cmd, sizeof(g->cmd));
+    umd_va_set_target(&b, 0, g->target_va, PITCH(g), W(g), H(g),
+                      COPRO_FMT_XRGB8888);
+    umd_va_timestamp(&b, g->stamp_va + 8);
+    umd_va_tile_render(&b, 0, false, g->pb_va, TILES(g));
+    st = kapi_wait_gpu(p, g->htile_ctx, g->hsync_geom, v);
+    if (st == DDI_OK) {
+        st = submit(g, g->htile_ctx, &b);
+    }
+    if (st == DDI_OK) {
+        st = kapi_signal_gpu(p, g->htile_ctx, g->hsync_tile, v);
+    }
+    if (st == DDI_OK) {
+        st = kapi_wait_cpu(p, g->hsync_tile, v, frame_done, g);
+    }
+    if (st != DDI_OK) {
+        fail(g, "tile pass", st);
+    }
+}
+
+static void start(struct app *a)
+{
+    next_frame((struct tiledgame *)a);
+}
+
+static void stop(struct app *a)
+{
+    if (((struct tiledgame *)a)->done) {
+        a->drained = true;
+    }
+}
+
+static void check(struct app *a, struct report *r)
+{
+    struct tiledgame *g = (struct tiledgame *)a;
+    struct vidmm_pb pb = { 0 };
+
+    kapi_scene_pb_stats(a->proc, g->hpb, &pb);
+    if (a->expect_lost) {
+        /* a scene it could not finish: its own device is gone, what it
+         * did show before was right */
+        report(r, g->frames_checked < g->cfg.frames && g->bad_pixels == 0,
+               "%s: lost after %lu of %u scenes, those checked right (%lu "
+               "wrong pixels)", a->name, g->frames_checked, g->cfg.frames,
+               g->bad_pixels);
+        return;
+    }
+    report(r, g->frames_checked == g->cfg.frames && g->bad_pixels == 0,
+           "%s: %lu of %u scenes (%u rectangles, %u full layers, %u x %u) "
+           "checked pixel by pixel: %lu wrong", a->name, g->frames_checked,
+           g->cfg.frames, TILEDGAME_LAYERS + TILEDGAME_RECTS,
+           TILEDGAME_LAYERS, W(g), H(g), g->bad_pixels);
+    kprintf("# %s: parameter buffer %u bytes now (of %u), %u OOMs: "
+            "%u grown (%lu bytes), %u refused\n", a->name, pb.size,
+           g->cfg.pb_reserved, pb.ooms, pb.grows, pb.grown_bytes,
+            pb.fails + pb.partials);
+}
+
+static const struct app_ops tiledgame_ops = {
+    .start = start,
+    .stop = stop,
+    .check = check,
+};
+
+void tiledgame_config_default(struct tiledgame_config *c)
+{
+    *c = (struct tiledgame_config){
+        .prio = VIDSCH_PRIO_NORMAL,
+        .tile_engine = COPRO_ENGINE_RENDER,
+        .frames = 4,
+        .width = 128,
+        .height = 96,
+        .pb_size = 65536,
+        .pb_reserved = 65536,
+        .seed = 1,
+    };
+}
+
+int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
+                   const struct tiledgame_config *cfg)
+{
+    struct app *a = &g->app;
+    struct kapi_alloc_desc d;
+    struct kapi_scene_pb_desc pd;
+    uint32_t res[3];
+    uint64_t fence = 0;
+    int st;
+
+    *g = (struct tiledgame){ .cfg = *cfg };
+    *a = (struct app){
+        .name = name, .k = k, .engine = COPRO_ENGINE_RENDER,
+        .prio = cfg->prio, .ops = &tiledgame_ops,
+    };
+    if (!cfg->width || cfg->width > TILEDGAME_MAX_W || !cfg->height ||
+        cfg->height > TILEDGAME_MAX_H) {
+        app_fail(a, "config", DDI_EINVAL);
+        return DDI_EINVAL;
+    }
+    d = (struct kapi_alloc_desc){
+        .size = PITCH(g) * H(g), .cpu_visible = true, .zeroed = true,
+    };
+    pd = (struct kapi_scene_pb_desc){
+        .tiles = TILES(g), .size = cfg->pb_size,
+        .reserved = cfg->pb_reserved, .step = PB_STEP,
+        .budget = cfg->pb_reserved,
+    };
+    a->proc = kapi_process_create(k, name);
+    if (!a->proc) {
+        app_fail(a, "process_create", DDI_ENOMEM);
+        return DDI_ENOMEM;
+    }
+    st = kapi_create_device_gpuva(a->proc, &a->hdev);
+    if (st == DDI_OK) {
+        st = kapi_create_context(a->proc, a->hdev, a->engine, a->prio,
+                                 &a->hctx);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_context(a->proc, a->hdev, cfg->tile_engine,
+                                 a->prio, &g->htile_ctx);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_sync(a->proc, a->hdev, 0, &g->hsync_geom);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_sync(a->proc, a->hdev, 0, &g->hsync_tile);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_allocation(a->proc, a->hdev, &d, &g->htarget);
+    }
+    if (st == DDI_OK) {
+        st = kapi_gpu_va(a->proc, g->htarget, &g->target_va);
+    }
+    if (st == DDI_OK) {
+        d.size = 4096;
+        st = kapi_create_allocation(a->proc, a->hdev, &d, &g->hstamp);
+    }
+    if (st == DDI_OK) {
+        st = kapi_gpu_va(a->proc, g->hstamp, &g->stamp_va);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_scene_pb(a->proc, a->hdev, &pd, &g->hpb,
+                                  &g->pb_va);
+    }
+    if (st == DDI_OK) {
+        res[0] = g->htarget;
+        res[1] = g->hpb;
+        res[2] = g->hstamp;
+        st = kapi_make_resident(a->proc, a->hdev, res, 3, &fence);
+    }
+    if (st == DDI_OK && fence) {
+        st = kapi_wait_paging(a->proc, a->hctx, fence);
+        if (st == DDI_OK) {
+            st = kapi_wait_paging(a->proc, g->htile_ctx, fence);
+        }
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "setup", st);
+    }
+    return st;
+}

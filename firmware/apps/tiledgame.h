@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tiledgame: an application that renders in scenes (docs/specs/copro.rst,
+ * "Tiling"), GPU-VA mode. Each frame is an overdraw-heavy scene (full
+ * layers, then smaller rectangles over them) built as two command
+ * buffers, as a scene-based driver submits them: the geometry buffer
+ * (SCENE_BEGIN, BIN_RECTs, SCENE_END) on its geometry context and the
+ * tile buffer (TILE_RENDER) on its tile context, which waits for the
+ * geometry's GPU signal (the dependency between a scene's two halves).
+ * Its parameter buffer is the kernel's (kapi_create_scene_pb): when a
+ * scene does not fit, the kernel grows it (TILER_OOM, kernel/kscene.h)
+ * and the geometry resumes. After each frame the CPU checks every pixel
+ * against the frame drawn on the CPU. Its latency samples are the tile
+ * pass's wait: from the geometry's last packet (a TIMESTAMP after
+ * SCENE_END) to the tile buffer's first (a TIMESTAMP before TILE_RENDER),
+ * on the device's clock.
+ */
+#ifndef FW_APPS_TILEDGAME_H
+#define FW_APPS_TILEDGAME_H
+
+#include <stdint.h>
+
+#include "apps/app.h"
+
+#define TILEDGAME_MAX_W     256u
+#define TILEDGAME_MAX_H     192u
+#define TILEDGAME_LAYERS    8u      /* full-target rectangles per frame */
+#define TILEDGAME_RECTS     24u     /* then smaller ones */
+#define TILEDGAME_CMD_DW    512u
+
+struct tiledgame_config {
+    enum vidsch_priority prio;
+    unsigned tile_engine;       /* the tile context's engine */
+    unsigned frames;
+    uint32_t width, height;     /* at most TILEDGAME_MAX_W x _H */
+    uint32_t pb_size;           /* the parameter buffer's first size */
+    uint32_t pb_reserved;       /* what it may grow to */
+    uint32_t seed;
+};
+
+struct tiledgame {
+    struct app app;             /* first: the geometry context */
+    struct tiledgame_config cfg;
+    uint32_t htile_ctx;
+    uint32_t hsync_geom, hsync_tile;
+    uint32_t htarget, hpb, hstamp;
+    uint64_t target_va, pb_va, stamp_va;
+    unsigned frame;
+    bool done;
+    uint64_t frames_checked, bad_pixels;
+    uint32_t cmd[TILEDGAME_CMD_DW];
+    uint32_t ref[TILEDGAME_MAX_W * TILEDGAME_MAX_H];
+};
+
+void tiledgame_config_default(struct tiledgame_config *c);
+int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
+                   const struct tiledgame_config *cfg);
+
+static inline struct app *tiledgame_app(struct tiledgame *g)
+{
+    return &g->app;
+}
+
+#endif /* FW_APPS_TILEDGAME_H */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tiledgame: scene-based rendering on the OS (GPU-VA mode). Two games
+ * render the same overdraw-heavy scenes (apps/tiledgame.h), geometry on
+ * engine 0 and tile passes on engine 2 when the device has three
+ * engines: one with a parameter buffer large enough for a scene, one
+ * with a small one that the geometry overflows, so that the device stops
+ * it with TILER_OOM, the kernel (vidmm's policy, vidmm_pb) grows the
+ * buffer and vidsch resumes the stopped geometry. Both games' pixels are
+ * checked against the CPU's drawing of each frame, so the grown scenes
+ * must give the pixels of the uninterrupted ones. A third game's buffer
+ * may not grow: its OOM cannot be answered, its context alone is put in
+ * error (its device lost) and the other two are not disturbed. Then a
+ * desktop in scenes: a game (NORMAL) with long tile passes and a
+ * compositor (HIGH) with short scenes, both tile passes on the tile
+ * engine: vidsch preempts the game's passes for the compositor's, the
+ * device stops them at tile boundaries, and both games' pixels stay
+ * exact (the test runs the device with tile-ns=100000 so that a pass is
+ * long enough to be caught).
+ *
+ * Command line: irq=..., frames= (4).
+ */
+#include <stdint.h>
+
+#include "apps/tiledgame.h"
+#include "kernel/kapi.h"
+#include "lib/console.h"
+#include "scenarios/os_common.h"
+#include "vidmm/vidmm_pb.h"
+
+static struct os_scenario s;
+static struct tiledgame big, small, nogrow, game, comp;
+
+int scenario_main(const struct boot_info *boot)
+{
+    struct kernel *k = &s.boot.k;
+    struct tiledgame_config c;
+    struct vidmm_pb pb_big = { 0 }, pb_small = { 0 };
+    struct vidsch_ctx_stats cs = { 0 };
+    uint64_t frames = 4;
+    int st;
+
+    kprintf("tiledgame: scenes with a parameter buffer that grows\n");
+    s.boot.gpuva_vram = 4u << 20;
+    if (os_boot(&s, boot, NULL) &&
+        os_option(&s, boot, "frames", &frames)) {
+        tiledgame_config_default(&c);
+        c.frames = (unsigned)frames;
+        c.tile_engine = k->caps.engines >= 3 ? 2 : COPRO_ENGINE_RENDER;
+        st = tiledgame_init(&big, k, "tiled-big", &c);
+        report(&s.r, st == DDI_OK, "tiled-big: parameter buffer of %u "
+               "bytes, geometry on engine 0, tile passes on engine %u (%s)",
+               c.pb_size, c.tile_engine, ddi_status_name(st));
+        os_add_app(&s, tiledgame_app(&big));
+        /* room for the tile table and a few primitives only */
+        c.pb_size = 1024;
+        c.seed = 1;             /* the same frames */
+        st = tiledgame_init(&small, k, "tiled-small", &c);
+        report(&s.r, st == DDI_OK, "tiled-small: parameter buffer of %u "
+               "bytes that may grow to %u (%s)", c.pb_size, c.pb_reserved,
+               ddi_status_name(st));
+        os_add_app(&s, tiledgame_app(&small));
+        /* no room to grow (reserved = size): the kernel cannot answer its
+         * OOM; it alone is put in error, the others go on */
+        c.pb_reserved = 1024;
+        c.seed = 2;
+        st = tiledgame_init(&nogrow, k, "tiled-nogrow", &c);
+        report(&s.r, st == DDI_OK, "tiled-nogrow: parameter buffer of %u "
+               "bytes that may not grow (%s)", c.pb_size,
+               ddi_status_name(st));
+        tiledgame_app(&nogrow)->expect_lost = true;
+        os_add_app(&s, tiledgame_app(&nogrow));
+        /* a desktop in scenes: a game's long tile passes (48 tiles) and
+         * a compositor's short scenes, both tile passes on the same
+         * engine: the compositor's preempt the game's at tile
+         * boundaries, and both stay right */
+        tiledgame_config_default(&c);
+        c.frames = 12;
+        c.tile_engine = k->caps.engines >= 3 ? 2 : COPRO_ENGINE_RENDER;
+        c.width = TILEDGAME_MAX_W;
+        c.height = TILEDGAME_MAX_H;
+        c.seed = 3;
+        st = tiledgame_init(&game, k, "tiled-game", &c);
+        os_add_app(&s, tiledgame_app(&game));
+        c.prio = VIDSCH_PRIO_HIGH;
+        c.frames = 150;         /* all the while the game runs */
+        c.width = c.height = 64;
+        c.seed = 4;
+        st = st ? st : tiledgame_init(&comp, k, "tiled-comp", &c);
+        report(&s.r, st == DDI_OK, "tiled-game (NORMAL, %u x %u) and "
+               "tiled-comp (HIGH, 64 x 64), tile passes on engine %u (%s)",
+               TILEDGAME_MAX_W, TILEDGAME_MAX_H, c.tile_engine,
+               ddi_status_name(st));
+        os_add_app(&s, tiledgame_app(&comp));
+        os_run(&s, 200 * MS, 5000 * MS);
+        os_print_table(&s);
+        kapi_scene_pb_stats(big.app.proc, big.hpb, &pb_big);
+        kapi_scene_pb_stats(small.app.proc, small.hpb, &pb_small);
+        report(&s.r, pb_big.ooms == 0, "tiled-big: no TILER_OOM (%u)",
+               pb_big.ooms);
+        report(&s.r, pb_small.grows > 0 && pb_small.fails == 0 &&
+               pb_small.partials == 0 && pb_small.size > 1024,
+               "tiled-small: %u TILER_OOM answered by %u grows (to %u "
+               "bytes), the stopped geometry resumed", pb_small.ooms,
+               pb_small.grows, pb_small.size);
+        kapi_scene_pb_stats(nogrow.app.proc, nogrow.hpb, &pb_small);
+        report(&s.r, pb_small.ooms > 0 && pb_small.grows == 0 &&
+               k->scene.refused > 0, "tiled-nogrow: its TILER_OOM could not "
+               "be answered (%u OOMs, %u refused in vidmm, %lu by the "
+               "kernel)", pb_small.ooms, pb_small.fails + pb_small.partials,
+               k->scene.refused);
+        kapi_context_stats(game.app.proc, game.htile_ctx, &cs);
+        report(&s.r, cs.preemptions > 0 && cs.resumed > 0,
+               "tiled-game's tile passes were preempted %lu times for the "
+               "compositor's and resumed %lu times (at tile boundaries: "
+               "its pixels above are exact)", cs.preemptions, cs.resumed);
+        {
+            struct os_app_figures fc, fg;
+            char b1[24], b2[24], b3[24], b4[24];
+
+            os_app_figures(&s, tiledgame_app(&comp), &fc);
+            os_app_figures(&s, tiledgame_app(&game), &fg);
+            /* a figure, not a check: the test asserts no timing */
+            kprintf("# tile pass wait (geometry done -> tile pass start): "
+                    "tiled-comp p50 %s p99 %s max %s over the game's "
+                    "passes (tile-boundary preemption); tiled-game p99 %s\n",
+                    os_fmt_ns(b1, sizeof(b1), fc.p50),
+                    os_fmt_ns(b2, sizeof(b2), fc.p99),
+                    os_fmt_ns(b3, sizeof(b3), fc.max),
+                    os_fmt_ns(b4, sizeof(b4), fg.p99));
+            kprintf("METRICS {\"scenario\":\"tiledgame\","
+                    "\"comp_wait_p99_ns\":%lu,\"comp_wait_max_ns\":%lu,"
+                    "\"game_tile_preemptions\":%lu}\n", fc.p99, fc.max,
+                    cs.preemptions);
+        }
+        kprintf("# kernel: %lu OOMs, %lu grows, %lu refused\n",
+                k->scene.ooms, k->scene.grows, k->scene.refused);
+    }
+    return report_summary(&s.r);
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Host tests of vidsch's answer to a TILER_OOM stop (vidsch_scene.c),
+ * against the scripted GPU of vidsch-fake.c: the stopped geometry
+ * buffer resumes after the OS grew its parameter buffer, other
+ * contexts' dropped entries go back as they were (nobody else loses
+ * work or is blamed), a scene that cannot grow loses its own context
+ * only, and a stale report changes nothing.
+ */
+#include "vidsch-fake.h"
+
+#define US  1000ull
+
+enum { E0 = 0 };
+
+static const struct ddi_submit_args *sub_of(struct fake *f, unsigned cookie,
+                                            unsigned nth)
+{
+    for (unsigned i = 0; i < f->nsub; i++) {
+        if (fake_cookie_of(f->sub[i].dma_addr) == cookie && nth-- == 0) {
+            return &f->sub[i];
+        }
+    }
+    return NULL;
+}
+
+/* Geometry buffer 0 of context 1 running, buffer 1 of context 2 queued
+ * behind it on the ring (FIFO: both go on the ring at once). */
+static void two_on_ring(struct fake *f, struct vidsch_ctx **a,
+                        struct vidsch_ctx **b)
+{
+    fake_init(f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_FIFO);
+    *a = fake_ctx(f, 1, E0, VIDSCH_PRIO_NORMAL);
+    *b = fake_ctx(f, 2, E0, VIDSCH_PRIO_NORMAL);
+    g_assert_cmpint(fake_submit(f, *a, 0), ==, DDI_OK);
+    fake_work(f);
+    g_assert_cmpint(fake_submit(f, *b, 1), ==, DDI_OK);
+    fake_work(f);
+    g_assert_cmpuint(f->nsub, ==, 2);
+    g_assert_nonnull(sub_of(f, 0, 0));
+    g_assert_nonnull(sub_of(f, 1, 0));
+    fake_advance(f, 100 * US);
+}
+
+static void settle(struct fake *f)
+{
+    for (unsigned i = 0; i < 8 && !vidsch_idle(f->s); i++) {
+        fake_work(f);
+        if (f->nsub) {
+            fake_complete(f, E0, f->sub[f->nsub - 1].fence);
+        }
+    }
+    fake_work(f);
+    g_assert_true(vidsch_idle(f->s));
+}
+
+static void test_oom_grow_resumes(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a, *b;
+    const struct vidsch_engine_stats *st;
+
+    two_on_ring(&f, &a, &b);
+    f.oom_answer = VIDSCH_OOM_RESUME;
+    fake_tiler_oom(&f, E0, sub_of(&f, 0, 0)->fence, 296, 0);
+    /* asked once, about the stopped buffer, its save area and need */
+    g_assert_cmpuint(f.noom, ==, 1);
+    g_assert_cmpuint(f.oom[0].cookie, ==, 0);
+    g_assert_cmpuint(f.oom[0].context, ==, 1);
+    g_assert_cmphex(f.oom[0].save_addr, ==, FAKE_SAVE(1));
+    g_assert_cmpuint(f.oom[0].need, ==, 296);
+    settle(&f);
+    /* the geometry resumed in its save area, under a new fence */
+    g_assert_nonnull(sub_of(&f, 0, 1));
+    g_assert_cmphex(sub_of(&f, 0, 1)->flags, ==, COPRO_SUBMIT_RESUME);
+    g_assert_cmphex(sub_of(&f, 0, 1)->save_addr, ==, FAKE_SAVE(1));
+    /* the other context's dropped entry went back as it was */
+    g_assert_nonnull(sub_of(&f, 1, 1));
+    g_assert_cmphex(sub_of(&f, 1, 1)->flags, ==, 0);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
+    g_assert_cmpuint(f.nlost, ==, 0);
+    st = vidsch_engine_stats(f.s, E0);
+    g_assert_cmpuint(st->tiler_ooms, ==, 1);
+    g_assert_cmpuint(st->tiler_oom_resumed, ==, 1);
+    g_assert_cmpuint(st->tiler_oom_failed, ==, 0);
+    /* not a preemption of anyone */
+    g_assert_cmpuint(vidsch_ctx_stats(a)->preemptions, ==, 0);
+    g_assert_cmpuint(vidsch_ctx_stats(b)->preemptions, ==, 0);
+    g_assert_cmpuint(st->preemptions, ==, 0);
+    fake_fini(&f);
+}
+
+static void test_oom_fail_loses_only_its_context(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a, *b;
+
+    two_on_ring(&f, &a, &b);
+    f.oom_answer = VIDSCH_OOM_FAIL;
+    fake_tiler_oom(&f, E0, sub_of(&f, 0, 0)->fence, 1u << 30, 0);
+    g_assert_cmpuint(f.noom, ==, 1);
+    settle(&f);
+    g_assert_cmpuint(f.nlost, ==, 1);
+    g_assert_cmpuint(f.lost[0], ==, 1);
+    g_assert_true(vidsch_ctx_is_lost(a));
+    g_assert_false(vidsch_ctx_is_lost(b));
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_ELOST);
+    /* never resumed */
+    g_assert_null(sub_of(&f, 0, 1));
+    /* the innocent one ran again and retired */
+    g_assert_nonnull(sub_of(&f, 1, 1));
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->tiler_oom_failed, ==, 1);
+    fake_fini(&f);
+}
+
+static void test_oom_stale(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a, *b;
+    uint64_t f0;
+
+    two_on_ring(&f, &a, &b);
+    f0 = sub_of(&f, 0, 0)->fence;
+    fake_complete(&f, E0, f0);
+    /* about a buffer that retired: the OS is not asked, nothing moves */
+    vidsch_upcalls.tiler_oom(f.s, E0, f0, 64, f0);
+    g_assert_cmpuint(f.noom, ==, 0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->stale_upcalls, ==, 1);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->tiler_ooms, ==, 0);
+    fake_work(&f);
+    g_assert_cmpuint(f.nsub, ==, 2);
+    fake_complete(&f, E0, sub_of(&f, 1, 0)->fence);
+    fake_work(&f);
+    g_assert_true(vidsch_idle(f.s));
+    g_assert_cmpuint(f.nlost, ==, 0);
+    fake_fini(&f);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/vidsch/scene/oom-grow-resumes", test_oom_grow_resumes);
+    g_test_add_func("/vidsch/scene/oom-fail-loses-only-its-context",
+                    test_oom_fail_loses_only_its_context);
+    g_test_add_func("/vidsch/scene/oom-stale", test_oom_stale);
+    return g_test_run();
+}
