@@ -394,6 +394,17 @@ static void up_sched_log(void *os, const struct copro_sched_log_entry *ent,
     kernel_after_vidsch(k);
 }
 
+/*
+ * Every upcall must be forwarded: one left out here is NULL, and the kmd
+ * would take the event as reported. The count below fails to compile when
+ * struct ddi_upcalls gains a member: add it here, then bump the count.
+ */
+#define KERNEL_UPCALLS  9
+_Static_assert(sizeof(struct ddi_upcalls) ==
+               KERNEL_UPCALLS * sizeof(void (*)(void)),
+               "struct ddi_upcalls changed: forward the new upcall in "
+               "kernel_upcalls and update KERNEL_UPCALLS");
+
 const struct ddi_upcalls kernel_upcalls = {
     .dma_completed = up_dma_completed,
     .preempted = up_preempted,
