@@ -883,44 +883,6 @@ static void test_pb_fuzz(void)
 }
 
 /*
- * Migrate @src into a new QEMU booted with the same options, through a
- * file, and let it run on from the source's virtual time.
- */
-static void tiler_migrate(Copro *src, Copro *dst, const char *opts)
-{
-    g_autofree char *file = g_strdup_printf("%s/copro-tiler-mig-%d.bin",
-                                            g_get_tmp_dir(), getpid());
-    g_autofree char *uri = g_strdup_printf("file:%s", file);
-    int64_t t_mig = copro_time(src);
-    QDict *rsp;
-
-    rsp = qtest_qmp(src->qts, "{ 'execute': 'migrate', 'arguments': "
-                    "{ 'uri': %s } }", uri);
-    g_assert_true(qdict_haskey(rsp, "return"));
-    qobject_unref(rsp);
-    g_assert_true(copro_migration_wait(src->qts));
-
-    memset(dst, 0, sizeof(*dst));
-    dst->qs = qtest_pc_boot("%s -nodefaults -device copro,addr=%d.0,"
-                            OPTS ",%s -incoming defer", machine, COPRO_SLOT,
-                            opts);
-    dst->qts = dst->qs->qts;
-    dst->dev = qpci_device_find(dst->qs->pcibus, QPCI_DEVFN(COPRO_SLOT, 0));
-    g_assert_nonnull(dst->dev);
-    rsp = qtest_qmp(dst->qts, "{ 'execute': 'migrate-incoming', "
-                    "'arguments': { 'uri': %s } }", uri);
-    g_assert_true(qdict_haskey(rsp, "return"));
-    qobject_unref(rsp);
-    g_assert_true(copro_migration_wait(dst->qts));
-    dst->mmio = src->mmio;
-    dst->vram = src->vram;
-    copro_shutdown(src);
-    unlink(file);
-    qtest_clock_set(dst->qts, t_mig);
-    qtest_qmp_assert_success(dst->qts, "{ 'execute': 'cont' }");
-}
-
-/*
  * Migration in the middle of a scene: with the geometry half done (the
  * scene open on engine 0) or in the middle of the tile pass (a tile
  * planned, its render step charged). The destination finishes the scene
@@ -929,7 +891,9 @@ static void tiler_migrate(Copro *src, Copro *dst, const char *opts)
 static void test_migrate(gconstpointer data)
 {
     bool in_tiles = GPOINTER_TO_INT(data);
-    const char *opts = "packet-ns=10000,tile-ns=20000";
+#define MIG_OPTS    "packet-ns=10000,tile-ns=20000"
+    const char *opts = MIG_OPTS;
+    const char *all_opts = OPTS "," MIG_OPTS;   /* as boot() gives them */
     g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
     struct copro_scene h, ref;
     uint32_t glen, tlen;
@@ -964,7 +928,7 @@ static void test_migrate(gconstpointer data)
         qtest_clock_step(src.qts, 45000);
         g_assert_cmphex(erd64(&src, 0, COPRO_ENG_TILER_SCENE), ==, PB);
     }
-    tiler_migrate(&src, &dst, opts);
+    copro_migrate_to(&src, &dst, machine, all_opts);
     if (in_tiles) {
         g_assert_cmpuint(erd32(&dst, 2, COPRO_ENG_STATE), ==,
                          COPRO_ENG_STATE_BUSY);
