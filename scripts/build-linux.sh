@@ -36,15 +36,21 @@ make -s -C "$kdir" M="$(cd "$out/module" && pwd)" \
 grep -i "warning\|error" "$out/module/build.log" | grep -v "Skipping BTF" >&2 || true
 
 tests=$src/guest-tools/tests
-if [ ! "$out/copro-kmstest" -nt "$tests/copro-kmstest.c" ]; then
+stale=
+for f in "$tests"/copro-kmstest.c "$tests"/tap.*; do
+    [ "$out/copro-kmstest" -nt "$f" ] || stale=1
+done
+if [ -n "$stale" ]; then
     # shellcheck disable=SC2046
     gcc -O2 -Wall -Wextra -Werror -o "$out/copro-kmstest" \
-        "$tests/copro-kmstest.c" $(pkg-config --cflags --libs libdrm) -lm
+        "$tests/copro-kmstest.c" "$tests/tap.c" \
+        $(pkg-config --cflags --libs libdrm) -lm
 fi
 
 lib=$src/guest-tools/libcopro
 stale=
-for f in "$tests"/copro-rendertest.c "$tests"/rendertest* "$lib"/libcopro.* \
+for f in "$tests"/copro-rendertest.c "$tests"/rendertest* "$tests"/tap.* \
+         "$lib"/libcopro.* \
          "$src/guest-tools/linux/uapi/copro_drm.h"; do
     [ "$out/copro-rendertest" -nt "$f" ] || stale=1
 done
@@ -52,7 +58,8 @@ if [ -n "$stale" ]; then
     # shellcheck disable=SC2046
     gcc -O2 -Wall -Wextra -Werror -I"$lib" -I"$src/guest-tools/linux/uapi" \
         -I"$src/include" -o "$out/copro-rendertest" \
-        "$tests/copro-rendertest.c" "$tests"/rendertest-*.c "$lib/libcopro.c" \
+        "$tests/copro-rendertest.c" "$tests"/rendertest-*.c "$tests/tap.c" \
+        "$lib/libcopro.c" \
         $(pkg-config --cflags --libs libdrm)
 fi
 

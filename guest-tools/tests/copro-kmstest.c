@@ -39,24 +39,8 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
-static int tap_n, tap_failed;
+#include "tap.h"
 
-static bool check(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static bool check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	tap_failed += !ok;
-	return ok;
-}
 
 struct buf {
 	uint32_t handle, fb, pitch, w, h;
@@ -896,7 +880,5 @@ int main(int argc, char **argv)
 		err = scanout_crc(&k);
 		check(!err, "scanout CRC computed (%s)", strerror(-err));
 	}
-	printf("1..%d\n", tap_n);
-	printf("%d passed, %d failed\n", tap_n - tap_failed, tap_failed);
-	return tap_failed ? 1 : 0;
+	return done();
 }

@@ -45,29 +45,6 @@
 #include "copro/copro_cmd.h"
 #include "copro/copro_regs.h"
 
-static int tap_n, tap_failed;
-
-bool check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	tap_failed += !ok;
-	return ok;
-}
-
-int done(void)
-{
-	printf("1..%d\n%d passed, %d failed\n", tap_n, tap_n - tap_failed,
-	       tap_failed);
-	return tap_failed ? 1 : 0;
-}
-
 struct copro_dev dev;
 
 void die(const char *what, int err)

@@ -11,11 +11,10 @@
 #include <stdint.h>
 
 #include "libcopro.h"
+#include "tap.h"
 
 extern struct copro_dev dev;
 
-bool check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int done(void);
 void die(const char *what, int err) __attribute__((noreturn));
 void bo_new(uint64_t size, struct copro_bo *bo);
 uint32_t ctx_new(uint32_t prio);
