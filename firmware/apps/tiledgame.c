@@ -117,10 +117,28 @@ static void frame_done(void *arg, int status)
     }
     draw_reference(g, g->frame);
     px = cpu;
-    for (unsigned i = 0; i < W(g) * H(g); i++) {
-        g->bad_pixels += (px[i] & 0xffffff) != g->ref[i];
+    {
+        uint32_t crc = 2166136261u;     /* FNV-1a of the frame's pixels */
+
+        for (unsigned i = 0; i < W(g) * H(g); i++) {
+            uint32_t v = px[i] & 0xffffff;
+
+            g->bad_pixels += v != g->ref[i];
+            crc = (crc ^ v) * 16777619u;
+        }
+        if (g->frame < TILEDGAME_CRC_FRAMES) {
+            g->crc[g->frame] = crc;
+        }
     }
     kapi_unlock(g->app.proc, g->htarget);
+    /* the device's count of the scene's partial renders */
+    st = kapi_lock(g->app.proc, g->hpb, KAPI_LOCK_IGNORESYNC, &cpu);
+    if (st != DDI_OK) {
+        fail(g, "lock", st);
+        return;
+    }
+    g->scene_partials += ((const volatile struct copro_scene *)cpu)->partials;
+    kapi_unlock(g->app.proc, g->hpb);
     g->frames_checked++;
     g->frame++;
     next_frame(g);
@@ -231,9 +249,10 @@ static void check(struct app *a, struct report *r)
            g->cfg.frames, TILEDGAME_LAYERS + TILEDGAME_RECTS,
            TILEDGAME_LAYERS, W(g), H(g), g->bad_pixels);
     kprintf("# %s: parameter buffer %u bytes now (of %u), %u OOMs: "
-            "%u grown (%lu bytes), %u refused\n", a->name, pb.size,
-           g->cfg.pb_reserved, pb.ooms, pb.grows, pb.grown_bytes,
-            pb.fails + pb.partials);
+            "%u grown (%lu bytes), %u partial renders (%lu in the scene "
+            "headers), %u refused\n", a->name, pb.size, g->cfg.pb_reserved,
+            pb.ooms, pb.grows, pb.grown_bytes, pb.partials,
+            g->scene_partials, pb.fails);
 }
 
 static const struct app_ops tiledgame_ops = {
@@ -282,7 +301,7 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
     pd = (struct kapi_scene_pb_desc){
         .tiles = TILES(g), .size = cfg->pb_size,
         .reserved = cfg->pb_reserved, .step = PB_STEP,
-        .budget = cfg->pb_reserved,
+        .budget = cfg->pb_budget ? cfg->pb_budget : cfg->pb_reserved,
     };
     a->proc = kapi_process_create(k, name);
     if (!a->proc) {
@@ -320,6 +339,34 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
     if (st == DDI_OK) {
         st = kapi_create_scene_pb(a->proc, a->hdev, &pd, &g->hpb,
                                   &g->pb_va);
+    }
+    if (st == DDI_OK && cfg->partial) {
+        /* the scene's partial render: what the kernel runs when the
+         * buffer may not grow (kernel/kscene.h) */
+        struct umd_cmdbuf b;
+        struct kapi_scene_partial_desc pr;
+        uint64_t va = g->target_va;
+
+        if (cfg->partial_faults) {
+            /* a surface of the right shape, never made resident */
+            d.size = PITCH(g) * H(g);
+            st = kapi_create_allocation(a->proc, a->hdev, &d, &g->hunmapped);
+            if (st == DDI_OK) {
+                st = kapi_gpu_va(a->proc, g->hunmapped, &va);
+            }
+        }
+        umd_init(&b, g->cmd, sizeof(g->cmd));
+        umd_va_set_target(&b, 0, va, PITCH(g), W(g), H(g),
+                          COPRO_FMT_XRGB8888);
+        umd_va_tile_render(&b, 0, true, g->pb_va, TILES(g));
+        pr = (struct kapi_scene_partial_desc){
+            .engine = cfg->tile_engine, .prio = cfg->prio,
+            .cmd = umd_words(&b), .cmd_bytes = umd_bytes(&b),
+        };
+        if (st == DDI_OK) {
+            st = umd_ok(&b) ? kapi_scene_pb_partial(a->proc, g->hpb, &pr)
+                            : DDI_ENOMEM;
+        }
     }
     if (st == DDI_OK) {
         res[0] = g->htarget;

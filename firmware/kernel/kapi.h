@@ -421,7 +421,8 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value);
  * now (give that size to SCENE_BEGIN); when the geometry runs out, the
  * kernel raises the scene's pb_size by `step`s, up to `reserved` and
  * while the process's parameter buffers stay within `budget` bytes in
- * all. DDI_EINVAL for sizes vidmm_pb_init refuses or a budget below
+ * all; beyond, it runs the scene's partial render if the process gave
+ * one (kapi_scene_pb_partial). DDI_EINVAL for sizes vidmm_pb_init refuses or a budget below
  * size; DDI_ENOTSUP without a GPU-VA device.
  */
 struct kapi_scene_pb_desc {
@@ -435,6 +436,29 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
 struct vidmm_pb;
 int kapi_scene_pb_stats(struct kproc *p, uint32_t halloc,
                         struct vidmm_pb *out);
+/*
+ * The partial render of the scenes built in parameter buffer halloc
+ * [PowerVR's FRAG_PR command given with the kick]: a command buffer of
+ * SET_TARGETs (NOPs allowed) and one TILE_RENDER with COPRO_TILE_PARTIAL
+ * over this buffer's VA and tile count, at most KSCENE_PARTIAL_DW
+ * dwords, which must render to the surface the scene's final tile pass
+ * renders to (the stored tiles are loaded from there). When a scene
+ * stops on OOM and the buffer cannot grow, the kernel runs it on a
+ * context of its own in the process's device (on `engine`, at `prio`:
+ * the engine the process renders its tile passes on) and resumes the
+ * geometry once it retired (kernel/kscene.h). Giving it again replaces
+ * it. DDI_EINVAL for another shape or a render the DDI refuses on that
+ * engine, DDI_EBUSY while one is on its way, DDI_ELOST on a removed
+ * device, DDI_EACCESS for REALTIME without the privilege.
+ */
+struct kapi_scene_partial_desc {
+    unsigned engine;
+    enum vidsch_priority prio;
+    const uint32_t *cmd;
+    uint32_t cmd_bytes;
+};
+int kapi_scene_pb_partial(struct kproc *p, uint32_t halloc,
+                          const struct kapi_scene_partial_desc *d);
 
 /* What the pager did, for reports. */
 struct kapi_gpuva_stats {

@@ -745,6 +745,7 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
     kitem_init(&k->reap_work, reap, k);
     kitem_init(&k->deliver_work, deliver, k);
     kdisplay_init(k);
+    kscene_init(k);
     k->next_hw_ctx = 1;
     k->next_proc_id = 1;
     k->env = (struct vidsch_env){
