@@ -16,10 +16,10 @@
  * each frame the CPU checks every pixel against the frame drawn on the
  * CPU, keeps a checksum of the frame (frames of two games with the same
  * seed and size compare equal however their scenes were built) and
- * reads the scene header's count of partial renders. Its latency samples are the tile
- * pass's wait: from the geometry's last packet (a TIMESTAMP after
- * SCENE_END) to the tile buffer's first (a TIMESTAMP before TILE_RENDER),
- * on the device's clock.
+ * reads the scene header's count of partial renders. Its latency
+ * samples are the tile pass's wait: from the geometry's last packet (a
+ * TIMESTAMP after SCENE_END) to the tile buffer's first (a TIMESTAMP
+ * before TILE_RENDER), on the device's clock.
  */
 #ifndef FW_APPS_TILEDGAME_H
 #define FW_APPS_TILEDGAME_H

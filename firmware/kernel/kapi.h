@@ -422,8 +422,8 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value);
  * kernel raises the scene's pb_size by `step`s, up to `reserved` and
  * while the process's parameter buffers stay within `budget` bytes in
  * all; beyond, it runs the scene's partial render if the process gave
- * one (kapi_scene_pb_partial). DDI_EINVAL for sizes vidmm_pb_init refuses or a budget below
- * size; DDI_ENOTSUP without a GPU-VA device.
+ * one (kapi_scene_pb_partial). DDI_EINVAL for sizes vidmm_pb_init
+ * refuses or a budget below size; DDI_ENOTSUP without a GPU-VA device.
  */
 struct kapi_scene_pb_desc {
     uint32_t tiles, size, reserved, step;

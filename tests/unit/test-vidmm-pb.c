@@ -95,8 +95,8 @@ static void test_fail(void)
 
     g_assert_cmpint(vidmm_pb_init(&pb, 0x10000, TILES, size, size, 4096), ==,
                     DDI_OK);
-    g_assert_cmpint(vidmm_pb_oom(&pb, heap() + 8, size, 1 << 30, true, &got), ==,
-                    VIDMM_PB_FAIL);
+    g_assert_cmpint(vidmm_pb_oom(&pb, heap() + 8, size, 1 << 30, true, &got),
+                    ==, VIDMM_PB_FAIL);
     g_assert_cmpint(vidmm_pb_oom(&pb, size + 8, 8, 1 << 30, true, &got), ==,
                     VIDMM_PB_FAIL);
     g_assert_cmpint(vidmm_pb_oom(&pb, heap() - 8, 8, 1 << 30, true, &got), ==,
