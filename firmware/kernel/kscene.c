@@ -227,7 +227,7 @@ int kapi_scene_pb_partial(struct kproc *p, uint32_t halloc,
         !partial_shape(r, d->cmd, d->cmd_bytes)) {
         return DDI_EINVAL;
     }
-    if (r->partial_queued) {
+    if (r->partial_queued || r->partial_fence < r->partial_asked) {
         return DDI_EBUSY;       /* one is on its way: not now */
     }
     if (d->engine >= k->caps.engines) {
@@ -346,11 +346,12 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
         return VIDSCH_OOM_FAIL;
     }
     h = cpu;
-    /* a partial render: given, not one on its way already (two geometry
-     * contexts on one buffer), nothing failed, and vidsch can hold */
+    /* a partial render: given, none on its way still (queued or not yet
+     * retired: two geometry contexts on one buffer), nothing failed, and
+     * vidsch can hold */
     partial_ok = wait && r->partial_bytes && r->pctx &&
                  !r->pctx->destroying && !r->partial_queued &&
-                 !r->partial_failed;
+                 r->partial_fence >= r->partial_asked && !r->partial_failed;
     if (r->dev->removed) {
         /* its device is gone (a partial render of it faulted): nothing
          * more is given to it, counted as vidmm would */

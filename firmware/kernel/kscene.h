@@ -56,7 +56,7 @@
  *    (kscene_device_gone), and the buffer's record is not reused while
  *    vidsch may still look at its fence;
  *  - two geometry contexts on one parameter buffer: one partial render
- *    at a time; an OOM meanwhile fails that context.
+ *    at a time (until it retired); an OOM meanwhile fails that context.
  */
 #ifndef FW_KERNEL_KSCENE_H
 #define FW_KERNEL_KSCENE_H
