@@ -26,8 +26,15 @@ static bool slot_free(struct kernel *k, struct kscene_pb *r)
            !vidsch_sync_in_use(k->vs, &r->partial_fence);
 }
 
-/* Gives the record up (its kernel context too); the fence stays. */
-static void pb_forget(struct kernel *k, struct kscene_pb *r)
+/*
+ * Gives the record up (its kernel context too); the fence stays. With
+ * release (the device lives on, the parameter buffer was destroyed under
+ * it), the fence is written up to what was asked: a geometry still held
+ * on it is released, stops again and is refused, instead of waiting for
+ * a render that will not come. Without (the device goes: its contexts
+ * with it), nothing of it is released to run.
+ */
+static void pb_forget(struct kernel *k, struct kscene_pb *r, bool release)
 {
     if (r->pctx) {
         kernel_context_destroy(k, r->pctx);
@@ -36,13 +43,17 @@ static void pb_forget(struct kernel *k, struct kscene_pb *r)
     r->used = false;
     r->partial_bytes = 0;
     r->partial_queued = false;
+    if (release && r->partial_fence < r->partial_asked) {
+        r->partial_fence = r->partial_asked;
+        vidsch_sync_changed(k->vs);
+    }
 }
 
 void kscene_device_gone(struct kernel *k, struct kdevice *dev)
 {
     for (unsigned i = 0; i < KSCENE_MAX_PB; i++) {
         if (k->scene.pb[i].used && k->scene.pb[i].dev == dev) {
-            pb_forget(k, &k->scene.pb[i]);
+            pb_forget(k, &k->scene.pb[i], false);
         }
     }
 }
@@ -98,7 +109,7 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
         struct kscene_pb *r = &k->scene.pb[i];
 
         if (r->used && !pb_live(r)) {
-            pb_forget(k, r);    /* its allocation was destroyed */
+            pb_forget(k, r, true);  /* its allocation was destroyed */
         }
         if (slot_free(k, r)) {
             slot = r;

@@ -55,6 +55,9 @@
  *    render are reported lost), the kernel's context with them
  *    (kscene_device_gone), and the buffer's record is not reused while
  *    vidsch may still look at its fence;
+ *  - the parameter buffer destroyed under a held geometry: its render
+ *    is not run (or, already on the GPU, faults on the unmapped buffer),
+ *    the geometry is released, stops again and is refused;
  *  - two geometry contexts on one parameter buffer: one partial render
  *    at a time (until it retired); an OOM meanwhile fails that context.
  */

@@ -3137,6 +3137,45 @@ static void test_scene_no_partial(void)
     g_assert_cmpuint(kern.scene.partials, ==, 0);
 }
 
+/* The parameter buffer destroyed under a held geometry, before its
+ * render was queued: the render is not run, the geometry is released at
+ * once (not held for ever), stops again and is refused. */
+static void test_scene_pb_destroyed(void)
+{
+    struct scene_app a;
+    struct kapi_scene_partial_desc d;
+    unsigned submits;
+
+    setup_gpuva();
+    scene_make(&a, "a");
+    d = scene_partial(&a, true, a.pb_va, SC_TILES);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(scene_geometry(&a), ==, DDI_OK);
+    run();
+    scene_oom(&a, 128);
+    g_assert_cmpint(kapi_destroy_allocation(a.g.p, a.hpb), ==, DDI_OK);
+    submits = gpu.submits;
+    run();
+    /* the geometry again, not the render */
+    g_assert_cmpuint(gpu.submits, ==, submits + 1);
+    g_assert_cmpuint(gpu.q[0][0].context, ==,
+                     ((struct kcontext *)handle_lookup(&a.g.p->handles,
+                                                       a.g.ctx,
+                                                       HANDLE_CONTEXT))
+                     ->hw_id);
+    g_assert_cmpuint(kern.scene.partial_errors, ==, 1);
+    /* it stops on the same primitive: refused, its context lost */
+    gpu.nq[0] = 1;
+    kernel_upcalls.tiler_oom(&kern, 0, gpu.q[0][0].fence, 128,
+                             gpu.completed[0]);
+    gpu.nq[0] = 0;
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_context_error(a.g.p, a.g.ctx), ==, DDI_ELOST);
+    g_assert_true(kernel_gpu_idle(&kern));
+}
+
 /*
  * The process killed at the worst moments: right after the OOM was
  * answered (its render not yet queued), and while its geometry is held
@@ -3249,6 +3288,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/scene/no-partial", test_scene_no_partial);
     g_test_add_func("/kernel/scene/partial-killed",
                     test_scene_partial_killed);
+    g_test_add_func("/kernel/scene/pb-destroyed", test_scene_pb_destroyed);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
     return g_test_run();
