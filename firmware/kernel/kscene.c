@@ -370,8 +370,9 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
         r->pb.fails++;
         ans = VIDMM_PB_FAIL;
     } else {
+        r->pb.no_partial = !partial_ok;
         ans = vidmm_pb_oom(&r->pb, h->used, need, budget_left(k, p),
-                           partial_ok, &new_size);
+                           &new_size);
     }
     if (ans == VIDMM_PB_GROW) {
         /* the pages are there (the reservation is committed): raising

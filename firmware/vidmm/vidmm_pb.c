@@ -32,7 +32,7 @@ int vidmm_pb_init(struct vidmm_pb *pb, uint64_t va, uint32_t tiles,
 
 enum vidmm_pb_answer vidmm_pb_oom(struct vidmm_pb *pb, uint32_t used,
                                   uint32_t need, uint64_t budget_left,
-                                  bool partial_ok, uint32_t *new_size)
+                                  uint32_t *new_size)
 {
     uint64_t want = (uint64_t)used + need, grown;
 
@@ -54,7 +54,7 @@ enum vidmm_pb_answer vidmm_pb_oom(struct vidmm_pb *pb, uint32_t used,
         *new_size = pb->size;
         return VIDMM_PB_GROW;
     }
-    if (partial_ok && need <= pb->size - pb->heap_start) {
+    if (!pb->no_partial && need <= pb->size - pb->heap_start) {
         pb->partials++;
         return VIDMM_PB_PARTIAL;
     }

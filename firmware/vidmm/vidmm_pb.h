@@ -15,10 +15,11 @@
  *            remaining budget: the caller commits the new pages, writes
  *            pb_size and resumes the geometry;
  *   PARTIAL  otherwise, if the caller can run a partial render (the
- *            process gave one for the scene: kernel/kscene.h) and an
- *            emptied heap holds the primitive: the caller runs a partial
- *            TILE_RENDER, then resumes (the device empties the bins, so
- *            a later OOM of the same scene is answered the same way);
+ *            process gave one for the scene, kernel/kscene.h; else it
+ *            sets no_partial) and an emptied heap holds the primitive:
+ *            the caller runs a partial TILE_RENDER, then resumes (the
+ *            device empties the bins, so a later OOM of the same scene
+ *            is answered the same way);
  *   FAIL     neither: no partial render to run, or no amount of partial
  *            rendering makes the primitive fit (the scene is lost; the
  *            context is put in error).
@@ -39,6 +40,10 @@ struct vidmm_pb {
     uint32_t reserved;      /* VA kept after va: the most it grows to */
     uint32_t step;          /* bytes per grow, a multiple of 4 KiB */
     uint32_t heap_start;    /* of the scene's tile count */
+    bool no_partial;        /* the caller's, before vidmm_pb_oom: it
+                               cannot run a partial render now (none
+                               given, one on its way), so what would be
+                               PARTIAL is FAIL */
     /* counters */
     uint32_t ooms;
     uint32_t grows;
@@ -66,11 +71,11 @@ int vidmm_pb_init(struct vidmm_pb *pb, uint64_t va, uint32_t tiles,
 /*
  * The answer to an OOM with the header's @used and @need, the process
  * able to commit @budget_left more bytes, the caller able to run a
- * partial render of the scene if @partial_ok; for GROW, *new_size is
- * the pb_size to write (pb->size is updated).
+ * partial render of the scene unless it set pb->no_partial; for GROW,
+ * *new_size is the pb_size to write (pb->size is updated).
  */
 enum vidmm_pb_answer vidmm_pb_oom(struct vidmm_pb *pb, uint32_t used,
                                   uint32_t need, uint64_t budget_left,
-                                  bool partial_ok, uint32_t *new_size);
+                                  uint32_t *new_size);
 
 #endif /* FW_VIDMM_VIDMM_PB_H */

@@ -51,17 +51,17 @@ static void test_grow(void)
 
     g_assert_cmpint(vidmm_pb_init(&pb, 0x10000, TILES, size, size + 16384,
                                   4096), ==, DDI_OK);
-    g_assert_cmpint(vidmm_pb_oom(&pb, size - 16, 100, 1 << 20, true, &got), ==,
+    g_assert_cmpint(vidmm_pb_oom(&pb, size - 16, 100, 1 << 20, &got), ==,
                     VIDMM_PB_GROW);
     g_assert_cmpuint(got, ==, size + 4096);
     /* a big primitive: several steps at once */
-    g_assert_cmpint(vidmm_pb_oom(&pb, got - 8, 9000, 1 << 20, true, &got), ==,
+    g_assert_cmpint(vidmm_pb_oom(&pb, got - 8, 9000, 1 << 20, &got), ==,
                     VIDMM_PB_GROW);
     g_assert_cmpuint(got, ==, size + 4 * 4096);
     g_assert_cmpuint(pb.grows, ==, 2);
     g_assert_cmpuint(pb.grown_bytes, ==, 4 * 4096);
     /* the reservation is used up: a partial render instead */
-    g_assert_cmpint(vidmm_pb_oom(&pb, got - 8, 100, 1 << 20, true, &got), ==,
+    g_assert_cmpint(vidmm_pb_oom(&pb, got - 8, 100, 1 << 20, &got), ==,
                     VIDMM_PB_PARTIAL);
     g_assert_cmpuint(pb.size, ==, size + 4 * 4096);
     g_assert_cmpuint(pb.partials, ==, 1);
@@ -76,9 +76,9 @@ static void test_budget(void)
 
     g_assert_cmpint(vidmm_pb_init(&pb, 0x10000, TILES, size, 1 << 20, 4096),
                     ==, DDI_OK);
-    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 4095, true, &got), ==,
+    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 4095, &got), ==,
                     VIDMM_PB_PARTIAL);
-    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 4096, true, &got), ==,
+    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 4096, &got), ==,
                     VIDMM_PB_GROW);
     g_assert_cmpuint(pb.partials, ==, 1);
     g_assert_cmpuint(pb.grows, ==, 1);
@@ -95,11 +95,11 @@ static void test_fail(void)
 
     g_assert_cmpint(vidmm_pb_init(&pb, 0x10000, TILES, size, size, 4096), ==,
                     DDI_OK);
-    g_assert_cmpint(vidmm_pb_oom(&pb, heap() + 8, size, 1 << 30, true, &got),
-                    ==, VIDMM_PB_FAIL);
-    g_assert_cmpint(vidmm_pb_oom(&pb, size + 8, 8, 1 << 30, true, &got), ==,
+    g_assert_cmpint(vidmm_pb_oom(&pb, heap() + 8, size, 1 << 30, &got), ==,
                     VIDMM_PB_FAIL);
-    g_assert_cmpint(vidmm_pb_oom(&pb, heap() - 8, 8, 1 << 30, true, &got), ==,
+    g_assert_cmpint(vidmm_pb_oom(&pb, size + 8, 8, 1 << 30, &got), ==,
+                    VIDMM_PB_FAIL);
+    g_assert_cmpint(vidmm_pb_oom(&pb, heap() - 8, 8, 1 << 30, &got), ==,
                     VIDMM_PB_FAIL);
     g_assert_cmpuint(pb.fails, ==, 3);
     g_assert_cmpuint(pb.grows + pb.partials, ==, 0);
@@ -114,10 +114,12 @@ static void test_no_partial(void)
 
     g_assert_cmpint(vidmm_pb_init(&pb, 0x10000, TILES, size, size, 4096),
                     ==, DDI_OK);
-    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 1 << 20, false, &got),
-                    ==, VIDMM_PB_FAIL);
-    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 1 << 20, true, &got),
-                    ==, VIDMM_PB_PARTIAL);
+    pb.no_partial = true;
+    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 1 << 20, &got), ==,
+                    VIDMM_PB_FAIL);
+    pb.no_partial = false;
+    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 1 << 20, &got), ==,
+                    VIDMM_PB_PARTIAL);
     g_assert_cmpuint(pb.fails, ==, 1);
     g_assert_cmpuint(pb.partials, ==, 1);
     g_assert_cmpuint(pb.ooms, ==, 2);
@@ -139,9 +141,9 @@ static void test_small_heap(void)
     g_assert_cmpint(vidmm_pb_init(&pb, 0x10000, TILES, size, size, 4096),
                     ==, DDI_OK);
     g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, COPRO_PRIM_NEED(4), 1 << 20,
-                                 true, &got), ==, VIDMM_PB_PARTIAL);
+                                 &got), ==, VIDMM_PB_PARTIAL);
     g_assert_cmpint(vidmm_pb_oom(&pb, heap() + 8, COPRO_PRIM_NEED(TILES),
-                                 1 << 20, true, &got), ==, VIDMM_PB_FAIL);
+                                 1 << 20, &got), ==, VIDMM_PB_FAIL);
     g_assert_cmpuint(pb.partials, ==, 1);
     g_assert_cmpuint(pb.fails, ==, 1);
 }
