@@ -137,7 +137,14 @@ static void frame_done(void *arg, int status)
         fail(g, "lock", st);
         return;
     }
-    g->scene_partials += ((const volatile struct copro_scene *)cpu)->partials;
+    {
+        const volatile struct copro_scene *sc = cpu;
+
+        g->scene_partials += sc->partials;
+        if (sc->tile_end > sc->geom_start) {
+            g->scene_ns += sc->tile_end - sc->geom_start;
+        }
+    }
     kapi_unlock(g->app.proc, g->hpb);
     g->frames_checked++;
     g->frame++;
@@ -250,9 +257,11 @@ static void check(struct app *a, struct report *r)
            TILEDGAME_LAYERS, W(g), H(g), g->bad_pixels);
     kprintf("# %s: parameter buffer %u bytes now (of %u), %u OOMs: "
             "%u grown (%lu bytes), %u partial renders (%lu in the scene "
-            "headers), %u refused\n", a->name, pb.size, g->cfg.pb_reserved,
-            pb.ooms, pb.grows, pb.grown_bytes, pb.partials,
-            g->scene_partials, pb.fails);
+            "headers), %u refused; a scene %lu us from SCENE_BEGIN to its "
+            "last tile stored (mean, device clock)\n", a->name, pb.size,
+            g->cfg.pb_reserved, pb.ooms, pb.grows, pb.grown_bytes,
+            pb.partials, g->scene_partials, pb.fails,
+            g->frames_checked ? g->scene_ns / g->frames_checked / 1000 : 0);
 }
 
 static const struct app_ops tiledgame_ops = {

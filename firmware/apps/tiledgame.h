@@ -61,6 +61,7 @@ struct tiledgame {
     bool done;
     uint64_t frames_checked, bad_pixels;
     uint64_t scene_partials;    /* the scene headers' partial renders */
+    uint64_t scene_ns;          /* their geom_start -> tile_end, summed */
     uint32_t crc[TILEDGAME_CRC_FRAMES];     /* of frame f's pixels */
     uint32_t cmd[TILEDGAME_CMD_DW];
     uint32_t ref[TILEDGAME_MAX_W * TILEDGAME_MAX_H];
