@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Scene-based scheduling in the OS (issue 19; make bench): figures, never
+# assertions; virtual time under -icount, deterministic.
+#
+#   bench-tiling-os.sh QEMU_RUN FIRMWARE_DIR [DURATION_MS]
+#
+# 1. the desktop's compositor (HIGH, immediate mode, engine 0): its
+#    submit-to-start latency p50/p99/max while long work of a lower
+#    priority runs on its engine (the desktop with its cursor and video,
+#    without its window game, game=0, so that the long work is what the
+#    compositor meets), the one thing that differs per row:
+#    - tile: a scene-based game (desktop tiled=1, NORMAL) whose 48-tile
+#      passes (tile-ns=100000: 4.8 ms a pass) run on engine 0, preempted
+#      between tiles, scenes back to back all the run long;
+#    - mid-command / command: an immediate-mode hog (BELOW_NORMAL, no
+#      tiled game, back to back all the run long) whose
+#      WORK packets are as long as a tile pass (hog_packet_us=4800),
+#      preempted inside a packet (mid-command) or only between packets
+#      (command);
+#    the cursor's (REALTIME) figures beside, and the long work's
+#    preemptions;
+# 2. the tiled game scenario's compositor-like scene application: its
+#    wait from its geometry's end to its tile pass's start over another
+#    game's long tile passes (tile engine 2).
+# Exit status 1 if a run failed (its line says so), 2 on bad usage.
+set -u
+
+here=$(dirname "$0")
+. "$here/bench-firmware-lib.sh"
+bench_init "$@"
+
+dev=copro,engines=3,tile-ns=100000
+# the hog's packet: as long as the tiled game's pass (48 tiles x 100 us)
+hog="game=0 hog_packet_us=4800 hog_ms=1500"
+# scenes for the whole run (a scene takes about 10 ms: its pass, its
+# geometry and the CPU's check of its pixels); it must finish them all
+scenes=$((duration / 10))
+
+bench_run tile desktop "$dev" \
+    "game=0 tiled=1 tiled_frames=$scenes hog=0 duration_ms=$duration" &
+bench_run mid-command desktop "$dev,preempt=mid-command" \
+    "$hog duration_ms=$duration" &
+wait
+bench_run command desktop "$dev,preempt=command" \
+    "$hog duration_ms=$duration" &
+bench_run tiledgame tiledgame "$dev" "" &
+wait
+if [ -n "${BENCH_DIR:-}" ]; then
+    for n in tile mid-command command tiledgame; do
+        cp "$tmp/$n.json" "$BENCH_DIR/tiling-os-$n.json"
+    done
+fi
+
+python3 - "$tmp" "$duration" "$here" <<'PY' || status=1
+import json
+import os
+import sys
+
+sys.path.insert(0, sys.argv[-1])
+from bench_metrics import Runs  # noqa: E402
+
+tmp = sys.argv[1]
+runs = Runs(tmp)
+
+
+def t(ns):
+    if ns < 1000000:
+        return "%.1f us" % (ns / 1e3)
+    return "%.2f ms" % (ns / 1e6)
+
+
+def app(m, name):
+    for a in (m or {}).get("apps", []):
+        if a["name"] == name:
+            return a
+    return None
+
+
+print("compositor submit-to-start over long work on its engine (4.8 ms: "
+      "a 48-tile pass, or one WORK packet); desktop, %s ms"
+      % sys.argv[2])
+print("%-12s %-28s %9s %9s %9s %9s %9s %6s %6s %9s" %
+      ("row", "long work", "comp p50", "comp p99", "comp max",
+       "cursor p99", "cur max", "missed", "late", "preempts"))
+what = {
+    "tile": ("tiled game, tile boundaries", "tiled"),
+    "mid-command": ("hog, mid-command", "hog"),
+    "command": ("hog, between packets", "hog"),
+}
+for row in ["tile", "mid-command", "command"]:
+    m = runs.load(row)
+    c, cur = app(m, "compositor"), app(m, "cursor")
+    lw = app(m, what[row][1])
+    if not c or not cur or not lw:
+        print("%-12s (no figures)" % row)
+        continue
+    d = m["display"]
+    # the tiled game's preemptions are its tile context's
+    pre = m["tiled"]["tile_preemptions"] if "tiled" in m else \
+        lw["preemptions"]
+    print("%-12s %-28s %9s %9s %9s %9s %9s %6d %6d %9d" %
+          (row, what[row][0], t(c["lat_p50_ns"]), t(c["lat_p99_ns"]),
+           t(c["lat_max_ns"]), t(cur["lat_p99_ns"]), t(cur["lat_max_ns"]),
+           d["missed_vblanks"], d["late_flips"], pre))
+m = runs.load("tile")
+tg = app(m, "tiled")
+if tg:
+    print("tiled game: %d scenes checked, tile-pass wait p50 %s p99 %s "
+          "max %s (its own geometry end -> its pass start)" %
+          (tg["frames"], t(tg["lat_p50_ns"]), t(tg["lat_p99_ns"]),
+           t(tg["lat_max_ns"])))
+
+print()
+# tiledgame's METRICS line has no failure count: the exit status says
+try:
+    with open(os.path.join(tmp, "tiledgame.json")) as f:
+        tgm = json.loads(f.read())
+    with open(os.path.join(tmp, "tiledgame.rc")) as f:
+        rc = f.read().strip()
+except (OSError, ValueError):
+    tgm, rc = None, "?"
+if not tgm or rc != "0":
+    print("tiledgame: FAILED (exit %s)" % rc)
+    runs.failed = True
+else:
+    print("tiledgame: a HIGH scene application's wait from geometry end "
+          "to tile-pass start over a NORMAL game's 48-tile passes "
+          "(engine 2): p99 %s, max %s; the game's passes preempted %d "
+          "times" % (t(tgm["comp_wait_p99_ns"]), t(tgm["comp_wait_max_ns"]),
+                     tgm["game_tile_preemptions"]))
+sys.exit(1 if runs.failed else 0)
+PY
+exit $status
