@@ -21,7 +21,14 @@
 #      (command);
 #    the cursor's (REALTIME) figures beside, and the long work's
 #    preemptions;
-# 2. the tiled game scenario's compositor-like scene application: its
+# 2. bytes moved in VRAM (the engines' STAT_MEM_READ / _WRITE) and GPU
+#    time per compositor frame: the compositor alone (game=0 video=0
+#    hog=0, the cursor on the pointer plane) composing immediate-mode,
+#    and per scene of the tiled game (its tile passes alone on engine 2).
+#    The scene-based compositor's row is missing: the compositor cannot
+#    compose in scenes yet (a GPU-VA allocation can be neither a primary
+#    nor shared, kapi.h);
+# 3. the tiled game scenario's compositor-like scene application: its
 #    wait from its geometry's end to its tile pass's start over another
 #    game's long tile passes (tile engine 2).
 # Exit status 1 if a run failed (its line says so), 2 on bad usage.
@@ -47,8 +54,13 @@ bench_run command desktop "$dev,preempt=command" \
     "$hog duration_ms=$duration" &
 bench_run tiledgame tiledgame "$dev" "" &
 wait
+alone="game=0 video=0 hog=0 duration_ms=$duration"
+bench_run comp-alone desktop "$dev" "$alone" &
+bench_run tiled-e2 desktop "$dev" \
+    "$alone tiled=1 tile_engine=2 tiled_frames=$scenes" &
+wait
 if [ -n "${BENCH_DIR:-}" ]; then
-    for n in tile mid-command command tiledgame; do
+    for n in tile mid-command command tiledgame comp-alone tiled-e2; do
         cp "$tmp/$n.json" "$BENCH_DIR/tiling-os-$n.json"
     done
 fi
@@ -111,6 +123,38 @@ if tg:
           "max %s (its own geometry end -> its pass start)" %
           (tg["frames"], t(tg["lat_p50_ns"]), t(tg["lat_p99_ns"]),
            t(tg["lat_max_ns"])))
+
+print()
+print("VRAM bytes moved (the engines' STAT_MEM_READ + _WRITE) and GPU time")
+print("%-40s %11s %11s %11s %10s" % ("per frame", "read", "write", "total",
+                                     "GPU time"))
+
+
+def mib(b):
+    return "%.2f MiB" % (b / 1048576.0)
+
+
+m = runs.load("comp-alone")
+c = app(m, "compositor")
+if c and c["frames"]:
+    rd = sum(e["read"] for e in m["vram_bytes"])
+    wr = sum(e["write"] for e in m["vram_bytes"])
+    n = c["frames"]
+    print("%-40s %11s %11s %11s %10s" %
+          ("compositor alone, immediate (all engines)", mib(rd / n),
+           mib(wr / n), mib((rd + wr) / n), t(c["gpu_ns"] / n)))
+print("%-40s %11s" % ("compositor alone, in scenes", "n/a: it cannot "
+                      "compose in scenes yet (GPU-VA primaries and "
+                      "sharing)"))
+m = runs.load("tiled-e2")
+if m and "tiled" in m and m["tiled"]["frames"]:
+    e2 = [e for e in m["vram_bytes"] if e["engine"] == 2]
+    n = m["tiled"]["frames"]
+    if e2:
+        print("%-40s %11s %11s %11s" %
+              ("tiled game's tile pass (engine 2), a scene",
+               mib(e2[0]["read"] / n), mib(e2[0]["write"] / n),
+               mib((e2[0]["read"] + e2[0]["write"]) / n)))
 
 print()
 # tiledgame's METRICS line has no failure count: the exit status says

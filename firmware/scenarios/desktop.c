@@ -291,6 +291,7 @@ int scenario_main(const struct boot_info *boot)
                 tiled_cs.preemptions, tiled_cs.resumed);
     }
     os_print_apps_json(&s);
+    os_print_mem_json(&s);
     os_print_sched_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests,
             s.r.failures);
