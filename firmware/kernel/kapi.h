@@ -436,6 +436,23 @@ struct vidmm_pb;
 int kapi_scene_pb_stats(struct kproc *p, uint32_t halloc,
                         struct vidmm_pb *out);
 
+/*
+ * [D3DKMTMapGpuVirtualAddress of an allocation a packet-based device
+ * made] A view, in p's GPU-VA space, of an allocation p holds through
+ * halloc that is not a GPU-VA one: its own primary, a surface shared
+ * with it (kernel/kvamap.h). It is pinned in VRAM from then on, until
+ * freed, and mapped over its whole pages at *va, writable only if the
+ * handle may write (KAPI_ACCESS_WRITE); wait for *paging_fence
+ * (kapi_wait_paging) before work that uses it. One view per handle (a
+ * second call gives the same *va and fence 0); it goes with the handle.
+ * DDI_EINVAL: hdevice is not a GPU-VA device, halloc a GPU-VA
+ * allocation (kapi_gpu_va has its VA) or memory vidmm does not place;
+ * DDI_EBUSY: not in VRAM now (or being moved), or paging buffers in
+ * flight: retry later; DDI_ENOMEM: no room for one more view.
+ */
+int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice, uint32_t halloc,
+                    uint64_t *va, uint64_t *paging_fence);
+
 /* What the pager did, for reports. */
 struct kapi_gpuva_stats {
     uint64_t page_ins, page_outs, bytes_in, bytes_out;
