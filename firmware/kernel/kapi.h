@@ -438,20 +438,23 @@ int kapi_scene_pb_stats(struct kproc *p, uint32_t halloc,
 
 /*
  * [D3DKMTMapGpuVirtualAddress of an allocation a packet-based device
- * made] A view, in p's GPU-VA space, of an allocation p holds through
- * halloc that is not a GPU-VA one: its own primary, a surface shared
- * with it (kernel/kvamap.h). It is pinned in VRAM from then on, until
- * freed, and mapped over its whole pages at *va, writable only if the
- * handle may write (KAPI_ACCESS_WRITE); wait for *paging_fence
- * (kapi_wait_paging) before work that uses it. One view per handle (a
- * second call gives the same *va and fence 0); it goes with the handle.
- * DDI_EINVAL: hdevice is not a GPU-VA device, halloc a GPU-VA
- * allocation (kapi_gpu_va has its VA) or memory vidmm does not place;
- * DDI_EBUSY: not in VRAM now (or being moved), or paging buffers in
- * flight: retry later; DDI_ENOMEM: no room for one more view.
+ * made] Views, in p's GPU-VA space, of the n allocations p holds through
+ * halloc[] that are not GPU-VA ones: its own primary, a surface shared
+ * with it (kernel/kvamap.h). Each is pinned in VRAM from then on, until
+ * freed, and mapped over its whole pages at va[i], writable only if the
+ * handle may write (KAPI_ACCESS_WRITE); all of the call's entries go in
+ * one paging buffer: wait for *paging_fence (kapi_wait_paging) before
+ * work that uses them. One view per handle (mapped again: the same VA);
+ * it goes with the handle. DDI_EHANDLE / DDI_EINVAL (hdevice not a
+ * GPU-VA device, a GPU-VA allocation, which has kapi_gpu_va, n not in
+ * 1..16, KVAMAP_MAX) change nothing. Then, in order, a handle may fail with
+ * DDI_EINVAL (memory vidmm does not place), DDI_EBUSY (not in VRAM now,
+ * or being moved, or paging buffers in flight: retry later) or DDI_ENOMEM
+ * (no room for one more view): the views made before it stay.
  */
-int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice, uint32_t halloc,
-                    uint64_t *va, uint64_t *paging_fence);
+int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice,
+                    const uint32_t *halloc, unsigned n, uint64_t *va,
+                    uint64_t *paging_fence);
 
 /* What the pager did, for reports. */
 struct kapi_gpuva_stats {

@@ -732,7 +732,7 @@ int kgpuva_view_map(struct kernel *k, struct kproc *p, uint64_t vram,
     if (!gp || !bytes || (bytes & (PAGE - 1)) || (vram & (PAGE - 1))) {
         return DDI_EINVAL;
     }
-    if (slots_free(g) < KGPUVA_SLOTS_FREE) {
+    if (!g->batch && slots_free(g) < KGPUVA_SLOTS_FREE) {
         return DDI_EBUSY;       /* paging buffers in flight: retry */
     }
     st = vidmm_gpuva_map(&gp->space, bytes, 0, va);
@@ -751,8 +751,7 @@ int kgpuva_view_map(struct kernel *k, struct kproc *p, uint64_t vram,
         vidmm_gpuva_free(&gp->space, *va);
         return st;
     }
-    kgpuva_flush(k);
-    return DDI_OK;
+    return DDI_OK;      /* in the batch: the caller flushes */
 }
 
 int kgpuva_view_unmap(struct kernel *k, struct kproc *p, uint64_t va,

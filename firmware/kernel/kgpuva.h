@@ -192,7 +192,8 @@ bool kgpuva_device_on(const struct kernel *k, unsigned di);
 
 /* A view of bytes (whole pages) of VRAM at vram that something else
  * placed and keeps there (kernel/kvamap.h) in p's space: *va, its
- * entries written by the paging buffer of value *fence. Unmap: the
+ * entries written by the paging buffer of value *fence, in the batch
+ * (the caller calls kgpuva_flush once it added its views). Unmap: the
  * entries invalid (by the paging buffer of value *fence), the range
  * free; the VRAM must stay its owner's until *fence retired. DDI_EBUSY:
  * paging buffers in flight, retry. */

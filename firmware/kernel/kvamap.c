@@ -19,30 +19,17 @@ static struct kvamap *view_of(struct kernel *k, const struct kproc *p,
     return NULL;
 }
 
-int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice, uint32_t halloc,
-                    uint64_t *va, uint64_t *paging_fence)
+/* One view of handle h (allocation a): *va, and its paging fence
+ * raised into *fence. */
+static int map_one(struct kernel *k, struct kproc *p, uint32_t h,
+                   struct kalloc *a, uint64_t *va, uint64_t *fence)
 {
-    struct kdevice *dev = get_device(p, hdevice);
-    struct kalloc *a = get_alloc(p, halloc);
-    struct kvamap *m = NULL;
-    struct kernel *k;
-    uint64_t vram, bytes;
+    struct kvamap *m = view_of(k, p, h);
+    uint64_t vram, bytes, f = 0;
     int st;
 
-    if (!dev || !a) {
-        return DDI_EHANDLE;
-    }
-    if (!va || !paging_fence || !dev->gpuva || a->gv) {
-        return DDI_EINVAL;
-    }
-    if (dev->removed) {
-        return DDI_ELOST;
-    }
-    k = p->k;
-    m = view_of(k, p, halloc);
     if (m) {
         *va = m->va;
-        *paging_fence = 0;
         return DDI_OK;
     }
     for (unsigned i = 0; i < KVAMAP_MAX && !m; i++) {
@@ -56,17 +43,55 @@ int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice, uint32_t halloc,
     st = kmem_pin_vram(k, a, &vram, &bytes);
     if (st == DDI_OK) {
         st = kgpuva_view_map(k, p, vram, bytes,
-                             kiso_may(p, halloc, KAPI_ACCESS_WRITE), va,
-                             paging_fence);
+                             kiso_may(p, h, KAPI_ACCESS_WRITE), va, &f);
     }
     if (st != DDI_OK) {
         return st;      /* pinned or not, it is freed as any other */
     }
     *m = (struct kvamap){
-        .used = true, .proc = p, .h = halloc, .alloc = a, .va = *va,
+        .used = true, .proc = p, .h = h, .alloc = a, .va = *va,
     };
     a->refs++;
+    *fence = f > *fence ? f : *fence;
     return DDI_OK;
+}
+
+int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice,
+                    const uint32_t *halloc, unsigned n, uint64_t *va,
+                    uint64_t *paging_fence)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    int st = DDI_OK;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (!halloc || !va || !paging_fence || !n || n > KVAMAP_MAX ||
+        !dev->gpuva) {
+        return DDI_EINVAL;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    /* every handle first: a bad one changes nothing */
+    for (unsigned i = 0; i < n; i++) {
+        const struct kalloc *a = get_alloc(p, halloc[i]);
+
+        if (!a) {
+            return DDI_EHANDLE;
+        }
+        if (a->gv) {
+            return DDI_EINVAL;
+        }
+    }
+    *paging_fence = 0;
+    for (unsigned i = 0; i < n && st == DDI_OK; i++) {
+        st = map_one(p->k, p, halloc[i], get_alloc(p, halloc[i]), &va[i],
+                     paging_fence);
+    }
+    /* the views' entries: one paging buffer for the call */
+    kgpuva_flush(p->k);
+    return st;
 }
 
 static void release(struct kernel *k, struct kvamap *m)

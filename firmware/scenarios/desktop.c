@@ -34,9 +34,12 @@
  * tile passes at tile boundaries; 2 on a device with engines=3 runs them
  * beside everything else), tiled_frames= (40) of them, each checked
  * pixel by pixel, beside the same applications and the same checks.
- * The compositor itself composes immediate-mode: a GPU-VA allocation can
- * be neither a primary nor shared (kapi.h), so it cannot compose the
- * windows' surfaces in scenes yet.
+ *
+ * scenes=1: the compositor composes in scenes (apps/compositor.h, "In
+ * scenes"): geometry on engine 0, tile passes on tile_engine= too, the
+ * windows' surfaces and its primaries through GPU-VA views; the picture
+ * on screen, and every check, are the same. With tiled=1 too, the whole
+ * desktop is scene-based.
  */
 #include <stdint.h>
 
@@ -65,7 +68,7 @@ static uint32_t hog_cmd[(HOG_MAX_MS * MS / HOG_PACKET_NS + 64) * 3 + 256];
 struct desktop_options {
     uint64_t hog_ms, hog_packet_us, with_hog, with_game, with_video;
     uint64_t sw_cursor;
-    uint64_t tiled, tiled_frames, tile_engine;
+    uint64_t tiled, tiled_frames, tile_engine, scenes;
 };
 
 /* The scene-based game: a full-size scene (48 tiles) per frame. */
@@ -100,6 +103,12 @@ static bool setup(const struct desktop_options *o)
     bool with_video = o->with_video != 0, sw_cursor = o->sw_cursor != 0;
 
     compositor_init(&comp, k, "compositor", sw_cursor);
+    if (o->scenes &&
+        !report(&s.r, compositor_use_scenes(&comp, (unsigned)o->tile_engine)
+                      == DDI_OK, "compositor: composes in scenes, tile "
+                "passes on engine %lu", o->tile_engine)) {
+        return false;
+    }
     cursor_config_default(&wc);
     winapp_init(&cursor, k, "cursor", &wc);
     if (o->with_game) {
@@ -145,6 +154,16 @@ static bool setup(const struct desktop_options *o)
 
 /* The scene-based game's tile passes: preempted (at tile boundaries) by
  * the compositor's frames when they share its engine. */
+/* The compositor in scenes: every frame it presented was a scene. */
+static void check_scenes(void)
+{
+    report(&s.r, comp.sc.on && comp.sc.scenes == comp.presents &&
+           comp.presents > 0, "compositor: %lu frames composed as scenes "
+           "(geometry on engine 0, tile passes on engine %u), %lu "
+           "presented (their pixels checked above)", comp.sc.scenes,
+           comp.sc.tile_engine, comp.presents);
+}
+
 static struct vidsch_ctx_stats tiled_cs;
 
 static void check_tiled(const struct desktop_options *o)
@@ -154,12 +173,12 @@ static void check_tiled(const struct desktop_options *o)
 
     st = kapi_context_stats(tiled.app.proc, tiled.htile_ctx, &cs);
     tiled_cs = cs;
-    if (o->tile_engine == COPRO_ENGINE_RENDER) {
+    if (o->tile_engine == COPRO_ENGINE_RENDER || o->scenes) {
         report(&s.r, st == DDI_OK && cs.preemptions > 0 && cs.resumed > 0,
                "tiled: its tile passes on the compositor's engine were "
                "preempted %lu times and resumed %lu times (at tile "
-               "boundaries: its pixels are exact)", cs.preemptions,
-               cs.resumed);
+               "boundaries: its pixels are exact)%s", cs.preemptions,
+               cs.resumed, o->scenes ? " for the compositor's scenes" : "");
     }
     kprintf("# tiled: tile context preempted %lu times, resumed %lu\n",
             cs.preemptions, cs.resumed);
@@ -217,19 +236,20 @@ int scenario_main(const struct boot_info *boot)
         os_option(&s, boot, "tiled", &o.tiled) &&
         os_option(&s, boot, "tiled_frames", &o.tiled_frames) &&
         os_option(&s, boot, "tile_engine", &o.tile_engine) &&
+        os_option(&s, boot, "scenes", &o.scenes) &&
         report(&s.r, duration_ms > 0 && o.hog_ms > 0 &&
                o.hog_ms <= HOG_MAX_MS && o.hog_packet_us > 0 &&
                o.hog_packet_us <= HOG_MAX_PACKET_US,
                "duration %lu ms, hog buffers of %lu ms (at most %lu) in "
                "packets of %lu us (at most %u)", duration_ms, o.hog_ms,
                HOG_MAX_MS, o.hog_packet_us, HOG_MAX_PACKET_US) &&
-        (!o.tiled ||
+        (!(o.tiled || o.scenes) ||
          report(&s.r, o.tiled_frames > 0 &&
                 o.tile_engine < COPRO_MAX_ENGINES,
-                "tiled game: %lu scenes, tile passes on engine %lu",
+                "scenes: %lu of the tiled game, tile passes on engine %lu",
                 o.tiled_frames, o.tile_engine))) {
-        if (o.tiled) {
-            /* the scene-based game's GPU-VA memory */
+        if (o.tiled || o.scenes) {
+            /* the scene-based applications' GPU-VA memory */
             s.boot.gpuva_vram = 4u << 20;
         }
     }
@@ -261,6 +281,9 @@ int scenario_main(const struct boot_info *boot)
                 comp.vsync_stop - comp.vsync_start, comp.presents,
                 comp.flips, comp.missed, comp.late_flips, comp.max_missed);
         print_screen();
+        if (o.scenes) {
+            check_scenes();
+        }
         if (o.tiled) {
             check_tiled(&o);
         }
@@ -284,6 +307,11 @@ int scenario_main(const struct boot_info *boot)
             comp.vsync_stop - comp.vsync_start,
             comp.presents, comp.flips, comp.missed, comp.late_flips,
             comp.max_missed);
+    kprintf(",\"compositor\":{\"scenes\":%s,\"composed\":%lu,"
+            "\"compose_ns_avg\":%lu,\"compose_ns_max\":%lu}",
+            comp.sc.on ? "true" : "false", comp.composed,
+            comp.composed ? comp.compose_ns_sum / comp.composed : 0,
+            comp.compose_ns_max);
     if (o.tiled) {
         /* its tile context's preemptions (the app's are its geometry's) */
         kprintf(",\"tiled\":{\"frames\":%lu,\"tile_preemptions\":%lu,"

@@ -2238,8 +2238,8 @@ static void test_gpuva_view(void)
                                  .zeroed = true };
     struct kernel_census start;
     struct kproc *a, *b;
-    uint32_t da, ga, ha, hgv, db, gb, hb, name;
-    uint64_t va, va2, vb, f, f2, vram;
+    uint32_t da, ga, ha, ha2, hgv, db, gb, hb, name, hs[2];
+    uint64_t va, vas[2], vb, f, f2, vram, bufs;
     struct kalloc *al;
 
     setup_gpuva_vidmm();
@@ -2251,29 +2251,53 @@ static void test_gpuva_view(void)
     g_assert_cmpint(kapi_create_allocation(a, da, &d, &ha), ==, DDI_OK);
     g_assert_cmpint(kapi_create_allocation(a, ga, &d, &hgv), ==, DDI_OK);
     run();
-    /* refused: not a GPU-VA device, a GPU-VA allocation, bad handles
-     * and pointers; nothing changed */
-    g_assert_cmpint(kapi_map_gpu_va(a, da, ha, &va, &f), ==, DDI_EINVAL);
-    g_assert_cmpint(kapi_map_gpu_va(a, ga, hgv, &va, &f), ==, DDI_EINVAL);
-    g_assert_cmpint(kapi_map_gpu_va(a, ga, 0x7fff0001, &va, &f), ==,
+    /* refused: not a GPU-VA device, a GPU-VA allocation, bad handles,
+     * pointers and counts; nothing changed */
+    g_assert_cmpint(kapi_map_gpu_va(a, da, &ha, 1, &va, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &hgv, 1, &va, &f), ==,
+                    DDI_EINVAL);
+    hs[0] = ha;
+    hs[1] = 0x7fff0001;
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, hs, 2, vas, &f), ==,
                     DDI_EHANDLE);
-    g_assert_cmpint(kapi_map_gpu_va(a, 0x7fff0001, ha, &va, &f), ==,
+    g_assert_cmpint(kapi_map_gpu_va(a, 0x7fff0001, &ha, 1, &va, &f), ==,
                     DDI_EHANDLE);
-    g_assert_cmpint(kapi_map_gpu_va(a, ga, ha, NULL, &f), ==, DDI_EINVAL);
-    g_assert_cmpint(kapi_map_gpu_va(a, ga, ha, &va, NULL), ==, DDI_EINVAL);
-    g_assert_cmpint(kapi_map_gpu_va(b, ga, ha, &va, &f), ==, DDI_EHANDLE);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, NULL, 1, &va, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 1, NULL, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 1, &va, NULL), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 0, &va, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, KVAMAP_MAX + 1, &va, &f),
+                    ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(b, ga, &ha, 1, &va, &f), ==,
+                    DDI_EHANDLE);
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        g_assert_false(kern.vamaps[i].used);
+    }
     /* the owner's view: pinned where it is in VRAM, writable */
-    g_assert_cmpint(kapi_map_gpu_va(a, ga, ha, &va, &f), ==, DDI_OK);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 1, &va, &f), ==, DDI_OK);
     g_assert_cmpuint(f, >, 0);
     al = handle_lookup(&a->handles, ha, HANDLE_ALLOCATION);
     g_assert_nonnull(al);
     vram = al->gpu;
     assert_view(va, GV_ALLOC, DDI_PTE_VRAM, vram, true);
-    g_assert_cmpint(kapi_map_gpu_va(a, ga, ha, &va2, &f2), ==, DDI_OK);
-    g_assert_cmpuint(va2, ==, va);
-    g_assert_cmpuint(f2, ==, 0);
+    /* again, with a second one in the same call: the same VA, and one
+     * paging buffer for the new view */
+    g_assert_cmpint(kapi_create_allocation(a, da, &d, &ha2), ==, DDI_OK);
+    hs[0] = ha;
+    hs[1] = ha2;
+    bufs = kern.gpuva.stats.paging_buffers;
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, hs, 2, vas, &f2), ==, DDI_OK);
+    g_assert_cmpuint(vas[0], ==, va);
+    g_assert_cmpuint(vas[1], !=, va);
+    g_assert_cmpuint(f2, >, f);
+    g_assert_cmpuint(kern.gpuva.stats.paging_buffers, ==, bufs + 1);
     run();
-    g_assert_cmpuint(kern.gpuva.fence_done, >=, f);
+    g_assert_cmpuint(kern.gpuva.fence_done, >=, f2);
     /* shared read-only with b: b's view is read-only */
     g_assert_cmpint(kapi_create_device(b, &db), ==, DDI_OK);
     g_assert_cmpint(kapi_create_device_gpuva(b, &gb), ==, DDI_OK);
@@ -2281,7 +2305,7 @@ static void test_gpuva_view(void)
     g_assert_cmpint(kapi_grant_allocation(a, ha, kapi_process_id(b),
                                           KAPI_ACCESS_READ), ==, DDI_OK);
     g_assert_cmpint(kapi_open_allocation(b, db, name, &hb), ==, DDI_OK);
-    g_assert_cmpint(kapi_map_gpu_va(b, gb, hb, &vb, &f), ==, DDI_OK);
+    g_assert_cmpint(kapi_map_gpu_va(b, gb, &hb, 1, &vb, &f), ==, DDI_OK);
     /* (the fake keeps one table for every space: b's range is at the
      * same VA as a's) */
     assert_view(vb, GV_ALLOC, DDI_PTE_VRAM, vram, false);
