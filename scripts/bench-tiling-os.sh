@@ -21,13 +21,15 @@
 #      (command);
 #    the cursor's (REALTIME) figures beside, and the long work's
 #    preemptions;
-# 2. bytes moved in VRAM (the engines' STAT_MEM_READ / _WRITE) and GPU
-#    time per compositor frame: the compositor alone (game=0 video=0
-#    hog=0, the cursor on the pointer plane) composing immediate-mode,
-#    and per scene of the tiled game (its tile passes alone on engine 2).
-#    The scene-based compositor's row is missing: the compositor cannot
-#    compose in scenes yet (a GPU-VA allocation can be neither a primary
-#    nor shared, kapi.h);
+# 2. the compositor composing immediate-mode against in scenes (scenes=1,
+#    tile passes on engine 2; default tile-ns): VRAM bytes moved per
+#    compositor frame (the engines' STAT_MEM_READ + _WRITE over the run,
+#    all engines, divided by its frames) and its compose time (first
+#    packet's start to last packet's end: geometry start to the frame's
+#    buffer after the tile pass, in scenes), alone (game=0 video=0
+#    hog=0: the desktop and the cursor on the pointer plane) and in the
+#    whole desktop (whose applications draw the same in both); and the
+#    bytes of a tile pass of the tiled game's scenes (engine 2 alone);
 # 3. the tiled game scenario's compositor-like scene application: its
 #    wait from its geometry's end to its tile pass's start over another
 #    game's long tile passes (tile engine 2).
@@ -56,12 +58,18 @@ bench_run command desktop "$dev,preempt=command" \
 bench_run tiledgame tiledgame "$dev" "" &
 wait
 alone="game=0 video=0 hog=0 duration_ms=$duration"
-bench_run comp-alone desktop "$dev" "$alone" &
-bench_run tiled-e2 desktop "$dev" \
-    "$alone tiled=1 tile_engine=2 tiled_frames=$scenes" &
+scn="scenes=1 tile_engine=2"
+bench_run imm-alone desktop copro,engines=3 "$alone" &
+bench_run scn-alone desktop copro,engines=3 "$alone $scn" &
 wait
+bench_run imm-desk desktop copro,engines=3 "duration_ms=$duration" &
+bench_run scn-desk desktop copro,engines=3 "duration_ms=$duration $scn" &
+wait
+bench_run tiled-e2 desktop "$dev" \
+    "$alone tiled=1 tile_engine=2 tiled_frames=$scenes"
 if [ -n "${BENCH_DIR:-}" ]; then
-    for n in tile mid-command command tiledgame comp-alone tiled-e2; do
+    for n in tile mid-command command tiledgame imm-alone scn-alone \
+             imm-desk scn-desk tiled-e2; do
         cp "$tmp/$n.json" "$BENCH_DIR/tiling-os-$n.json"
     done
 fi
@@ -126,35 +134,48 @@ if tg:
            t(tg["lat_max_ns"])))
 
 print()
-print("VRAM bytes moved (the engines' STAT_MEM_READ + _WRITE) and GPU time")
-print("%-40s %11s %11s %11s %10s" % ("per frame", "read", "write", "total",
-                                     "GPU time"))
+print("the compositor per frame, immediate against in scenes: VRAM bytes "
+      "moved (all engines' STAT_MEM_READ + _WRITE over the run / its "
+      "frames) and compose time")
+print("%-30s %10s %10s %10s %10s %10s %9s" %
+      ("", "read", "write", "total", "x", "compose", "max"))
 
 
 def mib(b):
     return "%.2f MiB" % (b / 1048576.0)
 
 
-m = runs.load("comp-alone")
-c = app(m, "compositor")
-if c and c["frames"]:
-    rd = sum(e["read"] for e in m["vram_bytes"])
-    wr = sum(e["write"] for e in m["vram_bytes"])
+def per_frame(name):
+    m = runs.load(name)
+    c = app(m, "compositor")
+    if not c or not c["frames"] or "compositor" not in m:
+        return None
     n = c["frames"]
-    print("%-40s %11s %11s %11s %10s" %
-          ("compositor alone, immediate (all engines)", mib(rd / n),
-           mib(wr / n), mib((rd + wr) / n), t(c["gpu_ns"] / n)))
-print("%-40s %11s" % ("compositor alone, in scenes", "n/a: it cannot "
-                      "compose in scenes yet (GPU-VA primaries and "
-                      "sharing)"))
+    rd = sum(e["read"] for e in m["vram_bytes"]) / n
+    wr = sum(e["write"] for e in m["vram_bytes"]) / n
+    return rd, wr, m["compositor"]
+
+
+for what, imm, scn in [("alone", "imm-alone", "scn-alone"),
+                       ("desktop (all apps)", "imm-desk", "scn-desk")]:
+    a, b = per_frame(imm), per_frame(scn)
+    for label, r in [("immediate", a), ("scenes", b)]:
+        if not r:
+            print("%-30s (no figures)" % ("%s, %s" % (what, label)))
+            continue
+        ratio = (a[0] + a[1]) / max(r[0] + r[1], 1) if a else 0
+        print("%-30s %10s %10s %10s %9.2fx %10s %9s" %
+              ("%s, %s" % (what, label), mib(r[0]), mib(r[1]),
+               mib(r[0] + r[1]), ratio, t(r[2]["compose_ns_avg"]),
+               t(r[2]["compose_ns_max"])))
 m = runs.load("tiled-e2")
 if m and "tiled" in m and m["tiled"]["frames"]:
     e2 = [e for e in m["vram_bytes"] if e["engine"] == 2]
     n = m["tiled"]["frames"]
     if e2:
-        print("%-40s %11s %11s %11s" %
-              ("tiled game's tile pass (engine 2), a scene",
-               mib(e2[0]["read"] / n), mib(e2[0]["write"] / n),
+        print("%-30s %10s %10s %10s" %
+              ("tiled game: a scene's pass", mib(e2[0]["read"] / n),
+               mib(e2[0]["write"] / n),
                mib((e2[0]["read"] + e2[0]["write"]) / n)))
 
 print()

@@ -369,7 +369,9 @@ int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
  * (kernel/kgpuva.h, docs/vidmm-gpuva.rst): an allocation is in VRAM while
  * a MakeResident of one of its process's devices holds it. Needs the
  * kernel started in GPU-VA mode (DDI_ENOTSUP otherwise). GPU-VA
- * allocations cannot be primaries or shared (DDI_ENOTSUP).
+ * allocations cannot be primaries or shared (DDI_ENOTSUP); a GPU-VA
+ * device reaches a primary or a shared surface through a view
+ * (kapi_map_gpu_va below).
  */
 
 /* [D3DKMTCreateDevice in a GpuMmu process] */
