@@ -306,20 +306,20 @@ int kmem_pin_vram(struct kernel *k, struct kalloc *a, uint64_t *addr,
         return DDI_EBUSY;
     }
     vidmm_unlock(k->vm, a->vm);
-    if (where != VIDMM_IN_VRAM) {
+    if (where != VIDMM_IN_VRAM || vidmm_pin(k->vm, a->vm) != DDI_OK) {
         return DDI_EBUSY;
-    }
-    if (!a->pointer_pin) {
-        if (vidmm_pin(k->vm, a->vm) != DDI_OK) {
-            return DDI_EBUSY;
-        }
-        a->pointer_pin = true;
-        a->gpu = gpu;
     }
     vidmm_alloc_state(k->vm, a->vm, &st);
     *addr = gpu;
     *bytes = (uint64_t)st.npages * VIDMM_PAGE_SIZE;
     return DDI_OK;
+}
+
+void kmem_unpin_vram(struct kernel *k, struct kalloc *a)
+{
+    if (a->vm && vidmm_unpin(k->vm, a->vm) == DDI_OK && k->vs) {
+        vidsch_memory_changed(k->vs);   /* it may move again */
+    }
 }
 
 /* ---- residency at schedule time (vidsch_env hooks) ---- */

@@ -5,6 +5,7 @@
 
 #include "kernel/kernel_internal.h"
 #include "kernel/kmem.h"
+#include "kernel/kquota.h"
 
 static struct kvamap *view_of(struct kernel *k, const struct kproc *p,
                               uint32_t h)
@@ -40,17 +41,34 @@ static int map_one(struct kernel *k, struct kproc *p, uint32_t h,
     if (!m) {
         return DDI_ENOMEM;
     }
+    st = kquota_charge(k, p, KQ_VIEWS, 1);
+    if (st != DDI_OK) {
+        return st;
+    }
     st = kmem_pin_vram(k, a, &vram, &bytes);
+    if (st != DDI_OK) {
+        kquota_uncharge(k, p, KQ_VIEWS, 1);
+        return st;
+    }
+    *m = (struct kvamap){
+        .proc = p, .h = h, .alloc = a, .pinned = a->primary ? 0 : bytes,
+    };
+    st = m->pinned ? kquota_charge(k, p, KQ_PINNED, m->pinned) : DDI_OK;
     if (st == DDI_OK) {
         st = kgpuva_view_map(k, p, vram, bytes,
                              kiso_may(p, h, KAPI_ACCESS_WRITE), va, &f);
+        if (st != DDI_OK && m->pinned) {
+            kquota_uncharge(k, p, KQ_PINNED, m->pinned);
+        }
     }
     if (st != DDI_OK) {
-        return st;      /* pinned or not, it is freed as any other */
+        kmem_unpin_vram(k, a);
+        kquota_uncharge(k, p, KQ_VIEWS, 1);
+        *m = (struct kvamap){ 0 };
+        return st;
     }
-    *m = (struct kvamap){
-        .used = true, .proc = p, .h = h, .alloc = a, .va = *va,
-    };
+    m->used = true;
+    m->va = *va;
     a->refs++;
     *fence = f > *fence ? f : *fence;
     return DDI_OK;
@@ -98,6 +116,11 @@ static void release(struct kernel *k, struct kvamap *m)
 {
     struct kalloc *a = m->alloc;
 
+    kmem_unpin_vram(k, a);
+    if (m->pinned) {
+        kquota_uncharge(k, m->proc, KQ_PINNED, m->pinned);
+    }
+    kquota_uncharge(k, m->proc, KQ_VIEWS, 1);
     *m = (struct kvamap){ 0 };
     a->refs--;
     kernel_alloc_release(k, a);

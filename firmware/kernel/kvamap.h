@@ -7,9 +7,13 @@
  * its address space (kapi_map_gpu_va), so that its scenes can bin that
  * memory (a compositor composing windows into its primary in scenes).
  *
- * The allocation is pinned in VRAM from the first view on until it is
- * freed (kmem_pin_vram: vidmm never moves it again, so the entries stay
- * right), and mapped over its whole pages only. A view is writable only
+ * The allocation is pinned in VRAM while a view of it lives
+ * (kmem_pin_vram: vidmm does not move it, so the entries stay right),
+ * and mapped over its whole pages only. The viewer is charged for the
+ * view (KQ_VIEWS) and, unless it is a primary (pinned for life and
+ * charged to its owner already), for the pinned bytes (KQ_PINNED): a
+ * process granted a surface cannot pin other people's memory beyond its
+ * own quota. A view is writable only
  * if the handle may write (a surface granted read-only stays
  * read-only on the GPU too). A view belongs to its handle: it goes when
  * the handle does (kapi_destroy_allocation, process exit). Its entries
@@ -30,7 +34,7 @@ struct kernel;
 struct kproc;
 struct kalloc;
 
-#define KVAMAP_MAX      16
+#define KVAMAP_MAX      64      /* views of all processes (KQ_VIEWS) */
 
 struct kvamap {
     bool used;
@@ -39,6 +43,7 @@ struct kvamap {
     uint32_t h;             /* the handle it belongs to */
     struct kalloc *alloc;   /* referenced (refs) while used */
     uint64_t va;
+    uint64_t pinned;        /* bytes charged to proc's KQ_PINNED */
     uint64_t fence;         /* dying: the invalidation's paging fence */
 };
 

@@ -2240,6 +2240,7 @@ static void test_gpuva_view(void)
     struct kproc *a, *b;
     uint32_t da, ga, ha, ha2, hgv, db, gb, hb, name, hs[2];
     uint64_t va, vas[2], vb, f, f2, vram, bufs;
+    struct vidmm_alloc_state vs;
     struct kalloc *al;
 
     setup_gpuva_vidmm();
@@ -2283,8 +2284,14 @@ static void test_gpuva_view(void)
     g_assert_cmpuint(f, >, 0);
     al = handle_lookup(&a->handles, ha, HANDLE_ALLOCATION);
     g_assert_nonnull(al);
-    vram = al->gpu;
+    g_assert_cmpint(vidmm_alloc_state(kern.vm, al->vm, &vs), ==, DDI_OK);
+    g_assert_cmpuint(vs.where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(vs.pin, ==, 1);        /* the view's: it stays */
+    vram = vs.gpu_addr;
     assert_view(va, GV_ALLOC, DDI_PTE_VRAM, vram, true);
+    /* charged to the viewer: the view and the bytes it pins */
+    g_assert_cmpuint(a->quota.used[KQ_VIEWS], ==, 1);
+    g_assert_cmpuint(a->quota.used[KQ_PINNED], ==, GV_ALLOC);
     /* again, with a second one in the same call: the same VA, and one
      * paging buffer for the new view */
     g_assert_cmpint(kapi_create_allocation(a, da, &d, &ha2), ==, DDI_OK);
@@ -2296,6 +2303,7 @@ static void test_gpuva_view(void)
     g_assert_cmpuint(vas[1], !=, va);
     g_assert_cmpuint(f2, >, f);
     g_assert_cmpuint(kern.gpuva.stats.paging_buffers, ==, bufs + 1);
+    g_assert_cmpuint(a->quota.used[KQ_VIEWS], ==, 2);
     run();
     g_assert_cmpuint(kern.gpuva.fence_done, >=, f2);
     /* shared read-only with b: b's view is read-only */
@@ -2309,6 +2317,10 @@ static void test_gpuva_view(void)
     /* (the fake keeps one table for every space: b's range is at the
      * same VA as a's) */
     assert_view(vb, GV_ALLOC, DDI_PTE_VRAM, vram, false);
+    g_assert_cmpuint(b->quota.used[KQ_VIEWS], ==, 1);
+    g_assert_cmpuint(b->quota.used[KQ_PINNED], ==, GV_ALLOC);
+    vidmm_alloc_state(kern.vm, al->vm, &vs);
+    g_assert_cmpuint(vs.pin, ==, 2);
     run();
     /* b's handle goes: its view with it; the allocation stays a's */
     g_assert_cmpint(kapi_destroy_allocation(b, hb), ==, DDI_OK);
@@ -2316,6 +2328,11 @@ static void test_gpuva_view(void)
     run();
     g_assert_true(handle_lookup(&a->handles, ha, HANDLE_ALLOCATION) == al);
     g_assert_true(al->used);
+    /* b's pin and charges went with its view */
+    vidmm_alloc_state(kern.vm, al->vm, &vs);
+    g_assert_cmpuint(vs.pin, ==, 1);
+    g_assert_cmpuint(b->quota.used[KQ_VIEWS], ==, 0);
+    g_assert_cmpuint(b->quota.used[KQ_PINNED], ==, 0);
     /* a exits with its view: the view, then the allocation go */
     g_assert_cmpint(kapi_process_exit(a), ==, DDI_OK);
     g_assert_cmpint(kapi_process_exit(b), ==, DDI_OK);
