@@ -112,7 +112,8 @@ int kapi_scene_pb_stats(struct kproc *p, uint32_t halloc,
 }
 
 int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
-                     uint64_t save_addr, uint32_t need)
+                     uint64_t save_addr, uint32_t need,
+                     struct vidsch_oom_wait *wait)
 {
     struct kernel *k = os;
     struct kbuffer *kb = (struct kbuffer *)(uintptr_t)cookie;
@@ -126,6 +127,7 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
     uint32_t new_size = 0;
 
     (void)save_addr;    /* the kernel's own record of it is used */
+    (void)wait;         /* PARTIAL is not answered yet */
     k->scene.ooms++;
     if (kb < k->buffers || kb >= k->buffers + KERNEL_MAX_BUFFERS ||
         !kb->used || !kb->ctx || kb->ctx->hw_id != context) {

@@ -30,6 +30,7 @@
 
 struct kernel;
 struct kproc;
+struct vidsch_oom_wait;
 
 #define KSCENE_MAX_PB       8
 
@@ -50,6 +51,7 @@ struct kscene {
 
 /* vidsch_env.scene_oom */
 int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
-                     uint64_t save_addr, uint32_t need);
+                     uint64_t save_addr, uint32_t need,
+                     struct vidsch_oom_wait *wait);
 
 #endif /* FW_KERNEL_KSCENE_H */

@@ -149,6 +149,16 @@ struct vidsch_portion {
 };
 
 /*
+ * (added) What the resumed geometry buffer waits for after a TILER_OOM
+ * answered with a partial render (vidsch_env.scene_oom): a monitored
+ * fence, as vidsch_wait takes.
+ */
+struct vidsch_oom_wait {
+    volatile const uint64_t *addr;
+    uint64_t value;
+};
+
+/*
  * What the scheduler needs from the OS around it. now() is the GPU clock
  * (virtual ns). set_timer() asks for vidsch_timer() to be called at (or
  * soon after) the given time; one timer, re-arming replaces it.
@@ -237,20 +247,37 @@ struct vidsch_env {
      * buffer cookie of context (its save area save_addr, where the
      * device saved its progress and the scene's parameter buffer
      * address) stopped with TILER_OOM, the primitive that did not fit
-     * needing need more heap bytes. The OS (vidmm, vidmm_pb.h) grows the
-     * parameter buffer and answers VIDSCH_OOM_RESUME, or answers
-     * VIDSCH_OOM_FAIL (the scene cannot be built: the context is put in
-     * error, as for a fault: only its own work is lost). Called at DPC
-     * level; must not call vidsch. NULL: every OOM fails.
+     * needing need more heap bytes. The OS (vidmm, vidmm_pb.h) answers:
+     *  - VIDSCH_OOM_RESUME: it grew the parameter buffer; the stopped
+     *    buffer resumes (RESUME, first in its context's queue);
+     *  - VIDSCH_OOM_PARTIAL: it will run a partial render of the scene
+     *    (a TILE_RENDER with COPRO_TILE_PARTIAL, on a context of its
+     *    own: not this one, whose save area holds the stopped geometry)
+     *    and fills *wait: the stopped buffer resumes only once
+     *    *wait->addr >= wait->value (a monitored fence the OS signals
+     *    when its partial render has retired, e.g. with vidsch_signal
+     *    after it on its context). vidsch holds the resumed buffer on
+     *    that wait at the front of its context's queue (vidsch's held
+     *    state) before it returns from the upcall; the OS submits the
+     *    partial render after that (from a work item: not from here).
+     *    wait is NULL when vidsch has no room to hold the buffer (its
+     *    sync table is full): PARTIAL is then taken as FAIL;
+     *  - VIDSCH_OOM_FAIL: the scene cannot be built (the context is put
+     *    in error, as for a fault: only its own work is lost).
+     * Every other context's dropped entries go back as they were,
+     * whatever the answer. Called at DPC level; must not call vidsch.
+     * NULL: every OOM fails.
      */
     int (*scene_oom)(void *os, uint64_t cookie, uint32_t context,
-                     uint64_t save_addr, uint32_t need);
+                     uint64_t save_addr, uint32_t need,
+                     struct vidsch_oom_wait *wait);
 };
 
 /* Answers of vidsch_env.scene_oom. */
 enum vidsch_oom_answer {
     VIDSCH_OOM_RESUME,
     VIDSCH_OOM_FAIL,
+    VIDSCH_OOM_PARTIAL,
 };
 
 /* make_resident's answer for a buffer to run in portions (not a DDI
@@ -348,6 +375,8 @@ struct vidsch_engine_stats {
     /* scene-based rendering (vidsch_scene.c) */
     uint64_t tiler_ooms;        /* TILER_OOM upcalls acted on */
     uint64_t tiler_oom_resumed; /* ... answered by a grow: resumed */
+    uint64_t tiler_oom_partial; /* ... answered by a partial render: the
+                                   resumed buffer held on its wait */
     uint64_t tiler_oom_failed;  /* ... that lost the scene's context */
 };
 

@@ -10,9 +10,22 @@
  * they go back to their queues as they were, first in line, as after a
  * preemption, so nobody else loses work or is blamed. The stopped buffer
  * goes back with RESUME once the OS (vidmm, which owns parameter buffers
- * and their budget) has answered: it grew the buffer (resume), or it
- * cannot (the scene is lost: its context is put in error, as for a
- * fault of its own).
+ * and their budget) has answered: it grew the buffer (resume), it runs a
+ * partial render first (PARTIAL: see below), or it cannot (the scene is
+ * lost: its context is put in error, as for a fault of its own).
+ *
+ * PARTIAL [PowerVR's FRAG_PR, Mali's incremental render]: the OS renders
+ * the bins so far with a TILE_RENDER of COPRO_TILE_PARTIAL, which stores
+ * the tiles and empties the bins, and the geometry goes on from the
+ * primitive that did not fit. That render runs in the process's address
+ * space but never on the stopped context: its save area holds the
+ * stopped geometry, which a preempted tile pass there would overwrite.
+ * The OS runs it on a context of its own and names the monitored fence
+ * it signals once the render retired; the resumed buffer is held on that
+ * fence at the front of its queue (a GPU wait inserted before it: the
+ * held state of vidsch_sync.c), so nothing of its context runs before
+ * it, and it runs as soon as the fence is reached (or its context is
+ * lost or destroyed meanwhile: the buffer is then reported lost).
  */
 #include "vidsch/vidsch_internal.h"
 #include "vidsch/vidsch_tdr.h"
@@ -30,10 +43,47 @@ static struct vidsch_buf *ring_buf_of(struct vidsch_engine *e, uint64_t fence)
     return NULL;
 }
 
+/*
+ * Holds c's buffers from b (the resumed one, first in c's queue) on y:
+ * y joins c's waits in seq order, and in fifo order b and what of c
+ * follows it leave the engine's list (fed again once y is reached).
+ */
+static void hold_from(struct vidsch *s, struct vidsch_ctx *c,
+                      struct vidsch_buf *b, struct vidsch_sync *y)
+{
+    struct vs_link *pos = NULL;
+
+    y->seq = b->seq;
+    for (struct vs_link *n = vs_list_first(&c->waits);
+         n && vs_container_of(n, struct vidsch_sync, link)->seq <= y->seq;
+         n = vs_list_next(&c->waits, n)) {
+        pos = n;
+    }
+    if (pos) {
+        vs_list_insert_after(&c->waits, pos, &y->link);
+    } else {
+        vs_list_push_front(&c->waits, &y->link);
+    }
+    if (s->cfg.policy == VIDSCH_POLICY_FIFO) {
+        for (struct vs_link *n = &b->link; n; n = vs_list_next(&c->queue, n)) {
+            struct vidsch_buf *o = vs_container_of(n, struct vidsch_buf, link);
+
+            if (o->in_fifo) {
+                vs_list_remove(&s->engine[o->engine].fifo, &o->fifo);
+                o->in_fifo = false;
+            }
+        }
+        c->unfed = b;
+    }
+    vs_ctx_update(s, c);
+}
+
 void vs_on_tiler_oom(struct vidsch *s, struct vidsch_engine *e,
                      uint64_t oom_fence, uint32_t need, uint64_t completed)
 {
     struct vidsch_buf *b = NULL;
+    struct vidsch_oom_wait wait = { 0 };
+    struct vidsch_sync *y;
     struct vidsch_ctx *c;
     uint64_t cookie, save_addr;
     int answer;
@@ -63,13 +113,43 @@ void vs_on_tiler_oom(struct vidsch *s, struct vidsch_engine *e,
     /* the engine stopped by itself: it is responsive */
     vidsch_tdr_preempted(&e->tdr, vs_now(s), e->ring.completed);
 
+    /* the wait a partial render needs, taken before asking: the OS
+     * submits the render once it answered, so the hold cannot fail
+     * after that */
+    y = vs_sync_alloc(s);
     answer = s->env.scene_oom
-             ? s->env.scene_oom(s->env.os, cookie, c->id, save_addr, need)
+             ? s->env.scene_oom(s->env.os, cookie, c->id, save_addr, need,
+                                y ? &wait : NULL)
              : VIDSCH_OOM_FAIL;
     if (answer == VIDSCH_OOM_RESUME) {
         /* the buffer is first in its context's queue with RESUME */
         e->stats.tiler_oom_resumed++;
+        if (y) {
+            vs_sync_free(s, y);
+        }
         return;
+    }
+    if (answer == VIDSCH_OOM_PARTIAL && y && wait.addr &&
+        (c->lost || c->dying)) {
+        /* gone meanwhile (the buffer came back lost): nothing to hold */
+        e->stats.tiler_oom_partial++;
+        vs_sync_free(s, y);
+        return;
+    }
+    if (answer == VIDSCH_OOM_PARTIAL && y && wait.addr &&
+        b->where == VS_QUEUED && vs_queue_head(c) == b) {
+        e->stats.tiler_oom_partial++;
+        if (*wait.addr >= wait.value) {
+            vs_sync_free(s, y);     /* reached already: resume now */
+            return;
+        }
+        y->addr = (volatile uint64_t *)wait.addr;
+        y->value = wait.value;
+        hold_from(s, c, b, y);
+        return;
+    }
+    if (y) {
+        vs_sync_free(s, y);
     }
     e->stats.tiler_oom_failed++;
     vs_lose_ctx(s, c);

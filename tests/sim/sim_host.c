@@ -115,12 +115,13 @@ static void env_release_portion(void *os, uint64_t cookie,
 }
 
 static int env_scene_oom(void *os, uint64_t cookie, uint32_t context,
-                         uint64_t save_addr, uint32_t need)
+                         uint64_t save_addr, uint32_t need,
+                         struct vidsch_oom_wait *wait)
 {
     struct sim_host *h = os;
 
     return h->hooks.scene_oom(h->hooks_arg, cookie, context, save_addr,
-                              need);
+                              need, wait);
 }
 
 void sim_host_init(struct sim_host *h, uint64_t mem_size,

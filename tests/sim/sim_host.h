@@ -41,7 +41,8 @@ struct sim_host_hooks {
                             unsigned engine, uint64_t fence);
     /* (scenes) vidsch_env.scene_oom; NULL: none (every OOM fails) */
     int (*scene_oom)(void *arg, uint64_t cookie, uint32_t context,
-                     uint64_t save_addr, uint32_t need);
+                     uint64_t save_addr, uint32_t need,
+                     struct vidsch_oom_wait *wait);
 };
 
 struct sim_host {

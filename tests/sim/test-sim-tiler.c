@@ -112,11 +112,13 @@ static void on_lost(void *arg, uint32_t context)
 }
 
 static int on_oom(void *arg, uint64_t cookie, uint32_t context,
-                  uint64_t save_addr, uint32_t need)
+                  uint64_t save_addr, uint32_t need,
+                  struct vidsch_oom_wait *wait)
 {
     struct tctx *t;
 
     (void)arg;
+    (void)wait;     /* never answers PARTIAL */
     R.asks++;
     if (cookie >= NCOOKIE || context != cookie / NBUF + 1) {
         fail("OOM asked about cookie %" PRIu64 " of context %u", cookie,

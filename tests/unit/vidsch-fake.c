@@ -111,7 +111,8 @@ static void env_context_lost(void *os, uint32_t id)
 }
 
 static int env_scene_oom(void *os, uint64_t cookie, uint32_t context,
-                         uint64_t save_addr, uint32_t need)
+                         uint64_t save_addr, uint32_t need,
+                         struct vidsch_oom_wait *wait)
 {
     struct fake *f = os;
 
@@ -120,7 +121,13 @@ static int env_scene_oom(void *os, uint64_t cookie, uint32_t context,
     f->oom[f->noom].save_addr = save_addr;
     f->oom[f->noom].context = context;
     f->oom[f->noom].need = need;
+    f->oom[f->noom].wait = wait != NULL;
     f->noom++;
+    if (f->oom_answer == VIDSCH_OOM_PARTIAL && wait &&
+        !f->oom_answer_no_fence) {
+        wait->addr = &f->oom_fence;
+        wait->value = f->oom_fence_value;
+    }
     return f->oom_answer;
 }
 

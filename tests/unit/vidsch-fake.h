@@ -88,7 +88,13 @@ struct fake {
     unsigned nportion_released;
     /* (scenes) the scene_oom hook: every call, and its next answer */
     int oom_answer;
-    struct { uint64_t cookie, save_addr; uint32_t context, need; } oom[16];
+    /* ... with VIDSCH_OOM_PARTIAL: the fence the resumed buffer waits
+     * for (oom_fence reaching oom_fence_value) */
+    volatile uint64_t oom_fence;
+    uint64_t oom_fence_value;
+    bool oom_answer_no_fence;       /* PARTIAL, but wait left empty */
+    struct { uint64_t cookie, save_addr; uint32_t context, need;
+             bool wait; } oom[16];
     unsigned noom;
 };
 
