@@ -16,7 +16,10 @@
  *               only lower-priority work holds the tile engine starts
  *               within one tile plus the model's switch costs (save and
  *               restore) plus the OS's reaction (two upcalls, the
- *               worker's preparations), in virtual time;
+ *               worker's preparations) plus vidsch's allowance for a
+ *               short buffer expected to end soon (it waits up to four
+ *               switch times rather than preempt: vidsch_pick.c), in
+ *               virtual time;
  *  partial      after an OOM answered with a partial render, the
  *               geometry resumes only once the partial pass retired and
  *               the heap's fill is back at heap_start; each scene ends
@@ -60,6 +63,8 @@ const char *scene_mutation_name(enum scene_mutation m);
 struct scene_check_opts {
     enum scene_mutation mutation;
     uint64_t limit_ns;      /* virtual time allowed (0: 10 s) */
+    bool verbose;           /* the scheduler's and the GPU's events on
+                               stderr */
 };
 
 struct scene_check_result {

@@ -59,25 +59,23 @@ static void submit_partial_cb(void *obj, uint64_t i)
     struct sim_scene_os *o = obj;
     struct sim_scene_os_scene *s = &o->scene[i];
 
-    if (vidsch_submit(o->h->vs, o->proc[s->proc].kern, s->partial, NULL,
-                      s->partial_cookie) != DDI_OK) {
+    struct vidsch_ctx *kern = o->proc[s->proc].kern;
+
+    if (vidsch_submit(o->h->vs, kern, s->partial, NULL,
+                      s->partial_cookie) != DDI_OK ||
+        vidsch_signal(o->h->vs, kern, &o->proc[s->proc].partial_fence,
+                      s->partial_value) != DDI_OK) {
         /* the kernel context is gone (a device reset lost it): nothing
-         * will empty the bins; release the geometry, which fails again */
+         * will empty the bins; let the geometry go (it stops again) */
         s->partial_pending = false;
-        vidsch_memory_changed(o->h->vs);
+        o->proc[s->proc].partial_fence = s->partial_value;
+        vidsch_sync_changed(o->h->vs);
     }
 }
 
-static void memory_changed_cb(void *obj, uint64_t arg)
-{
-    struct sim_scene_os *o = obj;
-
-    (void)arg;
-    vidsch_memory_changed(o->h->vs);
-}
-
 int sim_scene_os_oom(struct sim_scene_os *o, uint64_t cookie,
-                     uint32_t context, uint64_t save_addr, uint32_t need)
+                     uint32_t context, uint64_t save_addr, uint32_t need,
+                     struct vidsch_oom_wait *wait)
 {
     struct sim_scene_os_scene *s = sim_scene_os_find(o, cookie);
     struct copro_scene *hdr;
@@ -104,32 +102,26 @@ int sim_scene_os_oom(struct sim_scene_os *o, uint64_t cookie,
         o->grows++;
         return VIDSCH_OOM_RESUME;
     case VIDMM_PB_PARTIAL:
-        if (!o->proc[s->proc].kern) {
-            break;
+        if (!o->proc[s->proc].kern || !wait) {
+            break;      /* no kernel context, or vidsch cannot hold it */
         }
         s->partial_pending = true;
+        s->partial_value = ++o->proc[s->proc].partial_seq;
         o->partials++;
+        /* from a work item: the upcall may not call vidsch */
         sim_at(&o->h->clk, o->h->clk.now, submit_partial_cb, o,
                (uint64_t)(s - o->scene));
-        return VIDSCH_OOM_RESUME;
+        if (o->no_hold) {
+            return VIDSCH_OOM_RESUME;
+        }
+        wait->addr = &o->proc[s->proc].partial_fence;
+        wait->value = s->partial_value;
+        return VIDSCH_OOM_PARTIAL;
     case VIDMM_PB_FAIL:
         break;
     }
     o->fails++;
     return VIDSCH_OOM_FAIL;
-}
-
-int sim_scene_os_make_resident(struct sim_scene_os *o, uint64_t cookie,
-                               struct vidsch_residency *out)
-{
-    struct sim_scene_os_scene *s = sim_scene_os_find(o, cookie);
-
-    *out = (struct vidsch_residency){ 0 };
-    if (s && s->partial_pending && !o->no_hold) {
-        o->held++;
-        return DDI_EBUSY;
-    }
-    return DDI_OK;
 }
 
 bool sim_scene_os_buffer_done(struct sim_scene_os *o, uint64_t cookie,
@@ -141,9 +133,6 @@ bool sim_scene_os_buffer_done(struct sim_scene_os *o, uint64_t cookie,
 
         if (s->partial && s->partial_cookie == cookie) {
             s->partial_pending = false;
-            /* DPC level: vidsch_memory_changed is not one of the calls
-             * allowed from buffer_done */
-            sim_at(&o->h->clk, o->h->clk.now, memory_changed_cb, o, 0);
             return true;
         }
     }

@@ -6,21 +6,14 @@
  *
  *   grow     pb_size raised in the scene header, within the buffer's
  *            reservation and the process's budget: RESUME;
- *   partial  a partial TILE_RENDER of the scene on the process's kernel
- *            tile context (engine 2, its own save area: a preemption of
- *            it cannot overwrite the stopped geometry's save record),
- *            and RESUME; the resumed geometry buffer is held until that
- *            pass has retired;
+ *   partial  VIDSCH_OOM_PARTIAL: a partial TILE_RENDER of the scene on
+ *            the process's kernel tile context (engine 2, its own save
+ *            area: a preemption of it cannot overwrite the stopped
+ *            geometry's save record), submitted from a work item (not
+ *            from the upcall) and followed by a vidsch_signal of the
+ *            process's partial fence; vidsch holds the resumed geometry
+ *            on that fence (the wait it filled);
  *   fail     the context is lost.
- *
- * How the resumed geometry is held: vidsch (as of this writing) has no
- * answer that holds a stopped buffer, so the host uses a call that
- * exists: its residency hook (make_resident) answers DDI_EBUSY for the
- * geometry buffer while its scene's partial pass is in flight, and
- * vidsch_memory_changed() once it retired (the parameter buffer's heap is
- * not available before). The cost: the geometry engine's slot waits with
- * the held buffer (other processes' geometry waits behind it for one
- * partial pass), which a hold of the context in vidsch would avoid.
  */
 #ifndef TESTS_SIM_SIM_HOST_SCENE_H
 #define TESTS_SIM_SIM_HOST_SCENE_H
@@ -37,6 +30,7 @@ struct sim_scene_os_scene {
     struct vidmm_pb pb;
     struct ddi_dmabuf *partial;     /* its partial pass (PARTIAL flag) */
     uint64_t partial_cookie;
+    uint64_t partial_value;         /* the fence value it signals */
     bool partial_pending;           /* asked for, not retired yet */
 };
 
@@ -45,11 +39,16 @@ struct sim_scene_os {
     struct {
         struct vidsch_ctx *kern;    /* the kernel's tile context */
         uint64_t budget_left;       /* bytes its buffers may still grow */
+        volatile uint64_t partial_fence;    /* signalled after each of
+                                               its partial passes */
+        uint64_t partial_seq;       /* ... the last value asked for */
     } proc[SIM_SCENE_OS_PROCS];
     struct sim_scene_os_scene scene[SIM_SCENE_OS_SCENES];
     unsigned nscene;
-    bool no_hold;           /* (--meta) the resumed geometry is not held */
-    unsigned grows, partials, fails, held;
+    bool no_hold;           /* (--meta) the OS answers RESUME, not PARTIAL,
+                               when it runs a partial pass: the geometry
+                               is not held */
+    unsigned grows, partials, fails;
 };
 
 void sim_scene_os_init(struct sim_scene_os *o, struct sim_host *h);
@@ -67,9 +66,8 @@ int sim_scene_os_add_scene(struct sim_scene_os *o, uint64_t geom_cookie,
 
 /* The hooks (sim_host_hooks) the harness forwards to. */
 int sim_scene_os_oom(struct sim_scene_os *o, uint64_t cookie,
-                     uint32_t context, uint64_t save_addr, uint32_t need);
-int sim_scene_os_make_resident(struct sim_scene_os *o, uint64_t cookie,
-                               struct vidsch_residency *out);
+                     uint32_t context, uint64_t save_addr, uint32_t need,
+                     struct vidsch_oom_wait *wait);
 /* buffer_done: true if cookie was a partial pass (the OS's, not the
  * harness's) */
 bool sim_scene_os_buffer_done(struct sim_scene_os *o, uint64_t cookie,

@@ -10,7 +10,8 @@
  *
  *   test-sim-scenes --first=N --count=M  seeds [N, N+M), in GTest cases
  *                                        of --chunk seeds (default 250)
- *   test-sim-scenes --seed=S             one seed, with its workload
+ *   test-sim-scenes --seed=S [--verbose] one seed, with its workload (and
+ *                                        the scheduler's and GPU's events)
  *   test-sim-scenes --meta               each checker must catch its
  *                                        deliberately broken device or OS
  *
@@ -27,7 +28,7 @@
 
 static struct {
     uint64_t first, count, chunk;
-    bool meta, have_seed;
+    bool meta, have_seed, verbose;
     uint64_t seed;
     const char *argv0;
 } opt = { .chunk = 250 };
@@ -40,7 +41,7 @@ static bool run_seed(uint64_t seed, enum scene_mutation mut,
                      struct scene_check_result *r)
 {
     static bool ready;
-    struct scene_check_opts o = { .mutation = mut };
+    struct scene_check_opts o = { .mutation = mut, .verbose = opt.verbose };
 
     if (!ready) {
         sim_host_init(&host, 4 << 20, 4 * WLS_MAX_PROC,
@@ -56,7 +57,8 @@ static void report_failure(uint64_t seed, const struct scene_check_result *r)
 {
     printf("# seed %" PRIu64 " FAILED: %s\n", seed, r->msg);
     wls_describe(&wl, stdout);
-    printf("# reproduce: %s --seed=%" PRIu64 "\n", opt.argv0, seed);
+    printf("# reproduce: %s --seed=%" PRIu64 " --verbose\n", opt.argv0,
+           seed);
     fflush(stdout);
 }
 
@@ -159,6 +161,8 @@ static void parse_args(int *argc, char **argv)
         } else if (!strncmp(a, "--seed=", 7)) {
             opt.seed = strtoull(a + 7, NULL, 0);
             opt.have_seed = true;
+        } else if (!strcmp(a, "--verbose")) {
+            opt.verbose = true;
         } else if (!strcmp(a, "--meta")) {
             opt.meta = true;
         } else {
