@@ -77,6 +77,7 @@ const char *scene_mutation_name(enum scene_mutation m)
     static const char *const n[] = {
         "none", "no-wait", "two-tile-ctx", "not-between-tiles",
         "redo-tile", "skip-tile", "keep-bins", "partial-no-hold",
+        "skip-prim",
     };
 
     return m < SMUT_COUNT ? n[m] : "?";
@@ -801,6 +802,7 @@ bool scene_checker_run(struct scene_checker *k, struct sim_host *h,
     h->gpu->tiler_bug = o->mutation == SMUT_REDO_TILE ? SIM_TILER_REDO_TILE
                         : o->mutation == SMUT_SKIP_TILE ? SIM_TILER_SKIP_TILE
                         : o->mutation == SMUT_KEEP_BINS ? SIM_TILER_KEEP_BINS
+                        : o->mutation == SMUT_SKIP_PRIM ? SIM_TILER_SKIP_PRIM
                         : SIM_TILER_OK;
     sim_scene_os_init(&k->os, h);
     k->os.no_hold = o->mutation == SMUT_PARTIAL_NO_HOLD;

@@ -55,6 +55,8 @@ enum scene_mutation {
     SMUT_KEEP_BINS,         /* device: a partial pass keeps the bins */
     SMUT_PARTIAL_NO_HOLD,   /* OS: the geometry resumes at once after a
                                partial answer, not after the pass */
+    SMUT_SKIP_PRIM,         /* device: RESUME after an OOM goes on after
+                               the primitive that did not fit */
     SMUT_COUNT,
 };
 

@@ -42,6 +42,9 @@ void sim_oom_stop(struct sim_engine *e)
 
     sim_save_record(e, &r);
     sim_tiler_save_oom(&r);
+    if (e->g->tiler_bug == SIM_TILER_SKIP_PRIM && e->in_packet) {
+        r.offset += COPRO_PKT_LEN(e->cur.hdr) * 4;  /* (--meta) */
+    }
     if (!sim_mem_write(e, e->desc.save_addr, &r, sizeof(r))) {
         return;     /* faulted: halted */
     }

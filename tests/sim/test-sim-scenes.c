@@ -120,6 +120,7 @@ static const struct {
     { SMUT_SKIP_TILE, "(skipped)" },
     { SMUT_KEEP_BINS, "with the fill at" },
     { SMUT_PARTIAL_NO_HOLD, "resumed before the partial pass retired" },
+    { SMUT_SKIP_PRIM, "primitives binned (" },
 };
 
 static void test_meta(gconstpointer data)
