@@ -201,6 +201,10 @@ static void tile_started(struct scene_checker *k, struct sc_scene *s)
                      vidsch_engine_stats(k->h->vs, 2)->switch_ns;
 
     s->waiting = false;
+    if (s->proc == 0 && k->judge_bound &&
+        k->r->ncomp_wait < WLS_MAX_SCENE) {
+        k->r->comp_wait_ns[k->r->ncomp_wait++] = wait;
+    }
     if (!k->judge_bound || s->exempt) {
         return;
     }

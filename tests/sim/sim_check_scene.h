@@ -76,6 +76,12 @@ struct scene_check_result {
     unsigned scenes, tiles, preempted_passes, ooms, grows, partials, lost;
     unsigned bounded_waits;     /* tile-pass waits the bound judged */
     uint64_t max_wait_ns;       /* the longest of those */
+    /* a figure, not a check: every wait of the compositor-like process's
+     * tile passes, from its geometry's retirement to the pass's start,
+     * whatever held the tile engine (runs where the bound is judged:
+     * tile-boundary preemption, a preempting policy) */
+    uint64_t comp_wait_ns[WLS_MAX_SCENE];
+    unsigned ncomp_wait;
 };
 
 struct scene_checker;
