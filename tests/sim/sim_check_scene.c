@@ -69,6 +69,7 @@ struct scene_checker {
      * object (inheritance), by id; 0: its own */
     unsigned raised[4 * WLS_MAX_PROC + 2];
     uint64_t bound_ns;
+    uint64_t stop_bound_ns;
     bool judge_bound;
 };
 
@@ -77,7 +78,7 @@ const char *scene_mutation_name(enum scene_mutation m)
     static const char *const n[] = {
         "none", "no-wait", "two-tile-ctx", "not-between-tiles",
         "redo-tile", "skip-tile", "keep-bins", "partial-no-hold",
-        "skip-prim",
+        "skip-prim", "coarse",
     };
 
     return m < SMUT_COUNT ? n[m] : "?";
@@ -395,8 +396,22 @@ static void obs_stopped(void *arg, unsigned engine, bool reset,
         if (i != NO_SCENE && kd == K_PARTIAL) {
             k->s[i].partial_running = false;   /* preempted: not retired */
         }
-        if (i != NO_SCENE && engine == 2 && k->s[i].in_pass) {
+        if (i != NO_SCENE && engine == 2 && k->s[i].in_pass && !reset) {
+            /* the device's part: request to stop within one tile, a
+             * save, and a restore the request may have found under way */
+            uint64_t took = now(k) - k->h->gpu->engine[2].preempt_req_time;
+
             k->r->preempted_passes++;
+            k->r->tile_stops++;
+            if (took > k->r->max_stop_ns) {
+                k->r->max_stop_ns = took;
+            }
+            if (took > k->stop_bound_ns) {
+                fail(k, "scene %d: its tile pass stopped %" PRIu64 " ns "
+                     "after the preemption request (bound %" PRIu64 " ns: "
+                     "one tile, a save and a restore)", i, took,
+                     k->stop_bound_ns);
+            }
         }
     }
 }
@@ -497,6 +512,11 @@ static void obs_tile(void *arg, unsigned engine,
     }
     s = &k->s[i];
     k->r->tiles++;
+    if (k->o->verbose) {
+        fprintf(stderr, "%10" PRIu64 " e%u gpu    tile      scene %d %s "
+                "tile %u of %u, %u in its bin\n", now(k), engine, i,
+                partial ? "partial" : "final", tile, s->tiles, nprims);
+    }
     if (!s->in_pass) {
         /* a pass begins */
         if (tile != 0) {
@@ -807,6 +827,7 @@ bool scene_checker_run(struct scene_checker *k, struct sim_host *h,
                         : o->mutation == SMUT_SKIP_TILE ? SIM_TILER_SKIP_TILE
                         : o->mutation == SMUT_KEEP_BINS ? SIM_TILER_KEEP_BINS
                         : o->mutation == SMUT_SKIP_PRIM ? SIM_TILER_SKIP_PRIM
+                        : o->mutation == SMUT_COARSE ? SIM_TILER_COARSE
                         : SIM_TILER_OK;
     sim_scene_os_init(&k->os, h);
     k->os.no_hold = o->mutation == SMUT_PARTIAL_NO_HOLD;
@@ -817,6 +838,8 @@ bool scene_checker_run(struct scene_checker *k, struct sim_host *h,
     k->bound_ns = w->max_tile_ns + 2 * cs + 2 * w->gpu.upcall_ns +
                   4 * (w->prep_ns + w->prep_jitter_ns) +
                   4 * w->gpu.packet_ns;
+    /* one tile and its save, after a restore under way */
+    k->stop_bound_ns = w->max_tile_ns + 2 * cs;
     k->judge_bound = w->vs.policy != VIDSCH_POLICY_FIFO &&
                      w->gpu.preemption >= COPRO_PREEMPT_COMMAND;
     build(k);

@@ -18,8 +18,10 @@
  *               restore) plus the OS's reaction (two upcalls, the
  *               worker's preparations) plus vidsch's allowance for a
  *               short buffer expected to end soon (it waits up to four
- *               switch times rather than preempt: vidsch_pick.c), in
- *               virtual time;
+ *               switch times rather than preempt: vidsch_pick.c); and
+ *               the device stops a tile pass within one tile and a
+ *               context save of the preemption request (and a restore
+ *               the request found under way). All in virtual time;
  *  partial      after an OOM answered with a partial render, the
  *               geometry resumes only once the partial pass retired and
  *               the heap's fill is back at heap_start; each scene ends
@@ -57,6 +59,8 @@ enum scene_mutation {
                                partial answer, not after the pass */
     SMUT_SKIP_PRIM,         /* device: RESUME after an OOM goes on after
                                the primitive that did not fit */
+    SMUT_COARSE,            /* device: a tile pass honours a preemption
+                               only at every fourth tile boundary */
     SMUT_COUNT,
 };
 
@@ -76,6 +80,8 @@ struct scene_check_result {
     unsigned scenes, tiles, preempted_passes, ooms, grows, partials, lost;
     unsigned bounded_waits;     /* tile-pass waits the bound judged */
     uint64_t max_wait_ns;       /* the longest of those */
+    unsigned tile_stops;        /* preemptions that cut a tile pass */
+    uint64_t max_stop_ns;       /* the longest request-to-stop of those */
     /* a figure, not a check: every wait of the compositor-like process's
      * tile passes, from its geometry's retirement to the pass's start,
      * whatever held the tile engine (runs where the bound is judged:

@@ -247,6 +247,14 @@ void sim_engine_run(struct sim_engine *e)
             }
             continue;
         }
+        /* a submission whose packets have all run retires before any
+         * arbitration, as the device's does: preempting it there would
+         * only make the driver resume it to retire it */
+        if (e->active && !e->in_packet && !e->restore_pending &&
+            !e->preempt_saving && e->pc >= e->desc.dma_len) {
+            complete_submission(e);
+            continue;
+        }
         /* every step boundary is a potential arbitration point */
         if (e->preempt_pending && sim_arbitrate(e, now)) {
             return;

@@ -224,6 +224,8 @@ enum sim_tiler_bug {
     SIM_TILER_SKIP_TILE,        /* RESUME skips the saved next tile */
     SIM_TILER_KEEP_BINS,        /* a partial pass does not empty the
                                    bins (nor reset the fill) */
+    SIM_TILER_COARSE,           /* a tile pass stops for a preemption
+                                   only at every fourth tile boundary */
     SIM_TILER_SKIP_PRIM,        /* an OOM stop saves the packet after the
                                    primitive that did not fit: RESUME
                                    never bins it */

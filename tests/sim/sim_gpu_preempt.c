@@ -20,6 +20,11 @@ static bool at_arbitration_point(const struct sim_engine *e)
     if (e->desc.flags & COPRO_SUBMIT_PAGING) {
         return false;
     }
+    if (e->g->tiler_bug == SIM_TILER_COARSE && e->in_packet &&
+        COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_TILE_RENDER &&
+        (e->cur.progress / 2) % 4) {
+        return false;   /* (--meta) only every fourth tile boundary */
+    }
     switch (e->g->cfg.preemption) {
     case COPRO_PREEMPT_COMMAND:
         /* a tile pass is interrupted between tiles (every step is one) */

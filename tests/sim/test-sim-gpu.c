@@ -289,6 +289,15 @@ static void test_command_and_dma_buffer(void)
     rec = sim_gpu_ptr(r.g, save);
     g_assert_cmpuint(rec->offset, ==, 12);  /* the second WORK */
     g_assert_cmpuint(rec->in_packet, ==, 0);
+    /* resumed, preempted again in its last packet: it retires first (as
+     * the device: nothing left to resume), the stop interrupts nothing */
+    submit(&r, 0, b, len, 2, COPRO_SUBMIT_RESUME, save);
+    run_until(&r, 5 * MS + 250 * US);
+    sim_gpu_ops.preempt(r.g, 0, 10);
+    run_until(&r, 10 * MS);
+    g_assert_cmpuint(r.npre, ==, 2);
+    g_assert_cmpuint(r.pre[1].preempted, ==, 0);
+    g_assert_cmpuint(r.pre[1].completed, ==, 2);
     rec_fini(&r);
 
     rec_init(&r, COPRO_PREEMPT_DMA_BUFFER);

@@ -145,6 +145,7 @@ static const struct {
     { SMUT_KEEP_BINS, "with the fill at" },
     { SMUT_PARTIAL_NO_HOLD, "resumed before the partial pass retired" },
     { SMUT_SKIP_PRIM, "primitives binned (" },
+    { SMUT_COARSE, "after the preemption request" },
 };
 
 static void test_meta(gconstpointer data)
