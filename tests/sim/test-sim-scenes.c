@@ -76,6 +76,7 @@ static void test_seeds(gconstpointer data)
     unsigned failed = 0, with_oom = 0, with_grow = 0, with_partial = 0,
              with_preempted = 0, judged = 0;
     uint64_t scenes = 0, tiles = 0, waits = 0, max_wait = 0, partials = 0;
+    uint64_t stops = 0, max_stop = 0;
     uint64_t *comp = g_new(uint64_t, count * WLS_MAX_SCENE + 1);
     size_t ncomp = 0;
 
@@ -96,6 +97,8 @@ static void test_seeds(gconstpointer data)
         partials += r.partials;
         waits += r.bounded_waits;
         max_wait = r.max_wait_ns > max_wait ? r.max_wait_ns : max_wait;
+        stops += r.tile_stops;
+        max_stop = MAX(max_stop, r.max_stop_ns);
         memcpy(comp + ncomp, r.comp_wait_ns,
                r.ncomp_wait * sizeof(comp[0]));
         ncomp += r.ncomp_wait;
@@ -116,9 +119,11 @@ static void test_seeds(gconstpointer data)
                    " tiles, %" PRIu64 " partial renders; with OOM stops %u, "
                    "grows %u, partial renders %u, tile passes preempted %u; "
                    "%" PRIu64 " tile-pass waits judged in %u workloads, the "
-                   "longest %" PRIu64 " us", count, scenes, tiles, partials,
-                   with_oom, with_grow, with_partial, with_preempted, waits,
-                   judged, max_wait / 1000);
+                   "longest %" PRIu64 " us; %" PRIu64 " tile passes stopped "
+                   "between tiles, the longest request-to-stop %" PRIu64
+                   " us", count, scenes, tiles, partials, with_oom,
+                   with_grow, with_partial, with_preempted, waits, judged,
+                   max_wait / 1000, stops, max_stop / 1000);
     /* the seeds really exercise what is checked */
     if (count >= 100) {
         g_assert_cmpuint(with_partial, >, 0);
