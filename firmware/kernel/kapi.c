@@ -176,6 +176,8 @@ int kapi_destroy_device(struct kproc *p, uint32_t hdevice)
         kgpuva_bulk(p->k, true);
     }
     handle_for_each(&p->handles, HANDLE_NONE, destroy_child, &w);
+    /* the kernel's own contexts on it (no handle names them) */
+    kscene_device_gone(p->k, dev);
     if (dev->gpuva) {
         kgpuva_bulk(p->k, false);
         /* its references go with it (allocations were destroyed above) */
@@ -190,24 +192,19 @@ int kapi_destroy_device(struct kproc *p, uint32_t hdevice)
 
 /* ---- contexts ---- */
 
-int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
-                        enum vidsch_priority prio, uint32_t *hcontext)
+int kernel_context_create(struct kproc *p, struct kdevice *dev,
+                          unsigned engine, enum vidsch_priority prio,
+                          struct kcontext **out)
 {
-    struct kdevice *dev = get_device(p, hdevice);
     struct kcontext *c = NULL;
-    struct kernel *k;
+    struct kernel *k = p->k;
     uint64_t save;
     int st;
 
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
     if (dev->removed) {
         return DDI_ELOST;
     }
-    k = p->k;
-    if (!hcontext || engine >= k->caps.engines ||
-        (unsigned)prio >= VIDSCH_PRIO_COUNT) {
+    if (engine >= k->caps.engines || (unsigned)prio >= VIDSCH_PRIO_COUNT) {
         return DDI_EINVAL;
     }
     /* REALTIME preempts everything, the compositor included: Windows
@@ -247,30 +244,55 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
         .engine = engine, .prio = prio, .save_gpu = save,
     };
     c->vctx = vidsch_ctx_create(k->vs, c->hw_id, engine, prio, save);
-    if (!c->vctx) {
-        kquota_seg_free(k, p, save);
-        kquota_uncharge(k, p, KQ_CONTEXTS, 1);
-        *c = (struct kcontext){ 0 };
-        return DDI_ENOMEM;
-    }
-    st = handle_alloc(&p->handles, HANDLE_CONTEXT, c, hcontext);
+    st = c->vctx ? DDI_OK : DDI_ENOMEM;
     if (st == DDI_OK && dev->gpuva) {
         /* it runs in the process's address space from its first buffer */
         st = kgpuva_context_bind(k, p, c->hw_id, save);
         if (st != DDI_OK) {
-            handle_free(&p->handles, *hcontext, HANDLE_CONTEXT);
+            /* Nothing was submitted: the scheduler lets go at once. */
+            vidsch_ctx_destroy(k->vs, c->vctx);
         }
     }
     if (st != DDI_OK) {
-        /* Nothing was submitted: the scheduler lets go at once. */
-        vidsch_ctx_destroy(k->vs, c->vctx);
         kquota_seg_free(k, p, save);
         kquota_uncharge(k, p, KQ_CONTEXTS, 1);
         *c = (struct kcontext){ 0 };
         return st;
     }
     dev->contexts++;
+    *out = c;
     return DDI_OK;
+}
+
+void kernel_context_destroy(struct kernel *k, struct kcontext *c)
+{
+    c->destroying = true;
+    k->reap_contexts = true;
+    kqueue_push(&k->ev.work, &k->reap_work);
+}
+
+int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
+                        enum vidsch_priority prio, uint32_t *hcontext)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    struct kcontext *c;
+    int st;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (!hcontext && !dev->removed) {
+        return DDI_EINVAL;
+    }
+    st = kernel_context_create(p, dev, engine, prio, &c);
+    if (st == DDI_OK) {
+        st = handle_alloc(&p->handles, HANDLE_CONTEXT, c, hcontext);
+        if (st != DDI_OK) {
+            /* nothing was submitted: the reaper frees it at once */
+            kernel_context_destroy(p->k, c);
+        }
+    }
+    return st;
 }
 
 int kapi_destroy_context(struct kproc *p, uint32_t hcontext)
@@ -281,9 +303,7 @@ int kapi_destroy_context(struct kproc *p, uint32_t hcontext)
         return DDI_EHANDLE;
     }
     handle_free(&p->handles, hcontext, HANDLE_CONTEXT);
-    c->destroying = true;
-    p->k->reap_contexts = true;
-    kqueue_push(&p->k->ev.work, &p->k->reap_work);
+    kernel_context_destroy(p->k, c);
     return DDI_OK;
 }
 
@@ -430,6 +450,7 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
         a->locks--;
         kmem_unlock(p->k, a);
     }
+    kvamap_handle_gone(p->k, p, halloc);
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
     fail_waits(p->k, p, a);
     a->refs--;
@@ -701,15 +722,22 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
                 const struct kapi_render_args *a)
 {
     struct kcontext *c = get_context(p, hcontext);
+
+    if (!c) {
+        return DDI_EHANDLE;
+    }
+    return kernel_render(p, c, a);
+}
+
+int kernel_render(struct kproc *p, struct kcontext *c,
+                  const struct kapi_render_args *a)
+{
     struct ddi_render_args args;
     struct kbuffer *kb;
     struct kernel *k;
     uint64_t dma;
     int st;
 
-    if (!c) {
-        return DDI_EHANDLE;
-    }
     if (c->dev->removed) {
         return DDI_ELOST;
     }

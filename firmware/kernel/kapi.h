@@ -369,7 +369,9 @@ int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
  * (kernel/kgpuva.h, docs/vidmm-gpuva.rst): an allocation is in VRAM while
  * a MakeResident of one of its process's devices holds it. Needs the
  * kernel started in GPU-VA mode (DDI_ENOTSUP otherwise). GPU-VA
- * allocations cannot be primaries or shared (DDI_ENOTSUP).
+ * allocations cannot be primaries or shared (DDI_ENOTSUP); a GPU-VA
+ * device reaches a primary or a shared surface through a view
+ * (kapi_map_gpu_va below).
  */
 
 /* [D3DKMTCreateDevice in a GpuMmu process] */
@@ -421,8 +423,9 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value);
  * now (give that size to SCENE_BEGIN); when the geometry runs out, the
  * kernel raises the scene's pb_size by `step`s, up to `reserved` and
  * while the process's parameter buffers stay within `budget` bytes in
- * all. DDI_EINVAL for sizes vidmm_pb_init refuses or a budget below
- * size; DDI_ENOTSUP without a GPU-VA device.
+ * all; beyond, it runs the scene's partial render if the process gave
+ * one (kapi_scene_pb_partial). DDI_EINVAL for sizes vidmm_pb_init
+ * refuses or a budget below size; DDI_ENOTSUP without a GPU-VA device.
  */
 struct kapi_scene_pb_desc {
     uint32_t tiles, size, reserved, step;
@@ -435,6 +438,49 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
 struct vidmm_pb;
 int kapi_scene_pb_stats(struct kproc *p, uint32_t halloc,
                         struct vidmm_pb *out);
+/*
+ * The partial render of the scenes built in parameter buffer halloc
+ * [PowerVR's FRAG_PR command given with the kick]: a command buffer of
+ * SET_TARGETs (NOPs allowed) and one TILE_RENDER with COPRO_TILE_PARTIAL
+ * over this buffer's VA and tile count, at most KSCENE_PARTIAL_DW
+ * dwords, which must render to the surface the scene's final tile pass
+ * renders to (the stored tiles are loaded from there). When a scene
+ * stops on OOM and the buffer cannot grow, the kernel runs it on a
+ * context of its own in the process's device (on `engine`, at `prio`:
+ * the engine the process renders its tile passes on) and resumes the
+ * geometry once it retired (kernel/kscene.h). Giving it again replaces
+ * it. DDI_EINVAL for another shape or a render the DDI refuses on that
+ * engine, DDI_EBUSY while one is on its way, DDI_ELOST on a removed
+ * device, DDI_EACCESS for REALTIME without the privilege.
+ */
+struct kapi_scene_partial_desc {
+    unsigned engine;
+    enum vidsch_priority prio;
+    const uint32_t *cmd;
+    uint32_t cmd_bytes;
+};
+int kapi_scene_pb_partial(struct kproc *p, uint32_t halloc,
+                          const struct kapi_scene_partial_desc *d);
+
+/*
+ * [D3DKMTMapGpuVirtualAddress of an allocation a packet-based device
+ * made] Views, in p's GPU-VA space, of the n allocations p holds through
+ * halloc[] that are not GPU-VA ones: its own primary, a surface shared
+ * with it (kernel/kvamap.h). Each is pinned in VRAM from then on, until
+ * freed, and mapped over its whole pages at va[i], writable only if the
+ * handle may write (KAPI_ACCESS_WRITE); all of the call's entries go in
+ * one paging buffer: wait for *paging_fence (kapi_wait_paging) before
+ * work that uses them. One view per handle (mapped again: the same VA);
+ * it goes with the handle. DDI_EHANDLE / DDI_EINVAL (hdevice not a
+ * GPU-VA device, a GPU-VA allocation, which has kapi_gpu_va, n not in
+ * 1..16, KVAMAP_MAX) change nothing. Then, in order, a handle may fail with
+ * DDI_EINVAL (memory vidmm does not place), DDI_EBUSY (not in VRAM now,
+ * or being moved, or paging buffers in flight: retry later) or DDI_ENOMEM
+ * (no room for one more view): the views made before it stay.
+ */
+int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice,
+                    const uint32_t *halloc, unsigned n, uint64_t *va,
+                    uint64_t *paging_fence);
 
 /* What the pager did, for reports. */
 struct kapi_gpuva_stats {

@@ -52,6 +52,10 @@ static void env_buffer_done(void *os, uint64_t cookie, int status)
     if (kgpuva_paging_done(k, cookie)) {
         /* contexts held on the paging fence (kapi_wait_paging) */
         vidsch_sync_changed(k->vs);
+        if (kvamap_waiting(k)) {
+            /* a view's invalidation may have retired */
+            kqueue_push(&k->ev.work, &k->reap_work);
+        }
         return;
     }
     if (kmem_paging_done(k, cookie, status)) {
@@ -536,6 +540,7 @@ static void reap_once(struct kernel *k)
             kernel_buffer_free(k, kb);
         }
     }
+    kvamap_reap(k);
     if (k->reap_allocs) {
         k->reap_allocs = false;
         for (unsigned i = 0; i < KERNEL_MAX_ALLOCS; i++) {
@@ -745,6 +750,7 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
     kitem_init(&k->reap_work, reap, k);
     kitem_init(&k->deliver_work, deliver, k);
     kdisplay_init(k);
+    kscene_init(k);
     k->next_hw_ctx = 1;
     k->next_proc_id = 1;
     k->env = (struct vidsch_env){

@@ -41,6 +41,21 @@ static inline struct ksync *get_sync(struct kproc *p, uint32_t h)
     return p ? handle_lookup(&p->handles, h, HANDLE_SYNC) : NULL;
 }
 
+/*
+ * A context of p on dev, without a handle (kapi_create_context's work):
+ * the kernel's own contexts in a process's device (kernel/kscene.h) are
+ * charged to the process and live in its address space, but the process
+ * cannot name them. kernel_context_destroy: as kapi_destroy_context (the
+ * reaper frees it once vidsch let go and its buffers are done).
+ */
+int kernel_context_create(struct kproc *p, struct kdevice *dev,
+                          unsigned engine, enum vidsch_priority prio,
+                          struct kcontext **out);
+void kernel_context_destroy(struct kernel *k, struct kcontext *c);
+/* kapi_render on context c of p (validated, copied, queued). */
+int kernel_render(struct kproc *p, struct kcontext *c,
+                  const struct kapi_render_args *a);
+
 /* After a call into vidsch: sync values may have moved, run waits. */
 void kernel_after_vidsch(struct kernel *k);
 

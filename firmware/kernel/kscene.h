@@ -14,11 +14,52 @@
  * When the geometry stops with TILER_OOM, vidsch asks (vidsch_env's
  * scene_oom, kernel_scene_oom below, at DPC level): the kernel finds the
  * scene in the stopped context's save record, the parameter buffer among
- * the process's, reads the header's `used` and asks vidmm_pb_oom. GROW:
- * the new pb_size is written into the header and the buffer resumes.
- * PARTIAL or FAIL: the scene cannot go on here (vidsch does not run
- * partial renders yet: docs/scheduler.rst, "Scheduler classes"), the
- * context is put in error; nobody else is touched.
+ * the process's, reads the header's `used` and asks vidmm_pb_oom:
+ *
+ *  GROW     the new pb_size is written into the header and the buffer
+ *           resumes;
+ *  PARTIAL  [PowerVR's FRAG_PR, Mali's incremental render] the process
+ *           gave the scene's partial render (kapi_scene_pb_partial: a
+ *           SET_TARGET and a TILE_RENDER with COPRO_TILE_PARTIAL on this
+ *           parameter buffer, checked when given and rendered again, as
+ *           any render of the process, when it runs). It runs on the
+ *           kernel's own context in the process's device (made with the
+ *           partial render, no handle: the process cannot submit on it
+ *           or destroy it; charged to the process like its own) in the
+ *           process's address space, never on the stopped context,
+ *           whose save area holds the stopped geometry (a preempted tile
+ *           pass there would overwrite it). The kernel answers
+ *           VIDSCH_OOM_PARTIAL with its monitored fence for this buffer
+ *           (kernel memory: the process cannot reach it) and the next
+ *           value; vidsch holds the resumed geometry on it; a work item
+ *           (the kernel may not call vidsch from inside the upcall)
+ *           renders the partial buffer on the kernel's context and
+ *           queues the fence's signal after it. Once it retired, the
+ *           geometry resumes: the device emptied the bins, so a later
+ *           OOM of the scene is answered the same way, and the final
+ *           tile pass loads the tiles the partial ones stored;
+ *  FAIL     the context is put in error; nobody else is touched.
+ *
+ * What an attacker can do, and what happens:
+ *  - a partial render that faults (a target it cannot write): the
+ *    kernel's context is lost, so its process's device is removed (the
+ *    device's work of others on that engine is restarted, as after any
+ *    fault); its signal is written, the geometry resumes, stops again
+ *    and is refused (removed device): only that process loses;
+ *  - no partial render given, a primitive larger than the emptied heap,
+ *    a partial render that cannot be queued (its arena full): the scene
+ *    fails as before (a queued render that failed makes the next OOM of
+ *    the buffer fail: the geometry, released, stops again at once);
+ *  - the process killed while its geometry is held or its partial render
+ *    queued: its devices' contexts go (the held buffer and the queued
+ *    render are reported lost), the kernel's context with them
+ *    (kscene_device_gone), and the buffer's record is not reused while
+ *    vidsch may still look at its fence;
+ *  - the parameter buffer destroyed under a held geometry: its render
+ *    is not run (or, already on the GPU, faults on the unmapped buffer),
+ *    the geometry is released, stops again and is refused;
+ *  - two geometry contexts on one parameter buffer: one partial render
+ *    at a time (until it retired); an OOM meanwhile fails that context.
  */
 #ifndef FW_KERNEL_KSCENE_H
 #define FW_KERNEL_KSCENE_H
@@ -26,13 +67,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ddi/ddi.h"
+#include "kernel/kqueue.h"
 #include "vidmm/vidmm_pb.h"
 
 struct kernel;
 struct kproc;
+struct kdevice;
+struct kcontext;
 struct vidsch_oom_wait;
 
 #define KSCENE_MAX_PB       8
+#define KSCENE_PARTIAL_DW   32      /* a partial render's command buffer */
 
 struct kscene_pb {
     bool used;
@@ -40,14 +86,40 @@ struct kscene_pb {
     uint8_t proc_id;        /* a later process in the same record is
                                another id (and its handles differ) */
     uint32_t halloc;
+    struct kdevice *dev;
+    uint32_t tiles;
     struct vidmm_pb pb;
     uint64_t budget;        /* the process's, for all its buffers */
+    /* the partial render (kapi_scene_pb_partial) */
+    uint32_t partial[KSCENE_PARTIAL_DW];
+    uint32_t partial_bytes;         /* 0: none given */
+    struct kcontext *pctx;          /* the kernel's context for it */
+    bool partial_queued;            /* answered; the work item renders */
+    bool partial_failed;            /* could not be queued: the scene's
+                                       next OOM fails */
+    /* The fence the resumed geometry waits on: partial renders retired
+     * (written by vidsch_signal) and asked for. Monotonic for the slot,
+     * across its reuse: a new record starts at the old values. */
+    volatile uint64_t partial_fence;
+    uint64_t partial_asked;
 };
 
 struct kscene {
     struct kscene_pb pb[KSCENE_MAX_PB];
-    uint64_t ooms, grows, refused;      /* answers given */
+    uint64_t ooms, grows, partials, refused;    /* answers given */
+    uint64_t partial_errors;    /* partial renders that could not be
+                                   queued (their scene then failed) */
+    struct kitem work;          /* queues the partial renders */
+    /* kapi_scene_pb_partial's check through the DDI's render */
+    struct ddi_dmabuf check;
+    uint32_t check_dw[KSCENE_PARTIAL_DW];
 };
+
+/* At kernel_init. */
+void kscene_init(struct kernel *k);
+/* dev is being destroyed (kapi_destroy_device): the kernel's contexts
+ * on it go too, and its buffers' records are let go. */
+void kscene_device_gone(struct kernel *k, struct kdevice *dev);
 
 /* vidsch_env.scene_oom */
 int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,

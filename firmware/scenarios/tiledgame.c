@@ -8,9 +8,17 @@
  * it with TILER_OOM, the kernel (vidmm's policy, vidmm_pb) grows the
  * buffer and vidsch resumes the stopped geometry. Both games' pixels are
  * checked against the CPU's drawing of each frame, so the grown scenes
- * must give the pixels of the uninterrupted ones. A third game's buffer
- * may not grow: its OOM cannot be answered, its context alone is put in
- * error (its device lost) and the other two are not disturbed. Then a
+ * must give the pixels of the uninterrupted ones. A third game renders
+ * the same frames as the second with a buffer that may not grow (no
+ * budget left) but with its partial render given to the kernel: every
+ * OOM is answered by a partial render on the kernel's context before the
+ * geometry resumes; its pixels are checked against the CPU's and its
+ * frames compared with the growing game's, frame by frame (grow and
+ * partial render give the same pixels). Two games' OOMs cannot be
+ * answered: one gave no partial render and may not grow, one's heap is
+ * smaller than a full-target primitive (an emptied heap cannot hold it):
+ * each alone is put in error (its device lost), the others are not
+ * disturbed. Then (a second phase) a
  * desktop in scenes: a game (NORMAL) with long tile passes and a
  * compositor (HIGH) with short scenes, both tile passes on the tile
  * engine: vidsch preempts the game's passes for the compositor's, the
@@ -22,6 +30,8 @@
  */
 #include <stdint.h>
 
+#include <copro/copro_tiler.h>
+
 #include "apps/tiledgame.h"
 #include "kernel/kapi.h"
 #include "lib/console.h"
@@ -29,13 +39,15 @@
 #include "vidmm/vidmm_pb.h"
 
 static struct os_scenario s;
-static struct tiledgame big, small, nogrow, game, comp;
+static struct tiledgame big, small, partial, badpartial, nogrow, tiny, game,
+                        comp;
 
 int scenario_main(const struct boot_info *boot)
 {
     struct kernel *k = &s.boot.k;
     struct tiledgame_config c;
-    struct vidmm_pb pb_big = { 0 }, pb_small = { 0 };
+    struct vidmm_pb pb_big = { 0 }, pb_small = { 0 }, pb_part = { 0 };
+    struct vidmm_pb pb_bad = { 0 };
     struct vidsch_ctx_stats cs = { 0 };
     uint64_t frames = 4;
     int st;
@@ -60,16 +72,61 @@ int scenario_main(const struct boot_info *boot)
                "bytes that may grow to %u (%s)", c.pb_size, c.pb_reserved,
                ddi_status_name(st));
         os_add_app(&s, tiledgame_app(&small));
-        /* no room to grow (reserved = size): the kernel cannot answer its
-         * OOM; it alone is put in error, the others go on */
+        /* the same frames, no budget to grow, a partial render given:
+         * the kernel renders the bins so far and the geometry resumes */
+        c.pb_reserved = 16384;
+        c.pb_budget = c.pb_size;
+        c.partial = true;
+        st = tiledgame_init(&partial, k, "tiled-partial", &c);
+        report(&s.r, st == DDI_OK, "tiled-partial: parameter buffer of %u "
+               "bytes, no budget to grow, its partial render given to the "
+               "kernel (%s)", c.pb_size, ddi_status_name(st));
+        os_add_app(&s, tiledgame_app(&partial));
+        /* (hostile) the same, but its partial render writes a surface it
+         * never made resident: the render faults on the kernel's context
+         * in its device; it alone loses (its device removed), and the
+         * others' tile passes on that engine, restarted after the reset,
+         * stay exact */
+        c.partial_faults = true;
+        c.seed = 5;
+        st = tiledgame_init(&badpartial, k, "tiled-badpartial", &c);
+        report(&s.r, st == DDI_OK, "tiled-badpartial: its partial render "
+               "targets a surface that is not resident (%s)",
+               ddi_status_name(st));
+        tiledgame_app(&badpartial)->expect_lost = true;
+        os_add_app(&s, tiledgame_app(&badpartial));
+        c.partial_faults = false;
+        c.seed = 1;
+        /* no room to grow (reserved = size) and no partial render: the
+         * kernel cannot answer its OOM; it alone is put in error, the
+         * others go on */
         c.pb_reserved = 1024;
+        c.pb_budget = 0;
+        c.partial = false;
         c.seed = 2;
         st = tiledgame_init(&nogrow, k, "tiled-nogrow", &c);
         report(&s.r, st == DDI_OK, "tiled-nogrow: parameter buffer of %u "
-               "bytes that may not grow (%s)", c.pb_size,
+               "bytes that may not grow, no partial render (%s)", c.pb_size,
                ddi_status_name(st));
         tiledgame_app(&nogrow)->expect_lost = true;
         os_add_app(&s, tiledgame_app(&nogrow));
+        /* a partial render given, but a heap that holds primitives of
+         * up to 4 tiles only: the frames' full layers cannot fit even an
+         * emptied heap; it alone is put in error */
+        c.pb_size = c.pb_reserved =
+            copro_scene_heap_start(4 * 3) + COPRO_PRIM_NEED(4);
+        c.partial = true;
+        st = tiledgame_init(&tiny, k, "tiled-tiny", &c);
+        report(&s.r, st == DDI_OK, "tiled-tiny: parameter buffer of %u "
+               "bytes, smaller than a full layer's need, partial render "
+               "given (%s)", c.pb_size, ddi_status_name(st));
+        tiledgame_app(&tiny)->expect_lost = true;
+        os_add_app(&s, tiledgame_app(&tiny));
+        /* (two phases: the kernel's paging buffers for the games'
+         * residency are a few at a time) */
+        os_run(&s, 200 * MS, 5000 * MS);
+        os_print_table(&s);
+        os_clear_apps(&s);
         /* a desktop in scenes: a game's long tile passes (48 tiles) and
          * a compositor's short scenes, both tile passes on the same
          * engine: the compositor's preempt the game's at tile
@@ -103,12 +160,51 @@ int scenario_main(const struct boot_info *boot)
                "tiled-small: %u TILER_OOM answered by %u grows (to %u "
                "bytes), the stopped geometry resumed", pb_small.ooms,
                pb_small.grows, pb_small.size);
+        kapi_scene_pb_stats(partial.app.proc, partial.hpb, &pb_part);
+        report(&s.r, pb_part.partials > 0 && pb_part.grows == 0 &&
+               pb_part.fails == 0 && pb_part.size == 1024 &&
+               partial.scene_partials == pb_part.partials,
+               "tiled-partial: %u TILER_OOM answered by %u partial renders "
+               "(%lu counted by the device in the scene headers), no grow, "
+               "the stopped geometry resumed after each", pb_part.ooms,
+               pb_part.partials, partial.scene_partials);
+        {
+            unsigned n = (unsigned)frames < TILEDGAME_CRC_FRAMES
+                         ? (unsigned)frames : TILEDGAME_CRC_FRAMES;
+            unsigned same = 0;
+
+            for (unsigned f = 0; f < n; f++) {
+                same += partial.crc[f] == small.crc[f] &&
+                        partial.crc[f] != 0;
+            }
+            report(&s.r, same == n && partial.frames_checked == frames &&
+                   small.frames_checked == frames,
+                   "tiled-partial's frames equal tiled-small's (the same "
+                   "seed: grow against partial render), %u of %u frames",
+                   same, n);
+        }
+        kapi_scene_pb_stats(badpartial.app.proc, badpartial.hpb, &pb_bad);
+        /* its second OOM is refused only because its device is gone:
+         * otherwise it would be another partial render */
+        report(&s.r, pb_bad.partials == 1 && pb_bad.fails == 1 &&
+               badpartial.frames_checked == 0 &&
+               vidsch_engine_stats(k->vs, c.tile_engine)->faults >= 1,
+               "tiled-badpartial: its partial render faulted (%lu faults on "
+               "engine %u in all), its geometry's next OOM was refused (%u):"
+               " only its device was lost", vidsch_engine_stats(k->vs,
+               c.tile_engine)->faults, c.tile_engine, pb_bad.fails);
         kapi_scene_pb_stats(nogrow.app.proc, nogrow.hpb, &pb_small);
         report(&s.r, pb_small.ooms > 0 && pb_small.grows == 0 &&
-               k->scene.refused > 0, "tiled-nogrow: its TILER_OOM could not "
-               "be answered (%u OOMs, %u refused in vidmm, %lu by the "
-               "kernel)", pb_small.ooms, pb_small.fails + pb_small.partials,
-               k->scene.refused);
+               pb_small.partials == 0 && pb_small.fails > 0,
+               "tiled-nogrow: its TILER_OOM could not be answered without "
+               "a partial render (%u OOMs, %u refused)", pb_small.ooms,
+               pb_small.fails);
+        kapi_scene_pb_stats(tiny.app.proc, tiny.hpb, &pb_small);
+        report(&s.r, pb_small.ooms > 0 && pb_small.partials == 0 &&
+               pb_small.fails > 0 && tiny.frames_checked == 0,
+               "tiled-tiny: a full layer cannot fit its emptied heap: "
+               "refused although a partial render was given (%u OOMs, %u "
+               "refused)", pb_small.ooms, pb_small.fails);
         kapi_context_stats(game.app.proc, game.htile_ctx, &cs);
         report(&s.r, cs.preemptions > 0 && cs.resumed > 0,
                "tiled-game's tile passes were preempted %lu times for the "
@@ -133,8 +229,14 @@ int scenario_main(const struct boot_info *boot)
                     "\"game_tile_preemptions\":%lu}\n", fc.p99, fc.max,
                     cs.preemptions);
         }
-        kprintf("# kernel: %lu OOMs, %lu grows, %lu refused\n",
-                k->scene.ooms, k->scene.grows, k->scene.refused);
+        report(&s.r, k->scene.partials ==
+               pb_part.partials + pb_bad.partials &&
+               k->scene.partial_errors == 0, "kernel: %lu partial renders "
+               "queued on its own contexts, %lu could not be",
+               k->scene.partials, k->scene.partial_errors);
+        kprintf("# kernel: %lu OOMs, %lu grows, %lu partial renders, %lu "
+                "refused\n", k->scene.ooms, k->scene.grows,
+                k->scene.partials, k->scene.refused);
     }
     return report_summary(&s.r);
 }

@@ -17,8 +17,10 @@ int vidmm_pb_init(struct vidmm_pb *pb, uint64_t va, uint32_t tiles,
         return DDI_EINVAL;
     }
     heap = copro_scene_heap_start(tiles);
-    /* a buffer that cannot hold one primitive even empty is useless */
-    if (size < heap + COPRO_PRIM_NEED(tiles)) {
+    /* a buffer that cannot hold the smallest primitive even empty is
+     * useless; one that holds small ones only may grow, and a primitive
+     * larger than its empty heap fails (vidmm_pb_oom) */
+    if (size < heap + COPRO_PRIM_NEED(1)) {
         return DDI_EINVAL;
     }
     *pb = (struct vidmm_pb){
@@ -52,7 +54,7 @@ enum vidmm_pb_answer vidmm_pb_oom(struct vidmm_pb *pb, uint32_t used,
         *new_size = pb->size;
         return VIDMM_PB_GROW;
     }
-    if (need <= pb->size - pb->heap_start) {
+    if (!pb->no_partial && need <= pb->size - pb->heap_start) {
         pb->partials++;
         return VIDMM_PB_PARTIAL;
     }

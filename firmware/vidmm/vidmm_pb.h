@@ -14,18 +14,24 @@
  *            if that stays within the reservation and the process's
  *            remaining budget: the caller commits the new pages, writes
  *            pb_size and resumes the geometry;
- *   PARTIAL  otherwise, if an emptied heap holds the primitive: the
- *            caller runs a partial TILE_RENDER, then resumes;
- *   FAIL     neither: no amount of partial rendering makes the primitive
- *            fit (the scene is lost; the context is put in error).
+ *   PARTIAL  otherwise, if the caller can run a partial render (the
+ *            process gave one for the scene, kernel/kscene.h; else it
+ *            sets no_partial) and an emptied heap holds the primitive:
+ *            the caller runs a partial TILE_RENDER, then resumes (the
+ *            device empties the bins, so a later OOM of the same scene
+ *            is answered the same way);
+ *   FAIL     neither: no partial render to run, or no amount of partial
+ *            rendering makes the primitive fit (the scene is lost; the
+ *            context is put in error).
  *
  * and counts each. Pure C, no hardware: unit-tested on the host
- * (tests/unit/test-vidmm-pb.c). Not yet wired to the kmd's TILER_OOM
- * (docs/scheduler.rst, "Scheduler classes").
+ * (tests/unit/test-vidmm-pb.c); the kernel asks it on every TILER_OOM
+ * (kernel/kscene.c).
  */
 #ifndef FW_VIDMM_VIDMM_PB_H
 #define FW_VIDMM_VIDMM_PB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct vidmm_pb {
@@ -34,6 +40,10 @@ struct vidmm_pb {
     uint32_t reserved;      /* VA kept after va: the most it grows to */
     uint32_t step;          /* bytes per grow, a multiple of 4 KiB */
     uint32_t heap_start;    /* of the scene's tile count */
+    bool no_partial;        /* the caller's, before vidmm_pb_oom: it
+                               cannot run a partial render now (none
+                               given, one on its way), so what would be
+                               PARTIAL is FAIL */
     /* counters */
     uint32_t ooms;
     uint32_t grows;
@@ -50,7 +60,8 @@ enum vidmm_pb_answer {
 
 /*
  * A parameter buffer for scenes of @tiles tiles at @va: @size usable
- * (at least one primitive's worth over the tile table), @reserved at
+ * (at least the smallest primitive's worth, COPRO_PRIM_NEED(1), over the
+ * tile table; COPRO_PRIM_NEED(@tiles) holds any), @reserved at
  * most COPRO_PB_MAX, @step a non-zero multiple of 4 KiB. DDI_OK or
  * DDI_EINVAL.
  */
@@ -59,8 +70,9 @@ int vidmm_pb_init(struct vidmm_pb *pb, uint64_t va, uint32_t tiles,
 
 /*
  * The answer to an OOM with the header's @used and @need, the process
- * able to commit @budget_left more bytes; for GROW, *new_size is the
- * pb_size to write (pb->size is updated).
+ * able to commit @budget_left more bytes, the caller able to run a
+ * partial render of the scene unless it set pb->no_partial; for GROW,
+ * *new_size is the pb_size to write (pb->size is updated).
  */
 enum vidmm_pb_answer vidmm_pb_oom(struct vidmm_pb *pb, uint32_t used,
                                   uint32_t need, uint64_t budget_left,

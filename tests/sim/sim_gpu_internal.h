@@ -120,5 +120,6 @@ static inline bool sim_is_scene_op(uint32_t op)
 {
     return op >= COPRO_OP_SCENE_BEGIN && op <= COPRO_OP_TILE_RENDER;
 }
+void sim_tiler_ack(struct sim_engine *e);
 
 #endif /* TESTS_SIM_SIM_GPU_INTERNAL_H */

@@ -29,12 +29,17 @@
  * VA onto VRAM, a process over its budget gets a trim callback for
  * exactly its excess and what it evicts is paged out and unmapped, the
  * paging fence holds the context's next buffer, reference counts, foreign
- * handles, a clean out-of-memory, every page back at the end.
+ * handles, a clean out-of-memory, every page back at the end. Scenes
+ * (kernel/kscene.c): a partial render's checks, a TILER_OOM answered by
+ * the partial render on the kernel's own context with the geometry held
+ * until it retired, no partial render (fails), the process killed while
+ * its render is queued or its geometry held (everything back).
  */
 #include <glib.h>
 #include <string.h>
 
 #include <copro/copro_cmd.h>
+#include <copro/copro_tiler.h>
 
 #include "ddi/ddi.h"
 #include "kernel/kapi.h"
@@ -95,8 +100,8 @@ static void fg_caps(void *drv, struct ddi_caps *c)
     (void)drv;
     *c = (struct ddi_caps){
         .engines = ENGINES,
-        .engine_ops = { (1u << (COPRO_OP_COPY_PTE + 1)) - 1,
-                        COPRO_COPY_ENGINE_OPS },
+        .engine_ops = { ((1u << (COPRO_OP_COPY_PTE + 1)) - 1) |
+                        COPRO_RENDER_SCENE_OPS, COPRO_COPY_ENGINE_OPS },
         .preemption = COPRO_PREEMPT_MID_COMMAND,
         .ring_entries = QMAX,
         .vram_size = VRAM,
@@ -252,6 +257,7 @@ static struct {
     bool reserved[FV_PAGES];
     uint32_t target[FV_PAGES];      /* enum ddi_pte_target */
     uint64_t frame[FV_PAGES];
+    bool writable[FV_PAGES];
 } fv;
 
 static int fv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
@@ -324,6 +330,7 @@ static int fv_pte_update(void *drv, const struct ddi_pte_update *u,
             }
             fv.target[i] = u[k].target;
             fv.frame[i] = u[k].addr + p * 4096;
+            fv.writable[i] = u[k].writable;
         }
     }
     if (out->cap_bytes - out->len_bytes < 4) {
@@ -2170,6 +2177,177 @@ static void test_exit_gpuva(void)
     g_assert_cmpuint(usage, ==, GV_ALLOC);  /* nothing of a's counted */
 }
 
+/* vidmm for applications' allocations and GPU-VA mode together, as the
+ * firmware boots them: GPU-VA views of vidmm's allocations
+ * (kapi_map_gpu_va, kernel/kvamap.h). */
+static void setup_gpuva_vidmm(void)
+{
+    struct ddi_device dev = { .ops = &fg_gpuva_ops, .drv = &gpu };
+    struct kernel_vidmm_config vc = {
+        .kernel_bytes = 4 * KSEG, .aperture_base = 1ull << 40,
+        .aperture_size = 4u << 20, .copy_engine = 1, .pool = &pool,
+    };
+    const struct kgpuva_config gc = {
+        .vram_bytes = GV_VRAM, .aperture_base = (1ull << 40) + (4u << 20),
+        .aperture_size = 4u << 20, .va_base = FV_VA_BASE,
+        .va_size = FV_PAGES * 4096ull, .copy_engine = 1, .pool = &pool,
+    };
+    struct vidsch_config cfg;
+    const char *err;
+
+    memset(&gpu, 0, sizeof(gpu));
+    memset(&fd, 0, sizeof(fd));
+    memset(&fp, 0, sizeof(fp));
+    memset(&fv, 0, sizeof(fv));
+    fd.cap = FD_QMAX;
+    gpu.now = 1000;
+    g_assert_true(page_pool_init(&pool, (uint64_t)(uintptr_t)poolmem,
+                                 POOL_BYTES / 4096, pool_used));
+    vidsch_config_default(&cfg);
+    g_assert_cmpuint(kernel_arena_bytes(&vc), <=, sizeof(arena));
+    err = kernel_init(&kern, &dev, 0x10000, 4 * KSEG + VMSEG,
+                      vram + 0x10000, &cfg, &vc, arena, sizeof(arena));
+    g_assert_null(err);
+    err = kernel_gpuva_start(&kern, &gc);
+    g_assert_null(err);
+}
+
+/* The fake page table over [va, + bytes): every page `target`, onto
+ * consecutive frames from `frame`, writable as asked. */
+static void assert_view(uint64_t va, uint64_t bytes, uint32_t target,
+                        uint64_t frame, bool writable)
+{
+    for (uint64_t a = va; a < va + bytes; a += 4096) {
+        uint64_t i = (a - FV_VA_BASE) / 4096;
+
+        g_assert_cmpuint(i, <, FV_PAGES);
+        g_assert_true(fv.reserved[i]);
+        g_assert_cmpuint(fv.target[i], ==, target);
+        if (target != DDI_PTE_INVALID) {
+            g_assert_cmpuint(fv.frame[i], ==, frame + (a - va));
+            g_assert_cmpint(fv.writable[i], ==, writable);
+        }
+    }
+}
+
+/*
+ * A GPU-VA view of an allocation of a packet-based device: its owner's
+ * (writable), one shared with another process read-only (read-only on
+ * the GPU too); refused for what it cannot be; gone with the handle, the
+ * allocation freed only once every view's invalidation retired and
+ * nothing of either process left behind.
+ */
+static void test_gpuva_view(void)
+{
+    struct kapi_alloc_desc d = { .size = GV_ALLOC, .cpu_visible = true,
+                                 .zeroed = true };
+    struct kernel_census start;
+    struct kproc *a, *b;
+    uint32_t da, ga, ha, ha2, hgv, db, gb, hb, name, hs[2];
+    uint64_t va, vas[2], vb, f, f2, vram, bufs;
+    struct vidmm_alloc_state vs;
+    struct kalloc *al;
+
+    setup_gpuva_vidmm();
+    take_census(&start);
+    a = kapi_process_create(&kern, "a");
+    b = kapi_process_create(&kern, "b");
+    g_assert_cmpint(kapi_create_device(a, &da), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_device_gpuva(a, &ga), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_allocation(a, da, &d, &ha), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_allocation(a, ga, &d, &hgv), ==, DDI_OK);
+    run();
+    /* refused: not a GPU-VA device, a GPU-VA allocation, bad handles,
+     * pointers and counts; nothing changed */
+    g_assert_cmpint(kapi_map_gpu_va(a, da, &ha, 1, &va, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &hgv, 1, &va, &f), ==,
+                    DDI_EINVAL);
+    hs[0] = ha;
+    hs[1] = 0x7fff0001;
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, hs, 2, vas, &f), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_map_gpu_va(a, 0x7fff0001, &ha, 1, &va, &f), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, NULL, 1, &va, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 1, NULL, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 1, &va, NULL), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 0, &va, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, KVAMAP_MAX + 1, &va, &f),
+                    ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(b, ga, &ha, 1, &va, &f), ==,
+                    DDI_EHANDLE);
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        g_assert_false(kern.vamaps[i].used);
+    }
+    /* the owner's view: pinned where it is in VRAM, writable */
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 1, &va, &f), ==, DDI_OK);
+    g_assert_cmpuint(f, >, 0);
+    al = handle_lookup(&a->handles, ha, HANDLE_ALLOCATION);
+    g_assert_nonnull(al);
+    g_assert_cmpint(vidmm_alloc_state(kern.vm, al->vm, &vs), ==, DDI_OK);
+    g_assert_cmpuint(vs.where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(vs.pin, ==, 1);        /* the view's: it stays */
+    vram = vs.gpu_addr;
+    assert_view(va, GV_ALLOC, DDI_PTE_VRAM, vram, true);
+    /* charged to the viewer: the view and the bytes it pins */
+    g_assert_cmpuint(a->quota.used[KQ_VIEWS], ==, 1);
+    g_assert_cmpuint(a->quota.used[KQ_PINNED], ==, GV_ALLOC);
+    /* again, with a second one in the same call: the same VA, and one
+     * paging buffer for the new view */
+    g_assert_cmpint(kapi_create_allocation(a, da, &d, &ha2), ==, DDI_OK);
+    hs[0] = ha;
+    hs[1] = ha2;
+    bufs = kern.gpuva.stats.paging_buffers;
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, hs, 2, vas, &f2), ==, DDI_OK);
+    g_assert_cmpuint(vas[0], ==, va);
+    g_assert_cmpuint(vas[1], !=, va);
+    g_assert_cmpuint(f2, >, f);
+    g_assert_cmpuint(kern.gpuva.stats.paging_buffers, ==, bufs + 1);
+    g_assert_cmpuint(a->quota.used[KQ_VIEWS], ==, 2);
+    run();
+    g_assert_cmpuint(kern.gpuva.fence_done, >=, f2);
+    /* shared read-only with b: b's view is read-only */
+    g_assert_cmpint(kapi_create_device(b, &db), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_device_gpuva(b, &gb), ==, DDI_OK);
+    g_assert_cmpint(kapi_share_allocation(a, ha, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a, ha, kapi_process_id(b),
+                                          KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b, db, name, &hb), ==, DDI_OK);
+    g_assert_cmpint(kapi_map_gpu_va(b, gb, &hb, 1, &vb, &f), ==, DDI_OK);
+    /* (the fake keeps one table for every space: b's range is at the
+     * same VA as a's) */
+    assert_view(vb, GV_ALLOC, DDI_PTE_VRAM, vram, false);
+    g_assert_cmpuint(b->quota.used[KQ_VIEWS], ==, 1);
+    g_assert_cmpuint(b->quota.used[KQ_PINNED], ==, GV_ALLOC);
+    vidmm_alloc_state(kern.vm, al->vm, &vs);
+    g_assert_cmpuint(vs.pin, ==, 2);
+    run();
+    /* b's handle goes: its view with it; the allocation stays a's */
+    g_assert_cmpint(kapi_destroy_allocation(b, hb), ==, DDI_OK);
+    assert_view(vb, GV_ALLOC, DDI_PTE_INVALID, 0, false);
+    run();
+    g_assert_true(handle_lookup(&a->handles, ha, HANDLE_ALLOCATION) == al);
+    g_assert_true(al->used);
+    /* b's pin and charges went with its view */
+    vidmm_alloc_state(kern.vm, al->vm, &vs);
+    g_assert_cmpuint(vs.pin, ==, 1);
+    g_assert_cmpuint(b->quota.used[KQ_VIEWS], ==, 0);
+    g_assert_cmpuint(b->quota.used[KQ_PINNED], ==, 0);
+    /* a exits with its view: the view, then the allocation go */
+    g_assert_cmpint(kapi_process_exit(a), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(b), ==, DDI_OK);
+    run();
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        g_assert_false(kern.vamaps[i].used);
+    }
+    assert_census(&start);
+}
+
 /* A process's calls after its exit (its record exiting, then freed):
  * refused or ignored, never a crash (an application's timer firing after
  * its process was killed). */
@@ -2900,6 +3078,322 @@ static void test_gpuva_space_own_only(void)
     g_assert_cmpuint(gb->dma.count, ==, 0);
 }
 
+/* ---- scenes: the partial render's answer to TILER_OOM (kscene.c) ---- */
+
+#define SC_W        128u
+#define SC_H        96u
+#define SC_TILES    12u     /* 4 x 3 tiles of 32 */
+
+struct scene_app {
+    struct gv_app g;        /* h[0]: the target */
+    uint32_t hpb;
+    uint64_t pb_va;
+    uint32_t cmd[64];
+    struct umd_cmdbuf b;
+};
+
+static void scene_make(struct scene_app *a, const char *name)
+{
+    struct kapi_scene_pb_desc pd = {
+        .tiles = SC_TILES, .size = 1024, .reserved = 1024, .step = 4096,
+        .budget = 1024,
+    };
+    uint64_t f = 0;
+
+    gv_make(&a->g, name, 1, 0);
+    g_assert_cmpint(kapi_create_scene_pb(a->g.p, a->g.dev, &pd, &a->hpb,
+                                         &a->pb_va), ==, DDI_OK);
+    g_assert_cmpint(gv_resident(&a->g, 0, &f), ==, DDI_OK);
+    g_assert_cmpint(kapi_make_resident(a->g.p, a->g.dev, &a->hpb, 1, &f),
+                    ==, DDI_OK);
+    run();
+}
+
+/* The partial render: SET_TARGET, TILE_RENDER (flags as given). */
+static struct kapi_scene_partial_desc scene_partial(struct scene_app *a,
+                                                    bool partial,
+                                                    uint64_t pb_va,
+                                                    uint32_t tiles)
+{
+    umd_init(&a->b, a->cmd, sizeof(a->cmd));
+    umd_va_set_target(&a->b, 0, a->g.va[0], SC_W * 4, SC_W, SC_H,
+                      COPRO_FMT_XRGB8888);
+    umd_va_tile_render(&a->b, 0, partial, pb_va, tiles);
+    return (struct kapi_scene_partial_desc){
+        .engine = 0, .prio = VIDSCH_PRIO_NORMAL, .cmd = umd_words(&a->b),
+        .cmd_bytes = umd_bytes(&a->b),
+    };
+}
+
+/* What the device leaves when the geometry of the buffer just submitted
+ * on a's context stops on OOM: the save record names the scene, the
+ * header says OOM; the ring is dropped; the upcall. */
+static void scene_oom(struct scene_app *a, uint32_t need)
+{
+    struct kcontext *c = handle_lookup(&a->g.p->handles, a->g.ctx,
+                                       HANDLE_CONTEXT);
+    volatile struct copro_save_record *rec;
+    struct copro_save_tiler t = {
+        .scene = a->pb_va,
+        .flags = COPRO_SAVE_TILER_SCENE | COPRO_SAVE_TILER_OOM,
+    };
+    volatile void *cpu;
+    volatile struct copro_scene *h;
+    uint64_t fence;
+
+    g_assert_nonnull(c);
+    g_assert_cmpuint(gpu.nq[0], ==, 1);
+    fence = gpu.q[0][0].fence;
+    rec = vidmm_segment_cpu(&kern.seg, c->save_gpu);
+    memcpy((void *)rec->reserved, &t, sizeof(t));
+    g_assert_cmpint(kapi_lock(a->g.p, a->hpb, KAPI_LOCK_IGNORESYNC, &cpu),
+                    ==, DDI_OK);
+    h = cpu;
+    h->state = COPRO_SCENE_OOM;
+    h->pb_size = 1024;
+    h->used = 1000;
+    kapi_unlock(a->g.p, a->hpb);
+    gpu.nq[0] = 0;
+    kernel_upcalls.tiler_oom(&kern, 0, fence, need, gpu.completed[0]);
+}
+
+static int scene_geometry(struct scene_app *a)
+{
+    struct kapi_render_args ra;
+
+    umd_init(&a->b, a->cmd, sizeof(a->cmd));
+    umd_va_set_target(&a->b, 0, a->g.va[0], SC_W * 4, SC_W, SC_H,
+                      COPRO_FMT_XRGB8888);
+    umd_va_scene_begin(&a->b, 0, true, a->pb_va, 1024, 0);
+    umd_bin_rect(&a->b, 0, 0, SC_W, SC_H, 0xff);
+    umd_scene_end(&a->b);
+    ra = (struct kapi_render_args){
+        .cmd = umd_words(&a->b), .cmd_bytes = umd_bytes(&a->b),
+    };
+    return kapi_render(a->g.p, a->g.ctx, &ra);
+}
+
+/* kapi_scene_pb_partial's checks: its shape, its buffer, its engine,
+ * the caller's handle. */
+static void test_scene_partial_refusals(void)
+{
+    struct scene_app a, b;
+    struct kapi_scene_partial_desc d;
+    struct kernel_census start;
+
+    setup_gpuva();
+    take_census(&start);
+    scene_make(&a, "a");
+    scene_make(&b, "b");
+    d = scene_partial(&a, false, a.pb_va, SC_TILES);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_EINVAL);
+    d = scene_partial(&a, true, a.pb_va + 8, SC_TILES);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_EINVAL);
+    /* another of its allocations: not this scene's parameter buffer */
+    d = scene_partial(&a, true, a.g.va[0], SC_TILES);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_EINVAL);
+    d = scene_partial(&a, true, a.pb_va, SC_TILES + 1);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_EINVAL);
+    /* one more packet of another kind */
+    d = scene_partial(&a, true, a.pb_va, SC_TILES);
+    umd_rect(&a.b, 0, 0, 0, 1, 1, 0);
+    d.cmd_bytes = umd_bytes(&a.b);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_EINVAL);
+    /* two partial renders */
+    d = scene_partial(&a, true, a.pb_va, SC_TILES);
+    umd_va_tile_render(&a.b, 0, true, a.pb_va, SC_TILES);
+    d.cmd_bytes = umd_bytes(&a.b);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_EINVAL);
+    /* the copy engine does not render: the DDI says so */
+    d = scene_partial(&a, true, a.pb_va, SC_TILES);
+    d.engine = 1;
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==,
+                    DDI_EOPCODE);
+    d.engine = 7;
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_EINVAL);
+    d.engine = 0;
+    d.prio = VIDSCH_PRIO_REALTIME;
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==,
+                    DDI_EACCESS);
+    d.prio = VIDSCH_PRIO_NORMAL;
+    /* another process's buffer, a stale or wrong-type handle */
+    g_assert_cmpint(kapi_scene_pb_partial(b.g.p, a.hpb, &d), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.g.ctx, &d), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, NULL), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(a.g.p), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(b.g.p), ==, DDI_OK);
+    run();
+    assert_census(&start);
+}
+
+/*
+ * An OOM answered by a partial render, step by step: the geometry is not
+ * resumed while the kernel's render (on its own context, not the
+ * process's) is on the GPU; once that retired the geometry resumes with
+ * RESUME in its own save area. Then the scene's next OOM is answered the
+ * same way. Counted in vidmm_pb and the kernel.
+ */
+static void test_scene_partial_oom(void)
+{
+    struct scene_app a;
+    struct kapi_scene_partial_desc d;
+    struct kernel_census start;
+    struct kcontext *c;
+    struct vidmm_pb pb;
+    uint64_t save;
+
+    setup_gpuva();
+    take_census(&start);
+    scene_make(&a, "a");
+    c = handle_lookup(&a.g.p->handles, a.g.ctx, HANDLE_CONTEXT);
+    save = c->save_gpu;
+    d = scene_partial(&a, true, a.pb_va, SC_TILES);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(scene_geometry(&a), ==, DDI_OK);
+    run();
+    for (unsigned round = 1; round <= 2; round++) {
+        scene_oom(&a, 128);
+        run();
+        /* the kernel's partial render on the GPU, alone: not the
+         * geometry, not on the geometry's context */
+        g_assert_cmpuint(gpu.nq[0], ==, 1);
+        g_assert_cmpuint(gpu.q[0][0].context, !=, c->hw_id);
+        g_assert_cmpuint(gpu.q[0][0].save_addr, !=, save);
+        g_assert_cmphex(gpu.q[0][0].flags, ==, 0);
+        g_assert_cmpuint(kern.scene.partials, ==, round);
+        /* it retires: the geometry resumes where it stopped */
+        gpu.completed[0] = gpu.q[0][0].fence;
+        gpu.nq[0] = 0;
+        kernel_upcalls.dma_completed(&kern, 0, gpu.completed[0]);
+        run();
+        g_assert_cmpuint(gpu.nq[0], ==, 1);
+        g_assert_cmpuint(gpu.q[0][0].context, ==, c->hw_id);
+        g_assert_cmphex(gpu.q[0][0].flags, ==, COPRO_SUBMIT_RESUME);
+        g_assert_cmpuint(gpu.q[0][0].save_addr, ==, save);
+    }
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_scene_pb_stats(a.g.p, a.hpb, &pb), ==, DDI_OK);
+    g_assert_cmpuint(pb.ooms, ==, 2);
+    g_assert_cmpuint(pb.partials, ==, 2);
+    g_assert_cmpuint(pb.fails + pb.grows, ==, 0);
+    g_assert_cmpuint(kern.scene.partial_errors, ==, 0);
+    g_assert_cmpint(kapi_context_error(a.g.p, a.g.ctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(a.g.p), ==, DDI_OK);
+    run();
+    assert_census(&start);
+}
+
+/* Without a partial render given, the same OOM fails the context (its
+ * device removed), as before. */
+static void test_scene_no_partial(void)
+{
+    struct scene_app a;
+    struct vidmm_pb pb;
+
+    setup_gpuva();
+    scene_make(&a, "a");
+    gpu.hold = true;
+    g_assert_cmpint(scene_geometry(&a), ==, DDI_OK);
+    run();
+    scene_oom(&a, 128);
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_context_error(a.g.p, a.g.ctx), ==, DDI_ELOST);
+    g_assert_cmpint(kapi_scene_pb_stats(a.g.p, a.hpb, &pb), ==, DDI_OK);
+    g_assert_cmpuint(pb.fails, ==, 1);
+    g_assert_cmpuint(kern.scene.partials, ==, 0);
+}
+
+/* The parameter buffer destroyed under a held geometry, before its
+ * render was queued: the render is not run, the geometry is released at
+ * once (not held for ever), stops again and is refused. */
+static void test_scene_pb_destroyed(void)
+{
+    struct scene_app a;
+    struct kapi_scene_partial_desc d;
+    unsigned submits;
+
+    setup_gpuva();
+    scene_make(&a, "a");
+    d = scene_partial(&a, true, a.pb_va, SC_TILES);
+    g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(scene_geometry(&a), ==, DDI_OK);
+    run();
+    scene_oom(&a, 128);
+    g_assert_cmpint(kapi_destroy_allocation(a.g.p, a.hpb), ==, DDI_OK);
+    submits = gpu.submits;
+    run();
+    /* the geometry again, not the render */
+    g_assert_cmpuint(gpu.submits, ==, submits + 1);
+    g_assert_cmpuint(gpu.q[0][0].context, ==,
+                     ((struct kcontext *)handle_lookup(&a.g.p->handles,
+                                                       a.g.ctx,
+                                                       HANDLE_CONTEXT))
+                     ->hw_id);
+    g_assert_cmpuint(kern.scene.partial_errors, ==, 1);
+    /* it stops on the same primitive: refused, its context lost */
+    gpu.nq[0] = 1;
+    kernel_upcalls.tiler_oom(&kern, 0, gpu.q[0][0].fence, 128,
+                             gpu.completed[0]);
+    gpu.nq[0] = 0;
+    gpu.hold = false;
+    run();
+    g_assert_cmpint(kapi_context_error(a.g.p, a.g.ctx), ==, DDI_ELOST);
+    g_assert_true(kernel_gpu_idle(&kern));
+}
+
+/*
+ * The process killed at the worst moments: right after the OOM was
+ * answered (its render not yet queued), and while its geometry is held
+ * behind its render on the GPU. Everything comes back (census), nothing
+ * runs for the dead process afterwards, and the kernel's context goes
+ * with its device.
+ */
+static void test_scene_partial_killed(void)
+{
+    struct kernel_census start;
+
+    for (unsigned when = 0; when < 2; when++) {
+        struct scene_app a;
+        struct kapi_scene_partial_desc d;
+        unsigned submits;
+
+        setup_gpuva();
+        take_census(&start);
+        scene_make(&a, "a");
+        d = scene_partial(&a, true, a.pb_va, SC_TILES);
+        g_assert_cmpint(kapi_scene_pb_partial(a.g.p, a.hpb, &d), ==, DDI_OK);
+        gpu.hold = true;
+        g_assert_cmpint(scene_geometry(&a), ==, DDI_OK);
+        run();
+        scene_oom(&a, 128);
+        if (when == 1) {
+            run();      /* the render is on the GPU, the geometry held */
+            g_assert_cmpuint(gpu.nq[0], ==, 1);
+        }
+        g_assert_cmpint(kapi_process_exit(a.g.p), ==, DDI_OK);
+        run();
+        submits = gpu.submits;
+        if (when == 1) {
+            /* the render is preempted (the fake answers once the ring is
+             * empty): what comes back is lost */
+            gpu.nq[0] = 0;
+        }
+        gpu.hold = false;
+        run();
+        g_assert_cmpuint(gpu.submits, ==, submits);
+        g_assert_cmpuint(kern.scene.partial_errors, ==, 0);
+        assert_census(&start);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2946,6 +3440,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/display/failures", test_present_failures);
     g_test_add_func("/kernel/display/pointer", test_pointer);
     g_test_add_func("/kernel/gpuva/budget-trim", test_gpuva_budget_trim);
+    g_test_add_func("/kernel/gpuva/view", test_gpuva_view);
     g_test_add_func("/kernel/gpuva/paging-hold", test_gpuva_paging_hold);
     g_test_add_func("/kernel/gpuva/batch-busy", test_gpuva_batch_busy);
     g_test_add_func("/kernel/gpuva/evict-in-use", test_gpuva_evict_in_use);
@@ -2961,6 +3456,13 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/exit/dead-calls", test_exit_dead_calls);
     g_test_add_func("/kernel/exit/hostile-random", test_exit_hostile_random);
     g_test_add_func("/kernel/exit/many", test_exit_many);
+    g_test_add_func("/kernel/scene/partial-refusals",
+                    test_scene_partial_refusals);
+    g_test_add_func("/kernel/scene/partial-oom", test_scene_partial_oom);
+    g_test_add_func("/kernel/scene/no-partial", test_scene_no_partial);
+    g_test_add_func("/kernel/scene/partial-killed",
+                    test_scene_partial_killed);
+    g_test_add_func("/kernel/scene/pb-destroyed", test_scene_pb_destroyed);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
     return g_test_run();

@@ -2,8 +2,9 @@
 /*
  * Host tests for vidmm's parameter-buffer policy (firmware/vidmm/
  * vidmm_pb.c): grow while the reservation and the budget allow, partial
- * render when they do not but an emptied heap holds the primitive, fail
- * when nothing can, with every answer counted.
+ * render when they do not but an emptied heap holds the primitive and
+ * the caller has a partial render to run, fail when nothing can, with
+ * every answer counted.
  */
 #include <glib.h>
 
@@ -22,7 +23,7 @@ static uint32_t heap(void)
 static void test_init(void)
 {
     struct vidmm_pb pb;
-    uint32_t min = heap() + COPRO_PRIM_NEED(TILES);
+    uint32_t min = heap() + COPRO_PRIM_NEED(1);
 
     g_assert_cmpint(vidmm_pb_init(&pb, 0x1000, TILES, min, 65536, 4096), ==,
                     DDI_OK);
@@ -104,6 +105,49 @@ static void test_fail(void)
     g_assert_cmpuint(pb.grows + pb.partials, ==, 0);
 }
 
+/* No partial render to run (the process gave none): what would have
+ * been a partial render fails, counted as a failure. */
+static void test_no_partial(void)
+{
+    struct vidmm_pb pb;
+    uint32_t size = heap() + COPRO_PRIM_NEED(TILES), got = 0;
+
+    g_assert_cmpint(vidmm_pb_init(&pb, 0x10000, TILES, size, size, 4096),
+                    ==, DDI_OK);
+    pb.no_partial = true;
+    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 1 << 20, &got), ==,
+                    VIDMM_PB_FAIL);
+    pb.no_partial = false;
+    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, 64, 1 << 20, &got), ==,
+                    VIDMM_PB_PARTIAL);
+    g_assert_cmpuint(pb.fails, ==, 1);
+    g_assert_cmpuint(pb.partials, ==, 1);
+    g_assert_cmpuint(pb.ooms, ==, 2);
+}
+
+/*
+ * A buffer smaller than the largest primitive's need (allowed: it holds
+ * the small ones): partial renders for those, and the large one fails
+ * even with a partial render to run (an empty heap cannot hold it).
+ */
+static void test_small_heap(void)
+{
+    struct vidmm_pb pb;
+    uint32_t size = heap() + COPRO_PRIM_NEED(4), got = 0;
+
+    g_assert_cmpint(vidmm_pb_init(&pb, 0x10000, TILES, heap() +
+                                  COPRO_PRIM_NEED(1) - 8, size, 4096), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(vidmm_pb_init(&pb, 0x10000, TILES, size, size, 4096),
+                    ==, DDI_OK);
+    g_assert_cmpint(vidmm_pb_oom(&pb, size - 8, COPRO_PRIM_NEED(4), 1 << 20,
+                                 &got), ==, VIDMM_PB_PARTIAL);
+    g_assert_cmpint(vidmm_pb_oom(&pb, heap() + 8, COPRO_PRIM_NEED(TILES),
+                                 1 << 20, &got), ==, VIDMM_PB_FAIL);
+    g_assert_cmpuint(pb.partials, ==, 1);
+    g_assert_cmpuint(pb.fails, ==, 1);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -111,5 +155,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm-pb/grow", test_grow);
     g_test_add_func("/vidmm-pb/budget", test_budget);
     g_test_add_func("/vidmm-pb/fail", test_fail);
+    g_test_add_func("/vidmm-pb/no-partial", test_no_partial);
+    g_test_add_func("/vidmm-pb/small-heap", test_small_heap);
     return g_test_run();
 }
