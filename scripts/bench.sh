@@ -21,6 +21,10 @@ QTEST_QEMU_BINARY="$build/tests/qemu-system-x86_64" "$build/copro-bench-tiler" |
     grep -v -e '^#' -e '^ok ' -e '^1\.\.'
 
 echo
+echo "== tiling in the OS: the compositor over a long tile pass against long immediate work (mid-command, command), the tiled game's scene wait (virtual time) =="
+bash "$(dirname "$0")/bench-tiling-os.sh" "$build/qemu-run" "$build/firmware"
+
+echo
 echo "== emulation speed: virtual time per host second, quiet-period batching off (old path) and on (host time, one run each) =="
 python3 "$(dirname "$0")/bench-speed.py" \
     --qemu-python "$build/qemu/src/python" --out "$BENCH_DIR/speed.json" \

@@ -675,7 +675,7 @@ def power_on_state(state):
             'fault-address', 'fault-fence', 'busy-ns', 'submissions',
             'packets', 'bytes', 'faults', 'tlb-hits', 'tlb-misses',
             'preemptions', 'preempt-min-ns', 'preempt-mean-ns',
-            'preempt-max-ns')
+            'preempt-max-ns', 'tiler-held', 'tiler-oom-fence')
     wrong = []
     for d, e in engines(state):
         if e['state'] != 'idle' or e['fault'] != 'none' or \

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "apps/compositor.h"
+#include "apps/compositor_scene.h"
 
 #include <stddef.h>
 
@@ -87,6 +88,7 @@ static bool build(struct frameapp *f, uint64_t n, struct umd_cmdbuf *b)
     struct compositor *c = (struct compositor *)f;
     struct compositor_frame *r = &c->rec[n % COMPOSITOR_RECORDS];
     uint32_t pitch = c->disp.pitch, prim;
+    int win_buf[COMPOSITOR_MAX_WINDOWS], cursor_buf = -1;
     struct picture pic;
 
     *r = (struct compositor_frame){
@@ -95,8 +97,30 @@ static bool build(struct frameapp *f, uint64_t n, struct umd_cmdbuf *b)
     };
     prim = c->hprimary[r->primary];
     desktop_picture(c, n, &pic);
-    picture_emit(&pic, b, prim, 0, pitch, c->disp.width, c->disp.height);
-    for (unsigned i = 0; i < c->nwin; i++) {
+    if (c->sc.on) {
+        /* what frame n shows, composed as a scene; then only the
+         * pointer image below goes in b */
+        for (unsigned i = 0; i < c->nwin; i++) {
+            struct winapp *o = c->win[i].owner;
+
+            r->win_front[i] = o->front;
+            win_buf[i] = o->front ? (int)o->front_buf : -1;
+            if (o->front) {
+                winapp_hold(o, o->front_buf, n);
+            }
+        }
+        if (c->cursor.owner && c->cursor.owner->front && !c->hw_cursor) {
+            cursor_buf = (int)c->cursor.owner->front_buf;
+        }
+        cursor_pos(c, n, &r->cx, &r->cy);
+        if (!comp_scene_submit(c, n, r, &pic, win_buf, cursor_buf)) {
+            return false;
+        }
+    } else {
+        picture_emit(&pic, b, prim, 0, pitch, c->disp.width,
+                     c->disp.height);
+    }
+    for (unsigned i = 0; i < c->nwin && !c->sc.on; i++) {
         const struct compositor_window *win = &c->win[i];
         struct winapp *o = win->owner;
         uint64_t m = o->front;
@@ -133,7 +157,8 @@ static bool build(struct frameapp *f, uint64_t n, struct umd_cmdbuf *b)
             umd_copy(b, c->hpointer[r->pointer], 0, c->cursor.h[buf], 0,
                      DDI_POINTER_BYTES);
         }
-        for (uint32_t y = 0; m && !c->hw_cursor && y < DDI_POINTER_SIZE;
+        for (uint32_t y = 0;
+             m && !c->hw_cursor && !c->sc.on && y < DDI_POINTER_SIZE;
              y++) {
             uint32_t x0 = c->span[y][0], x1 = c->span[y][1];
 
@@ -197,6 +222,28 @@ static void on_present(void *arg, const struct kapi_present_result *res)
         }
     }
     frameapp_check_drained(&c->f);
+}
+
+/* How long composing frame n took on the GPU: from its first packet's
+ * start (the scene's geometry's, in scenes) to its last packet's end. */
+static void frame_done(struct frameapp *f, uint64_t n)
+{
+    struct compositor *c = (struct compositor *)f;
+    unsigned s = n % FRAMEAPP_SLOTS;
+    uint64_t start = f->rec[2 * s], end = f->rec[2 * s + 1];
+
+    if (c->sc.on) {
+        uint64_t g = comp_scene_start(c, n);
+
+        start = g && g <= start ? g : start;
+    }
+    if (start && end >= start) {
+        c->composed++;
+        c->compose_ns_sum += end - start;
+        if (end - start > c->compose_ns_max) {
+            c->compose_ns_max = end - start;
+        }
+    }
 }
 
 static bool may_release(struct frameapp *f, uint64_t n)
@@ -511,7 +558,8 @@ int compositor_init(struct compositor *c, struct kernel *k, const char *name,
     }
     /* the next frame is due before the next vsync */
     fc.deadline_ns = c->disp.vsync_period_ns;
-    st = frameapp_init(&c->f, &fc, build, NULL, c->cmd, sizeof(c->cmd));
+    st = frameapp_init(&c->f, &fc, build, frame_done, c->cmd,
+                       sizeof(c->cmd));
     if (st != DDI_OK) {
         return st;
     }
@@ -569,6 +617,10 @@ static int open_source(struct compositor *c, struct winapp *owner,
         if (st == DDI_OK && size != want) {
             st = DDI_EINVAL;
         }
+    }
+    if (st == DDI_OK && c->sc.on) {
+        /* read-only: the window's owner granted them so */
+        st = comp_scene_view(c, w->h, owner->nbuf, w->va);
     }
     if (st == DDI_OK) {
         st = winapp_attach(owner, c->sync_name);

@@ -33,6 +33,19 @@
  * kernel counted the same flips. compositor_screen() then gives the
  * screen as QEMU shows it (the pointer blended over the scanout): its
  * CRC-32 and sample pixels, for a host to compare with a screendump.
+ *
+ * In scenes (compositor_use_scenes, apps/compositor_scene.c): the same
+ * frame composed as a scene (docs/specs/copro.rst, "Tiling") by a GPU-VA
+ * device of the compositor's process: a geometry buffer on engine 0
+ * (SCENE_BEGIN with the desktop's background as clear colour, a
+ * BIN_RECT per rectangle of the desktop, a BIN_BLIT per window's front
+ * buffer, the drawn-in cursor's rows as BIN_BLITs, SCENE_END) and a tile
+ * pass on the tile engine held on the geometry's signal, into the
+ * primary through a GPU-VA view of it (kapi_map_gpu_va; the windows'
+ * surfaces are read through read-only views). The frame's own buffer on
+ * the render context waits on the GPU for the tile pass, so its signal,
+ * which the present and the windows wait for, still says "frame n is
+ * composed". The picture, and so the check, is the same.
  */
 #ifndef FW_APPS_COMPOSITOR_H
 #define FW_APPS_COMPOSITOR_H
@@ -49,12 +62,14 @@
 #define COMPOSITOR_RECORDS      8       /* frames remembered, by n mod */
 #define COMPOSITOR_CMD_BYTES    8192
 #define COMPOSITOR_SAMPLES      8
+#define COMPOSITOR_SCENE_BYTES  8192
 
 struct compositor_window {
     struct winapp *owner;       /* NULL: none */
     uint32_t h[WINAPP_MAX_BUFFERS];     /* its buffers, opened here */
     uint32_t x, y;              /* where its content goes on the screen */
     uint32_t title;             /* title bar colour */
+    uint64_t va[WINAPP_MAX_BUFFERS];    /* in scenes: GPU-VA views */
 };
 
 /* What frame n composed. */
@@ -71,6 +86,22 @@ struct compositor_sample {
     uint32_t x, y;
     uint32_t rgb;               /* 0xRRGGBB as the screen shows it */
     const char *what;
+};
+
+/* Composing in scenes (apps/compositor_scene.c). */
+struct compositor_scenes {
+    bool on;
+    unsigned tile_engine;
+    uint32_t hdev;              /* the GPU-VA device */
+    uint32_t hgeom, htile;      /* geometry (engine 0) and tile contexts */
+    uint32_t hsync_geom, hsync_tile;
+    uint32_t hpb, hstamp;
+    uint64_t pb_va, stamp_va;
+    uint64_t primary_va[2];
+    uint32_t tiles;
+    uint64_t scenes;            /* frames submitted as scenes */
+    uint32_t geom[COMPOSITOR_SCENE_BYTES / 4];
+    uint32_t tile[64];
 };
 
 /* The screen as the display shows it, once checked. */
@@ -112,6 +143,10 @@ struct compositor {
     uint64_t vsync_start, vsync_stop;   /* the source's count then */
 
     struct compositor_screen screen;
+    /* composing a frame: its first packet's start to its last packet's
+     * end (GPU clock), over the frames that completed */
+    uint64_t composed, compose_ns_sum, compose_ns_max;
+    struct compositor_scenes sc;
     uint32_t cmd[COMPOSITOR_CMD_BYTES / 4];
 };
 
@@ -119,6 +154,11 @@ struct compositor {
  * the cursor into the primary even when there is a pointer plane. */
 int compositor_init(struct compositor *c, struct kernel *k, const char *name,
                     bool sw_cursor);
+
+/* Composes in scenes from now on, tile passes on tile_engine (the
+ * render engine or another with COPRO_CAP_TILER's engines); needs the
+ * kernel in GPU-VA mode. Before any window or cursor is added. */
+int compositor_use_scenes(struct compositor *c, unsigned tile_engine);
 
 /* Shows owner's window with its content's top-left at (x, y) (a title
  * bar and border go around it) and shares the compositor's sync object

@@ -447,6 +447,134 @@ int snoop_init(struct snoop *n, struct kernel *k, const char *name,
     return st;
 }
 
+/* ---- scribble: a read-only view written to ---- */
+
+static void scribble_told(void *arg, int status)
+{
+    struct scribble *n = arg;
+
+    n->told = true;
+    n->status = status;
+    n->app.drained = true;
+}
+
+static void scribble_start(struct app *a)
+{
+    struct scribble *n = (struct scribble *)a;
+    uint64_t fence = 0, f2 = 0;
+    int st = kapi_map_gpu_va(a->proc, a->hdev, &n->hsurface, 1, &n->view,
+                             &fence);
+
+    if (st == DDI_OK) {
+        st = kapi_make_resident(a->proc, a->hdev, &n->hbuf, 1, &f2);
+    }
+    if (st == DDI_OK && (fence || f2)) {
+        st = kapi_wait_paging(a->proc, a->hctx, fence > f2 ? fence : f2);
+    }
+    /* reading through the view: what it was granted */
+    if (st == DDI_OK) {
+        umd_reset(&n->cb);
+        umd_va_copy(&n->cb, n->va, n->view, SNOOP_BYTES);
+        st = umd_ok(&n->cb) ? app_render(a, &n->cb) : DDI_EINVAL;
+    }
+    if (st == DDI_OK) {
+        st = kapi_signal_gpu(a->proc, a->hctx, n->hdone, 1);
+    }
+    /* writing through it: what it was not */
+    if (st == DDI_OK) {
+        umd_reset(&n->cb);
+        umd_va_fill(&n->cb, n->view, SNOOP_BYTES, 0x5c5c5c5c);
+        st = umd_ok(&n->cb) ? app_render(a, &n->cb) : DDI_EINVAL;
+    }
+    if (st == DDI_OK) {
+        st = kapi_signal_gpu(a->proc, a->hctx, n->hdone, 2);
+    }
+    if (st == DDI_OK) {
+        st = kapi_wait_cpu(a->proc, n->hdone, 2, scribble_told, n);
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "scribble", st);
+        a->drained = true;
+        return;
+    }
+    a->submitted += 2;
+}
+
+static void scribble_check(struct app *a, struct report *r)
+{
+    struct scribble *n = (struct scribble *)a;
+    volatile void *cpu = NULL;
+    uint64_t bad = SNOOP_BYTES / 4;
+    int st = kapi_lock(a->proc, n->hbuf, KAPI_LOCK_IGNORESYNC, &cpu);
+
+    if (st == DDI_OK) {
+        bad = 0;
+        for (unsigned i = 0; i < SNOOP_BYTES / 4; i++) {
+            bad += ((volatile uint32_t *)cpu)[i] != n->pattern;
+        }
+        kapi_unlock(a->proc, n->hbuf);
+    }
+    report(r, st == DDI_OK && bad == 0, "%s: read the surface it was "
+           "granted through its view (%lu words wrong; lock %s)", a->name,
+           bad, ddi_status_name(st));
+    report(r, n->told && n->status == DDI_ELOST, "%s: its fill of the "
+           "read-only view faulted its own context: its device removed "
+           "(%s)", a->name, n->told ? ddi_status_name(n->status)
+                                    : "no answer");
+}
+
+static const struct app_ops scribble_ops = {
+    .start = scribble_start, .stop = snoop_stop, .check = scribble_check,
+};
+
+int scribble_init(struct scribble *n, struct kernel *k, const char *name,
+                  struct kproc *owner, uint32_t hsurface, uint32_t pattern)
+{
+    struct app *a = &n->app;
+    struct kapi_alloc_desc d = { .size = SNOOP_BYTES, .cpu_visible = true,
+                                 .zeroed = true };
+    uint32_t shared = 0;
+    int st;
+
+    n->pattern = pattern;
+    *a = (struct app){
+        .name = name, .k = k, .engine = COPRO_ENGINE_RENDER,
+        .prio = VIDSCH_PRIO_NORMAL, .ops = &scribble_ops,
+    };
+    umd_init(&n->cb, n->cmd, sizeof(n->cmd));
+    a->proc = kapi_process_create(k, name);
+    st = a->proc ? kapi_create_device_gpuva(a->proc, &a->hdev) : DDI_ENOMEM;
+    if (st == DDI_OK) {
+        st = kapi_create_context(a->proc, a->hdev, a->engine, a->prio,
+                                 &a->hctx);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_sync(a->proc, a->hdev, 0, &n->hdone);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_allocation(a->proc, a->hdev, &d, &n->hbuf);
+    }
+    if (st == DDI_OK) {
+        st = kapi_gpu_va(a->proc, n->hbuf, &n->va);
+    }
+    /* the owner grants it read access only */
+    if (st == DDI_OK) {
+        st = kapi_share_allocation(owner, hsurface, &shared);
+    }
+    if (st == DDI_OK) {
+        st = kapi_grant_allocation(owner, hsurface,
+                                   kapi_process_id(a->proc),
+                                   KAPI_ACCESS_READ);
+    }
+    if (st == DDI_OK) {
+        st = kapi_open_allocation(a->proc, a->hdev, shared, &n->hsurface);
+    }
+    if (st != DDI_OK) {
+        app_fail(a, "scribble setup", st);
+    }
+    return st;
+}
+
 /* ---- intruder ---- */
 
 /* Never called: every present it makes is refused. */

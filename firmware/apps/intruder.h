@@ -36,6 +36,13 @@
  * process's command buffers are (the OS's VRAM, at identity) into an
  * allocation of its own: its space does not map them, so its context
  * faults and its own device is removed; not a byte comes through.
+ *
+ * scribble, in GPU-VA mode, is granted another process's surface
+ * read-only and maps a view of it (kapi_map_gpu_va): it copies the
+ * surface through the view into an allocation of its own (reading is
+ * what it was granted, and must work), then fills the view: the view is
+ * read-only, so its context faults and its own device is removed; the
+ * surface keeps every byte (the scenario checks it).
  */
 #ifndef FW_APPS_INTRUDER_H
 #define FW_APPS_INTRUDER_H
@@ -114,10 +121,25 @@ struct snoop {
     struct umd_cmdbuf cb;
 };
 
+struct scribble {
+    struct app app;         /* first */
+    uint32_t pattern;       /* what the surface holds */
+    uint32_t hsurface, hbuf, hdone;
+    uint64_t view, va;
+    int status;             /* what its wait for the fill ended with */
+    bool told;
+    uint32_t cmd[INTRUDER_CMD_BYTES / 4];
+    struct umd_cmdbuf cb;
+};
+
 int partner_init(struct partner *m, struct kernel *k, const char *name);
 /* A GPU-VA process that will read target through its own space. */
 int snoop_init(struct snoop *n, struct kernel *k, const char *name,
                uint64_t target);
+/* A GPU-VA process granted owner's hsurface (SNOOP_BYTES, holding
+ * pattern in every word) read-only. */
+int scribble_init(struct scribble *n, struct kernel *k, const char *name,
+                  struct kproc *owner, uint32_t hsurface, uint32_t pattern);
 int watcher_init(struct watcher *w, struct kernel *k, const char *name,
                  unsigned max_frames);
 /* creator shares hsync with the watcher (read: wait only), which opens
@@ -135,6 +157,11 @@ static inline struct app *partner_app(struct partner *m)
 }
 
 static inline struct app *snoop_app(struct snoop *n)
+{
+    return &n->app;
+}
+
+static inline struct app *scribble_app(struct scribble *n)
 {
     return &n->app;
 }

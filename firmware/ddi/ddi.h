@@ -388,7 +388,9 @@ struct ddi_upcalls {
      * need more heap bytes, its progress in its save area (resume it
      * with RESUME once the parameter buffer grew or a partial render
      * ran); as after PREEMPTED, every queued entry after it was dropped
-     * (resubmit them) and completed is the engine's retired fence. Not a
+     * (resubmit them), those submitted after the stop and before this
+     * upcall included (the driver kept them from running), and
+     * completed is the engine's retired fence. Not a
      * preemption: a preemption pending meanwhile is answered by its own
      * PREEMPTED upcall, after this one. NULL: ignored. */
     void (*tiler_oom)(void *os, unsigned engine, uint64_t oom_fence,

@@ -453,6 +453,7 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
         a->locks--;
         kmem_unlock(p->k, a);
     }
+    kvamap_handle_gone(p->k, p, halloc);
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
     fail_waits(p->k, p, a);
     a->refs--;

@@ -383,7 +383,9 @@ int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
  * (kernel/kgpuva.h, docs/vidmm-gpuva.rst): an allocation is in VRAM while
  * a MakeResident of one of its process's devices holds it. Needs the
  * kernel started in GPU-VA mode (DDI_ENOTSUP otherwise). GPU-VA
- * allocations cannot be primaries or shared (DDI_ENOTSUP).
+ * allocations cannot be primaries or shared (DDI_ENOTSUP); a GPU-VA
+ * device reaches a primary or a shared surface through a view
+ * (kapi_map_gpu_va below).
  */
 
 /* [D3DKMTCreateDevice in a GpuMmu process] */
@@ -473,6 +475,26 @@ struct kapi_scene_partial_desc {
 };
 int kapi_scene_pb_partial(struct kproc *p, uint32_t halloc,
                           const struct kapi_scene_partial_desc *d);
+
+/*
+ * [D3DKMTMapGpuVirtualAddress of an allocation a packet-based device
+ * made] Views, in p's GPU-VA space, of the n allocations p holds through
+ * halloc[] that are not GPU-VA ones: its own primary, a surface shared
+ * with it (kernel/kvamap.h). Each is pinned in VRAM from then on, until
+ * freed, and mapped over its whole pages at va[i], writable only if the
+ * handle may write (KAPI_ACCESS_WRITE); all of the call's entries go in
+ * one paging buffer: wait for *paging_fence (kapi_wait_paging) before
+ * work that uses them. One view per handle (mapped again: the same VA);
+ * it goes with the handle. DDI_EHANDLE / DDI_EINVAL (hdevice not a
+ * GPU-VA device, a GPU-VA allocation, which has kapi_gpu_va, n not in
+ * 1..16, KVAMAP_MAX) change nothing. Then, in order, a handle may fail with
+ * DDI_EINVAL (memory vidmm does not place), DDI_EBUSY (not in VRAM now,
+ * or being moved, or paging buffers in flight: retry later) or DDI_ENOMEM
+ * (no room for one more view): the views made before it stay.
+ */
+int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice,
+                    const uint32_t *halloc, unsigned n, uint64_t *va,
+                    uint64_t *paging_fence);
 
 /* What the pager did, for reports. */
 struct kapi_gpuva_stats {

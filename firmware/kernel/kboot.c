@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include <copro/copro_tiler.h>
+
 #include "kmd/copro_bringup.h"
 #include "lib/cmdline.h"
 #include "lib/console.h"
@@ -362,6 +364,18 @@ uint64_t kboot_engine_busy_ns(const struct kboot *b, unsigned e)
         return 0;
     }
     return copro_read64(&b->dev, COPRO_ENG_BASE(e) + COPRO_ENG_STAT_BUSY_NS);
+}
+
+void kboot_engine_mem_bytes(const struct kboot *b, unsigned e,
+                            uint64_t *read, uint64_t *write)
+{
+    *read = *write = 0;
+    if (e < b->cp.num_engines) {
+        *read = copro_read64(&b->dev, COPRO_ENG_BASE(e) +
+                             COPRO_ENG_STAT_MEM_READ);
+        *write = copro_read64(&b->dev, COPRO_ENG_BASE(e) +
+                              COPRO_ENG_STAT_MEM_WRITE);
+    }
 }
 
 uint64_t kboot_interrupts(const struct kboot *b)

@@ -110,6 +110,11 @@ bool kboot_start(struct kboot *b, struct report *r,
  * interrupts taken.
  */
 uint64_t kboot_engine_busy_ns(const struct kboot *b, unsigned e);
+/* Bytes engine e's packets read and wrote in GPU memory
+ * (STAT_MEM_READ, STAT_MEM_WRITE: COPY, FILL, RECT, tile loads and
+ * stores, parameter buffers); 0 for an engine the device lacks. */
+void kboot_engine_mem_bytes(const struct kboot *b, unsigned e,
+                            uint64_t *read, uint64_t *write);
 uint64_t kboot_interrupts(const struct kboot *b);
 
 #endif /* FW_KERNEL_KBOOT_H */

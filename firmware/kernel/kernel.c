@@ -52,6 +52,10 @@ static void env_buffer_done(void *os, uint64_t cookie, int status)
     if (kgpuva_paging_done(k, cookie)) {
         /* contexts held on the paging fence (kapi_wait_paging) */
         vidsch_sync_changed(k->vs);
+        if (kvamap_waiting(k)) {
+            /* a view's invalidation may have retired */
+            kqueue_push(&k->ev.work, &k->reap_work);
+        }
         return;
     }
     if (kmem_paging_done(k, cookie, status)) {
@@ -543,6 +547,7 @@ static void reap_once(struct kernel *k)
             kernel_buffer_free(k, kb);
         }
     }
+    kvamap_reap(k);
     if (k->reap_allocs) {
         k->reap_allocs = false;
         for (unsigned i = 0; i < KERNEL_MAX_ALLOCS; i++) {

@@ -32,6 +32,7 @@
 #include "kernel/kevents.h"
 #include "kernel/kgpuva.h"
 #include "kernel/kscene.h"
+#include "kernel/kvamap.h"
 #include "kernel/kisolate.h"
 #include "kernel/kquota.h"
 #include "lib/page_pool.h"
@@ -324,6 +325,8 @@ struct kernel {
     struct kgpuva gpuva;
     /* scene-based rendering's parameter buffers (kernel/kscene.h) */
     struct kscene scene;
+    /* GPU-VA views of other allocations (kernel/kvamap.h) */
+    struct kvamap vamaps[KVAMAP_MAX];
 
     struct kernel_stats stats;
     uint64_t quota_pool[KQ_COUNT];      /* kquota.c */

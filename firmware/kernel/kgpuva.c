@@ -719,6 +719,77 @@ int kgpuva_lock(struct kernel *k, struct kgpuva_alloc *ga,
     return DDI_OK;
 }
 
+/* ---- views of VRAM placed by someone else (kernel/kvamap.h) ---- */
+
+int kgpuva_view_map(struct kernel *k, struct kproc *p, uint64_t vram,
+                    uint64_t bytes, bool writable, uint64_t *va,
+                    uint64_t *fence)
+{
+    struct kgpuva *g = &k->gpuva;
+    struct kgpuva_proc *gp = kgpuva_proc_of(k, p);
+    struct vidmm_gpuva_frame to = {
+        .target = DDI_PTE_VRAM, .addr = vram, .writable = writable,
+    };
+    struct ddi_pte_update u;
+    int st;
+
+    /* whole pages only: a rounded-up last page would map whatever
+     * follows the allocation in VRAM */
+    if (!gp || !bytes || (bytes & (PAGE - 1)) || (vram & (PAGE - 1))) {
+        return DDI_EINVAL;
+    }
+    if (!g->batch && slots_free(g) < KGPUVA_SLOTS_FREE) {
+        return DDI_EBUSY;       /* paging buffers in flight: retry */
+    }
+    st = vidmm_gpuva_map(&gp->space, bytes, 0, va);
+    if (st != DDI_OK) {
+        return st;
+    }
+    st = gops(k)->space_reserve(k->dev.drv, gp->as, *va, bytes);
+    if (st == DDI_OK) {
+        st = vidmm_gpuva_remap(&gp->space, *va, 0, 0, &to, &u);
+    }
+    if (st == DDI_OK) {
+        st = batch_add(g, NULL, 0, &u, 1, fence);
+    }
+    if (st != DDI_OK) {
+        /* nothing went in: the range maps nothing */
+        vidmm_gpuva_free(&gp->space, *va);
+        return st;
+    }
+    return DDI_OK;      /* in the batch: the caller flushes */
+}
+
+int kgpuva_view_unmap(struct kernel *k, struct kproc *p, uint64_t va,
+                      uint64_t *fence)
+{
+    struct kgpuva *g = &k->gpuva;
+    unsigned i = (unsigned)(p - k->procs);
+    struct vidmm_gpuva_frame to = { .target = DDI_PTE_INVALID };
+    struct kgpuva_proc *gp;
+    struct ddi_pte_update u;
+    int st;
+
+    /* the process may be exiting (gp->on already false): its space
+     * stays for the next process of the slot, so its entries must go */
+    if (!g->on || i >= KGPUVA_MAX_PROCS) {
+        return DDI_EINVAL;
+    }
+    gp = &g->proc[i];
+    st = vidmm_gpuva_remap(&gp->space, va, 0, 0, &to, &u);
+    if (st == DDI_OK) {
+        st = batch_add(g, NULL, 0, &u, 1, fence);
+    }
+    if (st != DDI_OK) {
+        return st;
+    }
+    /* a later mapping of the range goes in a later paging buffer, after
+     * this one on the one copy engine */
+    vidmm_gpuva_free(&gp->space, va);
+    kgpuva_flush(k);
+    return DDI_OK;
+}
+
 const char *kernel_gpuva_start(struct kernel *k,
                                const struct kgpuva_config *cfg)
 {

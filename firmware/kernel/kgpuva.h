@@ -190,6 +190,19 @@ int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di);
 void kgpuva_device_destroy(struct kernel *k, unsigned di);
 bool kgpuva_device_on(const struct kernel *k, unsigned di);
 
+/* A view of bytes (whole pages) of VRAM at vram that something else
+ * placed and keeps there (kernel/kvamap.h) in p's space: *va, its
+ * entries written by the paging buffer of value *fence, in the batch
+ * (the caller calls kgpuva_flush once it added its views). Unmap: the
+ * entries invalid (by the paging buffer of value *fence), the range
+ * free; the VRAM must stay its owner's until *fence retired. DDI_EBUSY:
+ * paging buffers in flight, retry. */
+int kgpuva_view_map(struct kernel *k, struct kproc *p, uint64_t vram,
+                    uint64_t bytes, bool writable, uint64_t *va,
+                    uint64_t *fence);
+int kgpuva_view_unmap(struct kernel *k, struct kproc *p, uint64_t va,
+                      uint64_t *fence);
+
 /* A context (hardware id) of a GPU-VA device runs in its process's
  * space, its save area [save, + bytes: whole pages of the kernel's
  * segment holding nothing else) writable there; unbind once it is gone,

@@ -294,6 +294,37 @@ int kmem_scanout_addr(struct kernel *k, struct kalloc *a, uint64_t *addr)
     return DDI_OK;
 }
 
+int kmem_pin_vram(struct kernel *k, struct kalloc *a, uint64_t *addr,
+                  uint64_t *bytes)
+{
+    struct vidmm_alloc_state st;
+    enum vidmm_where where;
+    uint64_t gpu;
+
+    if (a->gv || !a->vm) {
+        return DDI_EINVAL;
+    }
+    /* a lock refuses what a paging buffer is moving */
+    if (vidmm_lock(k->vm, a->vm, &where, &gpu) != DDI_OK) {
+        return DDI_EBUSY;
+    }
+    vidmm_unlock(k->vm, a->vm);
+    if (where != VIDMM_IN_VRAM || vidmm_pin(k->vm, a->vm) != DDI_OK) {
+        return DDI_EBUSY;
+    }
+    vidmm_alloc_state(k->vm, a->vm, &st);
+    *addr = gpu;
+    *bytes = (uint64_t)st.npages * VIDMM_PAGE_SIZE;
+    return DDI_OK;
+}
+
+void kmem_unpin_vram(struct kernel *k, struct kalloc *a)
+{
+    if (a->vm && vidmm_unpin(k->vm, a->vm) == DDI_OK && k->vs) {
+        vidsch_memory_changed(k->vs);   /* it may move again */
+    }
+}
+
 /* ---- residency at schedule time (vidsch_env hooks) ---- */
 
 void kmem_render_list(struct kernel *k, struct kbuffer *kb)

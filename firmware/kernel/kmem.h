@@ -44,6 +44,15 @@ void kmem_unlock(struct kernel *k, struct kalloc *a);
  * (until freed). DDI_EBUSY if it is not where the GPU sees it now. */
 int kmem_scanout_addr(struct kernel *k, struct kalloc *a, uint64_t *addr);
 
+/* For a GPU-VA view (kernel/kvamap.h): one more pin of a in VRAM (vidmm
+ * never moves it while pinned); its address and its extent in whole
+ * pages. DDI_EBUSY if it is not in VRAM now or a paging buffer moves it;
+ * DDI_EINVAL for memory vidmm does not place (fixed placement, GPU-VA
+ * allocations). kmem_unpin_vram drops that pin. */
+int kmem_pin_vram(struct kernel *k, struct kalloc *a, uint64_t *addr,
+                  uint64_t *bytes);
+void kmem_unpin_vram(struct kernel *k, struct kalloc *a);
+
 /* Records which entries of kb's allocation list vidmm places (at
  * render, kb->alloc[] and kb->dmabuf resolved). */
 void kmem_render_list(struct kernel *k, struct kbuffer *kb);

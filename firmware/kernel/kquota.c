@@ -15,7 +15,7 @@ static const char *const kind_names[KQ_COUNT] = {
     [KQ_BUFFERS] = "DMA buffers", [KQ_WAITS] = "CPU waits",
     [KQ_GPU_SYNCS] = "GPU signals and waits", [KQ_PRESENTS] = "presents",
     [KQ_KVRAM] = "kernel VRAM", [KQ_BACKING] = "backing store",
-    [KQ_PINNED] = "pinned VRAM",
+    [KQ_PINNED] = "pinned VRAM", [KQ_VIEWS] = "GPU-VA views",
 };
 
 const char *kquota_kind_name(enum kquota_kind kind)
@@ -77,6 +77,7 @@ void kquota_init(struct kernel *k)
      * works in, so pins (which never move) cannot starve everyone's
      * buffers of VRAM */
     q[KQ_PINNED] = kernel_app_vram_bytes(k) / 2;
+    q[KQ_VIEWS] = KVAMAP_MAX;
 }
 
 /* What the live processes other than p use and keep for themselves of

@@ -53,7 +53,8 @@ enum kquota_kind {
     KQ_PRESENTS,        /* presents queued on a display source */
     KQ_KVRAM,           /* bytes of the kernel's VRAM segment */
     KQ_BACKING,         /* bytes of backing store (page pool) */
-    KQ_PINNED,          /* bytes of VRAM pinned (primaries) */
+    KQ_PINNED,          /* bytes of VRAM pinned (primaries, views) */
+    KQ_VIEWS,           /* GPU-VA views (kernel/kvamap.h) */
     KQ_COUNT,
 };
 

@@ -230,6 +230,7 @@ static void engine_dpc(struct copro_cp *cp, unsigned e, uint32_t causes)
         eng->oom.need = eng_read32(cp, e, COPRO_ENG_TILER_OOM_NEED);
         eng->oom.completed_fence = completed;
         eng->oom.count++;
+        eng->oom.held = true;
     }
     if (causes & (COPRO_INT_FAULT | COPRO_INT_ERROR)) {
         read_fault(cp, e, causes & (COPRO_INT_FAULT | COPRO_INT_ERROR));
@@ -327,11 +328,23 @@ void copro_cp_engine_reset(struct copro_cp *cp, unsigned e,
     if (rep->completed_fence > eng->completed) {
         eng->completed = rep->completed_fence;
     }
-    /* The reset set head = tail: nothing queued survives. */
+    /* The reset set head = tail: nothing queued survives. It also ended
+     * a TILER_OOM hold. */
     eng->lost_through = eng->last_submitted;
+    eng->oom.held = false;
     eng->tail = eng_read32(cp, e, COPRO_ENG_RING_TAIL);
     eng->halted = false;
     eng->fault = (struct copro_fault){ 0 };
+}
+
+void copro_cp_tiler_ack(struct copro_cp *cp, unsigned e)
+{
+    if (e >= cp->num_engines || !cp->eng[e].oom.held) {
+        return;
+    }
+    cp->eng[e].oom.held = false;
+    copro_write32(cp->dev, eng_reg(e, COPRO_ENG_CONTROL),
+                  COPRO_ENG_CTL_TILER_ACK);
 }
 
 bool copro_cp_engine_retry(struct copro_cp *cp, unsigned e)

@@ -75,12 +75,15 @@ struct copro_engine {
     } preempt;
 
     /* Latched by the DPC at each TILER_OOM cause (the engine is idle,
-     * its ring's unfetched entries dropped, as after a preemption). */
+     * its ring's unfetched entries dropped, as after a preemption, and
+     * it holds: nothing written to the ring runs until the stop is
+     * acknowledged, copro_cp_tiler_ack). */
     struct {
         unsigned count;             /* TILER_OOM causes seen */
         uint64_t fence;             /* TILER_OOM_FENCE: the stopped one */
         uint32_t need;              /* TILER_OOM_NEED */
         uint64_t completed_fence;   /* COMPLETED_FENCE at that moment */
+        bool held;                  /* not acknowledged (nor reset) yet */
     } oom;
 
     uint32_t user_data;         /* USER_DATA at the last USER cause */
@@ -203,6 +206,16 @@ void copro_cp_engine_reset(struct copro_cp *cp, unsigned e,
  * the only kind the device retries.
  */
 bool copro_cp_engine_retry(struct copro_cp *cp, unsigned e);
+
+/*
+ * Acknowledges engine e's TILER_OOM stop (CONTROL.TILER_ACK) if one is
+ * held: the engine drops what was written to its ring since the stop and
+ * fetches again. The caller has handed every unretired submission of the
+ * engine back to the OS, which resubmits them after this call (anything
+ * written before it is dropped). Nothing if no stop is held (an engine
+ * reset ended it, or it was acknowledged already).
+ */
+void copro_cp_tiler_ack(struct copro_cp *cp, unsigned e);
 
 /*
  * Moves engine e's ring and fence write-back slot to new GPU memory (in

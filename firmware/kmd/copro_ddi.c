@@ -16,8 +16,9 @@
  * What a render engine runs for applications: every opcode up to COPY_PTE,
  * and the tiling path's packets (COPRO_RENDER_SCENE_OPS) on a device with
  * COPRO_CAP_TILER: a geometry submission stopped by TILER_OOM is reported
- * by the tiler_oom upcall (the DPC), and the OS grows its parameter
- * buffer and resumes it (vidsch_scene.c, kernel/kscene.h).
+ * by the tiler_oom upcall (the DPC, which acknowledges the engine's hold),
+ * and the OS grows its parameter buffer and resumes it (vidsch_scene.c,
+ * kernel/kscene.h).
  */
 #define RENDER_ENGINE_OPS   ((1u << (COPRO_OP_COPY_PTE + 1)) - 1)
 
@@ -117,24 +118,6 @@ static int ddi_patch(void *drv, struct ddi_dmabuf *buf,
     return copro_render_patch(buf, alloc, first_byte, end_byte);
 }
 
-/*
- * An engine stopped by TILER_OOM runs whatever is written to its ring
- * after the stop, and that would retire fences above the stopped
- * submission's, which never completed. Until the OS has heard of the
- * stop (the tiler_oom upcall) the ring is therefore left alone: the cause
- * is raised (INT_STATUS), latched by the ISR, or read by a DPC that has
- * not reported it yet. (The check and the ring write are two accesses: a
- * stop between them is not covered; see docs/scheduler.rst.)
- */
-static bool oom_unreported(struct copro_ddi *d, unsigned e)
-{
-    uint64_t cause = COPRO_INT_ENG(e, COPRO_INT_TILER_OOM);
-
-    return (d->cp->dev->irq.pending & cause) ||
-           d->cp->eng[e].oom.count != d->eng[e].ooms_seen ||
-           (copro_read64(d->cp->dev, COPRO_REG_INT_STATUS) & cause);
-}
-
 static int ddi_submit(void *drv, const struct ddi_submit_args *a)
 {
     struct copro_ddi *d = drv;
@@ -145,10 +128,13 @@ static int ddi_submit(void *drv, const struct ddi_submit_args *a)
         a->dma_len > COPRO_DMA_MAX) {
         return DDI_EINVAL;
     }
-    if (oom_unreported(d, a->engine)) {
-        d->ring_full++;
-        return DDI_EBUSY;
-    }
+    /*
+     * No check for a TILER_OOM stop here: a submission written after a
+     * stop the OS has not heard of yet is not run. The engine holds until
+     * the DPC acknowledges the stop, as it reports it, and the
+     * acknowledgement drops what the ring received meanwhile; the OS
+     * takes it back with the rest (copro_ddi_dpc).
+     */
     desc = copro_desc_make(a->dma_addr, a->dma_len, a->fence, a->context,
                            a->flags);
     desc.save_addr = a->save_addr;
@@ -520,6 +506,23 @@ void copro_ddi_dpc(struct copro_ddi *d)
          * interrupt), and the OS must requeue the stopped one first. */
         if (eng->oom.count != d->eng[e].ooms_seen) {
             d->eng[e].ooms_seen = eng->oom.count;
+            /*
+             * The engine holds after the stop: nothing written to its ring
+             * since has run. The OS's upcall takes back every submission
+             * of the engine that has not retired, those written during the
+             * hold included (it wrote them not knowing of the stop), and
+             * resubmits them from within the upcall (vidsch schedules as
+             * it leaves), the stopped one first with RESUME. So the stop
+             * is acknowledged here, as the OS hears of it and before it
+             * writes the ring again: the acknowledgement drops what the
+             * hold kept from running, which is exactly what the OS takes
+             * back. (After the upcall it would drop the resubmissions;
+             * at the ISR or in a fence wait's DPC, before the OS knows,
+             * the engine would run what the OS writes meanwhile ahead of
+             * the stopped submission.) Interrupts are off in the DPC:
+             * nothing is submitted between the two.
+             */
+            copro_cp_tiler_ack(d->cp, e);
             if (d->up && d->up->tiler_oom) {
                 d->up->tiler_oom(d->os, e, eng->oom.fence, eng->oom.need,
                                  eng->oom.completed_fence);

@@ -19,7 +19,11 @@
  * gpuva=1 runs another instead, in GPU-VA mode: a process renders by VA
  * (resapp) while snoop copies from the GPU address of its command
  * buffers: snoop's space does not map them, so snoop faults and loses
- * its own device; the other's output stays right.
+ * its own device; the other's output stays right. Beside them, scribble
+ * is granted a process's surface read-only and maps a GPU-VA view of it
+ * (kapi_map_gpu_va): it reads the surface through the view, then fills
+ * the view, faults and loses its own device; the surface keeps every
+ * byte.
  *
  * Command line: irq=..., duration_ms= (300), blame= (0), gpuva= (0),
  * the scheduler options (blame=1: the watchdog at 50 ms + 10 ms, as in
@@ -45,6 +49,51 @@ static struct watcher watcher;
 static uint32_t guilty_cmd[256];
 static struct resapp victim;
 static struct snoop snoop;
+static struct scribble scribble;
+
+#define SCRIBBLE_PATTERN    0x00a5c3e1u
+
+/* A process with a surface holding pattern, shared with nobody yet. */
+static int make_owner(struct kproc **owner, uint32_t *hsurface)
+{
+    struct kapi_alloc_desc d = { .size = SNOOP_BYTES, .cpu_visible = true };
+    volatile void *cpu = NULL;
+    uint32_t hdev;
+    int st;
+
+    *owner = kapi_process_create(&s.boot.k, "owner");
+    st = *owner ? kapi_create_device(*owner, &hdev) : DDI_ENOMEM;
+    if (st == DDI_OK) {
+        st = kapi_create_allocation(*owner, hdev, &d, hsurface);
+    }
+    if (st == DDI_OK) {
+        st = kapi_lock(*owner, *hsurface, KAPI_LOCK_DONOTWAIT, &cpu);
+    }
+    if (st == DDI_OK) {
+        for (unsigned i = 0; i < SNOOP_BYTES / 4; i++) {
+            ((volatile uint32_t *)cpu)[i] = SCRIBBLE_PATTERN;
+        }
+        kapi_unlock(*owner, *hsurface);
+    }
+    return st;
+}
+
+/* Words of the owner's surface that are no longer the pattern. */
+static uint64_t owner_damage(struct kproc *owner, uint32_t hsurface,
+                             int *st)
+{
+    volatile void *cpu = NULL;
+    uint64_t bad = 0;
+
+    *st = kapi_lock(owner, hsurface, KAPI_LOCK_IGNORESYNC, &cpu);
+    for (unsigned i = 0; *st == DDI_OK && i < SNOOP_BYTES / 4; i++) {
+        bad += ((volatile uint32_t *)cpu)[i] != SCRIBBLE_PATTERN;
+    }
+    if (*st == DDI_OK) {
+        kapi_unlock(owner, hsurface);
+    }
+    return bad;
+}
 
 /* GPU-VA mode: snoop reads where the victim's command buffers are. */
 static void run_gpuva(uint64_t duration_ms)
@@ -52,7 +101,10 @@ static void run_gpuva(uint64_t duration_ms)
     struct kernel *k = &s.boot.k;
     struct resapp_config c;
     const struct kgpuva_proc *gp;
-    int st;
+    struct kproc *owner = NULL;
+    uint32_t hsurface = 0;
+    uint64_t bad;
+    int st, lst;
 
     resapp_config_default(&c);
     c.nallocs = 2;
@@ -62,13 +114,26 @@ static void run_gpuva(uint64_t duration_ms)
     if (st == DDI_OK && gp) {
         st = snoop_init(&snoop, k, "snoop", gp->dma_base);
     }
-    if (!report(&s.r, st == DDI_OK && gp, "a GPU-VA victim and snoop "
-                "(%s)", ddi_status_name(st))) {
+    if (st == DDI_OK) {
+        st = make_owner(&owner, &hsurface);
+    }
+    if (st == DDI_OK) {
+        st = scribble_init(&scribble, k, "scribble", owner, hsurface,
+                           SCRIBBLE_PATTERN);
+    }
+    if (!report(&s.r, st == DDI_OK && gp, "a GPU-VA victim, snoop, and "
+                "scribble granted a surface read-only (%s)",
+                ddi_status_name(st))) {
         return;
     }
     os_add_app(&s, resapp_app(&victim));
     os_add_app(&s, snoop_app(&snoop));
+    os_add_app(&s, scribble_app(&scribble));
     os_run(&s, duration_ms * MS, 5000 * MS);
+    bad = owner_damage(owner, hsurface, &lst);
+    report(&s.r, lst == DDI_OK && bad == 0, "owner: its surface, which "
+           "scribble filled through a read-only view, keeps every byte (%lu "
+           "words changed; lock %s)", bad, ddi_status_name(lst));
 }
 
 static void blame_defaults(struct vidsch_config *c)

@@ -73,6 +73,10 @@ static void end_of_run(void *arg, uint64_t now)
     cycles_split(s, &s->dec_at_stop, &s->cmp_at_stop);
     s->prep_at_stop = vidsch_cycles(s->boot.k.vs)->prepare;
     irq_causes(s, s->irqc_stop);
+    for (unsigned e = 0; e < COPRO_MAX_ENGINES; e++) {
+        kboot_engine_mem_bytes(&s->boot, e, &s->rd_at_stop[e],
+                               &s->wr_at_stop[e]);
+    }
     for (unsigned i = 0; i < s->napps; i++) {
         app_stop(s->apps[i]);
     }
@@ -127,6 +131,10 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
     cycles_split(s, &s->dec_at_t0, &s->cmp_at_t0);
     s->prep_at_t0 = vidsch_cycles(s->boot.k.vs)->prepare;
     irq_causes(s, s->irqc_t0);
+    for (unsigned e = 0; e < COPRO_MAX_ENGINES; e++) {
+        kboot_engine_mem_bytes(&s->boot, e, &s->rd_at_t0[e],
+                               &s->wr_at_t0[e]);
+    }
     ktimer_init(&s->end_timer, end_of_run, s);
     ktimer_init(&s->limit_timer, run_limit, s);
     ktimer_arm(&k->ev.timers, &s->end_timer, s->t0 + duration_ns);
@@ -271,6 +279,18 @@ void os_print_apps_json(const struct os_scenario *s)
                 f.frames_run, f.frames_over,
                 f.frames_run ? f.frames_gpu_ns / f.frames_run : 0,
                 f.frames_run ? f.frames_budget_ns / f.frames_run : 0);
+    }
+    kprintf("]");
+}
+
+void os_print_mem_json(const struct os_scenario *s)
+{
+    kprintf(",\"vram_bytes\":[");
+    for (unsigned e = 0; e < s->boot.cp.num_engines &&
+         e < COPRO_MAX_ENGINES; e++) {
+        kprintf("%s{\"engine\":%u,\"read\":%lu,\"write\":%lu}",
+                e ? "," : "", e, s->rd_at_stop[e] - s->rd_at_t0[e],
+                s->wr_at_stop[e] - s->wr_at_t0[e]);
     }
     kprintf("]");
 }

@@ -51,6 +51,10 @@ struct os_scenario {
     /* interrupts by cause (copro_irq_log.by_*): DMA_DONE, vsync, flip,
      * scheduling log, other */
     uint32_t irqc_t0[5], irqc_stop[5];
+    /* bytes each engine's packets read and wrote in GPU memory (the
+     * device's STAT_MEM_READ / _WRITE) at t0 and t_stop */
+    uint64_t rd_at_t0[COPRO_MAX_ENGINES], rd_at_stop[COPRO_MAX_ENGINES];
+    uint64_t wr_at_t0[COPRO_MAX_ENGINES], wr_at_stop[COPRO_MAX_ENGINES];
 };
 
 /* One application's figures, as the table and METRICS print them. */
@@ -108,6 +112,10 @@ void os_print_apps_json(const struct os_scenario *s);
  * apps ran (interrupts and cycles, per virtual second), the preemptions
  * the OS asked for, and in hardware mode what the device reported. */
 void os_print_sched_json(const struct os_scenario *s);
+
+/* ,"vram_bytes":[{"engine":e,"read":r,"write":w},...] for METRICS: the
+ * bytes each engine's packets moved in GPU memory while the apps ran. */
+void os_print_mem_json(const struct os_scenario *s);
 
 /* Hardware scheduling's own checks (nothing in software mode): the OS
  * asked for no preemption (the device makes every switch), the device's

@@ -78,9 +78,23 @@ const char *copro_engine_state_name(uint32_t state)
         [COPRO_ENG_STATE_BUSY] = "busy",
         [COPRO_ENG_STATE_WAITING] = "waiting",
         [COPRO_ENG_STATE_HALTED] = "halted",
+        [COPRO_ENG_STATE_HELD] = "held",
     };
 
     return state < ARRAY_SIZE(names) ? names[state] : "?";
+}
+
+/*
+ * STATE as the guest reads it. Held after an OOM stop (copro-tiler.c),
+ * the engine is idle inside: nothing device-side waits for it or takes
+ * it for hung; only the driver is told it holds.
+ */
+uint32_t copro_engine_state(CoproEngine *e)
+{
+    if (e->tiler.held && e->state == COPRO_ENG_STATE_IDLE) {
+        return COPRO_ENG_STATE_HELD;
+    }
+    return e->state;
 }
 
 static bool copro_modelled(CoproEngine *e)
@@ -1089,7 +1103,9 @@ static void copro_engine_loop(CoproEngine *e)
                 if (!copro_hws_fetch(e)) {
                     return;
                 }
-            } else if (e->ring_head == e->ring_tail || !e->ring_size) {
+            } else if (e->ring_head == e->ring_tail || !e->ring_size ||
+                       e->tiler.held) {
+                /* held after an OOM stop: no fetch until TILER_ACK */
                 e->state = COPRO_ENG_STATE_IDLE;
                 return;
             } else if (!copro_load_submission(e)) {
@@ -1256,7 +1272,7 @@ uint64_t copro_engine_read(CoproEngine *e, hwaddr reg)
     case COPRO_ENG_RING_TAIL:
         return e->ring_tail;
     case COPRO_ENG_STATE:
-        return e->state;
+        return copro_engine_state(e);
     case COPRO_ENG_FENCE_WB:
         return e->fence_wb;
     case COPRO_ENG_COMPLETED_FENCE:
@@ -1419,10 +1435,16 @@ void copro_engine_write(CoproEngine *e, hwaddr reg, uint64_t val,
         break;
     case COPRO_ENG_CONTROL:
         if (val & COPRO_ENG_CTL_RESET) {
+            /* ends a hold too; the other bits have nothing left to do */
             copro_engine_soft_reset(e);
-        } else if (val & COPRO_ENG_CTL_RETRY) {
+            break;
+        }
+        if (val & COPRO_ENG_CTL_RETRY) {
             e->fault_irq_due = false;
             copro_engine_retry(e);
+        }
+        if (val & COPRO_ENG_CTL_TILER_ACK) {
+            copro_tiler_ack(e);
         }
         break;
     default:
@@ -1486,7 +1508,7 @@ bool copro_engine_has_work(CoproEngine *e)
 {
     return e->state != COPRO_ENG_STATE_HALTED &&
            (e->step_pending || e->active || e->preempt_pending ||
-            e->ring_head != e->ring_tail ||
+            (e->ring_head != e->ring_tail && !e->tiler.held) ||
             e->state == COPRO_ENG_STATE_WAITING || copro_hws_has_work(e));
 }
 

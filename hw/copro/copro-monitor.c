@@ -22,7 +22,7 @@ static CoproEngineInfo *copro_engine_info(CoproEngine *e)
     CoproEngineInfo *info = g_new0(CoproEngineInfo, 1);
 
     info->index = e->index;
-    info->state = g_strdup(copro_engine_state_name(e->state));
+    info->state = g_strdup(copro_engine_state_name(copro_engine_state(e)));
     info->ring_base = e->ring_base;
     info->ring_size = e->ring_size;
     info->ring_head = e->ring_head;
@@ -46,6 +46,8 @@ static CoproEngineInfo *copro_engine_info(CoproEngine *e)
     info->preempt_max_ns = e->stat_preempt_max;
     info->preempt_mean_ns = e->stat_preemptions ?
         e->stat_preempt_sum / e->stat_preemptions : 0;
+    info->tiler_held = e->tiler.held;
+    info->tiler_oom_fence = e->tiler.oom_fence;
     return info;
 }
 
@@ -144,6 +146,11 @@ static void hmp_info_copro(Monitor *mon, const QDict *qdict)
                            e->preempt_pending ? " (one pending)" : "",
                            e->preempt_min_ns, e->preempt_mean_ns,
                            e->preempt_max_ns);
+            if (e->tiler_held) {
+                monitor_printf(mon, "    tiler: held after the OOM stop of "
+                               "fence %" PRIu64 ": the ring is not fetched "
+                               "until TILER_ACK\n", e->tiler_oom_fence);
+            }
         }
         copro_mmu_hmp(mon, d);
         for (CoproContextInfoList *cl = d->contexts; cl; cl = cl->next) {

@@ -79,10 +79,12 @@ static bool copro_at_arbitration_point(CoproEngine *e)
         /*
          * legacy hardware only stops once everything queued has run;
          * between two submissions of a hardware queue nothing is queued
-         * on the engine itself
+         * on the engine itself, and an engine held after an OOM stop
+         * runs nothing of its ring
          */
         return e->dev->preempt != COPRO_PREEMPT_NONE ||
-               e->ring_head == e->ring_tail || copro_hws_owns(e);
+               e->ring_head == e->ring_tail || copro_hws_owns(e) ||
+               e->tiler.held;
     }
     if (e->desc.flags & COPRO_SUBMIT_PAGING) {
         return false;

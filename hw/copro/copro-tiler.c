@@ -415,6 +415,13 @@ static StepResult geometry_scene(CoproEngine *e, struct copro_scene *h)
  * (nothing of it is written), saved as a preemption saves it, with its
  * queued successors dropped, and raise TILER_OOM. The driver grows the
  * buffer or has a partial render run, then resumes the submission.
+ *
+ * The engine then holds: it fetches nothing from its ring until the
+ * driver acknowledges the stop (copro_tiler_ack). A driver writes its
+ * ring without knowing of a stop that has just happened; what it writes
+ * before it has seen TILER_OOM must not run ahead of the stopped
+ * submission (whose resumption it has not written yet), nor retire
+ * fences above the stopped one.
  */
 static StepResult geometry_oom(CoproEngine *e, struct copro_scene *h,
                                uint32_t need)
@@ -457,8 +464,35 @@ static StepResult geometry_oom(CoproEngine *e, struct copro_scene *h,
     copro_tl_tiler(e, COPRO_TL_TILER_OOM, pb, need);
     e->ring_head = e->ring_tail;    /* the driver resubmits the rest */
     copro_engine_stop(e);
+    e->tiler.held = true;
+    trace_copro_tiler_hold(e->index, e->tiler.oom_fence);
     copro_raise_irq(e->dev, COPRO_INT_ENG(e->index, COPRO_INT_TILER_OOM));
     return STEP_STOPPED;
+}
+
+/*
+ * CONTROL.TILER_ACK: the driver has heard of the OOM stop. Whatever it
+ * wrote to the ring in the meantime, it wrote not knowing the stopped
+ * submission was off the engine: those entries are dropped as the ones
+ * queued at the stop were, and the driver resubmits every submission
+ * that had not retired (the stopped one with RESUME first) after the ack.
+ */
+void copro_tiler_ack(CoproEngine *e)
+{
+    uint32_t dropped;
+
+    if (!e->tiler.held) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: engine %u: TILER_ACK with no "
+                      "OOM stop held, ignored\n", e->index);
+        return;
+    }
+    dropped = e->ring_size ? (e->ring_tail - e->ring_head) &
+                             (e->ring_size - 1) : 0;
+    e->tiler.held = false;
+    e->ring_head = e->ring_tail;
+    trace_copro_tiler_ack(e->index, e->tiler.oom_fence, dropped);
+    /* a preemption request may wait for the ring (preempt=none) */
+    copro_engine_kick_io(e);
 }
 
 /* Bin a clipped primitive into every tile it touches, or stop on OOM. */
@@ -1042,12 +1076,16 @@ uint64_t copro_tiler_read(CoproState *s, hwaddr reg)
     }
 }
 
-/* an engine reset abandons the scene it was building (and its cause) */
+/*
+ * an engine reset abandons the scene it was building (and its cause) and
+ * ends a hold: the reset drops the ring as the ack would
+ */
 void copro_tiler_engine_soft_reset(CoproEngine *e)
 {
     e->tiler.scene = 0;
     e->tiler.tile_cost = 0;
     e->tiler.cause = 0;
+    e->tiler.held = false;
 }
 
 void copro_tiler_reset(CoproState *s)
@@ -1099,15 +1137,43 @@ bool copro_tiler_engine_post_load(CoproEngine *e)
         e->tiler.scene_h > COPRO_TARGET_MAX_DIM) {
         return false;
     }
+    /*
+     * A held engine has loaded nothing from its ring since the stop: what
+     * runs on it can only be a hardware queue's, and a fault of one does
+     * not halt the engine.
+     */
+    if (e->tiler.held && (e->state == COPRO_ENG_STATE_HALTED ||
+                          (e->active && !copro_hws_owns(e)))) {
+        return false;
+    }
     return true;
 }
+
+static bool copro_tiler_hold_needed(void *opaque)
+{
+    CoproEngine *e = opaque;
+
+    return e->tiler.held;
+}
+
+/* only while held, so that a stream without a hold loads anywhere */
+static const VMStateDescription vmstate_copro_tiler_hold = {
+    .name = "copro/engine/tiler/hold",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = copro_tiler_hold_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(tiler.held, CoproEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
 
 static bool copro_tiler_engine_needed(void *opaque)
 {
     CoproEngine *e = opaque;
 
     return e->tiler.scene || e->tiler.tile_cost || e->tiler.cause ||
-           e->tiler.oom_need || e->tiler.oom_fence ||
+           e->tiler.oom_need || e->tiler.oom_fence || e->tiler.held ||
            e->tiler.stat_mem_read || e->tiler.stat_mem_write;
 }
 
@@ -1128,6 +1194,10 @@ const VMStateDescription vmstate_copro_tiler_engine = {
         VMSTATE_UINT64(tiler.stat_mem_read, CoproEngine),
         VMSTATE_UINT64(tiler.stat_mem_write, CoproEngine),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_copro_tiler_hold,
+        NULL
     },
 };
 

@@ -19,6 +19,8 @@ typedef struct CoproTilerEngine {
     uint32_t cause;         /* COPRO_TILER_ERR_* */
     uint32_t oom_need;
     uint64_t oom_fence;
+    /* stopped by OOM: the kernel ring is not fetched until TILER_ACK */
+    bool held;
     uint64_t stat_mem_read;
     uint64_t stat_mem_write;
 } CoproTilerEngine;

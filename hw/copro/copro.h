@@ -339,6 +339,7 @@ void copro_engine_kick_io(CoproEngine *e);
 const char *copro_op_name(uint32_t op);
 const char *copro_fault_name(uint32_t kind);
 const char *copro_engine_state_name(uint32_t state);
+uint32_t copro_engine_state(CoproEngine *e);
 extern const VMStateDescription vmstate_copro_engine;
 extern const VMStateDescription vmstate_copro_ctx_stat;
 
@@ -388,6 +389,7 @@ uint64_t copro_tiler_step_cost(CoproEngine *e);
 StepResult copro_tiler_exec(CoproEngine *e);
 bool copro_tiler_at_boundary(CoproEngine *e);
 void copro_tiler_retire(CoproEngine *e);
+void copro_tiler_ack(CoproEngine *e);
 void copro_tiler_save(CoproEngine *e, struct copro_save_record *r);
 bool copro_tiler_restore(CoproEngine *e, const struct copro_save_record *r);
 uint64_t copro_tiler_engine_read(CoproEngine *e, hwaddr reg);

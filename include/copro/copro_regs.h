@@ -194,12 +194,14 @@
 #define COPRO_ENG_CTL_RESET         (1u << 0)   /* abort, clear fault, idle */
 #define COPRO_ENG_CTL_RETRY         (1u << 4)   /* memory fault: clear it and
                                                    restart the faulted step */
+/* bit 5: COPRO_ENG_CTL_TILER_ACK (copro_tiler.h) */
 
 /* COPRO_ENG_STATE */
 #define COPRO_ENG_STATE_IDLE        0   /* ring empty */
 #define COPRO_ENG_STATE_BUSY        1   /* executing packets */
 #define COPRO_ENG_STATE_WAITING     2   /* blocked in a WAIT packet */
 #define COPRO_ENG_STATE_HALTED      3   /* fault latched, needs reset */
+/* 4: COPRO_ENG_STATE_HELD, stopped by TILER_OOM (copro_tiler.h) */
 
 /*
  * COPRO_ENG_FAULT_KIND. Kinds up to COPRO_FAULT_LAST_ERROR are command

@@ -159,6 +159,22 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
                                                the scene open on the engine
                                                (0: none) */
 
+/*
+ * The hold after an OOM stop (docs/specs/copro.rst, "Parameter buffer
+ * full"): from the stop until the driver acknowledges it the engine
+ * fetches nothing from its kernel ring. STATE reads HELD while the engine
+ * is held and has nothing loaded. CONTROL.TILER_ACK (write 1) ends the
+ * hold: the ring entries written since the stop, not fetched, are
+ * dropped (RING_HEAD = RING_TAIL), as those queued at the stop were, and
+ * the engine fetches what is written from then on. An ack with no hold
+ * pending is a guest error and changes nothing. Engine and device reset
+ * end a hold too. Hardware queues never hold (QUEUE_OOM).
+ */
+#define COPRO_ENG_STATE_HELD        4           /* STATE value (copro_regs.h
+                                                   numbers the others) */
+#define COPRO_ENG_CTL_TILER_ACK     (1u << 5)   /* CONTROL bit (copro_regs.h
+                                                   numbers the others) */
+
 /* COPRO_ENG_TILER_CAUSE */
 #define COPRO_TILER_ERR_NONE        0
 #define COPRO_TILER_ERR_NO_SCENE    1   /* BIN_* or SCENE_END, none open

@@ -190,6 +190,8 @@ static bool run(Copro *c, unsigned e, uint64_t fence)
         if (rd64(c, COPRO_REG_INT_STATUS) &
             COPRO_INT_ENG(e, COPRO_INT_TILER_OOM)) {
             wr64(c, COPRO_REG_INT_STATUS, ~0ull);
+            /* the engine holds until then: the caller resubmits */
+            ewr32(c, e, COPRO_ENG_CONTROL, COPRO_ENG_CTL_TILER_ACK);
             return false;
         }
         qtest_clock_step(c->qts, 20000);

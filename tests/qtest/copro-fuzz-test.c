@@ -244,8 +244,12 @@ static void fuzz_step(Copro *c, QPCIBar db, GRand *r, unsigned engines)
         submit(c, r, e);
     } else if (k < 75) {
         /* recover, as a driver would */
-        if (erd32(c, e, COPRO_ENG_STATE) == COPRO_ENG_STATE_HALTED) {
+        uint32_t state = erd32(c, e, COPRO_ENG_STATE);
+
+        if (state == COPRO_ENG_STATE_HALTED) {
             ewr32(c, e, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+        } else if (state == COPRO_ENG_STATE_HELD) {
+            ewr32(c, e, COPRO_ENG_CONTROL, COPRO_ENG_CTL_TILER_ACK);
         }
     } else if (k < 85) {
         vram_w32(c, at, v);

@@ -1576,6 +1576,8 @@ static void test_tiler_oom(void)
     g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_RING_HEAD), ==, 0);
     g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_RING_TAIL), ==, 1);
     g_assert_false(int_status(&h) & COPRO_INT_ENG(0, COPRO_INT_TILER_OOM));
+    g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_STATE), !=,
+                     COPRO_ENG_STATE_HELD);
     /* the other queue ran */
     g_assert_cmpuint(vram_r64(&h.c, PROG(4)), ==, 40);
     g_assert_cmphex(vram_r64(&h.c, OUT), ==, 0x4444);

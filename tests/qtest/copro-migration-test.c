@@ -609,6 +609,73 @@ static void test_migrate_hostile_tiler(void)
 }
 
 /*
+ * Engine 0 held after a TILER_OOM stop: a parameter buffer with room for
+ * one full-target primitive, and two of them.
+ */
+#define HOLD_SAVE   0x3000
+
+static void start_oom_hold(Copro *c)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    uint32_t tiles = 8 * 4;
+    struct copro_submit_desc d;
+
+    copro_pkt_set_target(b, 0, TILER_TGT, 1024, 256, 128,
+                         COPRO_FMT_XRGB8888);
+    copro_pkt_scene_begin(b, 0, 0, TILER_PB, copro_scene_heap_start(tiles) +
+                          COPRO_PRIM_NEED(tiles), 0);
+    copro_pkt_bin_rect(b, 0, 0, 256, 128, 1);
+    copro_pkt_bin_rect(b, 0, 0, 256, 128, 2);
+    copro_pkt_scene_end(b);
+    copro_buf_put(c, BUF0, b);
+    d = copro_desc(BUF0, b->len * 4, 0x91, 1, 0);
+    d.save_addr = HOLD_SAVE;
+    copro_submit_desc(c, 0, &d);
+    for (int i = 0; i < 1000 && erd32(c, 0, COPRO_ENG_STATE) !=
+                                COPRO_ENG_STATE_HELD; i++) {
+        qtest_clock_step(c->qts, 1000);
+    }
+    g_assert_cmpuint(erd32(c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_HELD);
+}
+
+/*
+ * The hold after an OOM stop is checked on load: a held engine that is
+ * halted, or that has a ring submission loaded, cannot be; the unpatched
+ * stream loads and holds.
+ */
+static void test_migrate_hostile_hold(void)
+{
+    g_autofree char *file = NULL;
+    Stream st, orig;
+    Copro dst;
+
+    save_stream("", start_oom_hold, &orig, &file);
+    st = orig;
+    st.data = g_memdup2(orig.data, orig.len);
+
+    /* control */
+    g_assert_true(load_stream(&dst, file, &st, "", ""));
+    dst.mmio = qpci_iomap(dst.dev, COPRO_BAR_MMIO, NULL);
+    g_assert_cmpuint(erd32(&dst, 0, COPRO_ENG_STATE), ==,
+                     COPRO_ENG_STATE_HELD);
+    copro_shutdown(&dst);
+
+    put_be32(&st, AT_STATE, COPRO_ENG_STATE_HALTED);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+
+    memcpy(st.data, orig.data, orig.len);
+    put_u8(&st, AT_ACTIVE, 1);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    copro_shutdown(&dst);
+
+    unlink(file);
+    g_free(st.data);
+    g_free(orig.data);
+}
+
+/*
  * Hardware scheduling in a hostile stream: subsection "copro/hwsched" is
  * found by its name; offsets follow vmstate_copro_hws's fields (64 bytes
  * of registers, 64 queue records of 187 bytes, then the engines).
@@ -746,6 +813,8 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/migration/no-dma-before-run",
                    test_migrate_no_dma_before_run);
     qtest_add_func("/copro/migration/batch-fault", test_migrate_batch_fault);
+    qtest_add_func("/copro/migration/hostile-hold",
+                   test_migrate_hostile_hold);
     qtest_add_func("/copro/migration/hostile-tiler",
                    test_migrate_hostile_tiler);
     qtest_add_func("/copro/migration/hwsched-stream",

@@ -3,9 +3,11 @@
  * qtest for copro's tiling path (COPRO_CAP_TILER): every geometry packet
  * and TILE_RENDER against a host-side model of the scene's pixels, tile
  * loads only where needed, both answers to a full parameter buffer (grow,
- * partial render) giving the pixels of an uninterrupted run, preemption
- * at a tile boundary and at a primitive boundary with exact resume,
- * migration in the middle of a tile pass, each bad input a BAD_PACKET
+ * partial render) giving the pixels of an uninterrupted run, the engine
+ * holding its ring after an OOM stop until the driver acknowledges it
+ * (across migration; reset ends it), preemption at a tile boundary and
+ * at a primitive boundary with exact resume, migration in the middle of
+ * a tile pass, each bad input a BAD_PACKET
  * with its cause, the stages on the timeline, and the bytes moved against
  * immediate rendering of the same overdraw-heavy frame.
  */
@@ -21,8 +23,11 @@
 #define SAVE0       0x2000          /* save areas */
 #define SAVE2       0x2100
 #define FLAG        0x2200          /* a WAIT's flag */
+#define MARK        0x2300          /* what put_mark()'s buffer writes */
+#define MARK_TS     0x2308          /* ... and when it started */
 #define BUF_G       0x10000         /* geometry buffer */
 #define BUF_T       0x30000         /* tile buffer */
+#define BUF_X       0x38000         /* put_mark()'s buffer */
 #define PB          (1 * MiB)       /* parameter buffer */
 #define PB_BIG      (512 * KiB)
 #define SRC         (3 * MiB)       /* blit source */
@@ -377,8 +382,12 @@ static unsigned geometry_with_oom(Copro *c, uint32_t len, bool grow)
         g_assert_cmpuint(ooms, <, 32);
         wr64(c, COPRO_REG_INT_STATUS, COPRO_INT_ENG(0, COPRO_INT_TILER_OOM));
         g_assert_cmpuint(erd32(c, 0, COPRO_ENG_STATE), ==,
-                         COPRO_ENG_STATE_IDLE);
+                         COPRO_ENG_STATE_HELD);
         g_assert_cmpuint(erd64(c, 0, COPRO_ENG_TILER_OOM_FENCE), ==, fence);
+        /* heard of: the ring is the driver's to write again */
+        ewr32(c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_TILER_ACK);
+        g_assert_cmpuint(erd32(c, 0, COPRO_ENG_STATE), ==,
+                         COPRO_ENG_STATE_IDLE);
         scene_read(c, &h);
         g_assert_cmpuint(h.state, ==, COPRO_SCENE_OOM);
         g_assert_cmpuint(h.oom_need, ==, erd32(c, 0,
@@ -443,6 +452,246 @@ static void test_oom(gconstpointer data)
         g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_LOADS), >, 0);
     }
     copro_shutdown(&c);
+}
+
+/*
+ * The hold after an OOM stop (docs/specs/copro.rst "The engine holds")
+ */
+
+/*
+ * A buffer a driver writes to the ring not knowing of a stop: it stamps
+ * its start at MARK_TS, writes @value to MARK, then works 50 us.
+ */
+static uint32_t put_mark(Copro *c, uint64_t at, uint64_t value)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+
+    copro_pkt_timestamp(b, MARK_TS);
+    copro_pkt_fence(b, MARK, value, 0);
+    copro_pkt_work(b, 50000);
+    return copro_buf_put(c, at, b);
+}
+
+/* Engine 0 holds after the OOM stop of fence 10; RING_HEAD is @head. */
+static void check_held(Copro *c, uint32_t head)
+{
+    QDict *rsp, *eng;
+
+    g_assert_cmpuint(erd32(c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_HELD);
+    g_assert_cmpuint(erd32(c, 0, COPRO_ENG_RING_HEAD), ==, head);
+    g_assert_cmpuint(erd64(c, 0, COPRO_ENG_TILER_OOM_FENCE), ==, 10);
+    eng = copro_query_engine(copro_query(c, &rsp), 0);
+    g_assert_cmpstr(qdict_get_str(eng, "state"), ==, "held");
+    g_assert_true(qdict_get_bool(eng, "tiler-held"));
+    g_assert_cmpuint(copro_qdict_u64(eng, "tiler-oom-fence"), ==, 10);
+    qobject_unref(rsp);
+}
+
+/*
+ * Submit the too-big scene's geometry as fence 10 on engine 0 and step
+ * virtual time until it stops on OOM. Returns its length.
+ */
+static uint32_t geometry_until_oom(Copro *c)
+{
+    uint32_t small = copro_scene_heap_start(TILES) + COPRO_PRIM_NEED(TILES);
+    uint32_t len = put_geometry(c, COPRO_SCENE_CLEAR, small,
+                                G_N_ELEMENTS(scene));
+
+    submit(c, 0, BUF_G, len, 10, 0, SAVE0);
+    for (int i = 0; i < 100000 && !(rd64(c, COPRO_REG_INT_STATUS) &
+                                    COPRO_INT_ENG(0, COPRO_INT_TILER_OOM));
+         i++) {
+        qtest_clock_step(c->qts, 10000);
+    }
+    g_assert_true(rd64(c, COPRO_REG_INT_STATUS) &
+                  COPRO_INT_ENG(0, COPRO_INT_TILER_OOM));
+    wr64(c, COPRO_REG_INT_STATUS, ~0ull);
+    return len;
+}
+
+/*
+ * 2 ms of virtual time, in 20 us steps: the entry at ring slot @head
+ * (fence 11, put_mark) is never fetched and nothing runs.
+ */
+static void check_nothing_runs(Copro *c, uint32_t head)
+{
+    int64_t t0 = copro_time(c);
+    uint64_t busy = erd64(c, 0, COPRO_ENG_STAT_BUSY_NS);
+    uint64_t subs = erd64(c, 0, COPRO_ENG_STAT_SUBMISSIONS);
+
+    for (int i = 0; i < 100; i++) {
+        qtest_clock_step(c->qts, 20000);
+        g_assert_cmpuint(vram_r32(c, MARK), ==, 0);
+        g_assert_cmpuint(erd64(c, 0, COPRO_ENG_COMPLETED_FENCE), <, 10);
+        g_assert_cmpuint(erd32(c, 0, COPRO_ENG_RING_HEAD), ==, head);
+    }
+    g_assert_cmpint(copro_time(c), >=, t0 + 2000000);
+    g_assert_cmpuint(erd64(c, 0, COPRO_ENG_STAT_BUSY_NS), ==, busy);
+    g_assert_cmpuint(erd64(c, 0, COPRO_ENG_STAT_SUBMISSIONS), ==, subs);
+    check_held(c, head);
+}
+
+/*
+ * After the acknowledgement the driver resubmits the stopped geometry
+ * (grown, RESUME) and then what it had written during the hold (fence
+ * 11): both run, in that order, and the scene renders exactly.
+ */
+static void resubmit_after_ack(Copro *c, uint32_t glen, uint32_t xlen)
+{
+    g_autofree uint32_t *want = g_new(uint32_t, TGT_PITCH / 4 * TGT_H);
+    struct copro_scene h;
+    uint32_t tlen;
+
+    vram_w32(c, PB + offsetof(struct copro_scene, pb_size), PB_BIG);
+    submit(c, 0, BUF_G, glen, 10, COPRO_SUBMIT_RESUME, SAVE0);
+    submit(c, 0, BUF_X, xlen, 11, 0, 0);
+    g_assert_cmpuint(copro_run_until_busy(c, 0), ==, COPRO_ENG_STATE_BUSY);
+    run_ok(c, 0, 11);
+    g_assert_cmpuint(vram_r32(c, MARK), ==, 0x11);
+    scene_read(c, &h);
+    g_assert_cmpuint(h.state, ==, COPRO_SCENE_CLOSED);
+    /* fence 11 started after the stopped geometry finished */
+    g_assert_cmpuint(vram_r64(c, MARK_TS), >=, h.geom_end);
+    tlen = put_tiles(c, BUF_T, 0);
+    submit(c, 2, BUF_T, tlen, 2, 0, SAVE2);
+    run_ok(c, 2, 2);
+    model(want, CLEAR_COL, G_N_ELEMENTS(scene));
+    check_target(c, want);
+}
+
+/*
+ * After an OOM stop the engine holds: an entry written to its ring then,
+ * as by a driver that has not seen TILER_OOM yet, does not run however
+ * long virtual time runs, and a preemption request completes without
+ * releasing the engine. An acknowledgement of an engine that holds
+ * nothing is refused and changes nothing. The acknowledgement drops the
+ * entry; the driver resubmits the stopped geometry first, then the entry,
+ * and both run in that order.
+ */
+static void test_oom_hold(void)
+{
+    g_autofree char *text = NULL;
+    uint32_t glen, xlen, head;
+    Copro c;
+
+    boot(&c, "packet-ns=10000");
+    fill_target(&c, TGT, BASE_COL);
+    glen = geometry_until_oom(&c);
+    head = erd32(&c, 0, COPRO_ENG_RING_HEAD);
+    check_held(&c, head);
+    text = qtest_hmp(c.qts, "info copro");
+    g_assert_nonnull(strstr(text, "held after the OOM stop of fence 10"));
+
+    /* a preemption request completes at once; the engine still holds */
+    ewr64(&c, 0, COPRO_ENG_PREEMPT_REQ, 0x77);
+    qtest_clock_step(c.qts, 1000);
+    g_assert_true(rd64(&c, COPRO_REG_INT_STATUS) &
+                  COPRO_INT_ENG(0, COPRO_INT_PREEMPTED));
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_PREEMPT_FENCE), ==, 0x77);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_PREEMPTED_FENCE), ==, 0);
+    wr64(&c, COPRO_REG_INT_STATUS, ~0ull);
+    check_held(&c, head);
+
+    /* written after the stop: the doorbell is taken, nothing runs */
+    xlen = put_mark(&c, BUF_X, 0x11);
+    submit(&c, 0, BUF_X, xlen, 11, 0, 0);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_RING_TAIL), ==, head + 1);
+    check_nothing_runs(&c, head);
+
+    /* an acknowledgement where nothing holds: refused, nothing changes */
+    ewr32(&c, 2, COPRO_ENG_CONTROL, COPRO_ENG_CTL_TILER_ACK);
+    g_assert_cmpuint(erd32(&c, 2, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_IDLE);
+    g_assert_cmpuint(erd32(&c, 2, COPRO_ENG_RING_HEAD), ==,
+                     erd32(&c, 2, COPRO_ENG_RING_TAIL));
+    check_nothing_runs(&c, head);
+
+    /* acknowledged: the entry written meanwhile is dropped, unrun */
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_TILER_ACK);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_IDLE);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_RING_HEAD), ==, head + 1);
+    qtest_clock_step(c.qts, 1000000);
+    g_assert_cmpuint(vram_r32(&c, MARK), ==, 0);
+    /* a second one has no hold to end: nothing changes */
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_TILER_ACK);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_IDLE);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_RING_HEAD), ==, head + 1);
+
+    resubmit_after_ack(&c, glen, xlen);
+    g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_OOMS), ==, 1);
+    copro_shutdown(&c);
+}
+
+/* An engine reset and a device reset each end a hold. */
+static void test_oom_hold_reset(void)
+{
+    QDict *rsp;
+    uint32_t xlen, head;
+    Copro c;
+
+    boot(&c, "packet-ns=10000");
+    geometry_until_oom(&c);
+    head = erd32(&c, 0, COPRO_ENG_RING_HEAD);
+    xlen = put_mark(&c, BUF_X, 0x11);
+    submit(&c, 0, BUF_X, xlen, 11, 0, 0);
+    check_nothing_runs(&c, head);
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_IDLE);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_RING_HEAD), ==, head + 1);
+    g_assert_false(qdict_get_bool(copro_query_engine(copro_query(&c, &rsp),
+                                                     0), "tiler-held"));
+    qobject_unref(rsp);
+    /* nothing to acknowledge now; the ring runs without it */
+    ewr32(&c, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_TILER_ACK);
+    xlen = put_mark(&c, BUF_X, 0x22);
+    submit(&c, 0, BUF_X, xlen, 12, 0, 0);
+    run_ok(&c, 0, 12);
+    g_assert_cmpuint(vram_r32(&c, MARK), ==, 0x22);
+
+    /* held again, then the whole device is reset */
+    vram_w32(&c, MARK, 0);
+    geometry_until_oom(&c);
+    check_held(&c, erd32(&c, 0, COPRO_ENG_RING_HEAD));
+    qtest_system_reset(c.qts);
+    c.mmio = qpci_iomap(c.dev, COPRO_BAR_MMIO, NULL);
+    c.vram = qpci_iomap(c.dev, COPRO_BAR_VRAM, NULL);
+    qpci_device_enable(c.dev);
+    g_assert_cmpuint(erd32(&c, 0, COPRO_ENG_STATE), ==, COPRO_ENG_STATE_IDLE);
+    g_assert_false(qdict_get_bool(copro_query_engine(copro_query(&c, &rsp),
+                                                     0), "tiler-held"));
+    qobject_unref(rsp);
+    copro_ring_setup(&c, 0, RING0, 64);
+    submit(&c, 0, BUF_X, xlen, 1, 0, 0);
+    run_ok(&c, 0, 1);
+    g_assert_cmpuint(vram_r32(&c, MARK), ==, 0x22);
+    copro_shutdown(&c);
+}
+
+/*
+ * Migrated while held, with an entry written during the hold: the
+ * destination holds too (the entry does not run), and fetches from the
+ * moment the stop is acknowledged there.
+ */
+static void test_oom_hold_migrate(void)
+{
+    const char *opts = "packet-ns=10000";
+    g_autofree char *all_opts = g_strdup_printf(OPTS ",%s", opts);
+    uint32_t glen, xlen, head;
+    Copro src, dst;
+
+    boot(&src, opts);
+    fill_target(&src, TGT, BASE_COL);
+    glen = geometry_until_oom(&src);
+    head = erd32(&src, 0, COPRO_ENG_RING_HEAD);
+    xlen = put_mark(&src, BUF_X, 0x11);
+    submit(&src, 0, BUF_X, xlen, 11, 0, 0);
+    check_held(&src, head);
+
+    copro_migrate_to(&src, &dst, machine, all_opts);
+    check_nothing_runs(&dst, head);
+    ewr32(&dst, 0, COPRO_ENG_CONTROL, COPRO_ENG_CTL_TILER_ACK);
+    g_assert_cmpuint(erd32(&dst, 0, COPRO_ENG_RING_HEAD), ==, head + 1);
+    resubmit_after_ack(&dst, glen, xlen);
+    copro_shutdown(&dst);
 }
 
 /*
@@ -1065,6 +1314,9 @@ int main(int argc, char **argv)
                         test_oom);
     qtest_add_data_func("/copro/tiler/oom-partial", GINT_TO_POINTER(0),
                         test_oom);
+    qtest_add_func("/copro/tiler/oom-hold", test_oom_hold);
+    qtest_add_func("/copro/tiler/oom-hold/reset", test_oom_hold_reset);
+    qtest_add_func("/copro/tiler/oom-hold/migrate", test_oom_hold_migrate);
     qtest_add_data_func("/copro/tiler/preempt-tile/command", "command",
                         test_preempt_tile);
     qtest_add_data_func("/copro/tiler/preempt-tile/mid-command",

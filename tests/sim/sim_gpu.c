@@ -90,7 +90,8 @@ static void deliver_cb(void *obj, uint64_t irq)
     struct sim_gpu *g = e->g;
 
     if (irq == IRQ_TILER_OOM) {
-        e->oom_unreported = false;
+        /* acknowledged as the OS hears of it, before it resubmits */
+        sim_tiler_ack(e);
     }
     if (!g->up) {
         return;
@@ -246,7 +247,7 @@ void sim_engine_run(struct sim_engine *e)
             return;
         }
         if (!e->active) {
-            if (e->head == e->tail) {
+            if (e->head == e->tail || e->tiler_held) {
                 e->state = SIM_ENG_IDLE;
                 return;
             }
@@ -386,7 +387,7 @@ static int gpu_submit(void *drv, const struct ddi_submit_args *a)
         return DDI_EINVAL;
     }
     e = &g->engine[a->engine];
-    if (((e->tail + 1) & mask) == e->head || e->oom_unreported) {
+    if (((e->tail + 1) & mask) == e->head) {
         return DDI_EBUSY;
     }
     e->ring[e->tail] = (struct copro_submit_desc){
@@ -451,6 +452,7 @@ static int gpu_reset_engine(void *drv, unsigned engine,
     e->preempt_pending = false;
     e->hung = false;
     e->head = e->tail;
+    e->tiler_held = false;
     e->pc = 0;
     memset(e->targets, 0, sizeof(e->targets));
     e->fault_kind = COPRO_FAULT_NONE;

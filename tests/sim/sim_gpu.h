@@ -125,9 +125,12 @@ struct sim_engine {
     uint64_t completed_fence, preempt_fence, preempted_fence, aborted_fence;
     uint64_t oom_fence;         /* (tiler) the last OOM stop's */
     uint64_t ooms;              /* OOM stops */
-    bool oom_unreported;        /* stopped by OOM, upcall not yet made:
-                                   submit answers DDI_EBUSY, as the kmd
-                                   does (copro_ddi.c, oom_unreported) */
+    bool tiler_held;            /* stopped by OOM, not acknowledged: the
+                                   ring is not fetched (the device's
+                                   hold, acknowledged by the DPC as the
+                                   kmd does, copro_ddi.c) */
+    uint64_t held_dropped;      /* entries written during a hold, dropped
+                                   by its acknowledgement */
     uint32_t fault_kind, fault_offset, fault_context;
     uint64_t fault_addr, fault_fence;
     /* statistics */

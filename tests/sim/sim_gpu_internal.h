@@ -106,5 +106,6 @@ bool sim_restore(struct sim_engine *e);
 /* sim_gpu_tiler.c */
 bool sim_oom_injected(struct sim_engine *e);
 void sim_oom_stop(struct sim_engine *e);
+void sim_tiler_ack(struct sim_engine *e);
 
 #endif /* TESTS_SIM_SIM_GPU_INTERNAL_H */

@@ -13,9 +13,10 @@
 static bool at_arbitration_point(const struct sim_engine *e)
 {
     if (!e->active) {
-        /* legacy hardware only stops once everything queued has run */
+        /* legacy hardware only stops once everything queued has run;
+         * a held engine runs nothing of its ring */
         return e->g->cfg.preemption != COPRO_PREEMPT_NONE ||
-               e->head == e->tail;
+               e->head == e->tail || e->tiler_held;
     }
     if (e->desc.flags & COPRO_SUBMIT_PAGING) {
         return false;

@@ -29,7 +29,8 @@ bool sim_oom_injected(struct sim_engine *e)
  * submission stops before the packet as a preemption stops it (save
  * record, queued entries dropped, idle) but is not one: PREEMPTED is not
  * raised for it; a request pending then completes right after, with
- * nothing to interrupt.
+ * nothing to interrupt. The engine then holds until the stop is
+ * acknowledged (sim_tiler_ack).
  */
 void sim_oom_stop(struct sim_engine *e)
 {
@@ -41,7 +42,7 @@ void sim_oom_stop(struct sim_engine *e)
     }
     e->oom_fence = e->desc.fence;
     e->ooms++;
-    e->oom_unreported = true;
+    e->tiler_held = true;
     sim_notify_stop(e, false);
     e->head = e->tail;
     e->active = false;
@@ -53,5 +54,27 @@ void sim_oom_stop(struct sim_engine *e)
     sim_raise_irq(e, IRQ_TILER_OOM);
     if (e->preempt_pending) {
         sim_preempt_now(e);
+    }
+}
+
+/*
+ * CONTROL.TILER_ACK ("The engine holds"): what was written to the ring
+ * during the hold is dropped, as what was queued at the stop was, and the
+ * engine fetches again. Made by the DPC as it reports the stop, before
+ * the upcall, as the kmd makes it.
+ */
+void sim_tiler_ack(struct sim_engine *e)
+{
+    uint32_t mask = e->g->cfg.ring_entries - 1;
+
+    if (!e->tiler_held) {
+        return;
+    }
+    e->held_dropped += (e->tail - e->head) & mask;
+    sim_notify_stop(e, false);
+    e->head = e->tail;
+    e->tiler_held = false;
+    if (e->state != SIM_ENG_HALTED) {
+        sim_kick(e);
     }
 }

@@ -257,6 +257,7 @@ static struct {
     bool reserved[FV_PAGES];
     uint32_t target[FV_PAGES];      /* enum ddi_pte_target */
     uint64_t frame[FV_PAGES];
+    bool writable[FV_PAGES];
 } fv;
 
 static int fv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
@@ -329,6 +330,7 @@ static int fv_pte_update(void *drv, const struct ddi_pte_update *u,
             }
             fv.target[i] = u[k].target;
             fv.frame[i] = u[k].addr + p * 4096;
+            fv.writable[i] = u[k].writable;
         }
     }
     if (out->cap_bytes - out->len_bytes < 4) {
@@ -2192,6 +2194,177 @@ static void test_exit_gpuva(void)
     g_assert_cmpuint(usage, ==, GV_ALLOC);  /* nothing of a's counted */
 }
 
+/* vidmm for applications' allocations and GPU-VA mode together, as the
+ * firmware boots them: GPU-VA views of vidmm's allocations
+ * (kapi_map_gpu_va, kernel/kvamap.h). */
+static void setup_gpuva_vidmm(void)
+{
+    struct ddi_device dev = { .ops = &fg_gpuva_ops, .drv = &gpu };
+    struct kernel_vidmm_config vc = {
+        .kernel_bytes = 4 * KSEG, .aperture_base = 1ull << 40,
+        .aperture_size = 4u << 20, .copy_engine = 1, .pool = &pool,
+    };
+    const struct kgpuva_config gc = {
+        .vram_bytes = GV_VRAM, .aperture_base = (1ull << 40) + (4u << 20),
+        .aperture_size = 4u << 20, .va_base = FV_VA_BASE,
+        .va_size = FV_PAGES * 4096ull, .copy_engine = 1, .pool = &pool,
+    };
+    struct vidsch_config cfg;
+    const char *err;
+
+    memset(&gpu, 0, sizeof(gpu));
+    memset(&fd, 0, sizeof(fd));
+    memset(&fp, 0, sizeof(fp));
+    memset(&fv, 0, sizeof(fv));
+    fd.cap = FD_QMAX;
+    gpu.now = 1000;
+    g_assert_true(page_pool_init(&pool, (uint64_t)(uintptr_t)poolmem,
+                                 POOL_BYTES / 4096, pool_used));
+    vidsch_config_default(&cfg);
+    g_assert_cmpuint(kernel_arena_bytes(&vc), <=, sizeof(arena));
+    err = kernel_init(&kern, &dev, 0x10000, 4 * KSEG + VMSEG,
+                      vram + 0x10000, &cfg, &vc, arena, sizeof(arena));
+    g_assert_null(err);
+    err = kernel_gpuva_start(&kern, &gc);
+    g_assert_null(err);
+}
+
+/* The fake page table over [va, + bytes): every page `target`, onto
+ * consecutive frames from `frame`, writable as asked. */
+static void assert_view(uint64_t va, uint64_t bytes, uint32_t target,
+                        uint64_t frame, bool writable)
+{
+    for (uint64_t a = va; a < va + bytes; a += 4096) {
+        uint64_t i = (a - FV_VA_BASE) / 4096;
+
+        g_assert_cmpuint(i, <, FV_PAGES);
+        g_assert_true(fv.reserved[i]);
+        g_assert_cmpuint(fv.target[i], ==, target);
+        if (target != DDI_PTE_INVALID) {
+            g_assert_cmpuint(fv.frame[i], ==, frame + (a - va));
+            g_assert_cmpint(fv.writable[i], ==, writable);
+        }
+    }
+}
+
+/*
+ * A GPU-VA view of an allocation of a packet-based device: its owner's
+ * (writable), one shared with another process read-only (read-only on
+ * the GPU too); refused for what it cannot be; gone with the handle, the
+ * allocation freed only once every view's invalidation retired and
+ * nothing of either process left behind.
+ */
+static void test_gpuva_view(void)
+{
+    struct kapi_alloc_desc d = { .size = GV_ALLOC, .cpu_visible = true,
+                                 .zeroed = true };
+    struct kernel_census start;
+    struct kproc *a, *b;
+    uint32_t da, ga, ha, ha2, hgv, db, gb, hb, name, hs[2];
+    uint64_t va, vas[2], vb, f, f2, vram, bufs;
+    struct vidmm_alloc_state vs;
+    struct kalloc *al;
+
+    setup_gpuva_vidmm();
+    take_census(&start);
+    a = kapi_process_create(&kern, "a");
+    b = kapi_process_create(&kern, "b");
+    g_assert_cmpint(kapi_create_device(a, &da), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_device_gpuva(a, &ga), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_allocation(a, da, &d, &ha), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_allocation(a, ga, &d, &hgv), ==, DDI_OK);
+    run();
+    /* refused: not a GPU-VA device, a GPU-VA allocation, bad handles,
+     * pointers and counts; nothing changed */
+    g_assert_cmpint(kapi_map_gpu_va(a, da, &ha, 1, &va, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &hgv, 1, &va, &f), ==,
+                    DDI_EINVAL);
+    hs[0] = ha;
+    hs[1] = 0x7fff0001;
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, hs, 2, vas, &f), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_map_gpu_va(a, 0x7fff0001, &ha, 1, &va, &f), ==,
+                    DDI_EHANDLE);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, NULL, 1, &va, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 1, NULL, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 1, &va, NULL), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 0, &va, &f), ==,
+                    DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, KVAMAP_MAX + 1, &va, &f),
+                    ==, DDI_EINVAL);
+    g_assert_cmpint(kapi_map_gpu_va(b, ga, &ha, 1, &va, &f), ==,
+                    DDI_EHANDLE);
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        g_assert_false(kern.vamaps[i].used);
+    }
+    /* the owner's view: pinned where it is in VRAM, writable */
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, &ha, 1, &va, &f), ==, DDI_OK);
+    g_assert_cmpuint(f, >, 0);
+    al = handle_lookup(&a->handles, ha, HANDLE_ALLOCATION);
+    g_assert_nonnull(al);
+    g_assert_cmpint(vidmm_alloc_state(kern.vm, al->vm, &vs), ==, DDI_OK);
+    g_assert_cmpuint(vs.where, ==, VIDMM_IN_VRAM);
+    g_assert_cmpuint(vs.pin, ==, 1);        /* the view's: it stays */
+    vram = vs.gpu_addr;
+    assert_view(va, GV_ALLOC, DDI_PTE_VRAM, vram, true);
+    /* charged to the viewer: the view and the bytes it pins */
+    g_assert_cmpuint(a->quota.used[KQ_VIEWS], ==, 1);
+    g_assert_cmpuint(a->quota.used[KQ_PINNED], ==, GV_ALLOC);
+    /* again, with a second one in the same call: the same VA, and one
+     * paging buffer for the new view */
+    g_assert_cmpint(kapi_create_allocation(a, da, &d, &ha2), ==, DDI_OK);
+    hs[0] = ha;
+    hs[1] = ha2;
+    bufs = kern.gpuva.stats.paging_buffers;
+    g_assert_cmpint(kapi_map_gpu_va(a, ga, hs, 2, vas, &f2), ==, DDI_OK);
+    g_assert_cmpuint(vas[0], ==, va);
+    g_assert_cmpuint(vas[1], !=, va);
+    g_assert_cmpuint(f2, >, f);
+    g_assert_cmpuint(kern.gpuva.stats.paging_buffers, ==, bufs + 1);
+    g_assert_cmpuint(a->quota.used[KQ_VIEWS], ==, 2);
+    run();
+    g_assert_cmpuint(kern.gpuva.fence_done, >=, f2);
+    /* shared read-only with b: b's view is read-only */
+    g_assert_cmpint(kapi_create_device(b, &db), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_device_gpuva(b, &gb), ==, DDI_OK);
+    g_assert_cmpint(kapi_share_allocation(a, ha, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a, ha, kapi_process_id(b),
+                                          KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_allocation(b, db, name, &hb), ==, DDI_OK);
+    g_assert_cmpint(kapi_map_gpu_va(b, gb, &hb, 1, &vb, &f), ==, DDI_OK);
+    /* (the fake keeps one table for every space: b's range is at the
+     * same VA as a's) */
+    assert_view(vb, GV_ALLOC, DDI_PTE_VRAM, vram, false);
+    g_assert_cmpuint(b->quota.used[KQ_VIEWS], ==, 1);
+    g_assert_cmpuint(b->quota.used[KQ_PINNED], ==, GV_ALLOC);
+    vidmm_alloc_state(kern.vm, al->vm, &vs);
+    g_assert_cmpuint(vs.pin, ==, 2);
+    run();
+    /* b's handle goes: its view with it; the allocation stays a's */
+    g_assert_cmpint(kapi_destroy_allocation(b, hb), ==, DDI_OK);
+    assert_view(vb, GV_ALLOC, DDI_PTE_INVALID, 0, false);
+    run();
+    g_assert_true(handle_lookup(&a->handles, ha, HANDLE_ALLOCATION) == al);
+    g_assert_true(al->used);
+    /* b's pin and charges went with its view */
+    vidmm_alloc_state(kern.vm, al->vm, &vs);
+    g_assert_cmpuint(vs.pin, ==, 1);
+    g_assert_cmpuint(b->quota.used[KQ_VIEWS], ==, 0);
+    g_assert_cmpuint(b->quota.used[KQ_PINNED], ==, 0);
+    /* a exits with its view: the view, then the allocation go */
+    g_assert_cmpint(kapi_process_exit(a), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(b), ==, DDI_OK);
+    run();
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        g_assert_false(kern.vamaps[i].used);
+    }
+    assert_census(&start);
+}
+
 /* A process's calls after its exit (its record exiting, then freed):
  * refused or ignored, never a crash (an application's timer firing after
  * its process was killed). */
@@ -3378,6 +3551,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/display/failures", test_present_failures);
     g_test_add_func("/kernel/display/pointer", test_pointer);
     g_test_add_func("/kernel/gpuva/budget-trim", test_gpuva_budget_trim);
+    g_test_add_func("/kernel/gpuva/view", test_gpuva_view);
     g_test_add_func("/kernel/gpuva/paging-hold", test_gpuva_paging_hold);
     g_test_add_func("/kernel/gpuva/batch-busy", test_gpuva_batch_busy);
     g_test_add_func("/kernel/gpuva/evict-in-use", test_gpuva_evict_in_use);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "kernel/kvamap.h"
+
+#include <stddef.h>
+
+#include "kernel/kernel_internal.h"
+#include "kernel/kmem.h"
+#include "kernel/kquota.h"
+
+static struct kvamap *view_of(struct kernel *k, const struct kproc *p,
+                              uint32_t h)
+{
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        struct kvamap *m = &k->vamaps[i];
+
+        if (m->used && !m->dying && m->proc == p && m->h == h) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* One view of handle h (allocation a): *va, and its paging fence
+ * raised into *fence. */
+static int map_one(struct kernel *k, struct kproc *p, uint32_t h,
+                   struct kalloc *a, uint64_t *va, uint64_t *fence)
+{
+    struct kvamap *m = view_of(k, p, h);
+    uint64_t vram, bytes, f = 0;
+    int st;
+
+    if (m) {
+        *va = m->va;
+        return DDI_OK;
+    }
+    for (unsigned i = 0; i < KVAMAP_MAX && !m; i++) {
+        if (!k->vamaps[i].used) {
+            m = &k->vamaps[i];
+        }
+    }
+    if (!m) {
+        return DDI_ENOMEM;
+    }
+    st = kquota_charge(k, p, KQ_VIEWS, 1);
+    if (st != DDI_OK) {
+        return st;
+    }
+    st = kmem_pin_vram(k, a, &vram, &bytes);
+    if (st != DDI_OK) {
+        kquota_uncharge(k, p, KQ_VIEWS, 1);
+        return st;
+    }
+    *m = (struct kvamap){
+        .proc = p, .h = h, .alloc = a, .pinned = a->primary ? 0 : bytes,
+    };
+    st = m->pinned ? kquota_charge(k, p, KQ_PINNED, m->pinned) : DDI_OK;
+    if (st == DDI_OK) {
+        st = kgpuva_view_map(k, p, vram, bytes,
+                             kiso_may(p, h, KAPI_ACCESS_WRITE), va, &f);
+        if (st != DDI_OK && m->pinned) {
+            kquota_uncharge(k, p, KQ_PINNED, m->pinned);
+        }
+    }
+    if (st != DDI_OK) {
+        kmem_unpin_vram(k, a);
+        kquota_uncharge(k, p, KQ_VIEWS, 1);
+        *m = (struct kvamap){ 0 };
+        return st;
+    }
+    m->used = true;
+    m->va = *va;
+    a->refs++;
+    *fence = f > *fence ? f : *fence;
+    return DDI_OK;
+}
+
+int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice,
+                    const uint32_t *halloc, unsigned n, uint64_t *va,
+                    uint64_t *paging_fence)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    int st = DDI_OK;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (!halloc || !va || !paging_fence || !n || n > KVAMAP_MAX ||
+        !dev->gpuva) {
+        return DDI_EINVAL;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    /* every handle first: a bad one changes nothing */
+    for (unsigned i = 0; i < n; i++) {
+        const struct kalloc *a = get_alloc(p, halloc[i]);
+
+        if (!a) {
+            return DDI_EHANDLE;
+        }
+        if (a->gv) {
+            return DDI_EINVAL;
+        }
+    }
+    *paging_fence = 0;
+    for (unsigned i = 0; i < n && st == DDI_OK; i++) {
+        st = map_one(p->k, p, halloc[i], get_alloc(p, halloc[i]), &va[i],
+                     paging_fence);
+    }
+    /* the views' entries: one paging buffer for the call */
+    kgpuva_flush(p->k);
+    return st;
+}
+
+static void release(struct kernel *k, struct kvamap *m)
+{
+    struct kalloc *a = m->alloc;
+
+    kmem_unpin_vram(k, a);
+    if (m->pinned) {
+        kquota_uncharge(k, m->proc, KQ_PINNED, m->pinned);
+    }
+    kquota_uncharge(k, m->proc, KQ_VIEWS, 1);
+    *m = (struct kvamap){ 0 };
+    a->refs--;
+    kernel_alloc_release(k, a);
+}
+
+void kvamap_handle_gone(struct kernel *k, struct kproc *p, uint32_t h)
+{
+    struct kvamap *m = view_of(k, p, h);
+    uint64_t fence = 0;
+
+    if (!m) {
+        return;
+    }
+    if (kgpuva_view_unmap(k, p, m->va, &fence) != DDI_OK) {
+        /* the entries stay: the allocation stays with them, for ever
+         * (leaked rather than reused under a live mapping) */
+        m->dying = true;
+        m->fence = UINT64_MAX;
+        return;
+    }
+    if (!fence || fence <= k->gpuva.fence_done) {
+        release(k, m);
+        return;
+    }
+    m->dying = true;
+    m->fence = fence;
+}
+
+void kvamap_reap(struct kernel *k)
+{
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        struct kvamap *m = &k->vamaps[i];
+
+        if (m->used && m->dying && m->fence <= k->gpuva.fence_done) {
+            release(k, m);
+        }
+    }
+}
+
+bool kvamap_waiting(const struct kernel *k)
+{
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        const struct kvamap *m = &k->vamaps[i];
+
+        if (m->used && m->dying && m->fence != UINT64_MAX) {
+            return true;
+        }
+    }
+    return false;
+}
