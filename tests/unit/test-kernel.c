@@ -3433,14 +3433,16 @@ static int scene_fill(struct scene_app *a, uint32_t ctx, uint64_t va)
  * later calls on it get DDI_ELOST. The sync object is signalled with an
  * error: the process's own CPU waiter gets DDI_ELOST; another process
  * that opened it gets DDI_EABANDONED on the CPU and its GPU wait is
- * released (its buffer runs, its context stays healthy).
+ * released (its buffer runs, its context stays healthy). A signal the
+ * lost device queued on another process's object is written with its
+ * value: that waiter is released too, and the object is not poisoned.
  */
 static void test_scene_lost_device(void)
 {
     struct scene_app a, b;
-    struct waited wa = { 0 }, wb = { 0 };
+    struct waited wa = { 0 }, wb = { 0 }, wown = { 0 };
     struct kcontext *tc, *bc;
-    uint32_t tile, name, hb;
+    uint32_t tile, name, hb, ha;
     uint64_t value = 0, lost;
     unsigned submits;
 
@@ -3456,6 +3458,13 @@ static void test_scene_lost_device(void)
                                     kapi_process_id(b.g.p),
                                     KAPI_ACCESS_READ), ==, DDI_OK);
     g_assert_cmpint(kapi_open_sync(b.g.p, b.g.dev, name, &hb), ==, DDI_OK);
+    /* and a signals a sync object of b's (granted write) after its pass */
+    g_assert_cmpint(kapi_share_sync(b.g.p, b.g.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(b.g.p, b.g.sync,
+                                    kapi_process_id(a.g.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(a.g.p, a.g.dev, name, &ha), ==, DDI_OK);
 
     gpu.hold = true;
     g_assert_cmpint(scene_geometry(&a), ==, DDI_OK);
@@ -3464,7 +3473,10 @@ static void test_scene_lost_device(void)
     /* the tile pass waits for the geometry, as the tiled game's does */
     g_assert_cmpint(kapi_wait_gpu(a.g.p, tile, a.g.sync, 1), ==, DDI_OK);
     g_assert_cmpint(scene_fill(&a, tile, a.g.va[0]), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.g.p, tile, ha, 5), ==, DDI_OK);
     g_assert_cmpint(kapi_wait_cpu(a.g.p, a.g.sync, 1, on_wait, &wa), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.g.p, b.g.sync, 5, on_wait, &wown), ==,
                     DDI_OK);
     /* another process's work waits on it too, on the GPU and the CPU */
     g_assert_cmpint(kapi_wait_gpu(b.g.p, b.g.ctx, hb, 1), ==, DDI_OK);
@@ -3498,6 +3510,13 @@ static void test_scene_lost_device(void)
     /* D3D12's value for a removed device's fence */
     g_assert_cmpint(kapi_sync_value(b.g.p, hb, &value), ==, DDI_OK);
     g_assert_cmphex(value, ==, UINT64_MAX);
+    /* b's own object that a was to signal: released at the value a
+     * promised (b's waiter does not hang), never poisoned: b signals on */
+    g_assert_cmpuint(wown.calls, ==, 1);
+    g_assert_cmpint(wown.status, ==, DDI_OK);
+    g_assert_cmpint(kapi_sync_value(b.g.p, b.g.sync, &value), ==, DDI_OK);
+    g_assert_cmpuint(value, ==, 5);
+    g_assert_cmpint(kapi_signal_cpu(b.g.p, b.g.sync, 6), ==, DDI_OK);
     g_assert_cmpint(kapi_context_error(b.g.p, b.g.ctx), ==, DDI_OK);
     g_assert_cmpint(scene_fill(&b, b.g.ctx, b.g.va[0]), ==, DDI_OK);
     run();
