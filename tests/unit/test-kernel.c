@@ -1041,6 +1041,55 @@ static void test_lost(void)
     g_assert_cmpuint(kern.stats.buffers_lost, ==, 1);
 }
 
+/*
+ * A fault removes the whole device [WDDM], not the faulting context
+ * alone: the process's other contexts, one with a buffer queued and one
+ * held on the faulting context's signal (on the copy engine), are lost
+ * with it: neither buffer runs, both are in error. Another process's
+ * work runs on.
+ */
+static void test_lost_whole_device(void)
+{
+    struct proc a, b;
+    struct ddi_fault f = { .kind = COPRO_FAULT_BAD_PACKET };
+    uint32_t queued, held;
+    unsigned submits;
+
+    setup();
+    make_proc(&a, "a");
+    make_proc(&b, "b");
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_NORMAL,
+                                        &queued), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 1, VIDSCH_PRIO_NORMAL,
+                                        &held), ==, DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.nq[0], ==, 1);
+    g_assert_cmpint(fill(&a, queued, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(a.p, held, a.sync, 1), ==, DDI_OK);
+    umd_init(&cb, cmd, sizeof(cmd));
+    umd_copy(&cb, a.buf, 0, a.buf, 2048, 64);
+    g_assert_cmpint(render(&a, held), ==, DDI_OK);
+    f.fence = gpu.q[0][0].fence;
+    f.context = gpu.q[0][0].context;
+    submits = gpu.submits;
+    kernel_upcalls.faulted(&kern, 0, &f);
+    gpu.hold = false;
+    run();
+    /* nothing of a's ran after the fault */
+    g_assert_cmpuint(gpu.submits, ==, submits);
+    g_assert_cmpint(kapi_context_error(a.p, queued), ==, DDI_ELOST);
+    g_assert_cmpint(kapi_context_error(a.p, held), ==, DDI_ELOST);
+    g_assert_cmpuint(kern.stats.contexts_lost, ==, 3);
+    g_assert_cmpuint(kern.stats.buffers_lost, ==, 3);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.submits, ==, submits + 1);
+    g_assert_cmpint(kapi_context_error(b.p, b.ctx), ==, DDI_OK);
+}
+
 /* ---- display ---- */
 
 static void on_vsync_count(void *arg, int status, uint64_t vsyncs,
@@ -3542,6 +3591,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/vidmm/free-while-paging",
                     test_vidmm_free_while_paging);
     g_test_add_func("/kernel/lost", test_lost);
+    g_test_add_func("/kernel/lost-whole-device", test_lost_whole_device);
     g_test_add_func("/kernel/share-sync", test_share_sync);
     g_test_add_func("/kernel/isolation/lock-per-handle",
                     test_lock_per_handle);
