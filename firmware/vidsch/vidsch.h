@@ -573,8 +573,8 @@ void vidsch_memory_changed(struct vidsch *s);
  * of its device is lost too: vidsch_ctx_set_device), so that no other
  * context waits for ever on a removed device; the OS may then give the
  * device's sync objects an error value (the kernel: UINT64_MAX). Signal
- * and wait on a lost context return DDI_ELOST. DDI_ENOMEM when max_buffers waits and
- * signals are pending already.
+ * and wait on a lost context return DDI_ELOST. DDI_ENOMEM when
+ * max_buffers waits and signals are pending already.
  */
 
 /*
