@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "apps/app.h"
+#include "kernel/ktimer.h"
 
 #define TILEDGAME_MAX_W     256u
 #define TILEDGAME_MAX_H     192u
@@ -63,6 +64,9 @@ struct tiledgame {
     uint64_t scene_partials;    /* the scene headers' partial renders */
     uint64_t scene_ns;          /* their geom_start -> tile_end, summed */
     uint32_t crc[TILEDGAME_CRC_FRAMES];     /* of frame f's pixels */
+    struct ktimer check;        /* the next band of the pixel check */
+    uint32_t check_y;           /* its first row */
+    uint32_t check_crc;         /* the frame's checksum so far */
     uint32_t cmd[TILEDGAME_CMD_DW];
     uint32_t ref[TILEDGAME_MAX_W * TILEDGAME_MAX_H];
 };
