@@ -244,6 +244,9 @@ int kernel_context_create(struct kproc *p, struct kdevice *dev,
         .engine = engine, .prio = prio, .save_gpu = save,
     };
     c->vctx = vidsch_ctx_create(k->vs, c->hw_id, engine, prio, save);
+    /* a device removed stops all of its contexts, not the guilty one
+     * alone: vidsch loses them together (vidsch_ctx_set_device) */
+    vidsch_ctx_set_device(c->vctx, (uint32_t)(dev - k->devices) + 1);
     st = c->vctx ? DDI_OK : DDI_ENOMEM;
     if (st == DDI_OK && dev->gpuva) {
         /* it runs in the process's address space from its first buffer */
