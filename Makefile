@@ -113,15 +113,19 @@ bench: build
 	@bash scripts/bench.sh $(BUILD)
 
 # The scheduler's property tests over a million seeded workloads (make
-# check runs 10,000). Builds only the simulator, not QEMU; may run long.
+# check runs 10,000) and the scene-based ones over SOAK_SCENE_SEEDS (make
+# check runs 4,000). Builds only the simulator, not QEMU; may run long.
 # Then, if QEMU is built, the lifetimes scenario with SOAK_LIVES processes
 # created and killed (make check runs 1000).
 SOAK_SEEDS ?= 1000000
+SOAK_SCENE_SEEDS ?= 200000
 SOAK_JOBS ?= 2
 SOAK_LIVES ?= 20000
 soak: $(BUILD)/build.ninja
-	ninja -C $(BUILD) tests/sim/test-sim-props
+	ninja -C $(BUILD) tests/sim/test-sim-props tests/sim/test-sim-scenes
 	@bash scripts/soak.sh $(BUILD)/tests/sim/test-sim-props $(SOAK_SEEDS) $(SOAK_JOBS)
+	@bash scripts/soak.sh $(BUILD)/tests/sim/test-sim-scenes \
+	  $(SOAK_SCENE_SEEDS) $(SOAK_JOBS) sw
 	@if [ -x $(BUILD)/qemu-run ]; then \
 	  ninja -C $(BUILD) firmware/lifetimes.elf && \
 	  { bash scripts/run-firmware.sh $(BUILD)/qemu-run \

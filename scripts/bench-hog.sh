@@ -40,6 +40,8 @@ image=$2
 hog_ms=${3:-10000}
 frames_ms=${4:-1000}
 here=$(dirname "$0")
+# bench_metrics.py
+export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 status=0
 
 # One hog run: LABEL, the -device copro options, extra -append arguments.
@@ -67,17 +69,9 @@ run_hog() {
             "${figures_only[@]}" <<'PY'; then
 import json
 import sys
+from bench_metrics import fmt_ns as t
 
 label, metrics, rc, start, end = sys.argv[1:6]
-
-
-def t(ns):
-    """ns in the unit that keeps 3-4 significant digits."""
-    if ns < 1000000:
-        return "%.1f us" % (ns / 1e3)
-    if ns < 1000000000:
-        return "%.2f ms" % (ns / 1e6)
-    return "%.3f s" % (ns / 1e9)
 
 
 try:

@@ -81,23 +81,11 @@ import sys
 
 sys.path.insert(0, sys.argv[-1])
 from bench_metrics import Runs  # noqa: E402
+from bench_metrics import fmt_ns as t, app  # noqa: E402
 
 runs = Runs(sys.argv[1])
 modes = ["sw-quantum", "hw-quantum", "hw-joblist", "hw-quantum-fewirq",
          "hw-quantum-irqalways"]
-
-
-def t(ns):
-    if ns < 1000000:
-        return "%.1f us" % (ns / 1e3)
-    return "%.2f ms" % (ns / 1e6)
-
-
-def app(m, name):
-    for a in (m or {}).get("apps", []):
-        if a["name"] == name:
-            return a
-    return None
 
 
 print("CPU cost, per virtual second (goal: hardware >= 10x fewer than "

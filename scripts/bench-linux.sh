@@ -19,6 +19,8 @@
 set -u
 build=$1
 here=$(dirname "$0")
+# bench_metrics.py
+export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 run() {
     python3 "$here/run-linux.py" --qemu-python "$build/qemu/src/python" "$@" \
         "$build/qemu-run" "$build/linux"
@@ -93,6 +95,7 @@ python3 - "$tmp/os.json" "$tmp/linux.out" "$tmp/osjobs.out" <<'PY'
 import json
 import re
 import sys
+from bench_metrics import fmt_ns as t
 
 try:
     fw = json.loads(open(sys.argv[1]).read() or "{}")
@@ -101,16 +104,6 @@ except ValueError:
 lines = open(sys.argv[2]).read().splitlines()
 lx = [json.loads(m.group(1)) for m in
       (re.match(r"# METRICS (.*)", s) for s in lines) if m]
-
-
-def t(ns):
-    if ns is None:
-        return "-"
-    if ns < 1000000:
-        return "%.1f us" % (ns / 1e3)
-    if ns < 1000000000:
-        return "%.2f ms" % (ns / 1e6)
-    return "%.3f s" % (ns / 1e9)
 
 
 hog = next((m for m in lx if m["scenario"] == "hog"), {})

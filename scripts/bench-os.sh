@@ -55,18 +55,11 @@ import sys
 
 sys.path.insert(0, sys.argv[-1])
 from bench_metrics import Runs  # noqa: E402
+from bench_metrics import fmt_ns as t  # noqa: E402
 
 tmp = sys.argv[1]
 runs = Runs(tmp)
 load = runs.load
-
-
-def t(ns):
-    if ns < 1000000:
-        return "%.1f us" % (ns / 1e3)
-    if ns < 1000000000:
-        return "%.2f ms" % (ns / 1e6)
-    return "%.3f s" % (ns / 1e9)
 
 
 print("== desktop: compositor, cursor, game, video, hog per policy "

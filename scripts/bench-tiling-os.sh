@@ -81,22 +81,10 @@ import sys
 
 sys.path.insert(0, sys.argv[-1])
 from bench_metrics import Runs  # noqa: E402
+from bench_metrics import fmt_ns as t, app  # noqa: E402
 
 tmp = sys.argv[1]
 runs = Runs(tmp)
-
-
-def t(ns):
-    if ns < 1000000:
-        return "%.1f us" % (ns / 1e3)
-    return "%.2f ms" % (ns / 1e6)
-
-
-def app(m, name):
-    for a in (m or {}).get("apps", []):
-        if a["name"] == name:
-            return a
-    return None
 
 
 print("compositor submit-to-start over long work on its engine (4.8 ms: "

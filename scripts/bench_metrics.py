@@ -28,3 +28,22 @@ class Runs:
                   % (name, m.get("failures"), rc))
             self.failed = True
         return m
+
+
+def fmt_ns(ns):
+    """ns in the unit that keeps 3-4 significant digits ("-" for None)."""
+    if ns is None:
+        return "-"
+    if ns < 1000000:
+        return "%.1f us" % (ns / 1e3)
+    if ns < 1000000000:
+        return "%.2f ms" % (ns / 1e6)
+    return "%.3f s" % (ns / 1e9)
+
+
+def app(m, name):
+    """The METRICS entry of application NAME in run M, or None."""
+    for a in (m or {}).get("apps", []):
+        if a["name"] == name:
+            return a
+    return None

@@ -5,20 +5,22 @@
 # a few processes. Every failing seed is printed with the command that
 # reproduces it; the exit status is non-zero if any failed. Both modes:
 # software scheduling, then hardware scheduling (--hws: vidsch's hardware
-# mode over the device's scheduler modelled in tests/sim/sim_hws.c).
+# mode over the device's scheduler modelled in tests/sim/sim_hws.c), or
+# only the modes given (test-sim-scenes has one: sw).
 #
-#   soak.sh TEST-SIM-PROPS SEEDS [JOBS]
+#   soak.sh TEST-SIM-PROPS SEEDS [JOBS [MODES]]
 set -uo pipefail
 bin=$1
 seeds=$2
 jobs=${3:-2}
+modes=${4:-sw hws}
 per=$(( (seeds + jobs - 1) / jobs ))
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
 start=$(date +%s)
 pids=()
-for mode in sw hws; do
+for mode in $modes; do
     flag=
     [ "$mode" = hws ] && flag=--hws
     for ((j = 0; j < jobs; j++)); do
@@ -36,5 +38,5 @@ for p in "${pids[@]}"; do
 done
 cat "$dir"/*.log | grep -E '^# (seed|reproduce|workload|  )' || true
 failed=$(cat "$dir"/*.log | grep -c 'FAILED' || true)
-echo "soak: $seeds seeds in each mode (software, hardware) in $(( $(date +%s) - start )) s, $failed failed"
+echo "soak: $(basename "$bin"): $seeds seeds in each mode ($modes) in $(( $(date +%s) - start )) s, $failed failed"
 exit $rc

@@ -244,6 +244,9 @@ int kernel_context_create(struct kproc *p, struct kdevice *dev,
         .engine = engine, .prio = prio, .save_gpu = save,
     };
     c->vctx = vidsch_ctx_create(k->vs, c->hw_id, engine, prio, save);
+    /* a device removed stops all of its contexts, not the guilty one
+     * alone: vidsch loses them together (vidsch_ctx_set_device) */
+    vidsch_ctx_set_device(c->vctx, (uint32_t)(dev - k->devices) + 1);
     st = c->vctx ? DDI_OK : DDI_ENOMEM;
     if (st == DDI_OK && dev->gpuva) {
         /* it runs in the process's address space from its first buffer */
@@ -419,7 +422,7 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
 }
 
 /* Waits on an object that goes away fail instead of touching it later. */
-static void fail_waits(struct kernel *k, struct kproc *p, const void *obj)
+void kernel_fail_waits(struct kernel *k, struct kproc *p, const void *obj)
 {
     for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
         struct kwait *w = &k->waits[i];
@@ -452,7 +455,7 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
     }
     kvamap_handle_gone(p->k, p, halloc);
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
-    fail_waits(p->k, p, a);
+    kernel_fail_waits(p->k, p, a);
     a->refs--;
     /* Freed now if no buffer in flight uses it, else when the last one
      * retires (WDDM defers the destruction the same way). */
@@ -471,238 +474,6 @@ int kapi_allocation_size(struct kproc *p, uint32_t halloc, uint64_t *size)
         return DDI_EINVAL;
     }
     *size = a->size;
-    return DDI_OK;
-}
-
-/* ---- sync objects ---- */
-
-int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
-                     uint32_t *hsync)
-{
-    struct kdevice *dev = get_device(p, hdevice);
-    struct ksync *s = NULL;
-    struct kernel *k;
-    uint64_t gpu;
-    int st;
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
-    if (dev->removed) {
-        return DDI_ELOST;
-    }
-    if (!hsync) {
-        return DDI_EINVAL;
-    }
-    k = p->k;
-    for (unsigned i = 0; i < KERNEL_MAX_SYNCS && !s; i++) {
-        if (!k->syncs[i].used) {
-            s = &k->syncs[i];
-        }
-    }
-    if (!s) {
-        return DDI_ENOMEM;
-    }
-    /* The value lives in VRAM: the CPU sees it through the segment, and
-     * a GPU WAIT or FENCE could address it too. */
-    st = kquota_charge(k, p, KQ_SYNCS, 1);
-    if (st == DDI_OK) {
-        st = kquota_seg_alloc(k, p, 8, KERNEL_ALLOC_ALIGN, &gpu);
-        if (st != DDI_OK) {
-            kquota_uncharge(k, p, KQ_SYNCS, 1);
-        }
-    }
-    if (st != DDI_OK) {
-        return st;
-    }
-    st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
-    if (st != DDI_OK) {
-        kquota_seg_free(k, p, gpu);
-        kquota_uncharge(k, p, KQ_SYNCS, 1);
-        return st;
-    }
-    *s = (struct ksync){
-        .used = true, .dev = dev, .gpu = gpu,
-        .cpu = vidmm_segment_cpu(&k->seg, gpu), .refs = 1,
-        .devs = 1u << (dev - k->devices), .high = initial,
-    };
-    *s->cpu = initial;
-    kiso_handle_new(p, *hsync, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
-    return DDI_OK;
-}
-
-int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
-{
-    struct ksync *s = get_sync(p, hsync);
-
-    if (!s) {
-        return DDI_EHANDLE;
-    }
-    kiso_handle_gone(p, hsync);
-    handle_free(&p->handles, hsync, HANDLE_SYNC);
-    fail_waits(p->k, p, s);
-    if (--s->refs) {
-        return DDI_OK;      /* another process still has it open */
-    }
-    kernel_unshare(p->k, s, &s->shared_name);
-    kdisplay_sync_gone(p->k, s);
-    s->zombie = true;
-    p->k->reap_objects = true;
-    kqueue_push(&p->k->ev.work, &p->k->reap_work);
-    return DDI_OK;
-}
-
-int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
-{
-    struct ksync *s = get_sync(p, hsync);
-
-    if (!s) {
-        return DDI_EHANDLE;
-    }
-    if (!value) {
-        return DDI_EINVAL;
-    }
-    *value = *s->cpu;
-    return DDI_OK;
-}
-
-/* The code for a call on s once TDR removed its creator's device: the
- * creator's process lost its device; any other is not to blame. */
-static int sync_gone(const struct kproc *p, const struct ksync *s)
-{
-    return s->dev->proc == p ? DDI_ELOST : DDI_EABANDONED;
-}
-
-int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
-{
-    struct ksync *s = get_sync(p, hsync);
-
-    if (!s) {
-        return DDI_EHANDLE;
-    }
-    if (s->dev->removed) {
-        return sync_gone(p, s);
-    }
-    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
-        return DDI_EACCESS;
-    }
-    if (value < *s->cpu || value < s->high) {
-        return DDI_EINVAL;      /* a monitored fence never goes back */
-    }
-    s->high = value;
-    *s->cpu = value;
-    vidsch_sync_changed(p->k->vs);
-    kernel_after_vidsch(p->k);
-    return DDI_OK;
-}
-
-int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
-                    uint64_t value)
-{
-    struct kcontext *c = get_context(p, hcontext);
-    struct ksync *s = get_sync(p, hsync);
-    int st;
-
-    if (!c || !s) {
-        return DDI_EHANDLE;
-    }
-    if (c->dev->removed) {
-        return DDI_ELOST;
-    }
-    if (s->dev->removed) {
-        return sync_gone(p, s);
-    }
-    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
-        return DDI_EACCESS;
-    }
-    if (value < *s->cpu || value < s->high) {
-        return DDI_EINVAL;      /* 10 then 3: refused, never written */
-    }
-    st = kquota_gpu_sync(p->k, p);
-    if (st != DDI_OK) {
-        return st;
-    }
-    st = vidsch_signal(p->k->vs, c->vctx, s->cpu, value);
-    if (st == DDI_OK) {
-        s->high = value;
-    }
-    kernel_after_vidsch(p->k);
-    return st;
-}
-
-int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
-                  uint64_t value)
-{
-    struct kcontext *c = get_context(p, hcontext);
-    struct ksync *s = get_sync(p, hsync);
-    int st;
-
-    if (!c || !s) {
-        return DDI_EHANDLE;
-    }
-    if (c->dev->removed) {
-        return DDI_ELOST;
-    }
-    if (s->dev->removed) {
-        return sync_gone(p, s);
-    }
-    st = kquota_gpu_sync(p->k, p);
-    if (st != DDI_OK) {
-        return st;
-    }
-    st = vidsch_wait(p->k->vs, c->vctx, s->cpu, value);
-    kernel_after_vidsch(p->k);
-    return st;
-}
-
-/* A free wait slot, counted as pending and charged to p: the caller
- * fills it. NULL and *st why not. */
-static struct kwait *new_wait(struct kproc *p, int *st)
-{
-    struct kernel *k = p->k;
-
-    for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
-        if (k->waits[i].kind == KWAIT_NONE) {
-            *st = kquota_charge(k, p, KQ_WAITS, 1);
-            if (*st != DDI_OK) {
-                return NULL;
-            }
-            k->nwaits++;
-            return &k->waits[i];
-        }
-    }
-    *st = DDI_ENOMEM;
-    return NULL;
-}
-
-int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
-                  kapi_wait_fn fn, void *arg)
-{
-    struct ksync *s = get_sync(p, hsync);
-    struct kwait *w;
-    int st;
-
-    if (!s) {
-        return DDI_EHANDLE;
-    }
-    if (s->dev->removed) {
-        return sync_gone(p, s);
-    }
-    if (!fn) {
-        return DDI_EINVAL;
-    }
-    w = new_wait(p, &st);
-    if (!w) {
-        return st;
-    }
-    /* the creator's removal is this process's loss only if it is the
-     * creator (ELOST); for another it abandons the object (deliver) */
-    *w = (struct kwait){
-        .kind = KWAIT_SYNC, .proc = p,
-        .dev = s->dev->proc == p ? s->dev : NULL,
-        .u.sync = { .sync = s, .value = value, .fn = fn }, .arg = arg,
-    };
-    kqueue_push(&p->k->ev.work, &p->k->deliver_work);
     return DDI_OK;
 }
 
@@ -872,6 +643,27 @@ int kapi_mark(struct kproc *p, uint32_t hcontext, unsigned kind,
 
 /* ---- lock ---- */
 
+/* A free wait slot, counted as pending and charged to p: the caller
+ * fills it. NULL and *st why not. */
+struct kwait *kernel_new_wait(struct kproc *p, int *st)
+{
+    struct kernel *k = p->k;
+
+    for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
+        if (k->waits[i].kind == KWAIT_NONE) {
+            *st = kquota_charge(k, p, KQ_WAITS, 1);
+            if (*st != DDI_OK) {
+                return NULL;
+            }
+            k->nwaits++;
+            return &k->waits[i];
+        }
+    }
+    *st = DDI_ENOMEM;
+    return NULL;
+}
+
+
 int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
               volatile void **cpu)
 {
@@ -919,7 +711,7 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     if (!kiso_may(p, halloc, KAPI_ACCESS_WRITE)) {
         return DDI_EACCESS;
     }
-    w = new_wait(p, &st);
+    w = kernel_new_wait(p, &st);
     if (!w) {
         return st;
     }

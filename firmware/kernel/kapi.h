@@ -10,8 +10,22 @@
  * kernel checks each handle against that process's table (wrong process,
  * stale, wrong type: DDI_EHANDLE), every size and every pointer argument,
  * and returns 0 or a negative DDI_E* code. No argument makes it crash.
- * A context lost to TDR puts its device in the "removed" state: calls on
+ * A context lost to TDR (or a fault, or a scene whose parameter buffer
+ * cannot be answered) puts its device in the "removed" state: calls on
  * it then return DDI_ELOST (D3D's DEVICE_REMOVED), destroying still works.
+ * Every context of a removed device is stopped with it [WDDM]: their
+ * queued and held buffers are reported lost and never run, and their
+ * pending GPU signals are not written as if the work had run: the
+ * device's sync objects are signalled with an error instead (UINT64_MAX,
+ * D3D12's value for a removed device's fence), so that nobody waits for
+ * ever: the process's CPU waits on them end with DDI_ELOST, another
+ * process's with DDI_EABANDONED, and other processes' GPU waits on them
+ * are released (kapi_share_sync). A signal the lost device queued on
+ * another process's sync object (opened with write access) is written
+ * with its own value when the device is lost: that object's owner is
+ * healthy, and UINT64_MAX would end its fence for good; its waiters are
+ * released (DDI_OK) and see what the lost process left, as its write
+ * access allowed.
  * A call that takes from one of the kernel's pools (a record, a wait, a
  * DMA buffer, kernel VRAM, backing store, pinned VRAM, a present) is
  * charged to the calling process: DDI_EQUOTA when that would take it over

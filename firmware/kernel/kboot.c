@@ -175,6 +175,16 @@ static bool paging_setup(struct kboot *b, struct report *r,
 
 /* vidmm's configuration: the backing store from free RAM, the kernel's
  * part of the segment. False (reported) if it cannot be had. */
+/* The engine that runs paging buffers: the copy engine, or on a device
+ * with one engine the render engine, which runs every packet (the
+ * spec's "Engines"); vidsch puts paging buffers on a ring before any
+ * DMA buffer and never preempts them, on whichever engine. */
+static unsigned paging_engine(const struct kboot *b)
+{
+    return b->cp.num_engines > COPRO_ENGINE_COPY ? COPRO_ENGINE_COPY
+                                                 : COPRO_ENGINE_RENDER;
+}
+
 static bool vidmm_setup(struct kboot *b, struct report *r,
                         const char *cmdline, uint64_t seg_size,
                         struct kernel_vidmm_config *vc)
@@ -221,7 +231,7 @@ static bool vidmm_setup(struct kboot *b, struct report *r,
         .aperture_base = b->gart.aperture_base,
         .aperture_size = (uint64_t)b->gart.entries * COPRO_GPU_PAGE_SIZE /
                          (b->gpuva_vram ? 2 : 1),
-        .copy_engine = COPRO_ENGINE_COPY,
+        .copy_engine = paging_engine(b),
         .pool = &b->pool,
     };
     return true;
@@ -305,7 +315,7 @@ bool kboot_start(struct kboot *b, struct report *r,
             .aperture_size = half,
             /* above any VRAM offset: the OS's VRAM is at identity */
             .va_base = 1ull << 32, .va_size = 1ull << 32,
-            .copy_engine = COPRO_ENGINE_COPY, .pool = &b->pool,
+            .copy_engine = paging_engine(b), .pool = &b->pool,
         };
 
         err = b->paging ? kernel_gpuva_start(&b->k, &gc)

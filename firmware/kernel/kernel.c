@@ -95,6 +95,13 @@ static void env_context_lost(void *os, uint32_t hw_id)
             k->stats.contexts_lost++;
         }
     }
+    /* its sync objects take the error value now, not at the reaper:
+     * vidsch released the lost contexts' signals with their values (the
+     * whole device is lost at once, so none of its own held work ran),
+     * and nothing may read those as work done meanwhile */
+    if (kiso_abandon_syncs(k)) {
+        vidsch_sync_changed(k->vs);
+    }
     k->tell_lost = true;
     kqueue_push(&k->ev.work, &k->reap_work);
 }

@@ -75,4 +75,11 @@ bool kernel_lock_ready(const struct kernel *k, const struct kalloc *a,
 /* Drops a buffer record and what it holds (VRAM, allocation uses). */
 void kernel_buffer_free(struct kernel *k, struct kbuffer *kb);
 
+/* A free wait slot, counted as pending and charged to p: the caller
+ * fills it. NULL and *st why not. */
+struct kwait *kernel_new_wait(struct kproc *p, int *st);
+/* p's waits on obj (a sync object or an allocation that goes away) fail
+ * with DDI_EHANDLE instead of touching it later. */
+void kernel_fail_waits(struct kernel *k, struct kproc *p, const void *obj);
+
 #endif /* FW_KERNEL_KERNEL_INTERNAL_H */

@@ -322,6 +322,12 @@ const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg)
                "pool, VRAM, an aperture window and a VA window above the "
                "OS's VRAM";
     }
+    if (cfg->copy_engine >= k->caps.engines) {
+        /* its paging buffers would be refused one by one (DDI_EINVAL):
+         * no allocation would ever be resident */
+        return "GPU-VA mode's paging engine is not one of the device's "
+               "engines";
+    }
     for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
         if (!vidmm_segment_alloc(&k->seg, KGPUVA_PAGING_BYTES, 64,
                                  &g->paging[i].gpu)) {

@@ -117,6 +117,9 @@ const char *kmem_start(struct kernel *k, uint64_t seg_base,
         return "vidmm needs a page pool, VRAM beyond the kernel's part "
                "and a GPU that can page";
     }
+    if (vc->copy_engine >= k->caps.engines) {
+        return "vidmm's paging engine is not one of the device's engines";
+    }
     vidmm_segment_init(&k->seg, seg_base, kbytes, seg_cpu, k->seg_blocks,
                        KERNEL_SEGMENT_BLOCKS);
     /* paging buffers' packets reserved now: residency must never wait

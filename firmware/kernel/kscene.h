@@ -38,14 +38,18 @@
  *           geometry resumes: the device emptied the bins, so a later
  *           OOM of the scene is answered the same way, and the final
  *           tile pass loads the tiles the partial ones stored;
- *  FAIL     the context is put in error; nobody else is touched.
+ *  FAIL     the context is put in error, with every context of its
+ *           device (its tile context's held pass never runs over the
+ *           unclosed scene); nobody else is touched.
  *
  * What an attacker can do, and what happens:
  *  - a partial render that faults (a target it cannot write): the
  *    kernel's context is lost, so its process's device is removed (the
  *    device's work of others on that engine is restarted, as after any
- *    fault); its signal is written, the geometry resumes, stops again
- *    and is refused (removed device): only that process loses;
+ *    fault); the device's other contexts are lost with it (vidsch
+ *    loses a device's contexts together): the held geometry and the
+ *    held tile pass are reported lost, never run; only that process
+ *    loses;
  *  - no partial render given, a primitive larger than the emptied heap,
  *    a partial render that cannot be queued (its arena full): the scene
  *    fails as before (a queued render that failed makes the next OOM of

@@ -161,7 +161,7 @@ void os_run(struct os_scenario *s, uint64_t duration_ns,
 
         if (a->expect_lost) {
             report(&s->r, a->fail_status == DDI_ELOST, "%s: lost its device "
-                   "to TDR, as expected (%s: %s)", a->name,
+                   "(its own fault, hang or scene), as expected (%s: %s)", a->name,
                    a->fail_what ? a->fail_what : "no failure",
                    ddi_status_name(a->fail_status));
             continue;

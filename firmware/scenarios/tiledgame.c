@@ -42,6 +42,45 @@ static struct os_scenario s;
 static struct tiledgame big, small, partial, badpartial, nogrow, tiny, game,
                         comp;
 
+/* Every engine's resets and faults so far. */
+static void engine_troubles(struct kernel *k, uint64_t *resets,
+                            uint64_t *faults)
+{
+    *resets = *faults = 0;
+    for (unsigned e = 0; e < k->caps.engines; e++) {
+        *resets += vidsch_engine_stats(k->vs, e)->resets;
+        *faults += vidsch_engine_stats(k->vs, e)->faults;
+    }
+}
+
+/*
+ * A lost game's device is stopped as a whole: its tile context ran the
+ * passes of the scenes it finished, one each, and nothing after (the
+ * pass held on the lost geometry's signal was dropped, never run over
+ * an unclosed scene); later calls get DDI_ELOST.
+ */
+static bool tile_ctx_stopped(struct tiledgame *g)
+{
+    struct vidsch_ctx_stats cs = { 0 };
+    struct app *a = tiledgame_app(g);
+
+    return kapi_context_stats(a->proc, g->htile_ctx, &cs) == DDI_OK &&
+           cs.started == g->frames_checked &&
+           cs.completed == g->frames_checked &&
+           kapi_context_error(a->proc, g->htile_ctx) == DDI_ELOST;
+}
+
+/* The restarted and resubmitted buffers of a game's two contexts. */
+static uint64_t disturbed(struct tiledgame *g)
+{
+    struct vidsch_ctx_stats gs = { 0 }, ts = { 0 };
+    struct app *a = tiledgame_app(g);
+
+    kapi_context_stats(a->proc, a->hctx, &gs);
+    kapi_context_stats(a->proc, g->htile_ctx, &ts);
+    return gs.resubmitted + ts.resubmitted;
+}
+
 int scenario_main(const struct boot_info *boot)
 {
     struct kernel *k = &s.boot.k;
@@ -49,7 +88,7 @@ int scenario_main(const struct boot_info *boot)
     struct vidmm_pb pb_big = { 0 }, pb_small = { 0 }, pb_part = { 0 };
     struct vidmm_pb pb_bad = { 0 };
     struct vidsch_ctx_stats cs = { 0 };
-    uint64_t frames = 4;
+    uint64_t frames = 4, resets1 = 0, faults1 = 0, resets, faults;
     int st;
 
     kprintf("tiledgame: scenes with a parameter buffer that grows\n");
@@ -126,6 +165,29 @@ int scenario_main(const struct boot_info *boot)
          * residency are a few at a time) */
         os_run(&s, 200 * MS, 5000 * MS);
         os_print_table(&s);
+        /* a lost device stops all its contexts [WDDM]: the only engine
+         * reset and fault are tiled-badpartial's, whose partial render
+         * faulted (no tile pass of a lost scene runs over its unclosed
+         * parameter buffer and faults NOT_CLOSED, resetting the tile
+         * engine under the others' passes) */
+        engine_troubles(k, &resets1, &faults1);
+        report(&s.r, resets1 == 1 && faults1 == 1 &&
+               vidsch_stats(k->vs)->tdr_resets == 0 &&
+               vidsch_stats(k->vs)->device_resets == 0,
+               "one engine reset and one fault in all (%lu, %lu: "
+               "tiled-badpartial's partial render), no TDR",
+               resets1, faults1);
+        report(&s.r, tile_ctx_stopped(&badpartial) &&
+               tile_ctx_stopped(&nogrow) && tile_ctx_stopped(&tiny),
+               "the lost games' tile contexts ran nothing after the loss "
+               "(one pass per finished scene; their held pass dropped) "
+               "and are in error: their whole devices were stopped "
+               "(%lu contexts lost with another of their device)",
+               vidsch_stats(k->vs)->contexts_lost_with_device);
+        kprintf("# buffers of the healthy games resubmitted after stops "
+                "(preemptions, OOM stops, the one reset): tiled-big %lu, "
+                "tiled-small %lu, tiled-partial %lu\n", disturbed(&big),
+                disturbed(&small), disturbed(&partial));
         os_clear_apps(&s);
         /* a desktop in scenes: a game's long tile passes (48 tiles) and
          * a compositor's short scenes, both tile passes on the same
@@ -184,15 +246,20 @@ int scenario_main(const struct boot_info *boot)
                    same, n);
         }
         kapi_scene_pb_stats(badpartial.app.proc, badpartial.hpb, &pb_bad);
-        /* its second OOM is refused only because its device is gone:
-         * otherwise it would be another partial render */
-        report(&s.r, pb_bad.partials == 1 && pb_bad.fails == 1 &&
-               badpartial.frames_checked == 0 &&
-               vidsch_engine_stats(k->vs, c.tile_engine)->faults >= 1,
+        /* the fault removed its device: its geometry, held on the
+         * partial render, was lost with it and never resumed (so never
+         * stopped again) */
+        report(&s.r, pb_bad.partials == 1 && pb_bad.fails == 0 &&
+               pb_bad.ooms == 1 && badpartial.frames_checked == 0 &&
+               vidsch_engine_stats(k->vs, c.tile_engine)->faults >= 1 &&
+               kapi_context_error(badpartial.app.proc,
+                                  badpartial.app.hctx) == DDI_ELOST,
                "tiled-badpartial: its partial render faulted (%lu faults on "
-               "engine %u in all), its geometry's next OOM was refused (%u):"
-               " only its device was lost", vidsch_engine_stats(k->vs,
-               c.tile_engine)->faults, c.tile_engine, pb_bad.fails);
+               "engine %u in all), its held geometry was lost with its "
+               "device, never resumed (%u OOM, %u refused): only its device "
+               "was lost", vidsch_engine_stats(k->vs,
+               c.tile_engine)->faults, c.tile_engine, pb_bad.ooms,
+               pb_bad.fails);
         kapi_scene_pb_stats(nogrow.app.proc, nogrow.hpb, &pb_small);
         report(&s.r, pb_small.ooms > 0 && pb_small.grows == 0 &&
                pb_small.partials == 0 && pb_small.fails > 0,
@@ -205,6 +272,10 @@ int scenario_main(const struct boot_info *boot)
                "tiled-tiny: a full layer cannot fit its emptied heap: "
                "refused although a partial render was given (%u OOMs, %u "
                "refused)", pb_small.ooms, pb_small.fails);
+        engine_troubles(k, &resets, &faults);
+        report(&s.r, resets == resets1 && faults == faults1,
+               "the desktop in scenes: no engine reset, no fault (%lu, %lu)",
+               resets - resets1, faults - faults1);
         kapi_context_stats(game.app.proc, game.htile_ctx, &cs);
         report(&s.r, cs.preemptions > 0 && cs.resumed > 0,
                "tiled-game's tile passes were preempted %lu times for the "

@@ -607,6 +607,13 @@ bool vidsch_ctx_is_lost(const struct vidsch_ctx *c)
     return c->lost;
 }
 
+void vidsch_ctx_set_device(struct vidsch_ctx *c, uint32_t device)
+{
+    if (c) {
+        c->device = device;
+    }
+}
+
 uint32_t vidsch_ctx_id(const struct vidsch_ctx *c)
 {
     return c->id;

@@ -387,6 +387,9 @@ struct vidsch_stats {
                                    TDRs in the window, or a paging buffer
                                    was hit */
     uint64_t contexts_lost;
+    uint64_t contexts_lost_with_device; /* of those, not guilty: lost
+                                           because another context of
+                                           their device was */
 };
 
 /* (added) Hardware scheduling: what vidsch did and what the device told
@@ -518,6 +521,18 @@ struct vidsch_ctx *vidsch_ctx_create(struct vidsch *s, uint32_t id,
 bool vidsch_ctx_destroy(struct vidsch *s, struct vidsch_ctx *c);
 const struct vidsch_ctx_stats *vidsch_ctx_stats(const struct vidsch_ctx *c);
 bool vidsch_ctx_is_lost(const struct vidsch_ctx *c);
+/*
+ * (added) The device c belongs to [WDDM's DXGDEVICE]: 0 (as created) is
+ * none of its own. When a context is lost (TDR blame, a fault, a scene
+ * that cannot be built), every context of its device is lost with it
+ * at once [device removed]: their queued, prepared and held buffers are
+ * reported DDI_ELOST and never run, a buffer of theirs on a ring is
+ * stopped at the engine's next arbitration point (reported lost), and
+ * their signals are written only when all are in error, so a held
+ * buffer of the same device is never released by its sibling's loss.
+ * Each is reported with context_lost.
+ */
+void vidsch_ctx_set_device(struct vidsch_ctx *c, uint32_t device);
 
 /*
  * Queues a rendered DMA buffer on its context. The buffer storage stays
@@ -554,10 +569,12 @@ void vidsch_sync_changed(struct vidsch *s);
 void vidsch_memory_changed(struct vidsch *s);
 /*
  * (added) The wait holds the buffers submitted on c after the call. When
- * c is lost, its pending signals are written at once, so that no other
- * context waits for ever on a removed device; signal and wait on a lost
- * context return DDI_ELOST. DDI_ENOMEM when max_buffers waits and
- * signals are pending already.
+ * c is lost, its pending signals are written at once (once every context
+ * of its device is lost too: vidsch_ctx_set_device), so that no other
+ * context waits for ever on a removed device; the OS may then give the
+ * device's sync objects an error value (the kernel: UINT64_MAX). Signal
+ * and wait on a lost context return DDI_ELOST. DDI_ENOMEM when
+ * max_buffers waits and signals are pending already.
  */
 
 /*

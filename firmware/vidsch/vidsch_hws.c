@@ -162,6 +162,15 @@ static uint32_t quantum_of(const struct vidsch *s, const struct vidsch_ctx *c)
                                         : (uint32_t)q;
 }
 
+/* On its engine's run list: a live context, or a lost one whose queue
+ * still holds entries the device was given (a context lost with
+ * another of its device: they run out and retire, as entries on a
+ * software ring do; the guilty one's were taken back already). */
+static bool hw_runs(const struct vidsch_ctx *c)
+{
+    return !c->lost || vidsch_ring_count(&c->hwring) > 0;
+}
+
 static void commit(struct vidsch *s, struct vidsch_engine *e)
 {
     struct ddi_runlist_entry ent[COPRO_RUNLIST_MAX];
@@ -176,7 +185,7 @@ static void commit(struct vidsch *s, struct vidsch_engine *e)
     for (unsigned i = 0; i < s->nhw_live && n < COPRO_RUNLIST_MAX; i++) {
         struct vidsch_ctx *c = s->hw_live[i];
 
-        if (!c || c->engine != e->index || c->lost) {
+        if (!c || c->engine != e->index || !hw_runs(c)) {
             continue;
         }
         ent[n++] = (struct ddi_runlist_entry){
@@ -364,7 +373,7 @@ static void watchdog(struct vidsch *s, struct vidsch_engine *e)
     for (unsigned i = 0; i < s->nhw_live; i++) {
         struct vidsch_ctx *c = s->hw_live[i];
 
-        if (!c || c->engine != e->index || c->lost ||
+        if (!c || c->engine != e->index || !hw_runs(c) ||
             now < suspect_at(s, c)) {
             continue;
         }
@@ -387,7 +396,7 @@ uint64_t vs_hws_deadline(struct vidsch *s, struct vidsch_engine *e)
     for (unsigned i = 0; i < s->nhw_live; i++) {
         struct vidsch_ctx *c = s->hw_live[i];
 
-        if (c && c->engine == e->index && !c->lost &&
+        if (c && c->engine == e->index && hw_runs(c) &&
             suspect_at(s, c) < when) {
             when = suspect_at(s, c);
         }
@@ -444,6 +453,9 @@ static void retire(struct vidsch *s, struct vidsch_engine *e,
         vs_finish(s, b, DDI_OK);
     }
     vs_ctx_update(s, c);
+    if (c->lost && !vidsch_ring_count(&c->hwring)) {
+        e->rl_dirty = true;     /* run out: off the run list */
+    }
 }
 
 static void enter_hws(struct vidsch *s)

@@ -102,6 +102,7 @@ struct vidsch_ctx {
     struct vidsch_buf *unfed;       /* fifo: first queued buffer not yet
                                        on the engine's fifo */
     uint32_t id;
+    uint32_t device;                /* lost together (0: alone) */
     unsigned engine;
     uint64_t save_addr;
     uint8_t base;                   /* its priority class */

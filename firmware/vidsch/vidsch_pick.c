@@ -223,6 +223,14 @@ static void queue_insert(struct vidsch *s, struct vidsch_engine *e,
     } else {
         vs_list_push_front(&c->queue, &b->link);
     }
+    if (fifo(s) && c->unfed && c->unfed->seq <= b->seq) {
+        /* behind where its context is held (a TILER_OOM's partial render
+         * holds it from an older buffer: vidsch_scene.c): fifo_feed puts
+         * it on the engine's list in turn, after the older ones. On the
+         * list now, it would be elected first and handed back again for
+         * ever, and the older ones never fed ahead of it. */
+        return;
+    }
     if (fifo(s)) {
         unsigned budget = s->caps.ring_entries + 2;
 

@@ -413,14 +413,13 @@ void vs_on_fault(struct vidsch *s, struct vidsch_engine *e,
     vs_lose_ctx(s, c);
 }
 
-void vs_lose_ctx(struct vidsch *s, struct vidsch_ctx *c)
+/* Puts c in error without writing its signals yet (vs_lose_ctx writes
+ * them once every context of its device is in error too). */
+static void lose_one(struct vidsch *s, struct vidsch_ctx *c)
 {
     struct vidsch_engine *e = &s->engine[c->engine];
     struct vidsch_buf *b;
 
-    if (c->lost) {
-        return;
-    }
     c->lost = true;
     s->stats.contexts_lost++;
     vs_trace(s, VIDSCH_TRACE_LOST, c->engine, c, NULL, 0, 0);
@@ -441,5 +440,62 @@ void vs_lose_ctx(struct vidsch *s, struct vidsch_ctx *c)
                                         struct vidsch_sync, link));
     }
     vs_ctx_update(s, c);
+    if (s->hws) {
+        s->engine[c->engine].rl_dirty = true;   /* off the run list */
+    }
+}
+
+/* A context of a device lost with another (not itself guilty) may have
+ * a buffer on its engine's ring, perhaps not begun yet: the engine stops
+ * it at its next arbitration point, as for a destroyed context, and what
+ * comes back is reported lost (vs_requeue_front); others' entries come
+ * back as after any preemption. */
+static void stop_on_ring(struct vidsch *s, struct vidsch_ctx *c)
+{
+    struct vidsch_engine *e = &s->engine[c->engine];
+
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        if (vs_buf_of_sub(vs_container_of(n, struct vidsch_sub,
+                                          link))->ctx == c) {
+            vs_request_preempt(s, e, VIDSCH_PREEMPT_OTHER);
+            return;
+        }
+    }
+}
+
+/*
+ * c is put in error, and with it every other context of its device
+ * (vidsch_ctx_set_device) [WDDM: a device removed stops all of its
+ * contexts]: all are marked lost first, their queued, prepared and held
+ * buffers reported lost, never run; only then are their signals written.
+ * Losing c alone would let its signals release a held buffer of a
+ * sibling (the tile pass of a scene whose geometry was lost) before
+ * the OS heard of the loss.
+ */
+void vs_lose_ctx(struct vidsch *s, struct vidsch_ctx *c)
+{
+    if (c->lost) {
+        return;
+    }
+    lose_one(s, c);
+    if (c->device) {
+        for (unsigned i = 0; i < s->cfg.max_contexts; i++) {
+            struct vidsch_ctx *o = &s->ctxs[i];
+
+            if (o->used && !o->lost && o->device == c->device) {
+                lose_one(s, o);
+                s->stats.contexts_lost_with_device++;
+                stop_on_ring(s, o);
+            }
+        }
+        for (unsigned i = 0; i < s->cfg.max_contexts; i++) {
+            struct vidsch_ctx *o = &s->ctxs[i];
+
+            if (o->used && o != c && o->device == c->device) {
+                vs_fire_signals(s, o);
+            }
+        }
+    }
     vs_fire_signals(s, c);
 }

@@ -30,6 +30,8 @@ void sim_gpu_config_default(struct sim_gpu_config *c)
         .ctx_state_size = 256 * 1024,
         .upcall_ns = 0,
         .mem_size = 16 << 20,
+        .tile_size = COPRO_TILE_SIZE_DEFAULT,
+        .tile_ns = 200,
     };
 }
 
@@ -106,7 +108,7 @@ static void deliver_cb(void *obj, uint64_t irq)
         break;
     case IRQ_TILER_OOM:
         if (g->up->tiler_oom) {
-            g->up->tiler_oom(g->os, e->index, e->oom_fence, SIM_OOM_NEED,
+            g->up->tiler_oom(g->os, e->index, e->oom_fence, e->oom_need,
                              e->completed_fence);
         }
         break;
@@ -174,6 +176,7 @@ static void complete_submission(struct sim_engine *e)
     e->completed_fence = e->desc.fence;
     e->submissions++;
     e->active = false;
+    e->scene = 0;       /* retired with its scene open: dropped */
     if (e->g->obs && e->g->obs->retired) {
         e->g->obs->retired(e->g->obs_arg, e->index, &e->desc);
     }
@@ -227,6 +230,9 @@ void sim_engine_run(struct sim_engine *e)
             switch (r) {
             case STEP_FAULT:
                 return;
+            case STEP_OOM:
+                sim_oom_stop(e);
+                return;
             case STEP_BLOCKED:
                 e->state = SIM_ENG_WAITING;
                 e->cursor = now;
@@ -240,6 +246,14 @@ void sim_engine_run(struct sim_engine *e)
             case STEP_MORE:
                 break;
             }
+            continue;
+        }
+        /* a submission whose packets have all run retires before any
+         * arbitration, as the device's does: preempting it there would
+         * only make the driver resume it to retire it */
+        if (e->active && !e->in_packet && !e->restore_pending &&
+            !e->preempt_saving && e->pc >= e->desc.dma_len) {
+            complete_submission(e);
             continue;
         }
         /* every step boundary is a potential arbitration point */
@@ -265,6 +279,7 @@ void sim_engine_run(struct sim_engine *e)
                 continue;
             }
             if (sim_oom_injected(e)) {
+                e->oom_need = SIM_OOM_NEED;
                 sim_oom_stop(e);
                 return;
             }
@@ -455,6 +470,8 @@ static int gpu_reset_engine(void *drv, unsigned engine,
     e->tiler_held = false;
     e->pc = 0;
     memset(e->targets, 0, sizeof(e->targets));
+    e->scene = 0;           /* an engine reset abandons the open scene */
+    e->tiler_cause = COPRO_TILER_ERR_NONE;
     e->fault_kind = COPRO_FAULT_NONE;
     e->fault_offset = 0;
     e->fault_addr = 0;
@@ -547,6 +564,8 @@ void sim_gpu_reset(struct sim_gpu *g, const struct sim_gpu_config *cfg)
     sim_aperture_init(g, cfg);
     g->ninject = 0;
     g->reset_gen = 0;
+    memset(&g->tiler, 0, sizeof(g->tiler));
+    g->tiler_bug = SIM_TILER_OK;
     memset(g->ctx_busy_ns, 0, sizeof(g->ctx_busy_ns));
     engines_init(g);
 }

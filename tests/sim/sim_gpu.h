@@ -30,6 +30,21 @@
  *  - injected per buffer: a hang (at a packet, ignores preemption until
  *    reset) or a fault (INJECTED, at a packet).
  *
+ *  - (tiler, with cfg.tiler: docs/specs/copro.rst "Tiling", at the level
+ *    the scheduler sees it, no pixels) SCENE_BEGIN writes the scene
+ *    header and clears the tile table of the parameter buffer; each
+ *    BIN_RECT is one step that appends the clipped primitive to the bin
+ *    of every tile it touches (COPRO_PRIM_NEED(k) heap bytes), or, when
+ *    they do not fit, stops the submission with OOM (save record with the
+ *    scene, ring dropped, TILER_OOM with the need); SCENE_END closes the
+ *    scene; TILE_RENDER is one step per tile (the device's plan and
+ *    render steps together), each costing tile-ns plus its bin's bytes at
+ *    copy-bw, preemptible between tiles at command and mid-command (the
+ *    save record names the next tile); a PARTIAL pass over a scene
+ *    stopped by OOM empties its bins and reopens it. The open scene goes
+ *    into save records (copro_save_tiler) and comes back with RESUME;
+ *    errors are BAD_PACKET faults with a cause (tiler_cause).
+ *
  *  - (vidmm) the GART aperture: GPU addresses aperture_base .. +
  *    aperture_size reach host "system pages" (sys_pages of them, at
  *    guest-physical SIM_SYS_PHYS + 4 KiB * i) through a table of 64-bit
@@ -53,6 +68,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <copro/copro_tiler.h>
 
 #include "ddi/ddi.h"
 #include "sim_events.h"
@@ -79,6 +96,11 @@ struct sim_gpu_config {
     /* (vidmm) the aperture and the system memory behind it; 0: none */
     uint64_t aperture_base, aperture_size;  /* 4 KiB multiples */
     unsigned sys_pages;
+    /* (tiler) COPRO_CAP_TILER: scene packets on the render engines;
+     * otherwise they are ILLEGAL_OPCODE */
+    bool tiler;
+    uint32_t tile_size;         /* "tile-size": pixels per tile side */
+    uint64_t tile_ns;           /* "tile-ns": fixed cost of a tile */
 };
 
 #define SIM_SYS_PHYS        (1ull << 40)    /* first system page */
@@ -124,6 +146,10 @@ struct sim_engine {
     /* registers */
     uint64_t completed_fence, preempt_fence, preempted_fence, aborted_fence;
     uint64_t oom_fence;         /* (tiler) the last OOM stop's */
+    uint32_t oom_need;          /* ... what its primitive needs */
+    uint32_t tiler_cause;       /* COPRO_TILER_ERR_* of the last error */
+    uint64_t scene;             /* parameter buffer of the scene open
+                                   here (by the loaded submission), 0 */
     uint64_t ooms;              /* OOM stops */
     bool tiler_held;            /* stopped by OOM, not acknowledged: the
                                    ring is not fetched (the device's
@@ -160,6 +186,24 @@ struct sim_gpu_observer {
     /* an injected hang caught d */
     void (*hung)(void *arg, unsigned engine,
                  const struct copro_submit_desc *d);
+    /* (tiler) d binned a primitive into the scene at pb touching tiles
+     * tiles (0: clipped away), its prim-th since SCENE_BEGIN */
+    void (*binned)(void *arg, unsigned engine,
+                   const struct copro_submit_desc *d, uint64_t pb,
+                   uint32_t prim, uint32_t tiles);
+    /* (tiler) d stopped on OOM before a primitive of the scene at pb */
+    void (*tiler_oom)(void *arg, unsigned engine,
+                      const struct copro_submit_desc *d, uint64_t pb,
+                      uint32_t need);
+    /* (tiler) d closed the scene at pb (SCENE_END) */
+    void (*scene_end)(void *arg, unsigned engine,
+                      const struct copro_submit_desc *d, uint64_t pb);
+    /* (tiler) d rendered tile of the scene at pb, nprims primitives in
+     * its bin, in a partial pass or not; last: the pass's last tile
+     * (a partial pass has then emptied the bins) */
+    void (*tile)(void *arg, unsigned engine,
+                 const struct copro_submit_desc *d, uint64_t pb,
+                 uint32_t tile, uint32_t nprims, bool partial, bool last);
 };
 
 enum sim_inject_kind {
@@ -173,6 +217,22 @@ enum sim_inject_kind {
 };
 
 #define SIM_OOM_NEED        296 /* what the injected OOM says it needs */
+
+/* Deliberate breakage of the tiler model, to show that the scene
+ * checkers can fail (sim_check_scene.h, --meta). */
+enum sim_tiler_bug {
+    SIM_TILER_OK,
+    SIM_TILER_REDO_TILE,        /* RESUME redoes the saved tile's
+                                   predecessor (renders it twice) */
+    SIM_TILER_SKIP_TILE,        /* RESUME skips the saved next tile */
+    SIM_TILER_KEEP_BINS,        /* a partial pass does not empty the
+                                   bins (nor reset the fill) */
+    SIM_TILER_COARSE,           /* a tile pass stops for a preemption
+                                   only at every fourth tile boundary */
+    SIM_TILER_SKIP_PRIM,        /* an OOM stop saves the packet after the
+                                   primitive that did not fit: RESUME
+                                   never bins it */
+};
 
 #define SIM_MAX_INJECT      64
 
@@ -206,6 +266,11 @@ struct sim_gpu {
     uint64_t gart_maps, gart_unmaps;
     /* the device's own scheduler over the engines (sim_hws.h), or NULL */
     struct sim_hws *hws;
+    /* (tiler) device-wide statistics and the deliberate bug */
+    struct {
+        uint64_t scenes, prims, tiles, ooms, partials;
+    } tiler;
+    enum sim_tiler_bug tiler_bug;
 };
 
 /* The DDI over the model: drv is the struct sim_gpu. */
@@ -256,5 +321,19 @@ unsigned sim_emit_wait(uint32_t *dw, unsigned at, uint64_t addr,
                        uint64_t value);
 unsigned sim_emit_copy(uint32_t *dw, unsigned at, uint64_t dst, uint64_t src,
                        uint64_t size);
+unsigned sim_emit_set_target(uint32_t *dw, unsigned at, unsigned slot,
+                             uint64_t addr, uint32_t pitch, uint32_t width,
+                             uint32_t height, uint32_t format);
+/* (tiler) flags: COPRO_SCENE_CLEAR, COPRO_TILE_PARTIAL (slot in bits 0..1) */
+unsigned sim_emit_scene_begin(uint32_t *dw, unsigned at, uint32_t flags,
+                              uint64_t pb, uint32_t pb_size, uint32_t clear);
+unsigned sim_emit_bin_rect(uint32_t *dw, unsigned at, uint32_t x, uint32_t y,
+                           uint32_t w, uint32_t h, uint32_t colour);
+unsigned sim_emit_scene_end(uint32_t *dw, unsigned at);
+unsigned sim_emit_tile_render(uint32_t *dw, unsigned at, uint32_t flags,
+                              uint64_t pb, uint32_t tiles);
+/* (tiler) tiles of a width x height target at the model's tile size */
+uint32_t sim_gpu_tiles(const struct sim_gpu *g, uint32_t width,
+                       uint32_t height);
 
 #endif /* TESTS_SIM_SIM_GPU_H */

@@ -9,14 +9,15 @@
  *    the packet writers;
  *  - sim_gpu_preempt.c: arbitration points, save records, the stop and
  *    RESUME's restore;
- *  - sim_gpu_tiler.c: the tiler's OOM stop.
+ *  - sim_gpu_tiler.c: the tiler: scenes, bins, tile passes, OOM stops.
  */
 #ifndef TESTS_SIM_SIM_GPU_INTERNAL_H
 #define TESTS_SIM_SIM_GPU_INTERNAL_H
 
 #include "sim_gpu.h"
 
-enum step { STEP_DONE, STEP_MORE, STEP_BLOCKED, STEP_FAULT };
+/* STEP_OOM: (tiler) a primitive did not fit; the engine stops with OOM */
+enum step { STEP_DONE, STEP_MORE, STEP_BLOCKED, STEP_FAULT, STEP_OOM };
 enum irq { IRQ_DMA_DONE, IRQ_PREEMPTED, IRQ_FAULT, IRQ_TILER_OOM };
 
 static inline uint64_t now_of(const struct sim_engine *e)
@@ -106,6 +107,19 @@ bool sim_restore(struct sim_engine *e);
 /* sim_gpu_tiler.c */
 bool sim_oom_injected(struct sim_engine *e);
 void sim_oom_stop(struct sim_engine *e);
+bool sim_tiler_fields_ok(const struct sim_engine *e,
+                         const struct sim_packet *p, uint32_t *cause);
+uint64_t sim_tiler_step_cost(const struct sim_engine *e);
+enum step sim_tiler_exec(struct sim_engine *e);
+void sim_tiler_save(const struct sim_engine *e, struct copro_save_record *r);
+void sim_tiler_save_oom(struct copro_save_record *r);
+bool sim_tiler_restore(struct sim_engine *e,
+                       const struct copro_save_record *r);
+
+static inline bool sim_is_scene_op(uint32_t op)
+{
+    return op >= COPRO_OP_SCENE_BEGIN && op <= COPRO_OP_TILE_RENDER;
+}
 void sim_tiler_ack(struct sim_engine *e);
 
 #endif /* TESTS_SIM_SIM_GPU_INTERNAL_H */

@@ -11,10 +11,9 @@
 /* ---- packets ---- */
 
 /*
- * The tiling path's packets (SCENE_BEGIN .. TILE_RENDER) are not modelled:
- * this GPU is a copro without COPRO_CAP_TILER, which refuses them as
- * ILLEGAL_OPCODE. What scheduling needs of a tiler, its OOM stops, is
- * injected (SIM_INJECT_OOM).
+ * The tiling path's packets (SCENE_BEGIN .. TILE_RENDER) run on the render
+ * engines of a GPU with cfg.tiler (COPRO_CAP_TILER, sim_gpu_tiler.c);
+ * without it they are ILLEGAL_OPCODE.
  */
 #define SIM_SCENE_OPS   ((2u << COPRO_OP_TILE_RENDER) - \
                          (1u << COPRO_OP_SCENE_BEGIN))
@@ -23,7 +22,8 @@ uint32_t sim_engine_ops(const struct sim_engine *e)
 {
     return e->index == COPRO_ENGINE_COPY
            ? COPRO_COPY_ENGINE_OPS
-           : ((2u << COPRO_OP_LAST) - 1) & ~SIM_SCENE_OPS;
+           : ((2u << COPRO_OP_LAST) - 1) &
+             ~(e->g->cfg.tiler ? 0 : SIM_SCENE_OPS);
 }
 
 uint32_t sim_header_check(const struct sim_engine *e, uint32_t hdr)
@@ -87,6 +87,9 @@ bool sim_fields_ok(struct sim_engine *e)
     struct sim_packet *p = &e->cur;
     struct sim_target t;
 
+    if (sim_is_scene_op(COPRO_PKT_OP(p->hdr))) {
+        return sim_tiler_fields_ok(e, p, &e->tiler_cause);
+    }
     switch (COPRO_PKT_OP(p->hdr)) {
     case COPRO_OP_FILL:
         return !(dw64(p, 2) & 3);
@@ -109,7 +112,7 @@ bool sim_multi_step(uint32_t op)
 {
     return op == COPRO_OP_COPY || op == COPRO_OP_FILL ||
            op == COPRO_OP_COPY_PTE || op == COPRO_OP_RECT ||
-           op == COPRO_OP_WORK;
+           op == COPRO_OP_WORK || op == COPRO_OP_TILE_RENDER;
 }
 
 bool sim_progress_ok(const struct sim_engine *e)
@@ -131,6 +134,9 @@ bool sim_progress_ok(const struct sim_engine *e)
         return !p->progress || p->progress < e->rect_h;
     case COPRO_OP_WAIT:
         return p->progress <= 1;
+    case COPRO_OP_TILE_RENDER:
+        /* 2 * the next tile (the device's plan and render steps) */
+        return !(p->progress & 1) && p->progress < 2ull * p->dw[2];
     default:
         return !p->progress;
     }
@@ -180,6 +186,9 @@ uint64_t sim_step_cost(const struct sim_engine *e)
     const struct sim_gpu_config *c = &e->g->cfg;
     uint64_t first = p->progress == 0 ? c->packet_ns : 0, left;
 
+    if (sim_is_scene_op(COPRO_PKT_OP(p->hdr))) {
+        return sim_tiler_step_cost(e);
+    }
     switch (COPRO_PKT_OP(p->hdr)) {
     case COPRO_OP_COPY:
         left = dw64(p, 4) - p->progress;
@@ -319,6 +328,9 @@ enum step sim_exec_step(struct sim_engine *e)
     struct sim_target *t;
     uint64_t v;
 
+    if (sim_is_scene_op(COPRO_PKT_OP(p->hdr))) {
+        return sim_tiler_exec(e);
+    }
     switch (COPRO_PKT_OP(p->hdr)) {
     case COPRO_OP_NOP:
     case COPRO_OP_INTERRUPT:    /* USER: no DDI upcall for it */
@@ -418,4 +430,56 @@ unsigned sim_emit_copy(uint32_t *dw, unsigned at, uint64_t dst, uint64_t src,
     at = sim_put64(dw, at, dst);
     at = sim_put64(dw, at, src);
     return sim_put64(dw, at, size);
+}
+
+unsigned sim_emit_set_target(uint32_t *dw, unsigned at, unsigned slot,
+                             uint64_t addr, uint32_t pitch, uint32_t width,
+                             uint32_t height, uint32_t format)
+{
+    dw[at++] = COPRO_PKT_HDR(COPRO_OP_SET_TARGET, slot, COPRO_LEN_SET_TARGET);
+    at = sim_put64(dw, at, addr);
+    dw[at++] = pitch;
+    dw[at++] = width;
+    dw[at++] = height;
+    dw[at++] = format;
+    return at;
+}
+
+unsigned sim_emit_scene_begin(uint32_t *dw, unsigned at, uint32_t flags,
+                              uint64_t pb, uint32_t pb_size, uint32_t clear)
+{
+    dw[at++] = COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN, flags,
+                             COPRO_LEN_SCENE_BEGIN);
+    at = sim_put64(dw, at, pb);
+    dw[at++] = pb_size;
+    dw[at++] = clear;
+    return at;
+}
+
+unsigned sim_emit_bin_rect(uint32_t *dw, unsigned at, uint32_t x, uint32_t y,
+                           uint32_t w, uint32_t h, uint32_t colour)
+{
+    dw[at++] = COPRO_PKT_HDR(COPRO_OP_BIN_RECT, 0, COPRO_LEN_BIN_RECT);
+    dw[at++] = x;
+    dw[at++] = y;
+    dw[at++] = w;
+    dw[at++] = h;
+    dw[at++] = colour;
+    return at;
+}
+
+unsigned sim_emit_scene_end(uint32_t *dw, unsigned at)
+{
+    dw[at++] = COPRO_PKT_HDR(COPRO_OP_SCENE_END, 0, COPRO_LEN_SCENE_END);
+    return at;
+}
+
+unsigned sim_emit_tile_render(uint32_t *dw, unsigned at, uint32_t flags,
+                              uint64_t pb, uint32_t tiles)
+{
+    dw[at++] = COPRO_PKT_HDR(COPRO_OP_TILE_RENDER, flags,
+                             COPRO_LEN_TILE_RENDER);
+    at = sim_put64(dw, at, pb);
+    dw[at++] = tiles;
+    return at;
 }

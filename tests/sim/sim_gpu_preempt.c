@@ -21,9 +21,16 @@ static bool at_arbitration_point(const struct sim_engine *e)
     if (e->desc.flags & COPRO_SUBMIT_PAGING) {
         return false;
     }
+    if (e->g->tiler_bug == SIM_TILER_COARSE && e->in_packet &&
+        COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_TILE_RENDER &&
+        (e->cur.progress / 2) % 4) {
+        return false;   /* (--meta) only every fourth tile boundary */
+    }
     switch (e->g->cfg.preemption) {
     case COPRO_PREEMPT_COMMAND:
-        return !e->in_packet || COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_WAIT;
+        /* a tile pass is interrupted between tiles (every step is one) */
+        return !e->in_packet || COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_WAIT ||
+               COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_TILE_RENDER;
     case COPRO_PREEMPT_MID_COMMAND:
         return true;
     default:
@@ -90,6 +97,7 @@ void sim_save_record(struct sim_engine *e, struct copro_save_record *r)
         r->targets[i].height = e->targets[i].height;
         r->targets[i].format = e->targets[i].format;
     }
+    sim_tiler_save(e, r);
 }
 
 void sim_preempt_now(struct sim_engine *e)
@@ -104,6 +112,7 @@ void sim_preempt_now(struct sim_engine *e)
             return;     /* faulted: halted */
         }
         e->preempted_fence = e->desc.fence;
+        e->scene = 0;           /* it is in the save record */
     } else {
         e->preempted_fence = 0;
     }
@@ -203,10 +212,14 @@ bool sim_restore(struct sim_engine *e)
         if ((uint64_t)r.offset + COPRO_PKT_LEN(p->hdr) * 4 >
                 e->desc.dma_len ||
             !sim_multi_step(COPRO_PKT_OP(p->hdr)) ||
-            sim_header_check(e, p->hdr) || !sim_fields_ok(e) || !sim_progress_ok(e)) {
+            sim_header_check(e, p->hdr) || !sim_fields_ok(e) ||
+            !sim_progress_ok(e)) {
             return restore_fail(e);
         }
         e->in_packet = true;
+    }
+    if (!sim_tiler_restore(e, &r)) {
+        return restore_fail(e);
     }
     e->restore_pending = false;
     c = ctx_switch_ns(e);

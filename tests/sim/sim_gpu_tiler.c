@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The GPU model's tiler: what scheduling sees of it. The parameter
- * buffer's OOM stop is injected (SIM_INJECT_OOM) and stops the
- * submission as a preemption does.
+ * The GPU model's tiler (docs/specs/copro.rst "Tiling"), at the level the
+ * scheduler sees it: scene headers, bins and the heap's fill in the
+ * parameter buffer, OOM stops, tile passes one tile per step, partial
+ * passes that empty the bins; no pixels (hw/copro/copro-tiler.c draws
+ * them). An OOM stop can also be injected (SIM_INJECT_OOM) into any
+ * buffer, scene or not.
  */
 #include "sim_gpu_internal.h"
+
+#include <string.h>
 
 /* The injected OOM at this packet, if it has not fired yet (it fires
  * once: the resumed submission bins the primitive into the grown
@@ -37,9 +42,14 @@ void sim_oom_stop(struct sim_engine *e)
     struct copro_save_record r;
 
     sim_save_record(e, &r);
+    sim_tiler_save_oom(&r);
+    if (e->g->tiler_bug == SIM_TILER_SKIP_PRIM && e->in_packet) {
+        r.offset += COPRO_PKT_LEN(e->cur.hdr) * 4;  /* (--meta) */
+    }
     if (!sim_mem_write(e, e->desc.save_addr, &r, sizeof(r))) {
         return;     /* faulted: halted */
     }
+    e->scene = 0;               /* it is in the save record */
     e->oom_fence = e->desc.fence;
     e->ooms++;
     e->tiler_held = true;
@@ -57,6 +67,536 @@ void sim_oom_stop(struct sim_engine *e)
     }
 }
 
+/* ---- the parameter buffer ---- */
+
+static uint32_t tiles_of(uint32_t px, uint32_t ts)
+{
+    return (px + ts - 1) / ts;
+}
+
+uint32_t sim_gpu_tiles(const struct sim_gpu *g, uint32_t width,
+                       uint32_t height)
+{
+    return tiles_of(width, g->cfg.tile_size) *
+           tiles_of(height, g->cfg.tile_size);
+}
+
+static enum step tiler_fail(struct sim_engine *e, uint32_t cause,
+                            uint64_t addr)
+{
+    e->tiler_cause = cause;
+    sim_engine_fault(e, COPRO_FAULT_BAD_PACKET, addr);
+    return STEP_FAULT;
+}
+
+/* The header at pb, checked as the device checks it at every packet that
+ * reads it (STEP_MORE: good). */
+static enum step scene_load(struct sim_engine *e, uint64_t pb,
+                            struct copro_scene *h)
+{
+    uint32_t ts = e->g->cfg.tile_size;
+    uint64_t tiles;
+
+    if (!sim_mem_read(e, pb, h, sizeof(*h))) {
+        return STEP_FAULT;
+    }
+    if (h->magic != COPRO_SCENE_MAGIC || h->tile_size != ts ||
+        h->state < COPRO_SCENE_OPEN || h->state > COPRO_SCENE_RENDERED ||
+        !h->width || !h->height || h->width > COPRO_TARGET_MAX_DIM ||
+        h->height > COPRO_TARGET_MAX_DIM || !copro_fmt_bpp(h->format)) {
+        return tiler_fail(e, COPRO_TILER_ERR_HEADER, pb);
+    }
+    tiles = (uint64_t)h->tiles_x * h->tiles_y;
+    if (h->tiles_x != tiles_of(h->width, ts) ||
+        h->tiles_y != tiles_of(h->height, ts) ||
+        tiles > COPRO_TILER_MAX_TILES ||
+        h->heap_start != copro_scene_heap_start((uint32_t)tiles)) {
+        return tiler_fail(e, COPRO_TILER_ERR_TILE_COUNT, pb);
+    }
+    if (h->pb_size > COPRO_PB_MAX || h->used < h->heap_start ||
+        h->used > h->pb_size || (h->used & 7)) {
+        return tiler_fail(e, COPRO_TILER_ERR_PB_SIZE, pb);
+    }
+    return STEP_MORE;
+}
+
+static bool scene_store(struct sim_engine *e, uint64_t pb,
+                        const struct copro_scene *h)
+{
+    return sim_mem_write(e, pb, h, sizeof(*h));
+}
+
+static bool clear_tiles(struct sim_engine *e, uint64_t pb, uint32_t tiles)
+{
+    static const uint8_t zero[4096];
+    uint64_t at = pb + COPRO_SCENE_HDR_SIZE;
+    uint64_t left = (uint64_t)tiles * COPRO_SCENE_TILE_SIZE;
+
+    while (left) {
+        uint64_t n = left < sizeof(zero) ? left : sizeof(zero);
+
+        if (!sim_mem_write(e, at, zero, n)) {
+            return false;
+        }
+        at += n;
+        left -= n;
+    }
+    return true;
+}
+
+/* The primitive x, y, w, h clipped to the scene; false if nothing is
+ * left of it. */
+static bool clip(const struct copro_scene *h, const struct sim_packet *p,
+                 struct copro_prim *out)
+{
+    uint32_t x = p->dw[0], y = p->dw[1], w = p->dw[2], hh = p->dw[3];
+
+    if (x >= h->width || y >= h->height || !w || !hh) {
+        return false;
+    }
+    *out = (struct copro_prim){
+        .kind = COPRO_PRIM_RECT, .x = x, .y = y,
+        .w = w < h->width - x ? w : h->width - x,
+        .h = hh < h->height - y ? hh : h->height - y,
+        .arg = p->dw[4],
+    };
+    return true;
+}
+
+static uint32_t prim_tiles(const struct copro_scene *h,
+                           const struct copro_prim *r)
+{
+    uint32_t ts = h->tile_size;
+
+    return (uint32_t)(((r->x + r->w - 1) / ts - r->x / ts + 1) *
+                      ((r->y + r->h - 1) / ts - r->y / ts + 1));
+}
+
+/* Length of tile's bin, its nodes checked (inside the heap in use,
+ * aligned, no longer than the heap can hold); -1: faulted. */
+static int64_t bin_len(struct sim_engine *e, uint64_t pb,
+                       const struct copro_scene *h, uint32_t tile)
+{
+    struct copro_scene_tile t;
+    uint64_t n = 0, max = (h->used - h->heap_start) / COPRO_BIN_NODE_SIZE;
+
+    if (!sim_mem_read(e, pb + COPRO_SCENE_HDR_SIZE +
+                      (uint64_t)tile * COPRO_SCENE_TILE_SIZE, &t, 8)) {
+        return -1;
+    }
+    for (uint32_t at = t.head; at; n++) {
+        struct copro_bin_node node;
+
+        if (at < h->heap_start || at + COPRO_BIN_NODE_SIZE > h->used ||
+            (at & 7) || n >= max || n >= COPRO_TILER_MAX_BIN) {
+            tiler_fail(e, COPRO_TILER_ERR_BIN_OUTSIDE, pb + at);
+            return -1;
+        }
+        if (!sim_mem_read(e, pb + at, &node, sizeof(node))) {
+            return -1;
+        }
+        if (node.prim < h->heap_start ||
+            node.prim + COPRO_PRIM_SIZE > h->used || (node.prim & 7)) {
+            tiler_fail(e, COPRO_TILER_ERR_BIN_OUTSIDE, pb + node.prim);
+            return -1;
+        }
+        at = node.next;
+    }
+    return (int64_t)n;
+}
+
+/* ---- packets ---- */
+
+bool sim_tiler_fields_ok(const struct sim_engine *e,
+                         const struct sim_packet *p, uint32_t *cause)
+{
+    uint32_t flags = COPRO_PKT_FLAGS(p->hdr);
+    uint32_t slot = flags & COPRO_TILER_SLOT_MASK;
+
+    *cause = COPRO_TILER_ERR_NONE;
+    switch (COPRO_PKT_OP(p->hdr)) {
+    case COPRO_OP_SCENE_BEGIN:
+        if ((flags & ~(COPRO_TILER_SLOT_MASK | COPRO_SCENE_CLEAR)) ||
+            !e->targets[slot].format) {
+            *cause = COPRO_TILER_ERR_TARGET;
+        } else if ((dw64(p, 0) & 7) || p->dw[2] > COPRO_PB_MAX) {
+            *cause = COPRO_TILER_ERR_PB_SIZE;
+        }
+        break;
+    case COPRO_OP_TILE_RENDER:
+        if ((flags & ~(COPRO_TILER_SLOT_MASK | COPRO_TILE_PARTIAL)) ||
+            !e->targets[slot].format) {
+            *cause = COPRO_TILER_ERR_TARGET;
+        } else if (dw64(p, 0) & 7) {
+            *cause = COPRO_TILER_ERR_HEADER;
+        } else if (!p->dw[2] || p->dw[2] > COPRO_TILER_MAX_TILES) {
+            *cause = COPRO_TILER_ERR_TILE_COUNT;
+        }
+        break;
+    case COPRO_OP_BIN_RECT:
+    case COPRO_OP_SCENE_END:
+        if (flags) {
+            *cause = COPRO_TILER_ERR_PRIM;
+        }
+        break;
+    case COPRO_OP_BIN_BLIT:
+        /* not modelled: the scheduler sees nothing a BIN_RECT does not
+         * show it */
+        *cause = COPRO_TILER_ERR_PRIM;
+        break;
+    }
+    return *cause == COPRO_TILER_ERR_NONE;
+}
+
+/* What the step costs (charged at its start, as every step): SCENE_BEGIN
+ * the tile table at fill-bw, BIN_RECT its heap bytes at copy-bw, a tile
+ * tile-ns plus its table entry and 40 bytes per binned primitive at
+ * copy-bw. A header or bin the step will refuse costs nothing more. */
+uint64_t sim_tiler_step_cost(const struct sim_engine *e)
+{
+    const struct sim_packet *p = &e->cur;
+    const struct sim_gpu_config *c = &e->g->cfg;
+    struct sim_gpu *g = e->g;
+    struct copro_scene h;
+    const struct sim_target *t;
+    struct copro_prim r;
+    uint64_t first = p->progress == 0 ? c->packet_ns : 0;
+    uint64_t pb = COPRO_PKT_OP(p->hdr) == COPRO_OP_BIN_RECT ? e->scene
+                                                            : dw64(p, 0);
+
+    switch (COPRO_PKT_OP(p->hdr)) {
+    case COPRO_OP_SCENE_BEGIN:
+        t = &e->targets[COPRO_PKT_FLAGS(p->hdr) & COPRO_TILER_SLOT_MASK];
+        return first + cost((uint64_t)sim_gpu_tiles(g, t->width, t->height) *
+                            COPRO_SCENE_TILE_SIZE, c->fill_bw);
+    case COPRO_OP_BIN_RECT:
+        if (!pb || !sim_mem_ok(g, pb, sizeof(h))) {
+            return first;
+        }
+        sim_mem_copy(g, pb, &h, sizeof(h), false);
+        if (!h.tile_size || !clip(&h, p, &r)) {
+            return first;
+        }
+        return first + cost(COPRO_PRIM_NEED(prim_tiles(&h, &r)), c->copy_bw);
+    case COPRO_OP_TILE_RENDER: {
+        struct copro_scene_tile tile;
+        uint32_t n = 0, at;
+        uint64_t ta = pb + COPRO_SCENE_HDR_SIZE +
+                      (p->progress / 2) * COPRO_SCENE_TILE_SIZE;
+
+        if (!sim_mem_ok(g, pb, sizeof(h)) || !sim_mem_ok(g, ta, 8)) {
+            return first + c->tile_ns;
+        }
+        sim_mem_copy(g, pb, &h, sizeof(h), false);
+        sim_mem_copy(g, ta, &tile, 8, false);
+        /* the bin's length, bounded: the step checks it */
+        for (at = tile.head; at && n < COPRO_TILER_MAX_BIN; n++) {
+            struct copro_bin_node node;
+
+            if (!sim_mem_ok(g, pb + at, sizeof(node))) {
+                break;
+            }
+            sim_mem_copy(g, pb + at, &node, sizeof(node), false);
+            at = node.next;
+        }
+        return first + c->tile_ns +
+               cost(COPRO_SCENE_TILE_SIZE + 40ull * n, c->copy_bw);
+    }
+    default:
+        return first;
+    }
+}
+
+static enum step scene_begin(struct sim_engine *e)
+{
+    struct sim_packet *p = &e->cur;
+    const struct sim_target *t =
+        &e->targets[COPRO_PKT_FLAGS(p->hdr) & COPRO_TILER_SLOT_MASK];
+    uint64_t pb = dw64(p, 0);
+    uint32_t ts = e->g->cfg.tile_size;
+    uint64_t tiles = (uint64_t)tiles_of(t->width, ts) *
+                     tiles_of(t->height, ts);
+    struct copro_scene h;
+
+    if (e->scene) {
+        return tiler_fail(e, COPRO_TILER_ERR_SCENE_OPEN, pb);
+    }
+    if (!t->width || !t->height || tiles > COPRO_TILER_MAX_TILES) {
+        return tiler_fail(e, COPRO_TILER_ERR_TILE_COUNT, pb);
+    }
+    h = (struct copro_scene){
+        .magic = COPRO_SCENE_MAGIC, .state = COPRO_SCENE_OPEN,
+        .pb_size = p->dw[2], .width = t->width, .height = t->height,
+        .format = t->format, .tile_size = ts,
+        .tiles_x = tiles_of(t->width, ts), .tiles_y = tiles_of(t->height, ts),
+        .flags = COPRO_PKT_FLAGS(p->hdr) & COPRO_SCENE_CLEAR
+                 ? COPRO_SCENE_F_CLEAR : 0,
+        .clear_colour = p->dw[3],
+        .heap_start = copro_scene_heap_start((uint32_t)tiles),
+        .geom_start = e->cursor,
+    };
+    h.used = h.heap_start;
+    if (h.pb_size < h.heap_start) {
+        return tiler_fail(e, COPRO_TILER_ERR_PB_SIZE, pb);
+    }
+    if (!clear_tiles(e, pb, (uint32_t)tiles) || !scene_store(e, pb, &h)) {
+        return STEP_FAULT;
+    }
+    e->scene = pb;
+    return STEP_DONE;
+}
+
+static void append(struct sim_engine *e, uint64_t pb, uint32_t tile,
+                   uint32_t node)
+{
+    uint64_t ta = pb + COPRO_SCENE_HDR_SIZE +
+                  (uint64_t)tile * COPRO_SCENE_TILE_SIZE;
+    struct copro_scene_tile t;
+
+    sim_mem_copy(e->g, ta, &t, sizeof(t), false);
+    if (t.head) {
+        sim_mem_copy(e->g, pb + t.tail, &node, 4, true);  /* tail's next */
+    } else {
+        t.head = node;
+    }
+    t.tail = node;
+    sim_mem_copy(e->g, ta, &t, sizeof(t), true);
+}
+
+/* One primitive, atomically: it fits and is binned, or the geometry
+ * stops before it with OOM (STEP_OOM) and nothing of it is written. */
+static enum step bin_rect(struct sim_engine *e)
+{
+    uint64_t pb = e->scene;
+    struct copro_scene h;
+    struct copro_prim r;
+    uint32_t k = 0, need, node;
+    enum step s;
+
+    if (!pb) {
+        return tiler_fail(e, COPRO_TILER_ERR_NO_SCENE, 0);
+    }
+    s = scene_load(e, pb, &h);
+    if (s != STEP_MORE) {
+        return s;
+    }
+    if (h.state != COPRO_SCENE_OPEN && h.state != COPRO_SCENE_OOM) {
+        return tiler_fail(e, COPRO_TILER_ERR_HEADER, pb);
+    }
+    if (!clip(&h, &e->cur, &r)) {
+        h.state = COPRO_SCENE_OPEN;
+        return scene_store(e, pb, &h) ? STEP_DONE : STEP_FAULT;
+    }
+    k = prim_tiles(&h, &r);
+    need = (uint32_t)COPRO_PRIM_NEED(k);
+    if ((uint64_t)h.used + need > h.pb_size) {
+        h.state = COPRO_SCENE_OOM;
+        h.oom_need = need;
+        h.ooms++;
+        if (!scene_store(e, pb, &h)) {
+            return STEP_FAULT;
+        }
+        e->oom_need = need;
+        e->g->tiler.ooms++;
+        if (e->g->obs && e->g->obs->tiler_oom) {
+            e->g->obs->tiler_oom(e->g->obs_arg, e->index, &e->desc, pb, need);
+        }
+        return STEP_OOM;
+    }
+    if (!sim_mem_ok(e->g, pb + h.used, need)) {
+        sim_engine_fault(e, COPRO_FAULT_TRANSLATION, pb + h.used);
+        return STEP_FAULT;
+    }
+    sim_mem_copy(e->g, pb + h.used, &r, sizeof(r), true);
+    node = h.used + COPRO_PRIM_SIZE;
+    for (uint32_t ty = r.y / h.tile_size;
+         ty <= (r.y + r.h - 1) / h.tile_size; ty++) {
+        for (uint32_t tx = r.x / h.tile_size;
+             tx <= (r.x + r.w - 1) / h.tile_size; tx++) {
+            struct copro_bin_node n = { .next = 0, .prim = h.used };
+
+            sim_mem_copy(e->g, pb + node, &n, sizeof(n), true);
+            append(e, pb, ty * h.tiles_x + tx, node);
+            node += COPRO_BIN_NODE_SIZE;
+        }
+    }
+    h.used += need;
+    h.prims++;
+    h.state = COPRO_SCENE_OPEN;
+    if (!scene_store(e, pb, &h)) {
+        return STEP_FAULT;
+    }
+    e->g->tiler.prims++;
+    if (e->g->obs && e->g->obs->binned) {
+        e->g->obs->binned(e->g->obs_arg, e->index, &e->desc, pb, h.prims, k);
+    }
+    return STEP_DONE;
+}
+
+static enum step scene_end(struct sim_engine *e)
+{
+    uint64_t pb = e->scene;
+    struct copro_scene h;
+    enum step s;
+
+    if (!pb) {
+        return tiler_fail(e, COPRO_TILER_ERR_NO_SCENE, 0);
+    }
+    s = scene_load(e, pb, &h);
+    if (s != STEP_MORE) {
+        return s;
+    }
+    if (h.state != COPRO_SCENE_OPEN) {
+        return tiler_fail(e, COPRO_TILER_ERR_HEADER, pb);
+    }
+    h.state = COPRO_SCENE_CLOSED;
+    h.geom_end = e->cursor;
+    if (!scene_store(e, pb, &h)) {
+        return STEP_FAULT;
+    }
+    e->scene = 0;
+    e->g->tiler.scenes++;
+    if (e->g->obs && e->g->obs->scene_end) {
+        e->g->obs->scene_end(e->g->obs_arg, e->index, &e->desc, pb);
+    }
+    return STEP_DONE;
+}
+
+/* One tile per step; the header and the target are checked at every
+ * step, as every resume must. */
+static enum step tile_render(struct sim_engine *e)
+{
+    struct sim_packet *p = &e->cur;
+    uint32_t flags = COPRO_PKT_FLAGS(p->hdr);
+    bool partial = flags & COPRO_TILE_PARTIAL;
+    const struct sim_target *t = &e->targets[flags & COPRO_TILER_SLOT_MASK];
+    uint64_t pb = dw64(p, 0);
+    uint32_t tile = (uint32_t)(p->progress / 2), tiles;
+    struct copro_scene h;
+    int64_t n;
+    enum step s;
+    bool last;
+
+    s = scene_load(e, pb, &h);
+    if (s != STEP_MORE) {
+        return s;
+    }
+    tiles = h.tiles_x * h.tiles_y;
+    if (p->dw[2] != tiles || tile >= tiles) {
+        return tiler_fail(e, COPRO_TILER_ERR_TILE_COUNT, pb);
+    }
+    if (t->width != h.width || t->height != h.height ||
+        t->format != h.format) {
+        return tiler_fail(e, COPRO_TILER_ERR_TARGET, pb);
+    }
+    if (!partial && h.state != COPRO_SCENE_CLOSED) {
+        return tiler_fail(e, COPRO_TILER_ERR_NOT_CLOSED, pb);
+    }
+    if (partial && h.state != COPRO_SCENE_OOM) {
+        return tiler_fail(e, COPRO_TILER_ERR_NOT_OOM, pb);
+    }
+    n = bin_len(e, pb, &h, tile);
+    if (n < 0) {
+        return STEP_FAULT;
+    }
+    last = tile + 1 == tiles;
+    if (tile == 0 && !h.tile_start) {
+        h.tile_start = e->cursor;
+    }
+    if (last && !partial) {
+        h.state = COPRO_SCENE_RENDERED;
+        h.tile_end = e->cursor;
+    } else if (last) {
+        /* the bins are rendered and stored: empty them, reopen */
+        if (e->g->tiler_bug != SIM_TILER_KEEP_BINS) {
+            if (!clear_tiles(e, pb, tiles)) {
+                return STEP_FAULT;
+            }
+            h.used = h.heap_start;
+        }
+        h.flags |= COPRO_SCENE_F_STORED;
+        h.partials++;
+        h.state = COPRO_SCENE_OPEN;
+        e->g->tiler.partials++;
+    }
+    if (!scene_store(e, pb, &h)) {
+        return STEP_FAULT;
+    }
+    e->g->tiler.tiles++;
+    p->progress += 2;
+    if (e->g->obs && e->g->obs->tile) {
+        e->g->obs->tile(e->g->obs_arg, e->index, &e->desc, pb, tile,
+                        (uint32_t)n, partial, last);
+    }
+    return last ? STEP_DONE : STEP_MORE;
+}
+
+enum step sim_tiler_exec(struct sim_engine *e)
+{
+    switch (COPRO_PKT_OP(e->cur.hdr)) {
+    case COPRO_OP_SCENE_BEGIN:
+        return scene_begin(e);
+    case COPRO_OP_BIN_RECT:
+        return bin_rect(e);
+    case COPRO_OP_SCENE_END:
+        return scene_end(e);
+    case COPRO_OP_TILE_RENDER:
+        return tile_render(e);
+    default:
+        return tiler_fail(e, COPRO_TILER_ERR_PRIM, 0);
+    }
+}
+
+/* ---- save records ---- */
+
+/* The open scene and the next tile go into the record's reserved bytes
+ * (struct copro_save_tiler). */
+void sim_tiler_save(const struct sim_engine *e, struct copro_save_record *r)
+{
+    struct copro_save_tiler st = { 0 };
+
+    if (e->scene) {
+        st.scene = e->scene;
+        st.flags |= COPRO_SAVE_TILER_SCENE;
+    }
+    if (e->in_packet && COPRO_PKT_OP(e->cur.hdr) == COPRO_OP_TILE_RENDER) {
+        st.tile_next = (uint32_t)(e->cur.progress / 2);
+    }
+    memcpy(r->reserved, &st, sizeof(st));
+}
+
+void sim_tiler_save_oom(struct copro_save_record *r)
+{
+    struct copro_save_tiler st;
+
+    memcpy(&st, r->reserved, sizeof(st));
+    if (st.flags & COPRO_SAVE_TILER_SCENE) {
+        st.flags |= COPRO_SAVE_TILER_OOM;
+    }
+    memcpy(r->reserved, &st, sizeof(st));
+}
+
+bool sim_tiler_restore(struct sim_engine *e, const struct copro_save_record *r)
+{
+    struct copro_save_tiler st;
+
+    memcpy(&st, r->reserved, sizeof(st));
+    if ((st.flags & ~(COPRO_SAVE_TILER_SCENE | COPRO_SAVE_TILER_OOM)) ||
+        (st.scene & 7) || (!(st.flags & COPRO_SAVE_TILER_SCENE) && st.scene)) {
+        return false;
+    }
+    e->scene = st.scene;
+    if (r->in_packet && COPRO_PKT_OP(r->hdr) == COPRO_OP_TILE_RENDER) {
+        /* the deliberate bugs (--meta): resume a tile early or late */
+        if (e->g->tiler_bug == SIM_TILER_REDO_TILE && e->cur.progress >= 2) {
+            e->cur.progress -= 2;
+        } else if (e->g->tiler_bug == SIM_TILER_SKIP_TILE &&
+                   e->cur.progress + 2 < 2ull * e->cur.dw[2]) {
+            e->cur.progress += 2;
+        }
+    }
+    return true;
+}
 /*
  * CONTROL.TILER_ACK ("The engine holds"): what was written to the ring
  * during the hold is dropped, as what was queued at the stop was, and the

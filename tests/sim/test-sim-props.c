@@ -23,15 +23,11 @@
 #include <string.h>
 
 #include "sim_check.h"
+#include "sim_seeds.h"
 
 #define MS  1000000ull
 
-static struct {
-    uint64_t first, count, chunk;
-    bool verbose, meta, have_seed, hws;
-    uint64_t seed;
-    const char *argv0;
-} opt = { .count = 0, .chunk = 250 };
+static struct sim_seeds opt;
 
 static struct sim_host host;
 static struct checker *checker;
@@ -263,42 +259,9 @@ static void test_meta_hws_share(void)
     g_assert_nonnull(strstr(r.msg, "starved"));
 }
 
-static void parse_args(int *argc, char **argv)
-{
-    int out = 1;
-
-    opt.argv0 = argv[0];
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-
-        if (!strncmp(a, "--first=", 8)) {
-            opt.first = strtoull(a + 8, NULL, 0);
-        } else if (!strncmp(a, "--count=", 8)) {
-            opt.count = strtoull(a + 8, NULL, 0);
-        } else if (!strncmp(a, "--chunk=", 8)) {
-            opt.chunk = strtoull(a + 8, NULL, 0);
-        } else if (!strncmp(a, "--seed=", 7)) {
-            opt.seed = strtoull(a + 7, NULL, 0);
-            opt.have_seed = true;
-        } else if (!strcmp(a, "--verbose")) {
-            opt.verbose = true;
-        } else if (!strcmp(a, "--hws")) {
-            opt.hws = true;
-        } else if (!strcmp(a, "--meta")) {
-            opt.meta = true;
-        } else {
-            argv[out++] = argv[i];
-        }
-    }
-    *argc = out;
-    if (!opt.chunk) {
-        opt.chunk = 250;
-    }
-}
-
 int main(int argc, char **argv)
 {
-    parse_args(&argc, argv);
+    sim_seeds_parse(&opt, &argc, &argv, true);
     if (opt.have_seed) {
         struct check_result r;
         bool ok = run_seed(opt.seed, MUT_NONE, opt.verbose, &r);
@@ -312,17 +275,7 @@ int main(int argc, char **argv)
         return ok ? 0 : 1;
     }
     g_test_init(&argc, &argv, NULL);
-    for (uint64_t s = opt.first; s < opt.first + opt.count; s += opt.chunk) {
-        uint64_t *range = g_new(uint64_t, 2);
-        char *name;
-
-        range[0] = s;
-        range[1] = MIN(opt.chunk, opt.first + opt.count - s);
-        name = g_strdup_printf("/sim-props/seeds-%" PRIu64 "-%" PRIu64, s,
-                               s + range[1] - 1);
-        g_test_add_data_func_full(name, range, test_seeds, g_free);
-        g_free(name);
-    }
+    sim_seeds_add_cases(&opt, "sim-props", test_seeds);
     if (opt.meta && opt.hws) {
         g_test_add_func("/sim-props/meta-hws/share", test_meta_hws_share);
         g_test_add_func("/sim-props/meta-hws/bands", test_meta_hws_bands);

@@ -1041,6 +1041,55 @@ static void test_lost(void)
     g_assert_cmpuint(kern.stats.buffers_lost, ==, 1);
 }
 
+/*
+ * A fault removes the whole device [WDDM], not the faulting context
+ * alone: the process's other contexts, one with a buffer queued and one
+ * held on the faulting context's signal (on the copy engine), are lost
+ * with it: neither buffer runs, both are in error. Another process's
+ * work runs on.
+ */
+static void test_lost_whole_device(void)
+{
+    struct proc a, b;
+    struct ddi_fault f = { .kind = COPRO_FAULT_BAD_PACKET };
+    uint32_t queued, held;
+    unsigned submits;
+
+    setup();
+    make_proc(&a, "a");
+    make_proc(&b, "b");
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 0, VIDSCH_PRIO_NORMAL,
+                                        &queued), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_context(a.p, a.dev, 1, VIDSCH_PRIO_NORMAL,
+                                        &held), ==, DDI_OK);
+    gpu.hold = true;
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.nq[0], ==, 1);
+    g_assert_cmpint(fill(&a, queued, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(a.p, held, a.sync, 1), ==, DDI_OK);
+    umd_init(&cb, cmd, sizeof(cmd));
+    umd_copy(&cb, a.buf, 0, a.buf, 2048, 64);
+    g_assert_cmpint(render(&a, held), ==, DDI_OK);
+    f.fence = gpu.q[0][0].fence;
+    f.context = gpu.q[0][0].context;
+    submits = gpu.submits;
+    kernel_upcalls.faulted(&kern, 0, &f);
+    gpu.hold = false;
+    run();
+    /* nothing of a's ran after the fault */
+    g_assert_cmpuint(gpu.submits, ==, submits);
+    g_assert_cmpint(kapi_context_error(a.p, queued), ==, DDI_ELOST);
+    g_assert_cmpint(kapi_context_error(a.p, held), ==, DDI_ELOST);
+    g_assert_cmpuint(kern.stats.contexts_lost, ==, 3);
+    g_assert_cmpuint(kern.stats.buffers_lost, ==, 3);
+    g_assert_cmpint(fill(&b, b.ctx, b.buf, 64), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.submits, ==, submits + 1);
+    g_assert_cmpint(kapi_context_error(b.p, b.ctx), ==, DDI_OK);
+}
+
 /* ---- display ---- */
 
 static void on_vsync_count(void *arg, int status, uint64_t vsyncs,
@@ -1527,13 +1576,14 @@ static void test_share_sync(void)
 
 /* Fixed placement for the rest, GPU-VA mode with 4 allocations' worth of
  * VRAM and the page pool as backing store. */
-static void setup_gpuva(void)
+static const char *start_gpuva(unsigned copy_engine)
 {
     struct ddi_device dev = { .ops = &fg_gpuva_ops, .drv = &gpu };
     const struct kgpuva_config gc = {
         .vram_bytes = GV_VRAM, .aperture_base = 1ull << 40,
         .aperture_size = 4u << 20, .va_base = FV_VA_BASE,
-        .va_size = FV_PAGES * 4096ull, .copy_engine = 1, .pool = &pool,
+        .va_size = FV_PAGES * 4096ull, .copy_engine = copy_engine,
+        .pool = &pool,
     };
     struct vidsch_config cfg;
     const char *err;
@@ -1550,11 +1600,27 @@ static void setup_gpuva(void)
     err = kernel_init(&kern, &dev, 0x10000, VRAM - 0x10000, vram + 0x10000,
                       &cfg, NULL, arena, sizeof(arena));
     g_assert_null(err);
-    err = kernel_gpuva_start(&kern, &gc);
-    g_assert_null(err);
+    return kernel_gpuva_start(&kern, &gc);
+}
+
+static void setup_gpuva(void)
+{
+    g_assert_null(start_gpuva(1));
     /* the VRAM allocations are paged into: mapped in no space but
      * through their VAs */
     g_assert_cmpuint(kern.gpuva.vram_base, !=, 0);
+}
+
+/* GPU-VA mode's paging engine must be one of the device's: refused at
+ * start with a reason (not every paging buffer refused later); engine
+ * 0, which runs every packet, serves a device with one engine. */
+static void test_gpuva_paging_engine(void)
+{
+    const char *err = start_gpuva(ENGINES);
+
+    g_assert_nonnull(err);
+    g_assert_nonnull(strstr(err, "paging engine"));
+    g_assert_null(start_gpuva(0));
 }
 
 struct gv_app {
@@ -3394,6 +3460,119 @@ static void test_scene_partial_killed(void)
     }
 }
 
+/* A fill of the first 4 KiB at va on context ctx of a (a tile pass's
+ * stand-in: what matters is whether it runs). */
+static int scene_fill(struct scene_app *a, uint32_t ctx, uint64_t va)
+{
+    struct kapi_render_args ra;
+
+    umd_init(&a->b, a->cmd, sizeof(a->cmd));
+    umd_va_fill(&a->b, va, 4096, 0x5a5a5a5a);
+    ra = (struct kapi_render_args){
+        .cmd = umd_words(&a->b), .cmd_bytes = umd_bytes(&a->b),
+    };
+    return kapi_render(a->g.p, ctx, &ra);
+}
+
+/*
+ * A device lost stops all of its contexts [WDDM: device removed]: the
+ * scene's geometry cannot be built (an OOM with no answer) and its
+ * context is lost; the process's tile context, held on the geometry's
+ * signal, is lost with it: its held buffer never runs (reported lost),
+ * later calls on it get DDI_ELOST. The sync object is signalled with an
+ * error: the process's own CPU waiter gets DDI_ELOST; another process
+ * that opened it gets DDI_EABANDONED on the CPU and its GPU wait is
+ * released (its buffer runs, its context stays healthy). A signal the
+ * lost device queued on another process's object is written with its
+ * value: that waiter is released too, and the object is not poisoned.
+ */
+static void test_scene_lost_device(void)
+{
+    struct scene_app a, b;
+    struct waited wa = { 0 }, wb = { 0 }, wown = { 0 };
+    struct kcontext *tc, *bc;
+    uint32_t tile, name, hb, ha;
+    uint64_t value = 0, lost;
+    unsigned submits;
+
+    setup_gpuva();
+    scene_make(&a, "a");
+    scene_make(&b, "b");
+    g_assert_cmpint(kapi_create_context(a.g.p, a.g.dev, 0, VIDSCH_PRIO_NORMAL,
+                                        &tile), ==, DDI_OK);
+    tc = handle_lookup(&a.g.p->handles, tile, HANDLE_CONTEXT);
+    bc = handle_lookup(&b.g.p->handles, b.g.ctx, HANDLE_CONTEXT);
+    g_assert_cmpint(kapi_share_sync(a.g.p, a.g.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.g.p, a.g.sync,
+                                    kapi_process_id(b.g.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.g.p, b.g.dev, name, &hb), ==, DDI_OK);
+    /* and a signals a sync object of b's (granted write) after its pass */
+    g_assert_cmpint(kapi_share_sync(b.g.p, b.g.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(b.g.p, b.g.sync,
+                                    kapi_process_id(a.g.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(a.g.p, a.g.dev, name, &ha), ==, DDI_OK);
+
+    gpu.hold = true;
+    g_assert_cmpint(scene_geometry(&a), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.g.p, a.g.ctx, a.g.sync, 1), ==,
+                    DDI_OK);
+    /* the tile pass waits for the geometry, as the tiled game's does */
+    g_assert_cmpint(kapi_wait_gpu(a.g.p, tile, a.g.sync, 1), ==, DDI_OK);
+    g_assert_cmpint(scene_fill(&a, tile, a.g.va[0]), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.g.p, tile, ha, 5), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(a.g.p, a.g.sync, 1, on_wait, &wa), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.g.p, b.g.sync, 5, on_wait, &wown), ==,
+                    DDI_OK);
+    /* another process's work waits on it too, on the GPU and the CPU */
+    g_assert_cmpint(kapi_wait_gpu(b.g.p, b.g.ctx, hb, 1), ==, DDI_OK);
+    g_assert_cmpint(scene_fill(&b, b.g.ctx, b.g.va[0]), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.g.p, hb, 1, on_wait, &wb), ==, DDI_OK);
+    run();
+    lost = kern.stats.buffers_lost;
+    scene_oom(&a, 128);     /* the geometry alone on the GPU */
+    submits = gpu.submits;
+    run();
+    /* one buffer went to the GPU since: b's, released; nothing of a's */
+    g_assert_cmpuint(gpu.submits, ==, submits + 1);
+    g_assert_cmpuint(gpu.nq[0], ==, 1);
+    g_assert_cmpuint(gpu.q[0][0].context, ==, bc->hw_id);
+    g_assert_cmpuint(gpu.q[0][0].context, !=, tc->hw_id);
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(gpu.submits, ==, submits + 1);
+    g_assert_cmpint(kapi_context_error(a.g.p, a.g.ctx), ==, DDI_ELOST);
+    g_assert_cmpint(kapi_context_error(a.g.p, tile), ==, DDI_ELOST);
+    g_assert_true(vidsch_ctx_is_lost(tc->vctx));
+    g_assert_cmpuint(vidsch_stats(kern.vs)->contexts_lost_with_device, ==, 1);
+    /* the geometry and the held tile pass: lost, never run */
+    g_assert_cmpuint(kern.stats.buffers_lost, ==, lost + 2);
+    g_assert_cmpint(scene_fill(&a, tile, a.g.va[0]), ==, DDI_ELOST);
+    g_assert_cmpint(kapi_wait_gpu(a.g.p, tile, a.g.sync, 2), ==, DDI_ELOST);
+    g_assert_cmpuint(wa.calls, ==, 1);
+    g_assert_cmpint(wa.status, ==, DDI_ELOST);
+    g_assert_cmpuint(wb.calls, ==, 1);
+    g_assert_cmpint(wb.status, ==, DDI_EABANDONED);
+    /* D3D12's value for a removed device's fence */
+    g_assert_cmpint(kapi_sync_value(b.g.p, hb, &value), ==, DDI_OK);
+    g_assert_cmphex(value, ==, UINT64_MAX);
+    /* b's own object that a was to signal: released at the value a
+     * promised (b's waiter does not hang), never poisoned: b signals on */
+    g_assert_cmpuint(wown.calls, ==, 1);
+    g_assert_cmpint(wown.status, ==, DDI_OK);
+    g_assert_cmpint(kapi_sync_value(b.g.p, b.g.sync, &value), ==, DDI_OK);
+    g_assert_cmpuint(value, ==, 5);
+    g_assert_cmpint(kapi_signal_cpu(b.g.p, b.g.sync, 6), ==, DDI_OK);
+    g_assert_cmpint(kapi_context_error(b.g.p, b.g.ctx), ==, DDI_OK);
+    g_assert_cmpint(scene_fill(&b, b.g.ctx, b.g.va[0]), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(gpu.submits, ==, submits + 2);
+    g_assert_true(kernel_gpu_idle(&kern));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -3412,6 +3591,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/vidmm/free-while-paging",
                     test_vidmm_free_while_paging);
     g_test_add_func("/kernel/lost", test_lost);
+    g_test_add_func("/kernel/lost-whole-device", test_lost_whole_device);
     g_test_add_func("/kernel/share-sync", test_share_sync);
     g_test_add_func("/kernel/isolation/lock-per-handle",
                     test_lock_per_handle);
@@ -3463,6 +3643,8 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/scene/partial-killed",
                     test_scene_partial_killed);
     g_test_add_func("/kernel/scene/pb-destroyed", test_scene_pb_destroyed);
+    g_test_add_func("/kernel/scene/lost-device", test_scene_lost_device);
+    g_test_add_func("/kernel/gpuva/paging-engine", test_gpuva_paging_engine);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
     return g_test_run();

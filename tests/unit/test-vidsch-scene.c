@@ -119,6 +119,49 @@ static void test_oom_fail_loses_only_its_context(void)
     fake_fini(&f);
 }
 
+/*
+ * A scene that cannot grow loses its device, not only its context: the
+ * same device's tile context, held on the geometry's signal, is lost
+ * with it before that signal is written, so its held buffer never runs
+ * (reported lost); another device's context runs on, and the signal is
+ * still written (nobody waits for ever on a removed device).
+ */
+static void test_oom_fail_loses_its_device(void)
+{
+    struct fake f;
+    struct vidsch_ctx *a, *b, *t;
+    volatile uint64_t geom = 0;
+
+    two_on_ring(&f, &a, &b);
+    t = fake_ctx(&f, 3, E0, VIDSCH_PRIO_NORMAL);
+    vidsch_ctx_set_device(a, 7);
+    vidsch_ctx_set_device(t, 7);
+    vidsch_ctx_set_device(b, 8);
+    g_assert_cmpint(vidsch_signal(f.s, a, &geom, 1), ==, DDI_OK);
+    g_assert_cmpint(vidsch_wait(f.s, t, &geom, 1), ==, DDI_OK);
+    g_assert_cmpint(fake_submit(&f, t, 2), ==, DDI_OK);
+    fake_work(&f);
+    g_assert_null(sub_of(&f, 2, 0));
+    f.oom_answer = VIDSCH_OOM_FAIL;
+    fake_tiler_oom(&f, E0, sub_of(&f, 0, 0)->fence, 1u << 30, 0);
+    settle(&f);
+    g_assert_cmpuint(f.nlost, ==, 2);
+    g_assert_true(vidsch_ctx_is_lost(a));
+    g_assert_true(vidsch_ctx_is_lost(t));
+    g_assert_false(vidsch_ctx_is_lost(b));
+    /* the held tile pass: lost, never submitted */
+    g_assert_null(sub_of(&f, 2, 0));
+    g_assert_cmpint(fake_status(&f, 2), ==, DDI_ELOST);
+    g_assert_cmpuint(vidsch_ctx_stats(t)->started, ==, 0);
+    g_assert_cmpuint(vidsch_ctx_stats(t)->lost, ==, 1);
+    g_assert_cmpuint(vidsch_stats(f.s)->contexts_lost_with_device, ==, 1);
+    g_assert_cmpuint(geom, ==, 1);
+    /* the other device's buffer ran again and retired */
+    g_assert_cmpint(fake_status(&f, 1), ==, DDI_OK);
+    g_assert_cmpint(fake_submit(&f, t, 4), ==, DDI_ELOST);
+    fake_fini(&f);
+}
+
 static void test_oom_stale(void)
 {
     struct fake f;
@@ -352,6 +395,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/scene/oom-grow-resumes", test_oom_grow_resumes);
     g_test_add_func("/vidsch/scene/oom-fail-loses-only-its-context",
                     test_oom_fail_loses_only_its_context);
+    g_test_add_func("/vidsch/scene/oom-fail-loses-its-device",
+                    test_oom_fail_loses_its_device);
     g_test_add_func("/vidsch/scene/oom-stale", test_oom_stale);
     g_test_add_func("/vidsch/scene/oom-partial-holds-fifo",
                     test_oom_partial_holds_fifo);

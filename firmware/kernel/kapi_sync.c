@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The application API (kapi.h): sync objects (monitored fences), their
+ * CPU and GPU signals and waits. As in kapi.c, every handle is resolved
+ * and every argument checked before anything changes.
+ */
+#include "kernel/kapi.h"
+
+#include <stddef.h>
+
+#include "kernel/kernel.h"
+#include "kernel/kernel_internal.h"
+#include "kernel/kisolate.h"
+#include "kernel/kquota.h"
+
+/* ---- sync objects ---- */
+
+int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
+                     uint32_t *hsync)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+    struct ksync *s = NULL;
+    struct kernel *k;
+    uint64_t gpu;
+    int st;
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    if (!hsync) {
+        return DDI_EINVAL;
+    }
+    k = p->k;
+    for (unsigned i = 0; i < KERNEL_MAX_SYNCS && !s; i++) {
+        if (!k->syncs[i].used) {
+            s = &k->syncs[i];
+        }
+    }
+    if (!s) {
+        return DDI_ENOMEM;
+    }
+    /* The value lives in VRAM: the CPU sees it through the segment, and
+     * a GPU WAIT or FENCE could address it too. */
+    st = kquota_charge(k, p, KQ_SYNCS, 1);
+    if (st == DDI_OK) {
+        st = kquota_seg_alloc(k, p, 8, KERNEL_ALLOC_ALIGN, &gpu);
+        if (st != DDI_OK) {
+            kquota_uncharge(k, p, KQ_SYNCS, 1);
+        }
+    }
+    if (st != DDI_OK) {
+        return st;
+    }
+    st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
+    if (st != DDI_OK) {
+        kquota_seg_free(k, p, gpu);
+        kquota_uncharge(k, p, KQ_SYNCS, 1);
+        return st;
+    }
+    *s = (struct ksync){
+        .used = true, .dev = dev, .gpu = gpu,
+        .cpu = vidmm_segment_cpu(&k->seg, gpu), .refs = 1,
+        .devs = 1u << (dev - k->devices), .high = initial,
+    };
+    *s->cpu = initial;
+    kiso_handle_new(p, *hsync, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
+    return DDI_OK;
+}
+
+int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
+{
+    struct ksync *s = get_sync(p, hsync);
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    kiso_handle_gone(p, hsync);
+    handle_free(&p->handles, hsync, HANDLE_SYNC);
+    kernel_fail_waits(p->k, p, s);
+    if (--s->refs) {
+        return DDI_OK;      /* another process still has it open */
+    }
+    kernel_unshare(p->k, s, &s->shared_name);
+    kdisplay_sync_gone(p->k, s);
+    s->zombie = true;
+    p->k->reap_objects = true;
+    kqueue_push(&p->k->ev.work, &p->k->reap_work);
+    return DDI_OK;
+}
+
+int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
+{
+    struct ksync *s = get_sync(p, hsync);
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    if (!value) {
+        return DDI_EINVAL;
+    }
+    *value = *s->cpu;
+    return DDI_OK;
+}
+
+/* The code for a call on s once TDR removed its creator's device: the
+ * creator's process lost its device; any other is not to blame. */
+static int sync_gone(const struct kproc *p, const struct ksync *s)
+{
+    return s->dev->proc == p ? DDI_ELOST : DDI_EABANDONED;
+}
+
+int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
+{
+    struct ksync *s = get_sync(p, hsync);
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
+    }
+    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
+    if (value < *s->cpu || value < s->high) {
+        return DDI_EINVAL;      /* a monitored fence never goes back */
+    }
+    s->high = value;
+    *s->cpu = value;
+    vidsch_sync_changed(p->k->vs);
+    kernel_after_vidsch(p->k);
+    return DDI_OK;
+}
+
+int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
+                    uint64_t value)
+{
+    struct kcontext *c = get_context(p, hcontext);
+    struct ksync *s = get_sync(p, hsync);
+    int st;
+
+    if (!c || !s) {
+        return DDI_EHANDLE;
+    }
+    if (c->dev->removed) {
+        return DDI_ELOST;
+    }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
+    }
+    if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
+        return DDI_EACCESS;
+    }
+    if (value < *s->cpu || value < s->high) {
+        return DDI_EINVAL;      /* 10 then 3: refused, never written */
+    }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
+    st = vidsch_signal(p->k->vs, c->vctx, s->cpu, value);
+    if (st == DDI_OK) {
+        s->high = value;
+    }
+    kernel_after_vidsch(p->k);
+    return st;
+}
+
+int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
+                  uint64_t value)
+{
+    struct kcontext *c = get_context(p, hcontext);
+    struct ksync *s = get_sync(p, hsync);
+    int st;
+
+    if (!c || !s) {
+        return DDI_EHANDLE;
+    }
+    if (c->dev->removed) {
+        return DDI_ELOST;
+    }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
+    }
+    st = kquota_gpu_sync(p->k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
+    st = vidsch_wait(p->k->vs, c->vctx, s->cpu, value);
+    kernel_after_vidsch(p->k);
+    return st;
+}
+
+int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
+                  kapi_wait_fn fn, void *arg)
+{
+    struct ksync *s = get_sync(p, hsync);
+    struct kwait *w;
+    int st;
+
+    if (!s) {
+        return DDI_EHANDLE;
+    }
+    if (s->dev->removed) {
+        return sync_gone(p, s);
+    }
+    if (!fn) {
+        return DDI_EINVAL;
+    }
+    w = kernel_new_wait(p, &st);
+    if (!w) {
+        return st;
+    }
+    /* the creator's removal is this process's loss only if it is the
+     * creator (ELOST); for another it abandons the object (deliver) */
+    *w = (struct kwait){
+        .kind = KWAIT_SYNC, .proc = p,
+        .dev = s->dev->proc == p ? s->dev : NULL,
+        .u.sync = { .sync = s, .value = value, .fn = fn }, .arg = arg,
+    };
+    kqueue_push(&p->k->ev.work, &p->k->deliver_work);
+    return DDI_OK;
+}
