@@ -26,7 +26,14 @@
  * exact (the test runs the device with tile-ns=100000 so that a pass is
  * long enough to be caught).
  *
- * Command line: irq=..., frames= (4).
+ * With hardware scheduling (hwsched=1) every context is a hardware queue:
+ * an OOM stops only that queue (OOM_WAIT), the kernel is asked as for a
+ * ring and answers the queue (grow: it resumes; else it fails, and that
+ * context alone is lost). Partial renders are not done on hardware queues
+ * (vidsch_scene.c, vs_hws_up_oom): the two games that need one
+ * (tiled-partial, tiled-badpartial) are skipped, and say so.
+ *
+ * Command line: irq=..., frames= (4), hwsched=1.
  */
 #include <stdint.h>
 
@@ -42,6 +49,65 @@ static struct os_scenario s;
 static struct tiledgame big, small, partial, badpartial, nogrow, tiny, game,
                         comp;
 
+/* The partial-render games' checks (kernel rings only). */
+static void partial_report(struct kernel *k, const struct tiledgame_config *c,
+                           uint64_t frames, struct vidmm_pb *pb_part,
+                           struct vidmm_pb *pb_bad)
+{
+    kapi_scene_pb_stats(partial.app.proc, partial.hpb, pb_part);
+    report(&s.r, pb_part->partials > 0 && pb_part->grows == 0 &&
+           pb_part->fails == 0 && pb_part->size == 1024 &&
+           partial.scene_partials == pb_part->partials,
+           "tiled-partial: %u TILER_OOM answered by %u partial renders "
+           "(%lu counted by the device in the scene headers), no grow, "
+           "the stopped geometry resumed after each", pb_part->ooms,
+           pb_part->partials, partial.scene_partials);
+    {
+        unsigned n = (unsigned)frames < TILEDGAME_CRC_FRAMES
+                     ? (unsigned)frames : TILEDGAME_CRC_FRAMES;
+        unsigned same = 0;
+
+        for (unsigned f = 0; f < n; f++) {
+            same += partial.crc[f] == small.crc[f] &&
+                    partial.crc[f] != 0;
+        }
+        report(&s.r, same == n && partial.frames_checked == frames &&
+               small.frames_checked == frames,
+               "tiled-partial's frames equal tiled-small's (the same "
+               "seed: grow against partial render), %u of %u frames",
+               same, n);
+    }
+    kapi_scene_pb_stats(badpartial.app.proc, badpartial.hpb, pb_bad);
+    /* its second OOM is refused only because its device is gone:
+     * otherwise it would be another partial render */
+    report(&s.r, pb_bad->partials == 1 && pb_bad->fails == 1 &&
+           badpartial.frames_checked == 0 &&
+           vidsch_engine_stats(k->vs, c->tile_engine)->faults >= 1,
+           "tiled-badpartial: its partial render faulted (%lu faults on "
+           "engine %u in all), its geometry's next OOM was refused (%u):"
+           " only its device was lost", vidsch_engine_stats(k->vs,
+           c->tile_engine)->faults, c->tile_engine, pb_bad->fails);
+}
+
+/*
+ * Hardware queues: the OOM stops of the geometry engine's queues, each
+ * answered per queue: the grows resumed, the others failed their queue
+ * (tiled-nogrow's and tiled-tiny's contexts alone lost).
+ */
+static void hwsched_oom_report(struct kernel *k)
+{
+    const struct vidsch_engine_stats *es =
+        vidsch_engine_stats(k->vs, COPRO_ENGINE_RENDER);
+
+    report(&s.r, es->tiler_ooms > 0 && es->tiler_oom_resumed > 0 &&
+           es->tiler_oom_failed >= 2 &&
+           es->tiler_ooms == es->tiler_oom_resumed + es->tiler_oom_failed,
+           "hwsched: %lu OOM stops of hardware queues answered per queue: "
+           "%lu resumed after a grow, %lu failed (their contexts alone "
+           "lost)", es->tiler_ooms, es->tiler_oom_resumed,
+           es->tiler_oom_failed);
+}
+
 int scenario_main(const struct boot_info *boot)
 {
     struct kernel *k = &s.boot.k;
@@ -50,6 +116,7 @@ int scenario_main(const struct boot_info *boot)
     struct vidmm_pb pb_bad = { 0 };
     struct vidsch_ctx_stats cs = { 0 };
     uint64_t frames = 4;
+    bool hw = false;
     int st;
 
     kprintf("tiledgame: scenes with a parameter buffer that grows\n");
@@ -59,6 +126,7 @@ int scenario_main(const struct boot_info *boot)
         tiledgame_config_default(&c);
         c.frames = (unsigned)frames;
         c.tile_engine = k->caps.engines >= 3 ? 2 : COPRO_ENGINE_RENDER;
+        hw = vidsch_hwsched(k->vs);
         st = tiledgame_init(&big, k, "tiled-big", &c);
         report(&s.r, st == DDI_OK, "tiled-big: parameter buffer of %u "
                "bytes, geometry on engine 0, tile passes on engine %u (%s)",
@@ -77,11 +145,17 @@ int scenario_main(const struct boot_info *boot)
         c.pb_reserved = 16384;
         c.pb_budget = c.pb_size;
         c.partial = true;
-        st = tiledgame_init(&partial, k, "tiled-partial", &c);
-        report(&s.r, st == DDI_OK, "tiled-partial: parameter buffer of %u "
-               "bytes, no budget to grow, its partial render given to the "
-               "kernel (%s)", c.pb_size, ddi_status_name(st));
-        os_add_app(&s, tiledgame_app(&partial));
+        if (hw) {
+            kprintf("# hwsched: partial renders on hardware queues are not "
+                    "done (a PARTIAL answer fails the queue): tiled-partial "
+                    "and tiled-badpartial skipped\n");
+        } else {
+            st = tiledgame_init(&partial, k, "tiled-partial", &c);
+            report(&s.r, st == DDI_OK, "tiled-partial: parameter buffer of "
+                   "%u bytes, no budget to grow, its partial render given "
+                   "to the kernel (%s)", c.pb_size, ddi_status_name(st));
+            os_add_app(&s, tiledgame_app(&partial));
+        }
         /* (hostile) the same, but its partial render writes a surface it
          * never made resident: the render faults on the kernel's context
          * in its device; it alone loses (its device removed), and the
@@ -89,12 +163,14 @@ int scenario_main(const struct boot_info *boot)
          * stay exact */
         c.partial_faults = true;
         c.seed = 5;
-        st = tiledgame_init(&badpartial, k, "tiled-badpartial", &c);
-        report(&s.r, st == DDI_OK, "tiled-badpartial: its partial render "
-               "targets a surface that is not resident (%s)",
-               ddi_status_name(st));
-        tiledgame_app(&badpartial)->expect_lost = true;
-        os_add_app(&s, tiledgame_app(&badpartial));
+        if (!hw) {
+            st = tiledgame_init(&badpartial, k, "tiled-badpartial", &c);
+            report(&s.r, st == DDI_OK, "tiled-badpartial: its partial "
+                   "render targets a surface that is not resident (%s)",
+                   ddi_status_name(st));
+            tiledgame_app(&badpartial)->expect_lost = true;
+            os_add_app(&s, tiledgame_app(&badpartial));
+        }
         c.partial_faults = false;
         c.seed = 1;
         /* no room to grow (reserved = size) and no partial render: the
@@ -160,39 +236,11 @@ int scenario_main(const struct boot_info *boot)
                "tiled-small: %u TILER_OOM answered by %u grows (to %u "
                "bytes), the stopped geometry resumed", pb_small.ooms,
                pb_small.grows, pb_small.size);
-        kapi_scene_pb_stats(partial.app.proc, partial.hpb, &pb_part);
-        report(&s.r, pb_part.partials > 0 && pb_part.grows == 0 &&
-               pb_part.fails == 0 && pb_part.size == 1024 &&
-               partial.scene_partials == pb_part.partials,
-               "tiled-partial: %u TILER_OOM answered by %u partial renders "
-               "(%lu counted by the device in the scene headers), no grow, "
-               "the stopped geometry resumed after each", pb_part.ooms,
-               pb_part.partials, partial.scene_partials);
-        {
-            unsigned n = (unsigned)frames < TILEDGAME_CRC_FRAMES
-                         ? (unsigned)frames : TILEDGAME_CRC_FRAMES;
-            unsigned same = 0;
-
-            for (unsigned f = 0; f < n; f++) {
-                same += partial.crc[f] == small.crc[f] &&
-                        partial.crc[f] != 0;
-            }
-            report(&s.r, same == n && partial.frames_checked == frames &&
-                   small.frames_checked == frames,
-                   "tiled-partial's frames equal tiled-small's (the same "
-                   "seed: grow against partial render), %u of %u frames",
-                   same, n);
+        if (hw) {
+            hwsched_oom_report(k);
+        } else {
+            partial_report(k, &c, frames, &pb_part, &pb_bad);
         }
-        kapi_scene_pb_stats(badpartial.app.proc, badpartial.hpb, &pb_bad);
-        /* its second OOM is refused only because its device is gone:
-         * otherwise it would be another partial render */
-        report(&s.r, pb_bad.partials == 1 && pb_bad.fails == 1 &&
-               badpartial.frames_checked == 0 &&
-               vidsch_engine_stats(k->vs, c.tile_engine)->faults >= 1,
-               "tiled-badpartial: its partial render faulted (%lu faults on "
-               "engine %u in all), its geometry's next OOM was refused (%u):"
-               " only its device was lost", vidsch_engine_stats(k->vs,
-               c.tile_engine)->faults, c.tile_engine, pb_bad.fails);
         kapi_scene_pb_stats(nogrow.app.proc, nogrow.hpb, &pb_small);
         report(&s.r, pb_small.ooms > 0 && pb_small.grows == 0 &&
                pb_small.partials == 0 && pb_small.fails > 0,

@@ -531,7 +531,10 @@ void vs_hws_up_error(void *os, uint32_t queue, const struct ddi_hwq_error *err)
             retire(s, e, vs_buf_of_sub(sub));
         }
         e->stats.resets++;
-        if (err->error == COPRO_HWS_ERR_PREEMPT_TIMEOUT) {
+        if (err->error == COPRO_HWS_ERR_TILER_OOM) {
+            /* the OS answered its OOM stop with a failure
+             * (vs_hws_up_oom): counted there, not a fault */
+        } else if (err->error == COPRO_HWS_ERR_PREEMPT_TIMEOUT) {
             s->stats.tdr_resets++;
             vs_trace(s, VIDSCH_TRACE_RESET, e->index, c, NULL,
                      err->error_fence, 0);

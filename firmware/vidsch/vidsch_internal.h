@@ -358,6 +358,7 @@ void vs_hws_schedule_engine(struct vidsch *s, struct vidsch_engine *e);
 uint64_t vs_hws_deadline(struct vidsch *s, struct vidsch_engine *e);
 void vs_hws_up_progress(void *os, const struct ddi_hwq_progress *p,
                         unsigned n);
+void vs_hws_up_oom(void *os, uint32_t queue, const struct ddi_hwq_oom *oom);
 void vs_hws_up_error(void *os, uint32_t queue,
                      const struct ddi_hwq_error *err);
 void vs_hws_up_log(void *os, const struct copro_sched_log_entry *ent,
