@@ -28,10 +28,10 @@
  *
  * With hardware scheduling (hwsched=1) every context is a hardware queue:
  * an OOM stops only that queue (OOM_WAIT), the kernel is asked as for a
- * ring and answers the queue (grow: it resumes; else it fails, and that
- * context alone is lost). Partial renders are not done on hardware queues
- * (vidsch_scene.c, vs_hws_up_oom): the two games that need one
- * (tiled-partial, tiled-badpartial) are skipped, and say so.
+ * ring and the queue answered (grow: it resumes; a partial render on the
+ * kernel's context, itself a hardware queue: it resumes once the render's
+ * fence is reached; else it fails, and that context alone is lost); the
+ * same checks, and the per-queue answers counted.
  *
  * Command line: irq=..., frames= (4), hwsched=1.
  */
@@ -100,11 +100,13 @@ static void hwsched_oom_report(struct kernel *k)
         vidsch_engine_stats(k->vs, COPRO_ENGINE_RENDER);
 
     report(&s.r, es->tiler_ooms > 0 && es->tiler_oom_resumed > 0 &&
-           es->tiler_oom_failed >= 2 &&
-           es->tiler_ooms == es->tiler_oom_resumed + es->tiler_oom_failed,
+           es->tiler_oom_partial > 0 && es->tiler_oom_failed >= 2 &&
+           es->tiler_ooms == es->tiler_oom_resumed + es->tiler_oom_partial +
+                             es->tiler_oom_failed,
            "hwsched: %lu OOM stops of hardware queues answered per queue: "
-           "%lu resumed after a grow, %lu failed (their contexts alone "
-           "lost)", es->tiler_ooms, es->tiler_oom_resumed,
+           "%lu resumed after a grow, %lu after a partial render on the "
+           "kernel's queue, %lu failed (their contexts alone lost)",
+           es->tiler_ooms, es->tiler_oom_resumed, es->tiler_oom_partial,
            es->tiler_oom_failed);
 }
 
@@ -145,17 +147,11 @@ int scenario_main(const struct boot_info *boot)
         c.pb_reserved = 16384;
         c.pb_budget = c.pb_size;
         c.partial = true;
-        if (hw) {
-            kprintf("# hwsched: partial renders on hardware queues are not "
-                    "done (a PARTIAL answer fails the queue): tiled-partial "
-                    "and tiled-badpartial skipped\n");
-        } else {
-            st = tiledgame_init(&partial, k, "tiled-partial", &c);
-            report(&s.r, st == DDI_OK, "tiled-partial: parameter buffer of "
-                   "%u bytes, no budget to grow, its partial render given "
-                   "to the kernel (%s)", c.pb_size, ddi_status_name(st));
-            os_add_app(&s, tiledgame_app(&partial));
-        }
+        st = tiledgame_init(&partial, k, "tiled-partial", &c);
+        report(&s.r, st == DDI_OK, "tiled-partial: parameter buffer of %u "
+               "bytes, no budget to grow, its partial render given to the "
+               "kernel (%s)", c.pb_size, ddi_status_name(st));
+        os_add_app(&s, tiledgame_app(&partial));
         /* (hostile) the same, but its partial render writes a surface it
          * never made resident: the render faults on the kernel's context
          * in its device; it alone loses (its device removed), and the
@@ -163,14 +159,12 @@ int scenario_main(const struct boot_info *boot)
          * stay exact */
         c.partial_faults = true;
         c.seed = 5;
-        if (!hw) {
-            st = tiledgame_init(&badpartial, k, "tiled-badpartial", &c);
-            report(&s.r, st == DDI_OK, "tiled-badpartial: its partial "
-                   "render targets a surface that is not resident (%s)",
-                   ddi_status_name(st));
-            tiledgame_app(&badpartial)->expect_lost = true;
-            os_add_app(&s, tiledgame_app(&badpartial));
-        }
+        st = tiledgame_init(&badpartial, k, "tiled-badpartial", &c);
+        report(&s.r, st == DDI_OK, "tiled-badpartial: its partial render "
+               "targets a surface that is not resident (%s)",
+               ddi_status_name(st));
+        tiledgame_app(&badpartial)->expect_lost = true;
+        os_add_app(&s, tiledgame_app(&badpartial));
         c.partial_faults = false;
         c.seed = 1;
         /* no room to grow (reserved = size) and no partial render: the
@@ -238,9 +232,8 @@ int scenario_main(const struct boot_info *boot)
                pb_small.grows, pb_small.size);
         if (hw) {
             hwsched_oom_report(k);
-        } else {
-            partial_report(k, &c, frames, &pb_part, &pb_bad);
         }
+        partial_report(k, &c, frames, &pb_part, &pb_bad);
         kapi_scene_pb_stats(nogrow.app.proc, nogrow.hpb, &pb_small);
         report(&s.r, pb_small.ooms > 0 && pb_small.grows == 0 &&
                pb_small.partials == 0 && pb_small.fails > 0,

@@ -407,6 +407,7 @@ void vs_hws_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
     if (vs_now(s) >= e->wd_at) {
         watchdog(s, e);
     }
+    vs_hws_oom_poll(s, e);
     push_paging(s, e);
     push_slot(s, e);
     if (!e->slot) {

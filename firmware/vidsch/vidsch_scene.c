@@ -160,18 +160,17 @@ void vs_on_tiler_oom(struct vidsch *s, struct vidsch_engine *e,
  * parameter buffer and waits (COPRO_HWQ_STATE_OOM_WAIT) while the device
  * runs the other queues; nothing of the queue was dropped, so nothing
  * goes back to vidsch's queues. The OS is asked as for a kernel ring and
- * the queue answered: grown, it resumes its stopped buffer by itself;
- * otherwise the queue fails and the device reports it with queue_error
- * (COPRO_HWS_ERR_TILER_OOM), which loses that context alone.
- *
- * No partial render here: it would run on another hardware queue (a
- * kernel tile context) and the geometry queue be answered once its fence
- * retired. Not done: the OS is asked with no wait to give (a PARTIAL
- * answer is not possible), so a buffer that cannot grow fails.
+ * the queue answered: grown, it resumes its stopped buffer by itself; a
+ * partial render (on the OS's own context: another hardware queue) is
+ * waited for, and the queue answered resume once its fence is reached
+ * (vs_hws_oom_poll); otherwise the queue fails and the device reports it
+ * with queue_error (COPRO_HWS_ERR_TILER_OOM), which loses that context
+ * alone.
  */
 void vs_hws_up_oom(void *os, uint32_t queue, const struct ddi_hwq_oom *oom)
 {
     struct vidsch *s = os;
+    struct vidsch_oom_wait wait = { 0 };
     struct vidsch_ctx *c;
     struct vidsch_engine *e = NULL;
     struct vidsch_buf *b = NULL;
@@ -182,7 +181,7 @@ void vs_hws_up_oom(void *os, uint32_t queue, const struct ddi_hwq_oom *oom)
     }
     vs_enter(s);
     c = s->hwq_ctx[queue];
-    if (c && !c->lost && !c->dying) {
+    if (c && !c->lost && !c->dying && !c->hw_oom.addr) {
         e = &s->engine[c->engine];
         b = ring_buf_of(&c->hwring, oom->oom_fence);
     }
@@ -191,12 +190,17 @@ void vs_hws_up_oom(void *os, uint32_t queue, const struct ddi_hwq_oom *oom)
     }
     if (b && s->env.scene_oom) {
         answer = s->env.scene_oom(s->env.os, b->cookie, c->id, c->save_addr,
-                                  oom->need, NULL);
+                                  oom->need, &wait);
     }
     if (answer == VIDSCH_OOM_RESUME) {
         if (s->hws_ops->queue_oom_answer(s->drv, queue, true) == DDI_OK) {
             e->stats.tiler_oom_resumed++;
         }
+    } else if (answer == VIDSCH_OOM_PARTIAL && wait.addr) {
+        /* answered once the render's fence is reached */
+        e->stats.tiler_oom_partial++;
+        c->hw_oom = wait;
+        vs_hws_oom_poll(s, e);
     } else {
         /* a paging queue's (vidmm never bins there), a lost context's, a
          * fence the OS did not give, or no room: the queue fails */
@@ -207,4 +211,27 @@ void vs_hws_up_oom(void *os, uint32_t queue, const struct ddi_hwq_oom *oom)
     }
     s->dirty = true;
     vs_leave(s);
+}
+
+/*
+ * The queues of e's contexts waiting for a partial render: answered
+ * resume once its fence is reached (the render retired: the bins are
+ * empty), fail if the context was lost meanwhile.
+ */
+void vs_hws_oom_poll(struct vidsch *s, struct vidsch_engine *e)
+{
+    for (unsigned i = 0; i < s->nhw_live; i++) {
+        struct vidsch_ctx *c = s->hw_live[i];
+        bool gone;
+
+        if (!c || c->engine != e->index || !c->hw_oom.addr) {
+            continue;
+        }
+        gone = c->lost || c->dying;
+        if (!gone && *c->hw_oom.addr < c->hw_oom.value) {
+            continue;
+        }
+        c->hw_oom.addr = NULL;
+        s->hws_ops->queue_oom_answer(s->drv, c->hwq, !gone);
+    }
 }
