@@ -176,8 +176,9 @@ void vs_hws_up_oom(void *os, uint32_t queue, const struct ddi_hwq_oom *oom)
     struct vidsch_buf *b = NULL;
     int answer = VIDSCH_OOM_FAIL;
 
-    if (!s->hws || queue >= COPRO_HWQ_MAX || !oom) {
-        return;
+    if (!s->hws || queue >= COPRO_HWQ_MAX || !oom ||
+        !s->hws_ops->queue_oom_answer) {
+        return;     /* a driver that cannot be answered does not ask */
     }
     vs_enter(s);
     c = s->hwq_ctx[queue];
