@@ -180,9 +180,15 @@ void vs_hws_up_oom(void *os, uint32_t queue, const struct ddi_hwq_oom *oom)
         !s->hws_ops->queue_oom_answer) {
         return;     /* a driver that cannot be answered does not ask */
     }
-    vs_enter(s);
     c = s->hwq_ctx[queue];
-    if (c && !c->lost && !c->dying && !c->hw_oom.addr) {
+    if (c && c->hw_oom.addr) {
+        /* reported again while its partial render is pending: the
+         * answer comes with the render (vs_hws_oom_poll) */
+        s->engine[c->engine].stats.stale_upcalls++;
+        return;
+    }
+    vs_enter(s);
+    if (c && !c->lost && !c->dying) {
         e = &s->engine[c->engine];
         b = ring_buf_of(&c->hwring, oom->oom_fence);
     }
