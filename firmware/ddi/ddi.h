@@ -276,6 +276,7 @@ struct ddi_fault {
 struct ddi_gpuva_ops;       /* ddi/ddi_gpuva.h */
 struct ddi_hws_ops;         /* ddi/ddi_hws.h */
 struct ddi_hwq_error;
+struct ddi_hwq_oom;
 struct ddi_hwq_progress;
 struct copro_sched_log_entry;
 
@@ -416,6 +417,10 @@ struct ddi_upcalls {
                         const struct ddi_hwq_error *err);
     void (*sched_log)(void *os, const struct copro_sched_log_entry *ent,
                       unsigned n, uint32_t dropped);
+    /* A queue's scene parameter buffer filled up: the queue waits for
+     * queue_oom_answer (ddi/ddi_hws.h). */
+    void (*queue_oom)(void *os, uint32_t queue,
+                      const struct ddi_hwq_oom *oom);
 };
 
 /* A GPU as the OS sees it: the driver's ops and its private state. */

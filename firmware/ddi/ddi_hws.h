@@ -66,6 +66,16 @@ struct ddi_hwq_error {
     uint64_t completed;         /* last retired before it */
 };
 
+/* A queue stopped on a full parameter buffer (queue_oom) [Mali CSF's
+ * tiler-heap OOM event; PowerVR's free-list grow request]. */
+struct ddi_hwq_oom {
+    uint64_t scene;             /* the parameter buffer (GPU VA) */
+    uint32_t need;              /* bytes its next primitive needs */
+    uint64_t oom_fence;         /* the stopped submission (at the queue's
+                                   head, saved in its save area) */
+    uint64_t completed;         /* last retired before it */
+};
+
 struct ddi_hws_ops {
     /* Creates a queue (not on any run list yet): DDI_OK and *queue, or
      * DDI_ENOMEM when every slot is taken. */
@@ -102,6 +112,11 @@ struct ddi_hws_ops {
      */
     void (*completion_irq)(void *drv, bool on);
     bool (*poll)(void *drv);
+    /* The answer to a queue_oom: resume (the parameter buffer grew: the
+     * stopped submission resumes from its save area) or not (the queue
+     * goes to ERROR, reported by queue_error with COPRO_HWS_ERR_TILER_OOM).
+     * DDI_EINVAL when the queue is not waiting for an answer. */
+    int (*queue_oom_answer)(void *drv, uint32_t queue, bool resume);
 };
 
 /*
@@ -111,6 +126,10 @@ struct ddi_hws_ops {
  *     one round of decisions per interrupt, not one per queue).
  *   queue_error(queue, err): the queue is in ERROR and runs no more (the
  *     device's TDR or a fault); the others go on.
+ *   queue_oom(queue, oom): the queue stopped its geometry on a full
+ *     parameter buffer and waits (COPRO_HWQ_STATE_OOM_WAIT: off the
+ *     engine, the others run); answer with queue_oom_answer, from the
+ *     upcall or later. Reported once per stop.
  *   sched_log(entries, n, dropped): the device's scheduling log since the
  *     last call, in order, already checked by the driver (kinds and queue
  *     slots in range; anything else was dropped and counted); FRAME

@@ -405,12 +405,23 @@ static void up_sched_log(void *os, const struct copro_sched_log_entry *ent,
     kernel_after_vidsch(k);
 }
 
+static void up_queue_oom(void *os, uint32_t queue,
+                         const struct ddi_hwq_oom *oom)
+{
+    struct kernel *k = os;
+
+    /* vidsch asks kernel_scene_oom (kscene.c) from in there, as for a
+     * kernel ring's TILER_OOM */
+    vidsch_upcalls.queue_oom(k->vs, queue, oom);
+    kernel_after_vidsch(k);
+}
+
 /*
  * Every upcall must be forwarded: one left out here is NULL, and the kmd
  * would take the event as reported. The count below fails to compile when
  * struct ddi_upcalls gains a member: add it here, then bump the count.
  */
-#define KERNEL_UPCALLS  9
+#define KERNEL_UPCALLS  10
 _Static_assert(sizeof(struct ddi_upcalls) ==
                KERNEL_UPCALLS * sizeof(void (*)(void)),
                "struct ddi_upcalls changed: forward the new upcall in "
@@ -426,6 +437,7 @@ const struct ddi_upcalls kernel_upcalls = {
     .queue_progress = up_queue_progress,
     .queue_error = up_queue_error,
     .sched_log = up_sched_log,
+    .queue_oom = up_queue_oom,
 };
 
 /* ---- object lifetimes ---- */

@@ -7,7 +7,7 @@
 bool copro_hwlog_entry_ok(const struct copro_sched_log_entry *e,
                           const struct copro_hwlog_view *v)
 {
-    if (e->kind < COPRO_SLOG_SWITCH_IN || e->kind > COPRO_SLOG_RUNLIST ||
+    if (e->kind < COPRO_SLOG_SWITCH_IN || e->kind > COPRO_SLOG_OOM_ANSWER ||
         e->band >= COPRO_BANDS ||
         (e->engine != 0xff && e->engine >= v->engines)) {
         return false;

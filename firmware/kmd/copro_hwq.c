@@ -85,7 +85,7 @@ const char *copro_hwq_init(struct copro_hwq *h, struct copro_cp *cp,
     copro_write64(dev, COPRO_REG_INT_MASK,
                   copro_read64(dev, COPRO_REG_INT_MASK) |
                   COPRO_INT_DEV_SCHED_LOG | COPRO_INT_DEV_RUNLIST |
-                  COPRO_INT_DEV_HWS_ERROR);
+                  COPRO_INT_DEV_HWS_ERROR | COPRO_INT_DEV_HWS_OOM);
     return NULL;
 }
 
@@ -310,7 +310,28 @@ static bool hws_poll(void *drv)
     return moved;
 }
 
+/* The answer to a queue's OOM stop (COPRO_REG_HWS_OOM_ANSWER). */
+static int oom_answer(struct copro_hwq *h, uint32_t queue, bool resume)
+{
+    if (queue >= COPRO_HWQ_MAX || !h->q[queue].used ||
+        !h->q[queue].oom_reported) {
+        return DDI_EINVAL;
+    }
+    h->q[queue].oom_reported = false;
+    h->stats.oom_answers++;
+    copro_write32(h->dev, COPRO_REG_HWS_OOM_ANSWER,
+                  COPRO_HWS_OOM_ANSWER(queue, resume ? COPRO_HWS_OOM_RESUME
+                                                     : COPRO_HWS_OOM_FAIL));
+    return DDI_OK;
+}
+
+static int hws_oom_answer(void *drv, uint32_t queue, bool resume)
+{
+    return oom_answer(copro_ddi_hwq(drv), queue, resume);
+}
+
 const struct ddi_hws_ops copro_hwq_ops = {
+    .queue_oom_answer = hws_oom_answer,
     .completion_irq = hws_completion_irq,
     .poll = hws_poll,
     .queue_create = hwq_create,
@@ -345,6 +366,45 @@ static void report_error(struct copro_hwq *h, uint32_t q,
     if (up->queue_error) {
         up->queue_error(os, q, &err);
     }
+}
+
+/*
+ * Queues in OOM_WAIT not reported yet: after the progress (what retired
+ * before the stop is news first). The descriptor is the device's
+ * write-back at the stop; what it says is checked against what the OS
+ * gave (the fence at the queue's head was submitted).
+ */
+static bool report_ooms(struct copro_hwq *h, const struct ddi_upcalls *up,
+                        void *os)
+{
+    uint64_t waiting = copro_read64(h->dev, COPRO_REG_HWS_OOM_WAITING) &
+                       h->used_mask;
+    bool any = false;
+
+    for (uint64_t m = waiting; m; m &= m - 1) {
+        uint32_t q = (uint32_t)__builtin_ctzll(m);
+        struct copro_hwq_slot *s = &h->q[q];
+        volatile struct copro_hwq_desc *d = desc_of(h, q);
+        struct ddi_hwq_oom oom = {
+            .scene = d->oom_scene, .need = d->oom_need,
+            .oom_fence = s->fence_at[d->head % COPRO_HWQ_RING],
+            .completed = s->reported,
+        };
+
+        if (s->oom_reported || s->error_reported) {
+            continue;
+        }
+        s->oom_reported = true;
+        h->stats.ooms++;
+        any = true;
+        if (up->queue_oom) {
+            up->queue_oom(os, q, &oom);
+        } else {
+            /* nobody to ask: the queue cannot go on */
+            oom_answer(h, q, false);
+        }
+    }
+    return any;
 }
 
 /* The queues' progress fences and errors, as upcalls: true if any. */
@@ -385,6 +445,7 @@ static bool progress_and_errors(struct copro_hwq *h,
             errors = true;
         }
     }
+    errors |= report_ooms(h, up, os);
     return nmoved || errors;
 }
 

@@ -34,6 +34,7 @@
 struct copro_hwq_slot {
     bool used;
     bool error_reported;
+    bool oom_reported;              /* in OOM_WAIT, told, not answered */
     unsigned engine;
     uint32_t context;
     uint64_t save_addr;
@@ -62,6 +63,7 @@ struct copro_hwq_stats {
     uint64_t irq_on, irq_off;       /* completion interrupts turned
                                        on / off (on demand) */
     uint64_t polls, polls_moved;    /* progress read outside the DPC */
+    uint64_t ooms, oom_answers;     /* queue_oom upcalls, answers */
     struct copro_hwlog_stats log;
 };
 

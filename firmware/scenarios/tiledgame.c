@@ -26,7 +26,14 @@
  * exact (the test runs the device with tile-ns=100000 so that a pass is
  * long enough to be caught).
  *
- * Command line: irq=..., frames= (4).
+ * With hardware scheduling (hwsched=1) every context is a hardware queue:
+ * an OOM stops only that queue (OOM_WAIT), the kernel is asked as for a
+ * ring and the queue answered (grow: it resumes; a partial render on the
+ * kernel's context, itself a hardware queue: it resumes once the render's
+ * fence is reached; else it fails, and that context alone is lost); the
+ * same checks, and the per-queue answers counted.
+ *
+ * Command line: irq=..., frames= (4), hwsched=1.
  */
 #include <stdint.h>
 
@@ -81,6 +88,68 @@ static uint64_t disturbed(struct tiledgame *g)
     return gs.resubmitted + ts.resubmitted;
 }
 
+/* The partial-render games' checks. */
+static void partial_report(uint64_t frames, struct vidmm_pb *pb_part,
+                           struct vidmm_pb *pb_bad)
+{
+    kapi_scene_pb_stats(partial.app.proc, partial.hpb, pb_part);
+    report(&s.r, pb_part->partials > 0 && pb_part->grows == 0 &&
+           pb_part->fails == 0 && pb_part->size == 1024 &&
+           partial.scene_partials == pb_part->partials,
+           "tiled-partial: %u TILER_OOM answered by %u partial renders "
+           "(%lu counted by the device in the scene headers), no grow, "
+           "the stopped geometry resumed after each", pb_part->ooms,
+           pb_part->partials, partial.scene_partials);
+    {
+        unsigned n = (unsigned)frames < TILEDGAME_CRC_FRAMES
+                     ? (unsigned)frames : TILEDGAME_CRC_FRAMES;
+        unsigned same = 0;
+
+        for (unsigned f = 0; f < n; f++) {
+            same += partial.crc[f] == small.crc[f] &&
+                    partial.crc[f] != 0;
+        }
+        report(&s.r, same == n && partial.frames_checked == frames &&
+               small.frames_checked == frames,
+               "tiled-partial's frames equal tiled-small's (the same "
+               "seed: grow against partial render), %u of %u frames",
+               same, n);
+    }
+    kapi_scene_pb_stats(badpartial.app.proc, badpartial.hpb, pb_bad);
+    /* the fault removed its device: its geometry, held on the partial
+     * render, was lost with it and never resumed (so never stopped
+     * again) */
+    report(&s.r, pb_bad->partials == 1 && pb_bad->fails == 0 &&
+           pb_bad->ooms == 1 && badpartial.frames_checked == 0 &&
+           kapi_context_error(badpartial.app.proc,
+                              badpartial.app.hctx) == DDI_ELOST,
+           "tiled-badpartial: its partial render faulted, its held "
+           "geometry was lost with its device, never resumed (%u OOM, %u "
+           "refused): only its device was lost", pb_bad->ooms,
+           pb_bad->fails);
+}
+
+/*
+ * Hardware queues: the OOM stops of the geometry engine's queues, each
+ * answered per queue: the grows resumed, the others failed their queue
+ * (tiled-nogrow's and tiled-tiny's contexts alone lost).
+ */
+static void hwsched_oom_report(struct kernel *k)
+{
+    const struct vidsch_engine_stats *es =
+        vidsch_engine_stats(k->vs, COPRO_ENGINE_RENDER);
+
+    report(&s.r, es->tiler_ooms > 0 && es->tiler_oom_resumed > 0 &&
+           es->tiler_oom_partial > 0 && es->tiler_oom_failed >= 2 &&
+           es->tiler_ooms == es->tiler_oom_resumed + es->tiler_oom_partial +
+                             es->tiler_oom_failed,
+           "hwsched: %lu OOM stops of hardware queues answered per queue: "
+           "%lu resumed after a grow, %lu after a partial render on the "
+           "kernel's queue, %lu failed (their contexts alone lost)",
+           es->tiler_ooms, es->tiler_oom_resumed, es->tiler_oom_partial,
+           es->tiler_oom_failed);
+}
+
 int scenario_main(const struct boot_info *boot)
 {
     struct kernel *k = &s.boot.k;
@@ -89,6 +158,7 @@ int scenario_main(const struct boot_info *boot)
     struct vidmm_pb pb_bad = { 0 };
     struct vidsch_ctx_stats cs = { 0 };
     uint64_t frames = 4, resets1 = 0, faults1 = 0, resets, faults;
+    bool hw = false;
     int st;
 
     kprintf("tiledgame: scenes with a parameter buffer that grows\n");
@@ -98,6 +168,7 @@ int scenario_main(const struct boot_info *boot)
         tiledgame_config_default(&c);
         c.frames = (unsigned)frames;
         c.tile_engine = k->caps.engines >= 3 ? 2 : COPRO_ENGINE_RENDER;
+        hw = vidsch_hwsched(k->vs);
         st = tiledgame_init(&big, k, "tiled-big", &c);
         report(&s.r, st == DDI_OK, "tiled-big: parameter buffer of %u "
                "bytes, geometry on engine 0, tile passes on engine %u (%s)",
@@ -179,12 +250,14 @@ int scenario_main(const struct boot_info *boot)
          * parameter buffer and faults NOT_CLOSED, resetting the tile
          * engine under the others' passes) */
         engine_troubles(k, &resets1, &faults1);
-        report(&s.r, resets1 == 1 && faults1 == 1 &&
+        /* (with hardware queues a reset is one queue's: the fault's and
+         * each queue whose OOM was answered with a failure) */
+        report(&s.r, (resets1 == 1 || hw) && faults1 == 1 &&
                vidsch_stats(k->vs)->tdr_resets == 0 &&
                vidsch_stats(k->vs)->device_resets == 0,
-               "one engine reset and one fault in all (%lu, %lu: "
-               "tiled-badpartial's partial render), no TDR",
-               resets1, faults1);
+               "one fault in all (%lu: tiled-badpartial's partial render), "
+               "%lu %s resets, no TDR", faults1, resets1,
+               hw ? "queue" : "engine");
         report(&s.r, tile_ctx_stopped(&badpartial) &&
                tile_ctx_stopped(&nogrow) && tile_ctx_stopped(&tiny),
                "the lost games' tile contexts ran nothing after the loss "
@@ -230,44 +303,10 @@ int scenario_main(const struct boot_info *boot)
                "tiled-small: %u TILER_OOM answered by %u grows (to %u "
                "bytes), the stopped geometry resumed", pb_small.ooms,
                pb_small.grows, pb_small.size);
-        kapi_scene_pb_stats(partial.app.proc, partial.hpb, &pb_part);
-        report(&s.r, pb_part.partials > 0 && pb_part.grows == 0 &&
-               pb_part.fails == 0 && pb_part.size == 1024 &&
-               partial.scene_partials == pb_part.partials,
-               "tiled-partial: %u TILER_OOM answered by %u partial renders "
-               "(%lu counted by the device in the scene headers), no grow, "
-               "the stopped geometry resumed after each", pb_part.ooms,
-               pb_part.partials, partial.scene_partials);
-        {
-            unsigned n = (unsigned)frames < TILEDGAME_CRC_FRAMES
-                         ? (unsigned)frames : TILEDGAME_CRC_FRAMES;
-            unsigned same = 0;
-
-            for (unsigned f = 0; f < n; f++) {
-                same += partial.crc[f] == small.crc[f] &&
-                        partial.crc[f] != 0;
-            }
-            report(&s.r, same == n && partial.frames_checked == frames &&
-                   small.frames_checked == frames,
-                   "tiled-partial's frames equal tiled-small's (the same "
-                   "seed: grow against partial render), %u of %u frames",
-                   same, n);
+        if (hw) {
+            hwsched_oom_report(k);
         }
-        kapi_scene_pb_stats(badpartial.app.proc, badpartial.hpb, &pb_bad);
-        /* the fault removed its device: its geometry, held on the
-         * partial render, was lost with it and never resumed (so never
-         * stopped again) */
-        report(&s.r, pb_bad.partials == 1 && pb_bad.fails == 0 &&
-               pb_bad.ooms == 1 && badpartial.frames_checked == 0 &&
-               vidsch_engine_stats(k->vs, c.tile_engine)->faults >= 1 &&
-               kapi_context_error(badpartial.app.proc,
-                                  badpartial.app.hctx) == DDI_ELOST,
-               "tiled-badpartial: its partial render faulted (%lu faults on "
-               "engine %u in all), its held geometry was lost with its "
-               "device, never resumed (%u OOM, %u refused): only its device "
-               "was lost", vidsch_engine_stats(k->vs,
-               c.tile_engine)->faults, c.tile_engine, pb_bad.ooms,
-               pb_bad.fails);
+        partial_report(frames, &pb_part, &pb_bad);
         kapi_scene_pb_stats(nogrow.app.proc, nogrow.hpb, &pb_small);
         report(&s.r, pb_small.ooms > 0 && pb_small.grows == 0 &&
                pb_small.partials == 0 && pb_small.fails > 0,

@@ -952,5 +952,6 @@ const struct ddi_upcalls vidsch_upcalls = {
     .faulted = up_faulted,
     .queue_progress = vs_hws_up_progress,
     .queue_error = vs_hws_up_error,
+    .queue_oom = vs_hws_up_oom,
     .sched_log = vs_hws_up_log,
 };

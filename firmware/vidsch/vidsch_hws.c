@@ -416,6 +416,7 @@ void vs_hws_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
     if (vs_now(s) >= e->wd_at) {
         watchdog(s, e);
     }
+    vs_hws_oom_poll(s, e);
     push_paging(s, e);
     push_slot(s, e);
     if (!e->slot) {
@@ -543,7 +544,10 @@ void vs_hws_up_error(void *os, uint32_t queue, const struct ddi_hwq_error *err)
             retire(s, e, vs_buf_of_sub(sub));
         }
         e->stats.resets++;
-        if (err->error == COPRO_HWS_ERR_PREEMPT_TIMEOUT) {
+        if (err->error == COPRO_HWS_ERR_TILER_OOM) {
+            /* the OS answered its OOM stop with a failure
+             * (vs_hws_up_oom): counted there, not a fault */
+        } else if (err->error == COPRO_HWS_ERR_PREEMPT_TIMEOUT) {
             s->stats.tdr_resets++;
             vs_trace(s, VIDSCH_TRACE_RESET, e->index, c, NULL,
                      err->error_fence, 0);

@@ -147,6 +147,9 @@ struct vidsch_ctx {
     bool hw_in;                     /* the log shows it on the engine ... */
     uint64_t hw_in_at;              /* ... since then */
     uint64_t hw_submitted_at[VS_HWS_HISTORY];  /* by fence: latency */
+    struct vidsch_oom_wait hw_oom;  /* its queue's OOM stop waits for
+                                       this partial render (addr NULL:
+                                       none) before it is answered */
     uint64_t hw_avg_frame_ns;       /* joblist: smoothed frame time */
     uint64_t hw_peak_frame_ns;      /* joblist: recent peak */
 };
@@ -359,6 +362,8 @@ void vs_hws_schedule_engine(struct vidsch *s, struct vidsch_engine *e);
 uint64_t vs_hws_deadline(struct vidsch *s, struct vidsch_engine *e);
 void vs_hws_up_progress(void *os, const struct ddi_hwq_progress *p,
                         unsigned n);
+void vs_hws_up_oom(void *os, uint32_t queue, const struct ddi_hwq_oom *oom);
+void vs_hws_oom_poll(struct vidsch *s, struct vidsch_engine *e);
 void vs_hws_up_error(void *os, uint32_t queue,
                      const struct ddi_hwq_error *err);
 void vs_hws_up_log(void *os, const struct copro_sched_log_entry *ent,

@@ -30,10 +30,10 @@
 #include "vidsch/vidsch_internal.h"
 #include "vidsch/vidsch_tdr.h"
 
-static struct vidsch_buf *ring_buf_of(struct vidsch_engine *e, uint64_t fence)
+static struct vidsch_buf *ring_buf_of(struct vidsch_ring *r, uint64_t fence)
 {
-    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
-         n = vs_list_next(&e->ring.subs, n)) {
+    for (struct vs_link *n = vs_list_first(&r->subs); n;
+         n = vs_list_next(&r->subs, n)) {
         struct vidsch_sub *sub = vs_container_of(n, struct vidsch_sub, link);
 
         if (sub->fence == fence) {
@@ -89,7 +89,7 @@ void vs_on_tiler_oom(struct vidsch *s, struct vidsch_engine *e,
     int answer;
 
     if (oom_fence > e->ring.completed && oom_fence > completed) {
-        b = ring_buf_of(e, oom_fence);
+        b = ring_buf_of(&e->ring, oom_fence);
     }
     if (!b || !b->ctx) {
         /* settled already (a reset came first), or a paging buffer
@@ -153,4 +153,92 @@ void vs_on_tiler_oom(struct vidsch *s, struct vidsch_engine *e,
     }
     e->stats.tiler_oom_failed++;
     vs_lose_ctx(s, c);
+}
+
+/*
+ * Hardware scheduling: a context's queue stopped its geometry on a full
+ * parameter buffer and waits (COPRO_HWQ_STATE_OOM_WAIT) while the device
+ * runs the other queues; nothing of the queue was dropped, so nothing
+ * goes back to vidsch's queues. The OS is asked as for a kernel ring and
+ * the queue answered: grown, it resumes its stopped buffer by itself; a
+ * partial render (on the OS's own context: another hardware queue) is
+ * waited for, and the queue answered resume once its fence is reached
+ * (vs_hws_oom_poll); otherwise the queue fails and the device reports it
+ * with queue_error (COPRO_HWS_ERR_TILER_OOM), which loses that context
+ * alone.
+ */
+void vs_hws_up_oom(void *os, uint32_t queue, const struct ddi_hwq_oom *oom)
+{
+    struct vidsch *s = os;
+    struct vidsch_oom_wait wait = { 0 };
+    struct vidsch_ctx *c;
+    struct vidsch_engine *e = NULL;
+    struct vidsch_buf *b = NULL;
+    int answer = VIDSCH_OOM_FAIL;
+
+    if (!s->hws || queue >= COPRO_HWQ_MAX || !oom ||
+        !s->hws_ops->queue_oom_answer) {
+        return;     /* a driver that cannot be answered does not ask */
+    }
+    c = s->hwq_ctx[queue];
+    if (c && c->hw_oom.addr) {
+        /* reported again while its partial render is pending: the
+         * answer comes with the render (vs_hws_oom_poll) */
+        s->engine[c->engine].stats.stale_upcalls++;
+        return;
+    }
+    vs_enter(s);
+    if (c && !c->lost && !c->dying) {
+        e = &s->engine[c->engine];
+        b = ring_buf_of(&c->hwring, oom->oom_fence);
+    }
+    if (e) {
+        e->stats.tiler_ooms++;
+    }
+    if (b && s->env.scene_oom) {
+        answer = s->env.scene_oom(s->env.os, b->cookie, c->id, c->save_addr,
+                                  oom->need, &wait);
+    }
+    if (answer == VIDSCH_OOM_RESUME) {
+        if (s->hws_ops->queue_oom_answer(s->drv, queue, true) == DDI_OK) {
+            e->stats.tiler_oom_resumed++;
+        }
+    } else if (answer == VIDSCH_OOM_PARTIAL && wait.addr) {
+        /* answered once the render's fence is reached */
+        e->stats.tiler_oom_partial++;
+        c->hw_oom = wait;
+        vs_hws_oom_poll(s, e);
+    } else {
+        /* a paging queue's (vidmm never bins there), a lost context's, a
+         * fence the OS did not give, or no room: the queue fails */
+        if (e) {
+            e->stats.tiler_oom_failed++;
+        }
+        s->hws_ops->queue_oom_answer(s->drv, queue, false);
+    }
+    s->dirty = true;
+    vs_leave(s);
+}
+
+/*
+ * The queues of e's contexts waiting for a partial render: answered
+ * resume once its fence is reached (the render retired: the bins are
+ * empty), fail if the context was lost meanwhile.
+ */
+void vs_hws_oom_poll(struct vidsch *s, struct vidsch_engine *e)
+{
+    for (unsigned i = 0; i < s->nhw_live; i++) {
+        struct vidsch_ctx *c = s->hw_live[i];
+        bool gone;
+
+        if (!c || c->engine != e->index || !c->hw_oom.addr) {
+            continue;
+        }
+        gone = c->lost || c->dying;
+        if (!gone && *c->hw_oom.addr < c->hw_oom.value) {
+            continue;
+        }
+        c->hw_oom.addr = NULL;
+        s->hws_ops->queue_oom_answer(s->drv, c->hwq, !gone);
+    }
 }

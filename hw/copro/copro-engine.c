@@ -1081,6 +1081,17 @@ static void copro_engine_loop(CoproEngine *e)
          */
         if (e->active && !e->in_packet && !e->restore_pending &&
             !e->preempt_saving && e->pc >= e->desc.dma_len) {
+            if (e->cursor > now) {
+                /*
+                 * A restore charged ahead (a resumed submission with
+                 * nothing left to run): it retires when the engine clock
+                 * has reached its end, not before (its fence would be
+                 * written ahead of the time the next buffer starts at).
+                 */
+                e->state = COPRO_ENG_STATE_BUSY;
+                timer_mod(e->timer, e->cursor);
+                return;
+            }
             if (copro_batch_catch_up(e, now, real) ||
                 !copro_complete_submission(e)) {
                 return;
@@ -1115,9 +1126,14 @@ static void copro_engine_loop(CoproEngine *e)
                 return;
             }
         }
-        if (e->restore_pending && (copro_batch_catch_up(e, now, real) ||
-                                   !copro_preempt_restore(e))) {
-            return;
+        if (e->restore_pending) {
+            if (copro_batch_catch_up(e, now, real) ||
+                !copro_preempt_restore(e)) {
+                return;
+            }
+            if (!e->in_packet && e->pc >= e->desc.dma_len) {
+                continue;   /* nothing left: it retires (above) */
+            }
         }
         e->state = COPRO_ENG_STATE_BUSY;
         if (!e->in_packet) {

@@ -82,6 +82,7 @@ const char *copro_hwq_state_name(uint32_t state)
         [COPRO_HWQ_STATE_BLOCKED] = "blocked",
         [COPRO_HWQ_STATE_SUSPENDED] = "suspended",
         [COPRO_HWQ_STATE_ERROR] = "error",
+        [COPRO_HWQ_STATE_OOM_WAIT] = "oom-wait",
     };
 
     return state < ARRAY_SIZE(names) ? names[state] : "?";
@@ -222,11 +223,28 @@ static void hwq_writeback(CoproState *s, CoproHwq *q)
     d.runs = cpu_to_le64(q->runs);
     d.preemptions = cpu_to_le64(q->preemptions);
     d.submissions = cpu_to_le64(q->submissions);
+    d.oom_scene = cpu_to_le64(q->oom_scene);
+    d.oom_need = cpu_to_le32(q->oom_need);
+    d.ooms = cpu_to_le32(q->ooms);
     if (!hws_rw(s, q->engine, q->desc_addr + HWQ_WB_OFFSET, part,
                 HWQ_WB_SIZE, true)) {
         hws_error(s, COPRO_HWS_ERR_WRITEBACK, q->engine, hwq_slot(s, q),
                   q->desc_addr, "queue descriptor write-back failed");
     }
+}
+
+/* The fence of the entry at @q's head, for reports (0: unreadable). */
+static uint64_t hwq_head_fence(CoproState *s, unsigned engine, CoproHwq *q)
+{
+    uint64_t fence;
+
+    if (!hws_rw(s, engine, copro_gpu_addr_add(q->ring_base,
+                (uint64_t)q->head * COPRO_DESC_SIZE +
+                offsetof(struct copro_submit_desc, fence)), &fence, 8,
+                false)) {
+        return 0;
+    }
+    return le64_to_cpu(fence);
 }
 
 /*
@@ -257,6 +275,7 @@ static uint32_t hwq_read_desc(CoproState *s, unsigned engine, uint64_t addr,
     q->runs = le64_to_cpu(d.runs);
     q->preemptions = le64_to_cpu(d.preemptions);
     q->submissions = le64_to_cpu(d.submissions);
+    q->ooms = le32_to_cpu(d.ooms);
     if (le32_to_cpu(d.magic) != COPRO_HWQ_MAGIC ||
         le32_to_cpu(d.version) != COPRO_HWQ_VERSION ||
         (q->ring_base & (COPRO_DESC_SIZE - 1)) ||
@@ -267,6 +286,18 @@ static uint32_t hwq_read_desc(CoproState *s, unsigned engine, uint64_t addr,
         q->head >= q->ring_size || q->tail >= q->ring_size ||
         q->resume > 1) {
         return COPRO_HWS_ERR_DESC;
+    }
+    /*
+     * A queue taken off its run list while it waited for an OOM answer
+     * keeps waiting when it is listed again (its descriptor says so): the
+     * driver answers it then, as before.
+     */
+    if (le32_to_cpu(d.state) == COPRO_HWQ_STATE_OOM_WAIT &&
+        le32_to_cpu(d.resume) == 1) {
+        q->state = COPRO_HWQ_STATE_OOM_WAIT;
+        q->oom_scene = le64_to_cpu(d.oom_scene);
+        q->oom_need = le32_to_cpu(d.oom_need);
+        q->oom_fence = hwq_head_fence(s, engine, q);
     }
     return COPRO_HWS_ERR_NONE;
 }
@@ -419,7 +450,8 @@ static void rl_commit(CoproEngine *e)
 /* Unmap @q: write it back as a queue no list holds. */
 static void hwq_unmap(CoproState *s, CoproHwq *q)
 {
-    if (q->state != COPRO_HWQ_STATE_ERROR) {
+    if (q->state != COPRO_HWQ_STATE_ERROR &&
+        q->state != COPRO_HWQ_STATE_OOM_WAIT) {
         q->mapped = false;
         q->state = hwq_rest_state(q);
         q->mapped = true;
@@ -470,7 +502,8 @@ static void copro_hws_take(CoproEngine *e)
         q->suspended = r->flags & COPRO_RL_F_SUSPENDED;
         if (q->state != COPRO_HWQ_STATE_ERROR &&
             q->state != COPRO_HWQ_STATE_RUNNING &&
-            q->state != COPRO_HWQ_STATE_BLOCKED) {
+            q->state != COPRO_HWQ_STATE_BLOCKED &&
+            q->state != COPRO_HWQ_STATE_OOM_WAIT) {
             q->state = hwq_rest_state(q);
         }
         he->active[i] = r->queue;
@@ -701,7 +734,8 @@ static void hws_switch_out(CoproEngine *e, uint32_t reason)
     int64_t now = copro_now_ns();
 
     if (reason != COPRO_SLOG_OUT_EMPTY && reason != COPRO_SLOG_OUT_ERROR &&
-        reason != COPRO_SLOG_OUT_RESET && hwq_has_work(q)) {
+        reason != COPRO_SLOG_OUT_RESET &&
+        reason != COPRO_SLOG_OUT_TILER_OOM && hwq_has_work(q)) {
         q->preemptions++;
     }
     switch (reason) {
@@ -711,6 +745,9 @@ static void hws_switch_out(CoproEngine *e, uint32_t reason)
     case COPRO_SLOG_OUT_ERROR:
     case COPRO_SLOG_OUT_RESET:
         q->state = COPRO_HWQ_STATE_ERROR;
+        break;
+    case COPRO_SLOG_OUT_TILER_OOM:
+        q->state = COPRO_HWQ_STATE_OOM_WAIT;
         break;
     default:
         q->state = hwq_rest_state(q);
@@ -773,6 +810,71 @@ void copro_hws_queue_fault(CoproEngine *e)
 {
     hws_fail_current(e, COPRO_HWS_ERR_QUEUE_FAULT, e->fault_kind,
                      e->fault_addr, COPRO_SLOG_OUT_ERROR);
+}
+
+/*
+ * The queue on the engine stopped its geometry on a full parameter
+ * buffer (copro-tiler.c has written the save record to the queue's save
+ * area and the scene header's OOM state). It waits for the driver's
+ * answer (COPRO_REG_HWS_OOM_ANSWER) in OOM_WAIT: not runnable, off the
+ * engine, so the engine runs the other queues meanwhile; not RUNNING, so
+ * no preemption timeout runs for it. Its queued submissions stay in its
+ * ring behind the stopped one (resume 1).
+ */
+void copro_hws_tiler_oom(CoproEngine *e, uint64_t scene, uint32_t need)
+{
+    CoproState *s = e->dev;
+    CoproHwq *q = hws_current(e);
+    uint32_t slot = hws_eng(e)->current;
+
+    q->resume = 1;
+    q->oom_scene = scene;
+    q->oom_need = need;
+    q->oom_fence = e->desc.fence;
+    q->ooms++;
+    trace_copro_hws_tiler_oom(e->index, slot, scene, need, e->desc.fence);
+    hwq_log(s, q, COPRO_SLOG_TILER_OOM, scene,
+            need | (e->desc.fence << 32));
+    hws_switch_out(e, COPRO_SLOG_OUT_TILER_OOM);
+    copro_raise_irq(s, COPRO_INT_DEV_HWS_OOM);
+    hws_kick(e);
+}
+
+/* COPRO_REG_HWS_OOM_ANSWER: the driver's answer to a queue's OOM stop. */
+static void hws_oom_answer(CoproState *s, uint32_t val)
+{
+    uint32_t slot = COPRO_HWS_OOM_SLOT(val), ans = COPRO_HWS_OOM_ANS(val);
+    CoproHwq *q = slot < COPRO_HWQ_MAX ? &s->hws.q[slot] : NULL;
+    CoproEngine *e;
+
+    if (!q || !q->mapped || q->state != COPRO_HWQ_STATE_OOM_WAIT ||
+        (val >> 24) ||
+        (ans != COPRO_HWS_OOM_RESUME && ans != COPRO_HWS_OOM_FAIL)) {
+        hws_error(s, COPRO_HWS_ERR_OOM_ANSWER,
+                  q && q->mapped ? q->engine : HWS_NO_ENGINE,
+                  q ? slot : COPRO_HWQ_NONE, val,
+                  "OOM answer to a queue not waiting for one, or bad "
+                  "answer: refused");
+        return;
+    }
+    e = &s->engines[q->engine];
+    trace_copro_hws_oom_answer(slot, ans, q->oom_scene);
+    hwq_log(s, q, COPRO_SLOG_OOM_ANSWER, ans, q->oom_scene);
+    if (ans == COPRO_HWS_OOM_FAIL) {
+        q->state = COPRO_HWQ_STATE_ERROR;
+        q->error = COPRO_HWS_ERR_TILER_OOM;
+        q->fault = 0;
+        q->error_fence = q->oom_fence;
+        hwq_writeback(s, q);
+        hws_error(s, COPRO_HWS_ERR_TILER_OOM, q->engine, slot, q->oom_scene,
+                  "the driver failed a queue's OOM stop");
+        return;
+    }
+    /* resumed from its save area with RESUME semantics (copro_hws_fetch) */
+    q->state = hwq_rest_state(q);
+    hwq_writeback(s, q);
+    copro_hws_update(e);
+    hws_kick(e);
 }
 
 /* PREEMPT_TIMEOUT ran out: reset the queue's submission (device TDR). */
@@ -868,15 +970,8 @@ static void hws_switch_in(CoproEngine *e, CoproHwq *q)
 {
     CoproState *s = e->dev;
     uint32_t slot = hws_eng(e)->current;
-    uint64_t fence = 0;
+    uint64_t fence = hwq_head_fence(s, e->index, q);
 
-    if (!hws_rw(s, e->index, copro_gpu_addr_add(q->ring_base,
-                (uint64_t)q->head * COPRO_DESC_SIZE +
-                offsetof(struct copro_submit_desc, fence)), &fence, 8,
-                false)) {
-        fence = 0;
-    }
-    fence = le64_to_cpu(fence);
     q->runs++;
     s->hws.switches++;
     trace_copro_hws_switch_in(e->index, slot, fence, q->resume);
@@ -1362,6 +1457,17 @@ uint64_t copro_hws_read(CoproState *s, hwaddr reg)
         return h->doorbells;
     case COPRO_REG_HWS_SWITCHES:
         return h->switches;
+    case COPRO_REG_HWS_OOM_WAITING: {
+        uint64_t w = 0;
+
+        for (uint32_t k = 0; k < COPRO_HWQ_MAX; k++) {
+            if (h->q[k].mapped &&
+                h->q[k].state == COPRO_HWQ_STATE_OOM_WAIT) {
+                w |= 1ull << k;
+            }
+        }
+        return w;
+    }
     default:
         return 0;
     }
@@ -1427,6 +1533,9 @@ void copro_hws_write(CoproState *s, hwaddr reg, uint64_t val, uint64_t mask)
         h->log_wptr = 0;
         h->log_rptr = 0;
         h->log_dropped = 0;
+        break;
+    case COPRO_REG_HWS_OOM_ANSWER:
+        hws_oom_answer(s, val);
         break;
     case COPRO_REG_HWS_LOG_RPTR:
         if (h->log_wptr - (uint32_t)val > h->log_size) {
@@ -1545,6 +1654,10 @@ static const VMStateDescription vmstate_copro_hwq = {
         VMSTATE_INT64(wait_since, CoproHwq),
         VMSTATE_UINT64(sub_ns, CoproHwq),
         VMSTATE_UINT32(doorbell, CoproHwq),
+        VMSTATE_UINT64(oom_scene, CoproHwq),
+        VMSTATE_UINT32(oom_need, CoproHwq),
+        VMSTATE_UINT32(ooms, CoproHwq),
+        VMSTATE_UINT64(oom_fence, CoproHwq),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -1606,7 +1719,8 @@ static bool hwq_fields_ok(const CoproHwq *q)
            is_power_of_2(q->ring_size) && !(q->save_addr & 7) &&
            !(q->progress_addr & 7) && !(q->flags & ~COPRO_HWQ_F_KNOWN) &&
            q->head < q->ring_size && q->tail < q->ring_size &&
-           q->resume <= 1 && q->state <= COPRO_HWQ_STATE_ERROR;
+           q->resume <= 1 && q->state <= COPRO_HWQ_STATE_OOM_WAIT &&
+           (q->state != COPRO_HWQ_STATE_OOM_WAIT || q->resume == 1);
 }
 
 static bool rl_entry_ok(const struct copro_runlist_entry *r)
@@ -1650,6 +1764,7 @@ bool copro_hws_post_load(CoproState *s)
             he->pending_count > COPRO_RUNLIST_MAX ||
             (!he->pending && he->pending_count) ||
             he->switch_reason > COPRO_SLOG_OUT_SHARE ||
+            he->switch_reason == COPRO_SLOG_OUT_TILER_OOM ||
             !hws_time_ok(he->switch_time) || !hws_time_ok(he->run_start) ||
             !hws_time_ok(he->share_end)) {
             return false;
@@ -1716,7 +1831,7 @@ bool copro_hws_post_load(CoproState *s)
             q->band >= COPRO_BANDS ||
             q->quantum_ns < COPRO_HWS_QUANTUM_MIN_NS ||
             q->quantum_ns > COPRO_HWS_QUANTUM_MAX_NS ||
-            q->error > COPRO_HWS_ERR_ENGINE_RESET ||
+            q->error > COPRO_HWS_ERR_TILER_OOM ||
             (q->state == COPRO_HWQ_STATE_RUNNING &&
              h->eng[q->engine].current != k)) {
             return false;

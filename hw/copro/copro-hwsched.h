@@ -44,8 +44,12 @@ typedef struct CoproHwq {
     uint64_t runs;
     uint64_t preemptions;
     uint64_t submissions;
+    uint64_t oom_scene;         /* OOM_WAIT: the full parameter buffer */
+    uint32_t oom_need;
+    uint32_t ooms;
 
     /* device-internal */
+    uint64_t oom_fence;         /* OOM_WAIT: the stopped submission */
     bool suspended;             /* listed with COPRO_RL_F_SUSPENDED */
     bool over_budget;           /* effective band IDLE until the vsync */
     uint64_t wait_addr;         /* BLOCKED: the WAIT's address, value */

@@ -422,6 +422,9 @@ static StepResult geometry_scene(CoproEngine *e, struct copro_scene *h)
  * before it has seen TILER_OOM must not run ahead of the stopped
  * submission (whose resumption it has not written yet), nor retire
  * fences above the stopped one.
+ *
+ * A hardware queue does not hold the engine: the queue alone waits for
+ * the driver's answer (OOM_WAIT, copro_hws_tiler_oom) and keeps its ring.
  */
 static StepResult geometry_oom(CoproEngine *e, struct copro_scene *h,
                                uint32_t need)
@@ -430,17 +433,15 @@ static StepResult geometry_oom(CoproEngine *e, struct copro_scene *h,
     struct copro_save_tiler st;
     uint64_t pb = e->tiler.scene;
 
-    if (copro_hws_owns(e)) {
-        /*
-         * A hardware queue runs on without the driver: it cannot stop for
-         * the driver's answer (grow or partial render). The queue goes to
-         * ERROR (QUEUE_FAULT, BAD_PACKET) and every other queue runs on.
-         */
-        return tiler_fail(e, COPRO_TILER_ERR_QUEUE_OOM, pb);
-    }
     if (!e->desc.save_addr) {
-        /* 0 is "no save area" (the DDI's convention): nowhere to stop */
-        return tiler_fail(e, COPRO_TILER_ERR_NO_SAVE, pb);
+        /*
+         * 0 is "no save area" (the DDI's convention): nowhere to stop. A
+         * hardware queue without one cannot wait for the driver either:
+         * it goes to ERROR (QUEUE_FAULT, cause QUEUE_OOM).
+         */
+        return tiler_fail(e, copro_hws_owns(e) ? COPRO_TILER_ERR_QUEUE_OOM
+                                                : COPRO_TILER_ERR_NO_SAVE,
+                          pb);
     }
     h->state = COPRO_SCENE_OOM;
     h->oom_need = need;
@@ -456,12 +457,22 @@ static StepResult geometry_oom(CoproEngine *e, struct copro_scene *h,
                           true)) {
         return STEP_FAULT;
     }
-    e->tiler.oom_need = need;
-    e->tiler.oom_fence = e->desc.fence;
     e->dev->tiler.stat[COPRO_TS_OOMS]++;
     trace_copro_tiler_oom(e->index, pb, e->desc.fence, h->used, need,
                           h->pb_size);
     copro_tl_tiler(e, COPRO_TL_TILER_OOM, pb, need);
+    if (copro_hws_owns(e)) {
+        /*
+         * A hardware queue waits for the driver's answer as a queue
+         * (OOM_WAIT): its ring keeps its entries, the engine goes on
+         * with the other queues, and nothing is held.
+         */
+        copro_engine_stop(e);
+        copro_hws_tiler_oom(e, pb, need);
+        return STEP_STOPPED;
+    }
+    e->tiler.oom_need = need;
+    e->tiler.oom_fence = e->desc.fence;
     e->ring_head = e->ring_tail;    /* the driver resubmits the rest */
     copro_engine_stop(e);
     e->tiler.held = true;

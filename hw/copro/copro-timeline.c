@@ -177,6 +177,7 @@ static const char *copro_tl_out_name(uint64_t v)
         [COPRO_SLOG_OUT_RESET] = "reset",
         [COPRO_SLOG_OUT_ERROR] = "error",
         [COPRO_SLOG_OUT_SHARE] = "share",
+        [COPRO_SLOG_OUT_TILER_OOM] = "tiler-oom",
     };
 
     return v < ARRAY_SIZE(names) && names[v] ? names[v] : NULL;

@@ -261,6 +261,8 @@ static const CoproRegInfo copro_hws_regs[] = {
     { COPRO_REG_HWS_ERROR_ADDR, 8, REG_RO,  "HWS_ERROR_ADDR" },
     { COPRO_REG_HWS_DOORBELLS,  8, REG_RO,  "HWS_DOORBELLS" },
     { COPRO_REG_HWS_SWITCHES,   8, REG_RO,  "HWS_SWITCHES" },
+    { COPRO_REG_HWS_OOM_ANSWER, 4, REG_WO,  "HWS_OOM_ANSWER" },
+    { COPRO_REG_HWS_OOM_WAITING, 8, REG_RO, "HWS_OOM_WAITING" },
 };
 
 /* per engine, at COPRO_RL_BASE(e) */

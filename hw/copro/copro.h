@@ -423,6 +423,7 @@ bool copro_hws_blocked(CoproEngine *e, int64_t now);
 bool copro_hws_retire(CoproEngine *e);
 bool copro_hws_completion_irq(CoproEngine *e);
 void copro_hws_queue_fault(CoproEngine *e);
+void copro_hws_tiler_oom(CoproEngine *e, uint64_t scene, uint32_t need);
 void copro_hws_saved(CoproEngine *e, bool saved, uint64_t fence);
 void copro_hws_account(CoproEngine *e, uint64_t ns);
 void copro_hws_engine_reset(CoproEngine *e);

@@ -98,7 +98,12 @@ struct copro_hwq_desc {
     uint64_t runs;              /* times switched in */
     uint64_t preemptions;       /* times switched out with work left */
     uint64_t submissions;       /* submissions completed */
-    uint8_t reserved3[88];
+    uint64_t oom_scene;         /* OOM_WAIT: the scene's parameter buffer
+                                   (copro_tiler.h) whose fill stopped the
+                                   submission at head; else the last one */
+    uint32_t oom_need;          /* ... bytes the next primitive needed */
+    uint32_t ooms;              /* OOM stops of this queue, in all */
+    uint8_t reserved3[72];
 };
 
 #define COPRO_HWQ_MAGIC             0x44515748u /* "HWQD" */
@@ -121,6 +126,14 @@ struct copro_hwq_desc {
                                            a run list, or listed with
                                            COPRO_RL_F_SUSPENDED */
 #define COPRO_HWQ_STATE_ERROR       5   /* stopped: error says why */
+#define COPRO_HWQ_STATE_OOM_WAIT    6   /* its scene's parameter buffer
+                                           filled up: the submission at
+                                           head is stopped and saved
+                                           (resume 1), and the queue waits
+                                           for the driver's answer
+                                           (COPRO_REG_HWS_OOM_ANSWER); it
+                                           does not run nor hold the
+                                           engine meanwhile */
 
 /*
  * Run list entry: 32 bytes. A run list is an array of COPRO_RL_COUNT
@@ -175,6 +188,27 @@ struct copro_runlist_entry {
                                                it concerns */
 #define COPRO_REG_HWS_DOORBELLS     0x0538  /* 64: RO, doorbell writes */
 #define COPRO_REG_HWS_SWITCHES      0x0540  /* 64: RO, queue switches */
+#define COPRO_REG_HWS_OOM_ANSWER    0x0548  /* 32: WO, the driver's answer
+                                               to a queue in OOM_WAIT:
+                                               COPRO_HWS_OOM_ANSWER() */
+#define COPRO_REG_HWS_OOM_WAITING   0x0550  /* 64: RO, bit n: queue slot n
+                                               is in OOM_WAIT */
+
+/*
+ * COPRO_REG_HWS_OOM_ANSWER value: the queue slot in bits 0..15, the answer
+ * in bits 16..23. RESUME: the driver grew the parameter buffer (pb_size
+ * in the scene header), or chose to let the queue try again: the queue is
+ * runnable and resumes its stopped submission from its save area. FAIL:
+ * the queue goes to ERROR (COPRO_HWS_ERR_TILER_OOM, error_fence the stopped
+ * submission's). Any other value, or a slot not mapped or not in OOM_WAIT
+ * (ERROR included), is refused: COPRO_HWS_ERR_OOM_ANSWER, nothing changes.
+ */
+#define COPRO_HWS_OOM_ANSWER(slot, ans) (((uint32_t)(ans) << 16) | \
+                                         ((slot) & 0xffffu))
+#define COPRO_HWS_OOM_SLOT(v)       ((v) & 0xffffu)
+#define COPRO_HWS_OOM_ANS(v)        (((v) >> 16) & 0xffu)
+#define COPRO_HWS_OOM_RESUME        1u
+#define COPRO_HWS_OOM_FAIL          2u
 
 #define COPRO_HWS_LOG_MAX           65536u
 #define COPRO_HWS_PREEMPT_TIMEOUT_DEFAULT 100000000u    /* 100 ms */
@@ -249,6 +283,13 @@ struct copro_runlist_entry {
                                            (ENG_CONTROL.RESET) while the
                                            queue was on it: its submission
                                            was aborted */
+#define COPRO_HWS_ERR_OOM_ANSWER    13  /* OOM_ANSWER refused: slot out
+                                           of range or not mapped, queue
+                                           not in OOM_WAIT, bad answer or
+                                           bits 24..31 set (address: the
+                                           value written) */
+#define COPRO_HWS_ERR_TILER_OOM     14  /* the driver answered FAIL to
+                                           the queue's OOM stop */
 
 /*
  * Interrupt causes (device events, in COPRO_REG_INT_STATUS's upper half;
@@ -262,6 +303,9 @@ struct copro_runlist_entry {
 #define COPRO_INT_DEV_HWS_ERROR     (1ull << 38)    /* a queue went to
                                                        ERROR, or input was
                                                        refused: HWS_ERROR */
+#define COPRO_INT_DEV_HWS_OOM       (1ull << 39)    /* a queue went to
+                                                       OOM_WAIT
+                                                       (HWS_OOM_WAITING) */
 
 /*
  * Scheduling log entry: 32 bytes (the shape of WDDM's
@@ -295,6 +339,12 @@ struct copro_sched_log_entry {
 #define COPRO_SLOG_FRAME            10  /* GPU ns in the frame that ended,
                                            that vsync's VSYNC_COUNT */
 #define COPRO_SLOG_RUNLIST          11  /* entries, RL_SEQ (queue NONE) */
+#define COPRO_SLOG_TILER_OOM        12  /* parameter buffer, need | (fence
+                                           stopped << 32) (its low 32
+                                           bits): the queue went to
+                                           OOM_WAIT */
+#define COPRO_SLOG_OOM_ANSWER       13  /* COPRO_HWS_OOM_*, parameter
+                                           buffer: the driver answered */
 
 /* COPRO_SLOG_SWITCH_OUT reasons */
 #define COPRO_SLOG_OUT_QUANTUM      1   /* turn over, another is ready */
@@ -306,6 +356,8 @@ struct copro_sched_log_entry {
 #define COPRO_SLOG_OUT_RESET        7   /* did not yield: reset */
 #define COPRO_SLOG_OUT_ERROR        8   /* its submission faulted */
 #define COPRO_SLOG_OUT_SHARE        9   /* yields to the IDLE band */
+#define COPRO_SLOG_OUT_TILER_OOM    10  /* parameter buffer full: waits
+                                           for the driver (OOM_WAIT) */
 
 _Static_assert(sizeof(struct copro_hwq_desc) == COPRO_HWQ_DESC_SIZE,
                "queue descriptor layout");

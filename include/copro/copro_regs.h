@@ -127,7 +127,7 @@
 #define COPRO_INT_DEV_VSYNC         (1ull << 33)    /* display vsync */
 #define COPRO_INT_DEV_FLIP_DONE     (1ull << 34)    /* a flip took effect */
 #define COPRO_INT_DEV_DISPLAY_ERROR (1ull << 35)    /* surface refused */
-/* bits 36..38: hardware scheduling, see copro_hwsched.h */
+/* bits 36..39: hardware scheduling, see copro_hwsched.h */
 #define COPRO_INT_DEV_ALL           (0xffffffffull << 32)
 
 /* MSI-X vectors: one per engine, then one for device events */

@@ -175,7 +175,8 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
  * dropped (RING_HEAD = RING_TAIL), as those queued at the stop were, and
  * the engine fetches what is written from then on. An ack with no hold
  * pending is a guest error and changes nothing. Engine and device reset
- * end a hold too. Hardware queues never hold (QUEUE_OOM).
+ * end a hold too. Hardware queues never hold: the queue waits in
+ * COPRO_HWQ_STATE_OOM_WAIT while the others run (copro_hwsched.h).
  */
 #define COPRO_ENG_STATE_HELD        4           /* STATE value (copro_regs.h
                                                    numbers the others) */
@@ -219,9 +220,13 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
                                            or flags on BIN_* / SCENE_END */
 #define COPRO_TILER_ERR_NO_SAVE     11  /* OOM in a submission whose
                                            save_addr is 0 */
-#define COPRO_TILER_ERR_QUEUE_OOM   12  /* OOM on a hardware queue, which
-                                           cannot wait for the driver's
-                                           answer (copro_hwsched.h) */
+#define COPRO_TILER_ERR_QUEUE_OOM   12  /* OOM on a hardware queue whose
+                                           descriptor has no save area
+                                           (save_addr 0). Kept for ABI
+                                           stability: a queue with a save
+                                           area waits for the driver
+                                           instead (OOM_WAIT,
+                                           copro_hwsched.h) */
 
 /* per-engine interrupt causes (shifted by COPRO_INT_ENGINE_SHIFT(e)) */
 #define COPRO_INT_TILER_OOM         (1u << 6)   /* geometry stopped: the

@@ -1523,64 +1523,320 @@ static void test_off(void)
 
 /*
  * A scene's parameter buffer filling up on a hardware queue: the queue
- * cannot wait for the driver's answer, so it goes to ERROR (a command
- * error, cause QUEUE_OOM) while the kernel ring keeps what it holds and
- * the other queues run on.
+ * stops its geometry as a ring does (save record in its save area,
+ * COPRO_SAVE_TILER_OOM) and waits in OOM_WAIT for the driver's answer
+ * (COPRO_REG_HWS_OOM_ANSWER) without holding the engine, which runs the
+ * other queues meanwhile. The kernel ring keeps what it holds.
  */
 #define TILER_PB    (3 * MiB)
+#define TILER_PB2   (3 * MiB + 512 * KiB)
 #define TILER_TGT   (6 * MiB)
+#define TILER_TGT2  (7 * MiB)
+#define TILER_W     256
+#define TILER_H     128
+#define TILER_PITCH 1024
+#define TILER_TILES (8 * 4)
+#define TILER_BIG   (64 * KiB)
 
+/* One scene in one buffer: three rectangles binned, then its tile pass. */
+static void tiler_scene(GArray *g, uint64_t pb, uint64_t tgt, uint32_t size)
+{
+    copro_pkt_set_target(g, 0, tgt, TILER_PITCH, TILER_W, TILER_H,
+                         COPRO_FMT_XRGB8888);
+    copro_pkt_scene_begin(g, 0, 0, pb, size, 0x101010);
+    copro_pkt_bin_rect(g, 0, 0, 256, 128, 0x112233);
+    copro_pkt_bin_rect(g, 16, 8, 100, 50, 0x445566);
+    copro_pkt_bin_rect(g, 120, 40, 130, 80, 0x778899);
+    copro_pkt_scene_end(g);
+    copro_pkt_tile_render(g, 0, 0, pb, TILER_TILES);
+}
+
+/* room for one full-target primitive, not two */
+static uint32_t tiler_small(void)
+{
+    return copro_scene_heap_start(TILER_TILES) +
+           COPRO_PRIM_NEED(TILER_TILES);
+}
+
+static void oom_answer(Hws *h, uint32_t slot, uint32_t ans)
+{
+    wr32(&h->c, COPRO_REG_HWS_OOM_ANSWER, COPRO_HWS_OOM_ANSWER(slot, ans));
+}
+
+#define HWQ_F32(h, q, f) \
+    vram_r32(&(h)->c, DESC(q) + offsetof(struct copro_hwq_desc, f))
+
+/*
+ * Queue 3 runs the scene into a buffer too small for it, queue 4 runs 300
+ * us of work behind it on the same engine; queue 5 renders the same scene
+ * uninterrupted (a buffer big enough) into TILER_TGT2, for the pixels.
+ * Returns with queue 3 waiting.
+ */
+static void tiler_oom_start(Hws *h)
+{
+    RlEnt ent[3] = {
+        { 3, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 4, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 5, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+    };
+    g_autoptr(GArray) g = copro_buf_new();
+    g_autoptr(GArray) r = copro_buf_new();
+    g_autoptr(GArray) f = copro_buf_new();
+    struct copro_save_record rec;
+    struct copro_save_tiler st;
+    int64_t t0;
+
+    hws_boot(h, "");
+    /* a queue that waits is not running: no timeout may reset it */
+    wr32(&h->c, COPRO_REG_HWS_PREEMPT_TIMEOUT, 50000);
+    copro_ring_setup(&h->c, 0, 0x8000, 16);
+    hwq_put(h, 3, 0);
+    hwq_put(h, 4, 0);
+    hwq_put(h, 5, 0);
+    rl_commit(h, 0, ent, 3);
+    /* in queue mode the kernel ring holds an entry it must keep */
+    ewr32(&h->c, 0, COPRO_ENG_RING_TAIL, 1);
+
+    tiler_scene(r, TILER_PB2, TILER_TGT2, TILER_BIG);
+    hwq_submit(h, 5, r, 50, 0);
+    tiler_scene(g, TILER_PB, TILER_TGT, tiler_small());
+    hwq_submit(h, 3, g, 30, 0);
+    copro_pkt_work(f, 300000);
+    copro_pkt_fence(f, OUT, 0x4444, 0);
+    hwq_submit(h, 4, f, 40, 0);
+    settle(h);
+    t0 = copro_time(&h->c);
+    /* until queue 3 has stopped: its second rectangle does not fit */
+    for (int i = 0; i < 1000 && hwq_state(h, 3) != COPRO_HWQ_STATE_OOM_WAIT;
+         i++) {
+        step(h, 1000);
+    }
+    g_assert_cmpuint(hwq_state(h, 3), ==, COPRO_HWQ_STATE_OOM_WAIT);
+    g_assert_cmpuint(HWQ_F32(h, 3, resume), ==, 1);
+    g_assert_cmphex(HWQ_FIELD(h, 3, oom_scene), ==, TILER_PB);
+    /* the second rectangle touches 4 x 2 tiles */
+    g_assert_cmpuint(HWQ_F32(h, 3, oom_need), ==, COPRO_PRIM_NEED(8));
+    g_assert_cmpuint(HWQ_F32(h, 3, ooms), ==, 1);
+    g_assert_cmphex(rd64(&h->c, COPRO_REG_HWS_OOM_WAITING), ==, 1ull << 3);
+    g_assert_true(int_status(h) & COPRO_INT_DEV_HWS_OOM);
+    /* the save record in the queue's save area says why it stopped */
+    vram_read(&h->c, SAVE(3), &rec, sizeof(rec));
+    memcpy(&st, rec.reserved, sizeof(st));
+    g_assert_cmphex(le32_to_cpu(rec.magic), ==, COPRO_SAVE_MAGIC);
+    g_assert_true(le32_to_cpu(st.flags) & COPRO_SAVE_TILER_OOM);
+    g_assert_cmphex(le64_to_cpu(st.scene), ==, TILER_PB);
+    g_assert_cmpuint(vram_r32(&h->c, TILER_PB +
+                              offsetof(struct copro_scene, state)), ==,
+                     COPRO_SCENE_OOM);
+    /* nothing of the stop a kernel ring would see */
+    g_assert_false(int_status(h) & COPRO_INT_ENG(0, COPRO_INT_TILER_OOM));
+    g_assert_cmpuint(erd32(&h->c, 0, COPRO_ENG_STATE), !=,
+                     COPRO_ENG_STATE_HELD);
+    g_assert_cmpuint(erd32(&h->c, 0, COPRO_ENG_RING_HEAD), ==, 0);
+    g_assert_cmpuint(erd32(&h->c, 0, COPRO_ENG_RING_TAIL), ==, 1);
+
+    /* meanwhile the engine runs queue 4 (300 us), and not queue 3 */
+    step(h, 1000000);
+    g_assert_cmpuint(vram_r64(&h->c, PROG(4)), ==, 40);
+    g_assert_cmphex(vram_r64(&h->c, OUT), ==, 0x4444);
+    g_assert_cmpuint(vram_r64(&h->c, PROG(5)), ==, 50);
+    g_assert_cmpuint(vram_r64(&h->c, PROG(3)), ==, 0);
+    g_assert_cmpuint(hwq_state(h, 3), ==, COPRO_HWQ_STATE_OOM_WAIT);
+    g_assert_cmpuint(rd32(&h->c, COPRO_REG_HWS_ERROR), ==, 0);
+    (void)t0;
+}
+
+/* The scene was rendered exactly as the uninterrupted one. */
+static void tiler_pixels_equal(Hws *h)
+{
+    size_t n = (size_t)TILER_PITCH * TILER_H;
+    g_autofree uint8_t *a = g_malloc(n);
+    g_autofree uint8_t *b = g_malloc(n);
+
+    vram_read(&h->c, TILER_TGT, a, n);
+    vram_read(&h->c, TILER_TGT2, b, n);
+    g_assert_cmpmem(a, n, b, n);
+    /* and it is the scene: the last rectangle's colour inside it */
+    g_assert_cmphex(vram_r32(&h->c, TILER_TGT + 100 * TILER_PITCH + 200 * 4) &
+                    0xffffff, ==, 0x778899);
+}
+
+static void tiler_grow_resume(Hws *h)
+{
+    vram_w32(&h->c, TILER_PB + offsetof(struct copro_scene, pb_size),
+             TILER_BIG);
+    oom_answer(h, 3, COPRO_HWS_OOM_RESUME);
+    /* taken: runnable again (the answers refused before latched ERROR) */
+    g_assert_cmphex(rd64(&h->c, COPRO_REG_HWS_OOM_WAITING), ==, 0);
+    g_assert_cmpuint(hwq_state(h, 3), !=, COPRO_HWQ_STATE_OOM_WAIT);
+    step(h, 2000000);
+    g_assert_cmpuint(vram_r64(&h->c, PROG(3)), ==, 30);
+    g_assert_cmpuint(hwq_state(h, 3), ==, COPRO_HWQ_STATE_IDLE);
+    g_assert_cmphex(rd64(&h->c, COPRO_REG_HWS_OOM_WAITING), ==, 0);
+    tiler_pixels_equal(h);
+}
+
+/* An answer refused: HWS_ERROR says so, an ERROR entry is logged. */
+static void oom_answer_refused(Hws *h, uint32_t val, uint32_t queue)
+{
+    g_autoptr(GArray) a = NULL;
+    uint32_t w = rd32(&h->c, COPRO_REG_HWS_LOG_WPTR);
+    struct copro_sched_log_entry *le;
+
+    wr32(&h->c, COPRO_REG_HWS_OOM_ANSWER, val);
+    g_assert_cmpuint(rd32(&h->c, COPRO_REG_HWS_ERROR), ==,
+                     COPRO_HWS_ERR_OOM_ANSWER);
+    g_assert_cmpuint(rd32(&h->c, COPRO_REG_HWS_ERROR_QUEUE), ==, queue);
+    g_assert_cmphex(rd64(&h->c, COPRO_REG_HWS_ERROR_ADDR), ==, val);
+    a = log_all(h);
+    g_assert_cmpuint(a->len, ==, w + 1);
+    le = LE(a, w);
+    g_assert_cmpuint(le->kind, ==, COPRO_SLOG_ERROR);
+    g_assert_cmpuint(le->arg0, ==, COPRO_HWS_ERR_OOM_ANSWER);
+}
+
+/*
+ * The queue waits (no timeout resets it, the other queues run), refuses
+ * bad answers, and resumes after a grow with the pixels of a scene that
+ * never stopped.
+ */
 static void test_tiler_oom(void)
 {
     Hws h;
-    RlEnt ent[2] = {
+    g_autoptr(GArray) a = NULL;
+    g_autoptr(GArray) a2 = NULL;
+    struct copro_sched_log_entry *le;
+
+    tiler_oom_start(&h);
+    a = log_all(&h);
+    le = log_find(a, COPRO_SLOG_TILER_OOM, 3, 0);
+    g_assert_nonnull(le);
+    g_assert_cmphex(le->arg0, ==, TILER_PB);
+    g_assert_cmphex(le->arg1, ==, COPRO_PRIM_NEED(8) | (30ull << 32));
+    le = log_find(a, COPRO_SLOG_SWITCH_OUT, 3, 0);
+    g_assert_nonnull(le);
+    g_assert_cmpuint(le->arg1, ==, COPRO_SLOG_OUT_TILER_OOM);
+    /* not a preemption */
+    g_assert_cmpuint(HWQ_FIELD(&h, 3, preemptions), ==, 0);
+
+    /* bad answers: out of range, not waiting, bad code, high bits */
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(COPRO_HWQ_MAX,
+                       COPRO_HWS_OOM_RESUME), COPRO_HWQ_NONE);
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(0xffff,
+                       COPRO_HWS_OOM_FAIL), COPRO_HWQ_NONE);
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(4, COPRO_HWS_OOM_RESUME), 4);
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(9, COPRO_HWS_OOM_RESUME), 9);
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(3, 0), 3);
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(3, 3), 3);
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(3, COPRO_HWS_OOM_RESUME) |
+                       (1u << 24), 3);
+    g_assert_cmpuint(hwq_state(&h, 3), ==, COPRO_HWQ_STATE_OOM_WAIT);
+    g_assert_cmpuint(hwq_state(&h, 4), ==, COPRO_HWQ_STATE_IDLE);
+
+    /* a RESUME without a grow: it stops again at the same primitive */
+    oom_answer(&h, 3, COPRO_HWS_OOM_RESUME);
+    step(&h, 200000);
+    g_assert_cmpuint(hwq_state(&h, 3), ==, COPRO_HWQ_STATE_OOM_WAIT);
+    g_assert_cmpuint(HWQ_F32(&h, 3, ooms), ==, 2);
+
+    tiler_grow_resume(&h);
+    a2 = log_all(&h);
+    g_assert_null(log_find(a2, COPRO_SLOG_RESET, 3, 0));
+    g_assert_nonnull(log_find(a2, COPRO_SLOG_OOM_ANSWER, 3, 1));
+    /* the queue is free for more: an answer now is refused */
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(3, COPRO_HWS_OOM_RESUME), 3);
+    hws_done(&h);
+}
+
+/*
+ * FAIL puts that queue in ERROR (TILER_OOM, the stopped fence), nobody
+ * else; a queue without a save area cannot wait and fails at once
+ * (QUEUE_OOM, kept from before).
+ */
+static void test_tiler_oom_fail(void)
+{
+    Hws h;
+    RlEnt ent[4] = {
         { 3, COPRO_BAND_NORMAL, 1000000, 0, 0 },
         { 4, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 5, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 6, COPRO_BAND_NORMAL, 1000000, 0, 0 },
     };
     g_autoptr(GArray) g = copro_buf_new();
-    g_autoptr(GArray) f = copro_buf_new();
-    uint32_t tiles = 8 * 4, small;
 
-    hws_boot(&h, "");
-    copro_ring_setup(&h.c, 0, 0x8000, 16);
-    hwq_put(&h, 3, 0);
-    hwq_put(&h, 4, 0);
-    rl_commit(&h, 0, ent, 2);
-    /* in queue mode the kernel ring holds an entry it must keep */
-    ewr32(&h.c, 0, COPRO_ENG_RING_TAIL, 1);
-
-    /* room for one full-target primitive, not two */
-    small = copro_scene_heap_start(tiles) + COPRO_PRIM_NEED(tiles);
-    copro_pkt_set_target(g, 0, TILER_TGT, 1024, 256, 128,
-                         COPRO_FMT_XRGB8888);
-    copro_pkt_scene_begin(g, 0, 0, TILER_PB, small, 0);
-    copro_pkt_bin_rect(g, 0, 0, 256, 128, 1);
-    copro_pkt_bin_rect(g, 0, 0, 256, 128, 2);
-    copro_pkt_scene_end(g);
-    hwq_submit(&h, 3, g, 30, 0);
-    copro_pkt_fence(f, OUT, 0x4444, 0);
-    hwq_submit(&h, 4, f, 40, 0);
-    settle(&h);
-    step(&h, 200000);
-
+    tiler_oom_start(&h);
+    oom_answer(&h, 3, COPRO_HWS_OOM_FAIL);
     g_assert_cmpuint(hwq_state(&h, 3), ==, COPRO_HWQ_STATE_ERROR);
-    g_assert_cmpuint(vram_r32(&h.c, DESC(3) +
-                              offsetof(struct copro_hwq_desc, error)), ==,
-                     COPRO_HWS_ERR_QUEUE_FAULT);
-    g_assert_cmpuint(vram_r32(&h.c, DESC(3) +
-                              offsetof(struct copro_hwq_desc, fault)), ==,
-                     COPRO_FAULT_BAD_PACKET);
+    g_assert_cmpuint(HWQ_F32(&h, 3, error), ==, COPRO_HWS_ERR_TILER_OOM);
+    g_assert_cmpuint(HWQ_FIELD(&h, 3, error_fence), ==, 30);
+    g_assert_cmpuint(rd32(&h.c, COPRO_REG_HWS_ERROR), ==,
+                     COPRO_HWS_ERR_TILER_OOM);
+    g_assert_cmphex(rd64(&h.c, COPRO_REG_HWS_OOM_WAITING), ==, 0);
+    /* a second answer, to a queue in ERROR, is refused */
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(3, COPRO_HWS_OOM_RESUME), 3);
+    g_assert_cmpuint(hwq_state(&h, 3), ==, COPRO_HWQ_STATE_ERROR);
+    /* the others run on */
+    submit_work(&h, 4, 10000, 41, 1);
+    step(&h, 500000);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(4)), ==, 41);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(3)), ==, 0);
+
+    /* no save area: nowhere to stop, the queue fails at once */
+    hwq_put(&h, 6, 0);
+    vram_w64(&h.c, DESC(6) + offsetof(struct copro_hwq_desc, save_addr), 0);
+    rl_commit(&h, 0, ent, 4);
+    tiler_scene(g, TILER_PB, TILER_TGT, tiler_small());
+    hwq_submit(&h, 6, g, 60, 0);
+    step(&h, 500000);
+    g_assert_cmpuint(hwq_state(&h, 6), ==, COPRO_HWQ_STATE_ERROR);
+    g_assert_cmpuint(HWQ_F32(&h, 6, error), ==, COPRO_HWS_ERR_QUEUE_FAULT);
     g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_TILER_CAUSE), ==,
                      COPRO_TILER_ERR_QUEUE_OOM);
-    /* nothing of the stop a kernel ring would see */
-    g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_RING_HEAD), ==, 0);
-    g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_RING_TAIL), ==, 1);
-    g_assert_false(int_status(&h) & COPRO_INT_ENG(0, COPRO_INT_TILER_OOM));
-    g_assert_cmpuint(erd32(&h.c, 0, COPRO_ENG_STATE), !=,
-                     COPRO_ENG_STATE_HELD);
-    /* the other queue ran */
-    g_assert_cmpuint(vram_r64(&h.c, PROG(4)), ==, 40);
-    g_assert_cmphex(vram_r64(&h.c, OUT), ==, 0x4444);
+    hws_done(&h);
+}
+
+/*
+ * A waiting queue taken off its run list keeps its state (its descriptor
+ * says OOM_WAIT, resume 1), and an answer to it then is refused (not
+ * mapped); listed again it still waits. Migrated while it waits, it
+ * waits on the destination, and grows and resumes there with the same
+ * pixels.
+ */
+static void test_tiler_oom_migration(void)
+{
+    Hws h;
+    RlEnt two[2] = {
+        { 4, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 5, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+    };
+    RlEnt three[3] = {
+        { 3, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 4, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 5, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+    };
+    Copro dst;
+
+    tiler_oom_start(&h);
+    rl_commit(&h, 0, two, 2);
+    settle(&h);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_ACTIVE), ==, 2);
+    g_assert_cmpuint(hwq_state(&h, 3), ==, COPRO_HWQ_STATE_OOM_WAIT);
+    g_assert_cmpuint(HWQ_F32(&h, 3, resume), ==, 1);
+    g_assert_cmphex(rd64(&h.c, COPRO_REG_HWS_OOM_WAITING), ==, 0);
+    oom_answer_refused(&h, COPRO_HWS_OOM_ANSWER(3, COPRO_HWS_OOM_RESUME), 3);
+    rl_commit(&h, 0, three, 3);
+    settle(&h);
+    step(&h, 100000);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_ACTIVE), ==, 3);
+    g_assert_cmphex(rd64(&h.c, COPRO_REG_HWS_OOM_WAITING), ==, 1ull << 3);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(3)), ==, 0);
+
+    copro_migrate_to(&h.c, &dst, "-M q35", "ctx-state-size=0");
+    h.c = dst;
+    g_assert_cmphex(rd64(&h.c, COPRO_REG_HWS_OOM_WAITING), ==, 1ull << 3);
+    step(&h, 100000);
+    g_assert_cmpuint(hwq_state(&h, 3), ==, COPRO_HWQ_STATE_OOM_WAIT);
+    tiler_grow_resume(&h);
     hws_done(&h);
 }
 
@@ -1606,5 +1862,8 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/hwsched/monitor-timeline", test_monitor_timeline);
     qtest_add_func("/copro/hwsched/migration", test_migration);
     qtest_add_func("/copro/hwsched/tiler-oom", test_tiler_oom);
+    qtest_add_func("/copro/hwsched/tiler-oom-fail", test_tiler_oom_fail);
+    qtest_add_func("/copro/hwsched/tiler-oom-migration",
+                   test_tiler_oom_migration);
     return g_test_run();
 }

@@ -678,21 +678,22 @@ static void test_migrate_hostile_hold(void)
 /*
  * Hardware scheduling in a hostile stream: subsection "copro/hwsched" is
  * found by its name; offsets follow vmstate_copro_hws's fields (64 bytes
- * of registers, 64 queue records of 187 bytes, then the engines).
+ * of registers, 64 queue records of 211 bytes, then the engines).
  */
 #define HWS_DESC        0x40000
 #define HWS_SLOT        5
 #define AT_HWS_LOG_SIZE 16
-#define AT_HWQ(k)       (64 + 187 * (k))
+#define AT_HWQ(k)       (64 + 211 * (k))
 #define AT_HWQ_MAPPED   0
 #define AT_HWQ_DESC     5
 #define AT_HWQ_RING_SIZE 21
+#define AT_HWQ_STATE    61
 #define AT_HWQ_WAIT_SINCE 167
 #define AT_HWS_ENG0     AT_HWQ(COPRO_HWQ_MAX)
 #define AT_RL_ACTIVE_COUNT (AT_HWS_ENG0 + 20)
 #define AT_RL_ACTIVE0   (AT_HWS_ENG0 + 24)
 /* after active[64], pending, pending_count, pend[64], pend_q[64] */
-#define AT_RL_CURRENT   (AT_RL_ACTIVE0 + 256 + 1 + 4 + 64 * 32 + 64 * 187)
+#define AT_RL_CURRENT   (AT_RL_ACTIVE0 + 256 + 1 + 4 + 64 * 32 + 64 * 211)
 /* current, switching, switch_reason, switch_time, then run_start */
 #define AT_RL_RUN_START (AT_RL_CURRENT + 17)
 
@@ -742,6 +743,9 @@ static void test_migrate_hwsched_stream(void)
         { AT_RL_CURRENT, 4, 7 },
         { AT_HWQ(HWS_SLOT) + AT_HWQ_MAPPED, 1, 0 },
         { AT_HWQ(HWS_SLOT) + AT_HWQ_RING_SIZE, 4, 3 },
+        /* a state beyond the last; OOM_WAIT with nothing saved */
+        { AT_HWQ(HWS_SLOT) + AT_HWQ_STATE, 4, COPRO_HWQ_STATE_OOM_WAIT + 1 },
+        { AT_HWQ(HWS_SLOT) + AT_HWQ_STATE, 4, COPRO_HWQ_STATE_OOM_WAIT },
         { AT_HWS_LOG_SIZE, 4, 3 },
         /* times the scheduler computes with must not overflow */
         { AT_HWQ(HWS_SLOT) + AT_HWQ_WAIT_SINCE, 8, ~0ull },

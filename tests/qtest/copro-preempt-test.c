@@ -712,6 +712,48 @@ static void test_switch_cost(void)
     g_assert_cmpuint(busy1 - busy0, ==, 2 * copy_ns(1 * MiB));
 }
 
+/*
+ * A resumed submission with nothing left to run (its record's offset is
+ * its length) still pays its restore, and retires when the restore has
+ * elapsed: its fence is not written ahead of the engine clock, and the
+ * next buffer starts after it. It used to retire at once, at the time of
+ * the fetch, while the next buffer started after the restore.
+ */
+static void test_resume_nothing_left(void)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    g_autoptr(GArray) n = copro_buf_new();
+    struct copro_save_record r = { 0 };
+    uint64_t restore = copy_ns(1 * MiB);
+    uint32_t len, nlen;
+    int64_t t0;
+    Copro c;
+
+    boot(&c, "ctx-state-size=1048576");
+    copro_pkt_nop(b, 1, 0);
+    len = copro_buf_put(&c, BUF, b);
+    copro_pkt_timestamp(n, TS);
+    nlen = copro_buf_put(&c, BUF + 0x1000, n);
+    r.magic = cpu_to_le32(COPRO_SAVE_MAGIC);
+    r.version = cpu_to_le32(COPRO_SAVE_VERSION);
+    r.dma_addr = cpu_to_le64(BUF);
+    r.dma_len = cpu_to_le32(len);
+    r.offset = cpu_to_le32(len);
+    vram_write(&c, SAVE, &r, sizeof(r));
+    t0 = copro_time(&c);
+    submit_save(&c, 0, BUF, len, 6, COPRO_SUBMIT_RESUME, SAVE);
+    submit_save(&c, 0, BUF + 0x1000, nlen, 7, 0, SAVE + 0x100);
+    copro_clock_to(&c, t0 + restore - 1);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), <, 6);
+    copro_clock_to(&c, t0 + 1000 * 1000);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_COMPLETED_FENCE), ==, 7);
+    /* the next buffer's one packet ran after the restore, not before */
+    g_assert_cmpuint(vram_r64(&c, TS), >=, t0 + restore + PKT_NS);
+    g_assert_cmpuint(vram_r64(&c, TS), <=, t0 + restore + 2 * PKT_NS);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_STAT_BUSY_NS), >=, restore);
+    copro_shutdown(&c);
+}
+
 /* The default context state is documented as about 30 us per switch. */
 static void test_switch_cost_default(void)
 {
@@ -1006,6 +1048,8 @@ int main(int argc, char **argv)
                    test_inject_fault_and_drop);
     qtest_add_func("/copro/inject/bad-save", test_bad_save);
     qtest_add_func("/copro/preempt/switch-cost", test_switch_cost);
+    qtest_add_func("/copro/preempt/resume-nothing-left",
+                   test_resume_nothing_left);
     qtest_add_func("/copro/preempt/switch-cost-default",
                    test_switch_cost_default);
     qtest_add_func("/copro/preempt/arbitration-ns", test_arbitration_ns);

@@ -57,13 +57,15 @@ static void test_hostile_entries_dropped(void)
 
     memset(ring, 0xff, sizeof(ring));           /* garbage everywhere */
     ring[0] = entry(0, 0, 0, 1);                /* kind 0 */
-    ring[1] = entry(99, 0, 0, 2);               /* kind beyond the list */
+    ring[1] = entry(COPRO_SLOG_OOM_ANSWER + 1, 0, 0, 2);   /* kind beyond
+                                                              the list */
     ring[2] = entry(COPRO_SLOG_FRAME, 7, 0, 3); /* no such engine */
     ring[3] = entry(COPRO_SLOG_FRAME, 0, 64, 4);    /* slot out of range */
     ring[4] = entry(COPRO_SLOG_FRAME, 0, 5, 5); /* not one of ours */
     ring[5] = entry(COPRO_SLOG_FRAME, 0, 0xfffffffeu, 6);
     ring[6] = entry(COPRO_SLOG_FRAME, 0, COPRO_HWQ_NONE, 7);   /* needs q */
-    ring[7] = entry(COPRO_SLOG_FRAME, 1, 63, 8);    /* good */
+    ring[7] = entry(COPRO_SLOG_TILER_OOM, 1, 63, 8);    /* good: the
+                                                           last kinds */
     ring[8] = entry(COPRO_SLOG_RUNLIST, 0xff, COPRO_HWQ_NONE, 9); /* good */
     ring[9] = entry(COPRO_SLOG_FRAME, 0, 3, 10);
     ring[9].band = 9;                           /* no such band */

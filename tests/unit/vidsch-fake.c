@@ -247,6 +247,10 @@ static void env_release_resident(void *os, uint64_t cookie,
 
 static struct ddi_device fake_dev;
 static bool fake_with_residency;
+/* (hardware scheduling) the test's queue ops, given to vidsch with the
+ * fake's (cfg.hwsched) */
+const struct ddi_hws_ops *fake_hws;
+static struct ddi_ops fake_ops_hws;
 
 void fake_init_cfg(struct fake *f, unsigned engines, unsigned preemption,
                    const struct vidsch_config *cfg)
@@ -286,6 +290,11 @@ void fake_init_cfg(struct fake *f, unsigned engines, unsigned preemption,
     bytes = vidsch_storage_size(cfg->max_contexts, cfg->max_buffers);
     f->storage = g_malloc0(bytes);
     fake_dev = (struct ddi_device){ .ops = &fake_ops, .drv = f };
+    if (fake_hws) {
+        fake_ops_hws = fake_ops;
+        fake_ops_hws.hws = fake_hws;
+        fake_dev.ops = &fake_ops_hws;
+    }
     f->s = vidsch_create(f->storage, bytes, &fake_dev, &env, &f->cfg);
     g_assert_nonnull(f->s);
 }

@@ -103,6 +103,9 @@ struct fake {
 uint64_t fake_ring_oldest(struct fake *f, unsigned engine);
 uint64_t fake_ring_completed(struct fake *f, unsigned engine);
 
+/* hardware scheduling: queue ops for the next fake_init_cfg (NULL: none) */
+extern const struct ddi_hws_ops *fake_hws;
+
 void fake_init(struct fake *f, unsigned engines, unsigned preemption,
                enum vidsch_policy policy);
 /* fake_init with cfg adjusted by the caller before vidsch_create. */
