@@ -232,6 +232,55 @@ static void check_elect(struct checker *k, const struct cctx *c)
     }
 }
 
+/*
+ * c is the first context of its device to be lost: from now on, a
+ * buffer of the device starts on the GPU only if the device had it then
+ * (vidsch_recover.c's vs_lose_ctx): on its engine's ring in software
+ * mode (where==W_RING: SUBMIT seen; stop_on_ring stops it at the next
+ * arbitration point, what comes back is lost, so a stop clears the
+ * mark), in its context's queue ring in hardware mode (SUBMIT seen:
+ * vidsch_hws.c keeps the context on the run list until those entries
+ * run out). A context of its own (device 0) is its own device.
+ */
+static void device_lost(struct checker *k, const struct cctx *c)
+{
+    if (c->device && k->dev_lost[c->device]) {
+        return;
+    }
+    if (c->device) {
+        k->dev_lost[c->device] = true;
+    }
+    for (unsigned i = 0; i < k->w->nbuf; i++) {
+        struct cbuf *b = &k->buf[i];
+        const struct cctx *o = chk_ctx_of(k, b);
+
+        if (o && (o == c || (c->device && o->device == c->device))) {
+            b->in_flight_at_loss = b->where == W_RING || b->loaded;
+        }
+    }
+}
+
+/* Has b's device been lost (its context, or a sibling)? */
+static bool device_is_lost(const struct checker *k, const struct cctx *c)
+{
+    return c->lost || (c->device && k->dev_lost[c->device]);
+}
+
+/* Has a lost context a buffer on engine e's ring (which vidsch stops at
+ * the next arbitration point, whatever the policy)? */
+static bool lost_on_ring(const struct checker *k, unsigned e)
+{
+    for (unsigned i = 0; i < k->w->nbuf; i++) {
+        const struct cbuf *b = &k->buf[i];
+
+        if (b->ctx >= 0 && b->engine == e && b->where == W_RING &&
+            k->ctx[b->ctx].lost) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void chk_on_trace(void *arg, const struct vidsch_trace *ev)
 {
     struct checker *k = arg;
@@ -284,7 +333,8 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         k->preempt_at[ev->engine] = chk_now(k);
         k->retire_at_req[ev->engine] = k->retire_seen[ev->engine];
         if (chk_policy_is(k, VIDSCH_POLICY_FIFO) &&
-            ev->reason != VIDSCH_PREEMPT_TDR) {
+            ev->reason != VIDSCH_PREEMPT_TDR &&
+            !lost_on_ring(k, ev->engine)) {
             chk_fail(k, "fifo asked for a preemption (reason %u)", ev->reason);
         }
         break;
@@ -300,6 +350,8 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
             if (k->buf[i].engine == ev->engine &&
                 k->buf[i].where == W_RING) {
                 k->buf[i].where = W_QUEUED;
+                /* off the ring: a lost device's may not come back */
+                k->buf[i].in_flight_at_loss = false;
             }
         }
         break;
@@ -313,9 +365,13 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         }
         c->lost = true;
         k->r->lost++;
-        if (!c->triggered) {
+        if (c->triggered) {
+            device_lost(k, c);
+        } else if (c->device && k->dev_lost[c->device]) {
+            k->r->lost_with_device++;
+        } else {
             chk_fail(k, "ctx %u put in error, but none of its buffers hung or "
-                 "faulted", c->id);
+                 "faulted, nor any of its device's", c->id);
         }
         break;
     case VIDSCH_TRACE_BOOST:
@@ -516,6 +572,14 @@ static void obs_loaded(void *arg, unsigned e,
                  "then ran next", c->id);
         }
         k->cut_ctx[e] = -1;
+    }
+    if (device_is_lost(k, c)) {
+        if (!b->in_flight_at_loss) {
+            chk_fail(k, "buffer %ld of ctx %u starts after its device %u "
+                     "was lost (it was not on a ring then)",
+                     (long)(b - k->buf), c->id, c->device);
+        }
+        k->r->device_ran_after += c->device != 0;
     }
     c->loaded++;
     c->last_active = chk_now(k);

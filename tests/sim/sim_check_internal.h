@@ -24,6 +24,7 @@ struct cbuf {
     uint32_t check_bytes, pattern;
     uint8_t where;
     bool accepted, loaded, ever_elected, elected_boosted;
+    bool in_flight_at_loss;     /* on a ring when its device was lost */
     uint64_t loaded_at;         /* the model last loaded it */
     unsigned done, retired;
     int status;
@@ -40,6 +41,7 @@ struct cctx {
     struct vidsch_ctx *vc;
     uint32_t id;
     unsigned engine, prio;
+    unsigned device;            /* the workload's (0: of its own) */
     uint64_t save;
     bool lost, boosted, triggered;
     bool lent;                  /* runs at a level lent through a sync
@@ -55,7 +57,7 @@ struct cctx {
     unsigned nbuf;
     uint16_t bufs[WL_MAX_BUF];  /* in submission order */
     unsigned nwait;
-    struct cwait waits[WL_MAX_SYNC];
+    struct cwait waits[WL_MAX_BUF / 8];    /* pair waits: one a buffer */
 };
 
 struct checker {
@@ -84,6 +86,8 @@ struct checker {
     uint64_t retire_seen[DDI_MAX_ENGINES];  /* vidsch's last RETIRE */
     uint64_t retire_at_req[DDI_MAX_ENGINES];    /* ... at the request */
     int cut_ctx[DDI_MAX_ENGINES];
+    /* the devices lost (LOST of one of their contexts) */
+    bool dev_lost[WL_MAX_CTX + 1];
     /* hardware scheduling */
     bool hws;
     enum vidsch_policy policy;  /* the one the run uses */

@@ -247,6 +247,10 @@ static void run_op(void *obj, uint64_t idx)
         }
         break;
     case WL_WAIT:
+        if (c->nwait == sizeof(c->waits) / sizeof(c->waits[0])) {
+            chk_fail(k, "ctx %u: more waits than the checker keeps", c->id);
+            break;
+        }
         rc = vidsch_wait(vs, c->vc, sync, op->value);
         if (rc == DDI_OK) {
             c->waits[c->nwait++] = (struct cwait){
@@ -331,9 +335,22 @@ static void final_checks(struct checker *k, bool drained)
         }
     }
     for (unsigned i = 0; i < w->nctx; i++) {
-        if (k->ctx[i].triggered && !k->ctx[i].lost) {
+        const struct cctx *c = &k->ctx[i];
+
+        if (c->triggered && !c->lost) {
             chk_fail(k, "ctx %u hung or faulted but was not put in error",
-                 k->ctx[i].id);
+                 c->id);
+        }
+        /* a lost device stops all of its contexts */
+        if (c->device && k->dev_lost[c->device] && !c->lost) {
+            chk_fail(k, "ctx %u of lost device %u was not lost with it",
+                     c->id, c->device);
+        }
+        for (unsigned j = 0; c->lost && !c->triggered && j < c->nbuf; j++) {
+            const struct cbuf *b = &k->buf[c->bufs[j]];
+
+            k->r->device_bufs_lost += b->accepted && b->done &&
+                                      b->status == DDI_ELOST;
         }
     }
 }
@@ -391,7 +408,9 @@ bool checker_run(struct checker *k, struct sim_host *h,
         sim_host_start(h, &gc, &vc, w->prep_ns, w->prep_jitter_ns,
                        w->seed, &hooks, k);
     }
+    h->ignore_devices = o->mutation == MUT_NO_DEVICES;
     memset(k->ctx, 0, sizeof(k->ctx));
+    memset(k->dev_lost, 0, sizeof(k->dev_lost));
     compute_bounds(k);
     sim_gpu_observe(h->gpu, &chk_observer, k);
     k->scratch = w->gpu.mem_size - SCRATCH_BYTES;
@@ -405,9 +424,11 @@ bool checker_run(struct checker *k, struct sim_host *h,
         c->engine = w->ctx[i].engine;
         c->prio = w->ctx[i].prio;
         c->save = sim_gpu_alloc(h->gpu, COPRO_SAVE_SIZE, 64);
+        c->device = w->ctx[i].device;
         c->next_seq = 1;
-        c->vc = vidsch_ctx_create(h->vs, c->id, c->engine,
-                                  (enum vidsch_priority)c->prio, c->save);
+        c->vc = sim_host_ctx_create(h, c->id, c->engine,
+                                    (enum vidsch_priority)c->prio, c->save,
+                                    c->device);
         if (!c->vc) {
             chk_fail(k, "vidsch_ctx_create failed");
             return false;
