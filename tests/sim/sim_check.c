@@ -256,6 +256,8 @@ static void device_lost(struct checker *k, const struct cctx *c)
 
         if (o && (o == c || (c->device && o->device == c->device))) {
             b->in_flight_at_loss = b->where == W_RING || b->loaded;
+            b->held_at_loss = b->accepted && b->where == W_QUEUED &&
+                              !b->ever_elected && blocked(k, o, b->seq);
         }
     }
 }

@@ -77,6 +77,7 @@ struct check_result {
      * buffers reported lost, and those that ran after the loss (on a
      * ring then) */
     unsigned lost_with_device, device_bufs_lost, device_ran_after;
+    unsigned device_held_lost;  /* of the lost: held by a GPU wait */
 };
 
 struct checker;

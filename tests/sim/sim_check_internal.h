@@ -25,6 +25,7 @@ struct cbuf {
     uint8_t where;
     bool accepted, loaded, ever_elected, elected_boosted;
     bool in_flight_at_loss;     /* on a ring when its device was lost */
+    bool held_at_loss;          /* ... or held by a GPU wait then */
     uint64_t loaded_at;         /* the model last loaded it */
     unsigned done, retired;
     int status;

@@ -349,8 +349,10 @@ static void final_checks(struct checker *k, bool drained)
         for (unsigned j = 0; c->lost && !c->triggered && j < c->nbuf; j++) {
             const struct cbuf *b = &k->buf[c->bufs[j]];
 
-            k->r->device_bufs_lost += b->accepted && b->done &&
-                                      b->status == DDI_ELOST;
+            bool lost = b->accepted && b->done && b->status == DDI_ELOST;
+
+            k->r->device_bufs_lost += lost;
+            k->r->device_held_lost += lost && b->held_at_loss;
         }
     }
 }

@@ -72,7 +72,7 @@ static void test_seeds(gconstpointer data)
     /* what the seeds exercised, so a reader can see the coverage */
     unsigned preempting = 0, resetting = 0, escalating = 0, losing = 0,
              boosting = 0, losing_devices = 0;
-    uint64_t with_device = 0, device_bufs = 0, ran_after = 0;
+    uint64_t with_device = 0, device_bufs = 0, ran_after = 0, held = 0;
     uint64_t events = 0, buffers = 0;
 
     for (uint64_t s = first; s < first + count; s++) {
@@ -91,6 +91,7 @@ static void test_seeds(gconstpointer data)
         with_device += r.lost_with_device;
         device_bufs += r.device_bufs_lost;
         ran_after += r.device_ran_after;
+        held += r.device_held_lost;
         events += r.events;
         buffers += r.buffers;
     }
@@ -101,11 +102,12 @@ static void test_seeds(gconstpointer data)
                    losing, boosting);
     g_test_message("lost devices: in %u workloads, %" PRIu64 " contexts lost "
                    "with another of their device, %" PRIu64 " of their "
-                   "buffers reported lost, %" PRIu64 " run after the loss "
-                   "(on a ring then)", losing_devices, with_device,
-                   device_bufs, ran_after);
+                   "buffers reported lost (%" PRIu64 " held by a GPU wait), "
+                   "%" PRIu64 " started after the loss (on a ring then)",
+                   losing_devices, with_device, device_bufs, held,
+                   ran_after);
     /* make check's chunks must meet the lost-device rule, not pass it by */
-    if (count >= 100 && (!with_device || !device_bufs ||
+    if (count >= 100 && (!with_device || !device_bufs || !held ||
                          (opt.hws && !ran_after))) {
         g_test_message("no context was lost with its device (or, hws, none "
                        "ran out its queue after): the lost-device property "
