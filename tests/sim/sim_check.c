@@ -295,6 +295,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
                    ev->kind == VIDSCH_TRACE_SUBMIT ||
                    ev->kind == VIDSCH_TRACE_RETIRE;
 
+    k->trace_seq++;
     if (k->o->verbose) {
         fprintf(stderr, "%12" PRIu64 " e%u %-12s ctx %u cookie %" PRIu64
                 " fence %" PRIu64 " flags %x level %u reason %u\n",
@@ -333,10 +334,12 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         k->r->preemptions++;
         k->preempt_reason[ev->engine] = ev->reason;
         k->preempt_at[ev->engine] = chk_now(k);
+        k->preempt_seq[ev->engine] = k->trace_seq;
+        k->preempt_for_lost[ev->engine] = lost_on_ring(k, ev->engine);
         k->retire_at_req[ev->engine] = k->retire_seen[ev->engine];
         if (chk_policy_is(k, VIDSCH_POLICY_FIFO) &&
             ev->reason != VIDSCH_PREEMPT_TDR &&
-            !lost_on_ring(k, ev->engine)) {
+            !k->preempt_for_lost[ev->engine]) {
             chk_fail(k, "fifo asked for a preemption (reason %u)", ev->reason);
         }
         break;
@@ -366,6 +369,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
             return;
         }
         c->lost = true;
+        k->lost_seq = k->trace_seq;
         k->r->lost++;
         if (c->triggered) {
             device_lost(k, c);
@@ -402,6 +406,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         c->lent = ev->reason != 0;
         c->lent_level = ev->level;
         c->lent_at = chk_now(k);
+        c->lent_seq = k->trace_seq;
         break;
     }
     case VIDSCH_TRACE_RELEASE:
@@ -562,13 +567,18 @@ static void obs_loaded(void *arg, unsigned e,
     }
     if (k->cut_ctx[e] >= 0) {
         /* Not wasted: a level lent to the interrupted context after the
-         * request (a context began to wait on its signal). It is then
-         * the most urgent work, which must run next (the priority rules
-         * above), and a request cannot be taken back (the DDI has no
-         * cancel): new information, not a wrong decision. */
-        bool raised = c->lent && c->lent_at > k->preempt_at[e];
+         * request, in the same instant too (a context began to wait on
+         * its signal). It is then the most urgent work, which must run
+         * next (the priority rules above), and a request cannot be
+         * taken back (the DDI has no cancel): new information, not a
+         * wrong decision. */
+        bool raised = c->lent && c->lent_seq > k->preempt_seq[e];
+        /* nor when a context was lost since the request: the work it
+         * was asked for may be gone (a prepared buffer of a context lost
+         * with its device) */
+        bool gone = k->lost_seq > k->preempt_seq[e];
 
-        if (k->cut_ctx[e] == b->ctx && !c->lost && !raised &&
+        if (k->cut_ctx[e] == b->ctx && !c->lost && !raised && !gone &&
             !chk_policy_is(k, VIDSCH_POLICY_FIFO) && !k->hws) {
             chk_fail(k, "wasted preemption: ctx %u was preempted mid-buffer, "
                  "then ran next", c->id);
@@ -647,9 +657,12 @@ static void obs_stopped(void *arg, unsigned e, bool reset,
          * another context run next (the watchdog's may resume the same).
          * Not counted: the race no driver avoids, b loaded before the
          * request while vidsch had not yet heard that the one before
-         * it retired (the request was meant for that one) */
+         * it retired (the request was meant for that one); nor the stop
+         * of a lost device's buffer on the ring, which cuts whoever
+         * runs ahead of it */
         k->cut_ctx[e] = !reset && b->ctx >= 0 &&
                         k->preempt_reason[e] != VIDSCH_PREEMPT_TDR &&
+                        !k->preempt_for_lost[e] &&
                         !(b->loaded_at <= k->preempt_at[e] &&
                           k->retire_at_req[e] <= b->loaded_at)
                         ? b->ctx : -1;

@@ -49,6 +49,7 @@ struct cctx {
                                    object (priority inheritance) ... */
     unsigned lent_level;        /* ... this one */
     uint64_t lent_at;           /* ... since then */
+    uint64_t lent_seq;          /* ... the trace event that lent it */
     uint64_t last_active;       /* ran, or became ready with new work */
     uint64_t starve_bound;      /* hws: how long it may wait */
     bool waiting;
@@ -84,6 +85,12 @@ struct checker {
      * the context a preemption cut mid-buffer (-1: none pending) */
     unsigned preempt_reason[DDI_MAX_ENGINES];
     uint64_t preempt_at[DDI_MAX_ENGINES];   /* last request */
+    uint64_t preempt_seq[DDI_MAX_ENGINES];  /* ... its trace event */
+    bool preempt_for_lost[DDI_MAX_ENGINES]; /* ... asked while a lost
+                                               context was on the ring */
+    uint64_t trace_seq;         /* trace events so far (order within an
+                                   instant) */
+    uint64_t lost_seq;          /* ... at the last LOST */
     uint64_t retire_seen[DDI_MAX_ENGINES];  /* vidsch's last RETIRE */
     uint64_t retire_at_req[DDI_MAX_ENGINES];    /* ... at the request */
     int cut_ctx[DDI_MAX_ENGINES];

@@ -380,6 +380,8 @@ bool checker_run(struct checker *k, struct sim_host *h,
     memset(k->last_order, 0, sizeof(k->last_order));
     k->next_order = 0;
     k->dropped_one = false;
+    k->trace_seq = 0;
+    k->lost_seq = 0;
     k->hws = o->hws;
     if (o->hws) {
         vc.hwsched = true;
@@ -395,6 +397,8 @@ bool checker_run(struct checker *k, struct sim_host *h,
         k->cut_ctx[e] = -1;
         k->preempt_reason[e] = VIDSCH_PREEMPT_OTHER;
         k->preempt_at[e] = 0;
+        k->preempt_seq[e] = 0;
+        k->preempt_for_lost[e] = false;
         k->retire_seen[e] = 0;
         k->retire_at_req[e] = 0;
     }
