@@ -173,7 +173,11 @@ static void make_devices(struct workload *w, const uint16_t *first_buf,
             continue;
         }
         w->ndevices++;
-        if (chance(&r, 60)) {
+        /* mostly across engines, as the geometry and tile engines are
+         * (on one engine the lent level of priority inheritance has
+         * corners of its own, which the other waits exercise) */
+        if (chance(&r, w->ctx[member[1]].engine != w->ctx[i].engine
+                       ? 70 : 15)) {
             pair_waits(w, first_buf, submit_at, i, member[1]);
         }
         if (chance(&r, 25)) {
