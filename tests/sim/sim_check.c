@@ -233,14 +233,17 @@ static void check_elect(struct checker *k, const struct cctx *c)
 }
 
 /*
- * c is the first context of its device to be lost: from now on, a
- * buffer of the device starts on the GPU only if the device had it then
- * (vidsch_recover.c's vs_lose_ctx): on its engine's ring in software
- * mode (where==W_RING: SUBMIT seen; stop_on_ring stops it at the next
- * arbitration point, what comes back is lost, so a stop clears the
- * mark), in its context's queue ring in hardware mode (SUBMIT seen:
- * vidsch_hws.c keeps the context on the run list until those entries
- * run out). A context of its own (device 0) is its own device.
+ * c (guilty: it hung or faulted) is the first context of its device to
+ * be lost: from now on, a buffer of the device starts on the GPU only if
+ * a sibling had it on a ring then (vidsch_recover.c's vs_lose_ctx): on
+ * its engine's ring in software mode (where==W_RING: SUBMIT seen;
+ * stop_on_ring stops it at the next arbitration point, what comes back
+ * is lost, so a stop clears the mark), in its context's queue ring in
+ * hardware mode (SUBMIT seen: vidsch_hws.c keeps the context on the run
+ * list until those entries run out). c's own never start again: the
+ * engine's reset dropped its ring entries (software), the device reset
+ * its queue (hardware). A context of its own (device 0) is its own
+ * device.
  */
 static void device_lost(struct checker *k, const struct cctx *c)
 {
@@ -255,7 +258,8 @@ static void device_lost(struct checker *k, const struct cctx *c)
         const struct cctx *o = chk_ctx_of(k, b);
 
         if (o && (o == c || (c->device && o->device == c->device))) {
-            b->in_flight_at_loss = b->where == W_RING || b->loaded;
+            b->in_flight_at_loss = o != c &&
+                                   (b->where == W_RING || b->loaded);
             b->held_at_loss = b->accepted && b->where == W_QUEUED &&
                               !b->ever_elected && blocked(k, o, b->seq);
         }

@@ -20,11 +20,13 @@
  *                 every other context of its device, no one else
  *  lost device    once a context is lost (its LOST decision), no buffer
  *                 of any context of its device starts on the GPU but
- *                 those the device already had then: on the engine's
- *                 ring (software mode: stopped at the next arbitration
- *                 point, what comes back is lost), or in the context's
- *                 queue ring (hardware mode: the entries it was given
- *                 run out and retire); all others are reported lost
+ *                 those another context of the device already had then:
+ *                 on the engine's ring (software mode: stopped at the
+ *                 next arbitration point, what comes back is lost), or
+ *                 in the context's queue ring (hardware mode: the
+ *                 entries it was given run out and retire); all others
+ *                 are reported lost (the guilty one's all, its ring
+ *                 entries dropped by the reset)
  *  fences         fresh ids grow per engine; a paging buffer keeps its
  *                 id; after a stop dropped paging buffers, they are
  *                 resubmitted before any DMA buffer
