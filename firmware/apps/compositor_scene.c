@@ -47,7 +47,6 @@ int compositor_use_scenes(struct compositor *c, unsigned tile_engine)
 {
     struct compositor_scenes *sc = &c->sc;
     struct app *a = &c->f.app;
-    const uint32_t ts = COPRO_TILE_SIZE_DEFAULT;
     struct kapi_alloc_desc d = {
         .size = COMPOSITOR_RECORDS * 8, .cpu_visible = true, .zeroed = true,
     };
@@ -63,8 +62,10 @@ int compositor_use_scenes(struct compositor *c, unsigned tile_engine)
         return sc_fail(c, "scenes", DDI_EINVAL);
     }
     sc->tile_engine = tile_engine;
-    sc->tiles = ((c->disp.width + ts - 1) / ts) *
-                ((c->disp.height + ts - 1) / ts);
+    sc->tiles = kapi_scene_tiles(a->proc, c->disp.width, c->disp.height);
+    if (!sc->tiles) {
+        return sc_fail(c, "scene_tiles", DDI_ENOTSUP);
+    }
     pd = (struct kapi_scene_pb_desc){
         .tiles = sc->tiles, .size = PB_BYTES, .reserved = PB_RESERVED,
         .step = PB_STEP, .budget = PB_RESERVED,

@@ -11,10 +11,7 @@
 #define W(g)        ((g)->cfg.width)
 #define H(g)        ((g)->cfg.height)
 #define PITCH(g)    (W(g) * 4)
-#define TILES(g)    (((W(g) + COPRO_TILE_SIZE_DEFAULT - 1) /              \
-                      COPRO_TILE_SIZE_DEFAULT) *                           \
-                     ((H(g) + COPRO_TILE_SIZE_DEFAULT - 1) /              \
-                      COPRO_TILE_SIZE_DEFAULT))
+#define TILES(g)    ((g)->tiles)     /* of the device's tile size */
 #define CLEAR       0x00101010u
 #define PB_STEP     4096u
 
@@ -337,16 +334,21 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
     d = (struct kapi_alloc_desc){
         .size = PITCH(g) * H(g), .cpu_visible = true, .zeroed = true,
     };
-    pd = (struct kapi_scene_pb_desc){
-        .tiles = TILES(g), .size = cfg->pb_size,
-        .reserved = cfg->pb_reserved, .step = PB_STEP,
-        .budget = cfg->pb_budget ? cfg->pb_budget : cfg->pb_reserved,
-    };
     a->proc = kapi_process_create(k, name);
     if (!a->proc) {
         app_fail(a, "process_create", DDI_ENOMEM);
         return DDI_ENOMEM;
     }
+    g->tiles = kapi_scene_tiles(a->proc, W(g), H(g));
+    if (!g->tiles) {
+        app_fail(a, "scene_tiles", DDI_ENOTSUP);
+        return DDI_ENOTSUP;
+    }
+    pd = (struct kapi_scene_pb_desc){
+        .tiles = TILES(g), .size = cfg->pb_size,
+        .reserved = cfg->pb_reserved, .step = PB_STEP,
+        .budget = cfg->pb_budget ? cfg->pb_budget : cfg->pb_reserved,
+    };
     st = kapi_create_device_gpuva(a->proc, &a->hdev);
     if (st == DDI_OK) {
         st = kapi_create_context(a->proc, a->hdev, a->engine, a->prio,

@@ -58,6 +58,7 @@ struct tiledgame {
     uint32_t hsync_geom, hsync_tile;
     uint32_t htarget, hpb, hstamp, hunmapped;
     uint64_t target_va, pb_va, stamp_va;
+    uint32_t tiles;             /* a frame's, at the device's tile size */
     unsigned frame;
     bool done;
     uint64_t frames_checked, bad_pixels;

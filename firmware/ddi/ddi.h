@@ -99,6 +99,9 @@ struct ddi_caps {
      * preemption interrupts a buffer, ns (copro's CTX_SWITCH_NS); 0: the
      * driver does not know (vidsch then measures it, vidsch_pick.c) */
     uint64_t ctx_switch_ns;
+    /* The tiling path (COPRO_CAP_TILER): pixels per tile side, which
+     * sets a scene's tile count; 0: no tiler */
+    uint32_t tile_size;
     struct ddi_display_caps display;
 };
 

@@ -441,6 +441,11 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value);
  * one (kapi_scene_pb_partial). DDI_EINVAL for sizes vidmm_pb_init
  * refuses or a budget below size; DDI_ENOTSUP without a GPU-VA device.
  */
+/* The tiles of a scene over a width x height target on this GPU (its
+ * tile size, read from the device: never assume 32); 0 when the GPU has
+ * no tiling path or the size is 0. */
+uint32_t kapi_scene_tiles(const struct kproc *p, uint32_t width,
+                          uint32_t height);
 struct kapi_scene_pb_desc {
     uint32_t tiles, size, reserved, step;
     uint64_t budget;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include <copro/copro_hwsched.h>
+#include <copro/copro_tiler.h>
 
 /* boot.S maps [0, 4 GiB); a BAR the BIOS put higher is out of reach. */
 #define IDENTITY_MAP_END    (1ull << 32)
@@ -69,4 +70,6 @@ void copro_read_info(struct copro *c)
     i->preempt_caps = copro_read32(c, COPRO_REG_PREEMPT_CAPS);
     i->ctx_switch_ns = copro_read64(c, COPRO_REG_CTX_SWITCH_NS);
     i->msix_vectors = copro_read32(c, COPRO_REG_MSIX_VECTORS);
+    i->tile_size = (i->caps & COPRO_CAP_TILER)
+                   ? copro_read32(c, COPRO_REG_TILER_TILE_SIZE) : 0;
 }

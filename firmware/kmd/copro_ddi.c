@@ -62,6 +62,10 @@ static void ddi_query_caps(void *drv, struct ddi_caps *caps)
         .gpuva = (info->caps & COPRO_CAP_GPUVA) != 0,
         .max_dma_bytes = COPRO_DMA_MAX,
         .ctx_switch_ns = info->ctx_switch_ns,
+        /* what the device reports, checked against the ABI's range */
+        .tile_size = info->tile_size >= COPRO_TILE_SIZE_MIN &&
+                     info->tile_size <= COPRO_TILE_SIZE_MAX
+                     ? info->tile_size : 0,
     };
     for (unsigned e = 0; e < caps->engines && e < DDI_MAX_ENGINES; e++) {
         caps->engine_ops[e] = engine_ops(d, e);

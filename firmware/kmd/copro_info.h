@@ -24,6 +24,7 @@ struct copro_info {
     uint32_t preempt_caps;
     uint32_t msix_vectors;
     uint64_t ctx_switch_ns;     /* save (= restore) time of a context */
+    uint32_t tile_size;         /* tiler's pixels per tile side, 0: none */
 };
 
 enum copro_irq_mode {

@@ -152,8 +152,16 @@ int scenario_main(const struct boot_info *boot)
         /* a partial render given, but a heap that holds primitives of
          * up to 4 tiles only: the frames' full layers cannot fit even an
          * emptied heap; it alone is put in error */
-        c.pb_size = c.pb_reserved =
-            copro_scene_heap_start(4 * 3) + COPRO_PRIM_NEED(4);
+        {
+            /* the frame's tiles at the device's tile size (0: no tiler,
+             * and every game's set-up fails above) */
+            uint32_t ts = k->caps.tile_size ? k->caps.tile_size : 1;
+            uint32_t tiles = ((c.width + ts - 1) / ts) *
+                             ((c.height + ts - 1) / ts);
+
+            c.pb_size = c.pb_reserved =
+                copro_scene_heap_start(tiles) + COPRO_PRIM_NEED(4);
+        }
         c.partial = true;
         st = tiledgame_init(&tiny, k, "tiled-tiny", &c);
         report(&s.r, st == DDI_OK, "tiled-tiny: parameter buffer of %u "

@@ -117,7 +117,9 @@
 #define COPRO_INT_PREEMPTED         (1u << 3)   /* preemption completed */
 #define COPRO_INT_FAULT             (1u << 4)   /* GPU page/DMA fault */
 #define COPRO_INT_ERROR             (1u << 5)   /* illegal packet, bad desc */
-#define COPRO_INT_ENGINE_ALL        0x3fu
+#define COPRO_INT_ENGINE_ALL        0x3fu   /* the six above; not
+                                               COPRO_INT_TILER_OOM (bit 6,
+                                               copro_tiler.h) */
 #define COPRO_INT_ENG(e, cause)     ((uint64_t)(cause) << \
                                      COPRO_INT_ENGINE_SHIFT(e))
 /* device events */

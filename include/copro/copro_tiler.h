@@ -35,8 +35,11 @@
  *              device may use, at most COPRO_PB_MAX), clear colour32.
  * BIN_RECT     x, y, w, h, colour (as RECT; clipped to the scene target)
  * BIN_BLIT     src64 (GPU address of the source's top-left pixel, in the
- *              target's format), src_pitch32, xy32 (x | y << 16),
- *              wh32 (w | h << 16). The source is read by the tile stage.
+ *              target's format), src_pitch32 (at most
+ *              COPRO_BLIT_PITCH_MAX), xy32 (x | y << 16), wh32
+ *              (w | h << 16). The source is read by the tile stage.
+ *              Coordinates are unsigned; clipping cuts only at the right
+ *              and bottom edges.
  * SCENE_END    no payload
  * TILE_RENDER  flags: bits 0..1 target slot, bit 2 COPRO_TILE_PARTIAL.
  *              Payload: pb64, tiles32 (must equal the scene's tile count)
@@ -53,12 +56,15 @@
  * of primitive records and bin nodes. All offsets are bytes from the
  * parameter buffer's start; 0 ends a list. The device keeps the header
  * current after every geometry packet; the driver writes only pb_size
- * (to grow the buffer) and reads the rest.
+ * (to grow the buffer, and only between an OOM stop and the RESUME of
+ * the stopped submission: the device writes the whole header back after
+ * every geometry packet) and reads the rest.
  */
 struct copro_scene {
     uint32_t magic;         /* COPRO_SCENE_MAGIC */
     uint32_t state;         /* COPRO_SCENE_* */
-    uint32_t pb_size;       /* bytes usable; the driver may raise it */
+    uint32_t pb_size;       /* bytes usable; the driver may raise it
+                               while the scene is stopped on OOM */
     uint32_t used;          /* heap top: bytes in use */
     uint32_t width;         /* target, pixels */
     uint32_t height;
@@ -76,7 +82,8 @@ struct copro_scene {
     uint32_t reserved0;
     uint64_t geom_start;    /* GPU time (ns): SCENE_BEGIN executed */
     uint64_t geom_end;      /* SCENE_END executed */
-    uint64_t tile_start;    /* first tile of the first tile pass */
+    uint64_t tile_start;    /* first tile of the first tile pass
+                               (partial or final) */
     uint64_t tile_end;      /* last tile of the final tile pass */
     uint64_t reserved1[3];
 };
@@ -181,12 +188,20 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
                                            (by this submission) */
 #define COPRO_TILER_ERR_SCENE_OPEN  2   /* SCENE_BEGIN with one open */
 #define COPRO_TILER_ERR_HEADER      3   /* scene header invalid (magic,
-                                           sizes, tiles, state) */
+                                           sizes, tile size, state), or
+                                           TILE_RENDER's pb64 not
+                                           8-aligned */
 #define COPRO_TILER_ERR_PB_SIZE     4   /* pb_size below the tile table,
                                            above COPRO_PB_MAX, or below
-                                           used */
-#define COPRO_TILER_ERR_TILE_COUNT  5   /* tiles above the maximum, or
-                                           TILE_RENDER's count differs */
+                                           used; used not 8-aligned;
+                                           SCENE_BEGIN's pb64 not
+                                           8-aligned */
+#define COPRO_TILER_ERR_TILE_COUNT  5   /* no tile (target 0 wide or
+                                           high) or above the maximum,
+                                           the header's tiles_x/tiles_y/
+                                           heap_start not the target's,
+                                           or TILE_RENDER's count (0
+                                           included) differs */
 #define COPRO_TILER_ERR_NOT_CLOSED  6   /* final TILE_RENDER: geometry
                                            did not finish (SCENE_END) */
 #define COPRO_TILER_ERR_NOT_OOM     7   /* partial TILE_RENDER: geometry
@@ -196,9 +211,12 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
                                            bin list loops or holds more
                                            than COPRO_TILER_MAX_BIN */
 #define COPRO_TILER_ERR_TARGET      9   /* TILE_RENDER target differs
-                                           from the scene's, or slot
-                                           unbound */
-#define COPRO_TILER_ERR_PRIM        10  /* primitive record invalid */
+                                           from the scene's, slot
+                                           unbound, or unknown flags on
+                                           SCENE_BEGIN / TILE_RENDER */
+#define COPRO_TILER_ERR_PRIM        10  /* primitive record invalid, a
+                                           blit pitch above the maximum,
+                                           or flags on BIN_* / SCENE_END */
 #define COPRO_TILER_ERR_NO_SAVE     11  /* OOM in a submission whose
                                            save_addr is 0 */
 #define COPRO_TILER_ERR_QUEUE_OOM   12  /* OOM on a hardware queue, which
@@ -207,7 +225,11 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
 
 /* per-engine interrupt causes (shifted by COPRO_INT_ENGINE_SHIFT(e)) */
 #define COPRO_INT_TILER_OOM         (1u << 6)   /* geometry stopped: the
-                                                   parameter buffer is full */
+                                                   parameter buffer is full;
+                                                   the engine holds until
+                                                   CONTROL.TILER_ACK. Not in
+                                                   COPRO_INT_ENGINE_ALL:
+                                                   unmask it as well */
 /* bit 7 is reserved for the tiler */
 
 /*
@@ -236,7 +258,8 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
  */
 struct copro_save_tiler {
     uint64_t scene;         /* parameter buffer of the open scene, or 0 */
-    uint32_t tile_next;     /* TILE_RENDER in progress: next tile */
+    uint32_t tile_next;     /* TILE_RENDER in progress: next tile
+                               (informative: resumed from progress) */
     uint32_t flags;         /* COPRO_SAVE_TILER_* */
     uint8_t reserved[48];
 };

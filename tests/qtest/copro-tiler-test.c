@@ -1304,6 +1304,187 @@ static void test_bandwidth(void)
     copro_shutdown(&c);
 }
 
+/*
+ * docs/specs/copro.rst, "Worked example", as it is written there: the
+ * same addresses, dwords and register writes, and every value the text
+ * says the device produces (answer A: grow; answer B: partial render).
+ */
+#define EX_TGT      0x00100000
+#define EX_PB       0x00200000
+#define EX_GEOM     0x00300000
+#define EX_TILE     0x00310000
+#define EX_PART     0x00320000
+#define EX_SAVE     0x00330000
+#define EX_RING0    0x00400000
+#define EX_RING2    0x00401000
+#define EX_RED      0x00ff0000
+#define EX_BLUE     0x000000ff
+
+static void ex_put(Copro *c, uint64_t at, const uint32_t *dw, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        vram_w32(c, at + 4 * i, dw[i]);
+    }
+}
+
+/* wait for @bits in INT_STATUS, then clear them */
+static void ex_irq(Copro *c, uint64_t bits)
+{
+    for (int i = 0; i < 100000; i++) {
+        if ((rd64(c, COPRO_REG_INT_STATUS) & bits) == bits) {
+            wr64(c, COPRO_REG_INT_STATUS, bits);
+            return;
+        }
+        g_assert_cmpuint(erd32(c, 0, COPRO_ENG_STATE), !=,
+                         COPRO_ENG_STATE_HALTED);
+        g_assert_cmpuint(erd32(c, 2, COPRO_ENG_STATE), !=,
+                         COPRO_ENG_STATE_HALTED);
+        qtest_clock_step(c->qts, 10000);
+    }
+    g_assert_not_reached();
+}
+
+/* the example's header, host order (the fields the text names) */
+static void ex_scene(Copro *c, struct copro_scene *h)
+{
+    vram_read(c, EX_PB, h, sizeof(*h));
+    h->state = le32_to_cpu(h->state);
+    h->used = le32_to_cpu(h->used);
+    h->flags = le32_to_cpu(h->flags);
+    h->oom_need = le32_to_cpu(h->oom_need);
+    h->ooms = le32_to_cpu(h->ooms);
+    h->partials = le32_to_cpu(h->partials);
+    h->tile_start = le64_to_cpu(h->tile_start);
+    h->tile_end = le64_to_cpu(h->tile_end);
+}
+
+static void ex_submit(Copro *c, unsigned e, uint64_t buf, uint32_t len,
+                      uint64_t fence, uint32_t flags, uint64_t save)
+{
+    struct copro_submit_desc d = copro_desc(buf, len, fence, 1, flags);
+
+    d.save_addr = save;
+    copro_submit_desc(c, e, &d);
+}
+
+static void test_worked_example(gconstpointer data)
+{
+    bool partial = GPOINTER_TO_INT(data);
+    static const uint32_t set_target[] = {
+        0x00070007, EX_TGT, 0, 1024, 256, 192, 3,
+    };
+    static const uint32_t geom[] = {
+        0x00070007, EX_TGT, 0, 1024, 256, 192, 3,
+        0x0005040b, EX_PB, 0, 0x400, 0x00202020,
+        0x0006000c, 0, 0, 256, 192, EX_RED,
+        0x0006000c, 0, 96, 256, 96, EX_BLUE,
+        0x0001000e,
+    };
+    uint32_t tile[11], part[11];
+    struct copro_save_record r;
+    struct copro_save_tiler st;
+    struct copro_scene h;
+    Copro c;
+
+    G_STATIC_ASSERT(sizeof(geom) == 100);
+    memcpy(tile, set_target, sizeof(set_target));
+    tile[7] = 0x0004000f;
+    tile[8] = EX_PB;
+    tile[9] = 0;
+    tile[10] = 48;
+    memcpy(part, tile, sizeof(tile));
+    part[7] = 0x0004040f;
+    g_assert_cmphex(geom[7], ==, COPRO_PKT_HDR(COPRO_OP_SCENE_BEGIN,
+                                               COPRO_SCENE_CLEAR, 5));
+    g_assert_cmphex(part[7], ==, COPRO_PKT_HDR(COPRO_OP_TILE_RENDER,
+                                               COPRO_TILE_PARTIAL, 4));
+
+    copro_boot(&c, machine, "engines=3");
+    g_assert_true(rd32(&c, COPRO_REG_CAPS) & COPRO_CAP_TILER);
+    g_assert_cmpuint(rd32(&c, COPRO_REG_TILER_TILE_SIZE), ==, 32);
+    ex_put(&c, EX_GEOM, geom, G_N_ELEMENTS(geom));
+    ex_put(&c, EX_TILE, tile, G_N_ELEMENTS(tile));
+    ex_put(&c, EX_PART, part, G_N_ELEMENTS(part));
+    wr64(&c, 0x1000, EX_RING0);
+    wr32(&c, 0x1008, 64);
+    wr64(&c, 0x1200, EX_RING2);
+    wr32(&c, 0x1208, 64);
+    wr64(&c, 0x108, 0x00390079);
+
+    /* geometry, stopped */
+    ex_submit(&c, 0, EX_GEOM, 100, 1, 0, EX_SAVE);
+    g_assert_cmpuint(rd32(&c, 0x1010), ==, 1);
+    ex_irq(&c, 0x40);
+    g_assert_cmpuint(rd64(&c, 0x10e0), ==, 1);
+    g_assert_cmpuint(rd32(&c, 0x10dc), ==, 224);
+    g_assert_cmpuint(rd64(&c, 0x1020), ==, 0);
+    g_assert_cmpuint(rd32(&c, 0x1014), ==, 4);
+    ex_scene(&c, &h);
+    g_assert_cmpuint(h.state, ==, 2);
+    g_assert_cmpuint(h.used, ==, 928);
+    g_assert_cmpuint(h.oom_need, ==, 224);
+    g_assert_cmpuint(h.ooms, ==, 1);
+    vram_read(&c, EX_SAVE, &r, sizeof(r));
+    memcpy(&st, r.reserved, sizeof(st));
+    g_assert_cmphex(le32_to_cpu(r.offset), ==, 0x48);
+    g_assert_cmpuint(le32_to_cpu(r.in_packet), ==, 0);
+    g_assert_cmphex(le64_to_cpu(st.scene), ==, EX_PB);
+    g_assert_cmpuint(le32_to_cpu(st.flags), ==, 3);
+    wr32(&c, 0x1034, 0x20);
+    g_assert_cmpuint(rd32(&c, 0x1014), ==, 0);
+
+    if (!partial) {
+        /* answer A: grow */
+        vram_w32(&c, EX_PB + 8, 2048);
+        ex_submit(&c, 0, EX_GEOM, 100, 1, COPRO_SUBMIT_RESUME, EX_SAVE);
+        ex_irq(&c, 0x01);
+        g_assert_cmpuint(rd64(&c, 0x1020), ==, 1);
+        ex_scene(&c, &h);
+        g_assert_cmpuint(h.state, ==, 3);
+        g_assert_cmpuint(h.used, ==, 1152);
+        ex_submit(&c, 2, EX_TILE, 44, 1, 0, EX_SAVE + 0x100);
+        g_assert_cmpuint(rd32(&c, 0x1210), ==, 1);
+        ex_irq(&c, 0x10000);
+        g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_LOADS), ==, 0);
+        g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_STORES), ==, 48);
+        g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_TILE_BYTES), ==,
+                         196608);
+    } else {
+        /* answer B: a partial render, with its own save area */
+        ex_submit(&c, 2, EX_PART, 44, 1, 0, EX_SAVE + 0x200);
+        g_assert_cmpuint(rd32(&c, 0x1210), ==, 1);
+        ex_irq(&c, 0x10000);
+        ex_scene(&c, &h);
+        g_assert_cmpuint(h.state, ==, 1);
+        g_assert_cmpuint(h.used, ==, 512);
+        g_assert_cmpuint(h.flags, ==, 3);
+        g_assert_cmpuint(h.partials, ==, 1);
+        g_assert_cmpuint(rd64(&c, 0x1220), ==, 1);
+        ex_submit(&c, 0, EX_GEOM, 100, 1, COPRO_SUBMIT_RESUME, EX_SAVE);
+        ex_irq(&c, 0x01);
+        ex_scene(&c, &h);
+        g_assert_cmpuint(h.state, ==, 3);
+        g_assert_cmpuint(h.used, ==, 736);
+        ex_submit(&c, 2, EX_TILE, 44, 2, 0, EX_SAVE + 0x100);
+        ex_irq(&c, 0x10000);
+        g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_LOADS), ==, 0);
+        g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_STORES), ==, 72);
+        g_assert_cmpuint(tstat(&c, COPRO_REG_TILER_STAT_TILE_BYTES), ==,
+                         294912);
+    }
+    ex_scene(&c, &h);
+    g_assert_cmpuint(h.state, ==, 4);
+    g_assert_cmpuint(h.tile_start, !=, 0);
+    g_assert_cmpuint(h.tile_start, <, h.tile_end);
+    for (uint32_t y = 0; y < 192; y++) {
+        for (uint32_t x = 0; x < 256; x += 51) {
+            g_assert_cmphex(vram_r32(&c, EX_TGT + y * 1024 + x * 4), ==,
+                            y < 96 ? EX_RED : EX_BLUE);
+        }
+    }
+    copro_shutdown(&c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1330,5 +1511,9 @@ int main(int argc, char **argv)
     qtest_add_func("/copro/tiler/timeline", test_timeline);
     qtest_add_func("/copro/tiler/pb-fuzz", test_pb_fuzz);
     qtest_add_func("/copro/tiler/bandwidth", test_bandwidth);
+    qtest_add_data_func("/copro/tiler/worked-example/grow",
+                        GINT_TO_POINTER(0), test_worked_example);
+    qtest_add_data_func("/copro/tiler/worked-example/partial",
+                        GINT_TO_POINTER(1), test_worked_example);
     return g_test_run();
 }
