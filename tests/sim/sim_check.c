@@ -232,6 +232,61 @@ static void check_elect(struct checker *k, const struct cctx *c)
     }
 }
 
+/*
+ * c (guilty: it hung or faulted) is the first context of its device to
+ * be lost: from now on, a buffer of the device starts on the GPU only if
+ * a sibling had it on a ring then (vidsch_recover.c's vs_lose_ctx): on
+ * its engine's ring in software mode (where==W_RING: SUBMIT seen;
+ * stop_on_ring stops it at the next arbitration point, what comes back
+ * is lost, so a stop clears the mark), in its context's queue ring in
+ * hardware mode (SUBMIT seen: vidsch_hws.c keeps the context on the run
+ * list until those entries run out). c's own never start again: the
+ * engine's reset dropped its ring entries (software), the device reset
+ * its queue (hardware). A context of its own (device 0) is its own
+ * device.
+ */
+static void device_lost(struct checker *k, const struct cctx *c)
+{
+    if (c->device && k->dev_lost[c->device]) {
+        return;
+    }
+    if (c->device) {
+        k->dev_lost[c->device] = true;
+    }
+    for (unsigned i = 0; i < k->w->nbuf; i++) {
+        struct cbuf *b = &k->buf[i];
+        const struct cctx *o = chk_ctx_of(k, b);
+
+        if (o && (o == c || (c->device && o->device == c->device))) {
+            b->in_flight_at_loss = o != c &&
+                                   (b->where == W_RING || b->loaded);
+            b->held_at_loss = b->accepted && b->where == W_QUEUED &&
+                              !b->ever_elected && blocked(k, o, b->seq);
+        }
+    }
+}
+
+/* Has b's device been lost (its context, or a sibling)? */
+static bool device_is_lost(const struct checker *k, const struct cctx *c)
+{
+    return c->lost || (c->device && k->dev_lost[c->device]);
+}
+
+/* Has a lost context a buffer on engine e's ring (which vidsch stops at
+ * the next arbitration point, whatever the policy)? */
+static bool lost_on_ring(const struct checker *k, unsigned e)
+{
+    for (unsigned i = 0; i < k->w->nbuf; i++) {
+        const struct cbuf *b = &k->buf[i];
+
+        if (b->ctx >= 0 && b->engine == e && b->where == W_RING &&
+            k->ctx[b->ctx].lost) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void chk_on_trace(void *arg, const struct vidsch_trace *ev)
 {
     struct checker *k = arg;
@@ -244,6 +299,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
                    ev->kind == VIDSCH_TRACE_SUBMIT ||
                    ev->kind == VIDSCH_TRACE_RETIRE;
 
+    k->trace_seq++;
     if (k->o->verbose) {
         fprintf(stderr, "%12" PRIu64 " e%u %-12s ctx %u cookie %" PRIu64
                 " fence %" PRIu64 " flags %x level %u reason %u\n",
@@ -282,9 +338,12 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         k->r->preemptions++;
         k->preempt_reason[ev->engine] = ev->reason;
         k->preempt_at[ev->engine] = chk_now(k);
+        k->preempt_seq[ev->engine] = k->trace_seq;
+        k->preempt_for_lost[ev->engine] = lost_on_ring(k, ev->engine);
         k->retire_at_req[ev->engine] = k->retire_seen[ev->engine];
         if (chk_policy_is(k, VIDSCH_POLICY_FIFO) &&
-            ev->reason != VIDSCH_PREEMPT_TDR) {
+            ev->reason != VIDSCH_PREEMPT_TDR &&
+            !k->preempt_for_lost[ev->engine]) {
             chk_fail(k, "fifo asked for a preemption (reason %u)", ev->reason);
         }
         break;
@@ -300,6 +359,8 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
             if (k->buf[i].engine == ev->engine &&
                 k->buf[i].where == W_RING) {
                 k->buf[i].where = W_QUEUED;
+                /* off the ring: a lost device's may not come back */
+                k->buf[i].in_flight_at_loss = false;
             }
         }
         break;
@@ -312,10 +373,15 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
             return;
         }
         c->lost = true;
+        k->lost_seq = k->trace_seq;
         k->r->lost++;
-        if (!c->triggered) {
+        if (c->triggered) {
+            device_lost(k, c);
+        } else if (c->device && k->dev_lost[c->device]) {
+            k->r->lost_with_device++;
+        } else {
             chk_fail(k, "ctx %u put in error, but none of its buffers hung or "
-                 "faulted", c->id);
+                 "faulted, nor any of its device's", c->id);
         }
         break;
     case VIDSCH_TRACE_BOOST:
@@ -344,6 +410,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         c->lent = ev->reason != 0;
         c->lent_level = ev->level;
         c->lent_at = chk_now(k);
+        c->lent_seq = k->trace_seq;
         break;
     }
     case VIDSCH_TRACE_RELEASE:
@@ -504,18 +571,31 @@ static void obs_loaded(void *arg, unsigned e,
     }
     if (k->cut_ctx[e] >= 0) {
         /* Not wasted: a level lent to the interrupted context after the
-         * request (a context began to wait on its signal). It is then
-         * the most urgent work, which must run next (the priority rules
-         * above), and a request cannot be taken back (the DDI has no
-         * cancel): new information, not a wrong decision. */
-        bool raised = c->lent && c->lent_at > k->preempt_at[e];
+         * request, in the same instant too (a context began to wait on
+         * its signal). It is then the most urgent work, which must run
+         * next (the priority rules above), and a request cannot be
+         * taken back (the DDI has no cancel): new information, not a
+         * wrong decision. */
+        bool raised = c->lent && c->lent_seq > k->preempt_seq[e];
+        /* nor when a context was lost since the request: the work it
+         * was asked for may be gone (a prepared buffer of a context lost
+         * with its device) */
+        bool gone = k->lost_seq > k->preempt_seq[e];
 
-        if (k->cut_ctx[e] == b->ctx && !c->lost && !raised &&
+        if (k->cut_ctx[e] == b->ctx && !c->lost && !raised && !gone &&
             !chk_policy_is(k, VIDSCH_POLICY_FIFO) && !k->hws) {
             chk_fail(k, "wasted preemption: ctx %u was preempted mid-buffer, "
                  "then ran next", c->id);
         }
         k->cut_ctx[e] = -1;
+    }
+    if (device_is_lost(k, c)) {
+        if (!b->in_flight_at_loss) {
+            chk_fail(k, "buffer %ld of ctx %u starts after its device %u "
+                     "was lost (it was not on a ring then)",
+                     (long)(b - k->buf), c->id, c->device);
+        }
+        k->r->device_ran_after += c->device != 0;
     }
     c->loaded++;
     c->last_active = chk_now(k);
@@ -581,9 +661,12 @@ static void obs_stopped(void *arg, unsigned e, bool reset,
          * another context run next (the watchdog's may resume the same).
          * Not counted: the race no driver avoids, b loaded before the
          * request while vidsch had not yet heard that the one before
-         * it retired (the request was meant for that one) */
+         * it retired (the request was meant for that one); nor the stop
+         * of a lost device's buffer on the ring, which cuts whoever
+         * runs ahead of it */
         k->cut_ctx[e] = !reset && b->ctx >= 0 &&
                         k->preempt_reason[e] != VIDSCH_PREEMPT_TDR &&
+                        !k->preempt_for_lost[e] &&
                         !(b->loaded_at <= k->preempt_at[e] &&
                           k->retire_at_req[e] <= b->loaded_at)
                         ? b->ctx : -1;

@@ -16,13 +16,24 @@
  *  starvation     (quantum) no context ready to run waits longer than
  *                 aging plus one turn per context of its engine
  *  blame          TDR and faults put in error only contexts whose buffer
- *                 hung or faulted, and every such context
+ *                 hung or faulted, and every such context, and with it
+ *                 every other context of its device, no one else
+ *  lost device    once a context is lost (its LOST decision), no buffer
+ *                 of any context of its device starts on the GPU but
+ *                 those another context of the device already had then:
+ *                 on the engine's ring (software mode: stopped at the
+ *                 next arbitration point, what comes back is lost), or
+ *                 in the context's queue ring (hardware mode: the
+ *                 entries it was given run out and retire); all others
+ *                 are reported lost (the guilty one's all, its ring
+ *                 entries dropped by the reset)
  *  fences         fresh ids grow per engine; a paging buffer keeps its
  *                 id; after a stop dropped paging buffers, they are
  *                 resubmitted before any DMA buffer
  *  device         no fault but the injected ones (a bad save record or
  *                 descriptor would be the scheduler's fault)
- *  fifo           (fifo) no preemption but the watchdog's; without waits
+ *  fifo           (fifo) no preemption but the watchdog's (and the stop
+ *                 of a lost device's buffer on the ring); without waits
  *                 and recovery, buffers start in submission order
  *  drain          the run ends: no event left, the scheduler idle
  */
@@ -45,6 +56,7 @@ enum check_mutation {
     MUT_CORRUPT_MEMORY,     /* a retired buffer's output is overwritten */
     MUT_HWS_NO_SHARE,       /* the device gives IDLE no share (hws) */
     MUT_HWS_FLAT_BANDS,     /* the device ignores bands (hws) */
+    MUT_NO_DEVICES,         /* vidsch is told nothing about devices */
 };
 
 struct check_opts {
@@ -63,6 +75,11 @@ struct check_result {
     uint64_t end_ns;        /* virtual time at the end */
     uint64_t events;
     unsigned buffers, lost, preemptions, resets, device_resets, boosts;
+    /* lost devices: contexts lost with another of their device, their
+     * buffers reported lost, and those that ran after the loss (on a
+     * ring then) */
+    unsigned lost_with_device, device_bufs_lost, device_ran_after;
+    unsigned device_held_lost;  /* of the lost: held by a GPU wait */
 };
 
 struct checker;

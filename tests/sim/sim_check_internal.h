@@ -24,6 +24,8 @@ struct cbuf {
     uint32_t check_bytes, pattern;
     uint8_t where;
     bool accepted, loaded, ever_elected, elected_boosted;
+    bool in_flight_at_loss;     /* on a ring when its device was lost */
+    bool held_at_loss;          /* ... or held by a GPU wait then */
     uint64_t loaded_at;         /* the model last loaded it */
     unsigned done, retired;
     int status;
@@ -40,12 +42,14 @@ struct cctx {
     struct vidsch_ctx *vc;
     uint32_t id;
     unsigned engine, prio;
+    unsigned device;            /* the workload's (0: of its own) */
     uint64_t save;
     bool lost, boosted, triggered;
     bool lent;                  /* runs at a level lent through a sync
                                    object (priority inheritance) ... */
     unsigned lent_level;        /* ... this one */
     uint64_t lent_at;           /* ... since then */
+    uint64_t lent_seq;          /* ... the trace event that lent it */
     uint64_t last_active;       /* ran, or became ready with new work */
     uint64_t starve_bound;      /* hws: how long it may wait */
     bool waiting;
@@ -55,7 +59,7 @@ struct cctx {
     unsigned nbuf;
     uint16_t bufs[WL_MAX_BUF];  /* in submission order */
     unsigned nwait;
-    struct cwait waits[WL_MAX_SYNC];
+    struct cwait waits[WL_MAX_BUF / 8];    /* pair waits: one a buffer */
 };
 
 struct checker {
@@ -81,9 +85,17 @@ struct checker {
      * the context a preemption cut mid-buffer (-1: none pending) */
     unsigned preempt_reason[DDI_MAX_ENGINES];
     uint64_t preempt_at[DDI_MAX_ENGINES];   /* last request */
+    uint64_t preempt_seq[DDI_MAX_ENGINES];  /* ... its trace event */
+    bool preempt_for_lost[DDI_MAX_ENGINES]; /* ... asked while a lost
+                                               context was on the ring */
+    uint64_t trace_seq;         /* trace events so far (order within an
+                                   instant) */
+    uint64_t lost_seq;          /* ... at the last LOST */
     uint64_t retire_seen[DDI_MAX_ENGINES];  /* vidsch's last RETIRE */
     uint64_t retire_at_req[DDI_MAX_ENGINES];    /* ... at the request */
     int cut_ctx[DDI_MAX_ENGINES];
+    /* the devices lost (LOST of one of their contexts) */
+    bool dev_lost[WL_MAX_CTX + 1];
     /* hardware scheduling */
     bool hws;
     enum vidsch_policy policy;  /* the one the run uses */

@@ -247,6 +247,10 @@ static void run_op(void *obj, uint64_t idx)
         }
         break;
     case WL_WAIT:
+        if (c->nwait == sizeof(c->waits) / sizeof(c->waits[0])) {
+            chk_fail(k, "ctx %u: more waits than the checker keeps", c->id);
+            break;
+        }
         rc = vidsch_wait(vs, c->vc, sync, op->value);
         if (rc == DDI_OK) {
             c->waits[c->nwait++] = (struct cwait){
@@ -331,9 +335,24 @@ static void final_checks(struct checker *k, bool drained)
         }
     }
     for (unsigned i = 0; i < w->nctx; i++) {
-        if (k->ctx[i].triggered && !k->ctx[i].lost) {
+        const struct cctx *c = &k->ctx[i];
+
+        if (c->triggered && !c->lost) {
             chk_fail(k, "ctx %u hung or faulted but was not put in error",
-                 k->ctx[i].id);
+                 c->id);
+        }
+        /* a lost device stops all of its contexts */
+        if (c->device && k->dev_lost[c->device] && !c->lost) {
+            chk_fail(k, "ctx %u of lost device %u was not lost with it",
+                     c->id, c->device);
+        }
+        for (unsigned j = 0; c->lost && !c->triggered && j < c->nbuf; j++) {
+            const struct cbuf *b = &k->buf[c->bufs[j]];
+
+            bool lost = b->accepted && b->done && b->status == DDI_ELOST;
+
+            k->r->device_bufs_lost += lost;
+            k->r->device_held_lost += lost && b->held_at_loss;
         }
     }
 }
@@ -361,6 +380,8 @@ bool checker_run(struct checker *k, struct sim_host *h,
     memset(k->last_order, 0, sizeof(k->last_order));
     k->next_order = 0;
     k->dropped_one = false;
+    k->trace_seq = 0;
+    k->lost_seq = 0;
     k->hws = o->hws;
     if (o->hws) {
         vc.hwsched = true;
@@ -376,6 +397,8 @@ bool checker_run(struct checker *k, struct sim_host *h,
         k->cut_ctx[e] = -1;
         k->preempt_reason[e] = VIDSCH_PREEMPT_OTHER;
         k->preempt_at[e] = 0;
+        k->preempt_seq[e] = 0;
+        k->preempt_for_lost[e] = false;
         k->retire_seen[e] = 0;
         k->retire_at_req[e] = 0;
     }
@@ -391,7 +414,9 @@ bool checker_run(struct checker *k, struct sim_host *h,
         sim_host_start(h, &gc, &vc, w->prep_ns, w->prep_jitter_ns,
                        w->seed, &hooks, k);
     }
+    h->ignore_devices = o->mutation == MUT_NO_DEVICES;
     memset(k->ctx, 0, sizeof(k->ctx));
+    memset(k->dev_lost, 0, sizeof(k->dev_lost));
     compute_bounds(k);
     sim_gpu_observe(h->gpu, &chk_observer, k);
     k->scratch = w->gpu.mem_size - SCRATCH_BYTES;
@@ -405,9 +430,11 @@ bool checker_run(struct checker *k, struct sim_host *h,
         c->engine = w->ctx[i].engine;
         c->prio = w->ctx[i].prio;
         c->save = sim_gpu_alloc(h->gpu, COPRO_SAVE_SIZE, 64);
+        c->device = w->ctx[i].device;
         c->next_seq = 1;
-        c->vc = vidsch_ctx_create(h->vs, c->id, c->engine,
-                                  (enum vidsch_priority)c->prio, c->save);
+        c->vc = sim_host_ctx_create(h, c->id, c->engine,
+                                    (enum vidsch_priority)c->prio, c->save,
+                                    c->device);
         if (!c->vc) {
             chk_fail(k, "vidsch_ctx_create failed");
             return false;

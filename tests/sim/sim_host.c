@@ -173,6 +173,7 @@ void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
     h->prep_jitter_ns = prep_jitter_ns;
     h->rng = seed ^ 0x5eed;
     h->worker_calls = h->timer_calls = 0;
+    h->ignore_devices = false;
     h->dev = (struct ddi_device){ .ops = &sim_gpu_ops, .drv = h->gpu };
     if (cfg->hwsched) {
         sim_hws_init(&h->hws, h->gpu, &h->hws_cfg);
@@ -201,6 +202,20 @@ void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
     } else {
         sim_gpu_connect(h->gpu, &vidsch_upcalls, h->vs);
     }
+}
+
+struct vidsch_ctx *sim_host_ctx_create(struct sim_host *h, uint32_t id,
+                                       unsigned engine,
+                                       enum vidsch_priority prio,
+                                       uint64_t save_addr, uint32_t device)
+{
+    struct vidsch_ctx *c = vidsch_ctx_create(h->vs, id, engine, prio,
+                                             save_addr);
+
+    if (c && !h->ignore_devices) {
+        vidsch_ctx_set_device(c, device);
+    }
+    return c;
 }
 
 bool sim_host_run(struct sim_host *h, uint64_t limit)

@@ -65,6 +65,9 @@ struct sim_host {
      * (its upcall_ns is the GPU config's) */
     struct sim_hws hws;
     struct sim_hws_config hws_cfg;
+    /* (meta) the kernel tells vidsch nothing about devices: every
+     * context is lost alone (reset by sim_host_start) */
+    bool ignore_devices;
 };
 
 /* One host for many runs: sizes are the largest any run will use. */
@@ -77,6 +80,13 @@ void sim_host_start(struct sim_host *h, const struct sim_gpu_config *gpu,
                     const struct vidsch_config *cfg, uint64_t prep_ns,
                     uint64_t prep_jitter_ns, uint64_t seed,
                     const struct sim_host_hooks *hooks, void *arg);
+
+/* A context, as the kernel creates one: with the device it belongs to
+ * (vidsch_ctx_set_device; 0: one of its own). NULL if vidsch refuses. */
+struct vidsch_ctx *sim_host_ctx_create(struct sim_host *h, uint32_t id,
+                                       unsigned engine,
+                                       enum vidsch_priority prio,
+                                       uint64_t save_addr, uint32_t device);
 
 /* Runs events until none is left or the clock would pass limit; false if
  * events remain (the run did not drain). */

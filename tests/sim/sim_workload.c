@@ -104,6 +104,102 @@ static void add_op(struct workload *w, struct wl_op op)
     w->nop++;
 }
 
+/* Ctx j's buffers wait, one by one, on ctx i's (i < j: no cycle): buffer
+ * m of j for the signal ctx i gives after its buffer m, as a tile pass
+ * waits for its scene's geometry. */
+static void pair_waits(struct workload *w, const uint16_t *first_buf,
+                       const uint64_t *submit_at, unsigned i, unsigned j)
+{
+    unsigned nbi = first_buf[i + 1] - first_buf[i];
+    unsigned nbj = first_buf[j + 1] - first_buf[j];
+    unsigned n = nbi < nbj ? nbi : nbj;
+    uint16_t sync = (uint16_t)w->nsync;
+
+    if (w->nsync == WL_MAX_SYNC || w->nop + 2 * n > WL_MAX_OP) {
+        return;
+    }
+    w->nsync++;
+    for (unsigned m = 0; m < n; m++) {
+        uint64_t tj = submit_at[first_buf[j] + m];
+
+        add_op(w, (struct wl_op){ .at = tj ? tj - 1 : 0, .kind = WL_WAIT,
+                                  .ctx = (uint16_t)j, .sync = sync,
+                                  .value = m + 1 });
+        add_op(w, (struct wl_op){ .at = submit_at[first_buf[i] + m],
+                                  .kind = WL_SIGNAL, .ctx = (uint16_t)i,
+                                  .sync = sync, .value = m + 1 });
+        w->nwait++;
+    }
+}
+
+/*
+ * Devices, drawn from a generator of their own (the rest of a seed's
+ * workload stays what it was): a context shares its device with one or
+ * two later ones, on another engine first when there is one; the second
+ * often waits frame by frame on the first one's signal (a geometry and
+ * tile pair); and a hang or fault often lands on the device (on the
+ * signaller half the time), so that its loss takes the others with it.
+ */
+static void make_devices(struct workload *w, const uint16_t *first_buf,
+                         const uint64_t *submit_at)
+{
+    uint64_t r = (w->seed * 0x9e3779b97f4a7c15ull) ^ 0xde71ce5ull;
+
+    if (w->nctx < 2 || !chance(&r, 70)) {
+        return;
+    }
+    for (unsigned i = 0; i < w->nctx; i++) {
+        unsigned member[3] = { i }, n = 1;
+        unsigned want = (unsigned)sim_rand_range(&r, 2, 3);
+        uint8_t dev = (uint8_t)(w->ndevices + 1);
+
+        if (w->ctx[i].device || !chance(&r, 60)) {
+            continue;
+        }
+        w->ctx[i].device = dev;
+        for (unsigned pass = 0; pass < 2; pass++) {
+            for (unsigned j = i + 1; j < w->nctx && n < want; j++) {
+                bool other = w->ctx[j].engine != w->ctx[i].engine;
+
+                if (!w->ctx[j].device && other == !pass &&
+                    chance(&r, 70)) {
+                    w->ctx[j].device = dev;
+                    member[n++] = j;
+                }
+            }
+        }
+        if (n < 2) {
+            w->ctx[i].device = 0;
+            continue;
+        }
+        w->ndevices++;
+        /* mostly across engines, as the geometry and tile engines are
+         * (on one engine the lent level of priority inheritance has
+         * corners of its own, which the other waits exercise) */
+        if (chance(&r, w->ctx[member[1]].engine != w->ctx[i].engine
+                       ? 70 : 15)) {
+            pair_waits(w, first_buf, submit_at, i, member[1]);
+        }
+        if (chance(&r, 25)) {
+            unsigned c = chance(&r, 50) ? i
+                         : member[sim_rand(&r) % n];
+            unsigned nb = first_buf[c + 1] - first_buf[c];
+            struct wl_buf *b = &w->buf[first_buf[c] +
+                                       (unsigned)(sim_rand(&r) % nb)];
+
+            if (b->hang_pkt < 0 && b->fault_pkt < 0) {
+                if (chance(&r, 50)) {
+                    b->fault_pkt = (int8_t)(sim_rand(&r) % (b->npkt + 1));
+                    w->nfault++;
+                } else {
+                    b->hang_pkt = (int8_t)(sim_rand(&r) % (b->npkt + 1));
+                    w->nhang++;
+                }
+            }
+        }
+    }
+}
+
 void wl_generate(struct workload *w, uint64_t seed)
 {
     static const uint64_t rings[] = { 4, 8, 16, 64 };
@@ -253,6 +349,8 @@ void wl_generate(struct workload *w, uint64_t seed)
         }
     }
 
+    make_devices(w, first_buf, submit_at);
+
     for (unsigned i = 0; i < w->nbuf; i++) {
         uint64_t ns = wl_buf_ns(w, &w->buf[i]);
 
@@ -291,11 +389,13 @@ void wl_describe(const struct workload *w, FILE *f)
             (unsigned long long)w->gpu.upcall_ns,
             (unsigned long long)w->gpu.ctx_state_size);
     fprintf(f, "#   %u contexts, %u buffers (%u paging), %u waits, %u hangs, "
-            "%u faults, longest buffer %lluus\n", w->nctx, w->nbuf,
-            w->npaging, w->nwait, w->nhang, w->nfault,
+            "%u faults, %u devices of several contexts, longest buffer "
+            "%lluus\n", w->nctx, w->nbuf, w->npaging, w->nwait, w->nhang,
+            w->nfault, w->ndevices,
             (unsigned long long)(w->max_buf_ns / US));
     for (unsigned c = 0; c < w->nctx; c++) {
-        fprintf(f, "#   ctx %u (id %u): engine %u %s\n", c, c + 1,
-                w->ctx[c].engine, vidsch_priority_name(w->ctx[c].prio));
+        fprintf(f, "#   ctx %u (id %u): engine %u %s device %u\n", c, c + 1,
+                w->ctx[c].engine, vidsch_priority_name(w->ctx[c].prio),
+                w->ctx[c].device);
     }
 }

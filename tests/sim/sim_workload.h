@@ -7,7 +7,12 @@
  * buffers (real copro packets: WORK, FILL, TIMESTAMP, NOP, then a FILL
  * and a FENCE the checker verifies) arrive in bursts, spread out or
  * periodically; GPU waits on sync objects signalled by other contexts
- * or by the CPU; paging buffers; injected hangs and faults.
+ * or by the CPU; paging buffers; injected hangs and faults. Contexts are
+ * grouped into devices [WDDM's DXGDEVICE: a process's contexts, lost
+ * together]: some devices have contexts on several engines, one of them
+ * waiting frame by frame on a sibling's signal (the tiled game's
+ * geometry and tile pair), and a hang or fault often lands on a device
+ * of several contexts.
  *
  * The same seed gives the same workload (and, the simulator being
  * deterministic, the same run).
@@ -62,6 +67,8 @@ struct wl_buf {
 struct wl_ctx {
     uint8_t engine;
     uint8_t prio;
+    uint8_t device;     /* 1..: its device (vidsch_ctx_set_device); 0:
+                           a device of its own */
 };
 
 struct workload {
@@ -78,6 +85,7 @@ struct workload {
     uint64_t max_pkt_ns;        /* longest packet */
     uint64_t max_paging_ns;
     unsigned npaging, nhang, nfault, nwait;
+    unsigned ndevices;          /* devices of two contexts or more */
 };
 
 void wl_generate(struct workload *w, uint64_t seed);

@@ -71,7 +71,8 @@ static void test_seeds(gconstpointer data)
     unsigned failed = 0;
     /* what the seeds exercised, so a reader can see the coverage */
     unsigned preempting = 0, resetting = 0, escalating = 0, losing = 0,
-             boosting = 0;
+             boosting = 0, losing_devices = 0;
+    uint64_t with_device = 0, device_bufs = 0, ran_after = 0, held = 0;
     uint64_t events = 0, buffers = 0;
 
     for (uint64_t s = first; s < first + count; s++) {
@@ -86,6 +87,11 @@ static void test_seeds(gconstpointer data)
         escalating += r.device_resets > 0;
         losing += r.lost > 0;
         boosting += r.boosts > 0;
+        losing_devices += r.lost_with_device > 0;
+        with_device += r.lost_with_device;
+        device_bufs += r.device_bufs_lost;
+        ran_after += r.device_ran_after;
+        held += r.device_held_lost;
         events += r.events;
         buffers += r.buffers;
     }
@@ -94,12 +100,29 @@ static void test_seeds(gconstpointer data)
                    "resets %u, contexts lost %u, aging boosts %u", count,
                    buffers, events, preempting, resetting, escalating,
                    losing, boosting);
+    g_test_message("lost devices: in %u workloads, %" PRIu64 " contexts lost "
+                   "with another of their device, %" PRIu64 " of their "
+                   "buffers reported lost (%" PRIu64 " held by a GPU wait), "
+                   "%" PRIu64 " started after the loss (on a ring then)",
+                   losing_devices, with_device, device_bufs, held,
+                   ran_after);
+    /* make check's chunks must meet the lost-device rule, not pass it by */
+    if (count >= 100 && (!with_device || !device_bufs || !held ||
+                         (opt.hws && !ran_after))) {
+        g_test_message("no context was lost with its device (or, hws, none "
+                       "ran out its queue after): the lost-device property "
+                       "was not exercised");
+        failed++;
+    }
     if (failed) {
         g_test_fail();
     }
 }
 
 /* ---- the checkers can fail ---- */
+
+/* The message of the last run first_caught* rejected. */
+static char caught_msg[sizeof(((struct check_result *)0)->msg)];
 
 /* The first seed in [0, n) whose run the mutated checker rejects. */
 static int64_t first_caught(enum check_mutation mut, unsigned n,
@@ -117,6 +140,7 @@ static int64_t first_caught(enum check_mutation mut, unsigned n,
         if (!checker_run(checker, &host, &wl, &o, &r)) {
             g_test_message("mutation %d caught on seed %" PRIu64 ": %s",
                            mut, s, r.msg);
+            memcpy(caught_msg, r.msg, sizeof(caught_msg));
             return (int64_t)s;
         }
     }
@@ -140,6 +164,15 @@ static void test_meta_drop_done(void)
 {
     g_assert_cmpint(first_caught(MUT_DROP_DONE, 10, VIDSCH_POLICY_QUANTUM),
                     >=, 0);
+}
+
+/* vidsch told nothing about devices: a faulting context is lost alone,
+ * its siblings run on (and its held one is released by its signal) */
+static void test_meta_no_devices(void)
+{
+    g_assert_cmpint(first_caught(MUT_NO_DEVICES, 400, VIDSCH_POLICY_QUANTUM),
+                    >=, 0);
+    g_assert_nonnull(strstr(caught_msg, "device"));
 }
 
 static void test_meta_corrupt_memory(void)
@@ -216,6 +249,7 @@ static int64_t first_caught_hws(enum check_mutation mut, unsigned n)
         if (!checker_run(checker, &host, &wl, &o, &r)) {
             g_test_message("hws mutation %d caught on seed %" PRIu64 ": %s",
                            mut, s, r.msg);
+            memcpy(caught_msg, r.msg, sizeof(caught_msg));
             return (int64_t)s;
         }
     }
@@ -238,6 +272,12 @@ static void test_meta_hws_blame(void)
 static void test_meta_hws_drop_done(void)
 {
     g_assert_cmpint(first_caught_hws(MUT_DROP_DONE, 10), >=, 0);
+}
+
+static void test_meta_hws_no_devices(void)
+{
+    g_assert_cmpint(first_caught_hws(MUT_NO_DEVICES, 400), >=, 0);
+    g_assert_nonnull(strstr(caught_msg, "device"));
 }
 
 /* A NORMAL context saturates the engine; an IDLE one wants 100 us: the
@@ -269,9 +309,10 @@ int main(int argc, char **argv)
         wl_describe(&wl, stdout);
         printf("# seed %" PRIu64 ": %s (%" PRIu64 " events, %" PRIu64
                " us virtual, %u lost, %u preemptions, %u resets, "
-               "%u device resets, %u boosts)\n", opt.seed,
-               ok ? "ok" : r.msg, r.events, r.end_ns / 1000, r.lost,
-               r.preemptions, r.resets, r.device_resets, r.boosts);
+               "%u device resets, %u boosts, %u lost with their device)\n",
+               opt.seed, ok ? "ok" : r.msg, r.events, r.end_ns / 1000, r.lost,
+               r.preemptions, r.resets, r.device_resets, r.boosts,
+               r.lost_with_device);
         return ok ? 0 : 1;
     }
     g_test_init(&argc, &argv, NULL);
@@ -282,6 +323,8 @@ int main(int argc, char **argv)
         g_test_add_func("/sim-props/meta-hws/blame", test_meta_hws_blame);
         g_test_add_func("/sim-props/meta-hws/drop-done",
                         test_meta_hws_drop_done);
+        g_test_add_func("/sim-props/meta-hws/no-devices",
+                        test_meta_hws_no_devices);
     } else if (opt.meta) {
         g_test_add_func("/sim-props/meta/starvation", test_meta_starvation);
         g_test_add_func("/sim-props/meta/strict-fifo",
@@ -291,6 +334,7 @@ int main(int argc, char **argv)
         g_test_add_func("/sim-props/meta/drop-done", test_meta_drop_done);
         g_test_add_func("/sim-props/meta/corrupt-memory",
                         test_meta_corrupt_memory);
+        g_test_add_func("/sim-props/meta/no-devices", test_meta_no_devices);
     }
     return g_test_run();
 }
