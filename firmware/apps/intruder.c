@@ -412,12 +412,38 @@ static const struct app_ops snoop_ops = {
     .start = snoop_start, .stop = snoop_stop, .check = snoop_check,
 };
 
+/* The GPU-VA process of a probe (snoop, scribble): its device, one
+ * NORMAL render context, a sync object and a buffer of SNOOP_BYTES at
+ * *va. a->name, a->k, engine and prio are set. */
+static int gpuva_probe_setup(struct app *a, uint32_t *hdone, uint32_t *hbuf,
+                             uint64_t *va)
+{
+    struct kapi_alloc_desc d = { .size = SNOOP_BYTES, .cpu_visible = true,
+                                 .zeroed = true };
+    int st;
+
+    a->proc = kapi_process_create(a->k, a->name);
+    st = a->proc ? kapi_create_device_gpuva(a->proc, &a->hdev) : DDI_ENOMEM;
+    if (st == DDI_OK) {
+        st = kapi_create_context(a->proc, a->hdev, a->engine, a->prio,
+                                 &a->hctx);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_sync(a->proc, a->hdev, 0, hdone);
+    }
+    if (st == DDI_OK) {
+        st = kapi_create_allocation(a->proc, a->hdev, &d, hbuf);
+    }
+    if (st == DDI_OK) {
+        st = kapi_gpu_va(a->proc, *hbuf, va);
+    }
+    return st;
+}
+
 int snoop_init(struct snoop *n, struct kernel *k, const char *name,
                uint64_t target)
 {
     struct app *a = &n->app;
-    struct kapi_alloc_desc d = { .size = SNOOP_BYTES, .cpu_visible = true,
-                                 .zeroed = true };
     int st;
 
     n->target = target;
@@ -426,21 +452,7 @@ int snoop_init(struct snoop *n, struct kernel *k, const char *name,
         .prio = VIDSCH_PRIO_NORMAL, .ops = &snoop_ops,
     };
     umd_init(&n->cb, n->cmd, sizeof(n->cmd));
-    a->proc = kapi_process_create(k, name);
-    st = a->proc ? kapi_create_device_gpuva(a->proc, &a->hdev) : DDI_ENOMEM;
-    if (st == DDI_OK) {
-        st = kapi_create_context(a->proc, a->hdev, a->engine, a->prio,
-                                 &a->hctx);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_sync(a->proc, a->hdev, 0, &n->hdone);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_allocation(a->proc, a->hdev, &d, &n->hbuf);
-    }
-    if (st == DDI_OK) {
-        st = kapi_gpu_va(a->proc, n->hbuf, &n->va);
-    }
+    st = gpuva_probe_setup(a, &n->hdone, &n->hbuf, &n->va);
     if (st != DDI_OK) {
         app_fail(a, "snoop setup", st);
     }
@@ -531,8 +543,6 @@ int scribble_init(struct scribble *n, struct kernel *k, const char *name,
                   struct kproc *owner, uint32_t hsurface, uint32_t pattern)
 {
     struct app *a = &n->app;
-    struct kapi_alloc_desc d = { .size = SNOOP_BYTES, .cpu_visible = true,
-                                 .zeroed = true };
     uint32_t shared = 0;
     int st;
 
@@ -542,21 +552,7 @@ int scribble_init(struct scribble *n, struct kernel *k, const char *name,
         .prio = VIDSCH_PRIO_NORMAL, .ops = &scribble_ops,
     };
     umd_init(&n->cb, n->cmd, sizeof(n->cmd));
-    a->proc = kapi_process_create(k, name);
-    st = a->proc ? kapi_create_device_gpuva(a->proc, &a->hdev) : DDI_ENOMEM;
-    if (st == DDI_OK) {
-        st = kapi_create_context(a->proc, a->hdev, a->engine, a->prio,
-                                 &a->hctx);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_sync(a->proc, a->hdev, 0, &n->hdone);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_allocation(a->proc, a->hdev, &d, &n->hbuf);
-    }
-    if (st == DDI_OK) {
-        st = kapi_gpu_va(a->proc, n->hbuf, &n->va);
-    }
+    st = gpuva_probe_setup(a, &n->hdone, &n->hbuf, &n->va);
     /* the owner grants it read access only */
     if (st == DDI_OK) {
         st = kapi_share_allocation(owner, hsurface, &shared);
