@@ -172,13 +172,13 @@ static struct kscene_pb *find_pb(struct kproc *p, uint32_t halloc)
 uint32_t kapi_scene_tiles(const struct kproc *p, uint32_t width,
                           uint32_t height)
 {
-    uint64_t ts = p && p->k ? p->k->caps.tile_size : 0;
+    uint32_t ts = p && p->k ? p->k->caps.tile_size : 0;
     uint64_t tiles;
 
     if (!ts || !width || !height) {
         return 0;
     }
-    tiles = ((width + ts - 1) / ts) * ((height + ts - 1) / ts);
+    tiles = (uint64_t)copro_tiles_of(width, ts) * copro_tiles_of(height, ts);
     return tiles <= COPRO_TILER_MAX_TILES ? (uint32_t)tiles : 0;
 }
 

@@ -227,8 +227,8 @@ int scenario_main(const struct boot_info *boot)
             /* the frame's tiles at the device's tile size (0: no tiler,
              * and every game's set-up fails above) */
             uint32_t ts = k->caps.tile_size ? k->caps.tile_size : 1;
-            uint32_t tiles = ((c.width + ts - 1) / ts) *
-                             ((c.height + ts - 1) / ts);
+            uint32_t tiles = copro_tiles_of(c.width, ts) *
+                             copro_tiles_of(c.height, ts);
 
             c.pb_size = c.pb_reserved =
                 copro_scene_heap_start(tiles) + COPRO_PRIM_NEED(4);

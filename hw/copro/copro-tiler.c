@@ -84,11 +84,6 @@ static uint64_t pkt64(const CoproPacket *p, unsigned i)
     return p->dw[i] | ((uint64_t)p->dw[i + 1] << 32);
 }
 
-static uint32_t tiles_of(uint32_t pixels, uint32_t ts)
-{
-    return DIV_ROUND_UP(pixels, ts);
-}
-
 /*
  * Memory, counted: every byte a tiler packet moves is in the engine's
  * STAT_MEM_* and, for the parameter buffer, in the device's PB counters.
@@ -181,31 +176,14 @@ static bool scene_store(CoproEngine *e, uint64_t pb,
 static StepResult scene_load(CoproEngine *e, uint64_t pb,
                              struct copro_scene *h)
 {
-    uint32_t ts = e->dev->tiler.tile_size;
-    uint64_t tiles;
+    uint32_t err;
 
     if (!copro_mem_access(e, false, pb, h, sizeof(*h), false)) {
         return STEP_FAULT;
     }
     scene_swap(h);
-    if (h->magic != COPRO_SCENE_MAGIC || h->tile_size != ts ||
-        h->state < COPRO_SCENE_OPEN || h->state > COPRO_SCENE_RENDERED ||
-        !h->width || !h->height || h->width > COPRO_TARGET_MAX_DIM ||
-        h->height > COPRO_TARGET_MAX_DIM || !copro_fmt_bpp(h->format)) {
-        return tiler_fail(e, COPRO_TILER_ERR_HEADER, pb);
-    }
-    tiles = (uint64_t)h->tiles_x * h->tiles_y;
-    if (h->tiles_x != tiles_of(h->width, ts) ||
-        h->tiles_y != tiles_of(h->height, ts) ||
-        tiles > COPRO_TILER_MAX_TILES ||
-        h->heap_start != copro_scene_heap_start(tiles)) {
-        return tiler_fail(e, COPRO_TILER_ERR_TILE_COUNT, pb);
-    }
-    if (h->pb_size > COPRO_PB_MAX || h->used < h->heap_start ||
-        h->used > h->pb_size || (h->used & 7)) {
-        return tiler_fail(e, COPRO_TILER_ERR_PB_SIZE, pb);
-    }
-    return STEP_MORE;
+    err = copro_scene_check(h, e->dev->tiler.tile_size);
+    return err ? tiler_fail(e, err, pb) : STEP_MORE;
 }
 
 /*
@@ -301,7 +279,8 @@ uint64_t copro_tiler_step_cost(CoproEngine *e)
     case COPRO_OP_SCENE_BEGIN:
         /* clearing the tile table */
         t = &e->targets[COPRO_PKT_FLAGS(p->hdr) & COPRO_TILER_SLOT_MASK];
-        n = (uint64_t)tiles_of(t->width, ts) * tiles_of(t->height, ts);
+        n = (uint64_t)copro_tiles_of(t->width, ts) *
+            copro_tiles_of(t->height, ts);
         return copro_cost(e, MIN(n, COPRO_TILER_MAX_TILES) *
                           COPRO_SCENE_TILE_SIZE, s->fill_bw);
     case COPRO_OP_BIN_RECT:
@@ -341,8 +320,8 @@ static StepResult exec_scene_begin(CoproEngine *e)
         .height = t->height,
         .format = t->format,
         .tile_size = ts,
-        .tiles_x = tiles_of(t->width, ts),
-        .tiles_y = tiles_of(t->height, ts),
+        .tiles_x = copro_tiles_of(t->width, ts),
+        .tiles_y = copro_tiles_of(t->height, ts),
         .flags = (flags & COPRO_SCENE_CLEAR) ? COPRO_SCENE_F_CLEAR : 0,
         .clear_colour = p->dw[3],
         .geom_start = e->cursor,

@@ -23,6 +23,8 @@
 
 #include <stdint.h>
 
+#include "copro_cmd.h"     /* COPRO_TARGET_MAX_DIM, copro_fmt_bpp */
+
 /* COPRO_REG_CAPS bit (copro_regs.h numbers the others) */
 #define COPRO_CAP_TILER             (1u << 9)
 
@@ -120,6 +122,12 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
     return COPRO_SCENE_HDR_SIZE + tiles * COPRO_SCENE_TILE_SIZE;
 }
 
+/* Tiles along a side of @pixels at @tile_size pixels per tile side. */
+static inline uint32_t copro_tiles_of(uint32_t pixels, uint32_t tile_size)
+{
+    return (uint32_t)(((uint64_t)pixels + tile_size - 1) / tile_size);
+}
+
 /* struct copro_scene.state */
 #define COPRO_SCENE_OPEN            1   /* geometry running or preempted */
 #define COPRO_SCENE_OOM             2   /* geometry stopped: buffer full */
@@ -143,6 +151,15 @@ static inline uint32_t copro_scene_heap_start(uint32_t tiles)
 #define COPRO_TILE_SIZE_MIN         8u
 #define COPRO_TILE_SIZE_MAX         256u
 #define COPRO_BLIT_PITCH_MAX        (1u << 20)
+
+/*
+ * The device's check of a scene header (in host byte order) at every
+ * packet that reads it, on a device of @tile_size: the error cause
+ * (COPRO_TILER_ERR_*, below), COPRO_TILER_ERR_NONE for a good header.
+ * Everything the device derives addresses or loop bounds from is here.
+ */
+static inline uint32_t copro_scene_check(const struct copro_scene *h,
+                                         uint32_t tile_size);
 
 /*
  * Per-engine registers (offsets in the engine block, copro_regs.h).
@@ -278,5 +295,29 @@ _Static_assert(sizeof(struct copro_prim) == COPRO_PRIM_SIZE,
                "primitive record layout");
 _Static_assert(sizeof(struct copro_save_tiler) == 64,
                "save record: the tiler's part of reserved[]");
+
+static inline uint32_t copro_scene_check(const struct copro_scene *h,
+                                         uint32_t tile_size)
+{
+    uint64_t tiles = (uint64_t)h->tiles_x * h->tiles_y;
+
+    if (h->magic != COPRO_SCENE_MAGIC || h->tile_size != tile_size ||
+        h->state < COPRO_SCENE_OPEN || h->state > COPRO_SCENE_RENDERED ||
+        !h->width || !h->height || h->width > COPRO_TARGET_MAX_DIM ||
+        h->height > COPRO_TARGET_MAX_DIM || !copro_fmt_bpp(h->format)) {
+        return COPRO_TILER_ERR_HEADER;
+    }
+    if (h->tiles_x != copro_tiles_of(h->width, tile_size) ||
+        h->tiles_y != copro_tiles_of(h->height, tile_size) ||
+        tiles > COPRO_TILER_MAX_TILES ||
+        h->heap_start != copro_scene_heap_start((uint32_t)tiles)) {
+        return COPRO_TILER_ERR_TILE_COUNT;
+    }
+    if (h->pb_size > COPRO_PB_MAX || h->used < h->heap_start ||
+        h->used > h->pb_size || (h->used & 7)) {
+        return COPRO_TILER_ERR_PB_SIZE;
+    }
+    return COPRO_TILER_ERR_NONE;
+}
 
 #endif /* COPRO_TILER_H */

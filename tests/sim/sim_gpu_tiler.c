@@ -69,16 +69,11 @@ void sim_oom_stop(struct sim_engine *e)
 
 /* ---- the parameter buffer ---- */
 
-static uint32_t tiles_of(uint32_t px, uint32_t ts)
-{
-    return (px + ts - 1) / ts;
-}
-
 uint32_t sim_gpu_tiles(const struct sim_gpu *g, uint32_t width,
                        uint32_t height)
 {
-    return tiles_of(width, g->cfg.tile_size) *
-           tiles_of(height, g->cfg.tile_size);
+    return copro_tiles_of(width, g->cfg.tile_size) *
+           copro_tiles_of(height, g->cfg.tile_size);
 }
 
 static enum step tiler_fail(struct sim_engine *e, uint32_t cause,
@@ -94,30 +89,13 @@ static enum step tiler_fail(struct sim_engine *e, uint32_t cause,
 static enum step scene_load(struct sim_engine *e, uint64_t pb,
                             struct copro_scene *h)
 {
-    uint32_t ts = e->g->cfg.tile_size;
-    uint64_t tiles;
+    uint32_t err;
 
     if (!sim_mem_read(e, pb, h, sizeof(*h))) {
         return STEP_FAULT;
     }
-    if (h->magic != COPRO_SCENE_MAGIC || h->tile_size != ts ||
-        h->state < COPRO_SCENE_OPEN || h->state > COPRO_SCENE_RENDERED ||
-        !h->width || !h->height || h->width > COPRO_TARGET_MAX_DIM ||
-        h->height > COPRO_TARGET_MAX_DIM || !copro_fmt_bpp(h->format)) {
-        return tiler_fail(e, COPRO_TILER_ERR_HEADER, pb);
-    }
-    tiles = (uint64_t)h->tiles_x * h->tiles_y;
-    if (h->tiles_x != tiles_of(h->width, ts) ||
-        h->tiles_y != tiles_of(h->height, ts) ||
-        tiles > COPRO_TILER_MAX_TILES ||
-        h->heap_start != copro_scene_heap_start((uint32_t)tiles)) {
-        return tiler_fail(e, COPRO_TILER_ERR_TILE_COUNT, pb);
-    }
-    if (h->pb_size > COPRO_PB_MAX || h->used < h->heap_start ||
-        h->used > h->pb_size || (h->used & 7)) {
-        return tiler_fail(e, COPRO_TILER_ERR_PB_SIZE, pb);
-    }
-    return STEP_MORE;
+    err = copro_scene_check(h, e->g->cfg.tile_size);
+    return err ? tiler_fail(e, err, pb) : STEP_MORE;
 }
 
 static bool scene_store(struct sim_engine *e, uint64_t pb,
@@ -314,8 +292,8 @@ static enum step scene_begin(struct sim_engine *e)
         &e->targets[COPRO_PKT_FLAGS(p->hdr) & COPRO_TILER_SLOT_MASK];
     uint64_t pb = dw64(p, 0);
     uint32_t ts = e->g->cfg.tile_size;
-    uint64_t tiles = (uint64_t)tiles_of(t->width, ts) *
-                     tiles_of(t->height, ts);
+    uint64_t tiles = (uint64_t)copro_tiles_of(t->width, ts) *
+                     copro_tiles_of(t->height, ts);
     struct copro_scene h;
 
     if (e->scene) {
@@ -328,7 +306,7 @@ static enum step scene_begin(struct sim_engine *e)
         .magic = COPRO_SCENE_MAGIC, .state = COPRO_SCENE_OPEN,
         .pb_size = p->dw[2], .width = t->width, .height = t->height,
         .format = t->format, .tile_size = ts,
-        .tiles_x = tiles_of(t->width, ts), .tiles_y = tiles_of(t->height, ts),
+        .tiles_x = copro_tiles_of(t->width, ts), .tiles_y = copro_tiles_of(t->height, ts),
         .flags = COPRO_PKT_FLAGS(p->hdr) & COPRO_SCENE_CLEAR
                  ? COPRO_SCENE_F_CLEAR : 0,
         .clear_colour = p->dw[3],
