@@ -744,35 +744,58 @@ static int ring_displaced_by(struct vidsch *s, struct vidsch_engine *e,
 
 /*
  * Never cut a head whose context would run next. A preemption stops the
- * ring's head and drops what is behind it; the head's context goes back
- * to the ready queues (an interrupted turn at the front of its level).
- * When x does not displace the head itself (it is x's own context, a
- * higher level, or a peer whose turn has credit left), that context is
- * still the most urgent work and resumes at once: the preemption bought
- * two context-state transfers and a resume for nothing (a wasted
- * preemption: vidsch_engine_stats.wasted_preemptions). This happened
- * when x outranked only an entry queued behind the head: the game's
- * buffer running, the hog's queued behind it, the game's next one
- * prepared; or an entry queued at a level lent or boosted since taken
- * back, behind a higher context's buffer; or a peer out of its turn
- * behind one whose turn goes on. Then the decision waits for the head to
- * retire: the entry x outranks is the head then, and it is the one
- * preempted. (Such an entry was queued at a level it no longer has, so
- * it starts for the upcall's way at most, as a buffer elected at a
- * boosted or lent level may. One race remains, as on any GPU: the head
- * may have retired on the device with its upcall still on the way, and
- * the request then cuts the next entry.)
+ * ring's head and hands back what is behind it; the head's context goes
+ * back to the front of its level (unless its quantum turn is over). It
+ * is still the most urgent work, and resumes at once, when:
+ *  - it is x's own context (its older buffer goes back in front of x: one
+ *    stream, in order);
+ *  - it is at a higher level than x (x is handed back: staged_outranked);
+ *  - it is at x's level and x's context has an older buffer on the ring:
+ *    that one comes back in front of x, x is handed back, and the head's
+ *    context is first at the level.
+ * The preemption then bought two context-state transfers and a resume for
+ * nothing (a wasted preemption: vidsch_engine_stats.wasted_preemptions).
+ * It happened when x outranked only an entry queued behind the head: the
+ * game's buffer running, the hog's queued behind it, the game's next one
+ * prepared; an entry queued at a level since taken back behind a higher
+ * context's buffer; a peer whose turn is over queued behind one whose
+ * turn goes on. Then the decision waits for the head to retire: the
+ * entry x outranks is the head then, and it is the one preempted. (One
+ * race remains, as on any GPU: the head may have retired on the device
+ * with its upcall still on the way, and the request then cuts the next
+ * entry.)
  */
 static bool head_stays(struct vidsch *s, const struct vidsch_engine *e,
                        const struct vidsch_buf *x)
 {
     const struct vidsch_buf *h = vs_ring_head(e);
+    const struct vidsch_ctx *c = h ? h->ctx : NULL, *d = x->ctx;
+    unsigned dl;
 
     /* (at dma-buffer granularity the head is never cut: it ends, and
      * only the entries behind it are dropped; a paging head is never
      * preempted) */
-    return s->caps.preemption != COPRO_PREEMPT_DMA_BUFFER &&
-           h && h->ctx && displaced_by(s, h, x) < 0;
+    if (s->caps.preemption == COPRO_PREEMPT_DMA_BUFFER || !c || !d) {
+        return false;
+    }
+    if (c == d) {
+        return true;
+    }
+    dl = level_against(d, c);
+    if (c->level != dl) {
+        return c->level > dl;
+    }
+    if (quantum(s) && vs_credit_now(s, c) <= 0) {
+        return false;   /* its turn is over: it goes to the tail */
+    }
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        if (vs_buf_of_sub(vs_container_of(n, struct vidsch_sub,
+                                          link))->ctx == d) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
