@@ -1075,6 +1075,63 @@ static void test_no_cut_of_higher_head(void)
 }
 
 /*
+ * A level lent down a chain of loans counts against its first lender
+ * (sim seed 86855): a (HIGH) runs a0 and a1, then waits for b's signal;
+ * b waits for c's, and passes a's level on to c. c20, prepared, is at
+ * a's level through b; when a's turn is over, a preemption for the
+ * quantum would hand a0 and a1 back, a would be held no more, b and c
+ * would lose the level and a would run next: wasted. No request: a's
+ * buffers in front of its wait finish, then c20 runs.
+ */
+static void test_inherit_chain_no_wasted_preemption(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *a, *b, *c;
+    uint64_t s1 = 0, s2 = 0;
+    unsigned mark;
+
+    vidsch_config_default(&cfg);
+    cfg.policy = VIDSCH_POLICY_QUANTUM;
+    cfg.max_contexts = 4;
+    cfg.max_buffers = 64;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_HIGH);
+    b = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    c = fake_ctx(&f, 3, E0, VIDSCH_PRIO_IDLE);
+    fake_submit(&f, a, 0);
+    fake_submit(&f, a, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_submit(&f, c, 20);
+    g_assert_cmpint(vidsch_signal(f.s, c, &s2, 1), ==, DDI_OK);
+    g_assert_cmpint(vidsch_wait(f.s, a, &s1, 1), ==, DDI_OK);
+    fake_submit(&f, a, 2);
+    g_assert_cmpint(vidsch_wait(f.s, b, &s2, 1), ==, DDI_OK);
+    fake_submit(&f, b, 10);
+    g_assert_cmpint(vidsch_signal(f.s, b, &s1, 1), ==, DDI_OK);
+    fake_work(&f);
+    /* b lent a's level, c b's, then a's through b */
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 3);
+    ASSERT_SUBS(&f, 0, 0, 1);           /* c20 prepared in the slot */
+    fake_advance(&f, 3 * cfg.quantum_ns);
+    fake_work(&f);
+    fake_advance(&f, MS);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    mark = f.nsub;
+    fake_complete(&f, E0, f.sub[0].fence);
+    fake_work(&f);
+    fake_complete(&f, E0, f.sub[1].fence);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 20);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+}
+
+/*
  * A slot refused residency for now (DDI_EBUSY) with nothing of vidsch's
  * on the GPU: only memory freed outside vidsch's sight (an allocation
  * destroyed at a process's exit, an unlock) can let it go on, and
@@ -2112,6 +2169,8 @@ int main(int argc, char **argv)
                     test_inherit_no_wasted_preemption);
     g_test_add_func("/vidsch/no-cut-of-higher-head",
                     test_no_cut_of_higher_head);
+    g_test_add_func("/vidsch/sync/inherit-chain-no-wasted-preemption",
+                    test_inherit_chain_no_wasted_preemption);
     g_test_add_func("/vidsch/granularity/dma-buffer-own-head",
                     test_dma_buffer_own_head);
     g_test_add_func("/vidsch/residency/wait-memory-changed",
