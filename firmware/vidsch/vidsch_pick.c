@@ -675,46 +675,33 @@ static void unstage(struct vidsch *s, struct vidsch_engine *e)
 }
 
 /*
- * Never preempt a context to run the same context. A preemption stops
- * the ring's head; when that is a buffer of x's own context, its older
- * buffer goes back in front of x (one stream, in order: staged_outranked
- * hands x back) and runs again at once, and the preemption bought two
- * context-state transfers and a resume for nothing (a wasted preemption:
- * vidsch_engine_stats.wasted_preemptions). This happened when x outranked
- * an entry queued behind its own context's running buffer (the game's
- * buffer running, the hog's queued behind it, the game's next one
- * prepared). Then the decision waits for the head to retire: the entry x
- * outranks is the head then, and it is the one preempted. (One race
- * remains, as on any GPU: the head may have retired on the device with
- * its upcall still on the way, and the request then cuts the next
- * entry.)
- */
-static bool preempt_self(const struct vidsch *s, const struct vidsch_engine *e,
-                         const struct vidsch_buf *x)
-{
-    const struct vidsch_buf *h = vs_ring_head(e);
-
-    /* (at dma-buffer granularity the head is never cut: it ends, and
-     * only the entries behind it are dropped) */
-    return s->caps.preemption != COPRO_PREEMPT_DMA_BUFFER &&
-           h && h->ctx && h->ctx == x->ctx;
-}
-
-/*
  * The level d competes at against c. A level that c itself lent d
  * (priority inheritance: c is held on a wait that d's signal satisfies)
  * does not count against c: preempting c hands back c's buffers that are
  * still on the ring, older than its wait, so c is no longer held, takes
  * its level back (vs_inherit_release: d returns to its own class) and
  * outranks d's buffer at once. c would run next: the same wasted
- * preemption preempt_self() avoids, reached through a lent level. c's
+ * preemption head_stays() avoids, reached through a lent level. c's
  * buffers in front of its wait run first, then c is held again and d
- * runs at the lent level.
+ * runs at the lent level. The same holds down a chain of loans (c lent
+ * its level to b, held on a wait that d signals, and b passed it on to
+ * d): handing back c's buffers releases b, which releases d. Each loan
+ * goes to a lower level than the lender's, so a chain is at most
+ * VIDSCH_PRIO_COUNT long.
  */
 static unsigned level_against(const struct vidsch_ctx *d,
                               const struct vidsch_ctx *c)
 {
-    return d->inherited && d->donor == c ? d->base : d->level;
+    const struct vidsch_ctx *w = d;
+
+    for (unsigned i = 0; i < VIDSCH_PRIO_COUNT && w->inherited && w->donor;
+         i++) {
+        w = w->donor;
+        if (w == c) {
+            return d->base;
+        }
+    }
+    return d->level;
 }
 
 /* Why entry r on the ring should make way for prepared x, or -1. */
@@ -753,6 +740,62 @@ static int ring_displaced_by(struct vidsch *s, struct vidsch_engine *e,
         }
     }
     return -1;
+}
+
+/*
+ * Never cut a head whose context would run next. A preemption stops the
+ * ring's head and hands back what is behind it; the head's context goes
+ * back to the front of its level (unless its quantum turn is over). It
+ * is still the most urgent work, and resumes at once, when:
+ *  - it is x's own context (its older buffer goes back in front of x: one
+ *    stream, in order);
+ *  - it is at a higher level than x (x is handed back: staged_outranked);
+ *  - it is at x's level and x's context has an older buffer on the ring:
+ *    that one comes back in front of x, x is handed back, and the head's
+ *    context is first at the level.
+ * The preemption then bought two context-state transfers and a resume for
+ * nothing (a wasted preemption: vidsch_engine_stats.wasted_preemptions).
+ * It happened when x outranked only an entry queued behind the head: the
+ * game's buffer running, the hog's queued behind it, the game's next one
+ * prepared; an entry queued at a level since taken back behind a higher
+ * context's buffer; a peer whose turn is over queued behind one whose
+ * turn goes on. Then the decision waits for the head to retire: the
+ * entry x outranks is the head then, and it is the one preempted. (One
+ * race remains, as on any GPU: the head may have retired on the device
+ * with its upcall still on the way, and the request then cuts the next
+ * entry.)
+ */
+static bool head_stays(struct vidsch *s, const struct vidsch_engine *e,
+                       const struct vidsch_buf *x)
+{
+    const struct vidsch_buf *h = vs_ring_head(e);
+    const struct vidsch_ctx *c = h ? h->ctx : NULL, *d = x->ctx;
+    unsigned dl;
+
+    /* (at dma-buffer granularity the head is never cut: it ends, and
+     * only the entries behind it are dropped; a paging head is never
+     * preempted) */
+    if (s->caps.preemption == COPRO_PREEMPT_DMA_BUFFER || !c || !d) {
+        return false;
+    }
+    if (c == d) {
+        return true;
+    }
+    dl = level_against(d, c);
+    if (c->level != dl) {
+        return c->level > dl;
+    }
+    if (quantum(s) && vs_credit_now(s, c) <= 0) {
+        return false;   /* its turn is over: it goes to the tail */
+    }
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        if (vs_buf_of_sub(vs_container_of(n, struct vidsch_sub,
+                                          link))->ctx == d) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
@@ -845,7 +888,7 @@ static unsigned ring_limit(const struct vidsch *s)
  * retires while higher work is ready (a lower context starting while a
  * higher one waits), or have to be preempted out from behind the higher
  * context's running buffer, which interrupts that buffer too only for it
- * to run again (a wasted preemption, see preempt_self). Kept in the
+ * to run again (a wasted preemption, see head_stays). Kept in the
  * slot, it is simply handed back when higher work is ready. The price is
  * the upcall latency once per fall to a lower level, not a preemption.
  */
@@ -953,7 +996,7 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
             s->caps.preemption != COPRO_PREEMPT_NONE) {
             int why = ring_displaced_by(s, e, x);
 
-            if (why >= 0 && !preempt_self(s, e, x)) {
+            if (why >= 0 && !head_stays(s, e, x)) {
                 uint64_t end;
 
                 if (head_ends_soon(s, e, &end)) {

@@ -329,6 +329,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         break;
     case VIDSCH_TRACE_SUBMIT:
         b->where = W_RING;
+        b->ring_seq = k->trace_seq;
         break;
     case VIDSCH_TRACE_RETIRE:
         b->where = W_RETIRED;
@@ -387,6 +388,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
     case VIDSCH_TRACE_BOOST:
         k->r->boosts++;
         c->boosted = true;
+        c->raised_seq = k->trace_seq;
         if (chk_now(k) - c->last_active < k->w->vs.aging_ns) {
             chk_fail(k, "ctx %u boosted after waiting only %" PRIu64 " us "
                  "(aging %" PRIu64 " us)", c->id,
@@ -407,10 +409,18 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
             chk_fail(k, "ctx %u lent level %u by ctx %" PRIu64, c->id,
                  ev->level, ev->fence);
         }
+        if (!ev->reason && c->lent) {
+            c->unlent_level = effective(c);
+            c->unlent_at = chk_now(k);
+            c->unlent_seq = k->trace_seq;
+        }
         c->lent = ev->reason != 0;
         c->lent_level = ev->level;
         c->lent_at = chk_now(k);
         c->lent_seq = k->trace_seq;
+        if (c->lent) {
+            c->raised_seq = k->trace_seq;
+        }
         break;
     }
     case VIDSCH_TRACE_RELEASE:
@@ -516,16 +526,41 @@ static void obs_submitted(void *arg, unsigned e,
     }
 }
 
+/*
+ * b, queued on the ring at its context's level, starts as the entry in
+ * front of it ends, and that entry's context was raised (lent a level, or
+ * boosted) above b's since b was queued. vidsch never cuts a head whose
+ * context would run next (it would resume at once: a wasted preemption),
+ * and a ring entry cannot be taken off but by cutting the head; so b
+ * starts when the head ends, and vidsch preempts it once it hears of the
+ * retirement (what the start bound then covers, as for any decision).
+ */
+static bool behind_raised(struct checker *k, const struct cbuf *b,
+                          const struct cctx *c)
+{
+    int a = k->ahead_ctx[b->engine];
+    const struct cctx *o;
+
+    if (a < 0 || k->ahead_at[b->engine] != chk_now(k)) {
+        return false;
+    }
+    o = &k->ctx[a];
+    return o != c && (o->boosted || (o->lent && effective(o) > c->prio)) &&
+           o->raised_seq > b->ring_seq;
+}
+
 static void check_start(struct checker *k, const struct cbuf *b,
                         const struct cctx *c)
 {
     uint64_t now = chk_now(k);
 
-    if (!priority_rules(k) || c->boosted || c->lent || b->elected_boosted) {
+    if (!priority_rules(k) || c->boosted || c->lent || b->elected_boosted ||
+        (!k->hws && behind_raised(k, b, c))) {
         return;
     }
     for (unsigned i = 0; i < k->w->nctx; i++) {
         struct cctx *h = &k->ctx[i];
+        uint64_t since = h->waiting_since;
 
         if (k->hws &&
             (chk_band_of(h->prio) <= chk_band_of(c->prio) ||
@@ -535,9 +570,15 @@ static void check_start(struct checker *k, const struct cbuf *b,
               k->h->hws.cfg.low_share))) {
             continue;
         }
+        /* h waits on c only since c lost a level lent above h's: until
+         * then c was the more urgent, and its buffers already on the
+         * ring were entitled to run */
+        if (c->unlent_level > h->prio && c->unlent_at > since) {
+            since = c->unlent_at;
+        }
         if (h != c && h->engine == c->engine && h->prio > c->prio &&
             h->waiting && waiting(k, h) &&
-            now - h->waiting_since > k->bound_start) {
+            now - since > k->bound_start) {
             chk_fail(k, "ctx %u (%s) starts while ctx %u (%s) has waited %"
                  PRIu64 " us (bound %" PRIu64 " us)", c->id,
                  vidsch_priority_name(c->prio), h->id,
@@ -546,6 +587,23 @@ static void check_start(struct checker *k, const struct cbuf *b,
             return;
         }
     }
+}
+
+/* Since engine e's last preemption request, a context of e lost a level
+ * lent above c's: the request may have been for its work, urgent no more
+ * (its lender was handed a buffer back, or released). */
+static bool loan_ended(const struct checker *k, unsigned e,
+                       const struct cctx *c)
+{
+    for (unsigned i = 0; i < k->w->nctx; i++) {
+        const struct cctx *o = &k->ctx[i];
+
+        if (o->engine == e && o->unlent_seq > k->preempt_seq[e] &&
+            o->unlent_level > c->prio) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static void obs_loaded(void *arg, unsigned e,
@@ -581,8 +639,14 @@ static void obs_loaded(void *arg, unsigned e,
          * was asked for may be gone (a prepared buffer of a context lost
          * with its device) */
         bool gone = k->lost_seq > k->preempt_seq[e];
+        /* nor when a level lent above the cut one was taken back since
+         * the request (the same new information the other way: the work
+         * it was asked for is urgent no more; a lender is no longer held
+         * once a buffer of its own is handed back to it) */
+        bool lowered = loan_ended(k, e, c);
 
         if (k->cut_ctx[e] == b->ctx && !c->lost && !raised && !gone &&
+            !lowered &&
             !chk_policy_is(k, VIDSCH_POLICY_FIFO) && !k->hws) {
             chk_fail(k, "wasted preemption: ctx %u was preempted mid-buffer, "
                  "then ran next", c->id);
@@ -634,6 +698,8 @@ static void obs_retired(void *arg, unsigned e,
         }
         unload(k, b);
         b->retired++;
+        k->ahead_ctx[e] = b->ctx;
+        k->ahead_at[e] = chk_now(k);
     }
 }
 

@@ -31,6 +31,7 @@ struct cbuf {
     int status;
     uint64_t seq;               /* per context, as vidsch numbers them */
     uint64_t order;             /* global submission order */
+    uint64_t ring_seq;          /* the trace event that put it on a ring */
     uint64_t paging_fence;
 };
 
@@ -50,6 +51,10 @@ struct cctx {
     unsigned lent_level;        /* ... this one */
     uint64_t lent_at;           /* ... since then */
     uint64_t lent_seq;          /* ... the trace event that lent it */
+    uint64_t raised_seq;        /* the last loan or aging boost (trace) */
+    unsigned unlent_level;      /* the last loan taken back: its level */
+    uint64_t unlent_at;         /* ... when */
+    uint64_t unlent_seq;        /* ... its trace event */
     uint64_t last_active;       /* ran, or became ready with new work */
     uint64_t starve_bound;      /* hws: how long it may wait */
     bool waiting;
@@ -94,6 +99,10 @@ struct checker {
     uint64_t retire_seen[DDI_MAX_ENGINES];  /* vidsch's last RETIRE */
     uint64_t retire_at_req[DDI_MAX_ENGINES];    /* ... at the request */
     int cut_ctx[DDI_MAX_ENGINES];
+    /* the context of the engine's last retired buffer (-1: paging), and
+     * when the model retired it */
+    int ahead_ctx[DDI_MAX_ENGINES];
+    uint64_t ahead_at[DDI_MAX_ENGINES];
     /* the devices lost (LOST of one of their contexts) */
     bool dev_lost[WL_MAX_CTX + 1];
     /* hardware scheduling */

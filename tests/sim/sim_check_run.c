@@ -395,6 +395,8 @@ bool checker_run(struct checker *k, struct sim_host *h,
     k->policy = vc.policy;
     for (unsigned e = 0; e < DDI_MAX_ENGINES; e++) {
         k->cut_ctx[e] = -1;
+        k->ahead_ctx[e] = -1;
+        k->ahead_at[e] = 0;
         k->preempt_reason[e] = VIDSCH_PREEMPT_OTHER;
         k->preempt_at[e] = 0;
         k->preempt_seq[e] = 0;

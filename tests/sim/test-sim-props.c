@@ -299,6 +299,35 @@ static void test_meta_hws_share(void)
     g_assert_nonnull(strstr(r.msg, "starved"));
 }
 
+/*
+ * Seeds that `make soak` (software scheduling) found failing, kept here so
+ * that `make check` replays them: wasted preemptions (a head cut whose
+ * context ran next: a higher head, a peer in its turn, a level lent down
+ * a chain of loans, a loan taken back after the request) and lower
+ * buffers starting behind a context raised after they were queued. Run
+ * in sim-props-0.
+ */
+static const uint64_t soak_seeds[] = {
+    19607, 34788, 50234, 51662, 59058, 71264, 73678, 73735, 76178, 76372,
+    85493, 86855, 103733, 129801, 130868, 134664, 137641, 138857, 144537,
+    147663, 165375, 177473, 188829, 199450,
+};
+
+static void test_soak_seeds(void)
+{
+    unsigned failed = 0;
+
+    for (size_t i = 0; i < G_N_ELEMENTS(soak_seeds); i++) {
+        struct check_result r;
+
+        if (!run_seed(soak_seeds[i], MUT_NONE, false, &r)) {
+            report_failure(soak_seeds[i], &r);
+            failed++;
+        }
+    }
+    g_assert_cmpuint(failed, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     sim_seeds_parse(&opt, &argc, &argv, true);
@@ -317,6 +346,9 @@ int main(int argc, char **argv)
     }
     g_test_init(&argc, &argv, NULL);
     sim_seeds_add_cases(&opt, "sim-props", test_seeds);
+    if (!opt.meta && !opt.hws && opt.first == 0 && opt.count) {
+        g_test_add_func("/sim-props/soak-seeds", test_soak_seeds);
+    }
     if (opt.meta && opt.hws) {
         g_test_add_func("/sim-props/meta-hws/share", test_meta_hws_share);
         g_test_add_func("/sim-props/meta-hws/bands", test_meta_hws_bands);

@@ -1025,6 +1025,113 @@ static void test_dma_buffer_own_head(void)
 }
 
 /*
+ * Never cut a head whose context would run next (sim seed 103733). r0
+ * (HIGH) runs with l10 behind it, queued while l ran at the HIGH level w
+ * lent it (w waits for l's signal); w goes away, l is back at IDLE, and
+ * m30 (NORMAL) outranks l10 but not r0. A preemption would stop r0, hand
+ * m30 back (r is the higher level) and resume r0 at once: wasted. The
+ * request waits for r0 to end: l10 is the head then, and is the one cut.
+ */
+static void test_no_cut_of_higher_head(void)
+{
+    struct fake f;
+    struct vidsch_ctx *r, *l, *w, *m;
+    uint64_t sync = 0;
+    unsigned mark;
+
+    fake_init(&f, 1, COPRO_PREEMPT_MID_COMMAND, VIDSCH_POLICY_PRIORITY);
+    r = fake_ctx(&f, 1, E0, VIDSCH_PRIO_HIGH);
+    l = fake_ctx(&f, 2, E0, VIDSCH_PRIO_IDLE);
+    w = fake_ctx(&f, 3, E0, VIDSCH_PRIO_HIGH);
+    m = fake_ctx(&f, 4, E0, VIDSCH_PRIO_NORMAL);
+    fake_submit(&f, r, 0);
+    fake_work(&f);
+    fake_submit(&f, l, 10);
+    g_assert_cmpint(vidsch_signal(f.s, l, &sync, 1), ==, DDI_OK);
+    g_assert_cmpint(vidsch_wait(f.s, w, &sync, 1), ==, DDI_OK);
+    fake_submit(&f, w, 20);
+    fake_work(&f);
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 1);
+    ASSERT_SUBS(&f, 0, 0, 10);          /* l10 queued at the lent level */
+    vidsch_ctx_destroy(f.s, w);         /* the lender goes away */
+    fake_work(&f);
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 2);
+    fake_submit(&f, m, 30);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 0);    /* r0 is not cut */
+    mark = f.nsub;
+    fake_complete(&f, E0, f.sub[0].fence);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 1);    /* l10, now the head, is */
+    fake_preempted(&f, E0, f.sub[1].fence, 0);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 30);
+    fake_complete(&f, E0, fake_last_sub(&f)->fence);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 30, 10);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+}
+
+/*
+ * A level lent down a chain of loans counts against its first lender
+ * (sim seed 86855): a (HIGH) runs a0 and a1, then waits for b's signal;
+ * b waits for c's, and passes a's level on to c. c20, prepared, is at
+ * a's level through b; when a's turn is over, a preemption for the
+ * quantum would hand a0 and a1 back, a would be held no more, b and c
+ * would lose the level and a would run next: wasted. No request: a's
+ * buffers in front of its wait finish, then c20 runs.
+ */
+static void test_inherit_chain_no_wasted_preemption(void)
+{
+    struct fake f;
+    struct vidsch_config cfg;
+    struct vidsch_ctx *a, *b, *c;
+    uint64_t s1 = 0, s2 = 0;
+    unsigned mark;
+
+    vidsch_config_default(&cfg);
+    cfg.policy = VIDSCH_POLICY_QUANTUM;
+    cfg.max_contexts = 4;
+    cfg.max_buffers = 64;
+    fake_init_cfg(&f, 1, COPRO_PREEMPT_MID_COMMAND, &cfg);
+    a = fake_ctx(&f, 1, E0, VIDSCH_PRIO_HIGH);
+    b = fake_ctx(&f, 2, E0, VIDSCH_PRIO_NORMAL);
+    c = fake_ctx(&f, 3, E0, VIDSCH_PRIO_IDLE);
+    fake_submit(&f, a, 0);
+    fake_submit(&f, a, 1);
+    fake_work(&f);
+    ASSERT_SUBS(&f, 0, 0, 1);
+    fake_submit(&f, c, 20);
+    g_assert_cmpint(vidsch_signal(f.s, c, &s2, 1), ==, DDI_OK);
+    g_assert_cmpint(vidsch_wait(f.s, a, &s1, 1), ==, DDI_OK);
+    fake_submit(&f, a, 2);
+    g_assert_cmpint(vidsch_wait(f.s, b, &s2, 1), ==, DDI_OK);
+    fake_submit(&f, b, 10);
+    g_assert_cmpint(vidsch_signal(f.s, b, &s1, 1), ==, DDI_OK);
+    fake_work(&f);
+    /* b lent a's level, c b's, then a's through b */
+    g_assert_cmpuint(fake_count_events(&f, VIDSCH_TRACE_INHERIT, 0), ==, 3);
+    ASSERT_SUBS(&f, 0, 0, 1);           /* c20 prepared in the slot */
+    fake_advance(&f, 3 * cfg.quantum_ns);
+    fake_work(&f);
+    fake_advance(&f, MS);
+    fake_work(&f);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    mark = f.nsub;
+    fake_complete(&f, E0, f.sub[0].fence);
+    fake_work(&f);
+    fake_complete(&f, E0, f.sub[1].fence);
+    fake_work(&f);
+    ASSERT_SUBS(&f, mark, 20);
+    g_assert_cmpuint(f.npreempt, ==, 0);
+    g_assert_cmpuint(vidsch_engine_stats(f.s, E0)->wasted_preemptions, ==,
+                     0);
+    fake_fini(&f);
+}
+
+/*
  * A slot refused residency for now (DDI_EBUSY) with nothing of vidsch's
  * on the GPU: only memory freed outside vidsch's sight (an allocation
  * destroyed at a process's exit, an unlock) can let it go on, and
@@ -2060,6 +2167,10 @@ int main(int argc, char **argv)
     g_test_add_func("/vidsch/sync/inherit", test_inherit_through_sync);
     g_test_add_func("/vidsch/sync/inherit-no-wasted-preemption",
                     test_inherit_no_wasted_preemption);
+    g_test_add_func("/vidsch/no-cut-of-higher-head",
+                    test_no_cut_of_higher_head);
+    g_test_add_func("/vidsch/sync/inherit-chain-no-wasted-preemption",
+                    test_inherit_chain_no_wasted_preemption);
     g_test_add_func("/vidsch/granularity/dma-buffer-own-head",
                     test_dma_buffer_own_head);
     g_test_add_func("/vidsch/residency/wait-memory-changed",
