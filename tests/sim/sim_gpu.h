@@ -147,6 +147,8 @@ struct sim_engine {
     uint64_t completed_fence, preempt_fence, preempted_fence, aborted_fence;
     uint64_t oom_fence;         /* (tiler) the last OOM stop's */
     uint32_t oom_need;          /* ... what its primitive needs */
+    uint64_t oom_scene;         /* ... its parameter buffer (0: an
+                                   injected stop outside a scene) */
     uint32_t tiler_cause;       /* COPRO_TILER_ERR_* of the last error */
     uint64_t scene;             /* parameter buffer of the scene open
                                    here (by the loaded submission), 0 */

@@ -49,6 +49,7 @@ void sim_oom_stop(struct sim_engine *e)
     if (!sim_mem_write(e, e->desc.save_addr, &r, sizeof(r))) {
         return;     /* faulted: halted */
     }
+    e->oom_scene = e->scene;
     e->scene = 0;               /* it is in the save record */
     e->oom_fence = e->desc.fence;
     e->ooms++;
