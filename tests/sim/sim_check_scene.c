@@ -610,12 +610,16 @@ static void on_lost(void *arg, uint32_t id)
     struct scene_checker *k = arg;
 
     for (unsigned p = 0; p < k->w->nproc; p++) {
-        if (vidsch_ctx_id(k->p[p].geom) == id) {
+        const struct sc_proc *c = &k->p[p];
+
+        if (vidsch_ctx_id(c->geom) == id || vidsch_ctx_id(c->tile) == id ||
+            vidsch_ctx_id(c->tile2) == id || vidsch_ctx_id(c->kern) == id) {
+            /* (final_checks: only a process one of whose OOMs failed) */
             k->p[p].lost = true;
             return;
         }
     }
-    fail(k, "context %u lost (not a geometry context)", id);
+    fail(k, "context %u lost (not a scene process's)", id);
 }
 
 static int on_oom(void *arg, uint64_t cookie, uint32_t context,
@@ -731,7 +735,15 @@ static void build(struct scene_checker *k)
         if (!c->geom || !c->tile || !c->tile2 || !c->kern) {
             abort();
         }
-        sim_scene_os_add_proc(&k->os, p, c->kern, w->proc[p].budget);
+        /* one device per process, as the kernel's: an OOM that fails
+         * loses the process's contexts together (its tile passes are
+         * held on its geometry, never released by the loss) */
+        vidsch_ctx_set_device(c->geom, p + 1);
+        vidsch_ctx_set_device(c->tile, p + 1);
+        vidsch_ctx_set_device(c->tile2, p + 1);
+        vidsch_ctx_set_device(c->kern, p + 1);
+        sim_scene_os_add_proc(&k->os, p, w->proc[p].no_partial ? NULL
+                              : c->kern, w->proc[p].budget);
     }
     for (unsigned i = 0; i < w->nscene; i++) {
         const struct wls_scene *ws = &w->scene[i];
@@ -880,6 +892,11 @@ bool scene_checker_run(struct scene_checker *k, struct sim_host *h,
     if (o->hws) {
         r->oom_waits = (unsigned)h->hws.stats.ooms;
         r->ran_while_waiting = (unsigned)h->hws.stats.ran_while_waiting;
+        r->oom_failed = (unsigned)h->hws.stats.oom_failed;
+        if (h->hws.stats.oom_refused) {
+            fail(k, "%" PRIu64 " OOM answers refused (to a queue not in "
+                 "OOM_WAIT)", h->hws.stats.oom_refused);
+        }
     }
     for (unsigned p = 0; p < w->nproc; p++) {
         vidsch_ctx_destroy(h->vs, k->p[p].geom);

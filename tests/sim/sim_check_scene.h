@@ -42,7 +42,9 @@
  * picks), plus
  *  oom-wait     a queue in OOM_WAIT never holds its engine: at every
  *               load and at every queue_oom the OS hears, no engine's
- *               current queue is a waiting one (the others run).
+ *               current queue is a waiting one (the others run); the
+ *               OS never answers a queue that is not waiting (no answer
+ *               refused).
  */
 #ifndef TESTS_SIM_SIM_CHECK_SCENE_H
 #define TESTS_SIM_SIM_CHECK_SCENE_H
@@ -101,7 +103,7 @@ struct scene_check_result {
     uint64_t comp_wait_ns[WLS_MAX_SCENE];
     unsigned ncomp_wait;
     /* hws: OOM_WAITs, and queues switched in while one waited */
-    unsigned oom_waits, ran_while_waiting;
+    unsigned oom_waits, ran_while_waiting, oom_failed;
 };
 
 struct scene_checker;

@@ -378,6 +378,7 @@ static void feed(struct sim_hws *h, unsigned e)
     a.context = q->context;
     a.save_addr = q->save_addr;
     a.flags &= ~(uint32_t)(COPRO_SUBMIT_NO_IRQ | COPRO_SUBMIT_RESUME);
+    E->cur_resume = q->resume;
     if (q->resume) {
         a.flags |= COPRO_SUBMIT_RESUME;
         q->resume = false;
@@ -520,8 +521,12 @@ static void up_preempted(void *os, unsigned e, uint64_t pf,
         log_add(h, COPRO_SLOG_PREEMPTED, (int)e, E->cur,
                 q->ring[q->head % SIM_HWQ_RING].fence,
                 now_of(h) - E->switch_at);
+    } else if (E->cur_fence && E->cur_resume) {
+        /* stopped before it was loaded (dropped): it still resumes from
+         * its save area when fed again, as the device's queue does
+         * (its resume flag is only cleared by a load) */
+        h->q[E->cur].resume = true;
     }
-    /* (dropped: never, one submission at a time) */
     E->cur_fence = 0;
     switch_out(h, e, E->out_reason);
     schedule(h, e);

@@ -99,6 +99,7 @@ struct sim_hwq {
 struct sim_hws_engine {
     int cur;                    /* queue on the engine, -1: none */
     uint64_t cur_fence;         /* engine fence of its submission, 0 */
+    bool cur_resume;            /* ... given with RESUME */
     bool switching;             /* a preemption was asked ... */
     unsigned out_reason;        /* ... for this (COPRO_SLOG_OUT_*) */
     uint64_t switch_at;

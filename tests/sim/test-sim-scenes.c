@@ -74,7 +74,8 @@ static void test_seeds(gconstpointer data)
     uint64_t first = ((const uint64_t *)data)[0];
     uint64_t count = ((const uint64_t *)data)[1];
     unsigned failed = 0, with_oom = 0, with_grow = 0, with_partial = 0,
-             with_preempted = 0, judged = 0, with_wait = 0, with_ran = 0;
+             with_preempted = 0, judged = 0, with_wait = 0, with_ran = 0,
+             with_lost = 0, with_failed = 0;
     uint64_t scenes = 0, tiles = 0, waits = 0, max_wait = 0, partials = 0;
     uint64_t stops = 0, max_stop = 0;
     uint64_t *comp = g_new(uint64_t, count * WLS_MAX_SCENE + 1);
@@ -92,7 +93,9 @@ static void test_seeds(gconstpointer data)
         with_partial += r.partials > 0;
         with_preempted += r.preempted_passes > 0;
         judged += r.bounded_waits > 0;
+        with_lost += r.lost > 0;
         with_wait += r.oom_waits > 0;
+        with_failed += r.oom_failed > 0;
         with_ran += r.ran_while_waiting > 0;
         scenes += r.scenes;
         tiles += r.tiles;
@@ -119,27 +122,31 @@ static void test_seeds(gconstpointer data)
     g_free(comp);
     g_test_message("%" PRIu64 " workloads, %" PRIu64 " scenes, %" PRIu64
                    " tiles, %" PRIu64 " partial renders; with OOM stops %u, "
-                   "grows %u, partial renders %u, tile passes preempted %u; "
+                   "grows %u, partial renders %u, failed OOMs (lost) %u, "
+                   "tile passes preempted %u; "
                    "%" PRIu64 " tile-pass waits judged in %u workloads, the "
                    "longest %" PRIu64 " us; %" PRIu64 " tile passes stopped "
                    "between tiles, the longest request-to-stop %" PRIu64
                    " us", count, scenes, tiles, partials, with_oom,
-                   with_grow, with_partial, with_preempted, waits, judged,
-                   max_wait / 1000, stops, max_stop / 1000);
+                   with_grow, with_partial, with_lost, with_preempted, waits,
+                   judged, max_wait / 1000, stops, max_stop / 1000);
     if (opt.hws) {
         g_test_message("hws: OOM_WAITs in %u workloads, other queues "
-                       "switched in while one waited in %u", with_wait,
-                       with_ran);
+                       "switched in while one waited in %u, a queue failed "
+                       "(TILER_OOM) in %u", with_wait, with_ran,
+                       with_failed);
     }
     /* the seeds really exercise what is checked */
     if (count >= 100) {
         g_assert_cmpuint(with_partial, >, 0);
         g_assert_cmpuint(with_grow, >, 0);
+        g_assert_cmpuint(with_lost, >, 0);
         g_assert_cmpuint(with_preempted, >, 0);
         if (opt.hws) {
             /* (the tile-wait bound is vidsch's: not judged here) */
             g_assert_cmpuint(with_wait, >, 0);
             g_assert_cmpuint(with_ran, >, 0);
+            g_assert_cmpuint(with_failed, >, 0);
         } else {
             g_assert_cmpuint(judged, >, 0);
         }
