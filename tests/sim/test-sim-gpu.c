@@ -720,6 +720,105 @@ static void test_tiler_oom_partial(void)
     rec_fini(&r);
 }
 
+/* A geometry of one primitive (a blit from src, or a rect: src 0) into a
+ * scene at pb, and its final pass; returns the geometry's address. */
+static uint64_t one_prim_scene(struct rec *r, uint64_t pb, uint64_t src,
+                               uint32_t pitch, uint32_t x, uint32_t w,
+                               uint64_t *tile, uint32_t *glen, uint32_t *tlen)
+{
+    uint64_t target = sim_gpu_alloc(r->g, SC_W * SC_H * 4, 64);
+    uint64_t geom = sim_gpu_alloc(r->g, 128, 64);
+    uint32_t *dw = sim_gpu_ptr(r->g, geom);
+    unsigned at;
+
+    at = sim_emit_set_target(dw, 0, 0, target, SC_W * 4, SC_W, SC_H,
+                             COPRO_FMT_XRGB8888);
+    at = sim_emit_scene_begin(dw, at, 0, pb, 4096, 0);
+    at = src ? sim_emit_bin_blit(dw, at, src, pitch, x, 8, w, 16)
+             : sim_emit_bin_rect(dw, at, x, 8, w, 16, 7);
+    *glen = 4 * sim_emit_scene_end(dw, at);
+    *tile = sim_gpu_alloc(r->g, 64, 64);
+    dw = sim_gpu_ptr(r->g, *tile);
+    at = sim_emit_set_target(dw, 0, 0, target, SC_W * 4, SC_W, SC_H,
+                             COPRO_FMT_XRGB8888);
+    *tlen = 4 * sim_emit_tile_render(dw, at, 0, pb, SC_TILES);
+    return geom;
+}
+
+/* BIN_BLIT (docs/specs/copro.rst "Tiling"): binned as a rect is (clipped
+ * right and bottom only, src kept), its source bytes charged to the
+ * tiles at copy-bw and read in the tile pass, which a bad source faults
+ * (not the geometry); a pitch above the maximum is refused. */
+static void test_tiler_blit(void)
+{
+    struct rec r;
+    uint64_t pb[4], src, tile[4], geom, at[4];
+    uint32_t glen, tlen[4];
+    const struct copro_prim *pr;
+
+    scene_init(&r, COPRO_PREEMPT_MID_COMMAND, 1 * US);
+    src = sim_gpu_alloc(r.g, SC_W * SC_H * 4, 64);
+    for (unsigned i = 0; i < 4; i++) {
+        pb[i] = sim_gpu_alloc(r.g, 4096, 64);
+    }
+    /* the same 32x16 block at (16, 8), a rect then a blit: two tiles of
+     * 16x16 pixels each, 1 KiB of source each for the blit */
+    for (unsigned i = 0; i < 2; i++) {
+        geom = one_prim_scene(&r, pb[i], i ? src : 0, SC_W * 4, 16, 32,
+                              &tile[i], &glen, &tlen[i]);
+        submit(&r, 0, geom, glen, i + 1, 0, 0);
+        run_until(&r, (i + 1) * MS);
+        at[i] = r.clk.now;
+        submit(&r, 2, tile[i], tlen[i], i + 1, 0, 0);
+        run_until(&r, (i + 1) * MS + 500 * US);
+        g_assert_cmpuint(r.ndone, ==, 2 * i + 2);
+        at[i] = r.done[2 * i + 1].at - at[i];
+        g_assert_cmpuint(((const struct copro_scene *)sim_gpu_ptr(
+                             r.g, pb[i]))->state, ==, COPRO_SCENE_RENDERED);
+    }
+    /* 2 KiB at copy-bw (8.59 bytes per ns), rounded per tile */
+    g_assert_cmpuint(at[1] - at[0], >=, 236);
+    g_assert_cmpuint(at[1] - at[0], <=, 242);
+    pr = sim_gpu_ptr(r.g, pb[1] + SC_HEAP);
+    g_assert_cmpuint(pr->kind, ==, COPRO_PRIM_BLIT);
+    g_assert_cmphex(pr->src, ==, src);
+    g_assert_cmpuint(pr->arg, ==, SC_W * 4);
+    /* clipped at the right edge: src stays its top-left pixel's */
+    geom = one_prim_scene(&r, pb[2], src + 4, SC_W * 4, SC_W - 8, 32,
+                          &tile[2], &glen, &tlen[2]);
+    submit(&r, 0, geom, glen, 3, 0, 0);
+    run_until(&r, 3 * MS);
+    pr = sim_gpu_ptr(r.g, pb[2] + SC_HEAP);
+    g_assert_cmpuint(pr->w, ==, 8);
+    g_assert_cmphex(pr->src, ==, src + 4);
+    /* a source that is not memory: binned, the tile pass faults on it */
+    geom = one_prim_scene(&r, pb[3], 16ull << 20, SC_W * 4, 16, 32,
+                          &tile[3], &glen, &tlen[3]);
+    submit(&r, 0, geom, glen, 4, 0, 0);
+    run_until(&r, 4 * MS);
+    g_assert_cmpuint(r.nfault, ==, 0);
+    g_assert_cmpuint(r.ndone, ==, 6);
+    submit(&r, 2, tile[3], tlen[3], 3, 0, 0);
+    run_until(&r, 5 * MS);
+    g_assert_cmpuint(r.nfault, ==, 1);
+    g_assert_cmpuint(r.fault[0].kind, ==, COPRO_FAULT_TRANSLATION);
+    g_assert_cmphex(r.fault[0].addr, ==, 16ull << 20);
+    g_assert_cmpuint(r.fault[0].fence, ==, 3);
+    rec_fini(&r);
+
+    /* a pitch above COPRO_BLIT_PITCH_MAX: the packet is refused */
+    scene_init(&r, COPRO_PREEMPT_MID_COMMAND, 1 * US);
+    pb[0] = sim_gpu_alloc(r.g, 4096, 64);
+    geom = one_prim_scene(&r, pb[0], 4096, COPRO_BLIT_PITCH_MAX + 1, 16, 32,
+                          &tile[0], &glen, &tlen[0]);
+    submit(&r, 0, geom, glen, 1, 0, 0);
+    run_until(&r, 1 * MS);
+    g_assert_cmpuint(r.nfault, ==, 1);
+    g_assert_cmpuint(r.fault[0].kind, ==, COPRO_FAULT_BAD_PACKET);
+    g_assert_cmpuint(r.g->engine[0].tiler_cause, ==, COPRO_TILER_ERR_PRIM);
+    rec_fini(&r);
+}
+
 /* Without cfg.tiler the tiling path's packets are refused. */
 static void test_scene_ops_refused(void)
 {
@@ -989,5 +1088,6 @@ int main(int argc, char **argv)
     g_test_add_func("/sim-gpu/tiler/scene", test_tiler_scene);
     g_test_add_func("/sim-gpu/tiler/tile-preempt", test_tiler_tile_preempt);
     g_test_add_func("/sim-gpu/tiler/oom-partial", test_tiler_oom_partial);
+    g_test_add_func("/sim-gpu/tiler/blit", test_tiler_blit);
     return g_test_run();
 }
