@@ -45,7 +45,10 @@
  * Not modelled: blocked WAITs switched out (the property workloads have
  * no GPU WAIT packets; the engine's own WAIT handling still applies), the
  * run list's double buffering (a commit is taken at once; a running queue
- * it removes or suspends is preempted as for any switch).
+ * it removes or suspends is preempted as for any switch), a queue with no
+ * save area stopped by OOM (the device fails its scene, QUEUE_OOM; vidsch
+ * always gives one: here the engine's save-record write faults) and
+ * migration.
  */
 #ifndef TESTS_SIM_SIM_HWS_H
 #define TESTS_SIM_SIM_HWS_H
