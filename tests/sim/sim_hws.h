@@ -47,8 +47,7 @@
  * run list's double buffering (a commit is taken at once; a running queue
  * it removes or suspends is preempted as for any switch), a queue with no
  * save area stopped by OOM (the device fails its scene, QUEUE_OOM; vidsch
- * always gives one: here the engine's save-record write faults) and
- * migration.
+ * always gives one) and migration.
  */
 #ifndef TESTS_SIM_SIM_HWS_H
 #define TESTS_SIM_SIM_HWS_H
