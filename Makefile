@@ -125,7 +125,7 @@ soak: $(BUILD)/build.ninja
 	ninja -C $(BUILD) tests/sim/test-sim-props tests/sim/test-sim-scenes
 	@bash scripts/soak.sh $(BUILD)/tests/sim/test-sim-props $(SOAK_SEEDS) $(SOAK_JOBS)
 	@bash scripts/soak.sh $(BUILD)/tests/sim/test-sim-scenes \
-	  $(SOAK_SCENE_SEEDS) $(SOAK_JOBS) sw
+	  $(SOAK_SCENE_SEEDS) $(SOAK_JOBS)
 	@if [ -x $(BUILD)/qemu-run ]; then \
 	  ninja -C $(BUILD) firmware/lifetimes.elf && \
 	  { bash scripts/run-firmware.sh $(BUILD)/qemu-run \

@@ -6,7 +6,7 @@
 # reproduces it; the exit status is non-zero if any failed. Both modes:
 # software scheduling, then hardware scheduling (--hws: vidsch's hardware
 # mode over the device's scheduler modelled in tests/sim/sim_hws.c), or
-# only the modes given (test-sim-scenes has one: sw).
+# only the modes given.
 #
 #   soak.sh TEST-SIM-PROPS SEEDS [JOBS [MODES]]
 set -uo pipefail

@@ -78,7 +78,7 @@ const char *scene_mutation_name(enum scene_mutation m)
     static const char *const n[] = {
         "none", "no-wait", "two-tile-ctx", "not-between-tiles",
         "redo-tile", "skip-tile", "keep-bins", "partial-no-hold",
-        "skip-prim", "coarse",
+        "skip-prim", "coarse", "hws-oom-holds",
     };
 
     return m < SMUT_COUNT ? n[m] : "?";
@@ -281,6 +281,24 @@ static void say(struct scene_checker *k, unsigned engine, const char *what,
     }
 }
 
+/* oom-wait (hws): no engine's current queue is one in OOM_WAIT. */
+static void check_oom_wait(struct scene_checker *k, const char *when)
+{
+    const struct sim_hws *h = &k->h->hws;
+
+    if (!k->o->hws) {
+        return;
+    }
+    for (unsigned e = 0; e < k->h->gpu->cfg.engines; e++) {
+        int q = h->eng[e].cur;
+
+        if (q >= 0 && h->q[q].state == COPRO_HWQ_STATE_OOM_WAIT) {
+            fail(k, "engine %u: queue %d in OOM_WAIT holds the engine (%s)",
+                 e, q, when);
+        }
+    }
+}
+
 /* ---- the GPU model's observer ---- */
 
 static void obs_loaded(void *arg, unsigned engine,
@@ -292,6 +310,7 @@ static void obs_loaded(void *arg, unsigned engine,
     struct sc_scene *s;
 
     say(k, engine, "load", d);
+    check_oom_wait(k, "at a load");
     if (i == NO_SCENE) {
         fail(k, "engine %u loaded an unknown buffer %#" PRIx64, engine,
              d->dma_addr);
@@ -591,12 +610,16 @@ static void on_lost(void *arg, uint32_t id)
     struct scene_checker *k = arg;
 
     for (unsigned p = 0; p < k->w->nproc; p++) {
-        if (vidsch_ctx_id(k->p[p].geom) == id) {
+        const struct sc_proc *c = &k->p[p];
+
+        if (vidsch_ctx_id(c->geom) == id || vidsch_ctx_id(c->tile) == id ||
+            vidsch_ctx_id(c->tile2) == id || vidsch_ctx_id(c->kern) == id) {
+            /* (final_checks: only a process one of whose OOMs failed) */
             k->p[p].lost = true;
             return;
         }
     }
-    fail(k, "context %u lost (not a geometry context)", id);
+    fail(k, "context %u lost (not a scene process's)", id);
 }
 
 static int on_oom(void *arg, uint64_t cookie, uint32_t context,
@@ -613,6 +636,7 @@ static int on_oom(void *arg, uint64_t cookie, uint32_t context,
         return VIDSCH_OOM_FAIL;
     }
     s = &k->s[cookie / 2];
+    check_oom_wait(k, "the OS hears of the stop");
     if (save_addr != k->p[s->proc].save_geom) {
         fail(k, "OOM of scene %u with save area %#" PRIx64 ", not its "
              "context's", (unsigned)(cookie / 2), save_addr);
@@ -711,7 +735,15 @@ static void build(struct scene_checker *k)
         if (!c->geom || !c->tile || !c->tile2 || !c->kern) {
             abort();
         }
-        sim_scene_os_add_proc(&k->os, p, c->kern, w->proc[p].budget);
+        /* one device per process, as the kernel's: an OOM that fails
+         * loses the process's contexts together (its tile passes are
+         * held on its geometry, never released by the loss) */
+        vidsch_ctx_set_device(c->geom, p + 1);
+        vidsch_ctx_set_device(c->tile, p + 1);
+        vidsch_ctx_set_device(c->tile2, p + 1);
+        vidsch_ctx_set_device(c->kern, p + 1);
+        sim_scene_os_add_proc(&k->os, p, w->proc[p].no_partial ? NULL
+                              : c->kern, w->proc[p].budget);
     }
     for (unsigned i = 0; i < w->nscene; i++) {
         const struct wls_scene *ws = &w->scene[i];
@@ -818,6 +850,15 @@ bool scene_checker_run(struct scene_checker *k, struct sim_host *h,
     if (o->mutation == SMUT_NOT_BETWEEN_TILES) {
         g.preemption = COPRO_PREEMPT_DMA_BUFFER;
     }
+    if (o->hws) {
+        /* every context a hardware queue; the policies of hardware mode
+         * (as sim-props --hws) */
+        cfg.hwsched = true;
+        cfg.policy = (w->seed & 1) ? VIDSCH_POLICY_JOBLIST
+                                   : VIDSCH_POLICY_QUANTUM;
+        sim_hws_config_default(&h->hws_cfg);
+        h->hws_cfg.oom_holds_engine = o->mutation == SMUT_HWS_OOM_HOLDS;
+    }
     cfg.max_contexts = 4 * w->nproc;
     cfg.max_buffers = 4 * w->nscene + 16;
     sim_host_start(h, &g, &cfg, w->prep_ns, w->prep_jitter_ns, w->seed,
@@ -840,7 +881,7 @@ bool scene_checker_run(struct scene_checker *k, struct sim_host *h,
                   4 * w->gpu.packet_ns;
     /* one tile and its save, after a restore under way */
     k->stop_bound_ns = w->max_tile_ns + 2 * cs;
-    k->judge_bound = w->vs.policy != VIDSCH_POLICY_FIFO &&
+    k->judge_bound = !o->hws && w->vs.policy != VIDSCH_POLICY_FIFO &&
                      w->gpu.preemption >= COPRO_PREEMPT_COMMAND;
     build(k);
     drained = sim_host_run(h, o->limit_ns ? o->limit_ns : 10000 * MS);
@@ -848,6 +889,15 @@ bool scene_checker_run(struct scene_checker *k, struct sim_host *h,
     r->end_ns = h->clk.now;
     r->grows = k->os.grows;
     r->partials = k->os.partials;
+    if (o->hws) {
+        r->oom_waits = (unsigned)h->hws.stats.ooms;
+        r->ran_while_waiting = (unsigned)h->hws.stats.ran_while_waiting;
+        r->oom_failed = (unsigned)h->hws.stats.oom_failed;
+        if (h->hws.stats.oom_refused) {
+            fail(k, "%" PRIu64 " OOM answers refused (to a queue not in "
+                 "OOM_WAIT)", h->hws.stats.oom_refused);
+        }
+    }
     for (unsigned p = 0; p < w->nproc; p++) {
         vidsch_ctx_destroy(h->vs, k->p[p].geom);
         vidsch_ctx_destroy(h->vs, k->p[p].tile);

@@ -34,6 +34,17 @@
  *               render (nobody else is blamed or loses work); no device
  *               fault;
  *  drain        the run ends, the scheduler idle.
+ *
+ * With hws (vidsch's hardware mode over sim_hws) every context is a
+ * hardware queue and an OOM stop puts the geometry's queue in OOM_WAIT,
+ * answered by vidsch (vs_hws_up_oom, vs_hws_oom_poll): the same checks
+ * (the tile-wait bound excepted: the device's scheduler, not vidsch,
+ * picks), plus
+ *  oom-wait     a queue in OOM_WAIT never holds its engine: at every
+ *               load and at every queue_oom the OS hears, no engine's
+ *               current queue is a waiting one (the others run); the
+ *               OS never answers a queue that is not waiting (no answer
+ *               refused).
  */
 #ifndef TESTS_SIM_SIM_CHECK_SCENE_H
 #define TESTS_SIM_SIM_CHECK_SCENE_H
@@ -61,6 +72,8 @@ enum scene_mutation {
                                the primitive that did not fit */
     SMUT_COARSE,            /* device: a tile pass honours a preemption
                                only at every fourth tile boundary */
+    SMUT_HWS_OOM_HOLDS,     /* device (hws): a queue in OOM_WAIT stays on
+                               its engine until answered */
     SMUT_COUNT,
 };
 
@@ -71,6 +84,7 @@ struct scene_check_opts {
     uint64_t limit_ns;      /* virtual time allowed (0: 10 s) */
     bool verbose;           /* the scheduler's and the GPU's events on
                                stderr */
+    bool hws;               /* hardware scheduling (sim_hws) */
 };
 
 struct scene_check_result {
@@ -88,6 +102,8 @@ struct scene_check_result {
      * tile-boundary preemption, a preempting policy) */
     uint64_t comp_wait_ns[WLS_MAX_SCENE];
     unsigned ncomp_wait;
+    /* hws: OOM_WAITs, and queues switched in while one waited */
+    unsigned oom_waits, ran_while_waiting, oom_failed;
 };
 
 struct scene_checker;

@@ -33,13 +33,16 @@
  *  - (tiler, with cfg.tiler: docs/specs/copro.rst "Tiling", at the level
  *    the scheduler sees it, no pixels) SCENE_BEGIN writes the scene
  *    header and clears the tile table of the parameter buffer; each
- *    BIN_RECT is one step that appends the clipped primitive to the bin
- *    of every tile it touches (COPRO_PRIM_NEED(k) heap bytes), or, when
+ *    BIN_RECT or BIN_BLIT is one step that appends the clipped primitive
+ *    to the bin of every tile it touches (COPRO_PRIM_NEED(k) heap bytes),
+ *    or, when
  *    they do not fit, stops the submission with OOM (save record with the
  *    scene, ring dropped, TILER_OOM with the need); SCENE_END closes the
  *    scene; TILE_RENDER is one step per tile (the device's plan and
- *    render steps together), each costing tile-ns plus its bin's bytes at
- *    copy-bw, preemptible between tiles at command and mid-command (the
+ *    render steps together), each costing tile-ns plus its bin's bytes
+ *    and its blits' source bytes at copy-bw (a blit's source is read,
+ *    and faults, in the tile pass), preemptible between tiles at command
+ *    and mid-command (the
  *    save record names the next tile); a PARTIAL pass over a scene
  *    stopped by OOM empties its bins and reopens it. The open scene goes
  *    into save records (copro_save_tiler) and comes back with RESUME;
@@ -147,6 +150,8 @@ struct sim_engine {
     uint64_t completed_fence, preempt_fence, preempted_fence, aborted_fence;
     uint64_t oom_fence;         /* (tiler) the last OOM stop's */
     uint32_t oom_need;          /* ... what its primitive needs */
+    uint64_t oom_scene;         /* ... its parameter buffer (0: an
+                                   injected stop outside a scene) */
     uint32_t tiler_cause;       /* COPRO_TILER_ERR_* of the last error */
     uint64_t scene;             /* parameter buffer of the scene open
                                    here (by the loaded submission), 0 */
@@ -329,6 +334,9 @@ unsigned sim_emit_scene_begin(uint32_t *dw, unsigned at, uint32_t flags,
                               uint64_t pb, uint32_t pb_size, uint32_t clear);
 unsigned sim_emit_bin_rect(uint32_t *dw, unsigned at, uint32_t x, uint32_t y,
                            uint32_t w, uint32_t h, uint32_t colour);
+unsigned sim_emit_bin_blit(uint32_t *dw, unsigned at, uint64_t src,
+                           uint32_t pitch, uint32_t x, uint32_t y,
+                           uint32_t w, uint32_t h);
 unsigned sim_emit_scene_end(uint32_t *dw, unsigned at);
 unsigned sim_emit_tile_render(uint32_t *dw, unsigned at, uint32_t flags,
                               uint64_t pb, uint32_t tiles);

@@ -468,6 +468,18 @@ unsigned sim_emit_bin_rect(uint32_t *dw, unsigned at, uint32_t x, uint32_t y,
     return at;
 }
 
+unsigned sim_emit_bin_blit(uint32_t *dw, unsigned at, uint64_t src,
+                           uint32_t pitch, uint32_t x, uint32_t y,
+                           uint32_t w, uint32_t h)
+{
+    dw[at++] = COPRO_PKT_HDR(COPRO_OP_BIN_BLIT, 0, COPRO_LEN_BIN_BLIT);
+    at = sim_put64(dw, at, src);
+    dw[at++] = pitch;
+    dw[at++] = COPRO_BLIT_XY(x, y);
+    dw[at++] = COPRO_BLIT_XY(w, h);
+    return at;
+}
+
 unsigned sim_emit_scene_end(uint32_t *dw, unsigned at)
 {
     dw[at++] = COPRO_PKT_HDR(COPRO_OP_SCENE_END, 0, COPRO_LEN_SCENE_END);

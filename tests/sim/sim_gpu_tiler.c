@@ -2,9 +2,9 @@
 /*
  * The GPU model's tiler (docs/specs/copro.rst "Tiling"), at the level the
  * scheduler sees it: scene headers, bins and the heap's fill in the
- * parameter buffer, OOM stops, tile passes one tile per step, partial
- * passes that empty the bins; no pixels (hw/copro/copro-tiler.c draws
- * them). An OOM stop can also be injected (SIM_INJECT_OOM) into any
+ * parameter buffer (BIN_RECT and BIN_BLIT), OOM stops, tile passes one
+ * tile per step (a blit's source read there), partial passes that empty
+ * the bins; no pixels (hw/copro/copro-tiler.c draws them). An OOM stop can also be injected (SIM_INJECT_OOM) into any
  * buffer, scene or not.
  */
 #include "sim_gpu_internal.h"
@@ -49,6 +49,7 @@ void sim_oom_stop(struct sim_engine *e)
     if (!sim_mem_write(e, e->desc.save_addr, &r, sizeof(r))) {
         return;     /* faulted: halted */
     }
+    e->oom_scene = e->scene;
     e->scene = 0;               /* it is in the save record */
     e->oom_fence = e->desc.fence;
     e->ooms++;
@@ -127,18 +128,59 @@ static bool clear_tiles(struct sim_engine *e, uint64_t pb, uint32_t tiles)
 static bool clip(const struct copro_scene *h, const struct sim_packet *p,
                  struct copro_prim *out)
 {
-    uint32_t x = p->dw[0], y = p->dw[1], w = p->dw[2], hh = p->dw[3];
+    bool blit = COPRO_PKT_OP(p->hdr) == COPRO_OP_BIN_BLIT;
+    uint32_t x = blit ? COPRO_BLIT_LO(p->dw[3]) : p->dw[0];
+    uint32_t y = blit ? COPRO_BLIT_HI(p->dw[3]) : p->dw[1];
+    uint32_t w = blit ? COPRO_BLIT_LO(p->dw[4]) : p->dw[2];
+    uint32_t hh = blit ? COPRO_BLIT_HI(p->dw[4]) : p->dw[3];
 
     if (x >= h->width || y >= h->height || !w || !hh) {
         return false;
     }
+    /* clipping cuts only right and bottom: a blit's src stays the
+     * source of its top-left pixel */
     *out = (struct copro_prim){
-        .kind = COPRO_PRIM_RECT, .x = x, .y = y,
+        .kind = blit ? COPRO_PRIM_BLIT : COPRO_PRIM_RECT, .x = x, .y = y,
         .w = w < h->width - x ? w : h->width - x,
         .h = hh < h->height - y ? hh : h->height - y,
-        .arg = p->dw[4],
+        .arg = blit ? p->dw[2] : p->dw[4],
+        .src = blit ? dw64(p, 0) : 0,
     };
     return true;
+}
+
+/* The part of r inside tile of h: false if none. */
+static bool in_tile(const struct copro_scene *h, uint32_t tile,
+                    const struct copro_prim *r, uint32_t *x0, uint32_t *y0,
+                    uint32_t *x1, uint32_t *y1)
+{
+    uint32_t ts = h->tile_size;
+    uint32_t tx = (tile % h->tiles_x) * ts, ty = (tile / h->tiles_x) * ts;
+
+    *x0 = r->x > tx ? r->x : tx;
+    *y0 = r->y > ty ? r->y : ty;
+    *x1 = r->x + r->w < tx + ts ? r->x + r->w : tx + ts;
+    *y1 = r->y + r->h < ty + ts ? r->y + r->h : ty + ts;
+    return *x0 < *x1 && *y0 < *y1;
+}
+
+/* A blit's source bytes for its part in tile (first and one past the
+ * last byte read, rows pitch apart), 0 bytes if it has none there. */
+static uint64_t blit_span(const struct copro_scene *h, uint32_t tile,
+                          const struct copro_prim *r, uint64_t *first)
+{
+    uint32_t bpp = copro_fmt_bpp(h->format), x0, y0, x1, y1;
+    uint64_t last;
+
+    if (r->kind != COPRO_PRIM_BLIT || !in_tile(h, tile, r, &x0, &y0, &x1,
+                                               &y1)) {
+        return 0;
+    }
+    *first = r->src + (uint64_t)(y0 - r->y) * r->arg +
+             (uint64_t)(x0 - r->x) * bpp;
+    last = r->src + (uint64_t)(y1 - 1 - r->y) * r->arg +
+           (uint64_t)(x1 - r->x) * bpp;
+    return last > *first ? last - *first : 0;
 }
 
 static uint32_t prim_tiles(const struct copro_scene *h,
@@ -183,6 +225,45 @@ static int64_t bin_len(struct sim_engine *e, uint64_t pb,
     return (int64_t)n;
 }
 
+/* The primitives of tile's bin (bin_len checked its nodes), each checked
+ * as the device checks it, and a blit's source read in the tile pass's
+ * context: a source that is not mapped faults the tile pass (TRANSLATION
+ * at the source), not the geometry that binned it. */
+static bool tile_prims_ok(struct sim_engine *e, uint64_t pb,
+                          const struct copro_scene *h, uint32_t tile)
+{
+    struct copro_scene_tile t;
+
+    if (!sim_mem_read(e, pb + COPRO_SCENE_HDR_SIZE +
+                      (uint64_t)tile * COPRO_SCENE_TILE_SIZE, &t, 8)) {
+        return false;
+    }
+    for (uint32_t at = t.head; at;) {
+        struct copro_bin_node node;
+        struct copro_prim r;
+        uint64_t from = 0, len;
+
+        if (!sim_mem_read(e, pb + at, &node, sizeof(node)) ||
+            !sim_mem_read(e, pb + node.prim, &r, sizeof(r))) {
+            return false;
+        }
+        if ((r.kind != COPRO_PRIM_RECT && r.kind != COPRO_PRIM_BLIT) ||
+            !r.w || !r.h || r.x >= h->width || r.y >= h->height ||
+            r.w > h->width - r.x || r.h > h->height - r.y ||
+            (r.kind == COPRO_PRIM_BLIT && r.arg > COPRO_BLIT_PITCH_MAX)) {
+            tiler_fail(e, COPRO_TILER_ERR_PRIM, pb + node.prim);
+            return false;
+        }
+        len = blit_span(h, tile, &r, &from);
+        if (len && !sim_mem_ok(e->g, from, len)) {
+            sim_engine_fault(e, COPRO_FAULT_TRANSLATION, from);
+            return false;
+        }
+        at = node.next;
+    }
+    return true;
+}
+
 /* ---- packets ---- */
 
 bool sim_tiler_fields_ok(const struct sim_engine *e,
@@ -218,9 +299,9 @@ bool sim_tiler_fields_ok(const struct sim_engine *e,
         }
         break;
     case COPRO_OP_BIN_BLIT:
-        /* not modelled: the scheduler sees nothing a BIN_RECT does not
-         * show it */
-        *cause = COPRO_TILER_ERR_PRIM;
+        if (flags || p->dw[2] > COPRO_BLIT_PITCH_MAX) {
+            *cause = COPRO_TILER_ERR_PRIM;
+        }
         break;
     }
     return *cause == COPRO_TILER_ERR_NONE;
@@ -239,7 +320,8 @@ uint64_t sim_tiler_step_cost(const struct sim_engine *e)
     const struct sim_target *t;
     struct copro_prim r;
     uint64_t first = p->progress == 0 ? c->packet_ns : 0;
-    uint64_t pb = COPRO_PKT_OP(p->hdr) == COPRO_OP_BIN_RECT ? e->scene
+    uint64_t pb = COPRO_PKT_OP(p->hdr) == COPRO_OP_BIN_RECT ||
+                  COPRO_PKT_OP(p->hdr) == COPRO_OP_BIN_BLIT ? e->scene
                                                             : dw64(p, 0);
 
     switch (COPRO_PKT_OP(p->hdr)) {
@@ -248,6 +330,7 @@ uint64_t sim_tiler_step_cost(const struct sim_engine *e)
         return first + cost((uint64_t)sim_gpu_tiles(g, t->width, t->height) *
                             COPRO_SCENE_TILE_SIZE, c->fill_bw);
     case COPRO_OP_BIN_RECT:
+    case COPRO_OP_BIN_BLIT:
         if (!pb || !sim_mem_ok(g, pb, sizeof(h))) {
             return first;
         }
@@ -259,6 +342,7 @@ uint64_t sim_tiler_step_cost(const struct sim_engine *e)
     case COPRO_OP_TILE_RENDER: {
         struct copro_scene_tile tile;
         uint32_t n = 0, at;
+        uint64_t blit = 0;
         uint64_t ta = pb + COPRO_SCENE_HDR_SIZE +
                       (p->progress / 2) * COPRO_SCENE_TILE_SIZE;
 
@@ -275,10 +359,26 @@ uint64_t sim_tiler_step_cost(const struct sim_engine *e)
                 break;
             }
             sim_mem_copy(g, pb + at, &node, sizeof(node), false);
+            if (sim_mem_ok(g, pb + node.prim, sizeof(r)) && h.tiles_x) {
+                uint64_t from;
+
+                sim_mem_copy(g, pb + node.prim, &r, sizeof(r), false);
+                if (r.kind == COPRO_PRIM_BLIT &&
+                    blit_span(&h, (uint32_t)(p->progress / 2), &r, &from)) {
+                    uint32_t x0, y0, x1, y1;
+
+                    in_tile(&h, (uint32_t)(p->progress / 2), &r, &x0, &y0,
+                            &x1, &y1);
+                    blit += (uint64_t)(x1 - x0) * (y1 - y0) *
+                            copro_fmt_bpp(h.format);
+                }
+            }
             at = node.next;
         }
+        /* (blit source bytes: the only pixels the model charges, as the
+         * scheduler sees a blit-heavy tile take longer) */
         return first + c->tile_ns +
-               cost(COPRO_SCENE_TILE_SIZE + 40ull * n, c->copy_bw);
+               cost(COPRO_SCENE_TILE_SIZE + 40ull * n + blit, c->copy_bw);
     }
     default:
         return first;
@@ -343,7 +443,7 @@ static void append(struct sim_engine *e, uint64_t pb, uint32_t tile,
 
 /* One primitive, atomically: it fits and is binned, or the geometry
  * stops before it with OOM (STEP_OOM) and nothing of it is written. */
-static enum step bin_rect(struct sim_engine *e)
+static enum step bin_prim(struct sim_engine *e)
 {
     uint64_t pb = e->scene;
     struct copro_scene h;
@@ -474,7 +574,7 @@ static enum step tile_render(struct sim_engine *e)
         return tiler_fail(e, COPRO_TILER_ERR_NOT_OOM, pb);
     }
     n = bin_len(e, pb, &h, tile);
-    if (n < 0) {
+    if (n < 0 || !tile_prims_ok(e, pb, &h, tile)) {
         return STEP_FAULT;
     }
     last = tile + 1 == tiles;
@@ -515,7 +615,8 @@ enum step sim_tiler_exec(struct sim_engine *e)
     case COPRO_OP_SCENE_BEGIN:
         return scene_begin(e);
     case COPRO_OP_BIN_RECT:
-        return bin_rect(e);
+    case COPRO_OP_BIN_BLIT:
+        return bin_prim(e);
     case COPRO_OP_SCENE_END:
         return scene_end(e);
     case COPRO_OP_TILE_RENDER:

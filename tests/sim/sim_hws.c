@@ -88,6 +88,27 @@ static void deliver_cb(void *obj, uint64_t gen)
             h->up->queue_error(h->os, i, &q->err);
         }
     }
+    for (unsigned i = 0; i < COPRO_HWQ_MAX; i++) {
+        struct sim_hwq *q = &h->q[i];
+        struct ddi_hwq_oom oom;
+
+        if (!q->used || !q->oom_pending) {
+            continue;
+        }
+        q->oom_pending = false;
+        if (q->state != COPRO_HWQ_STATE_OOM_WAIT) {
+            continue;
+        }
+        oom = (struct ddi_hwq_oom){
+            .scene = q->oom_scene, .need = q->oom_need,
+            .oom_fence = q->oom_fence, .completed = q->completed };
+        if (h->up->queue_oom) {
+            h->up->queue_oom(h->os, i, &oom);
+        } else {
+            /* nobody to grow it: the kmd fails it (copro_hwq.c) */
+            sim_hws_ops.queue_oom_answer(h->g, i, false);
+        }
+    }
     if (frame && h->up->sched_log) {
         uint32_t dropped = h->dropped;
         unsigned n = h->nlog;
@@ -117,7 +138,8 @@ static unsigned count(const struct sim_hwq *q)
 static bool runnable(const struct sim_hwq *q)
 {
     return q->used && q->listed && !q->suspended &&
-           q->state != COPRO_HWQ_STATE_ERROR && count(q) > 0;
+           q->state != COPRO_HWQ_STATE_ERROR &&
+           q->state != COPRO_HWQ_STATE_OOM_WAIT && count(q) > 0;
 }
 
 static uint64_t frame_time(const struct sim_hws *h, const struct sim_hwq *q,
@@ -147,8 +169,9 @@ static unsigned eff_band(const struct sim_hws *h, unsigned i)
 static void set_state(struct sim_hwq *q)
 {
     if (q->state == COPRO_HWQ_STATE_ERROR ||
-        q->state == COPRO_HWQ_STATE_RUNNING) {
-        return;
+        q->state == COPRO_HWQ_STATE_RUNNING ||
+        q->state == COPRO_HWQ_STATE_OOM_WAIT) {
+        return;                 /* (OOM_WAIT: until the answer) */
     }
     q->state = count(q) == 0 ? COPRO_HWQ_STATE_IDLE
                : (!q->listed || q->suspended) ? COPRO_HWQ_STATE_SUSPENDED
@@ -233,6 +256,12 @@ static void switch_in(struct sim_hws *h, unsigned e, unsigned i, bool share)
         turn = left < turn ? left : turn;
     }
     E->turn_end = now_of(h) + turn;
+    for (unsigned k = 0; k < E->n; k++) {
+        if (h->q[E->list[k]].state == COPRO_HWQ_STATE_OOM_WAIT) {
+            h->stats.ran_while_waiting++;
+            break;
+        }
+    }
     log_add(h, COPRO_SLOG_SWITCH_IN, (int)e, (int)i,
             q->ring[q->head % SIM_HWQ_RING].fence, q->resume);
 }
@@ -349,6 +378,7 @@ static void feed(struct sim_hws *h, unsigned e)
     a.context = q->context;
     a.save_addr = q->save_addr;
     a.flags &= ~(uint32_t)(COPRO_SUBMIT_NO_IRQ | COPRO_SUBMIT_RESUME);
+    E->cur_resume = q->resume;
     if (q->resume) {
         a.flags |= COPRO_SUBMIT_RESUME;
         q->resume = false;
@@ -387,6 +417,9 @@ static void schedule(struct sim_hws *h, unsigned e)
         } else {
             return;             /* the preempted upcall comes */
         }
+    }
+    if (E->cur >= 0 && h->q[E->cur].state == COPRO_HWQ_STATE_OOM_WAIT) {
+        return;                 /* (oom_holds_engine) until answered */
     }
     if (E->cur >= 0 && count(&h->q[E->cur]) == 0) {
         switch_out(h, e, COPRO_SLOG_OUT_EMPTY);
@@ -488,8 +521,12 @@ static void up_preempted(void *os, unsigned e, uint64_t pf,
         log_add(h, COPRO_SLOG_PREEMPTED, (int)e, E->cur,
                 q->ring[q->head % SIM_HWQ_RING].fence,
                 now_of(h) - E->switch_at);
+    } else if (E->cur_fence && E->cur_resume) {
+        /* stopped before it was loaded (dropped): it still resumes from
+         * its save area when fed again, as the device's queue does
+         * (its resume flag is only cleared by a load) */
+        h->q[E->cur].resume = true;
     }
-    /* (dropped: never, one submission at a time) */
     E->cur_fence = 0;
     switch_out(h, e, E->out_reason);
     schedule(h, e);
@@ -521,9 +558,55 @@ static void up_faulted(void *os, unsigned e, const struct ddi_fault *f)
     schedule(h, e);
 }
 
+/*
+ * The running queue's geometry stopped on a full parameter buffer: its
+ * save record is in the queue's save area (the engine wrote it at
+ * q->save_addr), the engine dropped nothing of the queue's ring (it holds
+ * one submission at a time) and its own hold was taken back at once (the
+ * device does not hold for a queue). The queue waits for the driver's
+ * answer in OOM_WAIT, off the engine: the others run meanwhile. A
+ * preemption asked just before completes on its own, with nothing to
+ * interrupt (up_preempted then finds nothing switching).
+ */
+static void up_tiler_oom(void *os, unsigned e, uint64_t oom_fence,
+                         uint32_t need, uint64_t completed)
+{
+    struct sim_hws *h = os;
+    struct sim_hws_engine *E = &h->eng[e];
+    struct sim_hwq *q;
+    unsigned i;
+
+    (void)completed;
+    if (E->cur < 0 || !E->cur_fence || oom_fence != E->cur_fence) {
+        schedule(h, e);
+        return;
+    }
+    i = (unsigned)E->cur;
+    q = &h->q[i];
+    q->resume = true;
+    q->oom_scene = h->g->engine[e].oom_scene;
+    q->oom_need = need;
+    q->oom_fence = q->ring[q->head % SIM_HWQ_RING].fence;
+    q->ooms++;
+    q->oom_pending = true;
+    h->stats.ooms++;
+    log_add(h, COPRO_SLOG_TILER_OOM, (int)e, (int)i, q->oom_scene,
+            need | (q->oom_fence << 32));
+    E->cur_fence = 0;
+    if (h->cfg.oom_holds_engine) {
+        E->switching = false;   /* (--meta) it stays on the engine */
+    } else {
+        switch_out(h, e, COPRO_SLOG_OUT_TILER_OOM);
+    }
+    q->state = COPRO_HWQ_STATE_OOM_WAIT;
+    interrupt(h);
+    schedule(h, e);
+}
+
 static const struct ddi_upcalls engine_upcalls = {
     .dma_completed = up_dma_completed,
     .preempted = up_preempted,
+    .tiler_oom = up_tiler_oom,
     .faulted = up_faulted,
 };
 
@@ -696,6 +779,51 @@ static int hws_runlist_commit(void *drv, unsigned engine,
     return DDI_OK;
 }
 
+/* COPRO_REG_HWS_OOM_ANSWER: the answer to a queue in OOM_WAIT. */
+static int hws_queue_oom_answer(void *drv, uint32_t queue, bool resume)
+{
+    struct sim_hws *h = hws_of(drv);
+    unsigned ans = resume ? COPRO_HWS_OOM_RESUME : COPRO_HWS_OOM_FAIL;
+    struct sim_hwq *q = queue < COPRO_HWQ_MAX ? &h->q[queue] : NULL;
+    struct sim_hws_engine *E;
+
+    if (!q || !q->used || !q->listed ||
+        q->state != COPRO_HWQ_STATE_OOM_WAIT) {
+        /* refused: nothing changes (an ERROR entry, DEV_HWS_ERROR) */
+        h->stats.oom_refused++;
+        log_add(h, COPRO_SLOG_ERROR, q && q->listed ? (int)q->engine : -1,
+                q ? (int)queue : -1, COPRO_HWS_ERR_OOM_ANSWER,
+                COPRO_HWS_OOM_ANSWER(queue, ans));
+        return DDI_EINVAL;
+    }
+    E = &h->eng[q->engine];
+    log_add(h, COPRO_SLOG_OOM_ANSWER, (int)q->engine, (int)queue, ans,
+            q->oom_scene);
+    if (!resume) {
+        h->stats.oom_failed++;
+        q->state = COPRO_HWQ_STATE_ERROR;
+        q->err = (struct ddi_hwq_error){
+            .error = COPRO_HWS_ERR_TILER_OOM, .error_fence = q->oom_fence,
+            .completed = q->completed };
+        q->err_pending = true;
+        if (E->cur == (int)queue) {
+            switch_out(h, q->engine, COPRO_SLOG_OUT_ERROR);  /* (--meta) */
+            q->state = COPRO_HWQ_STATE_ERROR;
+        }
+        log_add(h, COPRO_SLOG_ERROR, (int)q->engine, (int)queue,
+                COPRO_HWS_ERR_TILER_OOM, q->oom_scene);
+        interrupt(h);
+    } else {
+        h->stats.oom_resumed++;
+        /* runnable again: resumes from its save area (q->resume) */
+        q->state = E->cur == (int)queue ? COPRO_HWQ_STATE_RUNNING
+                                        : COPRO_HWQ_STATE_IDLE;
+        set_state(q);
+    }
+    schedule(h, q->engine);
+    return DDI_OK;
+}
+
 static void hws_configure(void *drv, uint32_t low_share, uint64_t timeout)
 {
     struct sim_hws *h = hws_of(drv);
@@ -716,6 +844,7 @@ const struct ddi_hws_ops sim_hws_ops = {
     .runlist_commit = hws_runlist_commit,
     .configure = hws_configure,
     .frame_ns = hws_frame_ns,
+    .queue_oom_answer = hws_queue_oom_answer,
 };
 
 void sim_hws_init(struct sim_hws *h, struct sim_gpu *g,

@@ -22,6 +22,17 @@
  *  - a queue that does not yield within the preemption timeout is reset:
  *    its queue goes to ERROR (PREEMPT_TIMEOUT), the others go on; a
  *    fault puts the faulting queue in ERROR (QUEUE_FAULT);
+ *  - a queue whose scene geometry fills its parameter buffer (the
+ *    engine's OOM stop, its save record in the queue's save area) goes
+ *    to OOM_WAIT (docs/specs/copro.rst "Parameter buffer full on a
+ *    queue"): switched out (TILER_OOM, not a preemption), not runnable,
+ *    off the engine, so the others run; a TILER_OOM log entry; the OS
+ *    hears of it by the queue_oom upcall (DEV_HWS_OOM) and answers with
+ *    queue_oom_answer (HWS_OOM_ANSWER): RESUME makes it runnable again
+ *    (its stopped submission resumes from its save area), FAIL puts it
+ *    in ERROR (TILER_OOM, error_fence the stopped one); an answer to a
+ *    queue not waiting (or not mapped) is refused (DDI_EINVAL, an ERROR
+ *    entry OOM_ANSWER) and changes nothing;
  *  - the log (switches in and out with their reason, completions,
  *    budgets, resets, errors) and, at every frame (vsync, frame_ns
  *    apart), each queue's FRAME entry: its GPU time in the frame.
@@ -34,7 +45,9 @@
  * Not modelled: blocked WAITs switched out (the property workloads have
  * no GPU WAIT packets; the engine's own WAIT handling still applies), the
  * run list's double buffering (a commit is taken at once; a running queue
- * it removes or suspends is preempted as for any switch).
+ * it removes or suspends is preempted as for any switch), a queue with no
+ * save area stopped by OOM (the device fails its scene, QUEUE_OOM; vidsch
+ * always gives one) and migration.
  */
 #ifndef TESTS_SIM_SIM_HWS_H
 #define TESTS_SIM_SIM_HWS_H
@@ -55,6 +68,9 @@ struct sim_hws_config {
     uint64_t upcall_ns;         /* interrupt to DPC */
     bool flat_bands;            /* (the checkers' own test) every queue
                                    runs in the NORMAL band */
+    bool oom_holds_engine;      /* (the checkers' own test) a queue in
+                                   OOM_WAIT stays on the engine until
+                                   answered: nobody else runs */
 };
 
 void sim_hws_config_default(struct sim_hws_config *c);
@@ -76,11 +92,16 @@ struct sim_hwq {
     bool resume;                /* its head was preempted mid-buffer */
     uint64_t frame_ns, last_frame_ns, gpu_ns, runs, preemptions;
     uint64_t run_start, last_in;
+    /* OOM_WAIT: the stop's parameter buffer, need and submission */
+    uint64_t oom_scene, oom_fence;
+    uint32_t oom_need, ooms;
+    bool oom_pending;           /* not yet told (queue_oom) */
 };
 
 struct sim_hws_engine {
     int cur;                    /* queue on the engine, -1: none */
     uint64_t cur_fence;         /* engine fence of its submission, 0 */
+    bool cur_resume;            /* ... given with RESUME */
     bool switching;             /* a preemption was asked ... */
     unsigned out_reason;        /* ... for this (COPRO_SLOG_OUT_*) */
     uint64_t switch_at;
@@ -97,6 +118,9 @@ struct sim_hws_stats {
     uint64_t interrupts;        /* upcall batches delivered to the OS */
     uint64_t switches, preemptions, resets, frames, doorbells, commits;
     uint64_t log_dropped;
+    uint64_t ooms, oom_resumed, oom_failed, oom_refused;
+    uint64_t ran_while_waiting; /* switches in on an engine while a
+                                   queue of it was in OOM_WAIT */
 };
 
 struct sim_hws {

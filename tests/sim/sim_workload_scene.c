@@ -132,6 +132,15 @@ void wls_generate(struct scene_workload *w, uint64_t seed)
             gen_scene(w, &rng, s, p == 0);
         }
     }
+    {
+        /* drawn apart, so the rest of a seed's workload is as before: a
+         * few processes (never the compositor) that lose on an OOM */
+        uint64_t r2 = seed * 0xbf58476d1ce4e5b9ull + 0x10f7;
+
+        for (unsigned p = 1; p < w->nproc; p++) {
+            w->proc[p].no_partial = sim_rand_range(&r2, 0, 9) == 0;
+        }
+    }
     qsort(w->scene, w->nscene, sizeof(w->scene[0]), by_time);
     w->max_tile_ns = w->gpu.packet_ns + w->gpu.tile_ns +
                      (COPRO_SCENE_TILE_SIZE + 40ull * WLS_MAX_PRIM) *
@@ -182,8 +191,9 @@ void wls_describe(const struct scene_workload *w, FILE *f)
             (unsigned long long)w->gpu.tile_ns,
             (unsigned long long)w->gpu.upcall_ns, w->nproc, w->nscene);
     for (unsigned p = 0; p < w->nproc; p++) {
-        fprintf(f, "#   process %u: %s, budget %u\n", p,
-                vidsch_priority_name(w->proc[p].prio), w->proc[p].budget);
+        fprintf(f, "#   process %u: %s, budget %u%s\n", p,
+                vidsch_priority_name(w->proc[p].prio), w->proc[p].budget,
+                w->proc[p].no_partial ? ", no partial renders" : "");
     }
     for (unsigned i = 0; i < w->nscene; i++) {
         const struct wls_scene *s = &w->scene[i];

@@ -46,6 +46,10 @@ struct wls_scene {
 struct wls_proc {
     uint8_t prio;               /* enum vidsch_priority */
     uint32_t budget;            /* bytes its parameter buffers may grow */
+    bool no_partial;            /* the OS cannot render its scenes in
+                                   part (no kernel context): an OOM its
+                                   budget cannot grow fails, and loses
+                                   its geometry context */
 };
 
 struct scene_workload {

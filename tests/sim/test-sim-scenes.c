@@ -14,6 +14,9 @@
  *                                        the scheduler's and GPU's events)
  *   test-sim-scenes --meta               each checker must catch its
  *                                        deliberately broken device or OS
+ *   ... --hws                            the same in hardware-scheduling
+ *                                        mode (sim_hws: OOM stops put the
+ *                                        geometry's queue in OOM_WAIT)
  *
  * A failing seed prints itself, its workload and the command that
  * reproduces it.
@@ -37,7 +40,8 @@ static bool run_seed(uint64_t seed, enum scene_mutation mut,
                      struct scene_check_result *r)
 {
     static bool ready;
-    struct scene_check_opts o = { .mutation = mut, .verbose = opt.verbose };
+    struct scene_check_opts o = { .mutation = mut, .verbose = opt.verbose,
+                                  .hws = opt.hws };
 
     if (!ready) {
         sim_host_init(&host, 4 << 20, 4 * WLS_MAX_PROC,
@@ -70,7 +74,8 @@ static void test_seeds(gconstpointer data)
     uint64_t first = ((const uint64_t *)data)[0];
     uint64_t count = ((const uint64_t *)data)[1];
     unsigned failed = 0, with_oom = 0, with_grow = 0, with_partial = 0,
-             with_preempted = 0, judged = 0;
+             with_preempted = 0, judged = 0, with_wait = 0, with_ran = 0,
+             with_lost = 0, with_failed = 0;
     uint64_t scenes = 0, tiles = 0, waits = 0, max_wait = 0, partials = 0;
     uint64_t stops = 0, max_stop = 0;
     uint64_t *comp = g_new(uint64_t, count * WLS_MAX_SCENE + 1);
@@ -88,6 +93,10 @@ static void test_seeds(gconstpointer data)
         with_partial += r.partials > 0;
         with_preempted += r.preempted_passes > 0;
         judged += r.bounded_waits > 0;
+        with_lost += r.lost > 0;
+        with_wait += r.oom_waits > 0;
+        with_failed += r.oom_failed > 0;
+        with_ran += r.ran_while_waiting > 0;
         scenes += r.scenes;
         tiles += r.tiles;
         partials += r.partials;
@@ -113,19 +122,34 @@ static void test_seeds(gconstpointer data)
     g_free(comp);
     g_test_message("%" PRIu64 " workloads, %" PRIu64 " scenes, %" PRIu64
                    " tiles, %" PRIu64 " partial renders; with OOM stops %u, "
-                   "grows %u, partial renders %u, tile passes preempted %u; "
+                   "grows %u, partial renders %u, failed OOMs (lost) %u, "
+                   "tile passes preempted %u; "
                    "%" PRIu64 " tile-pass waits judged in %u workloads, the "
                    "longest %" PRIu64 " us; %" PRIu64 " tile passes stopped "
                    "between tiles, the longest request-to-stop %" PRIu64
                    " us", count, scenes, tiles, partials, with_oom,
-                   with_grow, with_partial, with_preempted, waits, judged,
-                   max_wait / 1000, stops, max_stop / 1000);
+                   with_grow, with_partial, with_lost, with_preempted, waits,
+                   judged, max_wait / 1000, stops, max_stop / 1000);
+    if (opt.hws) {
+        g_test_message("hws: OOM_WAITs in %u workloads, other queues "
+                       "switched in while one waited in %u, a queue failed "
+                       "(TILER_OOM) in %u", with_wait, with_ran,
+                       with_failed);
+    }
     /* the seeds really exercise what is checked */
     if (count >= 100) {
         g_assert_cmpuint(with_partial, >, 0);
         g_assert_cmpuint(with_grow, >, 0);
+        g_assert_cmpuint(with_lost, >, 0);
         g_assert_cmpuint(with_preempted, >, 0);
-        g_assert_cmpuint(judged, >, 0);
+        if (opt.hws) {
+            /* (the tile-wait bound is vidsch's: not judged here) */
+            g_assert_cmpuint(with_wait, >, 0);
+            g_assert_cmpuint(with_ran, >, 0);
+            g_assert_cmpuint(with_failed, >, 0);
+        } else {
+            g_assert_cmpuint(judged, >, 0);
+        }
     }
     if (failed) {
         g_test_fail();
@@ -134,19 +158,25 @@ static void test_seeds(gconstpointer data)
 
 /* ---- the checkers can fail ---- */
 
+enum { BOTH, RINGS, HWS };     /* the modes a mutation is tried in */
+
 static const struct {
     enum scene_mutation mut;
     const char *caught_by;      /* in the message of the checker meant */
+    int mode;
 } metas[] = {
-    { SMUT_NO_WAIT, "before its geometry retired" },
-    { SMUT_TWO_TILE_CTX, "began rendering before its scene" },
-    { SMUT_NOT_BETWEEN_TILES, "for lower-priority work" },
-    { SMUT_REDO_TILE, "(redone)" },
-    { SMUT_SKIP_TILE, "(skipped)" },
-    { SMUT_KEEP_BINS, "with the fill at" },
-    { SMUT_PARTIAL_NO_HOLD, "resumed before the partial pass retired" },
-    { SMUT_SKIP_PRIM, "primitives binned (" },
-    { SMUT_COARSE, "after the preemption request" },
+    { SMUT_NO_WAIT, "before its geometry retired", BOTH },
+    { SMUT_TWO_TILE_CTX, "began rendering before its scene", BOTH },
+    /* (the tile-wait bound: vidsch's decisions, rings only) */
+    { SMUT_NOT_BETWEEN_TILES, "for lower-priority work", RINGS },
+    { SMUT_REDO_TILE, "(redone)", BOTH },
+    { SMUT_SKIP_TILE, "(skipped)", BOTH },
+    { SMUT_KEEP_BINS, "with the fill at", BOTH },
+    { SMUT_PARTIAL_NO_HOLD, "resumed before the partial pass retired",
+      BOTH },
+    { SMUT_SKIP_PRIM, "primitives binned (", BOTH },
+    { SMUT_COARSE, "after the preemption request", BOTH },
+    { SMUT_HWS_OOM_HOLDS, "in OOM_WAIT holds the engine", HWS },
 };
 
 static void test_meta(gconstpointer data)
@@ -173,7 +203,7 @@ static void test_meta(gconstpointer data)
 
 int main(int argc, char **argv)
 {
-    sim_seeds_parse(&opt, &argc, &argv, false);
+    sim_seeds_parse(&opt, &argc, &argv, true);
     if (opt.have_seed) {
         struct scene_check_result r;
         bool ok = run_seed(opt.seed, SMUT_NONE, &r);
@@ -197,8 +227,13 @@ int main(int argc, char **argv)
     sim_seeds_add_cases(&opt, "sim-scenes", test_seeds);
     if (opt.meta) {
         for (unsigned m = 0; m < G_N_ELEMENTS(metas); m++) {
-            char *name = g_strdup_printf("/sim-scenes/meta/%s",
-                                         scene_mutation_name(metas[m].mut));
+            char *name;
+
+            if (metas[m].mode == (opt.hws ? RINGS : HWS)) {
+                continue;
+            }
+            name = g_strdup_printf("/sim-scenes/meta/%s",
+                                   scene_mutation_name(metas[m].mut));
 
             g_test_add_data_func(name, GUINT_TO_POINTER(m), test_meta);
             g_free(name);
