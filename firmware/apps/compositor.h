@@ -54,6 +54,7 @@
 
 #include "apps/frameapp.h"
 #include "apps/picture.h"
+#include "apps/scene_pipe.h"
 #include "apps/winapp.h"
 
 #define COMPOSITOR_MAX_WINDOWS  4
@@ -93,10 +94,9 @@ struct compositor_scenes {
     bool on;
     unsigned tile_engine;
     uint32_t hdev;              /* the GPU-VA device */
-    uint32_t hgeom, htile;      /* geometry (engine 0) and tile contexts */
-    uint32_t hsync_geom, hsync_tile;
-    uint32_t hpb, hstamp;
-    uint64_t pb_va, stamp_va;
+    struct scene_pipe pipe;     /* geometry on engine 0, tile passes */
+    uint32_t hstamp;
+    uint64_t stamp_va;
     uint64_t primary_va[2];
     uint32_t tiles;
     uint64_t scenes;            /* frames submitted as scenes */

@@ -34,13 +34,8 @@ int comp_scene_view(struct compositor *c, const uint32_t *halloc,
 
     st = kapi_map_gpu_va(a->proc, sc->hdev, halloc, n, va, &fence);
     /* nothing of the scenes may run before its entries are written */
-    if (st == DDI_OK && fence) {
-        st = kapi_wait_paging(a->proc, sc->hgeom, fence);
-    }
-    if (st == DDI_OK && fence) {
-        st = kapi_wait_paging(a->proc, sc->htile, fence);
-    }
-    return st;
+    return st == DDI_OK ? scene_pipe_wait_paging(&sc->pipe, a->proc, fence)
+                        : st;
 }
 
 int compositor_use_scenes(struct compositor *c, unsigned tile_engine)
@@ -72,18 +67,9 @@ int compositor_use_scenes(struct compositor *c, unsigned tile_engine)
     };
     st = kapi_create_device_gpuva(a->proc, &sc->hdev);
     if (st == DDI_OK) {
-        st = kapi_create_context(a->proc, sc->hdev, COPRO_ENGINE_RENDER,
-                                 a->prio, &sc->hgeom);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_context(a->proc, sc->hdev, tile_engine, a->prio,
-                                 &sc->htile);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_sync(a->proc, sc->hdev, 0, &sc->hsync_geom);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_sync(a->proc, sc->hdev, 0, &sc->hsync_tile);
+        st = scene_pipe_create(&sc->pipe, a->proc, sc->hdev,
+                               COPRO_ENGINE_RENDER, tile_engine, a->prio,
+                               &pd);
     }
     if (st == DDI_OK) {
         st = kapi_create_allocation(a->proc, sc->hdev, &d, &sc->hstamp);
@@ -92,19 +78,12 @@ int compositor_use_scenes(struct compositor *c, unsigned tile_engine)
         st = kapi_gpu_va(a->proc, sc->hstamp, &sc->stamp_va);
     }
     if (st == DDI_OK) {
-        st = kapi_create_scene_pb(a->proc, sc->hdev, &pd, &sc->hpb,
-                                  &sc->pb_va);
-    }
-    if (st == DDI_OK) {
-        res[0] = sc->hpb;
+        res[0] = sc->pipe.hpb;
         res[1] = sc->hstamp;
         st = kapi_make_resident(a->proc, sc->hdev, res, 2, &fence);
     }
-    if (st == DDI_OK && fence) {
-        st = kapi_wait_paging(a->proc, sc->hgeom, fence);
-    }
-    if (st == DDI_OK && fence) {
-        st = kapi_wait_paging(a->proc, sc->htile, fence);
+    if (st == DDI_OK) {
+        st = scene_pipe_wait_paging(&sc->pipe, a->proc, fence);
     }
     if (st == DDI_OK) {
         st = comp_scene_view(c, c->hprimary, 2, sc->primary_va);
@@ -114,18 +93,6 @@ int compositor_use_scenes(struct compositor *c, unsigned tile_engine)
     }
     sc->on = true;
     return DDI_OK;
-}
-
-static int render(struct compositor *c, uint32_t hctx, struct umd_cmdbuf *b)
-{
-    struct kapi_render_args args = {
-        .cmd = umd_words(b), .cmd_bytes = umd_bytes(b),
-    };
-
-    if (!umd_ok(b)) {
-        return DDI_ENOMEM;
-    }
-    return kapi_render(c->f.app.proc, hctx, &args);
 }
 
 bool comp_scene_submit(struct compositor *c, uint64_t n,
@@ -142,7 +109,7 @@ bool comp_scene_submit(struct compositor *c, uint64_t n,
     int st;
 
     /* the size the kernel let the parameter buffer grow to so far */
-    st = kapi_scene_pb_stats(p, sc->hpb, &pb);
+    st = kapi_scene_pb_stats(p, sc->pipe.hpb, &pb);
     if (st != DDI_OK) {
         sc_fail(c, "scene_pb_stats", st);
         return false;
@@ -151,7 +118,8 @@ bool comp_scene_submit(struct compositor *c, uint64_t n,
     umd_init(&b, sc->geom, sizeof(sc->geom));
     umd_va_timestamp(&b, sc->stamp_va + (n % COMPOSITOR_RECORDS) * 8);
     umd_va_set_target(&b, 0, target, pitch, w, h, COPRO_FMT_XRGB8888);
-    umd_va_scene_begin(&b, 0, true, sc->pb_va, pb.size, desk->background);
+    umd_va_scene_begin(&b, 0, true, sc->pipe.pb_va, pb.size,
+                       desk->background);
     for (unsigned i = 0; i < desk->n; i++) {
         const struct pic_rect *q = &desk->r[i];
 
@@ -178,10 +146,7 @@ bool comp_scene_submit(struct compositor *c, uint64_t n,
         }
     }
     umd_scene_end(&b);
-    st = render(c, sc->hgeom, &b);
-    if (st == DDI_OK) {
-        st = kapi_signal_gpu(p, sc->hgeom, sc->hsync_geom, n);
-    }
+    st = scene_pipe_geometry(&sc->pipe, p, &b, n);
     if (st != DDI_OK) {
         sc_fail(c, "scene geometry", st);
         return false;
@@ -189,17 +154,11 @@ bool comp_scene_submit(struct compositor *c, uint64_t n,
     /* the tile pass, once the geometry retired */
     umd_init(&b, sc->tile, sizeof(sc->tile));
     umd_va_set_target(&b, 0, target, pitch, w, h, COPRO_FMT_XRGB8888);
-    umd_va_tile_render(&b, 0, false, sc->pb_va, sc->tiles);
-    st = kapi_wait_gpu(p, sc->htile, sc->hsync_geom, n);
-    if (st == DDI_OK) {
-        st = render(c, sc->htile, &b);
-    }
-    if (st == DDI_OK) {
-        st = kapi_signal_gpu(p, sc->htile, sc->hsync_tile, n);
-    }
+    umd_va_tile_render(&b, 0, false, sc->pipe.pb_va, sc->tiles);
+    st = scene_pipe_tiles(&sc->pipe, p, &b, n);
     /* the frame's own buffer (its signal: frame n composed) after it */
     if (st == DDI_OK) {
-        st = kapi_wait_gpu(p, c->f.app.hctx, sc->hsync_tile, n);
+        st = kapi_wait_gpu(p, c->f.app.hctx, sc->pipe.hsync_tile, n);
     }
     if (st != DDI_OK) {
         sc_fail(c, "scene tile pass", st);

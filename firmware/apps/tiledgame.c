@@ -158,7 +158,7 @@ static void frame_done(void *arg, int status)
     }
     kapi_unlock(g->app.proc, g->hstamp);
     /* the device's count of the scene's partial renders */
-    st = kapi_lock(g->app.proc, g->hpb, KAPI_LOCK_IGNORESYNC, &cpu);
+    st = kapi_lock(g->app.proc, g->sp.hpb, KAPI_LOCK_IGNORESYNC, &cpu);
     if (st != DDI_OK) {
         fail(g, "lock", st);
         return;
@@ -171,22 +171,10 @@ static void frame_done(void *arg, int status)
             g->scene_ns += sc->tile_end - sc->geom_start;
         }
     }
-    kapi_unlock(g->app.proc, g->hpb);
+    kapi_unlock(g->app.proc, g->sp.hpb);
     g->check_y = 0;
     g->check_crc = 2166136261u;     /* FNV-1a of the frame's pixels */
     check_band(g, 0);
-}
-
-static int submit(struct tiledgame *g, uint32_t hctx, struct umd_cmdbuf *b)
-{
-    struct kapi_render_args args = {
-        .cmd = umd_words(b), .cmd_bytes = umd_bytes(b),
-    };
-
-    if (!umd_ok(b)) {
-        return DDI_ENOMEM;
-    }
-    return kapi_render(g->app.proc, hctx, &args);
 }
 
 static void next_frame(struct tiledgame *g)
@@ -202,7 +190,7 @@ static void next_frame(struct tiledgame *g)
         return;
     }
     /* the size the kernel let it grow to so far */
-    st = kapi_scene_pb_stats(p, g->hpb, &pb);
+    st = kapi_scene_pb_stats(p, g->sp.hpb, &pb);
     if (st != DDI_OK) {
         fail(g, "scene_pb_stats", st);
         return;
@@ -211,7 +199,7 @@ static void next_frame(struct tiledgame *g)
     umd_init(&b, g->cmd, sizeof(g->cmd));
     umd_va_set_target(&b, 0, g->target_va, PITCH(g), W(g), H(g),
                       COPRO_FMT_XRGB8888);
-    umd_va_scene_begin(&b, 0, true, g->pb_va, pb.size, CLEAR);
+    umd_va_scene_begin(&b, 0, true, g->sp.pb_va, pb.size, CLEAR);
     for (unsigned i = 0; i < TILEDGAME_LAYERS + TILEDGAME_RECTS; i++) {
         struct rect r = frame_rect(g, g->frame, i);
 
@@ -219,10 +207,7 @@ static void next_frame(struct tiledgame *g)
     }
     umd_scene_end(&b);
     umd_va_timestamp(&b, g->stamp_va);
-    st = submit(g, g->app.hctx, &b);
-    if (st == DDI_OK) {
-        st = kapi_signal_gpu(p, g->app.hctx, g->hsync_geom, v);
-    }
+    st = scene_pipe_geometry(&g->sp, p, &b, v);
     if (st != DDI_OK) {
         fail(g, "geometry", st);
         return;
@@ -233,16 +218,10 @@ static void next_frame(struct tiledgame *g)
     umd_va_set_target(&b, 0, g->target_va, PITCH(g), W(g), H(g),
                       COPRO_FMT_XRGB8888);
     umd_va_timestamp(&b, g->stamp_va + 8);
-    umd_va_tile_render(&b, 0, false, g->pb_va, TILES(g));
-    st = kapi_wait_gpu(p, g->htile_ctx, g->hsync_geom, v);
+    umd_va_tile_render(&b, 0, false, g->sp.pb_va, TILES(g));
+    st = scene_pipe_tiles(&g->sp, p, &b, v);
     if (st == DDI_OK) {
-        st = submit(g, g->htile_ctx, &b);
-    }
-    if (st == DDI_OK) {
-        st = kapi_signal_gpu(p, g->htile_ctx, g->hsync_tile, v);
-    }
-    if (st == DDI_OK) {
-        st = kapi_wait_cpu(p, g->hsync_tile, v, frame_done, g);
+        st = kapi_wait_cpu(p, g->sp.hsync_tile, v, frame_done, g);
     }
     if (st != DDI_OK) {
         fail(g, "tile pass", st);
@@ -266,7 +245,7 @@ static void check(struct app *a, struct report *r)
     struct tiledgame *g = (struct tiledgame *)a;
     struct vidmm_pb pb = { 0 };
 
-    kapi_scene_pb_stats(a->proc, g->hpb, &pb);
+    kapi_scene_pb_stats(a->proc, g->sp.hpb, &pb);
     if (a->expect_lost) {
         /* a scene it could not finish: its own device is gone, what it
          * did show before was right */
@@ -351,18 +330,9 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
     };
     st = kapi_create_device_gpuva(a->proc, &a->hdev);
     if (st == DDI_OK) {
-        st = kapi_create_context(a->proc, a->hdev, a->engine, a->prio,
-                                 &a->hctx);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_context(a->proc, a->hdev, cfg->tile_engine,
-                                 a->prio, &g->htile_ctx);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_sync(a->proc, a->hdev, 0, &g->hsync_geom);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_sync(a->proc, a->hdev, 0, &g->hsync_tile);
+        st = scene_pipe_create(&g->sp, a->proc, a->hdev, a->engine,
+                               cfg->tile_engine, a->prio, &pd);
+        a->hctx = g->sp.hgeom;
     }
     if (st == DDI_OK) {
         st = kapi_create_allocation(a->proc, a->hdev, &d, &g->htarget);
@@ -376,10 +346,6 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
     }
     if (st == DDI_OK) {
         st = kapi_gpu_va(a->proc, g->hstamp, &g->stamp_va);
-    }
-    if (st == DDI_OK) {
-        st = kapi_create_scene_pb(a->proc, a->hdev, &pd, &g->hpb,
-                                  &g->pb_va);
     }
     if (st == DDI_OK && cfg->partial) {
         /* the scene's partial render: what the kernel runs when the
@@ -399,27 +365,24 @@ int tiledgame_init(struct tiledgame *g, struct kernel *k, const char *name,
         umd_init(&b, g->cmd, sizeof(g->cmd));
         umd_va_set_target(&b, 0, va, PITCH(g), W(g), H(g),
                           COPRO_FMT_XRGB8888);
-        umd_va_tile_render(&b, 0, true, g->pb_va, TILES(g));
+        umd_va_tile_render(&b, 0, true, g->sp.pb_va, TILES(g));
         pr = (struct kapi_scene_partial_desc){
             .engine = cfg->tile_engine, .prio = cfg->prio,
             .cmd = umd_words(&b), .cmd_bytes = umd_bytes(&b),
         };
         if (st == DDI_OK) {
-            st = umd_ok(&b) ? kapi_scene_pb_partial(a->proc, g->hpb, &pr)
+            st = umd_ok(&b) ? kapi_scene_pb_partial(a->proc, g->sp.hpb, &pr)
                             : DDI_ENOMEM;
         }
     }
     if (st == DDI_OK) {
         res[0] = g->htarget;
-        res[1] = g->hpb;
+        res[1] = g->sp.hpb;
         res[2] = g->hstamp;
         st = kapi_make_resident(a->proc, a->hdev, res, 3, &fence);
     }
-    if (st == DDI_OK && fence) {
-        st = kapi_wait_paging(a->proc, a->hctx, fence);
-        if (st == DDI_OK) {
-            st = kapi_wait_paging(a->proc, g->htile_ctx, fence);
-        }
+    if (st == DDI_OK) {
+        st = scene_pipe_wait_paging(&g->sp, a->proc, fence);
     }
     if (st != DDI_OK) {
         app_fail(a, "setup", st);

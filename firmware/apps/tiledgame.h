@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "apps/app.h"
+#include "apps/scene_pipe.h"
 #include "kernel/ktimer.h"
 
 #define TILEDGAME_MAX_W     256u
@@ -52,12 +53,11 @@ struct tiledgame_config {
 };
 
 struct tiledgame {
-    struct app app;             /* first: the geometry context */
+    struct app app;             /* first; hctx: sp.hgeom */
     struct tiledgame_config cfg;
-    uint32_t htile_ctx;
-    uint32_t hsync_geom, hsync_tile;
-    uint32_t htarget, hpb, hstamp, hunmapped;
-    uint64_t target_va, pb_va, stamp_va;
+    struct scene_pipe sp;
+    uint32_t htarget, hstamp, hunmapped;
+    uint64_t target_va, stamp_va;
     uint32_t tiles;             /* a frame's, at the device's tile size */
     unsigned frame;
     bool done;

@@ -171,7 +171,7 @@ static void check_tiled(const struct desktop_options *o)
     struct vidsch_ctx_stats cs = { 0 };
     int st;
 
-    st = kapi_context_stats(tiled.app.proc, tiled.htile_ctx, &cs);
+    st = kapi_context_stats(tiled.app.proc, tiled.sp.htile, &cs);
     tiled_cs = cs;
     if (o->tile_engine == COPRO_ENGINE_RENDER || o->scenes) {
         report(&s.r, st == DDI_OK && cs.preemptions > 0 && cs.resumed > 0,

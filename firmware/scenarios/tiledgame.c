@@ -71,10 +71,10 @@ static bool tile_ctx_stopped(struct tiledgame *g)
     struct vidsch_ctx_stats cs = { 0 };
     struct app *a = tiledgame_app(g);
 
-    return kapi_context_stats(a->proc, g->htile_ctx, &cs) == DDI_OK &&
+    return kapi_context_stats(a->proc, g->sp.htile, &cs) == DDI_OK &&
            cs.started == g->frames_checked &&
            cs.completed == g->frames_checked &&
-           kapi_context_error(a->proc, g->htile_ctx) == DDI_ELOST;
+           kapi_context_error(a->proc, g->sp.htile) == DDI_ELOST;
 }
 
 /* The restarted and resubmitted buffers of a game's two contexts. */
@@ -84,7 +84,7 @@ static uint64_t disturbed(struct tiledgame *g)
     struct app *a = tiledgame_app(g);
 
     kapi_context_stats(a->proc, a->hctx, &gs);
-    kapi_context_stats(a->proc, g->htile_ctx, &ts);
+    kapi_context_stats(a->proc, g->sp.htile, &ts);
     return gs.resubmitted + ts.resubmitted;
 }
 
@@ -92,7 +92,7 @@ static uint64_t disturbed(struct tiledgame *g)
 static void partial_report(uint64_t frames, struct vidmm_pb *pb_part,
                            struct vidmm_pb *pb_bad)
 {
-    kapi_scene_pb_stats(partial.app.proc, partial.hpb, pb_part);
+    kapi_scene_pb_stats(partial.app.proc, partial.sp.hpb, pb_part);
     report(&s.r, pb_part->partials > 0 && pb_part->grows == 0 &&
            pb_part->fails == 0 && pb_part->size == 1024 &&
            partial.scene_partials == pb_part->partials,
@@ -115,7 +115,7 @@ static void partial_report(uint64_t frames, struct vidmm_pb *pb_part,
                "seed: grow against partial render), %u of %u frames",
                same, n);
     }
-    kapi_scene_pb_stats(badpartial.app.proc, badpartial.hpb, pb_bad);
+    kapi_scene_pb_stats(badpartial.app.proc, badpartial.sp.hpb, pb_bad);
     /* the fault removed its device: its geometry, held on the partial
      * render, was lost with it and never resumed (so never stopped
      * again) */
@@ -294,8 +294,8 @@ int scenario_main(const struct boot_info *boot)
         os_add_app(&s, tiledgame_app(&comp));
         os_run(&s, 200 * MS, 5000 * MS);
         os_print_table(&s);
-        kapi_scene_pb_stats(big.app.proc, big.hpb, &pb_big);
-        kapi_scene_pb_stats(small.app.proc, small.hpb, &pb_small);
+        kapi_scene_pb_stats(big.app.proc, big.sp.hpb, &pb_big);
+        kapi_scene_pb_stats(small.app.proc, small.sp.hpb, &pb_small);
         report(&s.r, pb_big.ooms == 0, "tiled-big: no TILER_OOM (%u)",
                pb_big.ooms);
         report(&s.r, pb_small.grows > 0 && pb_small.fails == 0 &&
@@ -307,13 +307,13 @@ int scenario_main(const struct boot_info *boot)
             hwsched_oom_report(k);
         }
         partial_report(frames, &pb_part, &pb_bad);
-        kapi_scene_pb_stats(nogrow.app.proc, nogrow.hpb, &pb_small);
+        kapi_scene_pb_stats(nogrow.app.proc, nogrow.sp.hpb, &pb_small);
         report(&s.r, pb_small.ooms > 0 && pb_small.grows == 0 &&
                pb_small.partials == 0 && pb_small.fails > 0,
                "tiled-nogrow: its TILER_OOM could not be answered without "
                "a partial render (%u OOMs, %u refused)", pb_small.ooms,
                pb_small.fails);
-        kapi_scene_pb_stats(tiny.app.proc, tiny.hpb, &pb_small);
+        kapi_scene_pb_stats(tiny.app.proc, tiny.sp.hpb, &pb_small);
         report(&s.r, pb_small.ooms > 0 && pb_small.partials == 0 &&
                pb_small.fails > 0 && tiny.frames_checked == 0,
                "tiled-tiny: a full layer cannot fit its emptied heap: "
@@ -323,7 +323,7 @@ int scenario_main(const struct boot_info *boot)
         report(&s.r, resets == resets1 && faults == faults1,
                "the desktop in scenes: no engine reset, no fault (%lu, %lu)",
                resets - resets1, faults - faults1);
-        kapi_context_stats(game.app.proc, game.htile_ctx, &cs);
+        kapi_context_stats(game.app.proc, game.sp.htile, &cs);
         report(&s.r, cs.preemptions > 0 && cs.resumed > 0,
                "tiled-game's tile passes were preempted %lu times for the "
                "compositor's and resumed %lu times (at tile boundaries: "
