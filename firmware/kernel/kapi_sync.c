@@ -135,21 +135,31 @@ int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
     return DDI_OK;
 }
 
+/* A GPU-side signal or wait's context and sync object, and the code
+ * the call fails with when either is gone. */
+static int gpu_sync_args(struct kproc *p, uint32_t hcontext, uint32_t hsync,
+                         struct kcontext **c, struct ksync **s)
+{
+    *c = get_context(p, hcontext);
+    *s = get_sync(p, hsync);
+    if (!*c || !*s) {
+        return DDI_EHANDLE;
+    }
+    if ((*c)->dev->removed) {
+        return DDI_ELOST;
+    }
+    return (*s)->dev->removed ? sync_gone(p, *s) : DDI_OK;
+}
+
 int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
                     uint64_t value)
 {
-    struct kcontext *c = get_context(p, hcontext);
-    struct ksync *s = get_sync(p, hsync);
-    int st;
+    struct kcontext *c;
+    struct ksync *s;
+    int st = gpu_sync_args(p, hcontext, hsync, &c, &s);
 
-    if (!c || !s) {
-        return DDI_EHANDLE;
-    }
-    if (c->dev->removed) {
-        return DDI_ELOST;
-    }
-    if (s->dev->removed) {
-        return sync_gone(p, s);
+    if (st != DDI_OK) {
+        return st;
     }
     if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
         return DDI_EACCESS;
@@ -172,18 +182,12 @@ int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
 int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
                   uint64_t value)
 {
-    struct kcontext *c = get_context(p, hcontext);
-    struct ksync *s = get_sync(p, hsync);
-    int st;
+    struct kcontext *c;
+    struct ksync *s;
+    int st = gpu_sync_args(p, hcontext, hsync, &c, &s);
 
-    if (!c || !s) {
-        return DDI_EHANDLE;
-    }
-    if (c->dev->removed) {
-        return DDI_ELOST;
-    }
-    if (s->dev->removed) {
-        return sync_gone(p, s);
+    if (st != DDI_OK) {
+        return st;
     }
     st = kquota_gpu_sync(p->k, p);
     if (st != DDI_OK) {
