@@ -16,7 +16,8 @@
  * Both are ordinary packets that any render engine executes; the stages
  * meet only through the parameter buffer, so a driver runs them on two
  * engines (two rings, two schedulers: geometry of scene N+1 overlaps the
- * tile pass of scene N) or on one. Plain C with <stdint.h> only.
+ * tile pass of scene N) or on one. Plain C with <stdint.h> and
+ * copro_cmd.h only.
  */
 #ifndef COPRO_TILER_H
 #define COPRO_TILER_H
