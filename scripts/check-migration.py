@@ -605,6 +605,10 @@ def test_live(env, t):
         uri = 'unix:' + os.path.join(dst.dir, 'migration.sock')
         dst.cmd('migrate-incoming', uri=uri)
         src.cmd('migrate', uri=uri)
+        # The guest, stopped since wait_in_use, runs on only once the
+        # migration is live: otherwise how far it gets while the migration
+        # thread is still in setup depends on the host's speed
+        src.wait_event('MIGRATION', lambda d: d['status'] == 'active')
         saved, where = pick_moment(src, env.moment)
         info = src.cmd('query-migrate')
         ran = {k: total(saved, k) - total(at_start, k)
