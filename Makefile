@@ -16,14 +16,24 @@ FUZZ_SECONDS ?= 120
 
 all: build
 
+# Each step prints one line with its time; its output goes to a log under
+# $(BUILD)/logs/, and a failing step prints the end of its log and where the
+# whole of it is. V=1 shows every step's output as it runs.
+LOGS = $(BUILD)/logs
+STEP = @bash scripts/step.sh
+
+# Debian's packages (apt), QEMU's source (apt-get source, once) and the
+# Linux guest's kernel and headers (once per kernel ABI).
 deps:
-	@bash scripts/install-deps.sh
+	$(STEP) packages $(LOGS)/packages.log bash scripts/install-deps.sh
+	$(STEP) 'QEMU source' $(LOGS)/qemu-source.log bash scripts/fetch-qemu.sh
+	$(STEP) 'Linux kernel' $(LOGS)/linux-kernel.log bash scripts/fetch-linux.sh
 
 $(BUILD)/build.ninja: | deps
-	meson setup $(BUILD) $(MESON_SETUP_OPTS)
+	$(STEP) configure $(LOGS)/configure.log meson setup $(BUILD) $(MESON_SETUP_OPTS)
 
 build: deps $(BUILD)/build.ninja
-	ninja -C $(BUILD)
+	$(STEP) build $(LOGS)/build.log ninja -C $(BUILD)
 
 # Boot the desktop (compositor, cursor, game and hog on the OS, on the
 # device's display) and print its report: TAP checks, the per-application
@@ -75,7 +85,7 @@ check-linux-long: build
 
 # Run every test; the last line says how many passed and failed.
 check: build
-	@meson test -C $(BUILD) --print-errorlogs --num-processes 2; rc=$$?; \
+	@meson test -C $(BUILD) --no-rebuild --print-errorlogs --num-processes 2; rc=$$?; \
 	  python3 scripts/test-summary.py $(BUILD)/meson-logs/testlog.json; exit $$rc
 
 # Every qtest, firmware scenario and unit test again, with QEMU, the qtests
@@ -87,10 +97,11 @@ check: build
 # device: make check runs it; sanitized it would add minutes) and timing (hog-deterministic: under a
 # sanitized QEMU, host timing perturbs -icount runs by a few ns too often).
 $(SAN_BUILD)/build.ninja: | deps
-	meson setup $(SAN_BUILD) -Db_sanitize=address,undefined $(MESON_SETUP_OPTS)
+	$(STEP) configure $(LOGS)/configure-sanitize.log \
+	  meson setup $(SAN_BUILD) -Db_sanitize=address,undefined $(MESON_SETUP_OPTS)
 
 check-sanitize: deps $(SAN_BUILD)/build.ninja
-	ninja -C $(SAN_BUILD)
+	$(STEP) build $(LOGS)/build-sanitize.log ninja -C $(SAN_BUILD)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1:print_summary=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:print_summary=1 \

@@ -45,7 +45,7 @@ mkdir -p "$out"
 exec 9>"$out/.lock"
 flock 9
 
-pristine=$("$repo/scripts/fetch-qemu.sh")
+pristine=$(COPRO_STEP_QUIET=1 "$repo/scripts/fetch-qemu.sh")
 stamp="$pristine $(sha256sum "$overlay/copro.patch" | cut -d' ' -f1)"
 
 if [ "$(cat "$src/.copro-stamp" 2>/dev/null)" != "$stamp" ]; then

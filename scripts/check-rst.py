@@ -3,17 +3,22 @@
 """Parse reStructuredText files with docutils; any warning is a failure.
 
 A malformed table in docs/specs/copro.rst would otherwise only be noticed
-by the next reader. Prints TAP: one line per file.
+by the next reader. Prints TAP: one line per file. A directory stands for every .rst file
+under it, so a new document is checked without being listed anywhere.
 """
 import io
+import pathlib
 import sys
 
 import docutils.core
 
 
 def check(path):
-    with open(path, encoding="utf-8") as f:
-        src = f.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+    except OSError as e:
+        return str(e)
     err = io.StringIO()
     docutils.core.publish_string(
         src, source_path=path, writer_name="null",
@@ -37,5 +42,17 @@ def main(paths):
     return 1 if failed else 0
 
 
+def expand(args):
+    paths = []
+    for a in args:
+        p = pathlib.Path(a)
+        paths += sorted(map(str, p.rglob("*.rst"))) if p.is_dir() else [a]
+    return paths
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    files = expand(sys.argv[1:])
+    if not files:
+        print("Bail out! no .rst files in " + " ".join(sys.argv[1:]))
+        sys.exit(1)
+    sys.exit(main(files))

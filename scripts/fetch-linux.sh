@@ -127,4 +127,5 @@ if [ ! -f "$dir/checkpatch/checkpatch.pl" ]; then
     fi
     rm -rf "$dir/checkpatch.tmp"
 fi
+echo "copro-step: $release ($(cat "$dir/version")) in $dir" >&2
 echo "$dir"

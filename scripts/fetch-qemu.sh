@@ -10,6 +10,12 @@
 # The cached tree is never modified: the overlay build copies it.
 set -euo pipefail
 
+# One line for make's step summary (scripts/step.sh), unless the caller is
+# a build that only wants the path (COPRO_STEP_QUIET=1).
+say() {
+    [ -n "${COPRO_STEP_QUIET:-}" ] || echo "copro-step: $*" >&2
+}
+
 check_tree() {
     local v
     v=$(cat "$1/VERSION" 2>/dev/null || true)
@@ -31,6 +37,7 @@ mkdir -p "$cache"
 cache=$(realpath "$cache")
 for d in "$cache"/qemu-10.0.*/; do
     if [ -f "$d/.copro-unpacked" ]; then
+        say "QEMU $(cat "$d/VERSION") (cached in $(realpath "$d"))"
         realpath "$d"
         exit 0
     fi
@@ -50,4 +57,5 @@ dest="$cache/qemu-$(cat "$src/VERSION")"
 rm -rf "$dest"
 mv "$src" "$dest"
 touch "$dest/.copro-unpacked"
+say "QEMU $(cat "$dest/VERSION") fetched into $dest"
 realpath "$dest"

@@ -12,7 +12,14 @@ set -euo pipefail
 
 # libdrm-dev, libdrm-tests, drm-info, fbset and busybox-static build and
 # fill the Linux guest's initramfs (guest-tools/, scripts/build-linux.sh);
-# its kernel and headers come from scripts/fetch-linux.sh, run at the end.
+# its kernel and headers come from scripts/fetch-linux.sh (make deps runs
+# it as a step of its own).
+#
+# What this changes on the host: the packages below and what they depend
+# on (apt may upgrade an installed library to the version a new package
+# needs, e.g. libudev1 and udev for libsdl2-dev on a stock image), and one
+# apt sources file, /etc/apt/sources.list.d/copro.sources: bookworm-backports for meson and deb-src
+# entries (bookworm, trixie) for QEMU's and the kernel's source.
 # clang, libclang-rt-dev (libFuzzer and clang's sanitizer and profile
 # runtimes) and llvm (llvm-symbolizer for sanitizer stacks, llvm-profdata
 # and llvm-cov) are for make fuzz and make fuzz-coverage; gcc's own ASan and
@@ -81,13 +88,9 @@ apt_update() {
 
 miss=$(missing "${PKGS[@]}")
 bpo_miss=$(missing "${BPO_PKGS[@]}")
-fetch_linux() {
-    # the kernel pair is resolved now, not pinned: see fetch-linux.sh
-    bash "$(dirname "$0")/fetch-linux.sh" >/dev/null
-}
 
 if [ -z "$miss" ] && [ -z "$bpo_miss" ] && meson_ok && [ -f "$SRC_LIST" ]; then
-    fetch_linux     # quick when cached; root only to install headers
+    echo "copro-step: all $(( ${#PKGS[@]} + ${#BPO_PKGS[@]} )) packages present"
     exit 0
 fi
 need_root $miss $bpo_miss
@@ -103,5 +106,5 @@ if [ -n "$bpo_miss" ] || ! meson_ok; then
         "${BPO_PKGS[@]}"
 fi
 meson_ok || { echo "install-deps: meson >= 1.5 not available" >&2; exit 1; }
-fetch_linux
-echo "install-deps: done"
+# shellcheck disable=SC2086
+echo "copro-step: installed" $miss $bpo_miss
