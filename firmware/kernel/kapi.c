@@ -40,11 +40,14 @@ struct kproc *kapi_process_create(struct kernel *k, const char *name)
         if (!p->used) {
             uint8_t id = kexit_new_proc_id(k);
 
-            if (id == 0) {
+            /* process ids are never reused: after 2^32 - 1 lives no
+             * process is created any more rather than one reused */
+            if (id == 0 || k->next_pid == UINT32_MAX) {
                 return NULL;
             }
             *p = (struct kproc){
-                .used = true, .id = id, .name = name, .k = k,
+                .used = true, .id = id, .pid = ++k->next_pid, .name = name,
+                .k = k,
             };
             handle_table_init(&p->handles, p->id, p->slots,
                               KERNEL_PROC_HANDLES);
@@ -62,7 +65,7 @@ const char *kapi_process_name(const struct kproc *p)
 
 uint32_t kapi_process_id(const struct kproc *p)
 {
-    return p ? p->id : 0;
+    return p ? p->pid : 0;
 }
 
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)

@@ -59,7 +59,9 @@ struct kproc;
  * (kernel_process_grant, kernel/kisolate.h). */
 struct kproc *kapi_process_create(struct kernel *k, const char *name);
 const char *kapi_process_name(const struct kproc *p);
-/* Its id, by which another process names it (a grant); never reused. */
+/* Its id, by which another process names it (a grant): never reused
+ * (32 bits, one per life; after 2^32 - 1 lives kapi_process_create
+ * fails rather than reuse one). 0 for NULL. */
 uint32_t kapi_process_id(const struct kproc *p);
 
 /* Privileges [Windows' SeIncreaseBasePriorityPrivilege, DWM's right to

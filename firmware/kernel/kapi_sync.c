@@ -105,11 +105,16 @@ int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
     return DDI_OK;
 }
 
-/* The code for a call on s once TDR removed its creator's device: the
- * creator's process lost its device; any other is not to blame. */
+/* DDI_OK, or the code for a call on s once TDR removed its creator's
+ * device (the creator's process lost its device; any other is not to
+ * blame) or its creator exited (abandoned: whatever was waited for will
+ * never come, whenever the wait started). */
 static int sync_gone(const struct kproc *p, const struct ksync *s)
 {
-    return s->dev->proc == p ? DDI_ELOST : DDI_EABANDONED;
+    if (s->dev->removed) {
+        return s->dev->proc == p ? DDI_ELOST : DDI_EABANDONED;
+    }
+    return s->abandoned ? DDI_EABANDONED : DDI_OK;
 }
 
 int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
@@ -119,7 +124,7 @@ int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
     if (!s) {
         return DDI_EHANDLE;
     }
-    if (s->dev->removed) {
+    if (sync_gone(p, s) != DDI_OK) {
         return sync_gone(p, s);
     }
     if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
@@ -148,7 +153,7 @@ static int gpu_sync_args(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if ((*c)->dev->removed) {
         return DDI_ELOST;
     }
-    return (*s)->dev->removed ? sync_gone(p, *s) : DDI_OK;
+    return sync_gone(p, *s);
 }
 
 int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
@@ -208,7 +213,7 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
     if (!s) {
         return DDI_EHANDLE;
     }
-    if (s->dev->removed) {
+    if (sync_gone(p, s) != DDI_OK) {
         return sync_gone(p, s);
     }
     if (!fn) {

@@ -471,6 +471,11 @@ void kernel_alloc_release(struct kernel *k, struct kalloc *a)
         return;
     }
     kquota_alloc_uncharge(k, a);
+    if (a->dev && a->dev->destroyed) {
+        /* it may have been the last record naming its device */
+        k->reap_objects = true;
+        kqueue_push(&k->ev.work, &k->reap_work);
+    }
     *a = (struct kalloc){ 0 };
 }
 
@@ -541,6 +546,40 @@ static void tell_lost(void *arg, uint32_t h, void *obj)
 static bool sync_may_be_used(const struct kernel *k, const struct ksync *s)
 {
     return vidsch_sync_in_use(k->vs, s->cpu);
+}
+
+/*
+ * A destroyed device's record is freed only when no record names it any
+ * more: its contexts, and the allocations and sync objects created on it
+ * that outlive it (shared ones other processes still hold, ones a
+ * buffer in flight still uses), whose creator is read through it (who
+ * may open and grant them, whose removal abandons them). Freed earlier,
+ * the record would be another process's device next, and that process
+ * would be taken for their creator.
+ */
+static bool device_referenced(const struct kernel *k, const struct kdevice *d)
+{
+    if (d->contexts) {
+        return true;
+    }
+    for (unsigned j = 0; j < KERNEL_MAX_SYNCS; j++) {
+        if (k->syncs[j].used && k->syncs[j].dev == d) {
+            return true;
+        }
+    }
+    for (unsigned j = 0; j < KERNEL_MAX_ALLOCS; j++) {
+        if (k->allocs[j].used && k->allocs[j].dev == d) {
+            return true;
+        }
+    }
+    for (unsigned j = 0; j < KERNEL_MAX_WAITS; j++) {
+        if (k->waits[j].kind != KWAIT_NONE && k->waits[j].dev == d) {
+            return true;
+        }
+    }
+    /* (the kernel's scene contexts count in d->contexts; presents and
+     * scene records let go of it in kapi_destroy_device) */
+    return false;
 }
 
 static void reap_once(struct kernel *k)
@@ -621,15 +660,11 @@ static void reap_once(struct kernel *k)
         }
         for (unsigned i = 0; i < KERNEL_MAX_DEVICES; i++) {
             struct kdevice *d = &k->devices[i];
-            bool syncs = false;
 
             if (!d->used || !d->destroyed) {
                 continue;
             }
-            for (unsigned j = 0; j < KERNEL_MAX_SYNCS; j++) {
-                syncs |= k->syncs[j].used && k->syncs[j].dev == d;
-            }
-            if (d->contexts == 0 && !syncs) {
+            if (!device_referenced(k, d)) {
                 kquota_uncharge(k, d->proc, KQ_DEVICES, 1);
                 *d = (struct kdevice){ 0 };
             } else {
@@ -692,8 +727,11 @@ static void deliver(void *arg)
             st = w.fail;
         } else if (w.dev && w.dev->removed) {
             st = DDI_ELOST;
-        } else if (w.kind == KWAIT_SYNC && w.u.sync.sync->dev->removed) {
-            st = DDI_EABANDONED;    /* another's creator was reset */
+        } else if (w.kind == KWAIT_SYNC &&
+                   (w.u.sync.sync->dev->removed ||
+                    w.u.sync.sync->abandoned)) {
+            st = DDI_EABANDONED;    /* another's creator was reset or
+                                       exited */
         }
         if (w.kind == KWAIT_SYNC) {
             ready = st != DDI_OK || *w.u.sync.sync->cpu >= w.u.sync.value;

@@ -127,6 +127,10 @@ struct ksync {
     volatile uint64_t *cpu;
     unsigned refs;          /* handles naming it, in any process */
     uint32_t shared_name;   /* 0 if never shared */
+    bool abandoned;         /* its creator exited (or was reset): its
+                               value is UINT64_MAX for good, and calls
+                               and CPU waits on it by others return
+                               DDI_EABANDONED, started before or after */
     uint64_t high;          /* the highest value a signal was accepted
                                with (monitored fences never go back) */
     uint32_t devs;          /* bit i: devices[i] held a handle to it (its
@@ -197,7 +201,12 @@ struct kwait {
 
 struct kproc {
     bool used;
-    uint8_t id;
+    uint8_t id;             /* the owner field of its handles (1..255,
+                               reused once no live record has it) */
+    uint32_t pid;           /* kapi_process_id: never reused (grants and
+                               the kernel's records name a process by
+                               it, so nothing of a dead process's passes
+                               to a later one with the same id) */
     const char *name;
     struct kernel *k;
     struct handle_table handles;
@@ -304,6 +313,7 @@ struct kernel {
     uint64_t seq;               /* last buffer sequence number */
     uint32_t next_hw_ctx;
     uint8_t next_proc_id;
+    uint32_t next_pid;          /* the last kapi_process_id handed out */
 
     struct kproc procs[KERNEL_MAX_PROCS];
     struct kdevice devices[KERNEL_MAX_DEVICES];

@@ -165,6 +165,7 @@ static void abandon_syncs(struct kernel *k, struct kproc *p)
             }
         }
         *s->cpu = UINT64_MAX;
+        s->abandoned = true;    /* later waits too (kapi_wait_cpu) */
         moved = true;
     }
     if (moved) {
@@ -209,6 +210,9 @@ int kapi_process_exit(struct kproc *p)
     p->exiting = true;
     k->stats.processes_exited++;
     silence(k, p);
+    /* what was granted to it dies with it (its pid is never reused
+     * either: a later process is never taken for it) */
+    kiso_revoke_process(k, p->pid);
     abandon_syncs(k, p);
     handle_for_each(&p->handles, HANDLE_DEVICE, destroy_device, p);
     handle_for_each(&p->handles, HANDLE_NONE, close_handle, p);

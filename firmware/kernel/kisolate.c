@@ -61,7 +61,7 @@ static bool grant_live(const struct kernel *k, const struct kgrant *g)
             kernel_shared_object(k, g->name, HANDLE_SYNC));
 }
 
-int kiso_grant(struct kernel *k, uint32_t name, uint8_t pid,
+int kiso_grant(struct kernel *k, uint32_t name, uint32_t pid,
                unsigned access)
 {
     struct kgrant *free_g = NULL;
@@ -90,11 +90,20 @@ unsigned kiso_granted(const struct kernel *k, uint32_t name,
     for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
         const struct kgrant *g = &k->grants[i];
 
-        if (g->name == name && g->pid == p->id && grant_live(k, g)) {
+        if (g->name == name && g->pid == p->pid && grant_live(k, g)) {
             return g->access;
         }
     }
     return 0;
+}
+
+void kiso_revoke_process(struct kernel *k, uint32_t pid)
+{
+    for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
+        if (k->grants[i].pid == pid) {
+            k->grants[i] = (struct kgrant){ 0 };
+        }
+    }
 }
 
 bool kiso_abandon_syncs(struct kernel *k)
@@ -104,9 +113,10 @@ bool kiso_abandon_syncs(struct kernel *k)
     for (unsigned i = 0; i < KERNEL_MAX_SYNCS; i++) {
         struct ksync *s = &k->syncs[i];
 
-        if (s->used && s->dev && s->dev->removed && *s->cpu != UINT64_MAX) {
+        if (s->used && s->dev && s->dev->removed && !s->abandoned) {
+            s->abandoned = true;
+            changed |= *s->cpu != UINT64_MAX;
             *s->cpu = UINT64_MAX;
-            changed = true;
         }
     }
     return changed;

@@ -87,15 +87,14 @@ static int grant(struct kproc *p, void *obj, enum handle_type type,
     uint32_t name;
     int st;
 
-    if (!(access & KAPI_ACCESS_READ) || (access & ~known) || !pid ||
-        pid > HANDLE_MAX_OWNER) {
+    if (!(access & KAPI_ACCESS_READ) || (access & ~known) || !pid) {
         return DDI_EINVAL;
     }
     if (dev->proc != p) {
         return DDI_EACCESS;     /* an opener cannot pass it on */
     }
     st = share_name(p->k, obj, type, shared_name, &name);
-    return st == DDI_OK ? kiso_grant(p->k, name, (uint8_t)pid, access) : st;
+    return st == DDI_OK ? kiso_grant(p->k, name, pid, access) : st;
 }
 
 int kapi_grant_allocation(struct kproc *p, uint32_t halloc, uint32_t pid,

@@ -2892,6 +2892,135 @@ static void test_share_needs_grant(void)
     g_assert_cmpuint(gpu.submits, ==, 1);   /* b's COPY only */
 }
 
+/* ---- identities and lifetimes (issue 26, docs/os.rst "Identities and
+ * lifetimes") ---- */
+
+/*
+ * Item 1: a device destroyed while an allocation created on it lives on
+ * (another process holds it open) keeps its record: the record is the
+ * allocation's creator, and freed and taken by another process's new
+ * device, it would make that process the creator of the shared
+ * allocation (open with every right, grant it on) without any grant.
+ */
+static void test_ident_device_outlives_allocs(void)
+{
+    struct proc a, b;
+    struct kproc *c;
+    uint32_t name = 0, hb, dc, hc = 0;
+    struct kdevice *adev;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "granted");
+    hb = share_to(&a, &b, KAPI_ACCESS_READ);
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    adev = kalloc_of(&b, hb)->dev;
+    g_assert_cmpint(kapi_destroy_device(a.p, a.dev), ==, DDI_OK);
+    run();
+    /* the record stays while b's handles name what was created on it */
+    g_assert_true(adev->used);
+    g_assert_true(kalloc_of(&b, hb)->dev == adev);
+    /* a process with no grant, whose new device would take a free
+     * device record: the exact name opens nothing, it grants nothing */
+    c = kapi_process_create(&kern, "guesser");
+    g_assert_nonnull(c);
+    g_assert_cmpint(kapi_create_device(c, &dc), ==, DDI_OK);
+    g_assert_true(handle_lookup(&c->handles, dc, HANDLE_DEVICE) != adev);
+    g_assert_cmpint(kapi_open_allocation(c, dc, name, &hc), ==, DDI_EHANDLE);
+    /* b's grant still reads, never writes */
+    g_assert_cmpint(fill(&b, b.ctx, hb, 64), ==, DDI_EACCESS);
+    /* the last reference goes: the device record with it */
+    g_assert_cmpint(kapi_destroy_allocation(b.p, hb), ==, DDI_OK);
+    run();
+    g_assert_false(adev->used);
+}
+
+/*
+ * Item 2: process ids are never reused (kapi_process_id is 32 bits, one
+ * per life; the 8-bit id in handles is only a check), and grants die with
+ * the process they name: after more lives than the 8-bit id space, no new
+ * process inherits a dead process's grant.
+ */
+static void test_ident_pid_never_reused(void)
+{
+    struct proc a, b;
+    struct kernel_census start;
+    uint32_t name = 0, pid_b, h;
+    uint32_t last = 0;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "granted");
+    take_census(&start);
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    pid_b = kapi_process_id(b.p);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, pid_b,
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(b.p), ==, DDI_OK);
+    run();
+    /* its grant went with it */
+    for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
+        g_assert_true(kern.grants[i].name == 0 ||
+                      kern.grants[i].pid != pid_b);
+    }
+    last = kapi_process_id(a.p) > pid_b ? kapi_process_id(a.p) : pid_b;
+    for (unsigned life = 0; life < 3 * HANDLE_MAX_OWNER; life++) {
+        struct proc x;
+
+        make_proc(&x, "later");
+        /* a new id each life, above every earlier one */
+        g_assert_cmpuint(kapi_process_id(x.p), >, last);
+        last = kapi_process_id(x.p);
+        g_assert_cmpint(kapi_open_allocation(x.p, x.dev, name, &h), ==,
+                        DDI_EHANDLE);
+        /* a's grant to the dead pid gives it nothing either */
+        g_assert_cmpint(kapi_grant_allocation(x.p, a.buf, pid_b,
+                                              KAPI_ACCESS_READ), ==,
+                        DDI_EHANDLE);
+        g_assert_cmpint(kapi_process_exit(x.p), ==, DDI_OK);
+        run();
+    }
+    g_assert_cmpuint(kern.stats.processes_freed, ==,
+                     3 * HANDLE_MAX_OWNER + 1);
+    (void)start;
+}
+
+/*
+ * Item 12: a CPU wait that starts after the sync object's creator exited
+ * fails with DDI_EABANDONED, as one pending at the exit does (kapi.h),
+ * not DDI_OK because the value reads UINT64_MAX; the other calls on it
+ * say the same.
+ */
+static void test_ident_wait_after_creator_exit(void)
+{
+    struct proc a, b;
+    struct waited before = { 0 }, after = { 0 };
+    uint32_t name = 0, h = 0;
+
+    setup();
+    make_proc(&a, "creator");
+    make_proc(&b, "waiter");
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 5, on_wait, &before), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(before.calls, ==, 1);
+    g_assert_cmpint(before.status, ==, DDI_EABANDONED);
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 6, on_wait, &after), ==,
+                    DDI_EABANDONED);
+    run();
+    g_assert_cmpuint(after.calls, ==, 0);
+    g_assert_cmpint(kapi_signal_cpu(b.p, h, UINT64_MAX), ==, DDI_EABANDONED);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 1), ==, DDI_EABANDONED);
+    /* closing it still works, and frees it */
+    g_assert_cmpint(kapi_destroy_sync(b.p, h), ==, DDI_OK);
+}
+
 /* Item 4: a monitored fence only moves forward. A GPU signal below one
  * already accepted is refused; one a CPU signal overtook is ignored. */
 static void test_fence_forward(void)
@@ -3647,5 +3776,11 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/gpuva/paging-engine", test_gpuva_paging_engine);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
+    g_test_add_func("/kernel/ident/device-outlives-allocs",
+                    test_ident_device_outlives_allocs);
+    g_test_add_func("/kernel/ident/pid-never-reused",
+                    test_ident_pid_never_reused);
+    g_test_add_func("/kernel/ident/wait-after-creator-exit",
+                    test_ident_wait_after_creator_exit);
     return g_test_run();
 }
