@@ -107,6 +107,8 @@ int kapi_create_device(struct kproc *p, uint32_t *hdevice)
 {
     struct kernel *k;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
     }
@@ -169,6 +171,8 @@ int kapi_destroy_device(struct kproc *p, uint32_t hdevice)
 {
     struct kdevice *dev = get_device(p, hdevice);
     struct destroy_walk w = { p, dev };
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!dev) {
         return DDI_EHANDLE;
@@ -284,6 +288,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     struct kcontext *c;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!dev) {
         return DDI_EHANDLE;
     }
@@ -304,6 +310,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
 int kapi_destroy_context(struct kproc *p, uint32_t hcontext)
 {
     struct kcontext *c = get_context(p, hcontext);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!c) {
         return DDI_EHANDLE;
@@ -350,6 +358,8 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     struct kalloc *a = NULL;
     struct kernel *k;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!dev) {
         return DDI_EHANDLE;
@@ -445,6 +455,8 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
 {
     struct kalloc *a = get_alloc(p, halloc);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!a) {
         return DDI_EHANDLE;
     }
@@ -496,6 +508,8 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
                 const struct kapi_render_args *a)
 {
     struct kcontext *c = get_context(p, hcontext);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!c) {
         return DDI_EHANDLE;
@@ -634,6 +648,8 @@ int kapi_mark(struct kproc *p, uint32_t hcontext, unsigned kind,
 {
     struct kcontext *c = get_context(p, hcontext);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!c) {
         return DDI_EHANDLE;
     }
@@ -674,6 +690,8 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     const unsigned known = KAPI_LOCK_DONOTWAIT | KAPI_LOCK_IGNORESYNC;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!a) {
         return DDI_EHANDLE;
     }
@@ -705,6 +723,8 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     struct kwait *w;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!a) {
         return DDI_EHANDLE;
     }
@@ -730,6 +750,8 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
 int kapi_unlock(struct kproc *p, uint32_t halloc)
 {
     struct kalloc *a = get_alloc(p, halloc);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!a) {
         return DDI_EHANDLE;
@@ -758,6 +780,8 @@ int kapi_create_device_gpuva(struct kproc *p, uint32_t *hdevice)
 {
     struct kdevice *d;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
@@ -798,6 +822,8 @@ int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
     struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
                                            : NULL;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!gp) {
         return DDI_EINVAL;
     }
@@ -810,6 +836,8 @@ int kapi_set_budget(struct kproc *p, uint64_t bytes)
 {
     struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
                                            : NULL;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!gp) {
         return DDI_EINVAL;
@@ -840,6 +868,8 @@ int kapi_make_resident(struct kproc *p, uint32_t hdevice,
 {
     struct kdevice *d = get_gpuva_device(p, hdevice);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!d) {
         return DDI_EHANDLE;
     }
@@ -857,6 +887,8 @@ int kapi_evict(struct kproc *p, uint32_t hdevice, const uint32_t *halloc,
 {
     struct kdevice *d = get_gpuva_device(p, hdevice);
 
+    KCALL(p, KCALL_EVICT);
+
     if (!d) {
         return DDI_EHANDLE;
     }
@@ -868,6 +900,8 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value)
 {
     struct kcontext *c = get_context(p, hcontext);
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!c) {
         return DDI_EHANDLE;

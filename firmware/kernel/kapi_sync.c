@@ -24,6 +24,8 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
     uint64_t gpu;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!dev) {
         return DDI_EHANDLE;
     }
@@ -74,6 +76,8 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
 {
     struct ksync *s = get_sync(p, hsync);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!s) {
         return DDI_EHANDLE;
     }
@@ -121,6 +125,8 @@ int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
 {
     struct ksync *s = get_sync(p, hsync);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!s) {
         return DDI_EHANDLE;
     }
@@ -163,6 +169,8 @@ int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     struct ksync *s;
     int st = gpu_sync_args(p, hcontext, hsync, &c, &s);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (st != DDI_OK) {
         return st;
     }
@@ -191,6 +199,8 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     struct ksync *s;
     int st = gpu_sync_args(p, hcontext, hsync, &c, &s);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (st != DDI_OK) {
         return st;
     }
@@ -209,6 +219,8 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
     struct ksync *s = get_sync(p, hsync);
     struct kwait *w;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!s) {
         return DDI_EHANDLE;

@@ -338,6 +338,16 @@ struct kernel {
     /* GPU-VA views of other allocations (kernel/kvamap.h) */
     struct kvamap vamaps[KVAMAP_MAX];
 
+    /* A callback the kernel runs synchronously from inside a call (the
+     * trim callback, from inside a MakeResident: kernel_internal.h's
+     * kcall_check): whose it is and the calls (KCALL_*) it may make;
+     * every other call by anyone meanwhile is refused (DDI_EACCESS) */
+    struct {
+        const struct kproc *proc;   /* NULL: no callback runs */
+        unsigned may;
+        uint64_t refused;           /* calls refused so (reports) */
+    } cb;
+
     struct kernel_stats stats;
     uint64_t quota_pool[KQ_COUNT];      /* kquota.c */
 

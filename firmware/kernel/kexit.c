@@ -203,6 +203,8 @@ int kapi_process_exit(struct kproc *p)
 {
     struct kernel *k;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!p || !p->used || p->exiting) {
         return DDI_EINVAL;
     }

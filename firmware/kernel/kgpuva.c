@@ -379,11 +379,22 @@ static void trim_thunk(void *ctx, struct vidmm_res_process *rp,
                        uint64_t bytes)
 {
     struct kgpuva_proc *gp = ctx;
+    struct kernel *k = gp->kp->k;
 
     (void)rp;
     if (gp->trim_fn) {
-        gp->kp->k->gpuva.stats.trims_delivered++;
+        const struct kproc *outer = k->cb.proc;
+        unsigned outer_may = k->cb.may;
+
+        k->gpuva.stats.trims_delivered++;
+        /* residency is in the middle of a MakeResident (maybe another
+         * process's): the callback may evict, nothing else
+         * (kcall_check) */
+        k->cb.proc = gp->kp;
+        k->cb.may = KCALL_EVICT;
         gp->trim_fn(gp->trim_arg, bytes);
+        k->cb.proc = outer;
+        k->cb.may = outer_may;
     }
 }
 
@@ -627,17 +638,23 @@ no_aper:
     return st;
 }
 
-void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
+int kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
 {
     struct kgpuva *g = &k->gpuva;
     struct ddi_paging_op op;
     uint64_t fence = 0;
+    int st;
 
     if (!ga || !ga->used || ga->dying) {
-        return;
+        return DDI_OK;
     }
-    /* off every list, paged out (its entries invalid) if resident */
-    vidmm_res_alloc_remove(&g->res, &ga->proc->rp, ga->handle);
+    /* off every list, paged out (its entries invalid) if resident; a
+     * refusal is not ignored: the record stays as long as residency
+     * knows it */
+    st = vidmm_res_alloc_remove(&g->res, &ga->proc->rp, ga->handle);
+    if (st != DDI_OK && st != DDI_EHANDLE) {
+        return st;
+    }
     vidmm_gpuva_free(&ga->proc->space, ga->va);
     /* The aperture range and backing pages go back once the GPU is past
      * the page-out that read them: an UNMAP after it in the batch, and
@@ -662,6 +679,7 @@ void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
     if (!g->bulk) {
         kgpuva_flush(k);
     }
+    return DDI_OK;
 }
 
 void kgpuva_bulk(struct kernel *k, bool on)

@@ -218,7 +218,9 @@ void kgpuva_context_unbind(struct kernel *k, struct kproc *p, uint32_t hw_id,
 int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
                         uint64_t size, bool zeroed,
                         struct kgpuva_alloc **out);
-void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga);
+/* DDI_OK, or DDI_EBUSY when residency refuses now (from inside a trim
+ * callback): nothing changed, ask again later. */
+int kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga);
 
 /* [D3DKMTLock] the CPU's view of where it is now: only while one of its
  * process's devices holds a reference (then it stays in VRAM), else

@@ -99,6 +99,8 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
     uint64_t at;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!dev || !halloc || !va || !d) {
         return dev ? DDI_EINVAL : DDI_EHANDLE;
     }
@@ -238,6 +240,8 @@ int kapi_scene_pb_partial(struct kproc *p, uint32_t halloc,
     struct kernel *k;
     struct ddi_render_args args;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!r) {
         return DDI_EHANDLE;

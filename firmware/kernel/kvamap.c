@@ -81,6 +81,8 @@ int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice,
     struct kdevice *dev = get_device(p, hdevice);
     int st = DDI_OK;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!dev) {
         return DDI_EHANDLE;
     }

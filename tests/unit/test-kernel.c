@@ -3021,6 +3021,123 @@ static void test_ident_wait_after_creator_exit(void)
     g_assert_cmpint(kapi_destroy_sync(b.p, h), ==, DDI_OK);
 }
 
+/* Allocation i of a is in VRAM (the fake's page table is one for every
+ * space, so another process's entries cannot be told apart there). */
+static bool gv_in_vram(const struct gv_app *a, unsigned i)
+{
+    const struct kalloc *ka = handle_lookup(&a->p->handles, a->h[i],
+                                            HANDLE_ALLOCATION);
+
+    g_assert_nonnull(ka);
+    g_assert_nonnull(ka->gv);
+    return ka->gv->vram != 0;
+}
+
+/* A hostile trim callback: tries a call a trim callback may not make
+ * (what), then evicts as asked. */
+enum ht_what { HT_DESTROY_ALLOC, HT_DESTROY_DEVICE, HT_EXIT, HT_RESIDENT,
+               HT_RENDER, HT_COUNT };
+
+struct hostile_trim {
+    struct gv_app *a;
+    enum ht_what what;
+    int st, evict_st;
+    unsigned calls;
+};
+
+static void ht_on_trim(void *arg, uint64_t bytes)
+{
+    struct hostile_trim *t = arg;
+    struct gv_app *a = t->a;
+    uint64_t f;
+
+    (void)bytes;
+    t->calls++;
+    switch (t->what) {
+    case HT_DESTROY_ALLOC:
+        t->st = kapi_destroy_allocation(a->p, a->h[0]);
+        break;
+    case HT_DESTROY_DEVICE:
+        t->st = kapi_destroy_device(a->p, a->dev);
+        break;
+    case HT_EXIT:
+        t->st = kapi_process_exit(a->p);
+        break;
+    case HT_RESIDENT:
+        t->st = kapi_make_resident(a->p, a->dev, &a->h[3], 1, &f);
+        break;
+    default:
+        t->st = gv_render_va(a, a->va[0]);
+        break;
+    }
+    /* then what a trim callback is for: its first allocation out (a
+     * destroyed handle would be refused here) */
+    t->evict_st = kapi_evict(a->p, a->dev, &a->h[0], 1, NULL);
+    if (t->evict_st == DDI_OK) {
+        a->held[0] = false;
+    }
+}
+
+/*
+ * Item 3 and the suspected trim paths: a trim callback runs inside
+ * another process's MakeResident and may only evict. Destroying the
+ * allocation it is asked to evict, its device, exiting its process,
+ * MakeResident, render: each refused (DDI_EACCESS, nothing changed),
+ * so the allocation's record is never freed under residency's
+ * reference, its evict goes through, and the victim's MakeResident
+ * pages out only what the trimmed process let go of: the victim's
+ * allocations stay mapped, no context of either is lost.
+ */
+static void test_ident_trim_callback_limits(void)
+{
+    for (unsigned what = 0; what < HT_COUNT; what++) {
+        struct gv_app a, v;
+        struct hostile_trim t = { .a = &a, .what = what };
+        uint64_t f = 0;
+        struct kernel_census start;
+
+        setup_gpuva();
+        take_census(&start);
+        gv_make(&a, "trimmed", 4, 0);
+        g_assert_cmpint(kapi_set_trim_callback(a.p, ht_on_trim, &t), ==,
+                        DDI_OK);
+        gv_make(&v, "victim", 2, 2 * GV_ALLOC);
+        for (unsigned i = 0; i < 3; i++) {
+            g_assert_cmpint(gv_resident(&a, i, &f), ==, DDI_OK);
+            run();
+        }
+        g_assert_cmpint(gv_resident(&v, 0, &f), ==, DDI_OK);
+        run();
+        /* VRAM full: the victim's second one trims the other process */
+        g_assert_cmpint(kapi_set_budget(a.p, 2 * GV_ALLOC), ==, DDI_OK);
+        g_assert_cmpint(gv_resident(&v, 1, &f), ==, DDI_OK);
+        g_assert_cmpuint(t.calls, >=, 1);
+        g_assert_cmpint(t.st, ==, DDI_EACCESS);
+        g_assert_cmpint(t.evict_st, ==, DDI_OK);
+        g_assert_cmpuint(kern.cb.refused, >=, 1);
+        g_assert_null(kern.cb.proc);
+        run();
+        g_assert_true(gv_in_vram(&v, 0));
+        g_assert_true(gv_in_vram(&v, 1));
+        g_assert_false(gv_in_vram(&a, 0));
+        g_assert_cmpint(kapi_context_error(v.p, v.ctx), ==, DDI_OK);
+        g_assert_cmpint(kapi_context_error(a.p, a.ctx), ==, DDI_OK);
+        /* outside the callback the same calls are the process's own */
+        g_assert_cmpint(kapi_destroy_allocation(a.p, a.h[0]), ==, DDI_OK);
+        g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[0], 1, NULL), ==,
+                        DDI_EHANDLE);
+        /* a second round: the victim's references are still its own */
+        g_assert_cmpint(gv_resident(&v, 0, &f), ==, DDI_OK);
+        run();
+        g_assert_true(gv_in_vram(&v, 0));
+        g_assert_true(gv_in_vram(&v, 1));
+        g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+        g_assert_cmpint(kapi_process_exit(v.p), ==, DDI_OK);
+        run();
+        assert_census(&start);
+    }
+}
+
 /* Item 4: a monitored fence only moves forward. A GPU signal below one
  * already accepted is refused; one a CPU signal overtook is ignored. */
 static void test_fence_forward(void)
@@ -3782,5 +3899,7 @@ int main(int argc, char **argv)
                     test_ident_pid_never_reused);
     g_test_add_func("/kernel/ident/wait-after-creator-exit",
                     test_ident_wait_after_creator_exit);
+    g_test_add_func("/kernel/ident/trim-callback-limits",
+                    test_ident_trim_callback_limits);
     return g_test_run();
 }
