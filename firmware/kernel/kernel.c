@@ -52,10 +52,10 @@ static void env_buffer_done(void *os, uint64_t cookie, int status)
     if (kgpuva_paging_done(k, cookie)) {
         /* contexts held on the paging fence (kapi_wait_paging) */
         vidsch_sync_changed(k->vs);
-        if (kvamap_waiting(k)) {
-            /* a view's invalidation may have retired */
-            kqueue_push(&k->ev.work, &k->reap_work);
-        }
+        /* a view's invalidation may have retired, a deferred page-out or
+         * unmap may go now, an exited process's slot may be free: the
+         * reaper (not from here: submitting would re-enter vidsch) */
+        kqueue_push(&k->ev.work, &k->reap_work);
         return;
     }
     if (kmem_paging_done(k, cookie, status)) {
@@ -294,7 +294,8 @@ static void on_vidsch_work(void *arg)
 static bool waits_for_gpu(const struct kernel *k)
 {
     return k->nwaits || k->reap_contexts || k->reap_allocs ||
-           kdisplay_waiting(k) || vidsch_wants_progress(k->vs);
+           kvamap_waiting(k) || kdisplay_waiting(k) ||
+           vidsch_wants_progress(k->vs);
 }
 
 bool kernel_before_idle(struct kernel *k)
@@ -598,6 +599,7 @@ static void reap_once(struct kernel *k)
             kernel_buffer_free(k, kb);
         }
     }
+    kgpuva_retry(k);
     kvamap_reap(k);
     if (k->reap_allocs) {
         k->reap_allocs = false;

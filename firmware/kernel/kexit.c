@@ -211,6 +211,9 @@ int kapi_process_exit(struct kproc *p)
     k = p->k;
     p->exiting = true;
     k->stats.processes_exited++;
+    /* every unmap and page-out of the exit in one paging buffer (one per
+     * view or device would take them all, and the rest would wait) */
+    kgpuva_bulk(k, true);
     silence(k, p);
     /* what was granted to it dies with it (its pid is never reused
      * either: a later process is never taken for it) */
@@ -219,6 +222,7 @@ int kapi_process_exit(struct kproc *p)
     handle_for_each(&p->handles, HANDLE_DEVICE, destroy_device, p);
     handle_for_each(&p->handles, HANDLE_NONE, close_handle, p);
     kgpuva_proc_exit(k, p);
+    kgpuva_bulk(k, false);
     kqueue_push(&k->ev.work, &k->reap_work);
     return DDI_OK;
 }
@@ -228,7 +232,10 @@ void kexit_reap(struct kernel *k)
     for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
         struct kproc *p = &k->procs[i];
 
-        if (p->used && p->exiting && kquota_empty(p)) {
+        /* nothing charged, and nothing of its GPU-VA space pending (its
+         * slot's space goes to the next process of the record) */
+        if (p->used && p->exiting && kquota_empty(p) &&
+            !kgpuva_slot_busy(k, p)) {
             *p = (struct kproc){ 0 };
             k->stats.processes_freed++;
         }

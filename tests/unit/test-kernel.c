@@ -3138,6 +3138,114 @@ static void test_ident_trim_callback_limits(void)
     }
 }
 
+/*
+ * Item 4: a GPU-VA process exits holding more views than the kernel has
+ * paging buffers. Its unmaps go in one paging buffer (the exit's bulk),
+ * and an unmap that finds no buffer free waits for one instead of
+ * keeping the view for ever: every view goes, every record is freed,
+ * and lives go on past the process table's size.
+ */
+static void test_ident_exit_many_views(void)
+{
+    struct kapi_alloc_desc d = { .size = 16u << 10, .cpu_visible = true,
+                                 .zeroed = true };
+    struct kernel_census start;
+    enum { NVIEWS = KGPUVA_MAX_PAGING + 4, LIVES = 2 * KERNEL_MAX_PROCS };
+
+    setup_gpuva_vidmm();
+    take_census(&start);
+    for (unsigned life = 0; life < LIVES; life++) {
+        struct kproc *p = kapi_process_create(&kern, "viewer");
+        uint32_t da, ga, h[NVIEWS];
+        uint64_t va, f;
+
+        g_assert_nonnull(p);
+        g_assert_cmpint(kapi_create_device(p, &da), ==, DDI_OK);
+        g_assert_cmpint(kapi_create_device_gpuva(p, &ga), ==, DDI_OK);
+        for (unsigned i = 0; i < NVIEWS; i++) {
+            g_assert_cmpint(kapi_create_allocation(p, da, &d, &h[i]), ==,
+                            DDI_OK);
+        }
+        run();
+        for (unsigned i = 0; i < NVIEWS; i++) {
+            g_assert_cmpint(kapi_map_gpu_va(p, ga, &h[i], 1, &va, &f), ==,
+                            DDI_OK);
+            run();
+        }
+        /* the second half of the lives: with the copy engine busy, so
+         * that the exit finds few buffers free */
+        gpu.hold = life >= LIVES / 2;
+        g_assert_cmpint(kapi_process_exit(p), ==, DDI_OK);
+        gpu.hold = false;
+        run();
+        g_assert_cmpuint(kern.stats.processes_freed, ==, life + 1);
+    }
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        g_assert_false(kern.vamaps[i].used);
+    }
+    assert_census(&start);
+}
+
+/*
+ * Suspected path: page-outs at exit when every paging buffer is on the
+ * GPU (a process's own destructions took the last ones). Before, such a
+ * page-out was dropped: its entries stayed valid, pointing at a block
+ * never freed, in a space the slot's next process gets. Now it waits for
+ * a paging buffer: the entries go invalid, the block and the process's
+ * record are freed after it, and the next process of the slot starts
+ * with nothing mapped.
+ */
+static void test_ident_exit_paging_busy(void)
+{
+    struct kapi_alloc_desc d = { .size = GV_ALLOC };
+    struct gv_app a, b, c;
+    struct kernel_census start;
+    uint64_t f, vb[3];
+    unsigned busy = 0;
+
+    setup_gpuva();
+    take_census(&start);
+    gv_make(&b, "exiting", 3, 0);
+    for (unsigned i = 0; i < 3; i++) {
+        g_assert_cmpint(gv_resident(&b, i, &f), ==, DDI_OK);
+        run();
+        vb[i] = b.va[i];
+    }
+    gv_make(&a, "busy", 0, 0);
+    /* the copy engine holds everything: a's creations take paging
+     * buffers (their aperture mappings) until two are left, its
+     * destructions (never refused) the last ones */
+    gpu.hold = true;
+    while (busy < 8 && kapi_create_allocation(a.p, a.dev, &d,
+                                              &a.h[busy]) == DDI_OK) {
+        busy++;
+    }
+    g_assert_cmpuint(busy, >=, 2);
+    for (unsigned i = 0; i < busy; i++) {
+        g_assert_cmpint(kapi_destroy_allocation(a.p, a.h[i]), ==, DDI_OK);
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
+        g_assert_true(kern.gpuva.paging[i].used);
+    }
+    g_assert_cmpint(kapi_process_exit(b.p), ==, DDI_OK);
+    g_assert_cmpuint(kern.gpuva.stats.deferred_page_outs, >=, 1);
+    gpu.hold = false;
+    run();
+    /* b's entries are invalid (the fake's one table: b's VAs), its
+     * record freed only after that */
+    for (unsigned i = 0; i < 3; i++) {
+        uint64_t first = (vb[i] - FV_VA_BASE) / 4096;
+
+        g_assert_cmpuint(fv.target[first], !=, DDI_PTE_VRAM);
+    }
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 1);
+    gv_make(&c, "next", 1, 0);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(c.p), ==, DDI_OK);
+    run();
+    assert_census(&start);
+}
+
 /* Item 4: a monitored fence only moves forward. A GPU signal below one
  * already accepted is refused; one a CPU signal overtook is ignored. */
 static void test_fence_forward(void)
@@ -3901,5 +4009,9 @@ int main(int argc, char **argv)
                     test_ident_wait_after_creator_exit);
     g_test_add_func("/kernel/ident/trim-callback-limits",
                     test_ident_trim_callback_limits);
+    g_test_add_func("/kernel/ident/exit-many-views",
+                    test_ident_exit_many_views);
+    g_test_add_func("/kernel/ident/exit-paging-busy",
+                    test_ident_exit_paging_busy);
     return g_test_run();
 }
