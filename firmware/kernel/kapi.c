@@ -740,9 +740,11 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     }
     *w = (struct kwait){
         .kind = KWAIT_LOCK, .proc = p,
-        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn, .h = halloc },
+        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn, .h = halloc,
+                    .deadline = kernel_now(p->k) + KERNEL_LOCK_WAIT_NS },
         .arg = arg,
     };
+    kernel_arm_lock_timer(p->k);
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
     return DDI_OK;
 }

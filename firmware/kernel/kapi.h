@@ -269,7 +269,13 @@ int kapi_mark(struct kproc *p, uint32_t hcontext, unsigned kind,
 int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
               volatile void **cpu);
 /* Maps it once every buffer submitted so far that uses it has retired:
- * fn(arg, DDI_OK, cpu), or fn(arg, DDI_ELOST, NULL). */
+ * fn(arg, DDI_OK, cpu), or fn(arg, DDI_ELOST, NULL). The wait is
+ * bounded: if those buffers have not retired KERNEL_LOCK_WAIT_NS
+ * (250 ms) of GPU time later (another process's work held behind a
+ * fence it never signals, say), fn(arg, DDI_ETIMEOUT, NULL): the
+ * allocation is still in use [D3D's DXGI_ERROR_WAS_STILL_DRAWING], no
+ * lock was taken; wait again to keep waiting. A live process's work can
+ * thus never block a lock waiter for ever. */
 typedef void (*kapi_lock_fn)(void *arg, int status, volatile void *cpu);
 int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
                    void *arg);

@@ -707,6 +707,34 @@ static void reap(void *arg)
     k->stats.complete_cycles += kcyc_own(k, &cy);
 }
 
+/* A lock wait's deadline came: deliver answers it (DDI_ETIMEOUT) and
+ * arms the timer for the next one. */
+static void on_lock_timer(void *arg, uint64_t now)
+{
+    struct kernel *k = arg;
+
+    (void)now;
+    kqueue_push(&k->ev.work, &k->deliver_work);
+}
+
+void kernel_arm_lock_timer(struct kernel *k)
+{
+    uint64_t first = UINT64_MAX;
+
+    for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
+        const struct kwait *w = &k->waits[i];
+
+        if (w->kind == KWAIT_LOCK && w->u.lock.deadline < first) {
+            first = w->u.lock.deadline;
+        }
+    }
+    if (first == UINT64_MAX) {
+        ktimer_cancel(&k->ev.timers, &k->lock_timer);
+    } else if (!k->lock_timer.armed || k->lock_timer.when != first) {
+        ktimer_arm(&k->ev.timers, &k->lock_timer, first);
+    }
+}
+
 /* Runs the applications' callbacks whose waits are over. */
 static void deliver(void *arg)
 {
@@ -746,6 +774,14 @@ static void deliver(void *arg)
                 kmem_lock(k, w.u.lock.alloc, &cpu) != DDI_OK) {
                 ready = false;
             }
+            /* Bounded: the buffers it waits for may never retire (a
+             * live process's work held behind a fence it never
+             * signals); the waiter is told the allocation is still in
+             * use [DXGI_ERROR_WAS_STILL_DRAWING] and may lock again */
+            if (!ready && kernel_now(k) >= w.u.lock.deadline) {
+                st = DDI_ETIMEOUT;
+                ready = true;
+            }
         }
         if (!ready) {
             continue;
@@ -768,6 +804,7 @@ static void deliver(void *arg)
         }
         kcyc_begin(k, &cy);
     }
+    kernel_arm_lock_timer(k);
     k->stats.complete_cycles += own + kcyc_own(k, &cy);
 }
 
@@ -805,6 +842,7 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
     }
     kevents_init(&k->ev);
     ktimer_init(&k->vidsch_timer, on_vidsch_timer, k);
+    ktimer_init(&k->lock_timer, on_lock_timer, k);
     kitem_init(&k->vidsch_work, on_vidsch_work, k);
     kitem_init(&k->reap_work, reap, k);
     kitem_init(&k->deliver_work, deliver, k);

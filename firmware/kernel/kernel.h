@@ -49,6 +49,9 @@
 /* The scheduler's buffer table also holds pending GPU signals and waits. */
 #define KERNEL_SCHED_BUFFERS    (2 * KERNEL_MAX_BUFFERS)
 #define KERNEL_MAX_WAITS        128     /* CPU waits and lock waits */
+/* A lock wait's bound (kapi_lock_wait): GPU time after which a lock still
+ * held back by buffers in flight is answered DDI_ETIMEOUT. */
+#define KERNEL_LOCK_WAIT_NS     250000000ull
 #define KERNEL_MAX_SHARED       32
 _Static_assert(KERNEL_MAX_DEVICES <= 32, "ksync.devs is a 32-bit set");
 #define KERNEL_PROC_HANDLES     96
@@ -192,7 +195,9 @@ struct kwait {
         struct { struct ksync *sync; uint64_t value; kapi_wait_fn fn; }
             sync;
         struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn;
-                 uint32_t h; } lock;     /* h: the handle it locks by */
+                 uint32_t h;            /* the handle it locks by */
+                 uint64_t deadline;     /* DDI_ETIMEOUT from then on */
+        } lock;
     } u;
     void *arg;
     int fail;               /* non-zero: deliver this status (the object
@@ -305,6 +310,7 @@ struct kernel {
     struct kitem vidsch_work;
     struct kitem reap_work;     /* finished buffers, lost contexts */
     struct kitem deliver_work;  /* satisfied CPU waits and locks */
+    struct ktimer lock_timer;   /* the earliest lock wait's deadline */
     bool reap_contexts;         /* some context is destroying */
     bool reap_objects;          /* a device or sync object awaits freeing */
     bool tell_lost;             /* a device was removed: tell its process */

@@ -116,6 +116,9 @@ void kernel_buffer_free(struct kernel *k, struct kbuffer *kb);
 /* A free wait slot, counted as pending and charged to p: the caller
  * fills it. NULL and *st why not. */
 struct kwait *kernel_new_wait(struct kproc *p, int *st);
+/* The lock-wait timer armed for the earliest lock wait's deadline (or
+ * cancelled when none is pending). */
+void kernel_arm_lock_timer(struct kernel *k);
 /* p's waits on obj (a sync object or an allocation that goes away) fail
  * with DDI_EHANDLE instead of touching it later. */
 void kernel_fail_waits(struct kernel *k, struct kproc *p, const void *obj);

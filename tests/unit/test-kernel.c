@@ -3246,6 +3246,52 @@ static void test_ident_exit_paging_busy(void)
     assert_census(&start);
 }
 
+/*
+ * Item 14: a live process's work that never retires (held behind a GPU
+ * wait on a fence it never signals) cannot block another process's
+ * lock wait for ever: the wait is answered DDI_ETIMEOUT after
+ * KERNEL_LOCK_WAIT_NS (no lock taken), and a wait after the work
+ * retired gets the lock. With a read grant the wait is refused at once.
+ */
+static void test_ident_lock_wait_bounded(void)
+{
+    struct proc a, b, c;
+    struct waited w = { 0 }, w2 = { 0 }, wr = { 0 };
+    uint32_t h, hr;
+    uint64_t t0;
+
+    setup();
+    make_proc(&a, "holder");
+    make_proc(&b, "waiter");
+    h = share_to(&a, &b, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
+    g_assert_cmpint(kapi_wait_gpu(a.p, a.ctx, a.sync, 1), ==, DDI_OK);
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    t0 = gpu.now;
+    g_assert_cmpint(kapi_lock_wait(b.p, h, on_lock, &w), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 0);   /* 200 ms: still waiting */
+    run();
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpint(w.status, ==, DDI_ETIMEOUT);
+    g_assert_null(w.cpu);
+    g_assert_cmpuint(gpu.now - t0, >=, KERNEL_LOCK_WAIT_NS);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->locks, ==, 0);
+    /* a read grant is answered at once */
+    make_proc(&c, "holder2");
+    hr = share_to(&c, &b, KAPI_ACCESS_READ);
+    g_assert_cmpint(kapi_lock_wait(b.p, hr, on_lock, &wr), ==, DDI_EACCESS);
+    g_assert_cmpuint(wr.calls, ==, 0);
+    /* the holder's work retires: the next wait gets the lock */
+    g_assert_cmpint(kapi_lock_wait(b.p, h, on_lock, &w2), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w2.calls, ==, 1);
+    g_assert_cmpint(w2.status, ==, DDI_OK);
+    g_assert_nonnull(w2.cpu);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_OK);
+}
+
 /* Item 4: a monitored fence only moves forward. A GPU signal below one
  * already accepted is refused; one a CPU signal overtook is ignored. */
 static void test_fence_forward(void)
@@ -4013,5 +4059,7 @@ int main(int argc, char **argv)
                     test_ident_exit_many_views);
     g_test_add_func("/kernel/ident/exit-paging-busy",
                     test_ident_exit_paging_busy);
+    g_test_add_func("/kernel/ident/lock-wait-bounded",
+                    test_ident_lock_wait_bounded);
     return g_test_run();
 }
