@@ -3292,6 +3292,134 @@ static void test_ident_lock_wait_bounded(void)
     g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_OK);
 }
 
+/* The last INHERIT trace event for hardware context hw at or after
+ * since with reason lent (1) or returned (0); NULL if none. */
+static const struct vidsch_trace *inherit_event(uint32_t hw, uint64_t since,
+                                                unsigned lent)
+{
+    const struct vidsch_trace *found = NULL;
+    uint64_t n = kern.trace_count < KERNEL_TRACE ? kern.trace_count
+                                                 : KERNEL_TRACE;
+
+    for (uint64_t i = 0; i < n; i++) {
+        const struct vidsch_trace *ev = &kern.trace[i];
+
+        if (ev->kind == VIDSCH_TRACE_INHERIT && ev->context == hw &&
+            ev->time >= since && ev->reason == lent &&
+            (!found || ev->time >= found->time)) {
+            found = ev;
+        }
+    }
+    return found;
+}
+
+/*
+ * Suspected path: a read grant used to lend HIGH to a third process's
+ * producer through priority inheritance. A process granted a sync object
+ * read-only may wait on it on the GPU, and its held context then lends
+ * its own level to the context whose pending signal satisfies the wait
+ * (vidsch_inherit.c): that is the mechanism, not a breach, as long as a
+ * loan never exceeds the lender's own level (which the lender could use
+ * for its own work anyway: HIGH needs no privilege, REALTIME does) and
+ * dies with the lender. Both are checked here: the loan is the waiter's
+ * HIGH, and it ends when the waiter's process exits.
+ */
+static void test_ident_inherit_loan_dies(void)
+{
+    struct proc v, prod, x;
+    uint32_t name = 0, hp, hx, pctx, xctx, xsync;
+    const struct vidsch_trace *ev;
+    uint64_t t0;
+    struct kcontext *pc;
+
+    setup();
+    make_proc(&v, "owner");
+    make_proc(&prod, "producer");
+    make_proc(&x, "lender");
+    g_assert_cmpint(kapi_share_sync(v.p, v.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(v.p, v.sync, kapi_process_id(prod.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(v.p, v.sync, kapi_process_id(x.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(prod.p, prod.dev, name, &hp), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(x.p, x.dev, name, &hx), ==, DDI_OK);
+    /* the producer, IDLE: its signal of the owner's fence pending behind
+     * a wait on its own fence */
+    g_assert_cmpint(kapi_create_context(prod.p, prod.dev, 0,
+                                        VIDSCH_PRIO_IDLE, &pctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(prod.p, pctx, prod.sync, 1), ==, DDI_OK);
+    g_assert_cmpint(fill(&prod, pctx, prod.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(prod.p, pctx, hp, 1), ==, DDI_OK);
+    /* the lender, HIGH, with a read grant: held on the owner's fence */
+    g_assert_cmpint(kapi_create_context(x.p, x.dev, 0, VIDSCH_PRIO_HIGH,
+                                        &xctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_sync(x.p, x.dev, 0, &xsync), ==, DDI_OK);
+    t0 = gpu.now;
+    g_assert_cmpint(kapi_wait_gpu(x.p, xctx, hx, 1), ==, DDI_OK);
+    g_assert_cmpint(fill(&x, xctx, x.buf, 64), ==, DDI_OK);
+    run();
+    pc = handle_lookup(&prod.p->handles, pctx, HANDLE_CONTEXT);
+    g_assert_nonnull(pc);
+    ev = inherit_event(pc->hw_id, t0, 1);
+    g_assert_nonnull(ev);
+    g_assert_cmpuint(ev->level, ==, VIDSCH_PRIO_HIGH);  /* the lender's */
+    /* the lender exits: its loan goes with it */
+    t0 = gpu.now;
+    g_assert_cmpint(kapi_process_exit(x.p), ==, DDI_OK);
+    run();
+    ev = inherit_event(pc->hw_id, t0, 0);
+    g_assert_nonnull(ev);
+    g_assert_cmpuint(ev->level, ==, VIDSCH_PRIO_IDLE);
+    (void)xsync;
+}
+
+/*
+ * Suspected path: a writer's queued GPU signal raises the fence's highest
+ * accepted value before it runs, so the owner's CPU signals below it are
+ * refused while the value is still low. Ruled out as a breach: write
+ * access lets the writer signal that value from the CPU at once anyway,
+ * and an accepted signal is a promise the kernel keeps: written when the
+ * writer's work retires, and when its process exits or its device is
+ * lost before that (never left below it for ever): the owner's waiters
+ * for lower values are released then.
+ */
+static void test_ident_queued_signal_kept(void)
+{
+    struct proc o, w;
+    struct waited ow = { 0 };
+    uint32_t name = 0, h;
+    uint64_t v = 0;
+
+    setup();
+    make_proc(&o, "owner");
+    make_proc(&w, "writer");
+    g_assert_cmpint(kapi_share_sync(o.p, o.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(o.p, o.sync, kapi_process_id(w.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(w.p, w.dev, name, &h), ==, DDI_OK);
+    /* held behind a wait on its own fence, which never comes */
+    g_assert_cmpint(kapi_wait_gpu(w.p, w.ctx, w.sync, 1), ==, DDI_OK);
+    g_assert_cmpint(fill(&w, w.ctx, w.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(w.p, w.ctx, h, 100), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(o.p, o.sync, 5, on_wait, &ow), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_sync_value(o.p, o.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 0);
+    /* documented: below an accepted signal is refused, equal is fine */
+    g_assert_cmpint(kapi_signal_cpu(o.p, o.sync, 5), ==, DDI_EINVAL);
+    g_assert_cmpuint(ow.calls, ==, 0);
+    /* the writer dies with its signal queued: the promise is kept */
+    g_assert_cmpint(kapi_process_exit(w.p), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_sync_value(o.p, o.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, >=, 100);
+    g_assert_cmpuint(ow.calls, ==, 1);
+    g_assert_cmpint(ow.status, ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_cpu(o.p, o.sync, 100), ==, DDI_OK);
+}
+
 /* Item 4: a monitored fence only moves forward. A GPU signal below one
  * already accepted is refused; one a CPU signal overtook is ignored. */
 static void test_fence_forward(void)
@@ -4061,5 +4189,9 @@ int main(int argc, char **argv)
                     test_ident_exit_paging_busy);
     g_test_add_func("/kernel/ident/lock-wait-bounded",
                     test_ident_lock_wait_bounded);
+    g_test_add_func("/kernel/ident/inherit-loan-dies",
+                    test_ident_inherit_loan_dies);
+    g_test_add_func("/kernel/ident/queued-signal-kept",
+                    test_ident_queued_signal_kept);
     return g_test_run();
 }
