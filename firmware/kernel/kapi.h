@@ -218,7 +218,9 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
  * DDI_OK) once the value is reached, or fn(arg, DDI_ELOST) if the
  * caller's own device that created it is removed first, fn(arg,
  * DDI_EABANDONED) if another process created it and was reset or
- * exited. */
+ * exited. A wait that starts after that is refused the same way (the
+ * call returns DDI_ELOST or DDI_EABANDONED): an abandoned object stays
+ * abandoned, whatever its value reads. */
 typedef void (*kapi_wait_fn)(void *arg, int status);
 int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
                   kapi_wait_fn fn, void *arg);
@@ -405,7 +407,9 @@ int kapi_gpu_va(struct kproc *p, uint32_t halloc, uint64_t *va);
 /*
  * [D3DKMTRegisterTrimNotification] fn(arg, bytes): evict about bytes now.
  * Called synchronously from inside the MakeResident that needs the
- * memory, possibly another process's; it may only call kapi_evict.
+ * memory, possibly another process's; it may only call kapi_evict (and
+ * calls that only read): any other call, by anyone, while it runs fails
+ * with DDI_EACCESS and changes nothing.
  * [D3DKMTSetVideoMemoryBudget...] the process's budget (0: the whole
  * GPU-VA VRAM). Both need a GPU-VA device first (DDI_EINVAL).
  */
