@@ -878,8 +878,19 @@ int kapi_make_resident(struct kproc *p, uint32_t hdevice,
     if (d->removed) {
         return DDI_ELOST;
     }
-    /* every handle is checked by residency against this process's
-     * allocations (foreign, stale, made up: DDI_EHANDLE) */
+    if (!halloc || !paging_fence || n == 0 || n > VIDMM_RES_MAX_LIST) {
+        return DDI_EINVAL;
+    }
+    /* every handle first, as every call does (foreign, stale, made up:
+     * DDI_EHANDLE, whatever the paging buffers' state; residency checks
+     * them again against the device's process) */
+    for (unsigned i = 0; i < n; i++) {
+        const struct kalloc *a = get_alloc(p, halloc[i]);
+
+        if (!a || !a->gv) {
+            return DDI_EHANDLE;
+        }
+    }
     return kgpuva_make_resident(p->k, (unsigned)(d - p->k->devices), halloc,
                                 n, paging_fence);
 }

@@ -253,7 +253,8 @@ static int fg_build_paging(void *drv, const struct ddi_paging_op *ops,
 static struct {
     unsigned spaces, binds, unbinds, reserves, updates;
     uint32_t bound_ctx[8];
-    uint64_t os_base[8], os_bytes[8];   /* by space: OS VRAM it maps */
+    /* by space: OS VRAM it maps (a space per process slot at most) */
+    uint64_t os_base[KGPUVA_MAX_PROCS + 1], os_bytes[KGPUVA_MAX_PROCS + 1];
     bool reserved[FV_PAGES];
     uint32_t target[FV_PAGES];      /* enum ddi_pte_target */
     uint64_t frame[FV_PAGES];
@@ -267,7 +268,7 @@ static int fv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
     (void)drv;
     g_assert_cmpuint(hole_bytes, ==, 0);
     (void)hole_base;
-    g_assert_cmpuint(fv.spaces, <, 7);
+    g_assert_cmpuint(fv.spaces, <, KGPUVA_MAX_PROCS);
     *as = ++fv.spaces;
     fv.os_base[*as] = os_base;
     fv.os_bytes[*as] = os_bytes;
@@ -2575,7 +2576,77 @@ struct hp_proc {
     uint32_t h[HP_HANDLES];     /* allocations and sync objects it made */
     unsigned nh;
     struct waited w;
+    uint32_t gdev;              /* GPU-VA mode: its GPU-VA device */
+    uint32_t res[8];            /* references it made resident */
+    unsigned nres;
+    bool lock_pending;          /* a lock wait of it is pending ... */
+    uint32_t lock_h;            /* ... on this handle */
 };
+
+/* What the property test knows across lives: the mode, every shared
+ * name seen (with its creator's pid) and every grant made, to check that
+ * an open succeeds only where a grant (or creation) allows it. */
+#define HP_NAMES    64
+#define HP_GRANTS   4096
+
+static struct {
+    bool gpuva;
+    unsigned exit_one_in;       /* exits: one step in this many */
+    GRand *r;
+    struct hp_proc *all;
+    uint32_t last_pid;
+    unsigned lives, trims, opens, lock_waits, refused_in_trim;
+    struct { uint32_t name, creator; bool sync; } names[HP_NAMES];
+    unsigned nnames;
+    struct { uint32_t name, pid; } grants[HP_GRANTS];
+    unsigned ngrants;
+    uint32_t dead_pids[16];
+} hp;
+
+/* The pid of the process that created the object x's handle h names. */
+static uint32_t hp_creator(struct hp_proc *x, uint32_t h, bool sync)
+{
+    const struct kdevice *d;
+
+    if (sync) {
+        const struct ksync *o = handle_lookup(&x->p->handles, h,
+                                              HANDLE_SYNC);
+        d = o ? o->dev : NULL;
+    } else {
+        const struct kalloc *o = handle_lookup(&x->p->handles, h,
+                                               HANDLE_ALLOCATION);
+        d = o ? o->dev : NULL;
+    }
+    g_assert_nonnull(d);
+    return kapi_process_id(d->proc);
+}
+
+static void hp_note_name(uint32_t name, uint32_t creator, bool sync)
+{
+    unsigned i = hp.nnames++ % HP_NAMES;
+
+    hp.names[i].name = name;
+    hp.names[i].creator = creator;
+    hp.names[i].sync = sync;
+}
+
+static void hp_note_grant(uint32_t name, uint32_t pid)
+{
+    g_assert_cmpuint(hp.ngrants, <, HP_GRANTS);
+    hp.grants[hp.ngrants].name = name;
+    hp.grants[hp.ngrants].pid = pid;
+    hp.ngrants++;
+}
+
+static bool hp_was_granted(uint32_t name, uint32_t pid)
+{
+    for (unsigned i = 0; i < hp.ngrants; i++) {
+        if (hp.grants[i].name == name && hp.grants[i].pid == pid) {
+            return true;
+        }
+    }
+    return false;
+}
 
 /* What every process holds adds up to what the tables hold. */
 static void hp_check_books(const struct kernel_census *start)
@@ -2599,14 +2670,131 @@ static void hp_check_books(const struct kernel_census *start)
     g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
 }
 
+static void hp_trim(void *arg, uint64_t bytes);
+
 static void hp_spawn(struct hp_proc *x)
 {
     memset(x, 0, sizeof(*x));
     x->p = kapi_process_create(&kern, "hostile");
+    if (!x->p) {
+        /* every record is an exited process the GPU still holds: let
+         * the GPU run, and the reaper free them */
+        gpu.hold = false;
+        run();
+        x->p = kapi_process_create(&kern, "hostile");
+    }
     g_assert_nonnull(x->p);
-    g_assert_cmpint(kapi_create_device(x->p, &x->dev), ==, DDI_OK);
+    /* a new id each life, never one seen before */
+    g_assert_cmpuint(kapi_process_id(x->p), >, hp.last_pid);
+    hp.last_pid = kapi_process_id(x->p);
+    hp.lives++;
+    if (kapi_create_device(x->p, &x->dev) != DDI_OK) {
+        /* device records of exited processes whose contexts' work the
+         * GPU holds: as above */
+        gpu.hold = false;
+        run();
+        g_assert_cmpint(kapi_create_device(x->p, &x->dev), ==, DDI_OK);
+    }
     g_assert_cmpint(kapi_create_context(x->p, x->dev, 0, VIDSCH_PRIO_NORMAL,
                                         &x->ctx), ==, DDI_OK);
+    if (hp.gpuva) {
+        int st = kapi_create_device_gpuva(x->p, &x->gdev);
+
+        if (st == DDI_ENOMEM) {
+            /* GPU-VA device records held by exited processes whose work
+             * the GPU holds: as above */
+            gpu.hold = false;
+            run();
+            st = kapi_create_device_gpuva(x->p, &x->gdev);
+        }
+        g_assert_cmpint(st, ==, DDI_OK);
+        /* small budgets: MakeResidents trim each other often */
+        g_assert_cmpint(kapi_set_budget(x->p, GV_ALLOC), ==, DDI_OK);
+        g_assert_cmpint(kapi_set_trim_callback(x->p, hp_trim, x), ==,
+                        DDI_OK);
+    }
+}
+
+static void hp_exit(struct hp_proc *x)
+{
+    hp.dead_pids[hp.lives % 16] = kapi_process_id(x->p);
+    g_assert_cmpint(kapi_process_exit(x->p), ==, DDI_OK);
+    hp_spawn(x);
+}
+
+static void hp_forget_res(struct hp_proc *x, uint32_t h)
+{
+    for (unsigned k = 0; k < x->nres; k++) {
+        if (x->res[k] == h) {
+            x->res[k--] = x->res[--x->nres];
+        }
+    }
+}
+
+/* The trim callback, inside someone's MakeResident: every call but an
+ * evict (and queries) is refused, its own and anyone else's; then it
+ * evicts what it holds. */
+static void hp_trim(void *arg, uint64_t bytes)
+{
+    struct hp_proc *x = arg, *o = &hp.all[g_rand_int_range(hp.r, 0,
+                                                          HP_PROCS)];
+    uint32_t h = x->nh ? x->h[g_rand_int_range(hp.r, 0, x->nh)] : 0x1234;
+    uint64_t f, budget, usage;
+    int st;
+
+    (void)bytes;
+    hp.trims++;
+    switch (g_rand_int_range(hp.r, 0, 7)) {
+    case 0:
+        st = kapi_destroy_allocation(x->p, h);
+        break;
+    case 1:
+        st = kapi_destroy_device(x->p, x->gdev);
+        break;
+    case 2:
+        st = kapi_process_exit(x->p);
+        break;
+    case 3:
+        st = kapi_make_resident(x->p, x->gdev, &h, 1, &f);
+        break;
+    case 4:
+        st = kapi_create_sync(o->p, o->dev, 0, &h);
+        break;
+    case 5:
+        st = fill(&(struct proc){ .p = x->p }, x->ctx, h, 64);
+        break;
+    default:
+        st = kapi_destroy_sync(o->p, h);
+        break;
+    }
+    g_assert_cmpint(st, ==, DDI_EACCESS);
+    hp.refused_in_trim++;
+    g_assert_cmpint(kapi_query_video_memory(x->p, &budget, &usage), ==,
+                    DDI_OK);
+    while (x->nres) {
+        st = kapi_evict(x->p, x->gdev, &x->res[0], 1, NULL);
+        g_assert_true(st == DDI_OK || st == DDI_EHANDLE);
+        hp_forget_res(x, x->res[0]);
+        if (st == DDI_OK) {
+            break;
+        }
+    }
+}
+
+static void hp_locked(void *arg, int status, volatile void *cpu)
+{
+    struct hp_proc *x = arg;
+
+    (void)cpu;
+    g_assert_true(x->lock_pending);
+    x->lock_pending = false;
+    hp.lock_waits++;
+    if (status == DDI_OK) {
+        g_assert_cmpint(kapi_unlock(x->p, x->lock_h), ==, DDI_OK);
+    } else {
+        g_assert_true(status == DDI_ETIMEOUT || status == DDI_EHANDLE ||
+                      status == DDI_ELOST);
+    }
 }
 
 /* A handle of x's, or (one time in four) another process's: the call
@@ -2636,6 +2824,140 @@ static void hp_forget(struct hp_proc *x, uint32_t h)
     }
 }
 
+/* The calls added for issue 26: lock waits, opens of any name seen
+ * (another's, a dead process's), grants to live and dead pids, GPU-VA
+ * residency (whose MakeResidents run the others' trim callbacks). */
+static void hp_step_more(GRand *r, struct hp_proc *all, unsigned i)
+{
+    struct hp_proc *x = &all[i];
+    bool foreign = false;
+    uint32_t h = hp_pick(r, all, i, &foreign), h2, name;
+    uint32_t pid = x->p ? kapi_process_id(x->p) : 0;
+    uint64_t f;
+    int st = DDI_OK;
+
+    switch (g_rand_int_range(r, 0, 5)) {
+    case 0:
+        if (x->lock_pending) {
+            return;
+        }
+        st = kapi_lock_wait(x->p, h, hp_locked, x);
+        if (st == DDI_OK) {
+            x->lock_pending = true;
+            x->lock_h = h;
+        }
+        break;
+    case 1: {
+        unsigned n = hp.nnames < HP_NAMES ? hp.nnames : HP_NAMES;
+        unsigned j;
+
+        if (!n) {
+            return;
+        }
+        j = (unsigned)g_rand_int_range(r, 0, n);
+        name = hp.names[j].name;
+        st = hp.names[j].sync ? kapi_open_sync(x->p, x->dev, name, &h2)
+                              : kapi_open_allocation(x->p, x->dev, name,
+                                                     &h2);
+        hp.opens++;
+        if (st == DDI_OK) {
+            /* only the creator, or a process it was granted to */
+            g_assert_true(hp.names[j].creator == pid ||
+                          hp_was_granted(name, pid));
+            if (x->nh < HP_HANDLES) {
+                x->h[x->nh++] = h2;
+            } else if (hp.names[j].sync) {
+                kapi_destroy_sync(x->p, h2);
+            } else {
+                kapi_destroy_allocation(x->p, h2);
+            }
+        } else {
+            g_assert_true(st == DDI_EHANDLE || st == DDI_ENOMEM ||
+                          st == DDI_EQUOTA || st == DDI_ELOST);
+        }
+        return;
+    }
+    case 2: {
+        /* to a live process, a dead one, or made up */
+        struct hp_proc *o = &all[g_rand_int_range(r, 0, HP_PROCS)];
+        unsigned how = (unsigned)g_rand_int_range(r, 0, 3);
+        uint32_t to = how == 0 ? kapi_process_id(o->p)
+                      : how == 1 ? hp.dead_pids[g_rand_int_range(r, 0, 16)]
+                      : (uint32_t)g_rand_int_range(r, 1, 1000);
+        bool sync = handle_type_of(h) == HANDLE_SYNC;
+
+        st = sync ? kapi_share_sync(x->p, h, &name)
+                  : kapi_share_allocation(x->p, h, &name);
+        if (st != DDI_OK) {
+            break;
+        }
+        if (!foreign) {
+            hp_note_name(name, hp_creator(x, h, sync), sync);
+        }
+        if (!to) {
+            return;
+        }
+        st = sync ? kapi_grant_sync(x->p, h, to, KAPI_ACCESS_READ)
+                  : kapi_grant_allocation(x->p, h, to, KAPI_ACCESS_READ);
+        if (st == DDI_OK) {
+            hp_note_grant(name, to);
+        }
+        break;
+    }
+    case 3:
+        if (!hp.gpuva) {
+            return;
+        }
+        if (x->nh < HP_HANDLES && g_rand_int_range(r, 0, 3) == 0) {
+            struct kapi_alloc_desc d = { .size = GV_ALLOC,
+                                         .cpu_visible = true };
+
+            if (kapi_create_allocation(x->p, x->gdev, &d, &h2) == DDI_OK) {
+                x->h[x->nh++] = h2;
+            }
+            return;
+        }
+        if (!foreign) {
+            /* one of its GPU-VA allocations, if it has one */
+            for (unsigned k = 0, n = x->nh; k < n; k++) {
+                uint32_t c = x->h[(k + (unsigned)g_rand_int_range(r, 0, n))
+                                  % n];
+                const struct kalloc *ka =
+                    handle_type_of(c) == HANDLE_ALLOCATION
+                    ? handle_lookup(&x->p->handles, c, HANDLE_ALLOCATION)
+                    : NULL;
+
+                if (ka && ka->gv) {
+                    h = c;
+                    break;
+                }
+            }
+        }
+        st = kapi_make_resident(x->p, x->gdev, &h, 1, &f);
+        if (st == DDI_OK) {
+            g_assert_false(foreign);
+            if (x->nres < 8) {
+                x->res[x->nres++] = h;
+            } else {
+                g_assert_cmpint(kapi_evict(x->p, x->gdev, &h, 1, NULL), ==,
+                                DDI_OK);
+            }
+        }
+        break;
+    default:
+        if (!hp.gpuva || !x->nres) {
+            return;
+        }
+        h = x->res[0];
+        g_assert_cmpint(kapi_evict(x->p, x->gdev, &h, 1, NULL), ==, DDI_OK);
+        hp_forget_res(x, h);
+        return;
+    }
+    if (foreign) {
+        g_assert_cmpint(st, ==, DDI_EHANDLE);
+    }
+}
+
 static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
 {
     struct hp_proc *x = &all[i];
@@ -2648,8 +2970,16 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
     int st = DDI_OK;
     unsigned v = (unsigned)g_rand_int_range(r, 0, 60);
 
-    /* an exit once in 60 steps, renders twice as often as the rest */
-    switch (v == 59 ? 10 : v % 12 == 10 ? 3 : v % 12) {
+    if (g_rand_int_range(r, 0, hp.exit_one_in) == 0) {
+        hp_exit(x);
+        return;
+    }
+    if (g_rand_int_range(r, 0, hp.gpuva ? 2 : 4) == 0) {
+        hp_step_more(r, all, i);
+        return;
+    }
+    /* renders twice as often as the rest */
+    switch (v % 12 == 10 || v == 59 ? 3 : v % 12) {
     case 0:
         if (x->nh < HP_HANDLES &&
             kapi_create_allocation(x->p, x->dev, &d, &h2) == DDI_OK) {
@@ -2668,6 +2998,7 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
                                                                         h);
         if (st == DDI_OK) {
             hp_forget(x, h);
+            hp_forget_res(x, h);
         }
         break;
     case 3:
@@ -2703,6 +3034,9 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
                  : kapi_grant_allocation(x->p, h, kapi_process_id(o->p),
                                          KAPI_ACCESS_READ |
                                          KAPI_ACCESS_WRITE);
+            if (st == DDI_OK) {
+                hp_note_grant(name, kapi_process_id(o->p));
+            }
         }
         if (st == DDI_OK && o->p && o->nh < HP_HANDLES &&
             (handle_type_of(h) == HANDLE_SYNC
@@ -2718,10 +3052,6 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
             kapi_unlock(x->p, h);
         }
         break;
-    case 10:
-        g_assert_cmpint(kapi_process_exit(x->p), ==, DDI_OK);
-        hp_spawn(x);
-        return;
     case 11:
         gpu.hold = g_rand_int_range(r, 0, 3) == 0;
         run();
@@ -2746,32 +3076,88 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
  * tables hold; at the end every process exits and the kernel is as it
  * started.
  */
+static void hp_run(unsigned seed, unsigned steps, bool gpuva,
+                   unsigned exit_one_in)
+{
+    GRand *r = g_rand_new_with_seed(seed);
+    struct hp_proc all[HP_PROCS];
+    struct kernel_census start;
+
+    memset(&hp, 0, sizeof(hp));
+    hp.gpuva = gpuva;
+    hp.exit_one_in = exit_one_in;
+    hp.r = r;
+    hp.all = all;
+    if (gpuva) {
+        setup_gpuva();
+    } else {
+        setup();
+    }
+    take_census(&start);
+    for (unsigned i = 0; i < HP_PROCS; i++) {
+        hp_spawn(&all[i]);
+    }
+    for (unsigned n = 0; n < steps; n++) {
+        hp_step(r, all, (unsigned)g_rand_int_range(r, 0, HP_PROCS));
+        hp_check_books(&start);
+    }
+    for (unsigned i = 0; i < HP_PROCS; i++) {
+        g_assert_cmpint(kapi_process_exit(all[i].p), ==, DDI_OK);
+    }
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(kern.stats.processes_freed, ==,
+                     kern.stats.processes_exited);
+    assert_census(&start);
+    g_rand_free(r);
+}
+
 static void test_exit_hostile_random(void)
 {
     for (unsigned seed = 1; seed <= 200; seed++) {
-        GRand *r = g_rand_new_with_seed(seed);
-        struct hp_proc all[HP_PROCS];
-        struct kernel_census start;
-
-        setup();
-        take_census(&start);
-        for (unsigned i = 0; i < HP_PROCS; i++) {
-            hp_spawn(&all[i]);
-        }
-        for (unsigned n = 0; n < 600; n++) {
-            hp_step(r, all, (unsigned)g_rand_int_range(r, 0, HP_PROCS));
-            hp_check_books(&start);
-        }
-        for (unsigned i = 0; i < HP_PROCS; i++) {
-            g_assert_cmpint(kapi_process_exit(all[i].p), ==, DDI_OK);
-        }
-        gpu.hold = false;
-        run();
-        g_assert_cmpuint(kern.stats.processes_freed, ==,
-                         kern.stats.processes_exited);
-        assert_census(&start);
-        g_rand_free(r);
+        hp_run(seed, 600, false, 60);
     }
+}
+
+/*
+ * The same with more lives than the 8-bit id space (no process ever
+ * inherits a dead one's grants or opens a name it was not granted: each
+ * open checked against every grant made), and in GPU-VA mode, where
+ * MakeResidents over small budgets run the others' trim callbacks, which
+ * try calls they may not make (each refused) before evicting.
+ */
+static void test_exit_hostile_lives(void)
+{
+    unsigned lives = 0, opens = 0;
+
+    for (unsigned seed = 1; seed <= 3; seed++) {
+        hp_run(seed, 3000, false, 8);
+        lives += hp.lives;
+        opens += hp.opens;
+    }
+    g_test_message("%u lives, %u opens of names seen", lives, opens);
+    g_assert_cmpuint(lives / 3, >, HANDLE_MAX_OWNER);
+    g_assert_cmpuint(opens, >, 0);
+}
+
+static void test_exit_hostile_gpuva(void)
+{
+    unsigned trims = 0, lives = 0, locks = 0;
+
+    for (unsigned seed = 1; seed <= 40; seed++) {
+        hp_run(seed, 600, true, 30);
+        trims += hp.trims;
+        lives += hp.lives;
+        locks += hp.lock_waits;
+    }
+    hp_run(41, 3000, true, 8);
+    lives += hp.lives;
+    trims += hp.trims;
+    g_test_message("%u lives, %u trim callbacks (each tried a call it may "
+                   "not make), %u lock waits answered", lives, trims, locks);
+    g_assert_cmpuint(trims, >, 0);
+    g_assert_cmpuint(locks, >, 0);
+    g_assert_cmpuint(hp.lives, >, HANDLE_MAX_OWNER);
 }
 
 /* ---- isolation between processes (issue 15; kernel/kisolate.h) ---- */
@@ -4193,5 +4579,7 @@ int main(int argc, char **argv)
                     test_ident_inherit_loan_dies);
     g_test_add_func("/kernel/ident/queued-signal-kept",
                     test_ident_queued_signal_kept);
+    g_test_add_func("/kernel/exit/hostile-lives", test_exit_hostile_lives);
+    g_test_add_func("/kernel/exit/hostile-gpuva", test_exit_hostile_gpuva);
     return g_test_run();
 }
