@@ -2595,7 +2595,7 @@ static struct {
     GRand *r;
     struct hp_proc *all;
     uint32_t last_pid;
-    unsigned lives, trims, opens, lock_waits, refused_in_trim;
+    unsigned lives, trims, opens, lock_waits, refused_in_trim, waits_done;
     struct { uint32_t name, creator; bool sync; } names[HP_NAMES];
     unsigned nnames;
     struct { uint32_t name, pid; } grants[HP_GRANTS];
@@ -2790,10 +2790,48 @@ static void hp_locked(void *arg, int status, volatile void *cpu)
     x->lock_pending = false;
     hp.lock_waits++;
     if (status == DDI_OK) {
+        /* from the callback: unlock, or keep it and exit (its lock goes
+         * with it) */
+        if (g_rand_int_range(hp.r, 0, 4) == 0) {
+            hp_exit(x);
+            return;
+        }
         g_assert_cmpint(kapi_unlock(x->p, x->lock_h), ==, DDI_OK);
     } else {
         g_assert_true(status == DDI_ETIMEOUT || status == DDI_EHANDLE ||
                       status == DDI_ELOST);
+    }
+}
+
+static void hp_forget(struct hp_proc *x, uint32_t h);
+
+/* A CPU wait's callback: at times it destroys what it waited on, or
+ * exits its process from there. */
+static void hp_waited(void *arg, int status)
+{
+    struct hp_proc *x = arg;
+
+    g_assert_true(status == DDI_OK || status == DDI_EHANDLE ||
+                  status == DDI_ELOST || status == DDI_EABANDONED);
+    hp.waits_done++;
+    switch (g_rand_int_range(hp.r, 0, 6)) {
+    case 0:
+        hp_exit(x);
+        break;
+    case 1:
+        if (x->nh) {
+            uint32_t h = x->h[0];
+            int st = handle_type_of(h) == HANDLE_SYNC
+                     ? kapi_destroy_sync(x->p, h)
+                     : kapi_destroy_allocation(x->p, h);
+
+            g_assert_cmpint(st, ==, DDI_OK);
+            hp_forget(x, h);
+            hp_forget_res(x, h);
+        }
+        break;
+    default:
+        break;
     }
 }
 
@@ -3015,7 +3053,7 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
         break;
     case 6:
         st = kapi_wait_cpu(x->p, h, (uint64_t)g_rand_int_range(r, 1, 8),
-                           on_wait, &x->w);
+                           hp_waited, x);
         break;
     case 7:
         st = kapi_signal_cpu(x->p, h, (uint64_t)g_rand_int_range(r, 1, 4));
@@ -3128,14 +3166,18 @@ static void test_exit_hostile_random(void)
  */
 static void test_exit_hostile_lives(void)
 {
-    unsigned lives = 0, opens = 0;
+    unsigned lives = 0, opens = 0, waits = 0;
 
     for (unsigned seed = 1; seed <= 3; seed++) {
         hp_run(seed, 3000, false, 8);
         lives += hp.lives;
         opens += hp.opens;
+        waits += hp.waits_done;
     }
-    g_test_message("%u lives, %u opens of names seen", lives, opens);
+    g_test_message("%u lives, %u opens of names seen, %u CPU-wait "
+                   "callbacks (some destroying or exiting)", lives, opens,
+                   waits);
+    g_assert_cmpuint(waits, >, 0);
     g_assert_cmpuint(lives / 3, >, HANDLE_MAX_OWNER);
     g_assert_cmpuint(opens, >, 0);
 }
