@@ -508,6 +508,10 @@ void kgpuva_proc_exit(struct kernel *k, struct kproc *p)
 
 void kgpuva_device_destroy(struct kernel *k, unsigned di)
 {
+    /* Residency refuses removals only from inside a trim callback
+     * (DDI_EBUSY), and no device destruction or process exit can come
+     * from there (kcall_check: DDI_EACCESS), so this one and
+     * kgpuva_proc_exit's are never refused. */
     if (kgpuva_device_on(k, di)) {
         vidmm_res_device_remove(&k->gpuva.res, &k->gpuva.dev[di].rd);
         k->gpuva.dev[di].on = false;
