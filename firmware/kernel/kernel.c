@@ -451,6 +451,12 @@ void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name)
         k->shared[slot].obj == obj) {
         k->shared[slot].obj = NULL;
     }
+    /* the grants of the name die with it: names carry only 16 bits of
+     * generation, and a grant left behind would give its process the
+     * object that gets the name 65536 shares later */
+    if (*shared_name) {
+        kiso_revoke_name(k, *shared_name);
+    }
     *shared_name = 0;
 }
 

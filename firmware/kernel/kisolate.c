@@ -53,7 +53,9 @@ bool kiso_lock_held(const struct kproc *p, uint32_t h)
 }
 
 /* A grant whose name names nothing any more (its object was freed) is
- * free again: names carry a generation, so it never names a successor. */
+ * free again. Names carry a 16-bit generation, which wraps: a grant must
+ * never live on to name a successor, so the grants of a name are revoked
+ * when it is freed (kiso_revoke_name) and this is only a second check. */
 static bool grant_live(const struct kernel *k, const struct kgrant *g)
 {
     return g->name &&
@@ -101,6 +103,15 @@ void kiso_revoke_process(struct kernel *k, uint32_t pid)
 {
     for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
         if (k->grants[i].pid == pid) {
+            k->grants[i] = (struct kgrant){ 0 };
+        }
+    }
+}
+
+void kiso_revoke_name(struct kernel *k, uint32_t name)
+{
+    for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
+        if (k->grants[i].name == name) {
             k->grants[i] = (struct kgrant){ 0 };
         }
     }

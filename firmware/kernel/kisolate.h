@@ -64,6 +64,8 @@ int kiso_grant(struct kernel *k, uint32_t name, uint32_t pid,
                unsigned access);
 /* The grants to process pid die with it (kapi_process_exit). */
 void kiso_revoke_process(struct kernel *k, uint32_t pid);
+/* The grants of a shared name die with it (its object's name freed). */
+void kiso_revoke_name(struct kernel *k, uint32_t name);
 /* The access name is granted to p with (0: none). */
 unsigned kiso_granted(const struct kernel *k, uint32_t name,
                       const struct kproc *p);

@@ -3848,6 +3848,44 @@ static void test_ident_queued_signal_kept(void)
     g_assert_cmpint(kapi_signal_cpu(o.p, o.sync, 100), ==, DDI_OK);
 }
 
+/*
+ * New attack (issue 26, identities): a shared name carries its slot's
+ * 16-bit generation, so after 65536 shares of one slot a name comes
+ * back. A grant made for the old object must not survive to name the new
+ * one: grants die with the name they name (kiso_revoke_name when the
+ * object's name is freed). The attacker cycles the slot's generation
+ * with objects of its own until the victim's next share gets the old
+ * name; the process granted the old object then tries to open it.
+ */
+static void test_ident_name_wrap(void)
+{
+    struct kapi_alloc_desc d = { .size = 64 };
+    struct proc a, b, v;
+    uint32_t name = 0, n2 = 0, h, vname = 0;
+
+    setup();
+    make_proc(&a, "attacker");
+    make_proc(&b, "granted-once");
+    make_proc(&v, "victim");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_allocation(a.p, a.buf), ==, DDI_OK);
+    /* the slot's generation round to one before the old name's */
+    for (unsigned i = 0; i < 65535; i++) {
+        g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h), ==,
+                        DDI_OK);
+        g_assert_cmpint(kapi_share_allocation(a.p, h, &n2), ==, DDI_OK);
+        g_assert_cmpint(kapi_destroy_allocation(a.p, h), ==, DDI_OK);
+        g_assert_cmpuint(n2, !=, name);
+    }
+    g_assert_cmpint(kapi_share_allocation(v.p, v.buf, &vname), ==, DDI_OK);
+    g_assert_cmpuint(vname, ==, name);      /* the name came back */
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, vname, &h), ==,
+                    DDI_EHANDLE);
+}
+
 /* Item 4: a monitored fence only moves forward. A GPU signal below one
  * already accepted is refused; one a CPU signal overtook is ignored. */
 static void test_fence_forward(void)
@@ -4623,5 +4661,6 @@ int main(int argc, char **argv)
                     test_ident_queued_signal_kept);
     g_test_add_func("/kernel/exit/hostile-lives", test_exit_hostile_lives);
     g_test_add_func("/kernel/exit/hostile-gpuva", test_exit_hostile_gpuva);
+    g_test_add_func("/kernel/ident/name-wrap", test_ident_name_wrap);
     return g_test_run();
 }
