@@ -470,6 +470,7 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
     }
     kvamap_handle_gone(p->k, p, halloc);
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
+    kexit_handle_gone(p, halloc);
     kernel_fail_waits(p->k, p, a);
     a->refs--;
     /* Freed now if no buffer in flight uses it, else when the last one

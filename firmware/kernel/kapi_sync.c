@@ -10,6 +10,7 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kexit.h"
 #include "kernel/kisolate.h"
 #include "kernel/kquota.h"
 
@@ -83,6 +84,7 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     }
     kiso_handle_gone(p, hsync);
     handle_free(&p->handles, hsync, HANDLE_SYNC);
+    kexit_handle_gone(p, hsync);
     kernel_fail_waits(p->k, p, s);
     if (--s->refs) {
         return DDI_OK;      /* another process still has it open */

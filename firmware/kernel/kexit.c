@@ -71,6 +71,20 @@ struct kdevice *kexit_opened_on(const struct kproc *p, uint32_t h)
                                                           : NULL;
 }
 
+void kexit_handle_gone(struct kproc *p, uint32_t h)
+{
+    unsigned i = (h & HANDLE_MAX_SLOTS) - 1;
+
+    if (i < KERNEL_PROC_HANDLES && p->opened[i].h == h) {
+        p->opened[i].h = 0;
+        p->opened[i].dev = NULL;
+    }
+    if (i < KERNEL_PROC_HANDLES && p->locked[i].h == h) {
+        p->locked[i].h = 0;
+        p->locked[i].n = 0;
+    }
+}
+
 void kexit_note_lock(struct kproc *p, uint32_t h, int delta)
 {
     unsigned i = (h & HANDLE_MAX_SLOTS) - 1;

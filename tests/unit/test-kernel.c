@@ -3886,6 +3886,39 @@ static void test_ident_name_wrap(void)
                     DDI_EHANDLE);
 }
 
+/*
+ * New attack on oneself (identities): a handle value comes back after
+ * 1024 generations of its slot. What the kernel noted for a closed
+ * handle (opened on which device, its locks) must go with it: before, a
+ * created allocation that got an old opened handle's value was destroyed
+ * with the device the old one had been opened on.
+ */
+static void test_ident_handle_notes_die(void)
+{
+    struct kapi_alloc_desc d = { .size = 64 };
+    struct proc a, b;
+    uint32_t hx, d2, h = 0;
+    unsigned tries = 0;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "opener");
+    hx = share_to(&a, &b, KAPI_ACCESS_READ);
+    g_assert_cmpint(kapi_destroy_allocation(b.p, hx), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_device(b.p, &d2), ==, DDI_OK);
+    /* the same value, for an allocation created on its other device */
+    do {
+        if (h) {
+            g_assert_cmpint(kapi_destroy_allocation(b.p, h), ==, DDI_OK);
+        }
+        g_assert_cmpint(kapi_create_allocation(b.p, d2, &d, &h), ==, DDI_OK);
+    } while (h != hx && ++tries < 400000);
+    g_assert_cmpuint(h, ==, hx);
+    /* the device the old handle was opened on goes: not this one */
+    g_assert_cmpint(kapi_destroy_device(b.p, b.dev), ==, DDI_OK);
+    g_assert_nonnull(handle_lookup(&b.p->handles, h, HANDLE_ALLOCATION));
+}
+
 /* Item 4: a monitored fence only moves forward. A GPU signal below one
  * already accepted is refused; one a CPU signal overtook is ignored. */
 static void test_fence_forward(void)
@@ -4662,5 +4695,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/exit/hostile-lives", test_exit_hostile_lives);
     g_test_add_func("/kernel/exit/hostile-gpuva", test_exit_hostile_gpuva);
     g_test_add_func("/kernel/ident/name-wrap", test_ident_name_wrap);
+    g_test_add_func("/kernel/ident/handle-notes-die",
+                    test_ident_handle_notes_die);
     return g_test_run();
 }
