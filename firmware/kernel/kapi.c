@@ -90,6 +90,7 @@ void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
 void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 {
     if (kproc_live(p) && t && t->fn) {
+        t->owner = p->pid;      /* disarmed at its exit (kexit.c) */
         ktimer_arm(&p->k->ev.timers, t, when);
     }
 }

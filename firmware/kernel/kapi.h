@@ -79,7 +79,9 @@ uint32_t kapi_process_id(const struct kproc *p);
  * objects it created fail with DDI_EABANDONED (GPU waits are released: the
  * value goes to UINT64_MAX). p must not be used after this call; its
  * record is reused once nothing is charged to it (kernel/kexit.c).
- * Timers the application armed are its own memory: it cancels them.
+ * The timers it armed (kapi_timer_arm) are disarmed: none fires after
+ * the exit (its callback would call with p, which names the next process
+ * once the record is reused).
  * DDI_EINVAL for a process that exited already.
  */
 int kapi_process_exit(struct kproc *p);

@@ -158,6 +158,15 @@ static void silence(struct kernel *k, struct kproc *p)
         }
     }
     p->lost_fn = NULL;
+    /* its timers: an exited process's code never runs again (its
+     * callback would call with its process pointer, which names the
+     * next process once the record is reused) */
+    for (struct ktimer *t = k->ev.timers.head, *next; t; t = next) {
+        next = t->next;
+        if (t->owner == p->pid) {
+            ktimer_cancel(&k->ev.timers, t);
+        }
+    }
 }
 
 /* Step 2: its sync objects that outlive it are abandoned. */

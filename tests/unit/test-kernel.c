@@ -3919,6 +3919,54 @@ static void test_ident_handle_notes_die(void)
     g_assert_nonnull(handle_lookup(&b.p->handles, h, HANDLE_ALLOCATION));
 }
 
+/* A dead application's timer: calls with its (dead) process pointer. */
+struct dead_timer {
+    struct kproc *p;
+    unsigned fired;
+    int st;
+};
+
+static void dead_timer_fires(void *arg, uint64_t now)
+{
+    struct dead_timer *d = arg;
+    uint32_t h;
+
+    (void)now;
+    d->fired++;
+    d->st = kapi_create_device(d->p, &h);
+}
+
+/*
+ * New attack (identities): a process record is reused once its process
+ * is gone, and the application's code names its process by the record's
+ * pointer. A timer it armed before it was killed fired later and called
+ * with that pointer: the call was the next process's (a device created
+ * in it, charged to it). The timers a process armed are disarmed at its
+ * exit: none of its code runs again.
+ */
+static void test_ident_dead_timer(void)
+{
+    struct proc a, b;
+    struct dead_timer d = { 0 };
+    struct ktimer t;
+
+    setup();
+    make_proc(&a, "killed");
+    d.p = a.p;
+    kapi_timer_init(&t, dead_timer_fires, &d);
+    kapi_timer_arm(a.p, &t, gpu.now + 300000000ull);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    run();
+    g_assert_false(a.p->used);
+    make_proc(&b, "next");
+    g_assert_true(b.p == a.p);          /* the record, reused */
+    gpu.now += 250000000ull;            /* the timer's time comes */
+    run();
+    g_assert_cmpuint(d.fired, ==, 0);
+    g_assert_cmpuint(b.p->quota.used[KQ_DEVICES], ==, 1);
+    kapi_timer_cancel(b.p, &t);
+}
+
 /* Item 4: a monitored fence only moves forward. A GPU signal below one
  * already accepted is refused; one a CPU signal overtook is ignored. */
 static void test_fence_forward(void)
@@ -4697,5 +4745,6 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/ident/name-wrap", test_ident_name_wrap);
     g_test_add_func("/kernel/ident/handle-notes-die",
                     test_ident_handle_notes_die);
+    g_test_add_func("/kernel/ident/dead-timer", test_ident_dead_timer);
     return g_test_run();
 }
