@@ -156,6 +156,8 @@ void kvamap_handle_gone(struct kernel *k, struct kproc *p, uint32_t h)
 
 void kvamap_reap(struct kernel *k)
 {
+    /* the unmaps still to issue, all in one paging buffer */
+    kgpuva_bulk(k, true);
     for (unsigned i = 0; i < KVAMAP_MAX; i++) {
         struct kvamap *m = &k->vamaps[i];
         uint64_t fence = 0;
@@ -166,7 +168,7 @@ void kvamap_reap(struct kernel *k)
             m->fence = fence;
         }
     }
-    kgpuva_flush(k);
+    kgpuva_bulk(k, false);
     for (unsigned i = 0; i < KVAMAP_MAX; i++) {
         struct kvamap *m = &k->vamaps[i];
 
