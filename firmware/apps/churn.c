@@ -251,6 +251,30 @@ static int life_share(struct churn_life *l)
     return st;
 }
 
+/* The life tries the launcher's bait before it was granted anything
+ * (an earlier life's grant must not be its), then gets its own grant,
+ * which dies with it. */
+static void life_bait(struct churn *c, struct churn_life *l)
+{
+    uint32_t h;
+    int st;
+
+    if (!c->bait_name) {
+        return;
+    }
+    c->bait_tries++;
+    st = kapi_open_allocation(l->p, l->hdev, c->bait_name, &h);
+    if (st == DDI_OK) {
+        c->stale_opens++;
+        kapi_destroy_allocation(l->p, h);
+    }
+    st = kapi_grant_allocation(c->app.proc, c->bait,
+                               kapi_process_id(l->p), KAPI_ACCESS_READ);
+    if (st != DDI_OK) {
+        c->bait_grant_refusals++;
+    }
+}
+
 static void life_start(struct churn *c, struct churn_life *l)
 {
     static const enum vidsch_priority prio[CHURN_MODES] = {
@@ -287,6 +311,9 @@ static void life_start(struct churn *c, struct churn_life *l)
     c->app.submitted++;
     c->per_mode[mode]++;
     st = life_objects(l, prio[mode]);
+    if (st == DDI_OK) {
+        life_bait(c, l);
+    }
     if (st == DDI_OK) {
         st = life_render(l, mode == MODE_RENDER ? c->cfg.work_ns : 0);
     }
@@ -385,6 +412,11 @@ static void check(struct app *a, struct report *r)
            "waits released by the creator's exit", a->name, c->reads_ok,
            c->reads_bad, c->bad_mode[MODE_NORMAL], c->bad_mode[MODE_SHARING],
            c->peer_zero, c->peer_partial, c->peer_lost);
+    report(r, c->bait_tries == c->started && c->stale_opens == 0 &&
+              c->bait_grant_refusals == 0,
+           "%s: no life opened what the launcher granted an earlier one "
+           "(%lu of %lu tries opened it; %lu grants refused)", a->name,
+           c->stale_opens, c->bait_tries, c->bait_grant_refusals);
 }
 
 static const struct app_ops churn_ops = {
@@ -402,6 +434,8 @@ void churn_config_default(struct churn_config *c)
 int churn_init(struct churn *c, struct kernel *k, const char *name,
                const struct churn_config *cfg)
 {
+    int st;
+
     if (cfg->modes == 0 || cfg->modes >> CHURN_MODES) {
         return DDI_EINVAL;
     }
@@ -415,8 +449,17 @@ int churn_init(struct churn *c, struct kernel *k, const char *name,
     for (unsigned i = 0; i < CHURN_SLOTS; i++) {
         c->life[i].used = false;
     }
+    c->bait = c->bait_name = 0;
+    c->bait_tries = c->stale_opens = c->bait_grant_refusals = 0;
     kapi_timer_init(&c->tick, tick, c);
     /* the launcher: a process with a device (what lives share with) */
-    return app_init(&c->app, k, name, COPRO_ENGINE_RENDER,
-                    VIDSCH_PRIO_NORMAL, &churn_ops);
+    st = app_init(&c->app, k, name, COPRO_ENGINE_RENDER, VIDSCH_PRIO_NORMAL,
+                  &churn_ops);
+    if (st == DDI_OK) {
+        c->bait = app_alloc(&c->app, 4096, true);
+        st = c->bait ? kapi_share_allocation(c->app.proc, c->bait,
+                                             &c->bait_name)
+                     : c->app.fail_status;
+    }
+    return st;
 }

@@ -21,9 +21,18 @@
  *              a FILL cut by the kill), never anything else, then
  *              closes its handles.
  *
+ * Identities across lives (issue 26): the launcher holds a shared
+ * allocation of its own (the bait) and grants it, read-only, to every
+ * life once the life has tried to open it. A life must never open it
+ * first: that would be an earlier life's grant passed on to a process
+ * the kernel took for it (a reused process id; grants must die with the
+ * process they name). Over more lives than 8-bit ids, that is checked
+ * 1000 times by default.
+ *
  * A new life starts every period_ns while fewer than CHURN_SLOTS live
  * (and the kernel has a process record free). Checked: every life ran
- * to its end, every read was right, no call failed unexpectedly.
+ * to its end, every read was right, no call failed unexpectedly, no life
+ * inherited an earlier one's grant.
  */
 #ifndef FW_APPS_CHURN_H
 #define FW_APPS_CHURN_H
@@ -73,6 +82,8 @@ struct churn {
     uint64_t create_waits;      /* ticks a process record was not free */
     uint64_t reads_ok, reads_bad, peer_lost, peer_zero, peer_partial;
     uint64_t bad_mode[CHURN_MODES];
+    uint32_t bait, bait_name;   /* the launcher's, granted to each life */
+    uint64_t bait_tries, stale_opens, bait_grant_refusals;
 };
 
 void churn_config_default(struct churn_config *c);

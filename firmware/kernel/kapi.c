@@ -40,11 +40,14 @@ struct kproc *kapi_process_create(struct kernel *k, const char *name)
         if (!p->used) {
             uint8_t id = kexit_new_proc_id(k);
 
-            if (id == 0) {
+            /* process ids are never reused: after 2^32 - 1 lives no
+             * process is created any more rather than one reused */
+            if (id == 0 || k->next_pid == UINT32_MAX) {
                 return NULL;
             }
             *p = (struct kproc){
-                .used = true, .id = id, .name = name, .k = k,
+                .used = true, .id = id, .pid = ++k->next_pid, .name = name,
+                .k = k,
             };
             handle_table_init(&p->handles, p->id, p->slots,
                               KERNEL_PROC_HANDLES);
@@ -62,7 +65,7 @@ const char *kapi_process_name(const struct kproc *p)
 
 uint32_t kapi_process_id(const struct kproc *p)
 {
-    return p ? p->id : 0;
+    return p ? p->pid : 0;
 }
 
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
@@ -87,6 +90,7 @@ void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
 void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 {
     if (kproc_live(p) && t && t->fn) {
+        t->owner = p->pid;      /* disarmed at its exit (kexit.c) */
         ktimer_arm(&p->k->ev.timers, t, when);
     }
 }
@@ -103,6 +107,8 @@ void kapi_timer_cancel(struct kproc *p, struct ktimer *t)
 int kapi_create_device(struct kproc *p, uint32_t *hdevice)
 {
     struct kernel *k;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
@@ -166,6 +172,8 @@ int kapi_destroy_device(struct kproc *p, uint32_t hdevice)
 {
     struct kdevice *dev = get_device(p, hdevice);
     struct destroy_walk w = { p, dev };
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!dev) {
         return DDI_EHANDLE;
@@ -281,6 +289,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
     struct kcontext *c;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!dev) {
         return DDI_EHANDLE;
     }
@@ -301,6 +311,8 @@ int kapi_create_context(struct kproc *p, uint32_t hdevice, unsigned engine,
 int kapi_destroy_context(struct kproc *p, uint32_t hcontext)
 {
     struct kcontext *c = get_context(p, hcontext);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!c) {
         return DDI_EHANDLE;
@@ -347,6 +359,8 @@ int kapi_create_allocation(struct kproc *p, uint32_t hdevice,
     struct kalloc *a = NULL;
     struct kernel *k;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!dev) {
         return DDI_EHANDLE;
@@ -442,6 +456,8 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
 {
     struct kalloc *a = get_alloc(p, halloc);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!a) {
         return DDI_EHANDLE;
     }
@@ -455,6 +471,7 @@ int kapi_destroy_allocation(struct kproc *p, uint32_t halloc)
     }
     kvamap_handle_gone(p->k, p, halloc);
     handle_free(&p->handles, halloc, HANDLE_ALLOCATION);
+    kexit_handle_gone(p, halloc);
     kernel_fail_waits(p->k, p, a);
     a->refs--;
     /* Freed now if no buffer in flight uses it, else when the last one
@@ -493,6 +510,8 @@ int kapi_render(struct kproc *p, uint32_t hcontext,
                 const struct kapi_render_args *a)
 {
     struct kcontext *c = get_context(p, hcontext);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!c) {
         return DDI_EHANDLE;
@@ -631,6 +650,8 @@ int kapi_mark(struct kproc *p, uint32_t hcontext, unsigned kind,
 {
     struct kcontext *c = get_context(p, hcontext);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!c) {
         return DDI_EHANDLE;
     }
@@ -671,6 +692,8 @@ int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
     const unsigned known = KAPI_LOCK_DONOTWAIT | KAPI_LOCK_IGNORESYNC;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!a) {
         return DDI_EHANDLE;
     }
@@ -702,6 +725,8 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     struct kwait *w;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!a) {
         return DDI_EHANDLE;
     }
@@ -717,9 +742,11 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
     }
     *w = (struct kwait){
         .kind = KWAIT_LOCK, .proc = p,
-        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn, .h = halloc },
+        .u.lock = { .alloc = a, .seq = p->k->seq, .fn = fn, .h = halloc,
+                    .deadline = kernel_now(p->k) + KERNEL_LOCK_WAIT_NS },
         .arg = arg,
     };
+    kernel_arm_lock_timer(p->k);
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
     return DDI_OK;
 }
@@ -727,6 +754,8 @@ int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
 int kapi_unlock(struct kproc *p, uint32_t halloc)
 {
     struct kalloc *a = get_alloc(p, halloc);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!a) {
         return DDI_EHANDLE;
@@ -755,6 +784,8 @@ int kapi_create_device_gpuva(struct kproc *p, uint32_t *hdevice)
 {
     struct kdevice *d;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!kproc_live(p) || !hdevice) {
         return DDI_EINVAL;
@@ -795,6 +826,8 @@ int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg)
     struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
                                            : NULL;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!gp) {
         return DDI_EINVAL;
     }
@@ -807,6 +840,8 @@ int kapi_set_budget(struct kproc *p, uint64_t bytes)
 {
     struct kgpuva_proc *gp = kproc_live(p) ? kgpuva_proc_of(p->k, p)
                                            : NULL;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!gp) {
         return DDI_EINVAL;
@@ -837,14 +872,27 @@ int kapi_make_resident(struct kproc *p, uint32_t hdevice,
 {
     struct kdevice *d = get_gpuva_device(p, hdevice);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!d) {
         return DDI_EHANDLE;
     }
     if (d->removed) {
         return DDI_ELOST;
     }
-    /* every handle is checked by residency against this process's
-     * allocations (foreign, stale, made up: DDI_EHANDLE) */
+    if (!halloc || !paging_fence || n == 0 || n > VIDMM_RES_MAX_LIST) {
+        return DDI_EINVAL;
+    }
+    /* every handle first, as every call does (foreign, stale, made up:
+     * DDI_EHANDLE, whatever the paging buffers' state; residency checks
+     * them again against the device's process) */
+    for (unsigned i = 0; i < n; i++) {
+        const struct kalloc *a = get_alloc(p, halloc[i]);
+
+        if (!a || !a->gv) {
+            return DDI_EHANDLE;
+        }
+    }
     return kgpuva_make_resident(p->k, (unsigned)(d - p->k->devices), halloc,
                                 n, paging_fence);
 }
@@ -853,6 +901,8 @@ int kapi_evict(struct kproc *p, uint32_t hdevice, const uint32_t *halloc,
                unsigned n, uint64_t *bytes_to_trim)
 {
     struct kdevice *d = get_gpuva_device(p, hdevice);
+
+    KCALL(p, KCALL_EVICT);
 
     if (!d) {
         return DDI_EHANDLE;
@@ -865,6 +915,8 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value)
 {
     struct kcontext *c = get_context(p, hcontext);
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!c) {
         return DDI_EHANDLE;

@@ -59,7 +59,9 @@ struct kproc;
  * (kernel_process_grant, kernel/kisolate.h). */
 struct kproc *kapi_process_create(struct kernel *k, const char *name);
 const char *kapi_process_name(const struct kproc *p);
-/* Its id, by which another process names it (a grant); never reused. */
+/* Its id, by which another process names it (a grant): never reused
+ * (32 bits, one per life; after 2^32 - 1 lives kapi_process_create
+ * fails rather than reuse one). 0 for NULL. */
 uint32_t kapi_process_id(const struct kproc *p);
 
 /* Privileges [Windows' SeIncreaseBasePriorityPrivilege, DWM's right to
@@ -77,7 +79,9 @@ uint32_t kapi_process_id(const struct kproc *p);
  * objects it created fail with DDI_EABANDONED (GPU waits are released: the
  * value goes to UINT64_MAX). p must not be used after this call; its
  * record is reused once nothing is charged to it (kernel/kexit.c).
- * Timers the application armed are its own memory: it cancels them.
+ * The timers it armed (kapi_timer_arm) are disarmed: none fires after
+ * the exit (its callback would call with p, which names the next process
+ * once the record is reused).
  * DDI_EINVAL for a process that exited already.
  */
 int kapi_process_exit(struct kproc *p);
@@ -216,7 +220,9 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
  * DDI_OK) once the value is reached, or fn(arg, DDI_ELOST) if the
  * caller's own device that created it is removed first, fn(arg,
  * DDI_EABANDONED) if another process created it and was reset or
- * exited. */
+ * exited. A wait that starts after that is refused the same way (the
+ * call returns DDI_ELOST or DDI_EABANDONED): an abandoned object stays
+ * abandoned, whatever its value reads. */
 typedef void (*kapi_wait_fn)(void *arg, int status);
 int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
                   kapi_wait_fn fn, void *arg);
@@ -267,7 +273,13 @@ int kapi_mark(struct kproc *p, uint32_t hcontext, unsigned kind,
 int kapi_lock(struct kproc *p, uint32_t halloc, unsigned flags,
               volatile void **cpu);
 /* Maps it once every buffer submitted so far that uses it has retired:
- * fn(arg, DDI_OK, cpu), or fn(arg, DDI_ELOST, NULL). */
+ * fn(arg, DDI_OK, cpu), or fn(arg, DDI_ELOST, NULL). The wait is
+ * bounded: if those buffers have not retired KERNEL_LOCK_WAIT_NS
+ * (250 ms) of GPU time later (another process's work held behind a
+ * fence it never signals, say), fn(arg, DDI_ETIMEOUT, NULL): the
+ * allocation is still in use [D3D's DXGI_ERROR_WAS_STILL_DRAWING], no
+ * lock was taken; wait again to keep waiting. A live process's work can
+ * thus never block a lock waiter for ever. */
 typedef void (*kapi_lock_fn)(void *arg, int status, volatile void *cpu);
 int kapi_lock_wait(struct kproc *p, uint32_t halloc, kapi_lock_fn fn,
                    void *arg);
@@ -397,7 +409,9 @@ int kapi_gpu_va(struct kproc *p, uint32_t halloc, uint64_t *va);
 /*
  * [D3DKMTRegisterTrimNotification] fn(arg, bytes): evict about bytes now.
  * Called synchronously from inside the MakeResident that needs the
- * memory, possibly another process's; it may only call kapi_evict.
+ * memory, possibly another process's; it may only call kapi_evict (and
+ * calls that only read): any other call, by anyone, while it runs fails
+ * with DDI_EACCESS and changes nothing.
  * [D3DKMTSetVideoMemoryBudget...] the process's budget (0: the whole
  * GPU-VA VRAM). Both need a GPU-VA device first (DDI_EINVAL).
  */

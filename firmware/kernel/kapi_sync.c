@@ -10,6 +10,7 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kexit.h"
 #include "kernel/kisolate.h"
 #include "kernel/kquota.h"
 
@@ -23,6 +24,8 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
     struct kernel *k;
     uint64_t gpu;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!dev) {
         return DDI_EHANDLE;
@@ -74,11 +77,14 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
 {
     struct ksync *s = get_sync(p, hsync);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!s) {
         return DDI_EHANDLE;
     }
     kiso_handle_gone(p, hsync);
     handle_free(&p->handles, hsync, HANDLE_SYNC);
+    kexit_handle_gone(p, hsync);
     kernel_fail_waits(p->k, p, s);
     if (--s->refs) {
         return DDI_OK;      /* another process still has it open */
@@ -105,21 +111,28 @@ int kapi_sync_value(struct kproc *p, uint32_t hsync, uint64_t *value)
     return DDI_OK;
 }
 
-/* The code for a call on s once TDR removed its creator's device: the
- * creator's process lost its device; any other is not to blame. */
+/* DDI_OK, or the code for a call on s once TDR removed its creator's
+ * device (the creator's process lost its device; any other is not to
+ * blame) or its creator exited (abandoned: whatever was waited for will
+ * never come, whenever the wait started). */
 static int sync_gone(const struct kproc *p, const struct ksync *s)
 {
-    return s->dev->proc == p ? DDI_ELOST : DDI_EABANDONED;
+    if (s->dev->removed) {
+        return s->dev->proc == p ? DDI_ELOST : DDI_EABANDONED;
+    }
+    return s->abandoned ? DDI_EABANDONED : DDI_OK;
 }
 
 int kapi_signal_cpu(struct kproc *p, uint32_t hsync, uint64_t value)
 {
     struct ksync *s = get_sync(p, hsync);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!s) {
         return DDI_EHANDLE;
     }
-    if (s->dev->removed) {
+    if (sync_gone(p, s) != DDI_OK) {
         return sync_gone(p, s);
     }
     if (!kiso_may(p, hsync, KAPI_ACCESS_WRITE)) {
@@ -148,7 +161,7 @@ static int gpu_sync_args(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     if ((*c)->dev->removed) {
         return DDI_ELOST;
     }
-    return (*s)->dev->removed ? sync_gone(p, *s) : DDI_OK;
+    return sync_gone(p, *s);
 }
 
 int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
@@ -157,6 +170,8 @@ int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     struct kcontext *c;
     struct ksync *s;
     int st = gpu_sync_args(p, hcontext, hsync, &c, &s);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (st != DDI_OK) {
         return st;
@@ -186,6 +201,8 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     struct ksync *s;
     int st = gpu_sync_args(p, hcontext, hsync, &c, &s);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (st != DDI_OK) {
         return st;
     }
@@ -205,10 +222,12 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
     struct kwait *w;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!s) {
         return DDI_EHANDLE;
     }
-    if (s->dev->removed) {
+    if (sync_gone(p, s) != DDI_OK) {
         return sync_gone(p, s);
     }
     if (!fn) {

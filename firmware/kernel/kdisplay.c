@@ -409,6 +409,8 @@ int kapi_present(struct kproc *p, uint32_t hdevice,
     struct kpresent *pr;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!dev) {
         return DDI_EHANDLE;
     }
@@ -465,6 +467,8 @@ int kapi_set_source_owner(struct kproc *p, uint32_t hdevice,
     struct kdevice *dev = get_device(p, hdevice);
     struct ksource *src;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!dev) {
         return DDI_EHANDLE;
     }
@@ -497,6 +501,8 @@ int kapi_wait_vsync(struct kproc *p, uint32_t hdevice, unsigned source,
 {
     struct kdevice *dev = get_device(p, hdevice);
     const struct ksource *src;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!dev) {
         return DDI_EHANDLE;
@@ -534,6 +540,8 @@ int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
     struct kalloc *shape = NULL;
     struct ksource *src;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!dev) {
         return DDI_EHANDLE;

@@ -52,10 +52,10 @@ static void env_buffer_done(void *os, uint64_t cookie, int status)
     if (kgpuva_paging_done(k, cookie)) {
         /* contexts held on the paging fence (kapi_wait_paging) */
         vidsch_sync_changed(k->vs);
-        if (kvamap_waiting(k)) {
-            /* a view's invalidation may have retired */
-            kqueue_push(&k->ev.work, &k->reap_work);
-        }
+        /* a view's invalidation may have retired, a deferred page-out or
+         * unmap may go now, an exited process's slot may be free: the
+         * reaper (not from here: submitting would re-enter vidsch) */
+        kqueue_push(&k->ev.work, &k->reap_work);
         return;
     }
     if (kmem_paging_done(k, cookie, status)) {
@@ -294,7 +294,8 @@ static void on_vidsch_work(void *arg)
 static bool waits_for_gpu(const struct kernel *k)
 {
     return k->nwaits || k->reap_contexts || k->reap_allocs ||
-           kdisplay_waiting(k) || vidsch_wants_progress(k->vs);
+           kvamap_waiting(k) || kdisplay_waiting(k) ||
+           vidsch_wants_progress(k->vs);
 }
 
 bool kernel_before_idle(struct kernel *k)
@@ -450,6 +451,12 @@ void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name)
         k->shared[slot].obj == obj) {
         k->shared[slot].obj = NULL;
     }
+    /* the grants of the name die with it: names carry only 16 bits of
+     * generation, and a grant left behind would give its process the
+     * object that gets the name 65536 shares later */
+    if (*shared_name) {
+        kiso_revoke_name(k, *shared_name);
+    }
     *shared_name = 0;
 }
 
@@ -471,6 +478,11 @@ void kernel_alloc_release(struct kernel *k, struct kalloc *a)
         return;
     }
     kquota_alloc_uncharge(k, a);
+    if (a->dev && a->dev->destroyed) {
+        /* it may have been the last record naming its device */
+        k->reap_objects = true;
+        kqueue_push(&k->ev.work, &k->reap_work);
+    }
     *a = (struct kalloc){ 0 };
 }
 
@@ -543,6 +555,40 @@ static bool sync_may_be_used(const struct kernel *k, const struct ksync *s)
     return vidsch_sync_in_use(k->vs, s->cpu);
 }
 
+/*
+ * A destroyed device's record is freed only when no record names it any
+ * more: its contexts, and the allocations and sync objects created on it
+ * that outlive it (shared ones other processes still hold, ones a
+ * buffer in flight still uses), whose creator is read through it (who
+ * may open and grant them, whose removal abandons them). Freed earlier,
+ * the record would be another process's device next, and that process
+ * would be taken for their creator.
+ */
+static bool device_referenced(const struct kernel *k, const struct kdevice *d)
+{
+    if (d->contexts) {
+        return true;
+    }
+    for (unsigned j = 0; j < KERNEL_MAX_SYNCS; j++) {
+        if (k->syncs[j].used && k->syncs[j].dev == d) {
+            return true;
+        }
+    }
+    for (unsigned j = 0; j < KERNEL_MAX_ALLOCS; j++) {
+        if (k->allocs[j].used && k->allocs[j].dev == d) {
+            return true;
+        }
+    }
+    for (unsigned j = 0; j < KERNEL_MAX_WAITS; j++) {
+        if (k->waits[j].kind != KWAIT_NONE && k->waits[j].dev == d) {
+            return true;
+        }
+    }
+    /* (the kernel's scene contexts count in d->contexts; presents and
+     * scene records let go of it in kapi_destroy_device) */
+    return false;
+}
+
 static void reap_once(struct kernel *k)
 {
     bool again = false;
@@ -559,6 +605,7 @@ static void reap_once(struct kernel *k)
             kernel_buffer_free(k, kb);
         }
     }
+    kgpuva_retry(k);
     kvamap_reap(k);
     if (k->reap_allocs) {
         k->reap_allocs = false;
@@ -621,15 +668,11 @@ static void reap_once(struct kernel *k)
         }
         for (unsigned i = 0; i < KERNEL_MAX_DEVICES; i++) {
             struct kdevice *d = &k->devices[i];
-            bool syncs = false;
 
             if (!d->used || !d->destroyed) {
                 continue;
             }
-            for (unsigned j = 0; j < KERNEL_MAX_SYNCS; j++) {
-                syncs |= k->syncs[j].used && k->syncs[j].dev == d;
-            }
-            if (d->contexts == 0 && !syncs) {
+            if (!device_referenced(k, d)) {
                 kquota_uncharge(k, d->proc, KQ_DEVICES, 1);
                 *d = (struct kdevice){ 0 };
             } else {
@@ -670,6 +713,34 @@ static void reap(void *arg)
     k->stats.complete_cycles += kcyc_own(k, &cy);
 }
 
+/* A lock wait's deadline came: deliver answers it (DDI_ETIMEOUT) and
+ * arms the timer for the next one. */
+static void on_lock_timer(void *arg, uint64_t now)
+{
+    struct kernel *k = arg;
+
+    (void)now;
+    kqueue_push(&k->ev.work, &k->deliver_work);
+}
+
+void kernel_arm_lock_timer(struct kernel *k)
+{
+    uint64_t first = UINT64_MAX;
+
+    for (unsigned i = 0; i < KERNEL_MAX_WAITS; i++) {
+        const struct kwait *w = &k->waits[i];
+
+        if (w->kind == KWAIT_LOCK && w->u.lock.deadline < first) {
+            first = w->u.lock.deadline;
+        }
+    }
+    if (first == UINT64_MAX) {
+        ktimer_cancel(&k->ev.timers, &k->lock_timer);
+    } else if (!k->lock_timer.armed || k->lock_timer.when != first) {
+        ktimer_arm(&k->ev.timers, &k->lock_timer, first);
+    }
+}
+
 /* Runs the applications' callbacks whose waits are over. */
 static void deliver(void *arg)
 {
@@ -692,8 +763,11 @@ static void deliver(void *arg)
             st = w.fail;
         } else if (w.dev && w.dev->removed) {
             st = DDI_ELOST;
-        } else if (w.kind == KWAIT_SYNC && w.u.sync.sync->dev->removed) {
-            st = DDI_EABANDONED;    /* another's creator was reset */
+        } else if (w.kind == KWAIT_SYNC &&
+                   (w.u.sync.sync->dev->removed ||
+                    w.u.sync.sync->abandoned)) {
+            st = DDI_EABANDONED;    /* another's creator was reset or
+                                       exited */
         }
         if (w.kind == KWAIT_SYNC) {
             ready = st != DDI_OK || *w.u.sync.sync->cpu >= w.u.sync.value;
@@ -705,6 +779,14 @@ static void deliver(void *arg)
             if (ready && st == DDI_OK &&
                 kmem_lock(k, w.u.lock.alloc, &cpu) != DDI_OK) {
                 ready = false;
+            }
+            /* Bounded: the buffers it waits for may never retire (a
+             * live process's work held behind a fence it never
+             * signals); the waiter is told the allocation is still in
+             * use [DXGI_ERROR_WAS_STILL_DRAWING] and may lock again */
+            if (!ready && kernel_now(k) >= w.u.lock.deadline) {
+                st = DDI_ETIMEOUT;
+                ready = true;
             }
         }
         if (!ready) {
@@ -728,6 +810,7 @@ static void deliver(void *arg)
         }
         kcyc_begin(k, &cy);
     }
+    kernel_arm_lock_timer(k);
     k->stats.complete_cycles += own + kcyc_own(k, &cy);
 }
 
@@ -765,6 +848,7 @@ const char *kernel_init(struct kernel *k, const struct ddi_device *dev,
     }
     kevents_init(&k->ev);
     ktimer_init(&k->vidsch_timer, on_vidsch_timer, k);
+    ktimer_init(&k->lock_timer, on_lock_timer, k);
     kitem_init(&k->vidsch_work, on_vidsch_work, k);
     kitem_init(&k->reap_work, reap, k);
     kitem_init(&k->deliver_work, deliver, k);

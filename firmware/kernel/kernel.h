@@ -49,6 +49,9 @@
 /* The scheduler's buffer table also holds pending GPU signals and waits. */
 #define KERNEL_SCHED_BUFFERS    (2 * KERNEL_MAX_BUFFERS)
 #define KERNEL_MAX_WAITS        128     /* CPU waits and lock waits */
+/* A lock wait's bound (kapi_lock_wait): GPU time after which a lock still
+ * held back by buffers in flight is answered DDI_ETIMEOUT. */
+#define KERNEL_LOCK_WAIT_NS     250000000ull
 #define KERNEL_MAX_SHARED       32
 _Static_assert(KERNEL_MAX_DEVICES <= 32, "ksync.devs is a 32-bit set");
 #define KERNEL_PROC_HANDLES     96
@@ -127,6 +130,10 @@ struct ksync {
     volatile uint64_t *cpu;
     unsigned refs;          /* handles naming it, in any process */
     uint32_t shared_name;   /* 0 if never shared */
+    bool abandoned;         /* its creator exited (or was reset): its
+                               value is UINT64_MAX for good, and calls
+                               and CPU waits on it by others return
+                               DDI_EABANDONED, started before or after */
     uint64_t high;          /* the highest value a signal was accepted
                                with (monitored fences never go back) */
     uint32_t devs;          /* bit i: devices[i] held a handle to it (its
@@ -188,7 +195,9 @@ struct kwait {
         struct { struct ksync *sync; uint64_t value; kapi_wait_fn fn; }
             sync;
         struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn;
-                 uint32_t h; } lock;     /* h: the handle it locks by */
+                 uint32_t h;            /* the handle it locks by */
+                 uint64_t deadline;     /* DDI_ETIMEOUT from then on */
+        } lock;
     } u;
     void *arg;
     int fail;               /* non-zero: deliver this status (the object
@@ -197,7 +206,12 @@ struct kwait {
 
 struct kproc {
     bool used;
-    uint8_t id;
+    uint8_t id;             /* the owner field of its handles (1..255,
+                               reused once no live record has it) */
+    uint32_t pid;           /* kapi_process_id: never reused (grants and
+                               the kernel's records name a process by
+                               it, so nothing of a dead process's passes
+                               to a later one with the same id) */
     const char *name;
     struct kernel *k;
     struct handle_table handles;
@@ -296,6 +310,7 @@ struct kernel {
     struct kitem vidsch_work;
     struct kitem reap_work;     /* finished buffers, lost contexts */
     struct kitem deliver_work;  /* satisfied CPU waits and locks */
+    struct ktimer lock_timer;   /* the earliest lock wait's deadline */
     bool reap_contexts;         /* some context is destroying */
     bool reap_objects;          /* a device or sync object awaits freeing */
     bool tell_lost;             /* a device was removed: tell its process */
@@ -304,6 +319,7 @@ struct kernel {
     uint64_t seq;               /* last buffer sequence number */
     uint32_t next_hw_ctx;
     uint8_t next_proc_id;
+    uint32_t next_pid;          /* the last kapi_process_id handed out */
 
     struct kproc procs[KERNEL_MAX_PROCS];
     struct kdevice devices[KERNEL_MAX_DEVICES];
@@ -327,6 +343,16 @@ struct kernel {
     struct kscene scene;
     /* GPU-VA views of other allocations (kernel/kvamap.h) */
     struct kvamap vamaps[KVAMAP_MAX];
+
+    /* A callback the kernel runs synchronously from inside a call (the
+     * trim callback, from inside a MakeResident: kernel_internal.h's
+     * kcall_check): whose it is and the calls (KCALL_*) it may make;
+     * every other call by anyone meanwhile is refused (DDI_EACCESS) */
+    struct {
+        const struct kproc *proc;   /* NULL: no callback runs */
+        unsigned may;
+        uint64_t refused;           /* calls refused so (reports) */
+    } cb;
 
     struct kernel_stats stats;
     uint64_t quota_pool[KQ_COUNT];      /* kquota.c */

@@ -19,6 +19,44 @@ static inline bool kproc_live(const struct kproc *p)
     return p && p->used && !p->exiting;
 }
 
+/*
+ * Calls made from a callback the kernel runs inside another call are
+ * checked against what that callback may do [WDDM: a trim notification
+ * callback may only evict]: the kernel is in the middle of the outer
+ * call (residency's lists being walked, another process's MakeResident
+ * under way), and a call that destroys, creates, submits or exits there
+ * would change what the outer call holds. Each kapi call says its class
+ * first; a refused one fails with DDI_EACCESS and changes nothing (and
+ * the callback is told so: it must not take it as done).
+ */
+enum kcall_class {
+    KCALL_QUERY = 1u << 0,      /* reads state only: always allowed */
+    KCALL_EVICT = 1u << 1,      /* kapi_evict: a trim callback's job */
+    KCALL_CHANGE = 1u << 2,     /* everything else */
+};
+
+static inline int kcall_check(const struct kernel *k, const struct kproc *p,
+                              unsigned cls)
+{
+    if (!k || !k->cb.proc || cls == KCALL_QUERY) {
+        return DDI_OK;
+    }
+    if (p == k->cb.proc && (k->cb.may & cls)) {
+        return DDI_OK;
+    }
+    ((struct kernel *)k)->cb.refused++;
+    return DDI_EACCESS;
+}
+
+/* kcall_check for a kapi call of class cls by p: returns its refusal */
+#define KCALL(p, cls)                                                   \
+    do {                                                                \
+        int kcall_st_ = kcall_check((p) ? (p)->k : NULL, (p), (cls));   \
+        if (kcall_st_ != DDI_OK) {                                      \
+            return kcall_st_;                                           \
+        }                                                               \
+    } while (0)
+
 /* The caller's object that handle h names, NULL if it names no such
  * object of the caller's (the kernel API's first check on every call). */
 static inline struct kdevice *get_device(struct kproc *p, uint32_t h)
@@ -78,6 +116,9 @@ void kernel_buffer_free(struct kernel *k, struct kbuffer *kb);
 /* A free wait slot, counted as pending and charged to p: the caller
  * fills it. NULL and *st why not. */
 struct kwait *kernel_new_wait(struct kproc *p, int *st);
+/* The lock-wait timer armed for the earliest lock wait's deadline (or
+ * cancelled when none is pending). */
+void kernel_arm_lock_timer(struct kernel *k);
 /* p's waits on obj (a sync object or an allocation that goes away) fail
  * with DDI_EHANDLE instead of touching it later. */
 void kernel_fail_waits(struct kernel *k, struct kproc *p, const void *obj);

@@ -71,6 +71,20 @@ struct kdevice *kexit_opened_on(const struct kproc *p, uint32_t h)
                                                           : NULL;
 }
 
+void kexit_handle_gone(struct kproc *p, uint32_t h)
+{
+    unsigned i = (h & HANDLE_MAX_SLOTS) - 1;
+
+    if (i < KERNEL_PROC_HANDLES && p->opened[i].h == h) {
+        p->opened[i].h = 0;
+        p->opened[i].dev = NULL;
+    }
+    if (i < KERNEL_PROC_HANDLES && p->locked[i].h == h) {
+        p->locked[i].h = 0;
+        p->locked[i].n = 0;
+    }
+}
+
 void kexit_note_lock(struct kproc *p, uint32_t h, int delta)
 {
     unsigned i = (h & HANDLE_MAX_SLOTS) - 1;
@@ -144,6 +158,15 @@ static void silence(struct kernel *k, struct kproc *p)
         }
     }
     p->lost_fn = NULL;
+    /* its timers: an exited process's code never runs again (its
+     * callback would call with its process pointer, which names the
+     * next process once the record is reused) */
+    for (struct ktimer *t = k->ev.timers.head, *next; t; t = next) {
+        next = t->next;
+        if (t->owner == p->pid) {
+            ktimer_cancel(&k->ev.timers, t);
+        }
+    }
 }
 
 /* Step 2: its sync objects that outlive it are abandoned. */
@@ -165,6 +188,7 @@ static void abandon_syncs(struct kernel *k, struct kproc *p)
             }
         }
         *s->cpu = UINT64_MAX;
+        s->abandoned = true;    /* later waits too (kapi_wait_cpu) */
         moved = true;
     }
     if (moved) {
@@ -202,17 +226,26 @@ int kapi_process_exit(struct kproc *p)
 {
     struct kernel *k;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!p || !p->used || p->exiting) {
         return DDI_EINVAL;
     }
     k = p->k;
     p->exiting = true;
     k->stats.processes_exited++;
+    /* every unmap and page-out of the exit in one paging buffer (one per
+     * view or device would take them all, and the rest would wait) */
+    kgpuva_bulk(k, true);
     silence(k, p);
+    /* what was granted to it dies with it (its pid is never reused
+     * either: a later process is never taken for it) */
+    kiso_revoke_process(k, p->pid);
     abandon_syncs(k, p);
     handle_for_each(&p->handles, HANDLE_DEVICE, destroy_device, p);
     handle_for_each(&p->handles, HANDLE_NONE, close_handle, p);
     kgpuva_proc_exit(k, p);
+    kgpuva_bulk(k, false);
     kqueue_push(&k->ev.work, &k->reap_work);
     return DDI_OK;
 }
@@ -222,7 +255,10 @@ void kexit_reap(struct kernel *k)
     for (unsigned i = 0; i < KERNEL_MAX_PROCS; i++) {
         struct kproc *p = &k->procs[i];
 
-        if (p->used && p->exiting && kquota_empty(p)) {
+        /* nothing charged, and nothing of its GPU-VA space pending (its
+         * slot's space goes to the next process of the record) */
+        if (p->used && p->exiting && kquota_empty(p) &&
+            !kgpuva_slot_busy(k, p)) {
             *p = (struct kproc){ 0 };
             k->stats.processes_freed++;
         }

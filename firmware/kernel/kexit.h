@@ -28,6 +28,9 @@ void kexit_reap(struct kernel *k);
 void kexit_note_open(struct kproc *p, uint32_t h, struct kdevice *dev);
 /* The device h was opened on, NULL if it was created, not opened. */
 struct kdevice *kexit_opened_on(const struct kproc *p, uint32_t h);
+/* h is closed: what was noted for it goes (its value comes back after
+ * 1024 generations of its slot, for another object). */
+void kexit_handle_gone(struct kproc *p, uint32_t h);
 
 /* Locks are counted per handle (kapi_lock, a delivered lock wait: +1;
  * kapi_unlock: -1) so that closing the handle, or the process's exit,

@@ -163,6 +163,10 @@ static int batch_add(struct kgpuva *g, const struct ddi_paging_op *ops,
 
 static void alloc_free_backing(struct kgpuva *g, struct kgpuva_alloc *ga)
 {
+    if (ga->vram) {
+        /* a deferred page-out's block: its invalidation retired */
+        vidmm_segment_free(&g->vram, ga->vram);
+    }
     vidmm_segment_free(&g->aper, ga->aper);
     for (uint32_t i = 0; i < ga->npages; i++) {
         uint64_t pg = ga->first_page + (uint64_t)i * PAGE;
@@ -219,6 +223,12 @@ static int page_in(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
     uint64_t vram;
     int st;
 
+    *fence = 0;
+    if (ga->out_pending) {
+        /* its page-out never left: still in its block, still mapped */
+        ga->out_pending = false;
+        return DDI_OK;
+    }
     if (!vidmm_segment_alloc(&g->vram, ga->bytes, PAGE, &vram)) {
         return DDI_ENOMEM;      /* fragmented after all */
     }
@@ -258,15 +268,17 @@ static void page_out(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
     if (!ga->vram) {
         return;
     }
-    /* Residency's contract: page_out cannot fail. It has room (a call
-     * that moves memory starts with free buffers, and a batch holds the
-     * worst call); if the driver still refused, the block is leaked
-     * rather than reused while the VA may map it. */
+    /* Residency's contract: page_out cannot fail. A call that moves
+     * memory starts with free buffers and a batch holds the worst call,
+     * but a destruction cannot be refused and may find every paging
+     * buffer on the GPU. Then the move waits (out_pending): the block
+     * stays allocated and mapped (never reused under a live entry), and
+     * kgpuva_retry issues the page-out once a buffer retired. */
     if (vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to,
                           &u) != DDI_OK ||
         batch_add(g, &op, 1, &u, 1, fence) != DDI_OK) {
-        g->stats.leaked_blocks++;
-        ga->vram = 0;
+        ga->out_pending = true;
+        g->stats.deferred_page_outs++;
         return;
     }
     vidmm_segment_free(&g->vram, ga->vram);
@@ -379,11 +391,22 @@ static void trim_thunk(void *ctx, struct vidmm_res_process *rp,
                        uint64_t bytes)
 {
     struct kgpuva_proc *gp = ctx;
+    struct kernel *k = gp->kp->k;
 
     (void)rp;
     if (gp->trim_fn) {
-        gp->kp->k->gpuva.stats.trims_delivered++;
+        const struct kproc *outer = k->cb.proc;
+        unsigned outer_may = k->cb.may;
+
+        k->gpuva.stats.trims_delivered++;
+        /* residency is in the middle of a MakeResident (maybe another
+         * process's): the callback may evict, nothing else
+         * (kcall_check) */
+        k->cb.proc = gp->kp;
+        k->cb.may = KCALL_EVICT;
         gp->trim_fn(gp->trim_arg, bytes);
+        k->cb.proc = outer;
+        k->cb.may = outer_may;
     }
 }
 
@@ -485,6 +508,10 @@ void kgpuva_proc_exit(struct kernel *k, struct kproc *p)
 
 void kgpuva_device_destroy(struct kernel *k, unsigned di)
 {
+    /* Residency refuses removals only from inside a trim callback
+     * (DDI_EBUSY), and no device destruction or process exit can come
+     * from there (kcall_check: DDI_EACCESS), so this one and
+     * kgpuva_proc_exit's are never refused. */
     if (kgpuva_device_on(k, di)) {
         vidmm_res_device_remove(&k->gpuva.res, &k->gpuva.dev[di].rd);
         k->gpuva.dev[di].on = false;
@@ -627,17 +654,33 @@ no_aper:
     return st;
 }
 
-void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
+int kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
 {
     struct kgpuva *g = &k->gpuva;
     struct ddi_paging_op op;
     uint64_t fence = 0;
+    int st;
 
     if (!ga || !ga->used || ga->dying) {
-        return;
+        return DDI_OK;
     }
-    /* off every list, paged out (its entries invalid) if resident */
-    vidmm_res_alloc_remove(&g->res, &ga->proc->rp, ga->handle);
+    /* off every list, paged out (its entries invalid) if resident; a
+     * refusal is not ignored: the record stays as long as residency
+     * knows it */
+    st = vidmm_res_alloc_remove(&g->res, &ga->proc->rp, ga->handle);
+    if (st != DDI_OK && st != DDI_EHANDLE) {
+        return st;
+    }
+    if (ga->out_pending) {
+        /* its entries still map its block: the VA range, the block and
+         * the backing wait for kgpuva_retry's invalidation */
+        ga->dying = true;
+        ga->free_at = UINT64_MAX;
+        if (!g->bulk) {
+            kgpuva_flush(k);
+        }
+        return DDI_OK;
+    }
     vidmm_gpuva_free(&ga->proc->space, ga->va);
     /* The aperture range and backing pages go back once the GPU is past
      * the page-out that read them: an UNMAP after it in the batch, and
@@ -662,14 +705,82 @@ void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
     if (!g->bulk) {
         kgpuva_flush(k);
     }
+    return DDI_OK;
 }
 
 void kgpuva_bulk(struct kernel *k, bool on)
 {
-    k->gpuva.bulk = on;
-    if (!on) {
+    struct kgpuva *g = &k->gpuva;
+
+    if (on) {
+        g->bulk++;
+    } else if (g->bulk && --g->bulk == 0) {
         kgpuva_flush(k);
     }
+}
+
+/* A destroyed allocation's deferred page-out: its entries invalid and
+ * its aperture range unmapped in the batch (its contents are dead: no
+ * transfer); the block and the backing go once that retired. */
+static int retry_one(struct kgpuva *g, struct kgpuva_alloc *ga)
+{
+    struct vidmm_gpuva_frame to = { .target = DDI_PTE_INVALID };
+    struct ddi_paging_op op = {
+        .kind = DDI_PAGING_UNMAP_APERTURE, .dst = ga->aper,
+        .size = ga->bytes,
+    };
+    struct ddi_pte_update u;
+    uint64_t fence;
+    int st;
+
+    st = vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to, &u);
+    if (st == DDI_OK) {
+        st = batch_add(g, &op, 1, &u, 1, &fence);
+    }
+    if (st != DDI_OK) {
+        return st;
+    }
+    vidmm_gpuva_free(&ga->proc->space, ga->va);
+    ga->out_pending = false;
+    ga->free_at = fence ? fence : g->fence_issued;
+    g->stats.page_outs++;
+    return DDI_OK;
+}
+
+bool kgpuva_retry(struct kernel *k)
+{
+    struct kgpuva *g = &k->gpuva;
+    bool waiting = false;
+
+    if (!g->on) {
+        return false;
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
+        struct kgpuva_alloc *ga = &g->alloc[i];
+
+        if (ga->used && ga->dying && ga->out_pending &&
+            retry_one(g, ga) != DDI_OK) {
+            waiting = true;
+        }
+    }
+    kgpuva_flush(k);
+    return waiting;
+}
+
+bool kgpuva_slot_busy(const struct kernel *k, const struct kproc *p)
+{
+    const struct kgpuva *g = &k->gpuva;
+    unsigned slot = (unsigned)(p - k->procs);
+
+    if (!g->on || slot >= KGPUVA_MAX_PROCS) {
+        return false;
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
+        if (g->alloc[i].used && g->alloc[i].proc == &g->proc[slot]) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- residency ---- */
@@ -786,7 +897,9 @@ int kgpuva_view_unmap(struct kernel *k, struct kproc *p, uint64_t va,
     /* a later mapping of the range goes in a later paging buffer, after
      * this one on the one copy engine */
     vidmm_gpuva_free(&gp->space, va);
-    kgpuva_flush(k);
+    if (!g->bulk) {
+        kgpuva_flush(k);    /* else the bulk's one batch (an exit) */
+    }
     return DDI_OK;
 }
 

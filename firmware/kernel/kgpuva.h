@@ -125,6 +125,10 @@ struct kgpuva_alloc {
     bool dying;                     /* destroyed: backing freed once the
                                        paging fence reaches free_at */
     uint64_t free_at;
+    bool out_pending;               /* its page-out found no paging
+                                       buffer: its entries still map vram
+                                       (kept, not reused), its VA range
+                                       kept; kgpuva_retry issues it */
 };
 
 /* A paging buffer: being filled (open), then on the GPU (used); its
@@ -139,7 +143,9 @@ struct kgpuva_paging {
 struct kgpuva_stats {
     uint64_t page_ins, page_outs, bytes_in, bytes_out;
     uint64_t paging_buffers, trims_delivered, enomem;
-    uint64_t submit_failures, leaked_blocks;    /* never, one hopes */
+    uint64_t submit_failures;       /* never, one hopes */
+    uint64_t deferred_page_outs;    /* page-outs that waited for a paging
+                                       buffer (kgpuva_retry) */
     uint64_t spaces_recycled;       /* processes exited (kgpuva_proc_exit) */
 };
 
@@ -159,7 +165,9 @@ struct kgpuva {
     struct kgpuva_alloc alloc[KGPUVA_MAX_ALLOCS];
     struct kgpuva_paging paging[KGPUVA_MAX_PAGING];
     struct kgpuva_paging *batch;    /* being filled, NULL if none */
-    bool bulk;                      /* destructions batch until bulk off */
+    unsigned bulk;                  /* destructions batch until bulk off
+                                       (nested: a process exit destroys
+                                       devices) */
     uint64_t fence_issued;          /* last paging fence value handed out */
     volatile uint64_t fence_done;   /* last retired: what contexts wait on */
     struct kgpuva_stats stats;
@@ -218,7 +226,9 @@ void kgpuva_context_unbind(struct kernel *k, struct kproc *p, uint32_t hw_id,
 int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
                         uint64_t size, bool zeroed,
                         struct kgpuva_alloc **out);
-void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga);
+/* DDI_OK, or DDI_EBUSY when residency refuses now (from inside a trim
+ * callback): nothing changed, ask again later. */
+int kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga);
 
 /* [D3DKMTLock] the CPU's view of where it is now: only while one of its
  * process's devices holds a reference (then it stays in VRAM), else
@@ -236,6 +246,16 @@ int kgpuva_evict(struct kernel *k, unsigned di, const uint32_t *h,
 void kgpuva_flush(struct kernel *k);
 /* Around many destructions (a device's): one batch for all of them. */
 void kgpuva_bulk(struct kernel *k, bool on);
+
+/* The reaper's part, once paging buffers retired: page-outs that found
+ * no paging buffer are issued now (never dropped: their entries would
+ * stay valid in a space the slot's next process gets). True if some
+ * still wait. */
+bool kgpuva_retry(struct kernel *k);
+/* Something of process slot p's space is still pending (an allocation
+ * dying or waiting for its page-out): the slot, and so p's record, is
+ * not handed to another process yet (kexit_reap). */
+bool kgpuva_slot_busy(const struct kernel *k, const struct kproc *p);
 
 /* buffer_done of cookie: one of the pager's buffers retired (true). */
 bool kgpuva_paging_done(struct kernel *k, uint64_t cookie);

@@ -53,7 +53,9 @@ bool kiso_lock_held(const struct kproc *p, uint32_t h)
 }
 
 /* A grant whose name names nothing any more (its object was freed) is
- * free again: names carry a generation, so it never names a successor. */
+ * free again. Names carry a 16-bit generation, which wraps: a grant must
+ * never live on to name a successor, so the grants of a name are revoked
+ * when it is freed (kiso_revoke_name) and this is only a second check. */
 static bool grant_live(const struct kernel *k, const struct kgrant *g)
 {
     return g->name &&
@@ -61,7 +63,7 @@ static bool grant_live(const struct kernel *k, const struct kgrant *g)
             kernel_shared_object(k, g->name, HANDLE_SYNC));
 }
 
-int kiso_grant(struct kernel *k, uint32_t name, uint8_t pid,
+int kiso_grant(struct kernel *k, uint32_t name, uint32_t pid,
                unsigned access)
 {
     struct kgrant *free_g = NULL;
@@ -90,11 +92,29 @@ unsigned kiso_granted(const struct kernel *k, uint32_t name,
     for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
         const struct kgrant *g = &k->grants[i];
 
-        if (g->name == name && g->pid == p->id && grant_live(k, g)) {
+        if (g->name == name && g->pid == p->pid && grant_live(k, g)) {
             return g->access;
         }
     }
     return 0;
+}
+
+void kiso_revoke_process(struct kernel *k, uint32_t pid)
+{
+    for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
+        if (k->grants[i].pid == pid) {
+            k->grants[i] = (struct kgrant){ 0 };
+        }
+    }
+}
+
+void kiso_revoke_name(struct kernel *k, uint32_t name)
+{
+    for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
+        if (k->grants[i].name == name) {
+            k->grants[i] = (struct kgrant){ 0 };
+        }
+    }
 }
 
 bool kiso_abandon_syncs(struct kernel *k)
@@ -104,9 +124,10 @@ bool kiso_abandon_syncs(struct kernel *k)
     for (unsigned i = 0; i < KERNEL_MAX_SYNCS; i++) {
         struct ksync *s = &k->syncs[i];
 
-        if (s->used && s->dev && s->dev->removed && *s->cpu != UINT64_MAX) {
+        if (s->used && s->dev && s->dev->removed && !s->abandoned) {
+            s->abandoned = true;
+            changed |= *s->cpu != UINT64_MAX;
             *s->cpu = UINT64_MAX;
-            changed = true;
         }
     }
     return changed;

@@ -38,7 +38,8 @@ struct kproc;
 
 struct kgrant {
     uint32_t name;          /* a shared name; 0: free */
-    uint8_t pid;            /* the process it is granted to */
+    uint32_t pid;           /* the process it is granted to (its
+                               kapi_process_id, never reused) */
     uint8_t access;         /* KAPI_ACCESS_* */
 };
 
@@ -59,8 +60,12 @@ bool kiso_lock_held(const struct kproc *p, uint32_t h);
 
 /* Grants name to process pid with access (KAPI_ACCESS_READ at least).
  * DDI_ENOMEM when the grant table is full. */
-int kiso_grant(struct kernel *k, uint32_t name, uint8_t pid,
+int kiso_grant(struct kernel *k, uint32_t name, uint32_t pid,
                unsigned access);
+/* The grants to process pid die with it (kapi_process_exit). */
+void kiso_revoke_process(struct kernel *k, uint32_t pid);
+/* The grants of a shared name die with it (its object's name freed). */
+void kiso_revoke_name(struct kernel *k, uint32_t name);
 /* The access name is granted to p with (0: none). */
 unsigned kiso_granted(const struct kernel *k, uint32_t name,
                       const struct kproc *p);

@@ -211,9 +211,14 @@ int kmem_alloc_free(struct kernel *k, struct kalloc *a)
     int rc;
 
     if (a->gv) {
-        kgpuva_alloc_destroy(k, a->gv);
-        a->gv = NULL;
-        return DDI_OK;
+        /* refused (residency is inside a trim callback): the record
+         * stays dying and the reaper asks again, never freed under
+         * residency's reference */
+        rc = kgpuva_alloc_destroy(k, a->gv);
+        if (rc == DDI_OK) {
+            a->gv = NULL;
+        }
+        return rc;
     }
     if (!a->vm) {
         vidmm_segment_free(&k->seg, a->gpu);

@@ -65,7 +65,7 @@ static bool pb_live(struct kscene_pb *r)
     uint64_t va;
 
     return r->used && r->proc && r->proc->used &&
-           r->proc->id == r->proc_id &&
+           r->proc->pid == r->proc_id &&
            kapi_gpu_va(r->proc, r->halloc, &va) == DDI_OK &&
            va == r->pb.va;
 }
@@ -98,6 +98,8 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
     uint32_t h;
     uint64_t at;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!dev || !halloc || !va || !d) {
         return dev ? DDI_EINVAL : DDI_EHANDLE;
@@ -144,7 +146,7 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
         uint64_t fence = slot->partial_fence;
 
         *slot = (struct kscene_pb){
-            .used = true, .proc = p, .proc_id = p->id, .halloc = h,
+            .used = true, .proc = p, .proc_id = p->pid, .halloc = h,
             .dev = dev, .tiles = d->tiles, .pb = pb, .budget = d->budget,
             .partial_fence = fence, .partial_asked = fence,
         };
@@ -238,6 +240,8 @@ int kapi_scene_pb_partial(struct kproc *p, uint32_t halloc,
     struct kernel *k;
     struct ddi_render_args args;
     int st;
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!r) {
         return DDI_EHANDLE;

@@ -87,7 +87,7 @@ struct vidsch_oom_wait;
 struct kscene_pb {
     bool used;
     struct kproc *proc;
-    uint8_t proc_id;        /* a later process in the same record is
+    uint32_t proc_id;        /* a later process in the same record is
                                another id (and its handles differ) */
     uint32_t halloc;
     struct kdevice *dev;

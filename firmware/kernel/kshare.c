@@ -65,6 +65,8 @@ int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
 {
     struct kalloc *a = get_alloc(p, halloc);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!a) {
         return DDI_EHANDLE;
     }
@@ -87,21 +89,22 @@ static int grant(struct kproc *p, void *obj, enum handle_type type,
     uint32_t name;
     int st;
 
-    if (!(access & KAPI_ACCESS_READ) || (access & ~known) || !pid ||
-        pid > HANDLE_MAX_OWNER) {
+    if (!(access & KAPI_ACCESS_READ) || (access & ~known) || !pid) {
         return DDI_EINVAL;
     }
     if (dev->proc != p) {
         return DDI_EACCESS;     /* an opener cannot pass it on */
     }
     st = share_name(p->k, obj, type, shared_name, &name);
-    return st == DDI_OK ? kiso_grant(p->k, name, (uint8_t)pid, access) : st;
+    return st == DDI_OK ? kiso_grant(p->k, name, pid, access) : st;
 }
 
 int kapi_grant_allocation(struct kproc *p, uint32_t halloc, uint32_t pid,
                           unsigned access)
 {
     struct kalloc *a = get_alloc(p, halloc);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!a) {
         return DDI_EHANDLE;
@@ -175,6 +178,8 @@ int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
     int st = open_shared(p, hdevice, name, HANDLE_ALLOCATION, halloc, &a,
                          &dev);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (st == DDI_OK) {
         ((struct kalloc *)a)->refs++;
     }
@@ -184,6 +189,8 @@ int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
 int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name)
 {
     struct ksync *s = get_sync(p, hsync);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (!s) {
         return DDI_EHANDLE;
@@ -199,6 +206,8 @@ int kapi_grant_sync(struct kproc *p, uint32_t hsync, uint32_t pid,
 {
     struct ksync *s = get_sync(p, hsync);
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!s) {
         return DDI_EHANDLE;
     }
@@ -211,6 +220,8 @@ int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
     struct kdevice *dev;
     void *obj;
     int st = open_shared(p, hdevice, name, HANDLE_SYNC, hsync, &obj, &dev);
+
+    KCALL(p, KCALL_CHANGE);
 
     if (st == DDI_OK) {
         struct ksync *s = obj;

@@ -26,6 +26,8 @@ struct ktimer {
     void *arg;
     struct ktimer *next;
     bool armed;
+    uint32_t owner;     /* the process (kapi_process_id) that armed it
+                           through kapi_timer_arm; 0: the kernel's */
 };
 
 struct ktimer_list {

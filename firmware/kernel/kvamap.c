@@ -81,6 +81,8 @@ int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice,
     struct kdevice *dev = get_device(p, hdevice);
     int st = DDI_OK;
 
+    KCALL(p, KCALL_CHANGE);
+
     if (!dev) {
         return DDI_EHANDLE;
     }
@@ -134,10 +136,14 @@ void kvamap_handle_gone(struct kernel *k, struct kproc *p, uint32_t h)
     if (!m) {
         return;
     }
+    m->dying = true;
     if (kgpuva_view_unmap(k, p, m->va, &fence) != DDI_OK) {
-        /* the entries stay: the allocation stays with them, for ever
-         * (leaked rather than reused under a live mapping) */
-        m->dying = true;
+        /* no paging buffer free now (an exit unmapping many views while
+         * the copy engine is busy): the entries stay, the allocation and
+         * the view's charges with them, until kvamap_reap issues the
+         * unmap once a paging buffer retired. Never given up: the view
+         * would hold its process's record for ever. */
+        m->unmap_pending = true;
         m->fence = UINT64_MAX;
         return;
     }
@@ -145,16 +151,29 @@ void kvamap_handle_gone(struct kernel *k, struct kproc *p, uint32_t h)
         release(k, m);
         return;
     }
-    m->dying = true;
     m->fence = fence;
 }
 
 void kvamap_reap(struct kernel *k)
 {
+    /* the unmaps still to issue, all in one paging buffer */
+    kgpuva_bulk(k, true);
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        struct kvamap *m = &k->vamaps[i];
+        uint64_t fence = 0;
+
+        if (m->used && m->unmap_pending &&
+            kgpuva_view_unmap(k, m->proc, m->va, &fence) == DDI_OK) {
+            m->unmap_pending = false;
+            m->fence = fence;
+        }
+    }
+    kgpuva_bulk(k, false);
     for (unsigned i = 0; i < KVAMAP_MAX; i++) {
         struct kvamap *m = &k->vamaps[i];
 
-        if (m->used && m->dying && m->fence <= k->gpuva.fence_done) {
+        if (m->used && m->dying && !m->unmap_pending &&
+            m->fence <= k->gpuva.fence_done) {
             release(k, m);
         }
     }
@@ -165,8 +184,8 @@ bool kvamap_waiting(const struct kernel *k)
     for (unsigned i = 0; i < KVAMAP_MAX; i++) {
         const struct kvamap *m = &k->vamaps[i];
 
-        if (m->used && m->dying && m->fence != UINT64_MAX) {
-            return true;
+        if (m->used && m->dying) {
+            return true;    /* its unmap retires or is still to issue */
         }
     }
     return false;

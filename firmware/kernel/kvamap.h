@@ -39,6 +39,8 @@ struct kalloc;
 struct kvamap {
     bool used;
     bool dying;             /* unmapped: waits for its paging buffer */
+    bool unmap_pending;     /* ... not issued yet: no paging buffer was
+                               free (kvamap_reap issues it) */
     struct kproc *proc;
     uint32_t h;             /* the handle it belongs to */
     struct kalloc *alloc;   /* referenced (refs) while used */

@@ -253,7 +253,8 @@ static int fg_build_paging(void *drv, const struct ddi_paging_op *ops,
 static struct {
     unsigned spaces, binds, unbinds, reserves, updates;
     uint32_t bound_ctx[8];
-    uint64_t os_base[8], os_bytes[8];   /* by space: OS VRAM it maps */
+    /* by space: OS VRAM it maps (a space per process slot at most) */
+    uint64_t os_base[KGPUVA_MAX_PROCS + 1], os_bytes[KGPUVA_MAX_PROCS + 1];
     bool reserved[FV_PAGES];
     uint32_t target[FV_PAGES];      /* enum ddi_pte_target */
     uint64_t frame[FV_PAGES];
@@ -267,7 +268,7 @@ static int fv_space_create(void *drv, uint64_t os_base, uint64_t os_bytes,
     (void)drv;
     g_assert_cmpuint(hole_bytes, ==, 0);
     (void)hole_base;
-    g_assert_cmpuint(fv.spaces, <, 7);
+    g_assert_cmpuint(fv.spaces, <, KGPUVA_MAX_PROCS);
     *as = ++fv.spaces;
     fv.os_base[*as] = os_base;
     fv.os_bytes[*as] = os_bytes;
@@ -2575,7 +2576,77 @@ struct hp_proc {
     uint32_t h[HP_HANDLES];     /* allocations and sync objects it made */
     unsigned nh;
     struct waited w;
+    uint32_t gdev;              /* GPU-VA mode: its GPU-VA device */
+    uint32_t res[8];            /* references it made resident */
+    unsigned nres;
+    bool lock_pending;          /* a lock wait of it is pending ... */
+    uint32_t lock_h;            /* ... on this handle */
 };
+
+/* What the property test knows across lives: the mode, every shared
+ * name seen (with its creator's pid) and every grant made, to check that
+ * an open succeeds only where a grant (or creation) allows it. */
+#define HP_NAMES    64
+#define HP_GRANTS   4096
+
+static struct {
+    bool gpuva;
+    unsigned exit_one_in;       /* exits: one step in this many */
+    GRand *r;
+    struct hp_proc *all;
+    uint32_t last_pid;
+    unsigned lives, trims, opens, lock_waits, refused_in_trim, waits_done;
+    struct { uint32_t name, creator; bool sync; } names[HP_NAMES];
+    unsigned nnames;
+    struct { uint32_t name, pid; } grants[HP_GRANTS];
+    unsigned ngrants;
+    uint32_t dead_pids[16];
+} hp;
+
+/* The pid of the process that created the object x's handle h names. */
+static uint32_t hp_creator(struct hp_proc *x, uint32_t h, bool sync)
+{
+    const struct kdevice *d;
+
+    if (sync) {
+        const struct ksync *o = handle_lookup(&x->p->handles, h,
+                                              HANDLE_SYNC);
+        d = o ? o->dev : NULL;
+    } else {
+        const struct kalloc *o = handle_lookup(&x->p->handles, h,
+                                               HANDLE_ALLOCATION);
+        d = o ? o->dev : NULL;
+    }
+    g_assert_nonnull(d);
+    return kapi_process_id(d->proc);
+}
+
+static void hp_note_name(uint32_t name, uint32_t creator, bool sync)
+{
+    unsigned i = hp.nnames++ % HP_NAMES;
+
+    hp.names[i].name = name;
+    hp.names[i].creator = creator;
+    hp.names[i].sync = sync;
+}
+
+static void hp_note_grant(uint32_t name, uint32_t pid)
+{
+    g_assert_cmpuint(hp.ngrants, <, HP_GRANTS);
+    hp.grants[hp.ngrants].name = name;
+    hp.grants[hp.ngrants].pid = pid;
+    hp.ngrants++;
+}
+
+static bool hp_was_granted(uint32_t name, uint32_t pid)
+{
+    for (unsigned i = 0; i < hp.ngrants; i++) {
+        if (hp.grants[i].name == name && hp.grants[i].pid == pid) {
+            return true;
+        }
+    }
+    return false;
+}
 
 /* What every process holds adds up to what the tables hold. */
 static void hp_check_books(const struct kernel_census *start)
@@ -2599,14 +2670,169 @@ static void hp_check_books(const struct kernel_census *start)
     g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
 }
 
+static void hp_trim(void *arg, uint64_t bytes);
+
 static void hp_spawn(struct hp_proc *x)
 {
     memset(x, 0, sizeof(*x));
     x->p = kapi_process_create(&kern, "hostile");
+    if (!x->p) {
+        /* every record is an exited process the GPU still holds: let
+         * the GPU run, and the reaper free them */
+        gpu.hold = false;
+        run();
+        x->p = kapi_process_create(&kern, "hostile");
+    }
     g_assert_nonnull(x->p);
-    g_assert_cmpint(kapi_create_device(x->p, &x->dev), ==, DDI_OK);
+    /* a new id each life, never one seen before */
+    g_assert_cmpuint(kapi_process_id(x->p), >, hp.last_pid);
+    hp.last_pid = kapi_process_id(x->p);
+    hp.lives++;
+    if (kapi_create_device(x->p, &x->dev) != DDI_OK) {
+        /* device records of exited processes whose contexts' work the
+         * GPU holds: as above */
+        gpu.hold = false;
+        run();
+        g_assert_cmpint(kapi_create_device(x->p, &x->dev), ==, DDI_OK);
+    }
     g_assert_cmpint(kapi_create_context(x->p, x->dev, 0, VIDSCH_PRIO_NORMAL,
                                         &x->ctx), ==, DDI_OK);
+    if (hp.gpuva) {
+        int st = kapi_create_device_gpuva(x->p, &x->gdev);
+
+        if (st == DDI_ENOMEM) {
+            /* GPU-VA device records held by exited processes whose work
+             * the GPU holds: as above */
+            gpu.hold = false;
+            run();
+            st = kapi_create_device_gpuva(x->p, &x->gdev);
+        }
+        g_assert_cmpint(st, ==, DDI_OK);
+        /* small budgets: MakeResidents trim each other often */
+        g_assert_cmpint(kapi_set_budget(x->p, GV_ALLOC), ==, DDI_OK);
+        g_assert_cmpint(kapi_set_trim_callback(x->p, hp_trim, x), ==,
+                        DDI_OK);
+    }
+}
+
+static void hp_exit(struct hp_proc *x)
+{
+    hp.dead_pids[hp.lives % 16] = kapi_process_id(x->p);
+    g_assert_cmpint(kapi_process_exit(x->p), ==, DDI_OK);
+    hp_spawn(x);
+}
+
+static void hp_forget_res(struct hp_proc *x, uint32_t h)
+{
+    for (unsigned k = 0; k < x->nres; k++) {
+        if (x->res[k] == h) {
+            x->res[k--] = x->res[--x->nres];
+        }
+    }
+}
+
+/* The trim callback, inside someone's MakeResident: every call but an
+ * evict (and queries) is refused, its own and anyone else's; then it
+ * evicts what it holds. */
+static void hp_trim(void *arg, uint64_t bytes)
+{
+    struct hp_proc *x = arg, *o = &hp.all[g_rand_int_range(hp.r, 0,
+                                                          HP_PROCS)];
+    uint32_t h = x->nh ? x->h[g_rand_int_range(hp.r, 0, x->nh)] : 0x1234;
+    uint64_t f, budget, usage;
+    int st;
+
+    (void)bytes;
+    hp.trims++;
+    switch (g_rand_int_range(hp.r, 0, 7)) {
+    case 0:
+        st = kapi_destroy_allocation(x->p, h);
+        break;
+    case 1:
+        st = kapi_destroy_device(x->p, x->gdev);
+        break;
+    case 2:
+        st = kapi_process_exit(x->p);
+        break;
+    case 3:
+        st = kapi_make_resident(x->p, x->gdev, &h, 1, &f);
+        break;
+    case 4:
+        st = kapi_create_sync(o->p, o->dev, 0, &h);
+        break;
+    case 5:
+        st = fill(&(struct proc){ .p = x->p }, x->ctx, h, 64);
+        break;
+    default:
+        st = kapi_destroy_sync(o->p, h);
+        break;
+    }
+    g_assert_cmpint(st, ==, DDI_EACCESS);
+    hp.refused_in_trim++;
+    g_assert_cmpint(kapi_query_video_memory(x->p, &budget, &usage), ==,
+                    DDI_OK);
+    while (x->nres) {
+        st = kapi_evict(x->p, x->gdev, &x->res[0], 1, NULL);
+        g_assert_true(st == DDI_OK || st == DDI_EHANDLE);
+        hp_forget_res(x, x->res[0]);
+        if (st == DDI_OK) {
+            break;
+        }
+    }
+}
+
+static void hp_locked(void *arg, int status, volatile void *cpu)
+{
+    struct hp_proc *x = arg;
+
+    (void)cpu;
+    g_assert_true(x->lock_pending);
+    x->lock_pending = false;
+    hp.lock_waits++;
+    if (status == DDI_OK) {
+        /* from the callback: unlock, or keep it and exit (its lock goes
+         * with it) */
+        if (g_rand_int_range(hp.r, 0, 4) == 0) {
+            hp_exit(x);
+            return;
+        }
+        g_assert_cmpint(kapi_unlock(x->p, x->lock_h), ==, DDI_OK);
+    } else {
+        g_assert_true(status == DDI_ETIMEOUT || status == DDI_EHANDLE ||
+                      status == DDI_ELOST);
+    }
+}
+
+static void hp_forget(struct hp_proc *x, uint32_t h);
+
+/* A CPU wait's callback: at times it destroys what it waited on, or
+ * exits its process from there. */
+static void hp_waited(void *arg, int status)
+{
+    struct hp_proc *x = arg;
+
+    g_assert_true(status == DDI_OK || status == DDI_EHANDLE ||
+                  status == DDI_ELOST || status == DDI_EABANDONED);
+    hp.waits_done++;
+    switch (g_rand_int_range(hp.r, 0, 6)) {
+    case 0:
+        hp_exit(x);
+        break;
+    case 1:
+        if (x->nh) {
+            uint32_t h = x->h[0];
+            int st = handle_type_of(h) == HANDLE_SYNC
+                     ? kapi_destroy_sync(x->p, h)
+                     : kapi_destroy_allocation(x->p, h);
+
+            g_assert_cmpint(st, ==, DDI_OK);
+            hp_forget(x, h);
+            hp_forget_res(x, h);
+        }
+        break;
+    default:
+        break;
+    }
 }
 
 /* A handle of x's, or (one time in four) another process's: the call
@@ -2636,6 +2862,140 @@ static void hp_forget(struct hp_proc *x, uint32_t h)
     }
 }
 
+/* The calls added for issue 26: lock waits, opens of any name seen
+ * (another's, a dead process's), grants to live and dead pids, GPU-VA
+ * residency (whose MakeResidents run the others' trim callbacks). */
+static void hp_step_more(GRand *r, struct hp_proc *all, unsigned i)
+{
+    struct hp_proc *x = &all[i];
+    bool foreign = false;
+    uint32_t h = hp_pick(r, all, i, &foreign), h2, name;
+    uint32_t pid = x->p ? kapi_process_id(x->p) : 0;
+    uint64_t f;
+    int st = DDI_OK;
+
+    switch (g_rand_int_range(r, 0, 5)) {
+    case 0:
+        if (x->lock_pending) {
+            return;
+        }
+        st = kapi_lock_wait(x->p, h, hp_locked, x);
+        if (st == DDI_OK) {
+            x->lock_pending = true;
+            x->lock_h = h;
+        }
+        break;
+    case 1: {
+        unsigned n = hp.nnames < HP_NAMES ? hp.nnames : HP_NAMES;
+        unsigned j;
+
+        if (!n) {
+            return;
+        }
+        j = (unsigned)g_rand_int_range(r, 0, n);
+        name = hp.names[j].name;
+        st = hp.names[j].sync ? kapi_open_sync(x->p, x->dev, name, &h2)
+                              : kapi_open_allocation(x->p, x->dev, name,
+                                                     &h2);
+        hp.opens++;
+        if (st == DDI_OK) {
+            /* only the creator, or a process it was granted to */
+            g_assert_true(hp.names[j].creator == pid ||
+                          hp_was_granted(name, pid));
+            if (x->nh < HP_HANDLES) {
+                x->h[x->nh++] = h2;
+            } else if (hp.names[j].sync) {
+                kapi_destroy_sync(x->p, h2);
+            } else {
+                kapi_destroy_allocation(x->p, h2);
+            }
+        } else {
+            g_assert_true(st == DDI_EHANDLE || st == DDI_ENOMEM ||
+                          st == DDI_EQUOTA || st == DDI_ELOST);
+        }
+        return;
+    }
+    case 2: {
+        /* to a live process, a dead one, or made up */
+        struct hp_proc *o = &all[g_rand_int_range(r, 0, HP_PROCS)];
+        unsigned how = (unsigned)g_rand_int_range(r, 0, 3);
+        uint32_t to = how == 0 ? kapi_process_id(o->p)
+                      : how == 1 ? hp.dead_pids[g_rand_int_range(r, 0, 16)]
+                      : (uint32_t)g_rand_int_range(r, 1, 1000);
+        bool sync = handle_type_of(h) == HANDLE_SYNC;
+
+        st = sync ? kapi_share_sync(x->p, h, &name)
+                  : kapi_share_allocation(x->p, h, &name);
+        if (st != DDI_OK) {
+            break;
+        }
+        if (!foreign) {
+            hp_note_name(name, hp_creator(x, h, sync), sync);
+        }
+        if (!to) {
+            return;
+        }
+        st = sync ? kapi_grant_sync(x->p, h, to, KAPI_ACCESS_READ)
+                  : kapi_grant_allocation(x->p, h, to, KAPI_ACCESS_READ);
+        if (st == DDI_OK) {
+            hp_note_grant(name, to);
+        }
+        break;
+    }
+    case 3:
+        if (!hp.gpuva) {
+            return;
+        }
+        if (x->nh < HP_HANDLES && g_rand_int_range(r, 0, 3) == 0) {
+            struct kapi_alloc_desc d = { .size = GV_ALLOC,
+                                         .cpu_visible = true };
+
+            if (kapi_create_allocation(x->p, x->gdev, &d, &h2) == DDI_OK) {
+                x->h[x->nh++] = h2;
+            }
+            return;
+        }
+        if (!foreign) {
+            /* one of its GPU-VA allocations, if it has one */
+            for (unsigned k = 0, n = x->nh; k < n; k++) {
+                uint32_t c = x->h[(k + (unsigned)g_rand_int_range(r, 0, n))
+                                  % n];
+                const struct kalloc *ka =
+                    handle_type_of(c) == HANDLE_ALLOCATION
+                    ? handle_lookup(&x->p->handles, c, HANDLE_ALLOCATION)
+                    : NULL;
+
+                if (ka && ka->gv) {
+                    h = c;
+                    break;
+                }
+            }
+        }
+        st = kapi_make_resident(x->p, x->gdev, &h, 1, &f);
+        if (st == DDI_OK) {
+            g_assert_false(foreign);
+            if (x->nres < 8) {
+                x->res[x->nres++] = h;
+            } else {
+                g_assert_cmpint(kapi_evict(x->p, x->gdev, &h, 1, NULL), ==,
+                                DDI_OK);
+            }
+        }
+        break;
+    default:
+        if (!hp.gpuva || !x->nres) {
+            return;
+        }
+        h = x->res[0];
+        g_assert_cmpint(kapi_evict(x->p, x->gdev, &h, 1, NULL), ==, DDI_OK);
+        hp_forget_res(x, h);
+        return;
+    }
+    if (foreign) {
+        g_assert_cmpint(st, ==, DDI_EHANDLE);
+    }
+}
+
 static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
 {
     struct hp_proc *x = &all[i];
@@ -2648,8 +3008,16 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
     int st = DDI_OK;
     unsigned v = (unsigned)g_rand_int_range(r, 0, 60);
 
-    /* an exit once in 60 steps, renders twice as often as the rest */
-    switch (v == 59 ? 10 : v % 12 == 10 ? 3 : v % 12) {
+    if (g_rand_int_range(r, 0, hp.exit_one_in) == 0) {
+        hp_exit(x);
+        return;
+    }
+    if (g_rand_int_range(r, 0, hp.gpuva ? 2 : 4) == 0) {
+        hp_step_more(r, all, i);
+        return;
+    }
+    /* renders twice as often as the rest */
+    switch (v % 12 == 10 || v == 59 ? 3 : v % 12) {
     case 0:
         if (x->nh < HP_HANDLES &&
             kapi_create_allocation(x->p, x->dev, &d, &h2) == DDI_OK) {
@@ -2668,6 +3036,7 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
                                                                         h);
         if (st == DDI_OK) {
             hp_forget(x, h);
+            hp_forget_res(x, h);
         }
         break;
     case 3:
@@ -2684,7 +3053,7 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
         break;
     case 6:
         st = kapi_wait_cpu(x->p, h, (uint64_t)g_rand_int_range(r, 1, 8),
-                           on_wait, &x->w);
+                           hp_waited, x);
         break;
     case 7:
         st = kapi_signal_cpu(x->p, h, (uint64_t)g_rand_int_range(r, 1, 4));
@@ -2703,6 +3072,9 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
                  : kapi_grant_allocation(x->p, h, kapi_process_id(o->p),
                                          KAPI_ACCESS_READ |
                                          KAPI_ACCESS_WRITE);
+            if (st == DDI_OK) {
+                hp_note_grant(name, kapi_process_id(o->p));
+            }
         }
         if (st == DDI_OK && o->p && o->nh < HP_HANDLES &&
             (handle_type_of(h) == HANDLE_SYNC
@@ -2718,10 +3090,6 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
             kapi_unlock(x->p, h);
         }
         break;
-    case 10:
-        g_assert_cmpint(kapi_process_exit(x->p), ==, DDI_OK);
-        hp_spawn(x);
-        return;
     case 11:
         gpu.hold = g_rand_int_range(r, 0, 3) == 0;
         run();
@@ -2746,32 +3114,92 @@ static void hp_step(GRand *r, struct hp_proc *all, unsigned i)
  * tables hold; at the end every process exits and the kernel is as it
  * started.
  */
+static void hp_run(unsigned seed, unsigned steps, bool gpuva,
+                   unsigned exit_one_in)
+{
+    GRand *r = g_rand_new_with_seed(seed);
+    struct hp_proc all[HP_PROCS];
+    struct kernel_census start;
+
+    memset(&hp, 0, sizeof(hp));
+    hp.gpuva = gpuva;
+    hp.exit_one_in = exit_one_in;
+    hp.r = r;
+    hp.all = all;
+    if (gpuva) {
+        setup_gpuva();
+    } else {
+        setup();
+    }
+    take_census(&start);
+    for (unsigned i = 0; i < HP_PROCS; i++) {
+        hp_spawn(&all[i]);
+    }
+    for (unsigned n = 0; n < steps; n++) {
+        hp_step(r, all, (unsigned)g_rand_int_range(r, 0, HP_PROCS));
+        hp_check_books(&start);
+    }
+    for (unsigned i = 0; i < HP_PROCS; i++) {
+        g_assert_cmpint(kapi_process_exit(all[i].p), ==, DDI_OK);
+    }
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(kern.stats.processes_freed, ==,
+                     kern.stats.processes_exited);
+    assert_census(&start);
+    g_rand_free(r);
+}
+
 static void test_exit_hostile_random(void)
 {
     for (unsigned seed = 1; seed <= 200; seed++) {
-        GRand *r = g_rand_new_with_seed(seed);
-        struct hp_proc all[HP_PROCS];
-        struct kernel_census start;
-
-        setup();
-        take_census(&start);
-        for (unsigned i = 0; i < HP_PROCS; i++) {
-            hp_spawn(&all[i]);
-        }
-        for (unsigned n = 0; n < 600; n++) {
-            hp_step(r, all, (unsigned)g_rand_int_range(r, 0, HP_PROCS));
-            hp_check_books(&start);
-        }
-        for (unsigned i = 0; i < HP_PROCS; i++) {
-            g_assert_cmpint(kapi_process_exit(all[i].p), ==, DDI_OK);
-        }
-        gpu.hold = false;
-        run();
-        g_assert_cmpuint(kern.stats.processes_freed, ==,
-                         kern.stats.processes_exited);
-        assert_census(&start);
-        g_rand_free(r);
+        hp_run(seed, 600, false, 60);
     }
+}
+
+/*
+ * The same with more lives than the 8-bit id space (no process ever
+ * inherits a dead one's grants or opens a name it was not granted: each
+ * open checked against every grant made), and in GPU-VA mode, where
+ * MakeResidents over small budgets run the others' trim callbacks, which
+ * try calls they may not make (each refused) before evicting.
+ */
+static void test_exit_hostile_lives(void)
+{
+    unsigned lives = 0, opens = 0, waits = 0;
+
+    for (unsigned seed = 1; seed <= 3; seed++) {
+        hp_run(seed, 3000, false, 8);
+        lives += hp.lives;
+        opens += hp.opens;
+        waits += hp.waits_done;
+    }
+    g_test_message("%u lives, %u opens of names seen, %u CPU-wait "
+                   "callbacks (some destroying or exiting)", lives, opens,
+                   waits);
+    g_assert_cmpuint(waits, >, 0);
+    g_assert_cmpuint(lives / 3, >, HANDLE_MAX_OWNER);
+    g_assert_cmpuint(opens, >, 0);
+}
+
+static void test_exit_hostile_gpuva(void)
+{
+    unsigned trims = 0, lives = 0, locks = 0;
+
+    for (unsigned seed = 1; seed <= 40; seed++) {
+        hp_run(seed, 600, true, 30);
+        trims += hp.trims;
+        lives += hp.lives;
+        locks += hp.lock_waits;
+    }
+    hp_run(41, 3000, true, 8);
+    lives += hp.lives;
+    trims += hp.trims;
+    g_test_message("%u lives, %u trim callbacks (each tried a call it may "
+                   "not make), %u lock waits answered", lives, trims, locks);
+    g_assert_cmpuint(trims, >, 0);
+    g_assert_cmpuint(locks, >, 0);
+    g_assert_cmpuint(hp.lives, >, HANDLE_MAX_OWNER);
 }
 
 /* ---- isolation between processes (issue 15; kernel/kisolate.h) ---- */
@@ -2890,6 +3318,653 @@ static void test_share_needs_grant(void)
     run();
     g_assert_cmpuint(w.calls, ==, 1);
     g_assert_cmpuint(gpu.submits, ==, 1);   /* b's COPY only */
+}
+
+/* ---- identities and lifetimes (issue 26, docs/os.rst "Identities and
+ * lifetimes") ---- */
+
+/*
+ * Item 1: a device destroyed while an allocation created on it lives on
+ * (another process holds it open) keeps its record: the record is the
+ * allocation's creator, and freed and taken by another process's new
+ * device, it would make that process the creator of the shared
+ * allocation (open with every right, grant it on) without any grant.
+ */
+static void test_ident_device_outlives_allocs(void)
+{
+    struct proc a, b;
+    struct kproc *c;
+    uint32_t name = 0, hb, dc, hc = 0;
+    struct kdevice *adev;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "granted");
+    hb = share_to(&a, &b, KAPI_ACCESS_READ);
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    adev = kalloc_of(&b, hb)->dev;
+    g_assert_cmpint(kapi_destroy_device(a.p, a.dev), ==, DDI_OK);
+    run();
+    /* the record stays while b's handles name what was created on it */
+    g_assert_true(adev->used);
+    g_assert_true(kalloc_of(&b, hb)->dev == adev);
+    /* a process with no grant, whose new device would take a free
+     * device record: the exact name opens nothing, it grants nothing */
+    c = kapi_process_create(&kern, "guesser");
+    g_assert_nonnull(c);
+    g_assert_cmpint(kapi_create_device(c, &dc), ==, DDI_OK);
+    g_assert_true(handle_lookup(&c->handles, dc, HANDLE_DEVICE) != adev);
+    g_assert_cmpint(kapi_open_allocation(c, dc, name, &hc), ==, DDI_EHANDLE);
+    /* b's grant still reads, never writes */
+    g_assert_cmpint(fill(&b, b.ctx, hb, 64), ==, DDI_EACCESS);
+    /* the last reference goes: the device record with it */
+    g_assert_cmpint(kapi_destroy_allocation(b.p, hb), ==, DDI_OK);
+    run();
+    g_assert_false(adev->used);
+}
+
+/*
+ * Item 2: process ids are never reused (kapi_process_id is 32 bits, one
+ * per life; the 8-bit id in handles is only a check), and grants die with
+ * the process they name: after more lives than the 8-bit id space, no new
+ * process inherits a dead process's grant.
+ */
+static void test_ident_pid_never_reused(void)
+{
+    struct proc a, b;
+    struct kernel_census start;
+    uint32_t name = 0, pid_b, h;
+    uint32_t last = 0;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "granted");
+    take_census(&start);
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    pid_b = kapi_process_id(b.p);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, pid_b,
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(b.p), ==, DDI_OK);
+    run();
+    /* its grant went with it */
+    for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
+        g_assert_true(kern.grants[i].name == 0 ||
+                      kern.grants[i].pid != pid_b);
+    }
+    last = kapi_process_id(a.p) > pid_b ? kapi_process_id(a.p) : pid_b;
+    for (unsigned life = 0; life < 3 * HANDLE_MAX_OWNER; life++) {
+        struct proc x;
+
+        make_proc(&x, "later");
+        /* a new id each life, above every earlier one */
+        g_assert_cmpuint(kapi_process_id(x.p), >, last);
+        last = kapi_process_id(x.p);
+        g_assert_cmpint(kapi_open_allocation(x.p, x.dev, name, &h), ==,
+                        DDI_EHANDLE);
+        /* a's grant to the dead pid gives it nothing either */
+        g_assert_cmpint(kapi_grant_allocation(x.p, a.buf, pid_b,
+                                              KAPI_ACCESS_READ), ==,
+                        DDI_EHANDLE);
+        g_assert_cmpint(kapi_process_exit(x.p), ==, DDI_OK);
+        run();
+    }
+    g_assert_cmpuint(kern.stats.processes_freed, ==,
+                     3 * HANDLE_MAX_OWNER + 1);
+    (void)start;
+}
+
+/*
+ * Item 12: a CPU wait that starts after the sync object's creator exited
+ * fails with DDI_EABANDONED, as one pending at the exit does (kapi.h),
+ * not DDI_OK because the value reads UINT64_MAX; the other calls on it
+ * say the same.
+ */
+static void test_ident_wait_after_creator_exit(void)
+{
+    struct proc a, b;
+    struct waited before = { 0 }, after = { 0 };
+    uint32_t name = 0, h = 0;
+
+    setup();
+    make_proc(&a, "creator");
+    make_proc(&b, "waiter");
+    g_assert_cmpint(kapi_share_sync(a.p, a.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(a.p, a.sync, kapi_process_id(b.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(b.p, b.dev, name, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 5, on_wait, &before), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(before.calls, ==, 1);
+    g_assert_cmpint(before.status, ==, DDI_EABANDONED);
+    g_assert_cmpint(kapi_wait_cpu(b.p, h, 6, on_wait, &after), ==,
+                    DDI_EABANDONED);
+    run();
+    g_assert_cmpuint(after.calls, ==, 0);
+    g_assert_cmpint(kapi_signal_cpu(b.p, h, UINT64_MAX), ==, DDI_EABANDONED);
+    g_assert_cmpint(kapi_wait_gpu(b.p, b.ctx, h, 1), ==, DDI_EABANDONED);
+    /* closing it still works, and frees it */
+    g_assert_cmpint(kapi_destroy_sync(b.p, h), ==, DDI_OK);
+}
+
+/* Allocation i of a is in VRAM (the fake's page table is one for every
+ * space, so another process's entries cannot be told apart there). */
+static bool gv_in_vram(const struct gv_app *a, unsigned i)
+{
+    const struct kalloc *ka = handle_lookup(&a->p->handles, a->h[i],
+                                            HANDLE_ALLOCATION);
+
+    g_assert_nonnull(ka);
+    g_assert_nonnull(ka->gv);
+    return ka->gv->vram != 0;
+}
+
+/* A hostile trim callback: tries a call a trim callback may not make
+ * (what), then evicts as asked. */
+enum ht_what { HT_DESTROY_ALLOC, HT_DESTROY_DEVICE, HT_EXIT, HT_RESIDENT,
+               HT_RENDER, HT_COUNT };
+
+struct hostile_trim {
+    struct gv_app *a;
+    enum ht_what what;
+    int st, evict_st;
+    unsigned calls;
+};
+
+static void ht_on_trim(void *arg, uint64_t bytes)
+{
+    struct hostile_trim *t = arg;
+    struct gv_app *a = t->a;
+    uint64_t f;
+
+    (void)bytes;
+    t->calls++;
+    switch (t->what) {
+    case HT_DESTROY_ALLOC:
+        t->st = kapi_destroy_allocation(a->p, a->h[0]);
+        break;
+    case HT_DESTROY_DEVICE:
+        t->st = kapi_destroy_device(a->p, a->dev);
+        break;
+    case HT_EXIT:
+        t->st = kapi_process_exit(a->p);
+        break;
+    case HT_RESIDENT:
+        t->st = kapi_make_resident(a->p, a->dev, &a->h[3], 1, &f);
+        break;
+    default:
+        t->st = gv_render_va(a, a->va[0]);
+        break;
+    }
+    /* then what a trim callback is for: its first allocation out (a
+     * destroyed handle would be refused here) */
+    t->evict_st = kapi_evict(a->p, a->dev, &a->h[0], 1, NULL);
+    if (t->evict_st == DDI_OK) {
+        a->held[0] = false;
+    }
+}
+
+/*
+ * Item 3 and the suspected trim paths: a trim callback runs inside
+ * another process's MakeResident and may only evict. Destroying the
+ * allocation it is asked to evict, its device, exiting its process,
+ * MakeResident, render: each refused (DDI_EACCESS, nothing changed),
+ * so the allocation's record is never freed under residency's
+ * reference, its evict goes through, and the victim's MakeResident
+ * pages out only what the trimmed process let go of: the victim's
+ * allocations stay mapped, no context of either is lost.
+ */
+static void test_ident_trim_callback_limits(void)
+{
+    for (unsigned what = 0; what < HT_COUNT; what++) {
+        struct gv_app a, v;
+        struct hostile_trim t = { .a = &a, .what = what };
+        uint64_t f = 0;
+        struct kernel_census start;
+
+        setup_gpuva();
+        take_census(&start);
+        gv_make(&a, "trimmed", 4, 0);
+        g_assert_cmpint(kapi_set_trim_callback(a.p, ht_on_trim, &t), ==,
+                        DDI_OK);
+        gv_make(&v, "victim", 2, 2 * GV_ALLOC);
+        for (unsigned i = 0; i < 3; i++) {
+            g_assert_cmpint(gv_resident(&a, i, &f), ==, DDI_OK);
+            run();
+        }
+        g_assert_cmpint(gv_resident(&v, 0, &f), ==, DDI_OK);
+        run();
+        /* VRAM full: the victim's second one trims the other process */
+        g_assert_cmpint(kapi_set_budget(a.p, 2 * GV_ALLOC), ==, DDI_OK);
+        g_assert_cmpint(gv_resident(&v, 1, &f), ==, DDI_OK);
+        g_assert_cmpuint(t.calls, >=, 1);
+        g_assert_cmpint(t.st, ==, DDI_EACCESS);
+        g_assert_cmpint(t.evict_st, ==, DDI_OK);
+        g_assert_cmpuint(kern.cb.refused, >=, 1);
+        g_assert_null(kern.cb.proc);
+        run();
+        g_assert_true(gv_in_vram(&v, 0));
+        g_assert_true(gv_in_vram(&v, 1));
+        g_assert_false(gv_in_vram(&a, 0));
+        g_assert_cmpint(kapi_context_error(v.p, v.ctx), ==, DDI_OK);
+        g_assert_cmpint(kapi_context_error(a.p, a.ctx), ==, DDI_OK);
+        /* outside the callback the same calls are the process's own */
+        g_assert_cmpint(kapi_destroy_allocation(a.p, a.h[0]), ==, DDI_OK);
+        g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[0], 1, NULL), ==,
+                        DDI_EHANDLE);
+        /* a second round: the victim's references are still its own */
+        g_assert_cmpint(gv_resident(&v, 0, &f), ==, DDI_OK);
+        run();
+        g_assert_true(gv_in_vram(&v, 0));
+        g_assert_true(gv_in_vram(&v, 1));
+        g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+        g_assert_cmpint(kapi_process_exit(v.p), ==, DDI_OK);
+        run();
+        assert_census(&start);
+    }
+}
+
+/*
+ * Item 4: a GPU-VA process exits holding more views than the kernel has
+ * paging buffers. Its unmaps go in one paging buffer (the exit's bulk),
+ * and an unmap that finds no buffer free waits for one instead of
+ * keeping the view for ever: every view goes, every record is freed,
+ * and lives go on past the process table's size.
+ */
+static void test_ident_exit_many_views(void)
+{
+    struct kapi_alloc_desc d = { .size = 16u << 10, .cpu_visible = true,
+                                 .zeroed = true };
+    struct kernel_census start;
+    enum { NVIEWS = KGPUVA_MAX_PAGING + 4, LIVES = 2 * KERNEL_MAX_PROCS };
+
+    setup_gpuva_vidmm();
+    take_census(&start);
+    for (unsigned life = 0; life < LIVES; life++) {
+        struct kproc *p = kapi_process_create(&kern, "viewer");
+        uint32_t da, ga, h[NVIEWS];
+        uint64_t va, f;
+
+        g_assert_nonnull(p);
+        g_assert_cmpint(kapi_create_device(p, &da), ==, DDI_OK);
+        g_assert_cmpint(kapi_create_device_gpuva(p, &ga), ==, DDI_OK);
+        for (unsigned i = 0; i < NVIEWS; i++) {
+            g_assert_cmpint(kapi_create_allocation(p, da, &d, &h[i]), ==,
+                            DDI_OK);
+        }
+        run();
+        for (unsigned i = 0; i < NVIEWS; i++) {
+            g_assert_cmpint(kapi_map_gpu_va(p, ga, &h[i], 1, &va, &f), ==,
+                            DDI_OK);
+            run();
+        }
+        /* the second half of the lives: with the copy engine busy, so
+         * that the exit finds few buffers free */
+        gpu.hold = life >= LIVES / 2;
+        g_assert_cmpint(kapi_process_exit(p), ==, DDI_OK);
+        gpu.hold = false;
+        run();
+        g_assert_cmpuint(kern.stats.processes_freed, ==, life + 1);
+    }
+    for (unsigned i = 0; i < KVAMAP_MAX; i++) {
+        g_assert_false(kern.vamaps[i].used);
+    }
+    assert_census(&start);
+}
+
+/*
+ * Suspected path: page-outs at exit when every paging buffer is on the
+ * GPU (a process's own destructions took the last ones). Before, such a
+ * page-out was dropped: its entries stayed valid, pointing at a block
+ * never freed, in a space the slot's next process gets. Now it waits for
+ * a paging buffer: the entries go invalid, the block and the process's
+ * record are freed after it, and the next process of the slot starts
+ * with nothing mapped.
+ */
+static void test_ident_exit_paging_busy(void)
+{
+    struct kapi_alloc_desc d = { .size = GV_ALLOC };
+    struct gv_app a, b, c;
+    struct kernel_census start;
+    uint64_t f, vb[3];
+    unsigned busy = 0;
+
+    setup_gpuva();
+    take_census(&start);
+    gv_make(&b, "exiting", 3, 0);
+    for (unsigned i = 0; i < 3; i++) {
+        g_assert_cmpint(gv_resident(&b, i, &f), ==, DDI_OK);
+        run();
+        vb[i] = b.va[i];
+    }
+    gv_make(&a, "busy", 0, 0);
+    /* the copy engine holds everything: a's creations take paging
+     * buffers (their aperture mappings) until two are left, its
+     * destructions (never refused) the last ones */
+    gpu.hold = true;
+    while (busy < 8 && kapi_create_allocation(a.p, a.dev, &d,
+                                              &a.h[busy]) == DDI_OK) {
+        busy++;
+    }
+    g_assert_cmpuint(busy, >=, 2);
+    for (unsigned i = 0; i < busy; i++) {
+        g_assert_cmpint(kapi_destroy_allocation(a.p, a.h[i]), ==, DDI_OK);
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
+        g_assert_true(kern.gpuva.paging[i].used);
+    }
+    g_assert_cmpint(kapi_process_exit(b.p), ==, DDI_OK);
+    g_assert_cmpuint(kern.gpuva.stats.deferred_page_outs, >=, 1);
+    gpu.hold = false;
+    run();
+    /* b's entries are invalid (the fake's one table: b's VAs), its
+     * record freed only after that */
+    for (unsigned i = 0; i < 3; i++) {
+        uint64_t first = (vb[i] - FV_VA_BASE) / 4096;
+
+        g_assert_cmpuint(fv.target[first], !=, DDI_PTE_VRAM);
+    }
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 1);
+    gv_make(&c, "next", 1, 0);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(c.p), ==, DDI_OK);
+    run();
+    assert_census(&start);
+}
+
+/*
+ * Item 14: a live process's work that never retires (held behind a GPU
+ * wait on a fence it never signals) cannot block another process's
+ * lock wait for ever: the wait is answered DDI_ETIMEOUT after
+ * KERNEL_LOCK_WAIT_NS (no lock taken), and a wait after the work
+ * retired gets the lock. With a read grant the wait is refused at once.
+ */
+static void test_ident_lock_wait_bounded(void)
+{
+    struct proc a, b, c;
+    struct waited w = { 0 }, w2 = { 0 }, wr = { 0 };
+    uint32_t h, hr;
+    uint64_t t0;
+
+    setup();
+    make_proc(&a, "holder");
+    make_proc(&b, "waiter");
+    h = share_to(&a, &b, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
+    g_assert_cmpint(kapi_wait_gpu(a.p, a.ctx, a.sync, 1), ==, DDI_OK);
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    t0 = gpu.now;
+    g_assert_cmpint(kapi_lock_wait(b.p, h, on_lock, &w), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w.calls, ==, 0);   /* 200 ms: still waiting */
+    run();
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpint(w.status, ==, DDI_ETIMEOUT);
+    g_assert_null(w.cpu);
+    g_assert_cmpuint(gpu.now - t0, >=, KERNEL_LOCK_WAIT_NS);
+    g_assert_cmpuint(kalloc_of(&a, a.buf)->locks, ==, 0);
+    /* a read grant is answered at once */
+    make_proc(&c, "holder2");
+    hr = share_to(&c, &b, KAPI_ACCESS_READ);
+    g_assert_cmpint(kapi_lock_wait(b.p, hr, on_lock, &wr), ==, DDI_EACCESS);
+    g_assert_cmpuint(wr.calls, ==, 0);
+    /* the holder's work retires: the next wait gets the lock */
+    g_assert_cmpint(kapi_lock_wait(b.p, h, on_lock, &w2), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_cpu(a.p, a.sync, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w2.calls, ==, 1);
+    g_assert_cmpint(w2.status, ==, DDI_OK);
+    g_assert_nonnull(w2.cpu);
+    g_assert_cmpint(kapi_unlock(b.p, h), ==, DDI_OK);
+}
+
+/* The last INHERIT trace event for hardware context hw at or after
+ * since with reason lent (1) or returned (0); NULL if none. */
+static const struct vidsch_trace *inherit_event(uint32_t hw, uint64_t since,
+                                                unsigned lent)
+{
+    const struct vidsch_trace *found = NULL;
+    uint64_t n = kern.trace_count < KERNEL_TRACE ? kern.trace_count
+                                                 : KERNEL_TRACE;
+
+    for (uint64_t i = 0; i < n; i++) {
+        const struct vidsch_trace *ev = &kern.trace[i];
+
+        if (ev->kind == VIDSCH_TRACE_INHERIT && ev->context == hw &&
+            ev->time >= since && ev->reason == lent &&
+            (!found || ev->time >= found->time)) {
+            found = ev;
+        }
+    }
+    return found;
+}
+
+/*
+ * Suspected path: a read grant used to lend HIGH to a third process's
+ * producer through priority inheritance. A process granted a sync object
+ * read-only may wait on it on the GPU, and its held context then lends
+ * its own level to the context whose pending signal satisfies the wait
+ * (vidsch_inherit.c): that is the mechanism, not a breach, as long as a
+ * loan never exceeds the lender's own level (which the lender could use
+ * for its own work anyway: HIGH needs no privilege, REALTIME does) and
+ * dies with the lender. Both are checked here: the loan is the waiter's
+ * HIGH, and it ends when the waiter's process exits.
+ */
+static void test_ident_inherit_loan_dies(void)
+{
+    struct proc v, prod, x;
+    uint32_t name = 0, hp, hx, pctx, xctx, xsync;
+    const struct vidsch_trace *ev;
+    uint64_t t0;
+    struct kcontext *pc;
+
+    setup();
+    make_proc(&v, "owner");
+    make_proc(&prod, "producer");
+    make_proc(&x, "lender");
+    g_assert_cmpint(kapi_share_sync(v.p, v.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(v.p, v.sync, kapi_process_id(prod.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(v.p, v.sync, kapi_process_id(x.p),
+                                    KAPI_ACCESS_READ), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(prod.p, prod.dev, name, &hp), ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(x.p, x.dev, name, &hx), ==, DDI_OK);
+    /* the producer, IDLE: its signal of the owner's fence pending behind
+     * a wait on its own fence */
+    g_assert_cmpint(kapi_create_context(prod.p, prod.dev, 0,
+                                        VIDSCH_PRIO_IDLE, &pctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(prod.p, pctx, prod.sync, 1), ==, DDI_OK);
+    g_assert_cmpint(fill(&prod, pctx, prod.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(prod.p, pctx, hp, 1), ==, DDI_OK);
+    /* the lender, HIGH, with a read grant: held on the owner's fence */
+    g_assert_cmpint(kapi_create_context(x.p, x.dev, 0, VIDSCH_PRIO_HIGH,
+                                        &xctx), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_sync(x.p, x.dev, 0, &xsync), ==, DDI_OK);
+    t0 = gpu.now;
+    g_assert_cmpint(kapi_wait_gpu(x.p, xctx, hx, 1), ==, DDI_OK);
+    g_assert_cmpint(fill(&x, xctx, x.buf, 64), ==, DDI_OK);
+    run();
+    pc = handle_lookup(&prod.p->handles, pctx, HANDLE_CONTEXT);
+    g_assert_nonnull(pc);
+    ev = inherit_event(pc->hw_id, t0, 1);
+    g_assert_nonnull(ev);
+    g_assert_cmpuint(ev->level, ==, VIDSCH_PRIO_HIGH);  /* the lender's */
+    /* the lender exits: its loan goes with it */
+    t0 = gpu.now;
+    g_assert_cmpint(kapi_process_exit(x.p), ==, DDI_OK);
+    run();
+    ev = inherit_event(pc->hw_id, t0, 0);
+    g_assert_nonnull(ev);
+    g_assert_cmpuint(ev->level, ==, VIDSCH_PRIO_IDLE);
+    (void)xsync;
+}
+
+/*
+ * Suspected path: a writer's queued GPU signal raises the fence's highest
+ * accepted value before it runs, so the owner's CPU signals below it are
+ * refused while the value is still low. Ruled out as a breach: write
+ * access lets the writer signal that value from the CPU at once anyway,
+ * and an accepted signal is a promise the kernel keeps: written when the
+ * writer's work retires, and when its process exits or its device is
+ * lost before that (never left below it for ever): the owner's waiters
+ * for lower values are released then.
+ */
+static void test_ident_queued_signal_kept(void)
+{
+    struct proc o, w;
+    struct waited ow = { 0 };
+    uint32_t name = 0, h;
+    uint64_t v = 0;
+
+    setup();
+    make_proc(&o, "owner");
+    make_proc(&w, "writer");
+    g_assert_cmpint(kapi_share_sync(o.p, o.sync, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_sync(o.p, o.sync, kapi_process_id(w.p),
+                                    KAPI_ACCESS_READ | KAPI_ACCESS_WRITE),
+                    ==, DDI_OK);
+    g_assert_cmpint(kapi_open_sync(w.p, w.dev, name, &h), ==, DDI_OK);
+    /* held behind a wait on its own fence, which never comes */
+    g_assert_cmpint(kapi_wait_gpu(w.p, w.ctx, w.sync, 1), ==, DDI_OK);
+    g_assert_cmpint(fill(&w, w.ctx, w.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(w.p, w.ctx, h, 100), ==, DDI_OK);
+    g_assert_cmpint(kapi_wait_cpu(o.p, o.sync, 5, on_wait, &ow), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_sync_value(o.p, o.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, ==, 0);
+    /* documented: below an accepted signal is refused, equal is fine */
+    g_assert_cmpint(kapi_signal_cpu(o.p, o.sync, 5), ==, DDI_EINVAL);
+    g_assert_cmpuint(ow.calls, ==, 0);
+    /* the writer dies with its signal queued: the promise is kept */
+    g_assert_cmpint(kapi_process_exit(w.p), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_sync_value(o.p, o.sync, &v), ==, DDI_OK);
+    g_assert_cmpuint(v, >=, 100);
+    g_assert_cmpuint(ow.calls, ==, 1);
+    g_assert_cmpint(ow.status, ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_cpu(o.p, o.sync, 100), ==, DDI_OK);
+}
+
+/*
+ * New attack (issue 26, identities): a shared name carries its slot's
+ * 16-bit generation, so after 65536 shares of one slot a name comes
+ * back. A grant made for the old object must not survive to name the new
+ * one: grants die with the name they name (kiso_revoke_name when the
+ * object's name is freed). The attacker cycles the slot's generation
+ * with objects of its own until the victim's next share gets the old
+ * name; the process granted the old object then tries to open it.
+ */
+static void test_ident_name_wrap(void)
+{
+    struct kapi_alloc_desc d = { .size = 64 };
+    struct proc a, b, v;
+    uint32_t name = 0, n2 = 0, h, vname = 0;
+
+    setup();
+    make_proc(&a, "attacker");
+    make_proc(&b, "granted-once");
+    make_proc(&v, "victim");
+    g_assert_cmpint(kapi_share_allocation(a.p, a.buf, &name), ==, DDI_OK);
+    g_assert_cmpint(kapi_grant_allocation(a.p, a.buf, kapi_process_id(b.p),
+                                          KAPI_ACCESS_READ |
+                                          KAPI_ACCESS_WRITE), ==, DDI_OK);
+    g_assert_cmpint(kapi_destroy_allocation(a.p, a.buf), ==, DDI_OK);
+    /* the slot's generation round to one before the old name's */
+    for (unsigned i = 0; i < 65535; i++) {
+        g_assert_cmpint(kapi_create_allocation(a.p, a.dev, &d, &h), ==,
+                        DDI_OK);
+        g_assert_cmpint(kapi_share_allocation(a.p, h, &n2), ==, DDI_OK);
+        g_assert_cmpint(kapi_destroy_allocation(a.p, h), ==, DDI_OK);
+        g_assert_cmpuint(n2, !=, name);
+    }
+    g_assert_cmpint(kapi_share_allocation(v.p, v.buf, &vname), ==, DDI_OK);
+    g_assert_cmpuint(vname, ==, name);      /* the name came back */
+    g_assert_cmpint(kapi_open_allocation(b.p, b.dev, vname, &h), ==,
+                    DDI_EHANDLE);
+}
+
+/*
+ * New attack on oneself (identities): a handle value comes back after
+ * 1024 generations of its slot. What the kernel noted for a closed
+ * handle (opened on which device, its locks) must go with it: before, a
+ * created allocation that got an old opened handle's value was destroyed
+ * with the device the old one had been opened on.
+ */
+static void test_ident_handle_notes_die(void)
+{
+    struct kapi_alloc_desc d = { .size = 64 };
+    struct proc a, b;
+    uint32_t hx, d2, h = 0;
+    unsigned tries = 0;
+
+    setup();
+    make_proc(&a, "owner");
+    make_proc(&b, "opener");
+    hx = share_to(&a, &b, KAPI_ACCESS_READ);
+    g_assert_cmpint(kapi_destroy_allocation(b.p, hx), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_device(b.p, &d2), ==, DDI_OK);
+    /* the same value, for an allocation created on its other device */
+    do {
+        if (h) {
+            g_assert_cmpint(kapi_destroy_allocation(b.p, h), ==, DDI_OK);
+        }
+        g_assert_cmpint(kapi_create_allocation(b.p, d2, &d, &h), ==, DDI_OK);
+    } while (h != hx && ++tries < 400000);
+    g_assert_cmpuint(h, ==, hx);
+    /* the device the old handle was opened on goes: not this one */
+    g_assert_cmpint(kapi_destroy_device(b.p, b.dev), ==, DDI_OK);
+    g_assert_nonnull(handle_lookup(&b.p->handles, h, HANDLE_ALLOCATION));
+}
+
+/* A dead application's timer: calls with its (dead) process pointer. */
+struct dead_timer {
+    struct kproc *p;
+    unsigned fired;
+    int st;
+};
+
+static void dead_timer_fires(void *arg, uint64_t now)
+{
+    struct dead_timer *d = arg;
+    uint32_t h;
+
+    (void)now;
+    d->fired++;
+    d->st = kapi_create_device(d->p, &h);
+}
+
+/*
+ * New attack (identities): a process record is reused once its process
+ * is gone, and the application's code names its process by the record's
+ * pointer. A timer it armed before it was killed fired later and called
+ * with that pointer: the call was the next process's (a device created
+ * in it, charged to it). The timers a process armed are disarmed at its
+ * exit: none of its code runs again.
+ */
+static void test_ident_dead_timer(void)
+{
+    struct proc a, b;
+    struct dead_timer d = { 0 };
+    struct ktimer t;
+
+    setup();
+    make_proc(&a, "killed");
+    d.p = a.p;
+    kapi_timer_init(&t, dead_timer_fires, &d);
+    kapi_timer_arm(a.p, &t, gpu.now + 300000000ull);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    run();
+    g_assert_false(a.p->used);
+    make_proc(&b, "next");
+    g_assert_true(b.p == a.p);          /* the record, reused */
+    gpu.now += 250000000ull;            /* the timer's time comes */
+    run();
+    g_assert_cmpuint(d.fired, ==, 0);
+    g_assert_cmpuint(b.p->quota.used[KQ_DEVICES], ==, 1);
+    kapi_timer_cancel(b.p, &t);
 }
 
 /* Item 4: a monitored fence only moves forward. A GPU signal below one
@@ -3647,5 +4722,29 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/gpuva/paging-engine", test_gpuva_paging_engine);
     g_test_add_func("/kernel/gpuva/refs-and-enomem",
                     test_gpuva_refs_and_enomem);
+    g_test_add_func("/kernel/ident/device-outlives-allocs",
+                    test_ident_device_outlives_allocs);
+    g_test_add_func("/kernel/ident/pid-never-reused",
+                    test_ident_pid_never_reused);
+    g_test_add_func("/kernel/ident/wait-after-creator-exit",
+                    test_ident_wait_after_creator_exit);
+    g_test_add_func("/kernel/ident/trim-callback-limits",
+                    test_ident_trim_callback_limits);
+    g_test_add_func("/kernel/ident/exit-many-views",
+                    test_ident_exit_many_views);
+    g_test_add_func("/kernel/ident/exit-paging-busy",
+                    test_ident_exit_paging_busy);
+    g_test_add_func("/kernel/ident/lock-wait-bounded",
+                    test_ident_lock_wait_bounded);
+    g_test_add_func("/kernel/ident/inherit-loan-dies",
+                    test_ident_inherit_loan_dies);
+    g_test_add_func("/kernel/ident/queued-signal-kept",
+                    test_ident_queued_signal_kept);
+    g_test_add_func("/kernel/exit/hostile-lives", test_exit_hostile_lives);
+    g_test_add_func("/kernel/exit/hostile-gpuva", test_exit_hostile_gpuva);
+    g_test_add_func("/kernel/ident/name-wrap", test_ident_name_wrap);
+    g_test_add_func("/kernel/ident/handle-notes-die",
+                    test_ident_handle_notes_die);
+    g_test_add_func("/kernel/ident/dead-timer", test_ident_dead_timer);
     return g_test_run();
 }
