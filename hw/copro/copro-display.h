@@ -11,6 +11,10 @@
 
 struct CoproState;
 
+/* what the console shows when there is no valid geometry */
+#define COPRO_BLACK_WIDTH   640
+#define COPRO_BLACK_HEIGHT  480
+
 /* A surface as the display shows it: the checked, applied geometry. */
 typedef struct CoproScanout {
     uint64_t addr;
@@ -105,5 +109,10 @@ struct CoproInfo;
 void copro_display_info(struct CoproState *s, struct CoproInfo *info);
 void copro_display_hmp(Monitor *mon, struct CoproInfo *d);
 extern const VMStateDescription vmstate_copro_display;
+
+/* copro-display-console.c: what the console shows */
+bool copro_cursor_on(struct CoproState *s);
+uint32_t copro_display_frame_crc(struct CoproState *s);
+extern const struct GraphicHwOps copro_display_ops;
 
 #endif /* HW_COPRO_DISPLAY_H */
