@@ -40,29 +40,40 @@ static void copro_display_want(CoproState *s, CoproView *v)
 {
     CoproDisplay *d = &s->display;
     const CoproScanout *m = &d->mode;
+    uint32_t w = copro_display_mode_width(d);
+    uint32_t h = copro_display_mode_height(d);
 
     memset(v, 0, sizeof(*v));
     if (!d->active) {
         v->kind = COPRO_VIEW_BLACK;
         /* a refused flip keeps the committed size, if it is a size */
-        if (d->error && m->width && m->height &&
-            m->width <= COPRO_DISP_MAX_DIM &&
-            m->height <= COPRO_DISP_MAX_DIM) {
-            v->width = m->width;
-            v->height = m->height;
+        if (d->error && w && h && w <= COPRO_DISP_MAX_DIM &&
+            h <= COPRO_DISP_MAX_DIM) {
+            v->width = w;
+            v->height = h;
         } else {
             v->width = COPRO_BLACK_WIDTH;
             v->height = COPRO_BLACK_HEIGHT;
         }
         return;
     }
-    v->sc = *m;
-    v->width = m->width;
-    v->height = m->height;
-    if (m->format == COPRO_FMT_XRGB8888 && m->addr < s->vram_size &&
+    v->width = w;
+    v->height = h;
+    v->primary = copro_display_primary_on(d);
+    if (v->primary) {
+        v->sc = *m;
+        v->plane_x = COPRO_DISP_POS_X(d->plane_pos);
+        v->plane_y = COPRO_DISP_POS_Y(d->plane_pos);
+    }
+    v->background = d->background;
+    /* the primary is the whole screen, as it is in VRAM: hand VRAM over */
+    if (v->primary && !v->plane_x && !v->plane_y && m->width == w &&
+        m->height == h && m->format == COPRO_FMT_XRGB8888 &&
+        m->addr < s->vram_size &&
         (uint64_t)m->pitch * m->height <= s->vram_size - m->addr &&
         !copro_cursor_on(s)) {
         v->kind = COPRO_VIEW_SHARED;
+        v->background = 0;
     } else {
         v->kind = COPRO_VIEW_CONVERTED;
     }
@@ -192,6 +203,34 @@ static void copro_display_cursor_row(CoproState *s, uint32_t y,
 }
 
 /*
+ * Row @y of the screen as the view composes it: the background, the
+ * primary plane's row clipped to the mode, the cursor blended over.
+ */
+static void copro_display_compose_row(CoproState *s, const CoproView *v,
+                                      uint32_t y, uint32_t *dst)
+{
+    int32_t py = (int32_t)y - v->plane_y;
+
+    for (uint32_t x = 0; x < v->width; x++) {
+        dst[x] = v->background;
+    }
+    if (v->primary && py >= 0 && py < (int32_t)v->sc.height) {
+        int32_t from = MAX(v->plane_x, 0);
+        int32_t to = MIN(v->plane_x + (int32_t)v->sc.width,
+                         (int32_t)v->width);
+
+        if (from < to) {
+            copro_display_convert_row(s, &v->sc, py, s->display.plane_row);
+            memcpy(dst + from, s->display.plane_row + (from - v->plane_x),
+                   (to - from) * sizeof(uint32_t));
+        }
+    }
+    if (copro_cursor_on(s)) {
+        copro_display_cursor_row(s, y, v->width, dst);
+    }
+}
+
+/*
  * The CRC-32 of the frame the display shows, the cursor blended in, as
  * R, G, B bytes row by row: what QMP's screendump gives (black when off
  * or in error, at the size the console has then).
@@ -208,10 +247,7 @@ uint32_t copro_display_frame_crc(CoproState *s)
     rgb = g_new0(uint8_t, (size_t)v.width * 3);
     for (uint32_t y = 0; y < v.height; y++) {
         if (v.kind != COPRO_VIEW_BLACK) {
-            copro_display_convert_row(s, &v.sc, y, px);
-            if (copro_cursor_on(s)) {
-                copro_display_cursor_row(s, y, v.width, px);
-            }
+            copro_display_compose_row(s, &v, y, px);
             for (uint32_t x = 0; x < v.width; x++) {
                 rgb[3 * x] = px[x] >> 16;
                 rgb[3 * x + 1] = px[x] >> 8;
@@ -275,51 +311,58 @@ static void copro_display_update_shared(CoproState *s, bool full)
 static void copro_display_update_converted(CoproState *s, bool full)
 {
     CoproDisplay *d = &s->display;
-    const CoproScanout *sc = &d->view.sc;
+    const CoproView *v = &d->view;
+    const CoproScanout *sc = &v->sc;
     DisplaySurface *ds = qemu_console_surface(d->con);
     uint32_t bpp = copro_fmt_bpp(sc->format);
     bool cursor = copro_cursor_on(s);
     int32_t cx = COPRO_CURSOR_POS_X(d->cursor_pos);
     int32_t cy = COPRO_CURSOR_POS_Y(d->cursor_pos);
-    g_autofree bool *rows = g_new0(bool, sc->height);
+    g_autofree bool *rows = g_new0(bool, v->height);
     g_autofree DirtyBitmapSnapshot *snap = NULL;
-    uint64_t lo, hi;
+    uint64_t lo = UINT64_MAX, hi = 0;
     bool moved;
 
-    if (full || sc->addr >= s->vram_size) {
+    if (full || (v->primary && sc->addr >= s->vram_size)) {
         /* no dirty tracking of guest RAM through the GART */
-        copro_mark_rows(rows, sc->height, 0, sc->height);
+        copro_mark_rows(rows, v->height, 0, v->height);
     } else {
-        lo = sc->addr;
-        hi = sc->addr + (uint64_t)sc->pitch * (sc->height - 1) +
-             sc->width * bpp;
+        if (v->primary) {
+            lo = sc->addr;
+            hi = sc->addr + (uint64_t)sc->pitch * (sc->height - 1) +
+                 sc->width * bpp;
+        }
         if (cursor) {
             lo = MIN(lo, d->cursor_addr);
             hi = MAX(hi, d->cursor_addr + COPRO_CURSOR_BYTES);
         }
-        snap = memory_region_snapshot_and_clear_dirty(&s->vram, lo, hi - lo,
-                                                      DIRTY_MEMORY_VGA);
-        for (uint32_t y = 0; y < sc->height; y++) {
-            rows[y] = memory_region_snapshot_get_dirty(
-                &s->vram, snap, sc->addr + (uint64_t)sc->pitch * y,
-                sc->width * bpp);
+        if (lo < hi) {
+            snap = memory_region_snapshot_and_clear_dirty(
+                &s->vram, lo, hi - lo, DIRTY_MEMORY_VGA);
         }
-        if (cursor && memory_region_snapshot_get_dirty(
+        for (uint32_t y = 0; snap && v->primary && y < sc->height; y++) {
+            if (memory_region_snapshot_get_dirty(
+                    &s->vram, snap, sc->addr + (uint64_t)sc->pitch * y,
+                    sc->width * bpp)) {
+                copro_mark_rows(rows, v->height, v->plane_y + (int32_t)y, 1);
+            }
+        }
+        if (snap && cursor && memory_region_snapshot_get_dirty(
                 &s->vram, snap, d->cursor_addr, COPRO_CURSOR_BYTES)) {
-            copro_mark_rows(rows, sc->height, cy, COPRO_CURSOR_SIZE);
+            copro_mark_rows(rows, v->height, cy, COPRO_CURSOR_SIZE);
         }
     }
     /* where the cursor was (erase) and where it is (draw) */
     moved = !cursor || !d->cursor_drawn || cx != d->cursor_drawn_x ||
             cy != d->cursor_drawn_y || d->cursor_addr != d->cursor_drawn_addr;
     if (d->cursor_drawn && moved) {
-        copro_mark_rows(rows, sc->height, d->cursor_drawn_y,
+        copro_mark_rows(rows, v->height, d->cursor_drawn_y,
                         COPRO_CURSOR_SIZE);
     }
     if (cursor && moved) {
-        copro_mark_rows(rows, sc->height, cy, COPRO_CURSOR_SIZE);
+        copro_mark_rows(rows, v->height, cy, COPRO_CURSOR_SIZE);
     }
-    for (uint32_t y = 0; y < sc->height; y++) {
+    for (uint32_t y = 0; y < v->height; y++) {
         uint32_t *dst;
 
         if (!rows[y]) {
@@ -327,16 +370,13 @@ static void copro_display_update_converted(CoproState *s, bool full)
         }
         dst = (uint32_t *)((uint8_t *)surface_data(ds) +
                            (size_t)surface_stride(ds) * y);
-        copro_display_convert_row(s, sc, y, dst);
-        if (cursor) {
-            copro_display_cursor_row(s, y, sc->width, dst);
-        }
+        copro_display_compose_row(s, v, y, dst);
     }
     d->cursor_drawn = cursor;
     d->cursor_drawn_x = cx;
     d->cursor_drawn_y = cy;
     d->cursor_drawn_addr = d->cursor_addr;
-    copro_display_flush_rows(d, rows, sc->width, sc->height);
+    copro_display_flush_rows(d, rows, v->width, v->height);
 }
 
 /*

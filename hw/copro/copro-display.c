@@ -93,6 +93,42 @@ static uint32_t copro_display_check(CoproState *s, const CoproScanout *sc)
     return COPRO_DISP_ERR_NONE;
 }
 
+uint32_t copro_display_mode_width(const CoproDisplay *d)
+{
+    return d->mode_size ? COPRO_DISP_SIZE_W(d->mode_size) : d->mode.width;
+}
+
+uint32_t copro_display_mode_height(const CoproDisplay *d)
+{
+    return d->mode_size ? COPRO_DISP_SIZE_H(d->mode_size) : d->mode.height;
+}
+
+bool copro_display_primary_on(const CoproDisplay *d)
+{
+    return !(d->control & COPRO_DISP_CTL_PRIMARY_OFF);
+}
+
+/*
+ * The committed layout: a MODE_SIZE other than 0 must be a size, and with
+ * the primary plane off there must be one (there is no primary to take
+ * it from). The primary itself may lie partly or wholly outside the mode:
+ * it is clipped.
+ */
+static uint32_t copro_display_check_layout(const CoproDisplay *d)
+{
+    uint32_t w = COPRO_DISP_SIZE_W(d->mode_size);
+    uint32_t h = COPRO_DISP_SIZE_H(d->mode_size);
+
+    if (!d->mode_size) {
+        return copro_display_primary_on(d) ? COPRO_DISP_ERR_NONE
+                                           : COPRO_DISP_ERR_SIZE;
+    }
+    if (!w || !h || w > COPRO_DISP_MAX_DIM || h > COPRO_DISP_MAX_DIM) {
+        return COPRO_DISP_ERR_SIZE;
+    }
+    return COPRO_DISP_ERR_NONE;
+}
+
 static bool copro_cursor_addr_ok(CoproState *s, uint64_t addr)
 {
     return !(addr & 3) && s->vram_size >= COPRO_CURSOR_BYTES &&
@@ -121,7 +157,11 @@ static bool copro_display_apply(CoproState *s, const CoproScanout *sc,
                                 const char *what)
 {
     CoproDisplay *d = &s->display;
-    uint32_t err = copro_display_check(s, sc);
+    uint32_t err = copro_display_check_layout(d);
+
+    if (!err && copro_display_primary_on(d)) {
+        err = copro_display_check(s, sc);
+    }
 
     d->mode = *sc;
     d->active = err == COPRO_DISP_ERR_NONE;
@@ -210,11 +250,11 @@ static void copro_display_control(CoproState *s, uint32_t val)
 {
     CoproDisplay *d = &s->display;
 
-    if (val & ~COPRO_DISP_CTL_ENABLE) {
+    if (val & ~COPRO_DISP_CTL_MASK) {
         qemu_log_mask(LOG_GUEST_ERROR, "copro: display: reserved CONTROL "
-                      "bits 0x%x ignored\n", val & ~COPRO_DISP_CTL_ENABLE);
+                      "bits 0x%x ignored\n", val & ~COPRO_DISP_CTL_MASK);
     }
-    trace_copro_disp_control(val & COPRO_DISP_CTL_ENABLE);
+    trace_copro_disp_control(val & COPRO_DISP_CTL_MASK);
     if (!(val & COPRO_DISP_CTL_ENABLE)) {
         d->control = 0;
         d->active = false;
@@ -224,25 +264,58 @@ static void copro_display_control(CoproState *s, uint32_t val)
         return;
     }
     if (!(d->control & COPRO_DISP_CTL_ENABLE)) {
-        d->control = COPRO_DISP_CTL_ENABLE;
         copro_display_start(s);
+    }
+    d->control = val & COPRO_DISP_CTL_MASK;
+    d->mode_size = d->staged_mode_size;
+    d->plane_pos = d->staged_plane_pos;
+    d->background = d->staged_background & 0xffffff;
+    if (!copro_display_primary_on(d) && d->flip_pending) {
+        /* no primary plane to flip: the flip never completes */
+        d->flip_pending = false;
     }
     if (!copro_display_apply(s, &d->staged, "mode")) {
         copro_raise_irq(s, COPRO_INT_DEV_DISPLAY_ERROR);
     }
 }
 
+/*
+ * A 64-bit register written whole, or low half then high half: the high
+ * half makes the request. Returns true when @latch holds a request.
+ */
+static bool copro_display_latch64(uint64_t *latch, uint64_t val,
+                                  uint64_t mask)
+{
+    *latch = (*latch & ~mask) | (val & mask);
+    return mask >> 32;
+}
+
+/* Whether a flip can be taken now; logs why not. */
+static bool copro_display_flip_ok(CoproState *s, const char *reg,
+                                  uint64_t addr)
+{
+    CoproDisplay *d = &s->display;
+
+    if (!(d->control & COPRO_DISP_CTL_ENABLE)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: display: %s to 0x%" PRIx64
+                      " while the display is off, ignored\n", reg, addr);
+        return false;
+    }
+    if (!copro_display_primary_on(d)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: display: %s to 0x%" PRIx64
+                      " while the primary plane is off, ignored\n", reg,
+                      addr);
+        return false;
+    }
+    return true;
+}
+
 static void copro_display_flip(CoproState *s, uint64_t val, uint64_t mask)
 {
     CoproDisplay *d = &s->display;
 
-    d->flip_req = (d->flip_req & ~mask) | (val & mask);
-    if (!(mask >> 32)) {
-        return;     /* the low half of a split write: wait for the high */
-    }
-    if (!(d->control & COPRO_DISP_CTL_ENABLE)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "copro: display: FLIP to 0x%" PRIx64
-                      " while the display is off, ignored\n", d->flip_req);
+    if (!copro_display_latch64(&d->flip_req, val, mask) ||
+        !copro_display_flip_ok(s, "FLIP", d->flip_req)) {
         return;
     }
     trace_copro_disp_flip(d->flip_req, d->flip_pending);
@@ -252,6 +325,40 @@ static void copro_display_flip(CoproState *s, uint64_t val, uint64_t mask)
     }
     d->flip_pending = true;
     d->flip_addr = d->flip_req;
+}
+
+/*
+ * An asynchronous (tearing) flip: the surface is checked and shown at
+ * once, not at the next vsync, and FLIP_DONE is raised at once. A flip
+ * pending for the next vsync is replaced by it.
+ */
+static void copro_display_flip_async(CoproState *s, uint64_t val,
+                                     uint64_t mask)
+{
+    CoproDisplay *d = &s->display;
+    CoproScanout sc = d->mode;
+
+    if (!copro_display_latch64(&d->flip_async_req, val, mask) ||
+        !copro_display_flip_ok(s, "FLIP_ASYNC", d->flip_async_req)) {
+        return;
+    }
+    trace_copro_disp_flip_async(d->flip_async_req, d->flip_pending);
+    copro_tl_device(s, COPRO_TL_FLIP, d->flip_async_req, d->flip_pending);
+    if (d->flip_pending) {
+        d->flip_pending = false;
+        d->flips_replaced++;
+    }
+    sc.addr = d->flip_async_req;
+    if (!copro_display_apply(s, &sc, "asynchronous flip")) {
+        copro_raise_irq(s, COPRO_INT_DEV_DISPLAY_ERROR);
+        return;
+    }
+    d->flips++;
+    d->flip_done_addr = sc.addr;
+    d->flip_done_vsync = d->vsync_count;
+    copro_tl_device(s, COPRO_TL_FLIP_DONE, d->flip_done_addr,
+                    d->flip_done_vsync);
+    copro_raise_irq(s, COPRO_INT_DEV_FLIP_DONE);
 }
 
 uint64_t copro_display_read(CoproState *s, hwaddr reg)
@@ -311,6 +418,12 @@ uint64_t copro_display_read(CoproState *s, hwaddr reg)
         return d->crc;
     case COPRO_REG_DISP_CRC_VSYNC:
         return d->crc_vsync;
+    case COPRO_REG_DISP_MODE_SIZE:
+        return d->staged_mode_size;
+    case COPRO_REG_DISP_PLANE_POS:
+        return d->staged_plane_pos;
+    case COPRO_REG_DISP_BACKGROUND:
+        return d->staged_background;
     default:
         return 0;
     }
@@ -344,6 +457,18 @@ void copro_display_write(CoproState *s, hwaddr reg, uint64_t val,
         break;
     case COPRO_REG_DISP_FLIP:
         copro_display_flip(s, val, mask);
+        break;
+    case COPRO_REG_DISP_FLIP_ASYNC:
+        copro_display_flip_async(s, val, mask);
+        break;
+    case COPRO_REG_DISP_MODE_SIZE:
+        d->staged_mode_size = val;
+        break;
+    case COPRO_REG_DISP_PLANE_POS:
+        d->staged_plane_pos = val;
+        break;
+    case COPRO_REG_DISP_BACKGROUND:
+        d->staged_background = val;
         break;
     case COPRO_REG_CURSOR_CONTROL:
         if (val & ~COPRO_CURSOR_CTL_ENABLE) {
@@ -399,6 +524,7 @@ void copro_display_init(CoproState *s)
 
     d->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, copro_display_vsync, s);
     d->src_row = g_malloc(COPRO_DISP_MAX_DIM * 4);
+    d->plane_row = g_new(uint32_t, COPRO_DISP_MAX_DIM);
     /* the engines mark what they write (memory_region_set_dirty) */
     memory_region_set_log(&s->vram, true, DIRTY_MEMORY_VGA);
     d->con = graphic_console_init(DEVICE(s), 0, &copro_display_ops, s);
@@ -417,6 +543,7 @@ void copro_display_fini(CoproState *s)
         d->timer = NULL;
     }
     g_clear_pointer(&d->src_row, g_free);
+    g_clear_pointer(&d->plane_row, g_free);
 }
 
 /* Display off, every register at its reset value; the console goes black. */
@@ -430,6 +557,13 @@ void copro_display_reset(CoproState *s)
     d->control = 0;
     memset(&d->staged, 0, sizeof(d->staged));
     memset(&d->mode, 0, sizeof(d->mode));
+    d->staged_mode_size = 0;
+    d->staged_plane_pos = 0;
+    d->staged_background = 0;
+    d->mode_size = 0;
+    d->plane_pos = 0;
+    d->background = 0;
+    d->flip_async_req = 0;
     d->active = false;
     d->error = false;
     d->flip_req = 0;
@@ -465,6 +599,12 @@ void copro_display_info(CoproState *s, CoproInfo *info)
     CoproDisplayInfo *di = g_new0(CoproDisplayInfo, 1);
 
     di->enabled = d->control & COPRO_DISP_CTL_ENABLE;
+    di->primary = copro_display_primary_on(d);
+    di->mode_width = copro_display_mode_width(d);
+    di->mode_height = copro_display_mode_height(d);
+    di->plane_x = COPRO_DISP_POS_X(d->plane_pos);
+    di->plane_y = COPRO_DISP_POS_Y(d->plane_pos);
+    di->background = d->background;
     di->active = d->active;
     di->error = g_strdup(copro_display_error_name(d->error ? d->err_code
                                                            : 0));
@@ -498,8 +638,12 @@ void copro_display_hmp(Monitor *mon, CoproInfo *info)
         monitor_printf(mon, " (surface refused: %s)", d->error);
     }
     monitor_printf(mon, ", %u Hz\n", d->refresh);
-    monitor_printf(mon, "    scanout 0x%" PRIx64 " %ux%u pitch %u format %u"
-                   ", flip %s", d->scanout, d->width, d->height, d->pitch,
+    monitor_printf(mon, "    mode %ux%u, background 0x%06x\n",
+                   d->mode_width, d->mode_height, d->background);
+    monitor_printf(mon, "    primary %s at (%" PRId64 ", %" PRId64 "): "
+                   "scanout 0x%" PRIx64 " %ux%u pitch %u format %u"
+                   ", flip %s", d->primary ? "on" : "off", d->plane_x,
+                   d->plane_y, d->scanout, d->width, d->height, d->pitch,
                    d->format, d->flip_pending ? "pending to" : "idle");
     if (d->flip_pending) {
         monitor_printf(mon, " 0x%" PRIx64, d->pending_address);
@@ -529,11 +673,16 @@ static int copro_display_post_load(void *opaque, int version_id)
     CoproDisplay *d = &s->display;
     bool on = d->control & COPRO_DISP_CTL_ENABLE;
 
-    if ((d->control & ~COPRO_DISP_CTL_ENABLE) ||
+    if ((d->control & ~COPRO_DISP_CTL_MASK) ||
+        (!on && d->control) ||
         (d->cursor_control & ~COPRO_CURSOR_CTL_ENABLE) ||
         (d->active && d->error) ||
         (!on && (d->active || d->error || d->flip_pending)) ||
-        (d->active && copro_display_check(s, &d->mode)) ||
+        (d->active && copro_display_check_layout(d)) ||
+        (d->active && copro_display_primary_on(d) &&
+         copro_display_check(s, &d->mode)) ||
+        (d->flip_pending && !copro_display_primary_on(d)) ||
+        (d->background >> 24) ||
         !copro_cursor_addr_ok(s, d->cursor_addr) ||
         d->err_code > COPRO_DISP_ERR_CURSOR ||
         d->index >= s->refresh || d->epoch < 0 ||
@@ -580,6 +729,39 @@ static const VMStateDescription vmstate_copro_display_crc = {
         VMSTATE_UINT32(display.crc_control, CoproState),
         VMSTATE_UINT32(display.crc, CoproState),
         VMSTATE_UINT64(display.crc_vsync, CoproState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
+ * The layout of planes in the mode (mode size, primary position and off,
+ * background, an asynchronous flip's low half): only in streams of a
+ * guest that used it. The display's post_load checks it with the rest.
+ */
+static bool copro_display_layout_needed(void *opaque)
+{
+    CoproState *s = opaque;
+    CoproDisplay *d = &s->display;
+
+    return d->staged_mode_size || d->staged_plane_pos ||
+           d->staged_background || d->mode_size || d->plane_pos ||
+           d->background || d->flip_async_req ||
+           (d->control & COPRO_DISP_CTL_PRIMARY_OFF);
+}
+
+static const VMStateDescription vmstate_copro_display_layout = {
+    .name = "copro/display/layout",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = copro_display_layout_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(display.staged_mode_size, CoproState),
+        VMSTATE_UINT32(display.staged_plane_pos, CoproState),
+        VMSTATE_UINT32(display.staged_background, CoproState),
+        VMSTATE_UINT32(display.mode_size, CoproState),
+        VMSTATE_UINT32(display.plane_pos, CoproState),
+        VMSTATE_UINT32(display.background, CoproState),
+        VMSTATE_UINT64(display.flip_async_req, CoproState),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -634,6 +816,7 @@ const VMStateDescription vmstate_copro_display = {
     },
     .subsections = (const VMStateDescription * const []) {
         &vmstate_copro_display_crc,
+        &vmstate_copro_display_layout,
         NULL
     },
 };
