@@ -8,13 +8,9 @@
  * runs on QEMU's virtual clock at the "refresh" rate. A cursor plane
  * (64 x 64 ARGB8888 in VRAM) is blended over the scanout.
  *
- * The scanout is a QEMU graphic console. An XRGB8888 surface in VRAM
- * without a cursor is handed to the UI as it is (VRAM is the console
- * surface, as bochs-display does); anything else (R8, RGB565, a surface
- * in the aperture, the cursor) is converted into a private XRGB8888
- * surface. Only rows whose VRAM changed are redrawn (dirty logging on
- * VRAM; the engines mark what they write); aperture surfaces are read
- * through the GART with PCI DMA and redrawn whole.
+ * This file holds the registers, the mode, vsync and flips, the
+ * lifecycle and migration; what the console shows (and the frame CRC,
+ * which is computed from it) is copro-display-console.c.
  *
  * The programming model is docs/specs/copro.rst, "Display".
  *
@@ -22,7 +18,6 @@
  */
 
 #include "qemu/osdep.h"
-#include <zlib.h>
 #include "qemu/log.h"
 #include "qemu/host-utils.h"
 #include "qapi/error.h"
@@ -31,13 +26,8 @@
 #include "monitor/monitor.h"
 #include "system/dma.h"
 #include "ui/console.h"
-#include "ui/qemu-pixman.h"
 #include "copro.h"
 #include "trace.h"
-
-/* what the console shows when there is no valid geometry */
-#define COPRO_BLACK_WIDTH   640
-#define COPRO_BLACK_HEIGHT  480
 
 static int64_t copro_display_deadline(CoproState *s, uint64_t k)
 {
@@ -103,6 +93,42 @@ static uint32_t copro_display_check(CoproState *s, const CoproScanout *sc)
     return COPRO_DISP_ERR_NONE;
 }
 
+uint32_t copro_display_mode_width(const CoproDisplay *d)
+{
+    return d->mode_size ? COPRO_DISP_SIZE_W(d->mode_size) : d->mode.width;
+}
+
+uint32_t copro_display_mode_height(const CoproDisplay *d)
+{
+    return d->mode_size ? COPRO_DISP_SIZE_H(d->mode_size) : d->mode.height;
+}
+
+bool copro_display_primary_on(const CoproDisplay *d)
+{
+    return !(d->control & COPRO_DISP_CTL_PRIMARY_OFF);
+}
+
+/*
+ * The committed layout: a MODE_SIZE other than 0 must be a size, and with
+ * the primary plane off there must be one (there is no primary to take
+ * it from). The primary itself may lie partly or wholly outside the mode:
+ * it is clipped.
+ */
+static uint32_t copro_display_check_layout(const CoproDisplay *d)
+{
+    uint32_t w = COPRO_DISP_SIZE_W(d->mode_size);
+    uint32_t h = COPRO_DISP_SIZE_H(d->mode_size);
+
+    if (!d->mode_size) {
+        return copro_display_primary_on(d) ? COPRO_DISP_ERR_NONE
+                                           : COPRO_DISP_ERR_SIZE;
+    }
+    if (!w || !h || w > COPRO_DISP_MAX_DIM || h > COPRO_DISP_MAX_DIM) {
+        return COPRO_DISP_ERR_SIZE;
+    }
+    return COPRO_DISP_ERR_NONE;
+}
+
 static bool copro_cursor_addr_ok(CoproState *s, uint64_t addr)
 {
     return !(addr & 3) && s->vram_size >= COPRO_CURSOR_BYTES &&
@@ -131,7 +157,11 @@ static bool copro_display_apply(CoproState *s, const CoproScanout *sc,
                                 const char *what)
 {
     CoproDisplay *d = &s->display;
-    uint32_t err = copro_display_check(s, sc);
+    uint32_t err = copro_display_check_layout(d);
+
+    if (!err && copro_display_primary_on(d)) {
+        err = copro_display_check(s, sc);
+    }
 
     d->mode = *sc;
     d->active = err == COPRO_DISP_ERR_NONE;
@@ -144,8 +174,6 @@ static bool copro_display_apply(CoproState *s, const CoproScanout *sc,
                              sc->format);
     return true;
 }
-
-static uint32_t copro_display_frame_crc(CoproState *s);
 
 /*
  * Vertical sync: a pending flip takes effect, then VSYNC (and FLIP_DONE
@@ -222,11 +250,11 @@ static void copro_display_control(CoproState *s, uint32_t val)
 {
     CoproDisplay *d = &s->display;
 
-    if (val & ~COPRO_DISP_CTL_ENABLE) {
+    if (val & ~COPRO_DISP_CTL_MASK) {
         qemu_log_mask(LOG_GUEST_ERROR, "copro: display: reserved CONTROL "
-                      "bits 0x%x ignored\n", val & ~COPRO_DISP_CTL_ENABLE);
+                      "bits 0x%x ignored\n", val & ~COPRO_DISP_CTL_MASK);
     }
-    trace_copro_disp_control(val & COPRO_DISP_CTL_ENABLE);
+    trace_copro_disp_control(val & COPRO_DISP_CTL_MASK);
     if (!(val & COPRO_DISP_CTL_ENABLE)) {
         d->control = 0;
         d->active = false;
@@ -236,25 +264,58 @@ static void copro_display_control(CoproState *s, uint32_t val)
         return;
     }
     if (!(d->control & COPRO_DISP_CTL_ENABLE)) {
-        d->control = COPRO_DISP_CTL_ENABLE;
         copro_display_start(s);
+    }
+    d->control = val & COPRO_DISP_CTL_MASK;
+    d->mode_size = d->staged_mode_size;
+    d->plane_pos = d->staged_plane_pos;
+    d->background = d->staged_background & 0xffffff;
+    if (!copro_display_primary_on(d) && d->flip_pending) {
+        /* no primary plane to flip: the flip never completes */
+        d->flip_pending = false;
     }
     if (!copro_display_apply(s, &d->staged, "mode")) {
         copro_raise_irq(s, COPRO_INT_DEV_DISPLAY_ERROR);
     }
 }
 
+/*
+ * A 64-bit register written whole, or low half then high half: the high
+ * half makes the request. Returns true when @latch holds a request.
+ */
+static bool copro_display_latch64(uint64_t *latch, uint64_t val,
+                                  uint64_t mask)
+{
+    *latch = (*latch & ~mask) | (val & mask);
+    return mask >> 32;
+}
+
+/* Whether a flip can be taken now; logs why not. */
+static bool copro_display_flip_ok(CoproState *s, const char *reg,
+                                  uint64_t addr)
+{
+    CoproDisplay *d = &s->display;
+
+    if (!(d->control & COPRO_DISP_CTL_ENABLE)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: display: %s to 0x%" PRIx64
+                      " while the display is off, ignored\n", reg, addr);
+        return false;
+    }
+    if (!copro_display_primary_on(d)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "copro: display: %s to 0x%" PRIx64
+                      " while the primary plane is off, ignored\n", reg,
+                      addr);
+        return false;
+    }
+    return true;
+}
+
 static void copro_display_flip(CoproState *s, uint64_t val, uint64_t mask)
 {
     CoproDisplay *d = &s->display;
 
-    d->flip_req = (d->flip_req & ~mask) | (val & mask);
-    if (!(mask >> 32)) {
-        return;     /* the low half of a split write: wait for the high */
-    }
-    if (!(d->control & COPRO_DISP_CTL_ENABLE)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "copro: display: FLIP to 0x%" PRIx64
-                      " while the display is off, ignored\n", d->flip_req);
+    if (!copro_display_latch64(&d->flip_req, val, mask) ||
+        !copro_display_flip_ok(s, "FLIP", d->flip_req)) {
         return;
     }
     trace_copro_disp_flip(d->flip_req, d->flip_pending);
@@ -264,6 +325,40 @@ static void copro_display_flip(CoproState *s, uint64_t val, uint64_t mask)
     }
     d->flip_pending = true;
     d->flip_addr = d->flip_req;
+}
+
+/*
+ * An asynchronous (tearing) flip: the surface is checked and shown at
+ * once, not at the next vsync, and FLIP_DONE is raised at once. A flip
+ * pending for the next vsync is replaced by it.
+ */
+static void copro_display_flip_async(CoproState *s, uint64_t val,
+                                     uint64_t mask)
+{
+    CoproDisplay *d = &s->display;
+    CoproScanout sc = d->mode;
+
+    if (!copro_display_latch64(&d->flip_async_req, val, mask) ||
+        !copro_display_flip_ok(s, "FLIP_ASYNC", d->flip_async_req)) {
+        return;
+    }
+    trace_copro_disp_flip_async(d->flip_async_req, d->flip_pending);
+    copro_tl_device(s, COPRO_TL_FLIP, d->flip_async_req, d->flip_pending);
+    if (d->flip_pending) {
+        d->flip_pending = false;
+        d->flips_replaced++;
+    }
+    sc.addr = d->flip_async_req;
+    if (!copro_display_apply(s, &sc, "asynchronous flip")) {
+        copro_raise_irq(s, COPRO_INT_DEV_DISPLAY_ERROR);
+        return;
+    }
+    d->flips++;
+    d->flip_done_addr = sc.addr;
+    d->flip_done_vsync = d->vsync_count;
+    copro_tl_device(s, COPRO_TL_FLIP_DONE, d->flip_done_addr,
+                    d->flip_done_vsync);
+    copro_raise_irq(s, COPRO_INT_DEV_FLIP_DONE);
 }
 
 uint64_t copro_display_read(CoproState *s, hwaddr reg)
@@ -323,6 +418,12 @@ uint64_t copro_display_read(CoproState *s, hwaddr reg)
         return d->crc;
     case COPRO_REG_DISP_CRC_VSYNC:
         return d->crc_vsync;
+    case COPRO_REG_DISP_MODE_SIZE:
+        return d->staged_mode_size;
+    case COPRO_REG_DISP_PLANE_POS:
+        return d->staged_plane_pos;
+    case COPRO_REG_DISP_BACKGROUND:
+        return d->staged_background;
     default:
         return 0;
     }
@@ -356,6 +457,18 @@ void copro_display_write(CoproState *s, hwaddr reg, uint64_t val,
         break;
     case COPRO_REG_DISP_FLIP:
         copro_display_flip(s, val, mask);
+        break;
+    case COPRO_REG_DISP_FLIP_ASYNC:
+        copro_display_flip_async(s, val, mask);
+        break;
+    case COPRO_REG_DISP_MODE_SIZE:
+        d->staged_mode_size = val;
+        break;
+    case COPRO_REG_DISP_PLANE_POS:
+        d->staged_plane_pos = val;
+        break;
+    case COPRO_REG_DISP_BACKGROUND:
+        d->staged_background = val;
         break;
     case COPRO_REG_CURSOR_CONTROL:
         if (val & ~COPRO_CURSOR_CTL_ENABLE) {
@@ -401,369 +514,6 @@ void copro_display_write(CoproState *s, hwaddr reg, uint64_t val,
 }
 
 /*
- * The graphic console
- */
-
-static bool copro_cursor_on(CoproState *s)
-{
-    return s->display.cursor_control & COPRO_CURSOR_CTL_ENABLE;
-}
-
-/* What the console should show now. */
-static void copro_display_want(CoproState *s, CoproView *v)
-{
-    CoproDisplay *d = &s->display;
-    const CoproScanout *m = &d->mode;
-
-    memset(v, 0, sizeof(*v));
-    if (!d->active) {
-        v->kind = COPRO_VIEW_BLACK;
-        /* a refused flip keeps the committed size, if it is a size */
-        if (d->error && m->width && m->height &&
-            m->width <= COPRO_DISP_MAX_DIM &&
-            m->height <= COPRO_DISP_MAX_DIM) {
-            v->width = m->width;
-            v->height = m->height;
-        } else {
-            v->width = COPRO_BLACK_WIDTH;
-            v->height = COPRO_BLACK_HEIGHT;
-        }
-        return;
-    }
-    v->sc = *m;
-    v->width = m->width;
-    v->height = m->height;
-    if (m->format == COPRO_FMT_XRGB8888 && m->addr < s->vram_size &&
-        (uint64_t)m->pitch * m->height <= s->vram_size - m->addr &&
-        !copro_cursor_on(s)) {
-        v->kind = COPRO_VIEW_SHARED;
-    } else {
-        v->kind = COPRO_VIEW_CONVERTED;
-    }
-}
-
-static DisplaySurface *copro_display_surface(CoproState *s,
-                                             const CoproView *v)
-{
-    if (v->kind == COPRO_VIEW_SHARED) {
-        return qemu_create_displaysurface_from(v->width, v->height,
-                                               PIXMAN_LE_x8r8g8b8,
-                                               v->sc.pitch,
-                                               s->vram_ptr + v->sc.addr);
-    }
-    /* zero-filled: black */
-    return qemu_create_displaysurface(v->width, v->height);
-}
-
-/*
- * Reads @len bytes at aperture offset @off through the GART. A page that
- * does not translate, or whose DMA fails, reads as zero (black): the
- * display does not fault.
- */
-static void copro_display_read_aperture(CoproState *s, uint64_t off,
-                                        uint8_t *buf, uint32_t len)
-{
-    CoproDisplay *d = &s->display;
-
-    while (len) {
-        uint32_t n = MIN(len, COPRO_GPU_PAGE_SIZE -
-                              (off & (COPRO_GPU_PAGE_SIZE - 1)));
-        MemTxResult r = MEMTX_DECODE_ERROR;
-        uint64_t bus;
-
-        if (copro_gart_lookup(s, off, &bus) &&
-            !copro_dma_hits_self(s, bus, n)) {
-            r = pci_dma_read(PCI_DEVICE(s), bus, buf, n);
-        }
-        if (r != MEMTX_OK) {
-            memset(buf, 0, n);
-            if (!d->dma_warned) {
-                d->dma_warned = true;
-                qemu_log_mask(LOG_GUEST_ERROR, "copro: display: aperture "
-                              "offset 0x%" PRIx64 " unreadable (GART, DMA "
-                              "or own BAR): shown black\n", off);
-            }
-        }
-        buf += n;
-        off += n;
-        len -= n;
-    }
-}
-
-/* Row @y of the source in XRGB8888 (host order) into @dst. */
-static void copro_display_convert_row(CoproState *s, const CoproScanout *sc,
-                                      uint32_t y, uint32_t *dst)
-{
-    uint32_t bpp = copro_fmt_bpp(sc->format);
-    uint64_t at = sc->addr + (uint64_t)sc->pitch * y;
-    const uint8_t *src;
-
-    if (at < s->vram_size) {
-        src = s->vram_ptr + at;
-    } else {
-        copro_display_read_aperture(s, at - COPRO_APERTURE_BASE,
-                                    s->display.src_row, sc->width * bpp);
-        src = s->display.src_row;
-    }
-    for (uint32_t x = 0; x < sc->width; x++) {
-        uint32_t v, r, g, b;
-
-        switch (sc->format) {
-        case COPRO_FMT_R8:
-            v = src[x];
-            dst[x] = v << 16 | v << 8 | v;
-            break;
-        case COPRO_FMT_RGB565:
-            v = lduw_le_p(src + 2 * x);
-            r = v >> 11;
-            g = (v >> 5) & 0x3f;
-            b = v & 0x1f;
-            dst[x] = ((r << 3 | r >> 2) << 16) | ((g << 2 | g >> 4) << 8) |
-                     (b << 3 | b >> 2);
-            break;
-        default:
-            dst[x] = ldl_le_p(src + 4 * x) & 0xffffff;
-            break;
-        }
-    }
-}
-
-static uint32_t copro_blend(uint32_t c, uint32_t d, uint32_t a)
-{
-    return (c * a + d * (255 - a) + 127) / 255;
-}
-
-/* Blends the cursor's row over row @y of the converted surface. */
-static void copro_display_cursor_row(CoproState *s, uint32_t y,
-                                     uint32_t width, uint32_t *dst)
-{
-    CoproDisplay *d = &s->display;
-    int32_t cx = COPRO_CURSOR_POS_X(d->cursor_pos);
-    int32_t cy = COPRO_CURSOR_POS_Y(d->cursor_pos);
-    const uint8_t *img;
-
-    if ((int32_t)y < cy || (int32_t)y >= cy + COPRO_CURSOR_SIZE) {
-        return;
-    }
-    img = s->vram_ptr + d->cursor_addr + (y - cy) * COPRO_CURSOR_PITCH;
-    for (int32_t i = 0; i < COPRO_CURSOR_SIZE; i++) {
-        int32_t x = cx + i;
-        uint32_t c, a, p;
-
-        if (x < 0 || x >= (int32_t)width) {
-            continue;
-        }
-        c = ldl_le_p(img + 4 * i);
-        a = c >> 24;
-        if (!a) {
-            continue;
-        }
-        p = dst[x];
-        dst[x] = copro_blend((c >> 16) & 0xff, (p >> 16) & 0xff, a) << 16 |
-                 copro_blend((c >> 8) & 0xff, (p >> 8) & 0xff, a) << 8 |
-                 copro_blend(c & 0xff, p & 0xff, a);
-    }
-}
-
-/*
- * The CRC-32 of the frame the display shows, the cursor blended in, as
- * R, G, B bytes row by row: what QMP's screendump gives (black when off
- * or in error, at the size the console has then).
- */
-static uint32_t copro_display_frame_crc(CoproState *s)
-{
-    CoproView v;
-    g_autofree uint32_t *px = NULL;
-    g_autofree uint8_t *rgb = NULL;
-    uLong crc = crc32(0, Z_NULL, 0);
-
-    copro_display_want(s, &v);
-    px = g_new0(uint32_t, v.width);
-    rgb = g_new0(uint8_t, (size_t)v.width * 3);
-    for (uint32_t y = 0; y < v.height; y++) {
-        if (v.kind != COPRO_VIEW_BLACK) {
-            copro_display_convert_row(s, &v.sc, y, px);
-            if (copro_cursor_on(s)) {
-                copro_display_cursor_row(s, y, v.width, px);
-            }
-            for (uint32_t x = 0; x < v.width; x++) {
-                rgb[3 * x] = px[x] >> 16;
-                rgb[3 * x + 1] = px[x] >> 8;
-                rgb[3 * x + 2] = px[x];
-            }
-        }
-        crc = crc32(crc, rgb, v.width * 3);
-    }
-    return crc;
-}
-
-/* Marks the rows [y, y + n) clipped to [0, h) in @rows. */
-static void copro_mark_rows(bool *rows, uint32_t h, int32_t y, int32_t n)
-{
-    for (int32_t i = MAX(y, 0); i < y + n && i < (int32_t)h; i++) {
-        rows[i] = true;
-    }
-}
-
-/* Sends the runs of marked rows to the UI. */
-static void copro_display_flush_rows(CoproDisplay *d, const bool *rows,
-                                     uint32_t w, uint32_t h)
-{
-    int32_t start = -1;
-
-    for (uint32_t y = 0; y <= h; y++) {
-        bool dirty = y < h && rows[y];
-
-        if (dirty && start < 0) {
-            start = y;
-        } else if (!dirty && start >= 0) {
-            dpy_gfx_update(d->con, 0, start, w, y - start);
-            start = -1;
-        }
-    }
-}
-
-static void copro_display_update_shared(CoproState *s, bool full)
-{
-    CoproDisplay *d = &s->display;
-    const CoproScanout *sc = &d->view.sc;
-    g_autofree bool *rows = NULL;
-    g_autofree DirtyBitmapSnapshot *snap = NULL;
-
-    if (full) {
-        dpy_gfx_update_full(d->con);
-        return;
-    }
-    rows = g_new0(bool, sc->height);
-    snap = memory_region_snapshot_and_clear_dirty(
-        &s->vram, sc->addr, (uint64_t)sc->pitch * sc->height,
-        DIRTY_MEMORY_VGA);
-    for (uint32_t y = 0; y < sc->height; y++) {
-        rows[y] = memory_region_snapshot_get_dirty(
-            &s->vram, snap, sc->addr + (uint64_t)sc->pitch * y,
-            sc->width * 4);
-    }
-    copro_display_flush_rows(d, rows, sc->width, sc->height);
-}
-
-static void copro_display_update_converted(CoproState *s, bool full)
-{
-    CoproDisplay *d = &s->display;
-    const CoproScanout *sc = &d->view.sc;
-    DisplaySurface *ds = qemu_console_surface(d->con);
-    uint32_t bpp = copro_fmt_bpp(sc->format);
-    bool cursor = copro_cursor_on(s);
-    int32_t cx = COPRO_CURSOR_POS_X(d->cursor_pos);
-    int32_t cy = COPRO_CURSOR_POS_Y(d->cursor_pos);
-    g_autofree bool *rows = g_new0(bool, sc->height);
-    g_autofree DirtyBitmapSnapshot *snap = NULL;
-    uint64_t lo, hi;
-    bool moved;
-
-    if (full || sc->addr >= s->vram_size) {
-        /* no dirty tracking of guest RAM through the GART */
-        copro_mark_rows(rows, sc->height, 0, sc->height);
-    } else {
-        lo = sc->addr;
-        hi = sc->addr + (uint64_t)sc->pitch * (sc->height - 1) +
-             sc->width * bpp;
-        if (cursor) {
-            lo = MIN(lo, d->cursor_addr);
-            hi = MAX(hi, d->cursor_addr + COPRO_CURSOR_BYTES);
-        }
-        snap = memory_region_snapshot_and_clear_dirty(&s->vram, lo, hi - lo,
-                                                      DIRTY_MEMORY_VGA);
-        for (uint32_t y = 0; y < sc->height; y++) {
-            rows[y] = memory_region_snapshot_get_dirty(
-                &s->vram, snap, sc->addr + (uint64_t)sc->pitch * y,
-                sc->width * bpp);
-        }
-        if (cursor && memory_region_snapshot_get_dirty(
-                &s->vram, snap, d->cursor_addr, COPRO_CURSOR_BYTES)) {
-            copro_mark_rows(rows, sc->height, cy, COPRO_CURSOR_SIZE);
-        }
-    }
-    /* where the cursor was (erase) and where it is (draw) */
-    moved = !cursor || !d->cursor_drawn || cx != d->cursor_drawn_x ||
-            cy != d->cursor_drawn_y || d->cursor_addr != d->cursor_drawn_addr;
-    if (d->cursor_drawn && moved) {
-        copro_mark_rows(rows, sc->height, d->cursor_drawn_y,
-                        COPRO_CURSOR_SIZE);
-    }
-    if (cursor && moved) {
-        copro_mark_rows(rows, sc->height, cy, COPRO_CURSOR_SIZE);
-    }
-    for (uint32_t y = 0; y < sc->height; y++) {
-        uint32_t *dst;
-
-        if (!rows[y]) {
-            continue;
-        }
-        dst = (uint32_t *)((uint8_t *)surface_data(ds) +
-                           (size_t)surface_stride(ds) * y);
-        copro_display_convert_row(s, sc, y, dst);
-        if (cursor) {
-            copro_display_cursor_row(s, y, sc->width, dst);
-        }
-    }
-    d->cursor_drawn = cursor;
-    d->cursor_drawn_x = cx;
-    d->cursor_drawn_y = cy;
-    d->cursor_drawn_addr = d->cursor_addr;
-    copro_display_flush_rows(d, rows, sc->width, sc->height);
-}
-
-/*
- * GraphicHwOps.gfx_update: called by the UI's refresh timer and by
- * screendump, which then reads the console surface. The surface is
- * rebuilt when what the display shows changed (mode, scanout address,
- * format, cursor on or off), else only the rows that changed are redrawn.
- */
-static void copro_display_update(void *opaque)
-{
-    CoproState *s = opaque;
-    CoproDisplay *d = &s->display;
-    CoproView want;
-    bool full = false;
-
-    copro_display_want(s, &want);
-    /* both zero-filled, padding included, and copied whole */
-    if (memcmp(&want, &d->view, sizeof(want))) {
-        memcpy(&d->view, &want, sizeof(want));
-        d->cursor_drawn = false;
-        d->dma_warned = false;
-        dpy_gfx_replace_surface(d->con, copro_display_surface(s, &want));
-        trace_copro_disp_console((int)want.kind, want.width, want.height);
-        full = true;
-    }
-    switch (d->view.kind) {
-    case COPRO_VIEW_SHARED:
-        copro_display_update_shared(s, full);
-        break;
-    case COPRO_VIEW_CONVERTED:
-        copro_display_update_converted(s, full);
-        break;
-    default:
-        if (full) {
-            dpy_gfx_update_full(d->con);
-        }
-        break;
-    }
-}
-
-static void copro_display_invalidate(void *opaque)
-{
-    CoproState *s = opaque;
-
-    s->display.view.kind = COPRO_VIEW_NONE;
-}
-
-static const GraphicHwOps copro_display_ops = {
-    .invalidate = copro_display_invalidate,
-    .gfx_update = copro_display_update,
-};
-
-/*
  * Lifecycle
  */
 
@@ -774,6 +524,7 @@ void copro_display_init(CoproState *s)
 
     d->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, copro_display_vsync, s);
     d->src_row = g_malloc(COPRO_DISP_MAX_DIM * 4);
+    d->plane_row = g_new(uint32_t, COPRO_DISP_MAX_DIM);
     /* the engines mark what they write (memory_region_set_dirty) */
     memory_region_set_log(&s->vram, true, DIRTY_MEMORY_VGA);
     d->con = graphic_console_init(DEVICE(s), 0, &copro_display_ops, s);
@@ -792,6 +543,7 @@ void copro_display_fini(CoproState *s)
         d->timer = NULL;
     }
     g_clear_pointer(&d->src_row, g_free);
+    g_clear_pointer(&d->plane_row, g_free);
 }
 
 /* Display off, every register at its reset value; the console goes black. */
@@ -805,6 +557,13 @@ void copro_display_reset(CoproState *s)
     d->control = 0;
     memset(&d->staged, 0, sizeof(d->staged));
     memset(&d->mode, 0, sizeof(d->mode));
+    d->staged_mode_size = 0;
+    d->staged_plane_pos = 0;
+    d->staged_background = 0;
+    d->mode_size = 0;
+    d->plane_pos = 0;
+    d->background = 0;
+    d->flip_async_req = 0;
     d->active = false;
     d->error = false;
     d->flip_req = 0;
@@ -840,6 +599,12 @@ void copro_display_info(CoproState *s, CoproInfo *info)
     CoproDisplayInfo *di = g_new0(CoproDisplayInfo, 1);
 
     di->enabled = d->control & COPRO_DISP_CTL_ENABLE;
+    di->primary = copro_display_primary_on(d);
+    di->mode_width = copro_display_mode_width(d);
+    di->mode_height = copro_display_mode_height(d);
+    di->plane_x = COPRO_DISP_POS_X(d->plane_pos);
+    di->plane_y = COPRO_DISP_POS_Y(d->plane_pos);
+    di->background = d->background;
     di->active = d->active;
     di->error = g_strdup(copro_display_error_name(d->error ? d->err_code
                                                            : 0));
@@ -873,8 +638,12 @@ void copro_display_hmp(Monitor *mon, CoproInfo *info)
         monitor_printf(mon, " (surface refused: %s)", d->error);
     }
     monitor_printf(mon, ", %u Hz\n", d->refresh);
-    monitor_printf(mon, "    scanout 0x%" PRIx64 " %ux%u pitch %u format %u"
-                   ", flip %s", d->scanout, d->width, d->height, d->pitch,
+    monitor_printf(mon, "    mode %ux%u, background 0x%06x\n",
+                   d->mode_width, d->mode_height, d->background);
+    monitor_printf(mon, "    primary %s at (%" PRId64 ", %" PRId64 "): "
+                   "scanout 0x%" PRIx64 " %ux%u pitch %u format %u"
+                   ", flip %s", d->primary ? "on" : "off", d->plane_x,
+                   d->plane_y, d->scanout, d->width, d->height, d->pitch,
                    d->format, d->flip_pending ? "pending to" : "idle");
     if (d->flip_pending) {
         monitor_printf(mon, " 0x%" PRIx64, d->pending_address);
@@ -904,11 +673,16 @@ static int copro_display_post_load(void *opaque, int version_id)
     CoproDisplay *d = &s->display;
     bool on = d->control & COPRO_DISP_CTL_ENABLE;
 
-    if ((d->control & ~COPRO_DISP_CTL_ENABLE) ||
+    if ((d->control & ~COPRO_DISP_CTL_MASK) ||
+        (!on && d->control) ||
         (d->cursor_control & ~COPRO_CURSOR_CTL_ENABLE) ||
         (d->active && d->error) ||
         (!on && (d->active || d->error || d->flip_pending)) ||
-        (d->active && copro_display_check(s, &d->mode)) ||
+        (d->active && copro_display_check_layout(d)) ||
+        (d->active && copro_display_primary_on(d) &&
+         copro_display_check(s, &d->mode)) ||
+        (d->flip_pending && !copro_display_primary_on(d)) ||
+        (d->background >> 24) ||
         !copro_cursor_addr_ok(s, d->cursor_addr) ||
         d->err_code > COPRO_DISP_ERR_CURSOR ||
         d->index >= s->refresh || d->epoch < 0 ||
@@ -955,6 +729,39 @@ static const VMStateDescription vmstate_copro_display_crc = {
         VMSTATE_UINT32(display.crc_control, CoproState),
         VMSTATE_UINT32(display.crc, CoproState),
         VMSTATE_UINT64(display.crc_vsync, CoproState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
+ * The layout of planes in the mode (mode size, primary position and off,
+ * background, an asynchronous flip's low half): only in streams of a
+ * guest that used it. The display's post_load checks it with the rest.
+ */
+static bool copro_display_layout_needed(void *opaque)
+{
+    CoproState *s = opaque;
+    CoproDisplay *d = &s->display;
+
+    return d->staged_mode_size || d->staged_plane_pos ||
+           d->staged_background || d->mode_size || d->plane_pos ||
+           d->background || d->flip_async_req ||
+           (d->control & COPRO_DISP_CTL_PRIMARY_OFF);
+}
+
+static const VMStateDescription vmstate_copro_display_layout = {
+    .name = "copro/display/layout",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = copro_display_layout_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(display.staged_mode_size, CoproState),
+        VMSTATE_UINT32(display.staged_plane_pos, CoproState),
+        VMSTATE_UINT32(display.staged_background, CoproState),
+        VMSTATE_UINT32(display.mode_size, CoproState),
+        VMSTATE_UINT32(display.plane_pos, CoproState),
+        VMSTATE_UINT32(display.background, CoproState),
+        VMSTATE_UINT64(display.flip_async_req, CoproState),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -1009,6 +816,7 @@ const VMStateDescription vmstate_copro_display = {
     },
     .subsections = (const VMStateDescription * const []) {
         &vmstate_copro_display_crc,
+        &vmstate_copro_display_layout,
         NULL
     },
 };

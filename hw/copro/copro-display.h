@@ -11,6 +11,10 @@
 
 struct CoproState;
 
+/* what the console shows when there is no valid geometry */
+#define COPRO_BLACK_WIDTH   640
+#define COPRO_BLACK_HEIGHT  480
+
 /* A surface as the display shows it: the checked, applied geometry. */
 typedef struct CoproScanout {
     uint64_t addr;
@@ -30,25 +34,36 @@ typedef enum CoproViewKind {
 
 typedef struct CoproView {
     CoproViewKind kind;
-    CoproScanout sc;        /* SHARED, CONVERTED: the source */
-    uint32_t width;         /* the console surface */
+    CoproScanout sc;        /* SHARED, CONVERTED: the primary plane */
+    uint32_t width;         /* the console surface: the mode's size */
     uint32_t height;
+    bool primary;           /* CONVERTED: the primary plane is on */
+    int32_t plane_x;        /* CONVERTED: where it sits in the mode */
+    int32_t plane_y;
+    uint32_t background;    /* CONVERTED: XRGB8888 where nothing covers */
 } CoproView;
 
 typedef struct CoproDisplay {
     /* staged mode registers; CONTROL.ENABLE commits them */
     uint32_t control;
     CoproScanout staged;
+    uint32_t staged_mode_size;      /* MODE_SIZE */
+    uint32_t staged_plane_pos;      /* PLANE_POS */
+    uint32_t staged_background;     /* BACKGROUND */
 
     /*
      * Applied state: the committed geometry with the address last applied
      * (by a commit or a flip). It has passed the surface check while
      * active; after a refusal it holds the refused surface.
      */
-    bool active;            /* STATUS.ACTIVE: showing mode */
+    bool active;            /* STATUS.ACTIVE: scanning out */
     bool error;             /* STATUS.ERROR: black, surface refused */
-    CoproScanout mode;
+    CoproScanout mode;      /* the primary plane */
+    uint32_t mode_size;     /* committed MODE_SIZE (0: the primary's) */
+    uint32_t plane_pos;     /* committed PLANE_POS */
+    uint32_t background;    /* committed BACKGROUND */
     uint64_t flip_req;      /* FLIP as written so far (low half) */
+    uint64_t flip_async_req; /* FLIP_ASYNC as written so far */
     bool flip_pending;
     uint64_t flip_addr;
 
@@ -92,6 +107,7 @@ typedef struct CoproDisplay {
     uint64_t cursor_drawn_addr;
     bool dma_warned;        /* aperture read failure logged for view */
     uint8_t *src_row;       /* one source row read through the GART */
+    uint32_t *plane_row;    /* one primary row before it is clipped */
 } CoproDisplay;
 
 void copro_display_init(struct CoproState *s);
@@ -105,5 +121,15 @@ struct CoproInfo;
 void copro_display_info(struct CoproState *s, struct CoproInfo *info);
 void copro_display_hmp(Monitor *mon, struct CoproInfo *d);
 extern const VMStateDescription vmstate_copro_display;
+
+/* The mode's size: MODE_SIZE as committed, else the primary's. */
+uint32_t copro_display_mode_width(const CoproDisplay *d);
+uint32_t copro_display_mode_height(const CoproDisplay *d);
+bool copro_display_primary_on(const CoproDisplay *d);
+
+/* copro-display-console.c: what the console shows */
+bool copro_cursor_on(struct CoproState *s);
+uint32_t copro_display_frame_crc(struct CoproState *s);
+extern const struct GraphicHwOps copro_display_ops;
 
 #endif /* HW_COPRO_DISPLAY_H */

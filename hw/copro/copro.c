@@ -185,6 +185,10 @@ static const CoproRegInfo copro_global_regs[] = {
     { COPRO_REG_DISP_CRC_CONTROL, 4, REG_RW, "DISP_CRC_CONTROL" },
     { COPRO_REG_DISP_CRC,       8, REG_RO,  "DISP_CRC" },
     { COPRO_REG_DISP_CRC_VSYNC, 8, REG_RO,  "DISP_CRC_VSYNC" },
+    { COPRO_REG_DISP_MODE_SIZE, 4, REG_RW,  "DISP_MODE_SIZE" },
+    { COPRO_REG_DISP_PLANE_POS, 4, REG_RW,  "DISP_PLANE_POS" },
+    { COPRO_REG_DISP_BACKGROUND, 4, REG_RW, "DISP_BACKGROUND" },
+    { COPRO_REG_DISP_FLIP_ASYNC, 8, REG_WO, "DISP_FLIP_ASYNC" },
     { COPRO_REG_MARK_ARG0,      8, REG_RW,  "MARK_ARG0" },
     { COPRO_REG_MARK_ARG1,      8, REG_RW,  "MARK_ARG1" },
     { COPRO_REG_MARK,           8, REG_WO,  "MARK" },
@@ -401,7 +405,7 @@ static uint64_t copro_global_read(CoproState *s, hwaddr reg)
         return s->int_mask;
     case COPRO_REG_INT_TEST_DATA:
         return s->int_test_data;
-    case COPRO_REG_DISP_CONTROL ... COPRO_REG_DISP_CRC_VSYNC:
+    case COPRO_REG_DISP_CONTROL ... COPRO_REG_DISP_FLIP_ASYNC:
         return copro_display_read(s, reg);
     case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:
         return copro_tl_mark_read(s, reg);
@@ -441,7 +445,7 @@ static void copro_global_write(CoproState *s, hwaddr reg, uint64_t val,
     case COPRO_REG_GART_BASE ... COPRO_REG_VM_INVAL:
         copro_mmu_write(s, reg, val, mask);
         break;
-    case COPRO_REG_DISP_CONTROL ... COPRO_REG_DISP_CRC_VSYNC:
+    case COPRO_REG_DISP_CONTROL ... COPRO_REG_DISP_FLIP_ASYNC:
         copro_display_write(s, reg, val, mask);
         break;
     case COPRO_REG_MARK_ARG0 ... COPRO_REG_MARK:

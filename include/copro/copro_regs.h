@@ -394,10 +394,37 @@
                                                DISP_CRC_VSYNC */
 #define COPRO_REG_DISP_CRC_VSYNC    0x03a0  /* 64: RO, VSYNC_COUNT of that
                                                frame; 0: none yet */
+/*
+ * Planes inside the mode (docs/specs/copro.rst, "Mode size, plane position
+ * and background"): the CRTC's active size, where the primary plane sits
+ * in it, and the colour shown where no plane covers a pixel. Staged, like
+ * the mode registers; CONTROL.PRIMARY_OFF turns the primary plane off.
+ */
+#define COPRO_REG_DISP_MODE_SIZE    0x03a8  /* 32: RW, staged COPRO_DISP_SIZE();
+                                               0: the primary's size */
+#define COPRO_REG_DISP_PLANE_POS    0x03ac  /* 32: RW, staged COPRO_DISP_POS()
+                                               of the primary's top-left */
+#define COPRO_REG_DISP_BACKGROUND   0x03b0  /* 32: RW, staged XRGB8888 */
+#define COPRO_REG_DISP_FLIP_ASYNC   0x03b8  /* 64: write: flip at once
+                                               (tearing); reads 0 */
 
 /* COPRO_REG_DISP_CONTROL */
 #define COPRO_DISP_CTL_ENABLE       (1u << 0)   /* scan out; a write with
                                                    it set commits the mode */
+#define COPRO_DISP_CTL_PRIMARY_OFF  (1u << 1)   /* with ENABLE: no primary
+                                                   plane, the background */
+#define COPRO_DISP_CTL_MASK         (COPRO_DISP_CTL_ENABLE | \
+                                     COPRO_DISP_CTL_PRIMARY_OFF)
+
+/* COPRO_REG_DISP_MODE_SIZE: width in bits 0-15, height in bits 16-31 */
+#define COPRO_DISP_SIZE(w, h)       (((uint32_t)(w) & 0xffffu) | \
+                                     ((uint32_t)(h) & 0xffffu) << 16)
+#define COPRO_DISP_SIZE_W(v)        ((v) & 0xffffu)
+#define COPRO_DISP_SIZE_H(v)        ((v) >> 16)
+/* COPRO_REG_DISP_PLANE_POS: signed 16-bit x and y, as CURSOR_POS */
+#define COPRO_DISP_POS(x, y)        COPRO_CURSOR_POS(x, y)
+#define COPRO_DISP_POS_X(v)         COPRO_CURSOR_POS_X(v)
+#define COPRO_DISP_POS_Y(v)         COPRO_CURSOR_POS_Y(v)
 
 /*
  * COPRO_REG_DISP_CRC_CONTROL: with ENABLE, every vsync latches the CRC-32
