@@ -202,32 +202,10 @@ static inline uint32_t shot_crc(Copro *c)
     return crc;
 }
 
+/* Migrate @src (q35, default device) into @dst, which runs on. */
 static inline void disp_migrate(Copro *src, Copro *dst)
 {
-    g_autofree char *file = g_strdup_printf("%s/copro-disp-mig-%d.bin",
-                                            g_get_tmp_dir(), getpid());
-    g_autofree char *uri = g_strdup_printf("file:%s", file);
-    int64_t t_mig = copro_time(src);
-
-    qtest_qmp_assert_success(src->qts, "{ 'execute': 'migrate', "
-                             "'arguments': { 'uri': %s } }", uri);
-    g_assert_true(copro_migration_wait(src->qts));
-    memset(dst, 0, sizeof(*dst));
-    dst->qs = qtest_pc_boot("-M q35 -nodefaults -device copro,addr=%d.0 "
-                            "-incoming defer", COPRO_SLOT);
-    dst->qts = dst->qs->qts;
-    dst->dev = qpci_device_find(dst->qs->pcibus, QPCI_DEVFN(COPRO_SLOT, 0));
-    g_assert_nonnull(dst->dev);
-    qtest_qmp_assert_success(dst->qts, "{ 'execute': 'migrate-incoming', "
-                             "'arguments': { 'uri': %s } }", uri);
-    g_assert_true(copro_migration_wait(dst->qts));
-    dst->mmio = src->mmio;
-    dst->vram = src->vram;
-    copro_shutdown(src);
-    unlink(file);
-    /* the qtest clock is the test's: continue it from the source's */
-    qtest_clock_set(dst->qts, t_mig);
-    qtest_qmp_assert_success(dst->qts, "{ 'execute': 'cont' }");
+    copro_migrate_to(src, dst, "-M q35", "");
 }
 
 typedef struct Stream {
