@@ -812,8 +812,13 @@ int kapi_set_budget(struct kproc *p, uint64_t bytes)
         return DDI_EINVAL;
     }
     /* 0: no limit of its own, as at creation (residency's 0 would be
-     * a budget of nothing: every MakeResident a trim) */
-    vidmm_res_set_budget(&gp->rp, bytes ? bytes : p->k->gpuva.res.capacity);
+     * a budget of nothing: every MakeResident a trim); never beyond what
+     * its quota lets it reference (issue 26 item 11: the budget was the
+     * process's own, the whole VRAM by default) */
+    if (!bytes || bytes > kgpuva_budget_max(p->k, p)) {
+        bytes = kgpuva_budget_max(p->k, p);
+    }
+    vidmm_res_set_budget(&gp->rp, bytes);
     return DDI_OK;
 }
 

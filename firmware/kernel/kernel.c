@@ -448,7 +448,12 @@ void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name)
 
     if (*shared_name && slot < KERNEL_MAX_SHARED &&
         k->shared[slot].obj == obj) {
+        /* the name names nothing from now on: its grants go with it,
+         * and its creator gets the slot and the grants back */
+        kiso_name_gone(k, *shared_name);
+        kquota_uncharge(k, k->shared[slot].charged, KQ_SHARED, 1);
         k->shared[slot].obj = NULL;
+        k->shared[slot].charged = NULL;
     }
     *shared_name = 0;
 }

@@ -163,6 +163,8 @@ static int batch_add(struct kgpuva *g, const struct ddi_paging_op *ops,
 
 static void alloc_free_backing(struct kgpuva *g, struct kgpuva_alloc *ga)
 {
+    /* the record is free for anybody from here on */
+    kquota_uncharge(g->k, ga->charged, KQ_GPUVA_ALLOCS, 1);
     vidmm_segment_free(&g->aper, ga->aper);
     for (uint32_t i = 0; i < ga->npages; i++) {
         uint64_t pg = ga->first_page + (uint64_t)i * PAGE;
@@ -199,6 +201,9 @@ bool kgpuva_paging_done(struct kernel *k, uint64_t cookie)
      * tells the scheduler) */
     return true;
 }
+
+static void vram_uncharge_unreferenced(struct kernel *k);
+static int admit(void *ctx, struct vidmm_res_process *rp, uint64_t bytes);
 
 /* ---- the pager (vidmm_res_pager) ---- */
 
@@ -311,6 +316,7 @@ const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg)
     struct kgpuva *g = &k->gpuva;
     const struct vidmm_res_pager pager = {
         .page_in = page_in, .page_out = page_out, .in_use = in_use,
+        .admit = admit,
         .ctx = g,
     };
 
@@ -387,6 +393,14 @@ static void trim_thunk(void *ctx, struct vidmm_res_process *rp,
     }
 }
 
+uint64_t kgpuva_budget_max(const struct kernel *k, const struct kproc *p)
+{
+    uint64_t limit = p->quota.limit[KQ_GPUVA_VRAM];
+
+    return limit && limit < k->gpuva.res.capacity ? limit
+                                                  : k->gpuva.res.capacity;
+}
+
 static int proc_start(struct kernel *k, struct kproc *p)
 {
     struct kgpuva *g = &k->gpuva;
@@ -423,9 +437,10 @@ static int proc_start(struct kernel *k, struct kproc *p)
                               KGPUVA_MAX_ALLOCS + 1);
     }
     if (st == DDI_OK) {
-        /* budget 0: the whole capacity until the application sets one */
-        st = vidmm_res_process_add(&g->res, &gp->rp, p->id, 0, trim_thunk,
-                                   gp);
+        /* its budget: what its quota lets it reference (kquota.h), until
+         * it asks for less */
+        st = vidmm_res_process_add(&g->res, &gp->rp, p->id,
+                                   kgpuva_budget_max(k, p), trim_thunk, gp);
     }
     if (st != DDI_OK) {
         return st;
@@ -488,6 +503,7 @@ void kgpuva_device_destroy(struct kernel *k, unsigned di)
     if (kgpuva_device_on(k, di)) {
         vidmm_res_device_remove(&k->gpuva.res, &k->gpuva.dev[di].rd);
         k->gpuva.dev[di].on = false;
+        vram_uncharge_unreferenced(k);  /* its references are gone */
     }
 }
 
@@ -546,11 +562,20 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
     if (slots_free(g) < KGPUVA_SLOTS_FREE) {
         return DDI_EBUSY;       /* paging buffers in flight: retry */
     }
+    /* a record of the kernel-wide table (smaller than the allocation
+     * table): within p's quota, never another process's guarantee
+     * (issue 26 item 10) */
+    st = kquota_charge(k, p, KQ_GPUVA_ALLOCS, 1);
+    if (st != DDI_OK) {
+        return st;
+    }
     *ga = (struct kgpuva_alloc){
-        .proc = gp, .handle = h, .bytes = bytes,
+        .proc = gp, .charged = p, .handle = h, .bytes = bytes,
         .npages = (uint32_t)(bytes / PAGE),
     };
     if (!page_pool_get_contiguous(g->cfg.pool, ga->npages, &first)) {
+        *ga = (struct kgpuva_alloc){ 0 };
+        kquota_uncharge(k, p, KQ_GPUVA_ALLOCS, 1);
         return DDI_ENOMEM;
     }
     ga->first_page = first;
@@ -624,6 +649,7 @@ no_aper:
         page_pool_put(g->cfg.pool, &pg, 1);
     }
     *ga = (struct kgpuva_alloc){ 0 };
+    kquota_uncharge(k, p, KQ_GPUVA_ALLOCS, 1);
     return st;
 }
 
@@ -638,6 +664,7 @@ void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
     }
     /* off every list, paged out (its entries invalid) if resident */
     vidmm_res_alloc_remove(&g->res, &ga->proc->rp, ga->handle);
+    vram_uncharge_unreferenced(k);
     vidmm_gpuva_free(&ga->proc->space, ga->va);
     /* The aperture range and backing pages go back once the GPU is past
      * the page-out that read them: an UNMAP after it in the batch, and
@@ -674,20 +701,105 @@ void kgpuva_bulk(struct kernel *k, bool on)
 
 /* ---- residency ---- */
 
+/* The references all devices of its process hold on ga (0: none, or it
+ * is being destroyed). */
+static uint32_t alloc_refs(struct kgpuva *g, const struct kgpuva_alloc *ga)
+{
+    struct vidmm_res_alloc *ra =
+        ga->used && !ga->dying
+            ? vidmm_res_alloc_find(&g->res, &ga->proc->rp, ga->handle)
+            : NULL;
+
+    return ra ? ra->refs : 0;
+}
+
+/* Referenced GPU-VA VRAM is charged to the allocation's creator
+ * (kgpuva.h): what lost its last reference (an Evict, its device or
+ * itself destroyed) is given back. */
+/* vidmm_res_pager.admit: residency never takes a referenced allocation
+ * from anyone, so what a process references is charged to it first
+ * (issue 26 item 11: a process referenced all of the GPU-VA VRAM and
+ * another's first MakeResident got DDI_ENOMEM). */
+static int admit(void *ctx, struct vidmm_res_process *rp, uint64_t bytes)
+{
+    struct kgpuva *g = ctx;
+    int st;
+
+    for (unsigned i = 0; i < KGPUVA_MAX_PROCS; i++) {
+        struct kgpuva_proc *gp = &g->proc[i];
+
+        if (gp->on && &gp->rp == rp) {
+            st = bytes ? kquota_charge(g->k, gp->kp, KQ_GPUVA_VRAM, bytes)
+                       : DDI_OK;
+            if (st == DDI_OK) {
+                g->admitted += bytes;
+            }
+            return st;
+        }
+    }
+    return DDI_EINVAL;
+}
+
+static void vram_uncharge_unreferenced(struct kernel *k)
+{
+    struct kgpuva *g = &k->gpuva;
+
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
+        struct kgpuva_alloc *ga = &g->alloc[i];
+
+        if (ga->used && ga->vram_charged && !alloc_refs(g, ga)) {
+            ga->vram_charged = false;
+            kquota_uncharge(k, ga->charged, KQ_GPUVA_VRAM, ga->bytes);
+        }
+    }
+}
+
 int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
                          unsigned n, uint64_t *paging_fence)
 {
     struct kgpuva *g = &k->gpuva;
+    struct kproc *p;
+    struct kgpuva_proc *gp;
+    uint64_t now = 0;
     int st;
 
     if (!kgpuva_device_on(k, di)) {
         return DDI_EINVAL;
     }
+    if (g->res.in_trim) {
+        return DDI_EBUSY;       /* a trim callback may only evict */
+    }
     if (slots_free(g) < KGPUVA_SLOTS_FREE) {
         return DDI_EBUSY;       /* paging buffers in flight: retry */
     }
+    p = k->devices[di].proc;
+    gp = kgpuva_proc_of(k, p);
+    if (!gp) {
+        return DDI_EINVAL;
+    }
+    g->admitted = 0;            /* admit() charges p */
     st = vidmm_res_make_resident(&g->res, &g->dev[di].rd, h, n,
                                  paging_fence);
+    if (st == DDI_OK) {
+        for (unsigned i = 0; i < n; i++) {
+            struct vidmm_res_alloc *ra =
+                vidmm_res_alloc_find(&g->res, &gp->rp, h[i]);
+            struct kgpuva_alloc *ga = ra ? ra->mm : NULL;
+
+            if (ga && !ga->vram_charged) {
+                ga->vram_charged = true;
+                now += ga->bytes;
+            }
+        }
+    }
+    /* now: what the call charged in the end, what admit() charged unless
+     * the call failed after it (then nothing) */
+    if (now > g->admitted) {
+        kquota_recharge(p, KQ_GPUVA_VRAM, now - g->admitted);
+    } else if (g->admitted > now) {
+        kquota_uncharge(k, p, KQ_GPUVA_VRAM, g->admitted - now);
+    }
+    g->admitted = 0;
     if (st == DDI_ENOMEM) {
         g->stats.enomem++;
     }
@@ -699,11 +811,15 @@ int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
 int kgpuva_evict(struct kernel *k, unsigned di, const uint32_t *h,
                  unsigned n, uint64_t *bytes_to_trim)
 {
+    int st;
+
     if (!kgpuva_device_on(k, di)) {
         return DDI_EINVAL;
     }
-    return vidmm_res_evict(&k->gpuva.res, &k->gpuva.dev[di].rd, h, n,
-                           bytes_to_trim);
+    st = vidmm_res_evict(&k->gpuva.res, &k->gpuva.dev[di].rd, h, n,
+                         bytes_to_trim);
+    vram_uncharge_unreferenced(k);
+    return st;
 }
 
 int kgpuva_lock(struct kernel *k, struct kgpuva_alloc *ga,

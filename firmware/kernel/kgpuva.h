@@ -115,6 +115,10 @@ struct kgpuva_dev {
 struct kgpuva_alloc {
     bool used;
     struct kgpuva_proc *proc;
+    struct kproc *charged;          /* its creator: charged for the
+                                       record (KQ_GPUVA_ALLOCS) and, while
+                                       referenced, its VRAM */
+    bool vram_charged;              /* bytes charged as KQ_GPUVA_VRAM */
     uint32_t handle;                /* the kernel's allocation handle */
     uint64_t va;
     uint64_t bytes;                 /* page-rounded */
@@ -160,6 +164,8 @@ struct kgpuva {
     struct kgpuva_paging paging[KGPUVA_MAX_PAGING];
     struct kgpuva_paging *batch;    /* being filled, NULL if none */
     bool bulk;                      /* destructions batch until bulk off */
+    uint64_t admitted;              /* charged by residency's admit
+                                       during the current MakeResident */
     uint64_t fence_issued;          /* last paging fence value handed out */
     volatile uint64_t fence_done;   /* last retired: what contexts wait on */
     struct kgpuva_stats stats;
@@ -189,6 +195,11 @@ void kgpuva_proc_exit(struct kernel *k, struct kproc *p);
 int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di);
 void kgpuva_device_destroy(struct kernel *k, unsigned di);
 bool kgpuva_device_on(const struct kernel *k, unsigned di);
+
+/* The largest budget p may have: what its quota lets it reference
+ * (KQ_GPUVA_VRAM's limit). The budget is the OS's to give, as WDDM's
+ * is: a process lowers its own, never raises it beyond this. */
+uint64_t kgpuva_budget_max(const struct kernel *k, const struct kproc *p);
 
 /* A view of bytes (whole pages) of VRAM at vram that something else
  * placed and keeps there (kernel/kvamap.h) in p's space: *va, its
@@ -226,7 +237,12 @@ void kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga);
 int kgpuva_lock(struct kernel *k, struct kgpuva_alloc *ga,
                 volatile void **cpu);
 
-/* [D3DKMTMakeResident] / [D3DKMTEvict] on device slot di. */
+/* [D3DKMTMakeResident] / [D3DKMTEvict] on device slot di. The VRAM of
+ * a referenced allocation is never taken back by residency: it is
+ * charged to the allocation's creator (KQ_GPUVA_VRAM) from the
+ * MakeResident that takes its first reference (refused with
+ * DDI_EQUOTA / DDI_ENOMEM before anything moves) until the Evict,
+ * device destruction or destruction that drops its last. */
 int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
                          unsigned n, uint64_t *paging_fence);
 int kgpuva_evict(struct kernel *k, unsigned di, const uint32_t *h,

@@ -16,6 +16,10 @@ static const char *const kind_names[KQ_COUNT] = {
     [KQ_GPU_SYNCS] = "GPU signals and waits", [KQ_PRESENTS] = "presents",
     [KQ_KVRAM] = "kernel VRAM", [KQ_BACKING] = "backing store",
     [KQ_PINNED] = "pinned VRAM", [KQ_VIEWS] = "GPU-VA views",
+    [KQ_VSYNC_WAITS] = "vsync waits", [KQ_SHARED] = "shared names",
+    [KQ_GRANTS] = "grants", [KQ_SCENE_PBS] = "parameter buffers",
+    [KQ_GPUVA_ALLOCS] = "GPU-VA allocations",
+    [KQ_GPUVA_VRAM] = "GPU-VA VRAM referenced",
 };
 
 const char *kquota_kind_name(enum kquota_kind kind)
@@ -53,6 +57,10 @@ static uint64_t pool(const struct kernel *k, enum kquota_kind kind)
         /* vidmm's page pool, or GPU-VA mode's (started after init) */
         return pp ? (uint64_t)pp->pages * VIDMM_PAGE_SIZE : 0;
     }
+    if (kind == KQ_GPUVA_VRAM) {
+        /* what residency pages into (GPU-VA mode, started after init) */
+        return k->gpuva.on ? k->gpuva.res.capacity : 0;
+    }
     return k->quota_pool[kind];
 }
 
@@ -78,6 +86,12 @@ void kquota_init(struct kernel *k)
      * buffers of VRAM */
     q[KQ_PINNED] = kernel_app_vram_bytes(k) / 2;
     q[KQ_VIEWS] = KVAMAP_MAX;
+    q[KQ_VSYNC_WAITS] = KDISPLAY_VSYNC_WAITS;
+    q[KQ_SHARED] = KERNEL_MAX_SHARED;
+    q[KQ_GRANTS] = KISOLATE_GRANTS;
+    q[KQ_SCENE_PBS] = KSCENE_MAX_PB;
+    q[KQ_GPUVA_ALLOCS] = KGPUVA_MAX_ALLOCS;
+    q[KQ_GPUVA_VRAM] = 0;               /* pool() */
 }
 
 /* What the live processes other than p use and keep for themselves of
@@ -150,6 +164,13 @@ int kquota_charge(struct kernel *k, struct kproc *p, enum kquota_kind kind,
     }
     p->quota.used[kind] += n;
     return DDI_OK;
+}
+
+void kquota_recharge(struct kproc *p, enum kquota_kind kind, uint64_t n)
+{
+    if (p) {
+        p->quota.used[kind] += n;
+    }
 }
 
 void kquota_uncharge(struct kernel *k, struct kproc *p,

@@ -7,12 +7,16 @@
  * Every pool the kernel shares between processes (records of devices,
  * contexts, allocations, sync objects, DMA buffers in flight, CPU waits,
  * the scheduler's GPU signal and wait slots, presents queued on a
- * display source) and every memory it hands out on a process's behalf
+ * display source, vsync waits, shared names, grants, parameter buffers,
+ * GPU-VA allocations and views; kernel/ktables.h lists every table and
+ * which kind charges it) and every memory it hands out on a process's
+ * behalf
  * (the kernel's VRAM segment: DMA buffers, save areas, sync values and,
  * with fixed placement, allocations; backing store in the page pool;
  * VRAM pinned for primaries: a pool of half of the VRAM applications
  * use, so that pins, which never move, leave the other half to
- * residency) is charged to the process that asked, and
+ * residency; GPU-VA VRAM held by referenced allocations, which
+ * residency never takes back) is charged to the process that asked, and
  * given back when the kernel frees it, whenever that is (after the
  * process exited, once the GPU is done with it).
  *
@@ -55,6 +59,13 @@ enum kquota_kind {
     KQ_BACKING,         /* bytes of backing store (page pool) */
     KQ_PINNED,          /* bytes of VRAM pinned (primaries, views) */
     KQ_VIEWS,           /* GPU-VA views (kernel/kvamap.h) */
+    KQ_VSYNC_WAITS,     /* pending vsync waits (kernel/kdisplay.h) */
+    KQ_SHARED,          /* shared names of its objects (kshare.c) */
+    KQ_GRANTS,          /* grants it gave (kernel/kisolate.h) */
+    KQ_SCENE_PBS,       /* parameter-buffer records (kernel/kscene.h) */
+    KQ_GPUVA_ALLOCS,    /* GPU-VA allocation records (kernel/kgpuva.h) */
+    KQ_GPUVA_VRAM,      /* bytes of GPU-VA VRAM its referenced (made
+                           resident, not evicted) allocations hold */
     KQ_COUNT,
 };
 
@@ -79,6 +90,10 @@ int kquota_set_limit(struct kernel *k, struct kproc *p,
  * DDI_ENOMEM (the others' guarantees). Nothing changes on refusal. */
 int kquota_charge(struct kernel *k, struct kproc *p, enum kquota_kind kind,
                   uint64_t n);
+/* Counts n of kind for p without refusing: only for what a call was
+ * granted already and gave back on the way (a GPU-VA reference a trim
+ * callback dropped inside the MakeResident that takes it again). */
+void kquota_recharge(struct kproc *p, enum kquota_kind kind, uint64_t n);
 /* Gives n of kind back (what was charged). */
 void kquota_uncharge(struct kernel *k, struct kproc *p,
                      enum kquota_kind kind, uint64_t n);

@@ -500,6 +500,21 @@ static uint64_t bytes_to_page_in(const struct request *q)
     return bytes;
 }
 
+/* What the request adds to the process's referenced memory: its
+ * allocations no device references yet (each once: gather merged the
+ * repeats). */
+static uint64_t bytes_to_reference(const struct request *q)
+{
+    uint64_t bytes = 0;
+
+    for (unsigned i = 0; i < q->n; i++) {
+        if (!q->alloc[i]->refs) {
+            bytes += q->alloc[i]->size;
+        }
+    }
+    return bytes;
+}
+
 /* Over-commit step (1): every process over its budget is asked for its
  * excess; p's excess counts what the request would add. */
 static void trim_over_budget(struct vidmm_res *r, struct vidmm_res_process *p,
@@ -571,6 +586,14 @@ int vidmm_res_make_resident(struct vidmm_res *r, struct vidmm_res_device *d,
      * an evicted entry of the request itself must come back. */
     if (new_entries(d, &q) > d->cap - d->count) {
         return DDI_ENOMEM;
+    }
+    /* What it may reference (the owner's quota), now that the trims gave
+     * back what they could */
+    if (r->pager.admit) {
+        err = r->pager.admit(r->pager.ctx, p, bytes_to_reference(&q));
+        if (err != DDI_OK) {
+            return err;
+        }
     }
     /* Decide before moving anything: a request that cannot fit must not
      * cost anybody their memory. */

@@ -1683,6 +1683,16 @@ static void gv_make(struct gv_app *a, const char *name, unsigned n,
     run();
 }
 
+/* [the session manager] a's quota of referenced GPU-VA VRAM raised to
+ * all of it (by default half: kquota.h), its budget with it: for tests
+ * of residency itself with one process filling the VRAM. */
+static void gv_allow_all(struct gv_app *a)
+{
+    g_assert_cmpint(kquota_set_limit(&kern, a->p, KQ_GPUVA_VRAM,
+                                     kern.gpuva.res.capacity), ==, DDI_OK);
+    g_assert_cmpint(kapi_set_budget(a->p, 0), ==, DDI_OK);
+}
+
 static int gv_resident(struct gv_app *a, unsigned i, uint64_t *fence)
 {
     int st = kapi_make_resident(a->p, a->dev, &a->h[i], 1, fence);
@@ -1845,6 +1855,9 @@ static void test_gpuva_refs_and_enomem(void)
     g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[0], 1, NULL), ==, DDI_OK);
     g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[0], 1, NULL), ==,
                     DDI_EINVAL);
+    /* a's other one resident too, unreferenced as well */
+    g_assert_cmpint(gv_resident(&a, 1, &f), ==, DDI_OK);
+    g_assert_cmpint(kapi_evict(a.p, a.dev, &a.h[1], 1, NULL), ==, DDI_OK);
     /* another process's handle or device; a device without GPU-VA */
     g_assert_cmpint(kapi_make_resident(a.p, a.dev, &b.h[0], 1, &f), ==,
                     DDI_EHANDLE);
@@ -1854,10 +1867,15 @@ static void test_gpuva_refs_and_enomem(void)
     g_assert_cmpint(kapi_make_resident(c.p, c.dev, &c.buf, 1, &f), ==,
                     DDI_EHANDLE);
     g_assert_cmpint(kapi_gpu_va(c.p, c.buf, &f), ==, DDI_EINVAL);
-    /* 5 at once in room for 4: all or nothing */
+    /* b may reference all of the VRAM but a's guarantee: 5 at once
+     * (more than the VRAM) is over its quota, 4 (all of it) would take
+     * a's guarantee: both refused whole, nothing changed */
+    gv_allow_all(&b);
     g_assert_cmpint(kapi_query_video_memory(b.p, &budget, &u0), ==, DDI_OK);
     memcpy(all, b.h, sizeof(all));
     g_assert_cmpint(kapi_make_resident(b.p, b.dev, all, 5, &f), ==,
+                    DDI_EQUOTA);
+    g_assert_cmpint(kapi_make_resident(b.p, b.dev, all, 4, &f), ==,
                     DDI_ENOMEM);
     g_assert_cmpint(kapi_query_video_memory(b.p, &budget, &usage), ==,
                     DDI_OK);
@@ -1865,11 +1883,16 @@ static void test_gpuva_refs_and_enomem(void)
     g_assert_cmpint(kapi_evict(b.p, b.dev, &all[0], 1, NULL), ==,
                     DDI_EINVAL);
     g_assert_cmpuint(kern.gpuva.stats.enomem, ==, 1);
-    /* 4 fit (a's unreferenced one is taken back from it) */
-    g_assert_cmpint(kapi_make_resident(b.p, b.dev, all, 4, &f), ==, DDI_OK);
+    g_assert_cmpuint(b.p->quota.used[KQ_GPUVA_VRAM], ==, 0);
+    /* 3 fit (one of a's unreferenced ones is taken back from it) */
+    g_assert_cmpint(kapi_make_resident(b.p, b.dev, all, 3, &f), ==, DDI_OK);
     g_assert_cmpint(kapi_query_video_memory(b.p, &budget, &usage), ==,
                     DDI_OK);
-    g_assert_cmpuint(usage, ==, 4 * GV_ALLOC);
+    g_assert_cmpuint(usage, ==, 3 * GV_ALLOC);
+    g_assert_cmpuint(b.p->quota.used[KQ_GPUVA_VRAM], ==, 3 * GV_ALLOC);
+    g_assert_cmpint(kapi_query_video_memory(a.p, &budget, &usage), ==,
+                    DDI_OK);
+    g_assert_cmpuint(usage, ==, GV_ALLOC);
     /* everything goes: every backing page back once the GPU is done */
     g_assert_cmpint(kapi_destroy_device(a.p, a.dev), ==, DDI_OK);
     g_assert_cmpint(kapi_destroy_device(b.p, b.dev), ==, DDI_OK);
@@ -1934,6 +1957,7 @@ static void test_gpuva_evict_in_use(void)
 
     setup_gpuva();
     gv_make(&a, "a", 5, 0);
+    gv_allow_all(&a);
     for (unsigned i = 0; i < 4; i++) {
         g_assert_cmpint(gv_resident(&a, i, &f), ==, DDI_OK);
     }
