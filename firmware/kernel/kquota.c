@@ -43,7 +43,7 @@ static uint64_t kvram_kernel_own(const struct kernel *k)
 
 /* The size of kind's pool now. Fixed tables are fixed; the kernel's VRAM
  * is what the kernel itself does not hold. */
-static uint64_t pool(const struct kernel *k, enum kquota_kind kind)
+uint64_t kquota_pool(const struct kernel *k, enum kquota_kind kind)
 {
     const struct page_pool *pp = k->pool ? k->pool
                                  : k->gpuva.on ? k->gpuva.cfg.pool : NULL;
@@ -79,8 +79,8 @@ void kquota_init(struct kernel *k)
     q[KQ_GPU_SYNCS] = KERNEL_SCHED_BUFFERS - KERNEL_MAX_BUFFERS -
                       KERNEL_MAX_PAGING - KGPUVA_MAX_PAGING;
     q[KQ_PRESENTS] = KDISPLAY_QUEUE;
-    q[KQ_KVRAM] = k->seg.size;          /* less the kernel's: pool() */
-    q[KQ_BACKING] = 0;                  /* pool() */
+    q[KQ_KVRAM] = k->seg.size;  /* less the kernel's: kquota_pool() */
+    q[KQ_BACKING] = 0;                  /* kquota_pool() */
     /* what all processes may pin together: half of the VRAM residency
      * works in, so pins (which never move) cannot starve everyone's
      * buffers of VRAM */
@@ -91,7 +91,7 @@ void kquota_init(struct kernel *k)
     q[KQ_GRANTS] = KISOLATE_GRANTS;
     q[KQ_SCENE_PBS] = KSCENE_MAX_PB;
     q[KQ_GPUVA_ALLOCS] = KGPUVA_MAX_ALLOCS;
-    q[KQ_GPUVA_VRAM] = 0;               /* pool() */
+    q[KQ_GPUVA_VRAM] = 0;               /* kquota_pool() */
 }
 
 /* What the live processes other than p use and keep for themselves of
@@ -116,7 +116,7 @@ static void others(const struct kernel *k, const struct kproc *p,
 void kquota_proc_init(struct kernel *k, struct kproc *p)
 {
     for (unsigned i = 0; i < KQ_COUNT; i++) {
-        uint64_t size = pool(k, i), used, held;
+        uint64_t size = kquota_pool(k, i), used, held;
 
         p->quota.used[i] = 0;
         p->quota.reserve[i] = 0;
@@ -141,7 +141,8 @@ void kquota_proc_init(struct kernel *k, struct kproc *p)
 int kquota_set_limit(struct kernel *k, struct kproc *p,
                      enum kquota_kind kind, uint64_t limit)
 {
-    if (!k || !p || (unsigned)kind >= KQ_COUNT || limit > pool(k, kind)) {
+    if (!k || !p || (unsigned)kind >= KQ_COUNT ||
+        limit > kquota_pool(k, kind)) {
         return DDI_EINVAL;
     }
     p->quota.limit[kind] = limit;
@@ -151,7 +152,7 @@ int kquota_set_limit(struct kernel *k, struct kproc *p,
 int kquota_charge(struct kernel *k, struct kproc *p, enum kquota_kind kind,
                   uint64_t n)
 {
-    uint64_t size = pool(k, kind), used, held;
+    uint64_t size = kquota_pool(k, kind), used, held;
 
     if (p->quota.used[kind] + n > p->quota.limit[kind]) {
         k->stats.quota_refusals++;

@@ -119,5 +119,7 @@ void kquota_alloc_uncharge(struct kernel *k, struct kalloc *a);
 int kquota_gpu_sync(struct kernel *k, struct kproc *p);
 
 const char *kquota_kind_name(enum kquota_kind kind);
+/* The size of kind's pool now (entries, or bytes). */
+uint64_t kquota_pool(const struct kernel *k, enum kquota_kind kind);
 
 #endif /* FW_KERNEL_KQUOTA_H */
