@@ -393,12 +393,16 @@ static void trim_thunk(void *ctx, struct vidmm_res_process *rp,
     }
 }
 
-uint64_t kgpuva_budget_max(const struct kernel *k, const struct kproc *p)
+uint64_t kgpuva_budget(const struct kernel *k, const struct kproc *p)
 {
-    uint64_t limit = p->quota.limit[KQ_GPUVA_VRAM];
+    unsigned i = (unsigned)(p - k->procs);
+    uint64_t max = p->quota.limit[KQ_GPUVA_VRAM], asked;
 
-    return limit && limit < k->gpuva.res.capacity ? limit
-                                                  : k->gpuva.res.capacity;
+    if (!max || max > k->gpuva.res.capacity) {
+        max = k->gpuva.res.capacity;
+    }
+    asked = i < KGPUVA_MAX_PROCS ? k->gpuva.proc[i].budget_asked : 0;
+    return asked && asked < max ? asked : max;
 }
 
 static int proc_start(struct kernel *k, struct kproc *p)
@@ -428,6 +432,7 @@ static int proc_start(struct kernel *k, struct kproc *p)
     gp->rp = (struct vidmm_res_process){ 0 };
     gp->trim_fn = NULL;
     gp->trim_arg = NULL;
+    gp->budget_asked = 0;
     st = as ? DDI_OK
             : gops(k)->space_create(k->dev.drv, gp->dma_base,
                                     KGPUVA_DMA_BYTES, 0, 0, &gp->as);
@@ -440,7 +445,7 @@ static int proc_start(struct kernel *k, struct kproc *p)
         /* its budget: what its quota lets it reference (kquota.h), until
          * it asks for less */
         st = vidmm_res_process_add(&g->res, &gp->rp, p->id,
-                                   kgpuva_budget_max(k, p), trim_thunk, gp);
+                                   kgpuva_budget(k, p), trim_thunk, gp);
     }
     if (st != DDI_OK) {
         return st;
@@ -777,6 +782,7 @@ int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
     if (!gp) {
         return DDI_EINVAL;
     }
+    vidmm_res_set_budget(&gp->rp, kgpuva_budget(k, p));
     g->admitted = 0;            /* admit() charges p */
     st = vidmm_res_make_resident(&g->res, &g->dev[di].rd, h, n,
                                  paging_fence);

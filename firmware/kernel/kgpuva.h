@@ -104,6 +104,7 @@ struct kgpuva_proc {
     struct vidmm_block dma_blocks[KGPUVA_DMA_BLOCKS];
     kgpuva_trim_fn trim_fn;
     void *trim_arg;
+    uint64_t budget_asked;          /* kapi_set_budget's (0: none) */
 };
 
 struct kgpuva_dev {
@@ -196,10 +197,12 @@ int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di);
 void kgpuva_device_destroy(struct kernel *k, unsigned di);
 bool kgpuva_device_on(const struct kernel *k, unsigned di);
 
-/* The largest budget p may have: what its quota lets it reference
- * (KQ_GPUVA_VRAM's limit). The budget is the OS's to give, as WDDM's
- * is: a process lowers its own, never raises it beyond this. */
-uint64_t kgpuva_budget_max(const struct kernel *k, const struct kproc *p);
+/* p's budget: what it asked for (kapi_set_budget), at most what its
+ * quota lets it reference (KQ_GPUVA_VRAM's limit, which the session
+ * manager may change: taken again at every MakeResident). The budget is
+ * the OS's to give, as WDDM's is: a process lowers its own, never raises
+ * it beyond its quota. */
+uint64_t kgpuva_budget(const struct kernel *k, const struct kproc *p);
 
 /* A view of bytes (whole pages) of VRAM at vram that something else
  * placed and keeps there (kernel/kvamap.h) in p's space: *va, its
