@@ -83,7 +83,7 @@ def main():
               (len(tables) + 1, REGISTRY, ', '.join(stale)))
     else:
         print('ok %d - every listed table exists' % (len(tables) + 1))
-    print('%d passed, %d failed' % (len(tables) + 1 - failed, failed))
+    print('# %d passed, %d failed' % (len(tables) + 1 - failed, failed))
     return 1 if failed else 0
 
 

@@ -163,8 +163,10 @@ static int batch_add(struct kgpuva *g, const struct ddi_paging_op *ops,
 
 static void alloc_free_backing(struct kgpuva *g, struct kgpuva_alloc *ga)
 {
-    /* the record is free for anybody from here on */
+    /* the record and the aperture range are free for anybody from here
+     * on */
     kquota_uncharge(g->k, ga->charged, KQ_GPUVA_ALLOCS, 1);
+    kquota_uncharge(g->k, ga->charged, KQ_GPUVA_APER, ga->bytes);
     vidmm_segment_free(&g->aper, ga->aper);
     for (uint32_t i = 0; i < ga->npages; i++) {
         uint64_t pg = ga->first_page + (uint64_t)i * PAGE;
@@ -574,6 +576,13 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
     if (st != DDI_OK) {
         return st;
     }
+    /* its backing's aperture range, for life: the window is a pool of
+     * its own, smaller than the backing store it maps */
+    st = kquota_charge(k, p, KQ_GPUVA_APER, bytes);
+    if (st != DDI_OK) {
+        kquota_uncharge(k, p, KQ_GPUVA_ALLOCS, 1);
+        return st;
+    }
     *ga = (struct kgpuva_alloc){
         .proc = gp, .charged = p, .handle = h, .bytes = bytes,
         .npages = (uint32_t)(bytes / PAGE),
@@ -581,6 +590,7 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
     if (!page_pool_get_contiguous(g->cfg.pool, ga->npages, &first)) {
         *ga = (struct kgpuva_alloc){ 0 };
         kquota_uncharge(k, p, KQ_GPUVA_ALLOCS, 1);
+        kquota_uncharge(k, p, KQ_GPUVA_APER, bytes);
         return DDI_ENOMEM;
     }
     ga->first_page = first;
@@ -655,6 +665,7 @@ no_aper:
     }
     *ga = (struct kgpuva_alloc){ 0 };
     kquota_uncharge(k, p, KQ_GPUVA_ALLOCS, 1);
+    kquota_uncharge(k, p, KQ_GPUVA_APER, bytes);
     return st;
 }
 

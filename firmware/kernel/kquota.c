@@ -20,6 +20,7 @@ static const char *const kind_names[KQ_COUNT] = {
     [KQ_GRANTS] = "grants", [KQ_SCENE_PBS] = "parameter buffers",
     [KQ_GPUVA_ALLOCS] = "GPU-VA allocations",
     [KQ_GPUVA_VRAM] = "GPU-VA VRAM referenced",
+    [KQ_GPUVA_APER] = "GPU-VA aperture",
 };
 
 const char *kquota_kind_name(enum kquota_kind kind)
@@ -61,6 +62,9 @@ uint64_t kquota_pool(const struct kernel *k, enum kquota_kind kind)
         /* what residency pages into (GPU-VA mode, started after init) */
         return k->gpuva.on ? k->gpuva.res.capacity : 0;
     }
+    if (kind == KQ_GPUVA_APER) {
+        return k->gpuva.on ? k->gpuva.aper.size : 0;
+    }
     return k->quota_pool[kind];
 }
 
@@ -92,6 +96,7 @@ void kquota_init(struct kernel *k)
     q[KQ_SCENE_PBS] = KSCENE_MAX_PB;
     q[KQ_GPUVA_ALLOCS] = KGPUVA_MAX_ALLOCS;
     q[KQ_GPUVA_VRAM] = 0;               /* kquota_pool() */
+    q[KQ_GPUVA_APER] = 0;               /* kquota_pool() */
 }
 
 /* What the live processes other than p use and keep for themselves of

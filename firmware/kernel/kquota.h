@@ -66,6 +66,9 @@ enum kquota_kind {
     KQ_GPUVA_ALLOCS,    /* GPU-VA allocation records (kernel/kgpuva.h) */
     KQ_GPUVA_VRAM,      /* bytes of GPU-VA VRAM its referenced (made
                            resident, not evicted) allocations hold */
+    KQ_GPUVA_APER,      /* bytes of the GPU-VA aperture window (each
+                           allocation's backing is mapped there for
+                           life) */
     KQ_COUNT,
 };
 

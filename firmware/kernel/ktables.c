@@ -98,6 +98,11 @@ static uint64_t b_gv_vram(const struct kernel *k)
     return charged(k, KQ_GPUVA_VRAM);
 }
 
+static uint64_t b_gv_aper(const struct kernel *k)
+{
+    return charged(k, KQ_GPUVA_APER);
+}
+
 /*
  * Every block of the kernel's segment belongs to one record of a table
  * with a quota or to the kernel's fixed set: a context's save area, a
@@ -160,6 +165,7 @@ static const struct ktable list[] = {
     Q("page_pool bytes", KQ_BACKING, 0, b_backing),
     Q("pinned VRAM bytes", KQ_PINNED, 0, b_pinned),
     Q("kgpuva.vram bytes", KQ_GPUVA_VRAM, 0, b_gv_vram),
+    Q("kgpuva.aper bytes", KQ_GPUVA_APER, 0, b_gv_aper),
 
     /* bounded by the tables above */
     BOUND("kernel.seg_blocks", KERNEL_SEGMENT_BLOCKS, SEG_BLOCKS_BOUND,

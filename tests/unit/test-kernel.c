@@ -3673,7 +3673,8 @@ static uint64_t unit_of(enum kquota_kind q)
     uint64_t pool = kquota_pool(&kern, q);
 
     return q == KQ_KVRAM || q == KQ_BACKING || q == KQ_PINNED ||
-           q == KQ_GPUVA_VRAM ? pool / KERNEL_MAX_PROCS / 4 : 1;
+           q == KQ_GPUVA_VRAM || q == KQ_GPUVA_APER
+               ? pool / KERNEL_MAX_PROCS / 4 : 1;
 }
 
 /*
@@ -3957,6 +3958,40 @@ static void test_quota_gpuva_vram(void)
     g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
 }
 
+/* Found looking for every pool: each GPU-VA allocation's backing is
+ * mapped at a range of the GPU-VA aperture window for its life, and the
+ * window (4 MiB here) is smaller than a process's backing-store limit
+ * (6 MiB): one process filled it and another's first allocation got
+ * DDI_ENOMEM. */
+static void test_quota_gpuva_aperture(void)
+{
+    struct kapi_alloc_desc big = { .size = GV_VRAM };  /* the largest */
+    struct kapi_alloc_desc d = { .size = GV_ALLOC };
+    struct gv_app evil, victim;
+    uint32_t h;
+    unsigned n = 0;
+    int st;
+
+    setup_gpuva();
+    gv_make(&evil, "evil", 0, 0);
+    while (n < 64 && (st = kapi_create_allocation(evil.p, evil.dev, &big,
+                                                  &h)) == DDI_OK) {
+        n++;
+        run();
+    }
+    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpuint(n, ==, (4u << 20) / 2 / GV_VRAM);
+    gv_make(&victim, "victim", 0, 0);
+    g_assert_cmpint(kapi_create_allocation(victim.p, victim.dev, &d, &h), ==,
+                    DDI_OK);
+    g_assert_cmpuint(victim.p->quota.used[KQ_GPUVA_APER], ==, GV_ALLOC);
+    g_assert_cmpint(kapi_process_exit(evil.p), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(victim.p), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(kern.stats.processes_freed, ==, 2);
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -4020,6 +4055,8 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/quota/scene-pbs", test_quota_scene_pbs);
     g_test_add_func("/kernel/quota/gpuva-allocs", test_quota_gpuva_allocs);
     g_test_add_func("/kernel/quota/gpuva-vram", test_quota_gpuva_vram);
+    g_test_add_func("/kernel/quota/gpuva-aperture",
+                    test_quota_gpuva_aperture);
     g_test_add_func("/kernel/destroy-device-opened",
                     test_destroy_device_opened);
     g_test_add_func("/kernel/exit/reclaims", test_exit_reclaims);
