@@ -6,6 +6,7 @@
 #include "kernel/kdisplay.h"
 #include "kernel/kernel.h"
 #include "kernel/kisolate.h"
+#include "kernel/kscene.h"
 
 _Static_assert(offsetof(struct hoarder, app) == 0, "app first");
 
@@ -74,6 +75,70 @@ static void hoard_grants(struct hoarder *h)
     }
 }
 
+/* ---- GPU-VA mode ---- */
+
+#define GV_STEP_NS      (100 * 1000ull)
+#define GV_ALLOC_BYTES  (64u << 10)
+
+enum { GV_PBS, GV_ALLOCS, GV_RESIDENT, GV_DONE };
+
+/* One call of the current hoard: false once it is over (refused). */
+static bool gv_one(struct hoard *x, int st)
+{
+    if (st == DDI_EBUSY) {
+        return true;    /* paging buffers in flight: again next step */
+    }
+    x->last = st;
+    x->got += st == DDI_OK;
+    return st == DDI_OK && x->got < HOARDER_MAX;
+}
+
+static void gv_step(void *arg, uint64_t now)
+{
+    struct hoarder *h = arg;
+    struct kproc *p = h->app.proc;
+    struct kapi_scene_pb_desc pd = {
+        .tiles = kapi_scene_tiles(p, 64, 64), .size = 1024,
+        .reserved = 4096, .step = 4096, .budget = 4096,
+    };
+    struct kapi_alloc_desc d = { .size = GV_ALLOC_BYTES };
+    uint32_t hpb;
+    uint64_t va, fence;
+    bool more = false;
+
+    switch (h->step) {
+    case GV_PBS:
+        more = gv_one(&h->pbs, kapi_create_scene_pb(p, h->hgv, &pd, &hpb,
+                                                       &va));
+        break;
+    case GV_ALLOCS:
+        more = gv_one(&h->gv_allocs,
+                      kapi_create_allocation(p, h->hgv, &d,
+                                             &h->halloc[h->gv_allocs.got]));
+        break;
+    case GV_RESIDENT:
+        more = h->gv_resident.got < h->gv_allocs.got &&
+               gv_one(&h->gv_resident,
+                      kapi_make_resident(p, h->hgv,
+                                         &h->halloc[h->gv_resident.got], 1,
+                                         &fence));
+        break;
+    default:
+        return;
+    }
+    h->step += !more;
+    if (h->step != GV_DONE) {
+        kapi_timer_arm(p, &h->timer, now + GV_STEP_NS);
+    }
+}
+
+bool hoarder_hoarded(void *arg)
+{
+    const struct hoarder *h = arg;
+
+    return h->step == GV_DONE || h->app.fail_what;
+}
+
 static void hoarder_start(struct app *a)
 {
     (void)a;    /* it hoarded at init; its vsync waits re-arm */
@@ -98,6 +163,12 @@ static void hoarder_check(struct app *a, struct report *r)
 {
     struct hoarder *h = (struct hoarder *)a;
 
+    if (h->gpuva) {
+        report_hoard(h, &h->pbs, r);
+        report_hoard(h, &h->gv_allocs, r);
+        report_hoard(h, &h->gv_resident, r);
+        return;
+    }
     report_hoard(h, &h->vsync, r);
     report_hoard(h, &h->names, r);
     report_hoard(h, &h->grants, r);
@@ -128,4 +199,38 @@ int hoarder_init(struct hoarder *h, struct kernel *k, const char *name)
         hoard_grants(h);
     }
     return st;
+}
+
+int hoarder_init_gpuva(struct hoarder *h, struct kernel *k,
+                       const char *name)
+{
+    int st;
+
+    *h = (struct hoarder){
+        .gpuva = true,
+        .pbs = { .what = "parameter buffers", .want = KSCENE_MAX_PB / 2 },
+        /* the parameter buffers are GPU-VA allocations too */
+        .gv_allocs = { .what = "GPU-VA allocations",
+                       .want = KGPUVA_MAX_ALLOCS / 2 - KSCENE_MAX_PB / 2 },
+        .gv_resident = { .what = "allocations made resident" },
+    };
+    st = app_init(&h->app, k, name, 0, VIDSCH_PRIO_NORMAL, &hoarder_ops);
+    if (st == DDI_OK) {
+        st = kapi_create_device_gpuva(h->app.proc, &h->hgv);
+    }
+    if (st != DDI_OK) {
+        app_fail(&h->app, "create_device_gpuva", st);
+        return st;
+    }
+    /* what its quota of referenced GPU-VA VRAM lets it hold (its
+     * budget: half of the VRAM) */
+    {
+        uint64_t budget = 0, usage = 0;
+
+        kapi_query_video_memory(h->app.proc, &budget, &usage);
+        h->gv_resident.want = (unsigned)(budget / GV_ALLOC_BYTES);
+    }
+    kapi_timer_init(&h->timer, gv_step, h);
+    kapi_timer_arm(h->app.proc, &h->timer, kapi_now(h->app.proc));
+    return DDI_OK;
 }

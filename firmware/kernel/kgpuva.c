@@ -373,6 +373,14 @@ const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg)
 
 /* ---- processes and devices ---- */
 
+bool kgpuva_proc_on(const struct kernel *k, const struct kproc *p)
+{
+    unsigned i = (unsigned)(p - k->procs);
+
+    return k->gpuva.on && i < KGPUVA_MAX_PROCS && k->gpuva.proc[i].on &&
+           k->gpuva.proc[i].kp == p;
+}
+
 struct kgpuva_proc *kgpuva_proc_of(struct kernel *k, const struct kproc *p)
 {
     unsigned i = (unsigned)(p - k->procs);

@@ -180,6 +180,8 @@ struct kgpuva {
  */
 const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg);
 
+/* True once p made its first GPU-VA device (it has a record). */
+bool kgpuva_proc_on(const struct kernel *k, const struct kproc *p);
 /* The process's record (made on its first GPU-VA device), NULL if none. */
 struct kgpuva_proc *kgpuva_proc_of(struct kernel *k, const struct kproc *p);
 /* Where the DMA buffers of p's GPU-VA contexts go (NULL: none). */

@@ -99,6 +99,30 @@ void kquota_init(struct kernel *k)
     q[KQ_GPUVA_APER] = 0;               /* kquota_pool() */
 }
 
+/* Whether o keeps its guarantee of kind now: pools only GPU-VA devices
+ * use (their records, VRAM and aperture, parameter buffers, views) are
+ * kept for processes in GPU-VA mode (from their first GPU-VA device
+ * on), not wasted on the others, which can never use them. */
+bool kquota_gpuva_kind(enum kquota_kind kind)
+{
+    switch (kind) {
+    case KQ_GPUVA_ALLOCS:
+    case KQ_GPUVA_VRAM:
+    case KQ_GPUVA_APER:
+    case KQ_SCENE_PBS:
+    case KQ_VIEWS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool keeps(const struct kernel *k, const struct kproc *o,
+                  enum kquota_kind kind)
+{
+    return !kquota_gpuva_kind(kind) || kgpuva_proc_on(k, o);
+}
+
 /* What the live processes other than p use and keep for themselves of
  * kind: *used, and *held, their guarantees not used yet. */
 static void others(const struct kernel *k, const struct kproc *p,
@@ -112,7 +136,8 @@ static void others(const struct kernel *k, const struct kproc *p,
             continue;
         }
         *used += o->quota.used[kind];
-        if (!o->exiting && o->quota.used[kind] < o->quota.reserve[kind]) {
+        if (!o->exiting && o->quota.used[kind] < o->quota.reserve[kind] &&
+            keeps(k, o, kind)) {
             *held += o->quota.reserve[kind] - o->quota.used[kind];
         }
     }

@@ -25,7 +25,9 @@
  *    over fails with DDI_EQUOTA, to that process only;
  *  - the guarantee: pool / KERNEL_MAX_PROCS (or, if the processes
  *    before it took more than that, what they left when it was created),
- *    which no other process can take from it. A call is granted only if,
+ *    which no other process can take from it (of a pool only GPU-VA
+ *    devices use, once it made one: kquota_gpuva_kind). A call is
+ *    granted only if,
  *    after it, the pool still holds every other live process's unused
  *    guarantee; otherwise it fails with DDI_ENOMEM. So a process within
  *    its guarantee never sees ENOMEM however the others behave from then
@@ -122,6 +124,9 @@ void kquota_alloc_uncharge(struct kernel *k, struct kalloc *a);
 int kquota_gpu_sync(struct kernel *k, struct kproc *p);
 
 const char *kquota_kind_name(enum kquota_kind kind);
+/* Pools only GPU-VA devices use: a process keeps its guarantee of them
+ * from its first GPU-VA device on (before, it could not use them). */
+bool kquota_gpuva_kind(enum kquota_kind kind);
 /* The size of kind's pool now (entries, or bytes). */
 uint64_t kquota_pool(const struct kernel *k, enum kquota_kind kind);
 

@@ -3677,17 +3677,36 @@ static uint64_t unit_of(enum kquota_kind q)
                ? pool / KERNEL_MAX_PROCS / 4 : 1;
 }
 
+/* A process, in GPU-VA mode if gpuva (a GPU-VA device: the guarantees
+ * of the GPU-VA pools are kept for such processes only). */
+static struct kproc *gv_proc(const char *name, bool gpuva)
+{
+    struct kproc *p = kapi_process_create(&kern, name);
+    uint32_t hdev;
+
+    g_assert_nonnull(p);
+    if (gpuva) {
+        g_assert_cmpint(kapi_create_device_gpuva(p, &hdev), ==, DDI_OK);
+    }
+    return p;
+}
+
 /*
  * Every quota kind, generically (a kind added is covered): a hostile
  * process fills the pool as far as it may (refused with DDI_EQUOTA at
  * its limit), and a victim started later still gets its guarantee; a
  * victim started first keeps its whole guarantee against every other
- * process filling what it can.
+ * process filling what it can (fifteen; five for the GPU-VA pools, whose
+ * guarantees are kept for processes in GPU-VA mode).
  */
 static void test_quota_every_kind(void)
 {
     for (unsigned q = 0; q < KQ_COUNT; q++) {
         struct kproc *evil[KERNEL_MAX_PROCS - 1], *victim;
+        /* GPU-VA pools: processes with a GPU-VA device (the fake driver
+         * has 7 address spaces) */
+        bool gv = kquota_gpuva_kind(q);
+        unsigned others = gv ? 5 : KERNEL_MAX_PROCS - 1;
         uint64_t unit, got;
         int st;
 
@@ -3697,35 +3716,38 @@ static void test_quota_every_kind(void)
         setup_gpuva_vidmm();
         unit = unit_of(q);
         g_assert_cmpuint(unit, >, 0);
-        evil[0] = kapi_process_create(&kern, "evil");
+        evil[0] = gv_proc("evil", gv);
         while ((st = kquota_charge(&kern, evil[0], q, unit)) == DDI_OK) {
         }
         g_assert_cmpint(st, ==, DDI_EQUOTA);
         g_assert_cmpuint(evil[0]->quota.used[q] + unit, >,
                          evil[0]->quota.limit[q]);
-        victim = kapi_process_create(&kern, "victim");
+        victim = gv_proc("victim", gv);
         g_test_message("%s: victim guaranteed %" PRIu64,
                        kquota_kind_name(q), victim->quota.reserve[q]);
         g_assert_cmpuint(victim->quota.reserve[q], >=, unit);
-        for (got = 0; got + unit <= victim->quota.reserve[q]; got += unit) {
+        for (got = victim->quota.used[q]; got + unit <= victim->quota.reserve[q];
+             got += unit) {
             g_assert_cmpint(kquota_charge(&kern, victim, q, unit), ==,
                             DDI_OK);
         }
 
         /* the victim first, then everybody else */
         setup_gpuva_vidmm();
-        victim = kapi_process_create(&kern, "victim");
-        for (unsigned i = 0; i < KERNEL_MAX_PROCS - 1; i++) {
-            evil[i] = kapi_process_create(&kern, "evil");
+        victim = gv_proc("victim", gv);
+        for (unsigned i = 0; i < others; i++) {
+            evil[i] = gv_proc("evil", false);  /* (the pool may be full) */
             g_assert_nonnull(evil[i]);
             while (kquota_charge(&kern, evil[i], q, unit) == DDI_OK) {
             }
         }
-        for (got = 0; got + unit <= victim->quota.reserve[q]; got += unit) {
+        for (got = victim->quota.used[q]; got + unit <= victim->quota.reserve[q];
+             got += unit) {
             g_assert_cmpint(kquota_charge(&kern, victim, q, unit), ==,
                             DDI_OK);
         }
-        g_assert_cmpuint(got, >=, unit);
+        g_assert_cmpuint(victim->quota.used[q], >=,
+                         victim->quota.reserve[q] / unit * unit);
     }
 }
 
