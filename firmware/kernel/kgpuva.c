@@ -737,9 +737,6 @@ static uint32_t alloc_refs(struct kgpuva *g, const struct kgpuva_alloc *ga)
     return ra ? ra->refs : 0;
 }
 
-/* Referenced GPU-VA VRAM is charged to the allocation's creator
- * (kgpuva.h): what lost its last reference (an Evict, its device or
- * itself destroyed) is given back. */
 /* vidmm_res_pager.admit: residency never takes a referenced allocation
  * from anyone, so what a process references is charged to it first
  * (issue 26 item 11: a process referenced all of the GPU-VA VRAM and
@@ -764,6 +761,9 @@ static int admit(void *ctx, struct vidmm_res_process *rp, uint64_t bytes)
     return DDI_EINVAL;
 }
 
+/* Referenced GPU-VA VRAM is charged to the allocation's creator
+ * (kgpuva.h): what lost its last reference (an Evict, its device or
+ * itself destroyed) is given back. */
 static void vram_uncharge_unreferenced(struct kernel *k)
 {
     struct kgpuva *g = &k->gpuva;

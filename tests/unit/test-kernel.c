@@ -3726,7 +3726,8 @@ static void test_quota_every_kind(void)
         g_test_message("%s: victim guaranteed %" PRIu64,
                        kquota_kind_name(q), victim->quota.reserve[q]);
         g_assert_cmpuint(victim->quota.reserve[q], >=, unit);
-        for (got = victim->quota.used[q]; got + unit <= victim->quota.reserve[q];
+        for (got = victim->quota.used[q];
+             got + unit <= victim->quota.reserve[q];
              got += unit) {
             g_assert_cmpint(kquota_charge(&kern, victim, q, unit), ==,
                             DDI_OK);
@@ -3741,7 +3742,8 @@ static void test_quota_every_kind(void)
             while (kquota_charge(&kern, evil[i], q, unit) == DDI_OK) {
             }
         }
-        for (got = victim->quota.used[q]; got + unit <= victim->quota.reserve[q];
+        for (got = victim->quota.used[q];
+             got + unit <= victim->quota.reserve[q];
              got += unit) {
             g_assert_cmpint(kquota_charge(&kern, victim, q, unit), ==,
                             DDI_OK);
