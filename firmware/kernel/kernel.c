@@ -499,6 +499,8 @@ bool kernel_lock_ready(const struct kernel *k, const struct kalloc *a,
 
 void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
 {
+    bool gpuva = kb->ctx && kb->ctx->dev && kb->ctx->dev->gpuva;
+
     for (unsigned j = 0; j < kb->dmabuf.nalloc; j++) {
         if (kb->alloc[j]) {
             kb->alloc[j]->busy--;
@@ -522,6 +524,10 @@ void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
     kb->ctx = NULL;
     kb->dma_gpu = 0;
     kb->dmabuf.nalloc = 0;
+    if (gpuva) {
+        /* what its process evicted meanwhile may go now */
+        kgpuva_vram_settle(k);
+    }
 }
 
 static void tell_lost(void *arg, uint32_t h, void *obj)

@@ -205,7 +205,9 @@ bool kgpuva_paging_done(struct kernel *k, uint64_t cookie)
 }
 
 static void vram_uncharge_unreferenced(struct kernel *k);
-static int admit(void *ctx, struct vidmm_res_process *rp, uint64_t bytes);
+static bool proc_busy(const struct kgpuva *g, const struct kproc *owner);
+static int admit(void *ctx, struct vidmm_res_process *rp,
+                 struct vidmm_res_alloc *const *fresh, unsigned n);
 
 /* ---- the pager (vidmm_res_pager) ---- */
 
@@ -293,9 +295,12 @@ static void page_out(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
  */
 static bool in_use(void *ctx, struct vidmm_res_alloc *a)
 {
-    struct kgpuva *g = ctx;
-    const struct kproc *owner = ga_of(a)->proc->kp;
+    return proc_busy(ctx, ga_of(a)->proc->kp);
+}
 
+/* owner has GPU-VA work in flight (in_use). */
+static bool proc_busy(const struct kgpuva *g, const struct kproc *owner)
+{
     /* Buffers not retired yet: one that retired (buffer_done) but is not
      * reaped yet (context.inflight still counts it until the reaper runs,
      * which may come after the application's wait was delivered) no
@@ -737,15 +742,38 @@ static uint32_t alloc_refs(struct kgpuva *g, const struct kgpuva_alloc *ga)
     return ra ? ra->refs : 0;
 }
 
+/* What p is charged for only because its work is in flight (evicted,
+ * still in VRAM under that work). */
+static uint64_t kept_bytes(struct kgpuva *g, const struct kproc *p)
+{
+    uint64_t bytes = 0;
+
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
+        const struct kgpuva_alloc *ga = &g->alloc[i];
+
+        if (ga->used && ga->vram_charged && ga->charged == p &&
+            !alloc_refs(g, ga)) {
+            bytes += ga->bytes;
+        }
+    }
+    return bytes;
+}
+
 /* vidmm_res_pager.admit: residency never takes a referenced allocation
  * from anyone, so what a process references is charged to it first
  * (issue 26 item 11: a process referenced all of the GPU-VA VRAM and
- * another's first MakeResident got DDI_ENOMEM). */
-static int admit(void *ctx, struct vidmm_res_process *rp, uint64_t bytes)
+ * another's first MakeResident got DDI_ENOMEM); an allocation charged
+ * still (evicted while its work was in flight) is not charged twice. */
+static int admit(void *ctx, struct vidmm_res_process *rp,
+                 struct vidmm_res_alloc *const *fresh, unsigned n)
 {
     struct kgpuva *g = ctx;
+    uint64_t bytes = 0;
     int st;
 
+    for (unsigned i = 0; i < n; i++) {
+        bytes += ga_of(fresh[i])->vram_charged ? 0 : ga_of(fresh[i])->bytes;
+    }
     for (unsigned i = 0; i < KGPUVA_MAX_PROCS; i++) {
         struct kgpuva_proc *gp = &g->proc[i];
 
@@ -754,6 +782,13 @@ static int admit(void *ctx, struct vidmm_res_process *rp, uint64_t bytes)
                        : DDI_OK;
             if (st == DDI_OK) {
                 g->admitted += bytes;
+            } else if (st == DDI_EQUOTA &&
+                       gp->kp->quota.used[KQ_GPUVA_VRAM] + bytes -
+                           kept_bytes(g, gp->kp) <=
+                       gp->kp->quota.limit[KQ_GPUVA_VRAM]) {
+                /* within its quota once its work retired: as residency
+                 * answers for memory still in use, retry then */
+                st = DDI_EBUSY;
             }
             return st;
         }
@@ -762,8 +797,11 @@ static int admit(void *ctx, struct vidmm_res_process *rp, uint64_t bytes)
 }
 
 /* Referenced GPU-VA VRAM is charged to the allocation's creator
- * (kgpuva.h): what lost its last reference (an Evict, its device or
- * itself destroyed) is given back. */
+ * (kgpuva.h) for as long as residency cannot take it back: while it is
+ * referenced, and while it stays in VRAM with its owner's work in flight
+ * (in_use: an Evict does not free it then). What neither holds any more
+ * is given back: after an Evict, a device or the allocation destroyed, a
+ * buffer of the owner retired (kgpuva_vram_settle). */
 static void vram_uncharge_unreferenced(struct kernel *k)
 {
     struct kgpuva *g = &k->gpuva;
@@ -771,10 +809,18 @@ static void vram_uncharge_unreferenced(struct kernel *k)
     for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
         struct kgpuva_alloc *ga = &g->alloc[i];
 
-        if (ga->used && ga->vram_charged && !alloc_refs(g, ga)) {
+        if (ga->used && ga->vram_charged && !alloc_refs(g, ga) &&
+            !(ga->vram && !ga->dying && proc_busy(g, ga->proc->kp))) {
             ga->vram_charged = false;
             kquota_uncharge(k, ga->charged, KQ_GPUVA_VRAM, ga->bytes);
         }
+    }
+}
+
+void kgpuva_vram_settle(struct kernel *k)
+{
+    if (k->gpuva.on) {
+        vram_uncharge_unreferenced(k);
     }
 }
 

@@ -247,11 +247,17 @@ int kgpuva_lock(struct kernel *k, struct kgpuva_alloc *ga,
  * charged to the allocation's creator (KQ_GPUVA_VRAM) from the
  * MakeResident that takes its first reference (refused with
  * DDI_EQUOTA / DDI_ENOMEM before anything moves) until the Evict,
- * device destruction or destruction that drops its last. */
+ * device destruction or destruction that drops its last, or, if its
+ * owner's work was in flight then (residency keeps it: in_use), until
+ * that work retired. */
 int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
                          unsigned n, uint64_t *paging_fence);
 int kgpuva_evict(struct kernel *k, unsigned di, const uint32_t *h,
                  unsigned n, uint64_t *bytes_to_trim);
+
+/* A buffer retired: GPU-VA VRAM its process evicted while it was in
+ * flight is no longer charged (kgpuva_make_resident). */
+void kgpuva_vram_settle(struct kernel *k);
 
 /* Submits the moves batched so far (the end of every call that moves). */
 void kgpuva_flush(struct kernel *k);

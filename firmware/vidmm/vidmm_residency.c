@@ -500,19 +500,19 @@ static uint64_t bytes_to_page_in(const struct request *q)
     return bytes;
 }
 
-/* What the request adds to the process's referenced memory: its
- * allocations no device references yet (each once: gather merged the
- * repeats). */
-static uint64_t bytes_to_reference(const struct request *q)
+/* The request's allocations no device references yet (each once:
+ * gather merged the repeats) into fresh; their count. */
+static unsigned unreferenced(const struct request *q,
+                             struct vidmm_res_alloc **fresh)
 {
-    uint64_t bytes = 0;
+    unsigned n = 0;
 
     for (unsigned i = 0; i < q->n; i++) {
         if (!q->alloc[i]->refs) {
-            bytes += q->alloc[i]->size;
+            fresh[n++] = q->alloc[i];
         }
     }
-    return bytes;
+    return n;
 }
 
 /* Over-commit step (1): every process over its budget is asked for its
@@ -590,7 +590,10 @@ int vidmm_res_make_resident(struct vidmm_res *r, struct vidmm_res_device *d,
     /* What it may reference (the owner's quota), now that the trims gave
      * back what they could */
     if (r->pager.admit) {
-        err = r->pager.admit(r->pager.ctx, p, bytes_to_reference(&q));
+        struct vidmm_res_alloc *fresh[VIDMM_RES_MAX_LIST];
+
+        err = r->pager.admit(r->pager.ctx, p, fresh,
+                             unreferenced(&q, fresh));
         if (err != DDI_OK) {
             return err;
         }

@@ -143,9 +143,10 @@ struct vidmm_res_device {
  * only fit by taking it fails with DDI_EBUSY (retry once the work
  * retired) instead of DDI_ENOMEM.
  *
- * admit (optional, NULL: always): p's request would reference `bytes`
- * more of its allocations' memory (those no device of it references
- * yet), which residency then never takes from it. Asked once the trim
+ * admit (optional, NULL: always): p's request would reference the n
+ * allocations of `fresh` (those of the request no device of it
+ * references yet), which residency then never takes from it. Asked once
+ * the trim
  * callbacks ran, before anything moves; a status other than DDI_OK
  * refuses the request with it, nothing changed. The memory manager's
  * owner keeps a quota there (kernel/kgpuva.c) and settles it after the
@@ -155,7 +156,8 @@ struct vidmm_res_pager {
     int (*page_in)(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence);
     void (*page_out)(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence);
     bool (*in_use)(void *ctx, struct vidmm_res_alloc *a);
-    int (*admit)(void *ctx, struct vidmm_res_process *p, uint64_t bytes);
+    int (*admit)(void *ctx, struct vidmm_res_process *p,
+                 struct vidmm_res_alloc *const *fresh, unsigned n);
     void *ctx;
 };
 

@@ -3982,6 +3982,51 @@ static void test_quota_gpuva_vram(void)
     g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
 }
 
+/* Attacking item 11's fix: an allocation evicted while its owner's work
+ * is in flight stays in VRAM (residency may not page it out under that
+ * work), so a quota of referenced bytes alone let a process reference
+ * half, evict it behind a buffer that never runs, reference the other
+ * half, and leave a victim's MakeResident DDI_EBUSY for ever. It stays
+ * charged until the work retired (the owner's MakeResident meanwhile:
+ * DDI_EBUSY, as residency answers for memory still in use). */
+static void test_quota_gpuva_vram_busy(void)
+{
+    struct gv_app evil, victim;
+    uint32_t never;
+    uint64_t f = 0;
+
+    setup_gpuva();
+    gv_make(&evil, "evil", 4, 0);
+    g_assert_cmpint(kapi_set_trim_callback(evil.p, NULL, NULL), ==, DDI_OK);
+    g_assert_cmpint(kapi_create_sync(evil.p, evil.dev, 0, &never), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(evil.p, evil.ctx, never, 1), ==, DDI_OK);
+    g_assert_cmpint(gv_resident(&evil, 0, &f), ==, DDI_OK);
+    g_assert_cmpint(gv_resident(&evil, 1, &f), ==, DDI_OK);
+    g_assert_cmpint(gv_render_va(&evil, evil.va[0]), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_evict(evil.p, evil.dev, evil.h, 2, NULL), ==,
+                    DDI_OK);
+    g_assert_cmpuint(evil.p->quota.used[KQ_GPUVA_VRAM], ==, 2 * GV_ALLOC);
+    /* within its quota once its work retired: retry then */
+    g_assert_cmpint(gv_resident(&evil, 2, &f), ==, DDI_EBUSY);
+    g_assert_cmpuint(evil.p->quota.used[KQ_GPUVA_VRAM], ==, 2 * GV_ALLOC);
+    /* the same ones again: charged once */
+    g_assert_cmpint(kapi_make_resident(evil.p, evil.dev, evil.h, 2, &f), ==,
+                    DDI_OK);
+    g_assert_cmpuint(evil.p->quota.used[KQ_GPUVA_VRAM], ==, 2 * GV_ALLOC);
+    g_assert_cmpint(kapi_evict(evil.p, evil.dev, evil.h, 2, NULL), ==,
+                    DDI_OK);
+    run();
+    gv_make(&victim, "victim", 1, 0);
+    g_assert_cmpint(gv_resident(&victim, 0, &f), ==, DDI_OK);
+    /* the work retires: what it kept goes back */
+    g_assert_cmpint(kapi_signal_cpu(evil.p, never, 1), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(evil.p->quota.used[KQ_GPUVA_VRAM], ==, 0);
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+}
+
 /* Found looking for every pool: each GPU-VA allocation's backing is
  * mapped at a range of the GPU-VA aperture window for its life, and the
  * window (4 MiB here) is smaller than a process's backing-store limit
@@ -4079,6 +4124,8 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/quota/scene-pbs", test_quota_scene_pbs);
     g_test_add_func("/kernel/quota/gpuva-allocs", test_quota_gpuva_allocs);
     g_test_add_func("/kernel/quota/gpuva-vram", test_quota_gpuva_vram);
+    g_test_add_func("/kernel/quota/gpuva-vram-busy",
+                    test_quota_gpuva_vram_busy);
     g_test_add_func("/kernel/quota/gpuva-aperture",
                     test_quota_gpuva_aperture);
     g_test_add_func("/kernel/destroy-device-opened",
