@@ -207,7 +207,7 @@ bool kgpuva_paging_done(struct kernel *k, uint64_t cookie)
 static void vram_uncharge_unreferenced(struct kernel *k);
 static bool proc_busy(const struct kgpuva *g, const struct kproc *owner);
 static int admit(void *ctx, struct vidmm_res_process *rp,
-                 struct vidmm_res_alloc *const *fresh, unsigned n);
+                 struct vidmm_res_alloc *const *req, unsigned n);
 
 /* ---- the pager (vidmm_res_pager) ---- */
 
@@ -765,14 +765,18 @@ static uint64_t kept_bytes(struct kgpuva *g, const struct kproc *p)
  * another's first MakeResident got DDI_ENOMEM); an allocation charged
  * still (evicted while its work was in flight) is not charged twice. */
 static int admit(void *ctx, struct vidmm_res_process *rp,
-                 struct vidmm_res_alloc *const *fresh, unsigned n)
+                 struct vidmm_res_alloc *const *req, unsigned n)
 {
     struct kgpuva *g = ctx;
     uint64_t bytes = 0;
     int st;
 
     for (unsigned i = 0; i < n; i++) {
-        bytes += ga_of(fresh[i])->vram_charged ? 0 : ga_of(fresh[i])->bytes;
+        const struct kgpuva_alloc *ga = ga_of(req[i]);
+
+        if (!req[i]->refs && !ga->vram_charged) {
+            bytes += ga->bytes;
+        }
     }
     for (unsigned i = 0; i < KGPUVA_MAX_PROCS; i++) {
         struct kgpuva_proc *gp = &g->proc[i];

@@ -500,21 +500,6 @@ static uint64_t bytes_to_page_in(const struct request *q)
     return bytes;
 }
 
-/* The request's allocations no device references yet (each once:
- * gather merged the repeats) into fresh; their count. */
-static unsigned unreferenced(const struct request *q,
-                             struct vidmm_res_alloc **fresh)
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < q->n; i++) {
-        if (!q->alloc[i]->refs) {
-            fresh[n++] = q->alloc[i];
-        }
-    }
-    return n;
-}
-
 /* Over-commit step (1): every process over its budget is asked for its
  * excess; p's excess counts what the request would add. */
 static void trim_over_budget(struct vidmm_res *r, struct vidmm_res_process *p,
@@ -590,10 +575,7 @@ int vidmm_res_make_resident(struct vidmm_res *r, struct vidmm_res_device *d,
     /* What it may reference (the owner's quota), now that the trims gave
      * back what they could */
     if (r->pager.admit) {
-        struct vidmm_res_alloc *fresh[VIDMM_RES_MAX_LIST];
-
-        err = r->pager.admit(r->pager.ctx, p, fresh,
-                             unreferenced(&q, fresh));
+        err = r->pager.admit(r->pager.ctx, p, q.alloc, q.n);
         if (err != DDI_OK) {
             return err;
         }

@@ -143,10 +143,10 @@ struct vidmm_res_device {
  * only fit by taking it fails with DDI_EBUSY (retry once the work
  * retired) instead of DDI_ENOMEM.
  *
- * admit (optional, NULL: always): p's request would reference the n
- * allocations of `fresh` (those of the request no device of it
- * references yet), which residency then never takes from it. Asked once
- * the trim
+ * admit (optional, NULL: always): p's request, the n allocations of
+ * `req` (each once), would reference those of them no device of p
+ * references yet (refs 0), which residency then never takes from it.
+ * Asked once the trim
  * callbacks ran, before anything moves; a status other than DDI_OK
  * refuses the request with it, nothing changed. The memory manager's
  * owner keeps a quota there (kernel/kgpuva.c) and settles it after the
@@ -157,7 +157,7 @@ struct vidmm_res_pager {
     void (*page_out)(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence);
     bool (*in_use)(void *ctx, struct vidmm_res_alloc *a);
     int (*admit)(void *ctx, struct vidmm_res_process *p,
-                 struct vidmm_res_alloc *const *fresh, unsigned n);
+                 struct vidmm_res_alloc *const *req, unsigned n);
     void *ctx;
 };
 
