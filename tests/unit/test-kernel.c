@@ -2623,6 +2623,17 @@ static void hp_check_books(const struct kernel_census *start)
     g_assert_cmpuint(used[KQ_WAITS], ==, now.waits);
     g_assert_cmpuint(used[KQ_KVRAM], ==, now.seg_bytes - start->seg_bytes);
     g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+    /* every table with a quota: its charges are its entries */
+    {
+        unsigned n;
+        const struct ktable *t = ktables(&n);
+
+        for (unsigned i = 0; i < n; i++) {
+            if (t[i].rule == KTABLE_QUOTA && t[i].capacity && t[i].count) {
+                g_assert_cmpuint(used[t[i].kind], ==, now.tables[i]);
+            }
+        }
+    }
 }
 
 static void hp_spawn(struct hp_proc *x)
