@@ -847,8 +847,11 @@ int kapi_set_budget(struct kproc *p, uint64_t bytes)
         return DDI_EINVAL;
     }
     /* 0: no limit of its own, as at creation (residency's 0 would be
-     * a budget of nothing: every MakeResident a trim) */
-    vidmm_res_set_budget(&gp->rp, bytes ? bytes : p->k->gpuva.res.capacity);
+     * a budget of nothing: every MakeResident a trim); never beyond what
+     * its quota lets it reference (issue 26 item 11: the budget was the
+     * process's own, the whole VRAM by default) */
+    gp->budget_asked = bytes;
+    vidmm_res_set_budget(&gp->rp, kgpuva_budget(p->k, p));
     return DDI_OK;
 }
 
@@ -861,7 +864,7 @@ int kapi_query_video_memory(struct kproc *p, uint64_t *budget,
     if (!gp || !budget || !usage) {
         return DDI_EINVAL;
     }
-    *budget = gp->rp.budget;
+    *budget = kgpuva_budget(p->k, p);
     *usage = gp->rp.resident_bytes;
     return DDI_OK;
 }

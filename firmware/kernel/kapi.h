@@ -412,8 +412,10 @@ int kapi_gpu_va(struct kproc *p, uint32_t halloc, uint64_t *va);
  * memory, possibly another process's; it may only call kapi_evict (and
  * calls that only read): any other call, by anyone, while it runs fails
  * with DDI_EACCESS and changes nothing.
- * [D3DKMTSetVideoMemoryBudget...] the process's budget (0: the whole
- * GPU-VA VRAM). Both need a GPU-VA device first (DDI_EINVAL).
+ * [D3DKMTSetVideoMemoryBudget...] the process's budget (0, or more
+ * than its quota of referenced GPU-VA VRAM lets it hold: that quota's
+ * limit, also its budget at creation). Both need a GPU-VA device first
+ * (DDI_EINVAL).
  */
 typedef void (*kapi_trim_fn)(void *arg, uint64_t bytes);
 int kapi_set_trim_callback(struct kproc *p, kapi_trim_fn fn, void *arg);

@@ -268,6 +268,7 @@ static void display_deliver(void *arg)
         }
         k->display.vwait[i].fn = NULL;
         k->display.nvwaits--;
+        kquota_uncharge(k, w.proc, KQ_VSYNC_WAITS, 1);
         if (st == DDI_OK) {
             w.fn(w.arg, DDI_OK, src->vsyncs, src->vsync_time);
         } else {
@@ -501,6 +502,7 @@ int kapi_wait_vsync(struct kproc *p, uint32_t hdevice, unsigned source,
 {
     struct kdevice *dev = get_device(p, hdevice);
     const struct ksource *src;
+    int st;
 
     KCALL(p, KCALL_CHANGE);
 
@@ -517,6 +519,12 @@ int kapi_wait_vsync(struct kproc *p, uint32_t hdevice, unsigned source,
     if (!src) {
         return DDI_ENOTSUP;
     }
+    /* a slot of the kernel-wide table: within p's quota, never another
+     * process's guarantee (issue 26 item 7) */
+    st = kquota_charge(p->k, p, KQ_VSYNC_WAITS, 1);
+    if (st != DDI_OK) {
+        return st;
+    }
     for (unsigned i = 0; i < KDISPLAY_VSYNC_WAITS; i++) {
         struct kvsync_wait *w = &p->k->display.vwait[i];
 
@@ -529,6 +537,7 @@ int kapi_wait_vsync(struct kproc *p, uint32_t hdevice, unsigned source,
             return DDI_OK;
         }
     }
+    kquota_uncharge(p->k, p, KQ_VSYNC_WAITS, 1);    /* charges = slots */
     return DDI_ENOMEM;
 }
 

@@ -449,11 +449,16 @@ void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name)
 
     if (*shared_name && slot < KERNEL_MAX_SHARED &&
         k->shared[slot].obj == obj) {
+        /* the name names nothing from now on: its creator gets the
+         * slot back (and the grants, below) */
+        kquota_uncharge(k, k->shared[slot].charged, KQ_SHARED, 1);
         k->shared[slot].obj = NULL;
+        k->shared[slot].charged = NULL;
     }
-    /* the grants of the name die with it: names carry only 16 bits of
-     * generation, and a grant left behind would give its process the
-     * object that gets the name 65536 shares later */
+    /* the grants of the name die with it, given back to their owners:
+     * names carry only 16 bits of generation, and a grant left behind
+     * would give its process the object that gets the name 65536 shares
+     * later */
     if (*shared_name) {
         kiso_revoke_name(k, *shared_name);
     }
@@ -506,6 +511,8 @@ bool kernel_lock_ready(const struct kernel *k, const struct kalloc *a,
 
 void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
 {
+    bool gpuva = kb->ctx && kb->ctx->dev && kb->ctx->dev->gpuva;
+
     for (unsigned j = 0; j < kb->dmabuf.nalloc; j++) {
         if (kb->alloc[j]) {
             kb->alloc[j]->busy--;
@@ -529,6 +536,10 @@ void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
     kb->ctx = NULL;
     kb->dma_gpu = 0;
     kb->dmabuf.nalloc = 0;
+    if (gpuva) {
+        /* what its process evicted meanwhile may go now */
+        kgpuva_vram_settle(k);
+    }
 }
 
 static void tell_lost(void *arg, uint32_t h, void *obj)

@@ -332,6 +332,7 @@ struct kernel {
         void *obj;              /* NULL if free */
         uint8_t type;           /* HANDLE_ALLOCATION or HANDLE_SYNC */
         uint16_t gen;
+        struct kproc *charged;  /* the object's creator (KQ_SHARED) */
     } shared[KERNEL_MAX_SHARED];
     struct kgrant grants[KISOLATE_GRANTS];  /* who may open which name */
 

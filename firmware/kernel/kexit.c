@@ -299,6 +299,14 @@ void kernel_census(const struct kernel *k, struct kernel_census *c)
     for (unsigned i = 0; i < DDI_MAX_SOURCES; i++) {
         c->presents += k->display.src[i].q_count;
     }
+    {
+        unsigned n;
+        const struct ktable *t = ktables(&n);
+
+        for (unsigned i = 0; i < n; i++) {
+            c->tables[i] = t[i].count ? t[i].count(k) : 0;
+        }
+    }
 }
 
 const char *kernel_census_diff(const struct kernel_census *a,
@@ -311,5 +319,15 @@ const char *kernel_census_diff(const struct kernel_census *a,
     KC_DIFF(vm_vram) KC_DIFF(vm_aperture) KC_DIFF(pool_free)
     KC_DIFF(sched_idle)
 #undef KC_DIFF
+    {
+        unsigned n;
+        const struct ktable *t = ktables(&n);
+
+        for (unsigned i = 0; i < n; i++) {
+            if (a->tables[i] != b->tables[i]) {
+                return t[i].field;
+            }
+        }
+    }
     return "";
 }

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/ktables.h"
+
 struct kernel;
 struct kproc;
 struct kdevice;
@@ -42,14 +44,17 @@ unsigned kexit_take_locks(struct kproc *p, uint32_t h);
 /*
  * What the kernel holds right now in every table and pool: records in
  * use, handles, the kernel's VRAM, vidmm's VRAM and aperture, the page
- * pool, the scheduler. A process that came and went must leave it
- * exactly as it was (tests/unit/test-kernel.c, the lifetimes scenario).
+ * pool, the scheduler, and what every table of kernel/ktables.h holds
+ * (tables[i] for its i-th entry). A process that came and went must
+ * leave it exactly as it was (tests/unit/test-kernel.c, the lifetimes
+ * scenario).
  */
 struct kernel_census {
     unsigned procs, devices, contexts, allocs, syncs, buffers, waits;
     unsigned handles, presents, seg_blocks;
     uint64_t seg_bytes, vm_vram, vm_aperture, pool_free;
     bool sched_idle;
+    uint64_t tables[KTABLES_MAX];
 };
 
 void kernel_census(const struct kernel *k, struct kernel_census *c);

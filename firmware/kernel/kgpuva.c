@@ -167,6 +167,10 @@ static void alloc_free_backing(struct kgpuva *g, struct kgpuva_alloc *ga)
         /* a deferred page-out's block: its invalidation retired */
         vidmm_segment_free(&g->vram, ga->vram);
     }
+    /* the record and the aperture range are free for anybody from here
+     * on */
+    kquota_uncharge(g->k, ga->charged, KQ_GPUVA_ALLOCS, 1);
+    kquota_uncharge(g->k, ga->charged, KQ_GPUVA_APER, ga->bytes);
     vidmm_segment_free(&g->aper, ga->aper);
     for (uint32_t i = 0; i < ga->npages; i++) {
         uint64_t pg = ga->first_page + (uint64_t)i * PAGE;
@@ -203,6 +207,11 @@ bool kgpuva_paging_done(struct kernel *k, uint64_t cookie)
      * tells the scheduler) */
     return true;
 }
+
+static void vram_uncharge_unreferenced(struct kernel *k);
+static bool proc_busy(const struct kgpuva *g, const struct kproc *owner);
+static int admit(void *ctx, struct vidmm_res_process *rp,
+                 struct vidmm_res_alloc *const *req, unsigned n);
 
 /* ---- the pager (vidmm_res_pager) ---- */
 
@@ -298,9 +307,12 @@ static void page_out(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
  */
 static bool in_use(void *ctx, struct vidmm_res_alloc *a)
 {
-    struct kgpuva *g = ctx;
-    const struct kproc *owner = ga_of(a)->proc->kp;
+    return proc_busy(ctx, ga_of(a)->proc->kp);
+}
 
+/* owner has GPU-VA work in flight (in_use). */
+static bool proc_busy(const struct kgpuva *g, const struct kproc *owner)
+{
     /* Buffers not retired yet: one that retired (buffer_done) but is not
      * reaped yet (context.inflight still counts it until the reaper runs,
      * which may come after the application's wait was delivered) no
@@ -323,6 +335,7 @@ const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg)
     struct kgpuva *g = &k->gpuva;
     const struct vidmm_res_pager pager = {
         .page_in = page_in, .page_out = page_out, .in_use = in_use,
+        .admit = admit,
         .ctx = g,
     };
 
@@ -377,6 +390,14 @@ const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg)
 
 /* ---- processes and devices ---- */
 
+bool kgpuva_proc_on(const struct kernel *k, const struct kproc *p)
+{
+    unsigned i = (unsigned)(p - k->procs);
+
+    return k->gpuva.on && i < KGPUVA_MAX_PROCS && k->gpuva.proc[i].on &&
+           k->gpuva.proc[i].kp == p;
+}
+
 struct kgpuva_proc *kgpuva_proc_of(struct kernel *k, const struct kproc *p)
 {
     unsigned i = (unsigned)(p - k->procs);
@@ -410,6 +431,18 @@ static void trim_thunk(void *ctx, struct vidmm_res_process *rp,
     }
 }
 
+uint64_t kgpuva_budget(const struct kernel *k, const struct kproc *p)
+{
+    unsigned i = (unsigned)(p - k->procs);
+    uint64_t max = p->quota.limit[KQ_GPUVA_VRAM], asked;
+
+    if (!max || max > k->gpuva.res.capacity) {
+        max = k->gpuva.res.capacity;
+    }
+    asked = i < KGPUVA_MAX_PROCS ? k->gpuva.proc[i].budget_asked : 0;
+    return asked && asked < max ? asked : max;
+}
+
 static int proc_start(struct kernel *k, struct kproc *p)
 {
     struct kgpuva *g = &k->gpuva;
@@ -437,6 +470,7 @@ static int proc_start(struct kernel *k, struct kproc *p)
     gp->rp = (struct vidmm_res_process){ 0 };
     gp->trim_fn = NULL;
     gp->trim_arg = NULL;
+    gp->budget_asked = 0;
     st = as ? DDI_OK
             : gops(k)->space_create(k->dev.drv, gp->dma_base,
                                     KGPUVA_DMA_BYTES, 0, 0, &gp->as);
@@ -446,9 +480,10 @@ static int proc_start(struct kernel *k, struct kproc *p)
                               KGPUVA_MAX_ALLOCS + 1);
     }
     if (st == DDI_OK) {
-        /* budget 0: the whole capacity until the application sets one */
-        st = vidmm_res_process_add(&g->res, &gp->rp, p->id, 0, trim_thunk,
-                                   gp);
+        /* its budget: what its quota lets it reference (kquota.h), until
+         * it asks for less */
+        st = vidmm_res_process_add(&g->res, &gp->rp, p->id,
+                                   kgpuva_budget(k, p), trim_thunk, gp);
     }
     if (st != DDI_OK) {
         return st;
@@ -515,6 +550,7 @@ void kgpuva_device_destroy(struct kernel *k, unsigned di)
     if (kgpuva_device_on(k, di)) {
         vidmm_res_device_remove(&k->gpuva.res, &k->gpuva.dev[di].rd);
         k->gpuva.dev[di].on = false;
+        vram_uncharge_unreferenced(k);  /* its references are gone */
     }
 }
 
@@ -573,11 +609,28 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
     if (slots_free(g) < KGPUVA_SLOTS_FREE) {
         return DDI_EBUSY;       /* paging buffers in flight: retry */
     }
+    /* a record of the kernel-wide table (smaller than the allocation
+     * table): within p's quota, never another process's guarantee
+     * (issue 26 item 10) */
+    st = kquota_charge(k, p, KQ_GPUVA_ALLOCS, 1);
+    if (st != DDI_OK) {
+        return st;
+    }
+    /* its backing's aperture range, for life: the window is a pool of
+     * its own, smaller than the backing store it maps */
+    st = kquota_charge(k, p, KQ_GPUVA_APER, bytes);
+    if (st != DDI_OK) {
+        kquota_uncharge(k, p, KQ_GPUVA_ALLOCS, 1);
+        return st;
+    }
     *ga = (struct kgpuva_alloc){
-        .proc = gp, .handle = h, .bytes = bytes,
+        .proc = gp, .charged = p, .handle = h, .bytes = bytes,
         .npages = (uint32_t)(bytes / PAGE),
     };
     if (!page_pool_get_contiguous(g->cfg.pool, ga->npages, &first)) {
+        *ga = (struct kgpuva_alloc){ 0 };
+        kquota_uncharge(k, p, KQ_GPUVA_ALLOCS, 1);
+        kquota_uncharge(k, p, KQ_GPUVA_APER, bytes);
         return DDI_ENOMEM;
     }
     ga->first_page = first;
@@ -651,6 +704,8 @@ no_aper:
         page_pool_put(g->cfg.pool, &pg, 1);
     }
     *ga = (struct kgpuva_alloc){ 0 };
+    kquota_uncharge(k, p, KQ_GPUVA_ALLOCS, 1);
+    kquota_uncharge(k, p, KQ_GPUVA_APER, bytes);
     return st;
 }
 
@@ -671,6 +726,7 @@ int kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
     if (st != DDI_OK && st != DDI_EHANDLE) {
         return st;
     }
+    vram_uncharge_unreferenced(k);
     if (ga->out_pending) {
         /* its entries still map its block: the VA range, the block and
          * the backing wait for kgpuva_retry's invalidation */
@@ -785,20 +841,151 @@ bool kgpuva_slot_busy(const struct kernel *k, const struct kproc *p)
 
 /* ---- residency ---- */
 
+/* The references all devices of its process hold on ga (0: none, or it
+ * is being destroyed). */
+static uint32_t alloc_refs(struct kgpuva *g, const struct kgpuva_alloc *ga)
+{
+    struct vidmm_res_alloc *ra =
+        ga->used && !ga->dying
+            ? vidmm_res_alloc_find(&g->res, &ga->proc->rp, ga->handle)
+            : NULL;
+
+    return ra ? ra->refs : 0;
+}
+
+/* What p is charged for only because its work is in flight (evicted,
+ * still in VRAM under that work). */
+static uint64_t kept_bytes(struct kgpuva *g, const struct kproc *p)
+{
+    uint64_t bytes = 0;
+
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
+        const struct kgpuva_alloc *ga = &g->alloc[i];
+
+        if (ga->used && ga->vram_charged && ga->charged == p &&
+            !alloc_refs(g, ga)) {
+            bytes += ga->bytes;
+        }
+    }
+    return bytes;
+}
+
+/* vidmm_res_pager.admit: residency never takes a referenced allocation
+ * from anyone, so what a process references is charged to it first
+ * (issue 26 item 11: a process referenced all of the GPU-VA VRAM and
+ * another's first MakeResident got DDI_ENOMEM); an allocation charged
+ * still (evicted while its work was in flight) is not charged twice. */
+static int admit(void *ctx, struct vidmm_res_process *rp,
+                 struct vidmm_res_alloc *const *req, unsigned n)
+{
+    struct kgpuva *g = ctx;
+    uint64_t bytes = 0;
+    int st;
+
+    for (unsigned i = 0; i < n; i++) {
+        const struct kgpuva_alloc *ga = ga_of(req[i]);
+
+        if (!req[i]->refs && !ga->vram_charged) {
+            bytes += ga->bytes;
+        }
+    }
+    for (unsigned i = 0; i < KGPUVA_MAX_PROCS; i++) {
+        struct kgpuva_proc *gp = &g->proc[i];
+
+        if (gp->on && &gp->rp == rp) {
+            st = bytes ? kquota_charge(g->k, gp->kp, KQ_GPUVA_VRAM, bytes)
+                       : DDI_OK;
+            if (st == DDI_OK) {
+                g->admitted += bytes;
+            } else if (st == DDI_EQUOTA &&
+                       gp->kp->quota.used[KQ_GPUVA_VRAM] + bytes -
+                           kept_bytes(g, gp->kp) <=
+                       gp->kp->quota.limit[KQ_GPUVA_VRAM]) {
+                /* within its quota once its work retired: as residency
+                 * answers for memory still in use, retry then */
+                st = DDI_EBUSY;
+            }
+            return st;
+        }
+    }
+    return DDI_EINVAL;
+}
+
+/* Referenced GPU-VA VRAM is charged to the allocation's creator
+ * (kgpuva.h) for as long as residency cannot take it back: while it is
+ * referenced, and while it stays in VRAM with its owner's work in flight
+ * (in_use: an Evict does not free it then). What neither holds any more
+ * is given back: after an Evict, a device or the allocation destroyed, a
+ * buffer of the owner retired (kgpuva_vram_settle). */
+static void vram_uncharge_unreferenced(struct kernel *k)
+{
+    struct kgpuva *g = &k->gpuva;
+
+    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
+        struct kgpuva_alloc *ga = &g->alloc[i];
+
+        if (ga->used && ga->vram_charged && !alloc_refs(g, ga) &&
+            !(ga->vram && !ga->dying && proc_busy(g, ga->proc->kp))) {
+            ga->vram_charged = false;
+            kquota_uncharge(k, ga->charged, KQ_GPUVA_VRAM, ga->bytes);
+        }
+    }
+}
+
+void kgpuva_vram_settle(struct kernel *k)
+{
+    if (k->gpuva.on) {
+        vram_uncharge_unreferenced(k);
+    }
+}
+
 int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
                          unsigned n, uint64_t *paging_fence)
 {
     struct kgpuva *g = &k->gpuva;
+    struct kproc *p;
+    struct kgpuva_proc *gp;
+    uint64_t now = 0;
     int st;
 
     if (!kgpuva_device_on(k, di)) {
         return DDI_EINVAL;
     }
+    if (g->res.in_trim) {
+        return DDI_EBUSY;       /* a trim callback may only evict */
+    }
     if (slots_free(g) < KGPUVA_SLOTS_FREE) {
         return DDI_EBUSY;       /* paging buffers in flight: retry */
     }
+    p = k->devices[di].proc;
+    gp = kgpuva_proc_of(k, p);
+    if (!gp) {
+        return DDI_EINVAL;
+    }
+    vidmm_res_set_budget(&gp->rp, kgpuva_budget(k, p));
+    g->admitted = 0;            /* admit() charges p */
     st = vidmm_res_make_resident(&g->res, &g->dev[di].rd, h, n,
                                  paging_fence);
+    if (st == DDI_OK) {
+        for (unsigned i = 0; i < n; i++) {
+            struct vidmm_res_alloc *ra =
+                vidmm_res_alloc_find(&g->res, &gp->rp, h[i]);
+            struct kgpuva_alloc *ga = ra ? ra->mm : NULL;
+
+            if (ga && !ga->vram_charged) {
+                ga->vram_charged = true;
+                now += ga->bytes;
+            }
+        }
+    }
+    /* now: what the call charged in the end, what admit() charged unless
+     * the call failed after it (then nothing) */
+    if (now > g->admitted) {
+        kquota_recharge(p, KQ_GPUVA_VRAM, now - g->admitted);
+    } else if (g->admitted > now) {
+        kquota_uncharge(k, p, KQ_GPUVA_VRAM, g->admitted - now);
+    }
+    g->admitted = 0;
     if (st == DDI_ENOMEM) {
         g->stats.enomem++;
     }
@@ -810,11 +997,15 @@ int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
 int kgpuva_evict(struct kernel *k, unsigned di, const uint32_t *h,
                  unsigned n, uint64_t *bytes_to_trim)
 {
+    int st;
+
     if (!kgpuva_device_on(k, di)) {
         return DDI_EINVAL;
     }
-    return vidmm_res_evict(&k->gpuva.res, &k->gpuva.dev[di].rd, h, n,
-                           bytes_to_trim);
+    st = vidmm_res_evict(&k->gpuva.res, &k->gpuva.dev[di].rd, h, n,
+                         bytes_to_trim);
+    vram_uncharge_unreferenced(k);
+    return st;
 }
 
 int kgpuva_lock(struct kernel *k, struct kgpuva_alloc *ga,

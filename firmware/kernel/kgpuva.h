@@ -104,6 +104,7 @@ struct kgpuva_proc {
     struct vidmm_block dma_blocks[KGPUVA_DMA_BLOCKS];
     kgpuva_trim_fn trim_fn;
     void *trim_arg;
+    uint64_t budget_asked;          /* kapi_set_budget's (0: none) */
 };
 
 struct kgpuva_dev {
@@ -115,6 +116,10 @@ struct kgpuva_dev {
 struct kgpuva_alloc {
     bool used;
     struct kgpuva_proc *proc;
+    struct kproc *charged;          /* its creator: charged for the
+                                       record (KQ_GPUVA_ALLOCS) and, while
+                                       referenced, its VRAM */
+    bool vram_charged;              /* bytes charged as KQ_GPUVA_VRAM */
     uint32_t handle;                /* the kernel's allocation handle */
     uint64_t va;
     uint64_t bytes;                 /* page-rounded */
@@ -168,6 +173,8 @@ struct kgpuva {
     unsigned bulk;                  /* destructions batch until bulk off
                                        (nested: a process exit destroys
                                        devices) */
+    uint64_t admitted;              /* charged by residency's admit
+                                       during the current MakeResident */
     uint64_t fence_issued;          /* last paging fence value handed out */
     volatile uint64_t fence_done;   /* last retired: what contexts wait on */
     struct kgpuva_stats stats;
@@ -181,6 +188,8 @@ struct kgpuva {
  */
 const char *kgpuva_start(struct kernel *k, const struct kgpuva_config *cfg);
 
+/* True once p made its first GPU-VA device (it has a record). */
+bool kgpuva_proc_on(const struct kernel *k, const struct kproc *p);
 /* The process's record (made on its first GPU-VA device), NULL if none. */
 struct kgpuva_proc *kgpuva_proc_of(struct kernel *k, const struct kproc *p);
 /* Where the DMA buffers of p's GPU-VA contexts go (NULL: none). */
@@ -197,6 +206,13 @@ void kgpuva_proc_exit(struct kernel *k, struct kproc *p);
 int kgpuva_device_create(struct kernel *k, struct kproc *p, unsigned di);
 void kgpuva_device_destroy(struct kernel *k, unsigned di);
 bool kgpuva_device_on(const struct kernel *k, unsigned di);
+
+/* p's budget: what it asked for (kapi_set_budget), at most what its
+ * quota lets it reference (KQ_GPUVA_VRAM's limit, which the session
+ * manager may change: taken again at every MakeResident). The budget is
+ * the OS's to give, as WDDM's is: a process lowers its own, never raises
+ * it beyond its quota. */
+uint64_t kgpuva_budget(const struct kernel *k, const struct kproc *p);
 
 /* A view of bytes (whole pages) of VRAM at vram that something else
  * placed and keeps there (kernel/kvamap.h) in p's space: *va, its
@@ -236,11 +252,22 @@ int kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga);
 int kgpuva_lock(struct kernel *k, struct kgpuva_alloc *ga,
                 volatile void **cpu);
 
-/* [D3DKMTMakeResident] / [D3DKMTEvict] on device slot di. */
+/* [D3DKMTMakeResident] / [D3DKMTEvict] on device slot di. The VRAM of
+ * a referenced allocation is never taken back by residency: it is
+ * charged to the allocation's creator (KQ_GPUVA_VRAM) from the
+ * MakeResident that takes its first reference (refused with
+ * DDI_EQUOTA / DDI_ENOMEM before anything moves) until the Evict,
+ * device destruction or destruction that drops its last, or, if its
+ * owner's work was in flight then (residency keeps it: in_use), until
+ * that work retired. */
 int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
                          unsigned n, uint64_t *paging_fence);
 int kgpuva_evict(struct kernel *k, unsigned di, const uint32_t *h,
                  unsigned n, uint64_t *bytes_to_trim);
+
+/* A buffer retired: GPU-VA VRAM its process evicted while it was in
+ * flight is no longer charged (kgpuva_make_resident). */
+void kgpuva_vram_settle(struct kernel *k);
 
 /* Submits the moves batched so far (the end of every call that moves). */
 void kgpuva_flush(struct kernel *k);

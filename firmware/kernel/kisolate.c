@@ -52,10 +52,10 @@ bool kiso_lock_held(const struct kproc *p, uint32_t h)
     return p->locked[s].h == h && p->locked[s].n > 0;
 }
 
-/* A grant whose name names nothing any more (its object was freed) is
- * free again. Names carry a 16-bit generation, which wraps: a grant must
- * never live on to name a successor, so the grants of a name are revoked
- * when it is freed (kiso_revoke_name) and this is only a second check. */
+/* A grant whose name names nothing any more: never, since the name's
+ * end revokes its grants (kiso_revoke_name; names carry a 16-bit
+ * generation, which wraps: a grant must never live on to name a
+ * successor); checked all the same. */
 static bool grant_live(const struct kernel *k, const struct kgrant *g)
 {
     return g->name &&
@@ -63,27 +63,43 @@ static bool grant_live(const struct kernel *k, const struct kgrant *g)
             kernel_shared_object(k, g->name, HANDLE_SYNC));
 }
 
-int kiso_grant(struct kernel *k, uint32_t name, uint32_t pid,
-               unsigned access)
+int kiso_grant(struct kernel *k, struct kproc *owner, uint32_t name,
+               uint32_t pid, unsigned access)
 {
     struct kgrant *free_g = NULL;
+    int st;
 
     for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
         struct kgrant *g = &k->grants[i];
 
-        if (!grant_live(k, g)) {
+        if (!g->name) {
             free_g = free_g ? free_g : g;
         } else if (g->name == name && g->pid == pid) {
             g->access = (uint8_t)access;    /* granted again: replaced */
             return DDI_OK;
         }
     }
+    /* a slot of the kernel-wide table: within owner's quota, never
+     * another process's guarantee (issue 26 item 8) */
+    st = kquota_charge(k, owner, KQ_GRANTS, 1);
+    if (st != DDI_OK) {
+        return st;
+    }
     if (!free_g) {
+        kquota_uncharge(k, owner, KQ_GRANTS, 1);    /* charges = slots */
         return DDI_ENOMEM;
     }
-    *free_g = (struct kgrant){ .name = name, .pid = pid,
+    *free_g = (struct kgrant){ .name = name, .owner = owner, .pid = pid,
                                .access = (uint8_t)access };
     return DDI_OK;
+}
+
+void kiso_grant_drop(struct kernel *k, struct kgrant *g)
+{
+    if (g->name) {
+        kquota_uncharge(k, g->owner, KQ_GRANTS, 1);
+        *g = (struct kgrant){ 0 };
+    }
 }
 
 unsigned kiso_granted(const struct kernel *k, uint32_t name,
@@ -102,17 +118,17 @@ unsigned kiso_granted(const struct kernel *k, uint32_t name,
 void kiso_revoke_process(struct kernel *k, uint32_t pid)
 {
     for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
-        if (k->grants[i].pid == pid) {
-            k->grants[i] = (struct kgrant){ 0 };
+        if (k->grants[i].name && k->grants[i].pid == pid) {
+            kiso_grant_drop(k, &k->grants[i]);
         }
     }
 }
 
 void kiso_revoke_name(struct kernel *k, uint32_t name)
 {
-    for (unsigned i = 0; i < KISOLATE_GRANTS; i++) {
+    for (unsigned i = 0; name && i < KISOLATE_GRANTS; i++) {
         if (k->grants[i].name == name) {
-            k->grants[i] = (struct kgrant){ 0 };
+            kiso_grant_drop(k, &k->grants[i]);
         }
     }
 }

@@ -38,6 +38,7 @@ struct kproc;
 
 struct kgrant {
     uint32_t name;          /* a shared name; 0: free */
+    struct kproc *owner;    /* the granter, charged for it (KQ_GRANTS) */
     uint32_t pid;           /* the process it is granted to (its
                                kapi_process_id, never reused) */
     uint8_t access;         /* KAPI_ACCESS_* */
@@ -58,13 +59,17 @@ void kiso_handle_gone(struct kproc *p, uint32_t h);
  * kexit_note_lock), the only kind an unlock through h may release. */
 bool kiso_lock_held(const struct kproc *p, uint32_t h);
 
-/* Grants name to process pid with access (KAPI_ACCESS_READ at least).
- * DDI_ENOMEM when the grant table is full. */
-int kiso_grant(struct kernel *k, uint32_t name, uint32_t pid,
-               unsigned access);
+/* owner (the creator of name's object) grants name to process pid with
+ * access (KAPI_ACCESS_READ at least): a new grant is charged to owner
+ * (KQ_GRANTS: DDI_EQUOTA, DDI_ENOMEM), granting again replaces. */
+int kiso_grant(struct kernel *k, struct kproc *owner, uint32_t name,
+               uint32_t pid, unsigned access);
+/* One grant goes (given back to its owner). */
+void kiso_grant_drop(struct kernel *k, struct kgrant *g);
 /* The grants to process pid die with it (kapi_process_exit). */
 void kiso_revoke_process(struct kernel *k, uint32_t pid);
-/* The grants of a shared name die with it (its object's name freed). */
+/* The grants of a shared name die with it (its object's name freed),
+ * given back to their owners. */
 void kiso_revoke_name(struct kernel *k, uint32_t name);
 /* The access name is granted to p with (0: none). */
 unsigned kiso_granted(const struct kernel *k, uint32_t name,

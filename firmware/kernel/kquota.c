@@ -16,6 +16,11 @@ static const char *const kind_names[KQ_COUNT] = {
     [KQ_GPU_SYNCS] = "GPU signals and waits", [KQ_PRESENTS] = "presents",
     [KQ_KVRAM] = "kernel VRAM", [KQ_BACKING] = "backing store",
     [KQ_PINNED] = "pinned VRAM", [KQ_VIEWS] = "GPU-VA views",
+    [KQ_VSYNC_WAITS] = "vsync waits", [KQ_SHARED] = "shared names",
+    [KQ_GRANTS] = "grants", [KQ_SCENE_PBS] = "parameter buffers",
+    [KQ_GPUVA_ALLOCS] = "GPU-VA allocations",
+    [KQ_GPUVA_VRAM] = "GPU-VA VRAM referenced",
+    [KQ_GPUVA_APER] = "GPU-VA aperture",
 };
 
 const char *kquota_kind_name(enum kquota_kind kind)
@@ -39,7 +44,7 @@ static uint64_t kvram_kernel_own(const struct kernel *k)
 
 /* The size of kind's pool now. Fixed tables are fixed; the kernel's VRAM
  * is what the kernel itself does not hold. */
-static uint64_t pool(const struct kernel *k, enum kquota_kind kind)
+uint64_t kquota_pool(const struct kernel *k, enum kquota_kind kind)
 {
     const struct page_pool *pp = k->pool ? k->pool
                                  : k->gpuva.on ? k->gpuva.cfg.pool : NULL;
@@ -52,6 +57,13 @@ static uint64_t pool(const struct kernel *k, enum kquota_kind kind)
     if (kind == KQ_BACKING) {
         /* vidmm's page pool, or GPU-VA mode's (started after init) */
         return pp ? (uint64_t)pp->pages * VIDMM_PAGE_SIZE : 0;
+    }
+    if (kind == KQ_GPUVA_VRAM) {
+        /* what residency pages into (GPU-VA mode, started after init) */
+        return k->gpuva.on ? k->gpuva.res.capacity : 0;
+    }
+    if (kind == KQ_GPUVA_APER) {
+        return k->gpuva.on ? k->gpuva.aper.size : 0;
     }
     return k->quota_pool[kind];
 }
@@ -71,13 +83,44 @@ void kquota_init(struct kernel *k)
     q[KQ_GPU_SYNCS] = KERNEL_SCHED_BUFFERS - KERNEL_MAX_BUFFERS -
                       KERNEL_MAX_PAGING - KGPUVA_MAX_PAGING;
     q[KQ_PRESENTS] = KDISPLAY_QUEUE;
-    q[KQ_KVRAM] = k->seg.size;          /* less the kernel's: pool() */
-    q[KQ_BACKING] = 0;                  /* pool() */
+    q[KQ_KVRAM] = k->seg.size;  /* less the kernel's: kquota_pool() */
+    q[KQ_BACKING] = 0;                  /* kquota_pool() */
     /* what all processes may pin together: half of the VRAM residency
      * works in, so pins (which never move) cannot starve everyone's
      * buffers of VRAM */
     q[KQ_PINNED] = kernel_app_vram_bytes(k) / 2;
     q[KQ_VIEWS] = KVAMAP_MAX;
+    q[KQ_VSYNC_WAITS] = KDISPLAY_VSYNC_WAITS;
+    q[KQ_SHARED] = KERNEL_MAX_SHARED;
+    q[KQ_GRANTS] = KISOLATE_GRANTS;
+    q[KQ_SCENE_PBS] = KSCENE_MAX_PB;
+    q[KQ_GPUVA_ALLOCS] = KGPUVA_MAX_ALLOCS;
+    q[KQ_GPUVA_VRAM] = 0;               /* kquota_pool() */
+    q[KQ_GPUVA_APER] = 0;               /* kquota_pool() */
+}
+
+/* Whether o keeps its guarantee of kind now: pools only GPU-VA devices
+ * use (their records, VRAM and aperture, parameter buffers, views) are
+ * kept for processes in GPU-VA mode (from their first GPU-VA device
+ * on), not wasted on the others, which can never use them. */
+bool kquota_gpuva_kind(enum kquota_kind kind)
+{
+    switch (kind) {
+    case KQ_GPUVA_ALLOCS:
+    case KQ_GPUVA_VRAM:
+    case KQ_GPUVA_APER:
+    case KQ_SCENE_PBS:
+    case KQ_VIEWS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool keeps(const struct kernel *k, const struct kproc *o,
+                  enum kquota_kind kind)
+{
+    return !kquota_gpuva_kind(kind) || kgpuva_proc_on(k, o);
 }
 
 /* What the live processes other than p use and keep for themselves of
@@ -93,7 +136,8 @@ static void others(const struct kernel *k, const struct kproc *p,
             continue;
         }
         *used += o->quota.used[kind];
-        if (!o->exiting && o->quota.used[kind] < o->quota.reserve[kind]) {
+        if (!o->exiting && o->quota.used[kind] < o->quota.reserve[kind] &&
+            keeps(k, o, kind)) {
             *held += o->quota.reserve[kind] - o->quota.used[kind];
         }
     }
@@ -102,7 +146,7 @@ static void others(const struct kernel *k, const struct kproc *p,
 void kquota_proc_init(struct kernel *k, struct kproc *p)
 {
     for (unsigned i = 0; i < KQ_COUNT; i++) {
-        uint64_t size = pool(k, i), used, held;
+        uint64_t size = kquota_pool(k, i), used, held;
 
         p->quota.used[i] = 0;
         p->quota.reserve[i] = 0;
@@ -127,7 +171,8 @@ void kquota_proc_init(struct kernel *k, struct kproc *p)
 int kquota_set_limit(struct kernel *k, struct kproc *p,
                      enum kquota_kind kind, uint64_t limit)
 {
-    if (!k || !p || (unsigned)kind >= KQ_COUNT || limit > pool(k, kind)) {
+    if (!k || !p || (unsigned)kind >= KQ_COUNT ||
+        limit > kquota_pool(k, kind)) {
         return DDI_EINVAL;
     }
     p->quota.limit[kind] = limit;
@@ -137,7 +182,7 @@ int kquota_set_limit(struct kernel *k, struct kproc *p,
 int kquota_charge(struct kernel *k, struct kproc *p, enum kquota_kind kind,
                   uint64_t n)
 {
-    uint64_t size = pool(k, kind), used, held;
+    uint64_t size = kquota_pool(k, kind), used, held;
 
     if (p->quota.used[kind] + n > p->quota.limit[kind]) {
         k->stats.quota_refusals++;
@@ -150,6 +195,13 @@ int kquota_charge(struct kernel *k, struct kproc *p, enum kquota_kind kind,
     }
     p->quota.used[kind] += n;
     return DDI_OK;
+}
+
+void kquota_recharge(struct kproc *p, enum kquota_kind kind, uint64_t n)
+{
+    if (p) {
+        p->quota.used[kind] += n;
+    }
 }
 
 void kquota_uncharge(struct kernel *k, struct kproc *p,

@@ -7,12 +7,16 @@
  * Every pool the kernel shares between processes (records of devices,
  * contexts, allocations, sync objects, DMA buffers in flight, CPU waits,
  * the scheduler's GPU signal and wait slots, presents queued on a
- * display source) and every memory it hands out on a process's behalf
+ * display source, vsync waits, shared names, grants, parameter buffers,
+ * GPU-VA allocations and views; kernel/ktables.h lists every table and
+ * which kind charges it) and every memory it hands out on a process's
+ * behalf
  * (the kernel's VRAM segment: DMA buffers, save areas, sync values and,
  * with fixed placement, allocations; backing store in the page pool;
  * VRAM pinned for primaries: a pool of half of the VRAM applications
  * use, so that pins, which never move, leave the other half to
- * residency) is charged to the process that asked, and
+ * residency; GPU-VA VRAM held by referenced allocations, which
+ * residency never takes back) is charged to the process that asked, and
  * given back when the kernel frees it, whenever that is (after the
  * process exited, once the GPU is done with it).
  *
@@ -21,7 +25,9 @@
  *    over fails with DDI_EQUOTA, to that process only;
  *  - the guarantee: pool / KERNEL_MAX_PROCS (or, if the processes
  *    before it took more than that, what they left when it was created),
- *    which no other process can take from it. A call is granted only if,
+ *    which no other process can take from it (of a pool only GPU-VA
+ *    devices use, once it made one: kquota_gpuva_kind). A call is
+ *    granted only if,
  *    after it, the pool still holds every other live process's unused
  *    guarantee; otherwise it fails with DDI_ENOMEM. So a process within
  *    its guarantee never sees ENOMEM however the others behave from then
@@ -55,6 +61,16 @@ enum kquota_kind {
     KQ_BACKING,         /* bytes of backing store (page pool) */
     KQ_PINNED,          /* bytes of VRAM pinned (primaries, views) */
     KQ_VIEWS,           /* GPU-VA views (kernel/kvamap.h) */
+    KQ_VSYNC_WAITS,     /* pending vsync waits (kernel/kdisplay.h) */
+    KQ_SHARED,          /* shared names of its objects (kshare.c) */
+    KQ_GRANTS,          /* grants it gave (kernel/kisolate.h) */
+    KQ_SCENE_PBS,       /* parameter-buffer records (kernel/kscene.h) */
+    KQ_GPUVA_ALLOCS,    /* GPU-VA allocation records (kernel/kgpuva.h) */
+    KQ_GPUVA_VRAM,      /* bytes of GPU-VA VRAM its referenced (made
+                           resident, not evicted) allocations hold */
+    KQ_GPUVA_APER,      /* bytes of the GPU-VA aperture window (each
+                           allocation's backing is mapped there for
+                           life) */
     KQ_COUNT,
 };
 
@@ -79,6 +95,10 @@ int kquota_set_limit(struct kernel *k, struct kproc *p,
  * DDI_ENOMEM (the others' guarantees). Nothing changes on refusal. */
 int kquota_charge(struct kernel *k, struct kproc *p, enum kquota_kind kind,
                   uint64_t n);
+/* Counts n of kind for p without refusing: only for what a call was
+ * granted already and gave back on the way (a GPU-VA reference a trim
+ * callback dropped inside the MakeResident that takes it again). */
+void kquota_recharge(struct kproc *p, enum kquota_kind kind, uint64_t n);
 /* Gives n of kind back (what was charged). */
 void kquota_uncharge(struct kernel *k, struct kproc *p,
                      enum kquota_kind kind, uint64_t n);
@@ -104,5 +124,10 @@ void kquota_alloc_uncharge(struct kernel *k, struct kalloc *a);
 int kquota_gpu_sync(struct kernel *k, struct kproc *p);
 
 const char *kquota_kind_name(enum kquota_kind kind);
+/* Pools only GPU-VA devices use: a process keeps its guarantee of them
+ * from its first GPU-VA device on (before, it could not use them). */
+bool kquota_gpuva_kind(enum kquota_kind kind);
+/* The size of kind's pool now (entries, or bytes). */
+uint64_t kquota_pool(const struct kernel *k, enum kquota_kind kind);
 
 #endif /* FW_KERNEL_KQUOTA_H */

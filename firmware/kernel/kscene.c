@@ -36,6 +36,9 @@ static bool slot_free(struct kernel *k, struct kscene_pb *r)
  */
 static void pb_forget(struct kernel *k, struct kscene_pb *r, bool release)
 {
+    if (r->used) {
+        kquota_uncharge(k, r->proc, KQ_SCENE_PBS, 1);
+    }
     if (r->pctx) {
         kernel_context_destroy(k, r->pctx);
         r->pctx = NULL;
@@ -107,29 +110,40 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
     if (!dev->gpuva) {
         return DDI_ENOTSUP;
     }
-    for (unsigned i = 0; i < KSCENE_MAX_PB && !slot; i++) {
+    /* every record whose allocation was destroyed is let go first (its
+     * process's charge with it), whoever's it was */
+    for (unsigned i = 0; i < KSCENE_MAX_PB; i++) {
         struct kscene_pb *r = &k->scene.pb[i];
 
         if (r->used && !pb_live(r)) {
-            pb_forget(k, r, true);  /* its allocation was destroyed */
+            pb_forget(k, r, true);
         }
-        if (slot_free(k, r)) {
+        if (!slot && slot_free(k, r)) {
             slot = r;
         }
-    }
-    if (!slot) {
-        return DDI_ENOMEM;
     }
     /* checked before anything is made (va 0 stands for any 8-aligned) */
     st = vidmm_pb_init(&pb, 0, d->tiles, d->size, d->reserved, d->step);
     if (st != DDI_OK || d->budget < d->size) {
         return DDI_EINVAL;
     }
+    /* a record of the kernel-wide table: within p's quota, never another
+     * process's guarantee (issue 26 item 9) */
+    st = kquota_charge(k, p, KQ_SCENE_PBS, 1);
+    if (st != DDI_OK) {
+        return st;
+    }
+    if (!slot) {
+        /* a forgotten record's fence still in vidsch's hands */
+        kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
+        return DDI_ENOMEM;
+    }
     ad = (struct kapi_alloc_desc){
         .size = d->reserved, .cpu_visible = true, .zeroed = true,
     };
     st = kapi_create_allocation(p, hdevice, &ad, &h);
     if (st != DDI_OK) {
+        kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
         return st;
     }
     st = kapi_gpu_va(p, h, &at);
@@ -139,6 +153,7 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
     }
     if (st != DDI_OK) {
         kapi_destroy_allocation(p, h);
+        kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
         return st;
     }
     {

@@ -81,7 +81,9 @@ struct kdevice;
 struct kcontext;
 struct vidsch_oom_wait;
 
-#define KSCENE_MAX_PB       8
+/* Records of every process (KQ_SCENE_PBS): 16, so that each of
+ * KERNEL_MAX_PROCS processes is guaranteed one. */
+#define KSCENE_MAX_PB       16
 #define KSCENE_PARTIAL_DW   32      /* a partial render's command buffer */
 
 struct kscene_pb {

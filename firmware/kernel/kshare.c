@@ -21,17 +21,29 @@
  * Sharing [D3DKMTShareObjects]: an object's global name is its slot in
  * k->shared, tagged and with the slot's generation, so a name of a freed
  * object never names its successor. share_name gives obj (of type, whose
- * name field is *shared_name) its name, the one it has or a new one.
+ * name field is *shared_name, created by process creator) its name, the
+ * one it has or a new one. A new name is charged to the creator
+ * (KQ_SHARED: whoever asks, the name lives as long as the object, which
+ * is the creator's) and given back when the object goes
+ * (kernel_unshare).
  */
 static int share_name(struct kernel *k, void *obj, enum handle_type type,
-                      uint32_t *shared_name, uint32_t *name)
+                      struct kproc *creator, uint32_t *shared_name,
+                      uint32_t *name)
 {
+    int st;
+
     if (*shared_name) {
         *name = *shared_name;
         return DDI_OK;
     }
+    st = kquota_charge(k, creator, KQ_SHARED, 1);
+    if (st != DDI_OK) {
+        return st;
+    }
     for (unsigned i = 0; i < KERNEL_MAX_SHARED; i++) {
         if (!k->shared[i].obj) {
+            k->shared[i].charged = creator;
             k->shared[i].obj = obj;
             k->shared[i].type = type;
             k->shared[i].gen = (uint16_t)(k->shared[i].gen + 1);
@@ -40,6 +52,7 @@ static int share_name(struct kernel *k, void *obj, enum handle_type type,
             return DDI_OK;
         }
     }
+    kquota_uncharge(k, creator, KQ_SHARED, 1);  /* charges = slots */
     return DDI_ENOMEM;
 }
 
@@ -76,7 +89,8 @@ int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)
     if (a->gv) {
         return DDI_ENOTSUP;     /* a VA is its process's alone */
     }
-    return share_name(p->k, a, HANDLE_ALLOCATION, &a->shared_name, name);
+    return share_name(p->k, a, HANDLE_ALLOCATION, a->owner, &a->shared_name,
+                      name);
 }
 
 /* Grants the object of type (whose name field is *shared_name, created
@@ -95,8 +109,8 @@ static int grant(struct kproc *p, void *obj, enum handle_type type,
     if (dev->proc != p) {
         return DDI_EACCESS;     /* an opener cannot pass it on */
     }
-    st = share_name(p->k, obj, type, shared_name, &name);
-    return st == DDI_OK ? kiso_grant(p->k, name, pid, access) : st;
+    st = share_name(p->k, obj, type, p, shared_name, &name);
+    return st == DDI_OK ? kiso_grant(p->k, p, name, pid, access) : st;
 }
 
 int kapi_grant_allocation(struct kproc *p, uint32_t halloc, uint32_t pid,
@@ -198,7 +212,8 @@ int kapi_share_sync(struct kproc *p, uint32_t hsync, uint32_t *name)
     if (!name) {
         return DDI_EINVAL;
     }
-    return share_name(p->k, s, HANDLE_SYNC, &s->shared_name, name);
+    return share_name(p->k, s, HANDLE_SYNC, s->dev->proc, &s->shared_name,
+                      name);
 }
 
 int kapi_grant_sync(struct kproc *p, uint32_t hsync, uint32_t pid,

@@ -25,17 +25,31 @@
  * the view, faults and loses its own device; the surface keeps every
  * byte.
  *
+ * hoard=1 adds a hoarder (apps/hoarder.h) started before everybody: it
+ * fills the vsync-wait, shared-name and grant tables as far as its quotas
+ * let it (issue 26 items 7, 8: it took all of them, and the compositor
+ * started later could not wait for vsync or share); the desktop beside it
+ * must be right by content all the same. With gpuva=1 the hoarder
+ * (started first, done before anybody else is created) fills the
+ * parameter-buffer and GPU-VA allocation tables and references as much
+ * GPU-VA VRAM as its quotas let it (items 9-11): a process started after
+ * it makes a parameter buffer, and the victim, snoop and scribble are
+ * made and run as without it.
+ *
  * Command line: irq=..., duration_ms= (300), blame= (0), gpuva= (0),
+ * hoard= (0),
  * the scheduler options (blame=1: the watchdog at 50 ms + 10 ms, as in
  * tdr).
  */
 #include <stdint.h>
 
 #include "apps/compositor.h"
+#include "apps/hoarder.h"
 #include "apps/hog.h"
 #include "apps/intruder.h"
 #include "apps/resapp.h"
 #include "apps/winapp.h"
+#include "kernel/kloop.h"
 #include "lib/console.h"
 #include "scenarios/os_common.h"
 
@@ -50,6 +64,7 @@ static uint32_t guilty_cmd[256];
 static struct resapp victim;
 static struct snoop snoop;
 static struct scribble scribble;
+static struct hoarder hoarder;
 
 #define SCRIBBLE_PATTERN    0x00a5c3e1u
 
@@ -95,8 +110,32 @@ static uint64_t owner_damage(struct kproc *owner, uint32_t hsurface,
     return bad;
 }
 
+/* A process started after the hoarder makes a parameter buffer (issue
+ * 26 item 9: the hoarder took every record). */
+static void late_scene_pb(struct kernel *k)
+{
+    struct kproc *p = kapi_process_create(k, "late");
+    uint32_t hdev = 0, hpb = 0;
+    uint64_t va = 0;
+    int st = p ? kapi_create_device_gpuva(p, &hdev) : DDI_ENOMEM;
+
+    if (st == DDI_OK) {
+        struct kapi_scene_pb_desc pd = {
+            .tiles = kapi_scene_tiles(p, 64, 64), .size = 1024,
+            .reserved = 4096, .step = 4096, .budget = 4096,
+        };
+
+        st = kapi_create_scene_pb(p, hdev, &pd, &hpb, &va);
+    }
+    report(&s.r, st == DDI_OK, "a process started after the hoarder makes "
+           "a parameter buffer (%s)", ddi_status_name(st));
+    if (p) {
+        kapi_process_exit(p);
+    }
+}
+
 /* GPU-VA mode: snoop reads where the victim's command buffers are. */
-static void run_gpuva(uint64_t duration_ms)
+static void run_gpuva(uint64_t duration_ms, bool hoard)
 {
     struct kernel *k = &s.boot.k;
     struct resapp_config c;
@@ -106,6 +145,17 @@ static void run_gpuva(uint64_t duration_ms)
     uint64_t bad;
     int st, lst;
 
+    if (hoard) {
+        /* first, and done before anybody else is created */
+        st = hoarder_init_gpuva(&hoarder, k, "hoarder");
+        if (st == DDI_OK) {
+            kernel_run(k, hoarder_hoarded, &hoarder);
+        }
+        report(&s.r, st == DDI_OK, "a GPU-VA hoarder, started first, "
+               "hoarded (%s)", ddi_status_name(st));
+        os_add_app(&s, hoarder_app(&hoarder));
+        late_scene_pb(k);
+    }
     resapp_config_default(&c);
     c.nallocs = 2;
     c.work_ns = 1 * MS;
@@ -174,7 +224,7 @@ static void run_blame(uint64_t duration_ms)
 
 int scenario_main(const struct boot_info *boot)
 {
-    uint64_t duration_ms = 300, blame = 0, gpuva = 0;
+    uint64_t duration_ms = 300, blame = 0, gpuva = 0, hoard = 0;
     struct winapp_config wc;
     struct kernel *k = &s.boot.k;
 
@@ -185,6 +235,7 @@ int scenario_main(const struct boot_info *boot)
     if (os_option(&s, boot, "duration_ms", &duration_ms) &&
         os_option(&s, boot, "blame", &blame) &&
         os_option(&s, boot, "gpuva", &gpuva) &&
+        os_option(&s, boot, "hoard", &hoard) &&
         (!gpuva || (s.boot.gpuva_vram = 6 * (256u << 10))) &&
         os_boot(&s, boot, blame ? blame_defaults : NULL)) {
         if (blame) {
@@ -192,8 +243,16 @@ int scenario_main(const struct boot_info *boot)
             goto done;
         }
         if (gpuva) {
-            run_gpuva(duration_ms);
+            run_gpuva(duration_ms, hoard);
             goto done;
+        }
+        if (hoard) {
+            /* first: everybody else is started later */
+            int st = hoarder_init(&hoarder, k, "hoarder");
+
+            report(&s.r, st == DDI_OK, "a hoarder, started first (%s)",
+                   ddi_status_name(st));
+            os_add_app(&s, hoarder_app(&hoarder));
         }
         compositor_init(&comp, k, "compositor", false);
         cursor_config_default(&wc);

@@ -572,6 +572,14 @@ int vidmm_res_make_resident(struct vidmm_res *r, struct vidmm_res_device *d,
     if (new_entries(d, &q) > d->cap - d->count) {
         return DDI_ENOMEM;
     }
+    /* What it may reference (the owner's quota), now that the trims gave
+     * back what they could */
+    if (r->pager.admit) {
+        err = r->pager.admit(r->pager.ctx, p, q.alloc, q.n);
+        if (err != DDI_OK) {
+            return err;
+        }
+    }
     /* Decide before moving anything: a request that cannot fit must not
      * cost anybody their memory. */
     if (r->used + needed > r->capacity &&

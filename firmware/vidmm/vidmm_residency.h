@@ -142,11 +142,22 @@ struct vidmm_res_device {
  * allocation]. Such an allocation is not paged out; a request that could
  * only fit by taking it fails with DDI_EBUSY (retry once the work
  * retired) instead of DDI_ENOMEM.
+ *
+ * admit (optional, NULL: always): p's request, the n allocations of
+ * `req` (each once), would reference those of them no device of p
+ * references yet (refs 0), which residency then never takes from it.
+ * Asked once the trim
+ * callbacks ran, before anything moves; a status other than DDI_OK
+ * refuses the request with it, nothing changed. The memory manager's
+ * owner keeps a quota there (kernel/kgpuva.c) and settles it after the
+ * call, whatever its outcome.
  */
 struct vidmm_res_pager {
     int (*page_in)(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence);
     void (*page_out)(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence);
     bool (*in_use)(void *ctx, struct vidmm_res_alloc *a);
+    int (*admit)(void *ctx, struct vidmm_res_process *p,
+                 struct vidmm_res_alloc *const *req, unsigned n);
     void *ctx;
 };
 
@@ -236,7 +247,8 @@ struct vidmm_res_alloc *vidmm_res_alloc_find(struct vidmm_res *r,
  * destroyed, unknown), DDI_ENOMEM when the list has no room for the new
  * entries or the memory cannot be found, DDI_EBUSY from a trim callback
  * or when only memory the GPU may still use would make room (the
- * pager's in_use). Nothing changes on an error.
+ * pager's in_use), the pager's admit's refusal. Nothing changes on an
+ * error.
  */
 int vidmm_res_make_resident(struct vidmm_res *r, struct vidmm_res_device *d,
                             const uint32_t *handles, unsigned n,
