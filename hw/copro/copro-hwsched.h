@@ -2,7 +2,8 @@
 /*
  * copro: hardware scheduling (hardware queues, doorbells, run lists, the
  * device's scheduler and its log). Device-internal state; the ABI is
- * include/copro/copro_hwsched.h, the code copro-hwsched.c.
+ * include/copro/copro_hwsched.h, the code copro-hwsched.c and
+ * copro-hws-*.c.
  */
 #ifndef HW_COPRO_HWSCHED_H
 #define HW_COPRO_HWSCHED_H
