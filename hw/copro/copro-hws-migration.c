@@ -12,6 +12,9 @@
 #include "copro.h"
 #include "copro-hws-internal.h"
 
+/* pre_load's mark: the stream had no copro/hwsched/quantum */
+#define HWS_QUANTUM_UNSET   INT64_MIN
+
 /*
  * Migration
  */
@@ -111,6 +114,48 @@ static const VMStateDescription vmstate_copro_hws_engine = {
     },
 };
 
+/*
+ * Where the running queue's present quantum began (rule 4: a queue alone
+ * in its band starts a new quantum, not a new run). Sent only when it
+ * differs from the run's start; a stream without it (an older source,
+ * whose run_start was the quantum's start) takes run_start.
+ */
+static const VMStateDescription vmstate_copro_hws_engine_quantum = {
+    .name = "copro/hws-engine-quantum",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_INT64(quantum_start, CoproHwsEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool copro_hws_quantum_needed(void *opaque)
+{
+    CoproState *s = opaque;
+
+    for (unsigned i = 0; i < s->num_engines; i++) {
+        if (s->hws.eng[i].current != COPRO_HWQ_NONE &&
+            s->hws.eng[i].quantum_start != s->hws.eng[i].run_start) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_copro_hws_quantum = {
+    .name = "copro/hwsched/quantum",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = copro_hws_quantum_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_VARRAY_UINT32(hws.eng, CoproState, num_engines, 1,
+                                     vmstate_copro_hws_engine_quantum,
+                                     CoproHwsEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 /* A queue's driver part and position, as hwq_read_desc() checks them. */
 static bool hwq_fields_ok(const CoproHwq *q)
 {
@@ -187,6 +232,15 @@ bool copro_hws_post_load(CoproState *s)
             he->current == COPRO_HWQ_NONE) {
             return false;
         }
+        /* an older stream has no quantum of its own: the run's start */
+        if (he->quantum_start == HWS_QUANTUM_UNSET) {
+            he->quantum_start = he->run_start;
+        }
+        if (!hws_time_ok(he->quantum_start) ||
+            (he->current != COPRO_HWQ_NONE &&
+             he->quantum_start < he->run_start)) {
+            return false;
+        }
         for (uint32_t k = 0; k < he->pending_count; k++) {
             const struct copro_runlist_entry *r = &he->pend[k];
 
@@ -247,6 +301,16 @@ static bool copro_hws_needed(void *opaque)
     return s->hwsched;
 }
 
+static int copro_hws_vmstate_pre_load(void *opaque)
+{
+    CoproState *s = opaque;
+
+    for (unsigned i = 0; i < COPRO_MAX_ENGINES; i++) {
+        s->hws.eng[i].quantum_start = HWS_QUANTUM_UNSET;
+    }
+    return 0;
+}
+
 static int copro_hws_vmstate_post_load(void *opaque, int version_id)
 {
     CoproState *s = opaque;
@@ -265,6 +329,7 @@ const VMStateDescription vmstate_copro_hws = {
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = copro_hws_needed,
+    .pre_load = copro_hws_vmstate_pre_load,
     .post_load = copro_hws_vmstate_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(hws.preempt_timeout, CoproState),
@@ -285,5 +350,9 @@ const VMStateDescription vmstate_copro_hws = {
                                      vmstate_copro_hws_engine,
                                      CoproHwsEngine),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_copro_hws_quantum,
+        NULL
     },
 };

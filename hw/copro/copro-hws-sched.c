@@ -123,22 +123,31 @@ static void hws_evaluate(CoproEngine *e, int64_t now)
     }
     band = hwq_band(q);
     if (he->share_turn) {
-        /* a share turn yields only to bands above NORMAL, or at its end */
-        if (best > COPRO_BAND_NORMAL) {
+        /*
+         * A share turn yields only to bands above NORMAL (and above the
+         * queue's own, which a vsync may have given back), or at its end.
+         */
+        if (best > COPRO_BAND_NORMAL && best > (int)band) {
             hws_request_switch(e, COPRO_SLOG_OUT_PREEMPTED);
-        } else if (now >= he->share_end && best >= 0) {
-            hws_request_switch(e, COPRO_SLOG_OUT_QUANTUM);
-        } else if (now >= he->share_end) {
-            he->share_turn = false;
-            he->run_start = now;
+            return;
         }
-        return;
-    }
-    if (best > (int)band) {
+        if (now < he->share_end) {
+            return;
+        }
+        /*
+         * The turn has ended: rule 2 again, with the queue as one of its
+         * effective band. A higher band takes the engine; otherwise the
+         * end of the turn is the end of a quantum (rules 6 and 4).
+         */
+        he->share_turn = false;
+        if (best > (int)band) {
+            hws_request_switch(e, COPRO_SLOG_OUT_QUANTUM);
+            return;
+        }
+    } else if (best > (int)band) {
         hws_request_switch(e, COPRO_SLOG_OUT_PREEMPTED);
         return;
-    }
-    if (now - he->run_start < (int64_t)q->quantum_ns) {
+    } else if (now - he->quantum_start < (int64_t)q->quantum_ns) {
         return;
     }
     /* the IDLE band's share first: a rotation of two must not starve it */
@@ -148,8 +157,8 @@ static void hws_evaluate(CoproEngine *e, int64_t now)
     } else if (best == (int)band) {
         hws_request_switch(e, COPRO_SLOG_OUT_QUANTUM);
     } else {
-        /* alone in its band: a new turn */
-        he->run_start = now;
+        /* alone in its band: a new quantum, the same run */
+        he->quantum_start = now;
     }
 }
 
@@ -173,7 +182,7 @@ static int64_t hws_deadline(CoproEngine *e, int64_t now)
 
     if (q && !he->switching) {
         t = he->share_turn ? he->share_end
-                           : he->run_start + (int64_t)q->quantum_ns;
+                           : he->quantum_start + (int64_t)q->quantum_ns;
     }
     if (q && he->switching && hws_timeout_runs(e)) {
         t = MIN(t, he->switch_time + (int64_t)s->hws.preempt_timeout);
@@ -518,6 +527,7 @@ bool copro_hws_fetch(CoproEngine *e)
         he->current = hwq_slot(s, q);
         he->rr[best] = he->current;
         he->run_start = copro_now_ns();
+        he->quantum_start = he->run_start;
         he->share_turn = share;
         he->share_end = he->run_start +
                         (int64_t)MIN(q->quantum_ns, hws_share_owed(e));
@@ -563,7 +573,8 @@ bool copro_hws_blocked(CoproEngine *e, int64_t now)
      * A WAIT that is its submission's first packet has nothing to save:
      * the submission is put back at the head, not started, whatever the
      * granularity (dma-buffer and none never interrupt a buffer, and this
-     * is not one begun).
+     * is not one begun; command and mid-command could save it, but a save
+     * of nothing done would only cost a save and a restore).
      */
     bool unstarted = q && e->pc == 0 && !q->resume &&
                      !(e->desc.flags & COPRO_SUBMIT_PAGING);
@@ -575,7 +586,7 @@ bool copro_hws_blocked(CoproEngine *e, int64_t now)
     q->wait_value = p->dw[2] | ((uint64_t)p->dw[3] << 32);
     q->wait_since = now;
     copro_hwq_log(e->dev, q, COPRO_SLOG_BLOCKED, q->wait_addr, q->wait_value);
-    if (!possible) {
+    if (unstarted) {
         /* the charged time of the WAIT's check was spent: no refund */
         copro_engine_abort(e);   /* not resumed */
         hws_switch_out(e, COPRO_SLOG_OUT_BLOCKED);

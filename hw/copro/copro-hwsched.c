@@ -317,6 +317,12 @@ static void rl_commit(CoproEngine *e)
                   "run list unreadable");
         return;
     }
+    /*
+     * The checks go kind by kind over the whole list, in the order of the
+     * spec's table (ENTRY, DUPLICATE, QUEUE_BUSY, DESC), each from the
+     * first entry: the error reported is the first kind any entry has,
+     * and no descriptor is read for a list with a bad entry.
+     */
     for (uint32_t i = 0; i < n; i++) {
         struct copro_runlist_entry *r = &ent[i];
 
@@ -336,14 +342,20 @@ static void rl_commit(CoproEngine *e)
                       i, "bad run list entry");
             return;
         }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         for (uint32_t k = 0; k < i; k++) {
-            if (ent[k].queue == r->queue ||
-                ent[k].desc_addr == r->desc_addr) {
-                rl_refuse(e, COPRO_HWS_ERR_DUPLICATE, r->queue, i,
+            if (ent[k].queue == ent[i].queue ||
+                ent[k].desc_addr == ent[i].desc_addr) {
+                rl_refuse(e, COPRO_HWS_ERR_DUPLICATE, ent[i].queue, i,
                           "queue listed twice");
                 return;
             }
         }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct copro_runlist_entry *r = &ent[i];
+
         if (rl_claimed_elsewhere(s, e->index, r->queue, r->desc_addr) ||
             (s->hws.q[r->queue].mapped &&
              s->hws.q[r->queue].desc_addr != r->desc_addr)) {
@@ -351,12 +363,15 @@ static void rl_commit(CoproEngine *e)
                       "queue mapped elsewhere");
             return;
         }
-        if (!s->hws.q[r->queue].mapped) {
-            if (hwq_read_desc(s, e->index, r->desc_addr, &got[i])) {
-                rl_refuse(e, COPRO_HWS_ERR_DESC, r->queue, r->desc_addr,
-                          "bad queue descriptor");
-                return;
-            }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct copro_runlist_entry *r = &ent[i];
+
+        if (!s->hws.q[r->queue].mapped &&
+            hwq_read_desc(s, e->index, r->desc_addr, &got[i])) {
+            rl_refuse(e, COPRO_HWS_ERR_DESC, r->queue, r->desc_addr,
+                      "bad queue descriptor");
+            return;
         }
     }
 

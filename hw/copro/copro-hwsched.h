@@ -77,7 +77,8 @@ typedef struct CoproHwsEngine {
     bool switching;             /* the device switches current out */
     uint32_t switch_reason;     /* COPRO_SLOG_OUT_* */
     int64_t switch_time;        /* when it decided */
-    int64_t run_start;          /* current's turn began */
+    int64_t run_start;          /* current's run began (its switch-in) */
+    int64_t quantum_start;      /* ... and its present quantum */
     bool share_turn;            /* current runs on the IDLE band's share */
     bool share_next;            /* the next turn is the IDLE band's */
     int64_t share_end;
