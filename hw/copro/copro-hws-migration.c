@@ -156,6 +156,22 @@ static const VMStateDescription vmstate_copro_hws_quantum = {
     },
 };
 
+/* A switch the device decides by itself, and may be saving for. */
+static bool hws_switch_reason_ok(uint32_t reason)
+{
+    switch (reason) {
+    case COPRO_SLOG_OUT_QUANTUM:
+    case COPRO_SLOG_OUT_PREEMPTED:
+    case COPRO_SLOG_OUT_BLOCKED:
+    case COPRO_SLOG_OUT_BUDGET:
+    case COPRO_SLOG_OUT_RUNLIST:
+    case COPRO_SLOG_OUT_SHARE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* A queue's driver part and position, as hwq_read_desc() checks them. */
 static bool hwq_fields_ok(const CoproHwq *q)
 {
@@ -239,6 +255,14 @@ bool copro_hws_post_load(CoproState *s)
         if (!hws_time_ok(he->quantum_start) ||
             (he->current != COPRO_HWQ_NONE &&
              he->quantum_start < he->run_start)) {
+            return false;
+        }
+        /*
+         * A switch in progress (the engine may be saving for it): one the
+         * device decides, decided while its queue was on the engine.
+         */
+        if (he->switching && (!hws_switch_reason_ok(he->switch_reason) ||
+                              he->switch_time < he->run_start)) {
             return false;
         }
         for (uint32_t k = 0; k < he->pending_count; k++) {
