@@ -458,6 +458,14 @@ static StepResult geometry_oom(CoproEngine *e, struct copro_scene *h,
     e->tiler.held = true;
     trace_copro_tiler_hold(e->index, e->tiler.oom_fence);
     copro_raise_irq(e->dev, COPRO_INT_ENG(e->index, COPRO_INT_TILER_OOM));
+    if (e->preempt_pending) {
+        /*
+         * A held engine has nothing loaded: it is at an arbitration point
+         * at every granularity (a PAGING submission's stop included), so
+         * a pending request completes now, not at TILER_ACK.
+         */
+        copro_engine_kick(e);
+    }
     return STEP_STOPPED;
 }
 
