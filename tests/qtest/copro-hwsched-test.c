@@ -1700,12 +1700,32 @@ static void oom_answer_refused(Hws *h, uint32_t val, uint32_t queue)
  * bad answers, and resumes after a grow with the pixels of a scene that
  * never stopped.
  */
+/* The state x-query-copro gives queue @slot (a copy), or NULL. */
+static char *query_queue_state(Hws *h, uint32_t slot)
+{
+    QDict *rsp, *hs;
+    QListEntry *le;
+    char *state = NULL;
+
+    hs = qdict_get_qdict(copro_query(&h->c, &rsp), "hwsched");
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(hs, "queues"), le) {
+        QDict *qi = qobject_to(QDict, qlist_entry_obj(le));
+
+        if (qdict_get_int(qi, "slot") == slot) {
+            state = g_strdup(qdict_get_str(qi, "state"));
+        }
+    }
+    qobject_unref(rsp);
+    return state;
+}
+
 static void test_tiler_oom(void)
 {
     Hws h;
     g_autoptr(GArray) a = NULL;
     g_autoptr(GArray) a2 = NULL;
     struct copro_sched_log_entry *le;
+    g_autofree char *state = NULL;
 
     tiler_oom_start(&h);
     a = log_all(&h);
@@ -1732,6 +1752,9 @@ static void test_tiler_oom(void)
                        (1u << 24), 3);
     g_assert_cmpuint(hwq_state(&h, 3), ==, COPRO_HWQ_STATE_OOM_WAIT);
     g_assert_cmpuint(hwq_state(&h, 4), ==, COPRO_HWQ_STATE_IDLE);
+    /* x-query-copro names the state as the spec lists it */
+    state = query_queue_state(&h, 3);
+    g_assert_cmpstr(state, ==, "oom-wait");
 
     /* a RESUME without a grow: it stops again at the same primitive */
     oom_answer(&h, 3, COPRO_HWS_OOM_RESUME);
