@@ -1565,8 +1565,14 @@ bool copro_engine_post_load(CoproEngine *e)
     if (e->restore_pending && (!e->active || e->in_packet)) {
         return false;
     }
-    if (e->preempt_saving && (!e->active || !e->preempt_pending ||
-                              e->step_pending || e->restore_pending)) {
+    /*
+     * A save is for a PREEMPT_REQ or for a switch the device's scheduler
+     * decided (copro/hwsched, loaded before this runs, carries it).
+     */
+    if (e->preempt_saving &&
+        (!e->active || e->step_pending || e->restore_pending ||
+         !(e->preempt_pending ||
+           (copro_hws_owns(e) && copro_hws_switching(e))))) {
         return false;
     }
     /* a deferred fault report needs the fault it reports */

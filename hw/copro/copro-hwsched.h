@@ -2,7 +2,8 @@
 /*
  * copro: hardware scheduling (hardware queues, doorbells, run lists, the
  * device's scheduler and its log). Device-internal state; the ABI is
- * include/copro/copro_hwsched.h, the code copro-hwsched.c.
+ * include/copro/copro_hwsched.h, the code copro-hwsched.c and
+ * copro-hws-*.c.
  */
 #ifndef HW_COPRO_HWSCHED_H
 #define HW_COPRO_HWSCHED_H
@@ -76,7 +77,8 @@ typedef struct CoproHwsEngine {
     bool switching;             /* the device switches current out */
     uint32_t switch_reason;     /* COPRO_SLOG_OUT_* */
     int64_t switch_time;        /* when it decided */
-    int64_t run_start;          /* current's turn began */
+    int64_t run_start;          /* current's run began (its switch-in) */
+    int64_t quantum_start;      /* ... and its present quantum */
     bool share_turn;            /* current runs on the IDLE band's share */
     bool share_next;            /* the next turn is the IDLE band's */
     int64_t share_end;

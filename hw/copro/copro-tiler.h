@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * copro: the tiling path, device-internal state (copro-tiler.c)
+ * copro: the tiling path, device-internal state (copro-tiler.c,
+ * copro-tiler-state.c)
  *
  * The guest-visible ABI is include/copro/copro_tiler.h.
  */

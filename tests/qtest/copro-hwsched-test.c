@@ -1700,12 +1700,32 @@ static void oom_answer_refused(Hws *h, uint32_t val, uint32_t queue)
  * bad answers, and resumes after a grow with the pixels of a scene that
  * never stopped.
  */
+/* The state x-query-copro gives queue @slot (a copy), or NULL. */
+static char *query_queue_state(Hws *h, uint32_t slot)
+{
+    QDict *rsp, *hs;
+    QListEntry *le;
+    char *state = NULL;
+
+    hs = qdict_get_qdict(copro_query(&h->c, &rsp), "hwsched");
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(hs, "queues"), le) {
+        QDict *qi = qobject_to(QDict, qlist_entry_obj(le));
+
+        if (qdict_get_int(qi, "slot") == slot) {
+            state = g_strdup(qdict_get_str(qi, "state"));
+        }
+    }
+    qobject_unref(rsp);
+    return state;
+}
+
 static void test_tiler_oom(void)
 {
     Hws h;
     g_autoptr(GArray) a = NULL;
     g_autoptr(GArray) a2 = NULL;
     struct copro_sched_log_entry *le;
+    g_autofree char *state = NULL;
 
     tiler_oom_start(&h);
     a = log_all(&h);
@@ -1732,6 +1752,9 @@ static void test_tiler_oom(void)
                        (1u << 24), 3);
     g_assert_cmpuint(hwq_state(&h, 3), ==, COPRO_HWQ_STATE_OOM_WAIT);
     g_assert_cmpuint(hwq_state(&h, 4), ==, COPRO_HWQ_STATE_IDLE);
+    /* x-query-copro names the state as the spec lists it */
+    state = query_queue_state(&h, 3);
+    g_assert_cmpstr(state, ==, "oom-wait");
 
     /* a RESUME without a grow: it stops again at the same primitive */
     oom_answer(&h, 3, COPRO_HWS_OOM_RESUME);
@@ -1840,12 +1863,190 @@ static void test_tiler_oom_migration(void)
     hws_done(&h);
 }
 
+/*
+ * Rule 7: a WAIT that is its submission's first packet is switched out at
+ * once at every granularity: the submission goes back to the head, not
+ * started. Nothing is saved (no PREEMPTED entry, no save time charged,
+ * resume stays 0) and the queue is switched in again unresumed once the
+ * WAIT is satisfied. Issue 25: with preempt=command and mid-command the
+ * device saved the context (30,517 ns) and resumed it.
+ */
+static void test_wait_first_unstarted(void)
+{
+    static const char *const gran[] = {
+        "preempt=mid-command", "preempt=command", "preempt=dma-buffer",
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(gran); i++) {
+        g_autofree char *opts = g_strdup_printf("%s,ctx-state-size=256K",
+                                                gran[i]);
+        RlEnt ent = { 1, COPRO_BAND_NORMAL, 1000000, 0, 0 };
+        g_autoptr(GArray) w = copro_buf_new();
+        g_autoptr(GArray) log = NULL;
+        struct copro_sched_log_entry *out, *in;
+        struct copro_hwq_desc d;
+        Hws h;
+
+        hws_boot(&h, opts);
+        hwq_put(&h, 1, 0);
+        vram_w64(&h.c, FLAG, 0);
+        rl_commit(&h, 0, &ent, 1);
+        copro_pkt_wait(w, FLAG, 1);
+        copro_pkt_fence(w, OUT, 0x55, 0);
+        hwq_submit(&h, 1, w, 9, 0);
+        step(&h, 100000);
+
+        hwq_get(&h, 1, &d);
+        g_assert_cmpuint(le32_to_cpu(d.state), ==, COPRO_HWQ_STATE_BLOCKED);
+        g_assert_cmpuint(le32_to_cpu(d.resume), ==, 0);
+        g_assert_cmpuint(le32_to_cpu(d.head), ==, 0);
+        /* no save: only the WAIT's own check was charged */
+        g_assert_cmpuint(le64_to_cpu(d.gpu_time_ns), <=, PKT_NS);
+        log = log_all(&h);
+        g_assert_cmpuint(log_count(log, COPRO_SLOG_BLOCKED, 1), ==, 1);
+        g_assert_cmpuint(log_count(log, COPRO_SLOG_PREEMPTED, 1), ==, 0);
+        out = log_find(log, COPRO_SLOG_SWITCH_OUT, 1, 0);
+        g_assert_nonnull(out);
+        g_assert_cmpuint(out->arg1, ==, COPRO_SLOG_OUT_BLOCKED);
+        g_assert_cmphex(rl_reg(&h, 0, COPRO_RL_CURRENT), ==, COPRO_HWQ_NONE);
+
+        vram_w64(&h.c, FLAG, 1);
+        step(&h, 100000);
+        g_assert_cmpuint(vram_r64(&h.c, PROG(1)), ==, 9);
+        g_assert_cmpuint(vram_r64(&h.c, OUT), ==, 0x55);
+        g_array_free(log, true);
+        log = log_all(&h);
+        in = log_find(log, COPRO_SLOG_SWITCH_IN, 1, 1);
+        g_assert_nonnull(in);
+        g_assert_cmpuint(in->arg1, ==, 0);      /* not resumed */
+        g_assert_cmpuint(log_count(log, COPRO_SLOG_PREEMPTED, 1), ==, 0);
+        hws_done(&h);
+    }
+}
+
+/*
+ * Rule 4: a queue alone in its band starts a new quantum, not a new run:
+ * SWITCH_OUT's "ns on the engine in this run" (and the timeline's
+ * run-ns) counts from the switch-in. Issue 25: with a 10 us quantum and
+ * 1 ms of work the log said 100 ns (since the last quantum began).
+ */
+static void test_lone_run_time(void)
+{
+    Hws h;
+    RlEnt ent = { 1, COPRO_BAND_NORMAL, 10000, 0, 0 };
+    g_autoptr(GArray) log = NULL;
+    struct copro_sched_log_entry *in, *out;
+
+    hws_boot(&h, "");
+    hwq_put(&h, 1, 0);
+    rl_commit(&h, 0, &ent, 1);
+    submit_work(&h, 1, 1000000, 1, 0);
+    step(&h, 2000000);
+    g_assert_cmpuint(vram_r64(&h.c, PROG(1)), ==, 1);
+    log = log_all(&h);
+    g_assert_cmpuint(log_count(log, COPRO_SLOG_SWITCH_IN, 1), ==, 1);
+    g_assert_cmpuint(log_count(log, COPRO_SLOG_SWITCH_OUT, 1), ==, 1);
+    in = log_find(log, COPRO_SLOG_SWITCH_IN, 1, 0);
+    out = log_find(log, COPRO_SLOG_SWITCH_OUT, 1, 0);
+    g_assert_cmpuint(out->arg1, ==, COPRO_SLOG_OUT_EMPTY);
+    g_assert_cmpuint(out->arg0, ==, 1000000 + PKT_NS);
+    g_assert_cmpuint(out->time_ns - in->time_ns, ==, 1000000 + PKT_NS);
+    hws_done(&h);
+}
+
+/*
+ * Rule 6: at the end of an IDLE share turn rule 2 applies again, with the
+ * queue of the turn as one of its (effective) band. A FOCUS queue over
+ * its budget that got the share turn has its band back after the vsync;
+ * at the end of the turn it is alone in FOCUS, so it starts a new
+ * quantum (rule 4) instead of being switched out (QUANTUM) and straight
+ * back in (issue 25: two saves for nothing).
+ */
+static void test_share_turn_band_back(void)
+{
+    Hws h;
+    RlEnt ent[] = {
+        { 1, COPRO_BAND_FOCUS, 1000000, 10000000, 0 },
+        { 2, COPRO_BAND_NORMAL, 6000000, 0, 0 },
+    };
+    g_autoptr(GArray) log = NULL;
+    struct copro_sched_log_entry *le;
+    int64_t t0;
+
+    hws_boot(&h, "");
+    hwq_put(&h, 1, 0);
+    hwq_put(&h, 2, 0);
+    t0 = to_vsync(&h);
+    rl_commit(&h, 0, ent, 2);
+    submit_work(&h, 1, 30000000, 11, 0);
+    submit_work(&h, 2, 30000000, 21, 0);
+    copro_clock_to(&h.c, t0 + 18000000);
+    log_dump(&h);
+    log = log_all(&h);
+    /* the run went as built: budget, NORMAL's quantum, the share turn */
+    g_assert_nonnull(log_find(log, COPRO_SLOG_BUDGET, 1, 0));
+    g_assert_cmpuint(log_find(log, COPRO_SLOG_SWITCH_OUT, 1, 0)->arg1, ==,
+                     COPRO_SLOG_OUT_BUDGET);
+    le = log_find(log, COPRO_SLOG_SWITCH_OUT, 2, 0);
+    g_assert_nonnull(le);
+    g_assert_cmpuint(le->arg1, ==, COPRO_SLOG_OUT_SHARE);
+    g_assert_cmpint(le->time_ns, <, t0 + (int64_t)PERIOD_NS);
+    g_assert_nonnull(log_find(log, COPRO_SLOG_FRAME, 1, 0));
+    /* queue 1 went in twice (its start, the share turn) and stays on */
+    g_assert_cmpuint(log_count(log, COPRO_SLOG_SWITCH_IN, 1), ==, 2);
+    g_assert_cmpuint(log_count(log, COPRO_SLOG_SWITCH_OUT, 1), ==, 1);
+    g_assert_cmpuint(log_count(log, COPRO_SLOG_PREEMPTED, 1), ==, 1);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_CURRENT), ==, 1);
+    hws_done(&h);
+}
+
+/*
+ * Commit checks run kind by kind over the whole list, in the table's
+ * order (RUNLIST, ENTRY, DUPLICATE, QUEUE_BUSY, DESC): a bad entry 1 is
+ * reported before entry 0's bad descriptor (issue 25: the device went
+ * entry by entry and reported DESC).
+ */
+static void test_commit_check_order(void)
+{
+    Hws h;
+    RlEnt ent[] = {
+        { 1, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 2, 9, 1000000, 0, 0 },
+    };
+    RlEnt dup[] = {
+        { 1, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 2, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+        { 2, COPRO_BAND_NORMAL, 1000000, 0, 0 },
+    };
+    struct copro_hwq_desc zero = { 0 };
+
+    hws_boot(&h, "");
+    vram_write(&h.c, DESC(1), &zero, sizeof(zero));    /* bad magic */
+    hwq_put(&h, 2, 0);
+    rl_commit(&h, 0, ent, 2);
+    expect_refused(&h, 0, COPRO_HWS_ERR_ENTRY, 2);
+    g_assert_cmpuint(rd64(&h.c, COPRO_REG_HWS_ERROR_ADDR), ==, 1);
+    /* a duplicate (entries 1 and 2) before entry 0's descriptor */
+    rl_commit(&h, 0, dup, 3);
+    expect_refused(&h, 0, COPRO_HWS_ERR_DUPLICATE, 2);
+    g_assert_cmpuint(rd64(&h.c, COPRO_REG_HWS_ERROR_ADDR), ==, 2);
+    g_assert_cmpuint(rl_reg(&h, 0, COPRO_RL_ACTIVE), ==, 0);
+    hws_done(&h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/copro/hwsched/basic", test_basic);
     qtest_add_func("/copro/hwsched/completion-irq", test_completion_irq);
     qtest_add_func("/copro/hwsched/round-robin", test_round_robin);
+    qtest_add_func("/copro/hwsched/wait-first-unstarted",
+                   test_wait_first_unstarted);
+    qtest_add_func("/copro/hwsched/lone-run-time", test_lone_run_time);
+    qtest_add_func("/copro/hwsched/share-turn-band-back",
+                   test_share_turn_band_back);
+    qtest_add_func("/copro/hwsched/commit-check-order",
+                   test_commit_check_order);
     qtest_add_func("/copro/hwsched/band-preempts", test_band_preempts);
     qtest_add_func("/copro/hwsched/blocked", test_blocked);
     qtest_add_func("/copro/hwsched/blocked-coarse", test_blocked_coarse);

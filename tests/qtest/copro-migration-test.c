@@ -802,6 +802,285 @@ static void test_migrate_hwsched_stream(void)
     g_free(orig.data);
 }
 
+/*
+ * Migration while the device saves a queue it switches out by itself
+ * (issue 25): queues 1 and 2, both NORMAL with a 150 us quantum, each
+ * given WORK(1 ms), with the default context state (a 30,517 ns save). At
+ * 215 us queue 1's quantum has ended and its save is in progress; at
+ * 700 us the save after a resume is. The state migrates (the destination
+ * used to refuse it: "engine 0: inconsistent migrated state") and the
+ * run ends exactly as the uninterrupted one: log, descriptors, fences.
+ */
+#define MQ_DESC(q)      (0x50000 + (uint64_t)(q) * COPRO_HWQ_DESC_SIZE)
+#define MQ_RING(q)      (0x51000 + (uint64_t)(q) * 0x1000)
+#define MQ_SAVE(q)      (0x54000 + (uint64_t)(q) * COPRO_SAVE_SIZE)
+#define MQ_PROG(q)      (0x55000 + (uint64_t)(q) * 8)
+#define MQ_RL           0x56000
+#define MQ_LOG          0x57000
+#define MQ_LOG_SIZE     128
+#define MQ_BUF(q)       (0x60000 + (uint64_t)(q) * 0x1000)
+#define MQ_QUANTUM      150000
+
+static void mq_queue(Copro *c, uint32_t q, uint32_t i)
+{
+    struct copro_hwq_desc d = {
+        .magic = cpu_to_le32(COPRO_HWQ_MAGIC),
+        .version = cpu_to_le32(COPRO_HWQ_VERSION),
+        .ring_base = cpu_to_le64(MQ_RING(q)),
+        .ring_size = cpu_to_le32(16),
+        .context = cpu_to_le32(10 + q),
+        .save_addr = cpu_to_le64(MQ_SAVE(q)),
+        .progress_addr = cpu_to_le64(MQ_PROG(q)),
+    };
+    struct copro_runlist_entry r = {
+        .desc_addr = cpu_to_le64(MQ_DESC(q)),
+        .queue = cpu_to_le32(q),
+        .band = cpu_to_le32(COPRO_BAND_NORMAL),
+        .quantum_ns = cpu_to_le32(MQ_QUANTUM),
+    };
+
+    vram_write(c, MQ_DESC(q), &d, sizeof(d));
+    vram_write(c, MQ_RL + i * COPRO_RUNLIST_ENTRY_SIZE, &r, sizeof(r));
+}
+
+static void mq_submit(Copro *c, QPCIBar db, uint32_t q, uint64_t fence)
+{
+    g_autoptr(GArray) b = copro_buf_new();
+    struct copro_submit_desc d;
+    uint32_t len;
+
+    copro_pkt_work(b, 1000000);
+    len = copro_buf_put(c, MQ_BUF(q), b);
+    d = copro_desc(MQ_BUF(q), len, fence, 10 + q, 0);
+    copro_desc_put(c, MQ_RING(q), &d);
+    qpci_io_writel(c->dev, db, (uint64_t)q * COPRO_DOORBELL_STRIDE +
+                   COPRO_DOORBELL_TAIL, 1);
+}
+
+/* Two NORMAL queues with work on engine 0; returns the start time. */
+static int64_t mq_start(Copro *c)
+{
+    QPCIBar db = qpci_iomap(c->dev, COPRO_BAR_DOORBELL, NULL);
+
+    wr64(c, COPRO_REG_HWS_LOG_ADDR, MQ_LOG);
+    wr32(c, COPRO_REG_HWS_LOG_SIZE, MQ_LOG_SIZE);
+    mq_queue(c, 1, 0);
+    mq_queue(c, 2, 1);
+    wr64(c, COPRO_RL_BASE(0) + COPRO_RL_ADDR, MQ_RL);
+    wr32(c, COPRO_RL_BASE(0) + COPRO_RL_COUNT, 2);
+    wr32(c, COPRO_RL_BASE(0) + COPRO_RL_COMMIT, 1);
+    g_assert_cmpuint(rd32(c, COPRO_RL_BASE(0) + COPRO_RL_ACTIVE), ==, 2);
+    mq_submit(c, db, 1, 11);
+    mq_submit(c, db, 2, 21);
+    return copro_time(c);
+}
+
+typedef struct MqRun {
+    uint8_t log[MQ_LOG_SIZE * COPRO_SLOG_ENTRY_SIZE];
+    uint32_t wptr;
+    uint8_t desc[2][COPRO_HWQ_DESC_SIZE];
+    uint64_t prog[2];
+} MqRun;
+
+static void mq_run(MqRun *r, int64_t mig_at)
+{
+    Copro c;
+    int64_t t0;
+
+    copro_boot(&c, machine, "");
+    t0 = mq_start(&c);
+    if (mig_at) {
+        Copro dst;
+
+        copro_clock_to(&c, t0 + mig_at);
+        copro_migrate_to(&c, &dst, machine, "");
+        c = dst;
+    }
+    copro_clock_to(&c, t0 + 3000000);
+    r->wptr = rd32(&c, COPRO_REG_HWS_LOG_WPTR);
+    g_assert_cmpuint(r->wptr, <, MQ_LOG_SIZE);
+    vram_read(&c, MQ_LOG, r->log, sizeof(r->log));
+    for (uint32_t q = 1; q <= 2; q++) {
+        vram_read(&c, MQ_DESC(q), r->desc[q - 1], COPRO_HWQ_DESC_SIZE);
+        r->prog[q - 1] = vram_r64(&c, MQ_PROG(q));
+    }
+    copro_shutdown(&c);
+}
+
+static void test_migrate_hws_mid_switch(void)
+{
+    g_autofree MqRun *ref = g_new0(MqRun, 1);
+    g_autofree MqRun *got = g_new0(MqRun, 1);
+    static const int64_t at[] = { 215000, 700000 };
+
+    mq_run(ref, 0);
+    g_assert_cmpuint(ref->prog[0], ==, 11);
+    g_assert_cmpuint(ref->prog[1], ==, 21);
+    for (size_t i = 0; i < G_N_ELEMENTS(at); i++) {
+        memset(got, 0, sizeof(*got));
+        mq_run(got, at[i]);
+        g_assert_cmpuint(got->wptr, ==, ref->wptr);
+        g_assert_cmpmem(got->log, sizeof(got->log), ref->log,
+                        sizeof(ref->log));
+        g_assert_cmpmem(got->desc, sizeof(got->desc), ref->desc,
+                        sizeof(ref->desc));
+        g_assert_cmpmem(got->prog, sizeof(got->prog), ref->prog,
+                        sizeof(ref->prog));
+    }
+}
+
+/* The source of the hostile mid-switch streams: saving queue 1. */
+static void prepare_hws_switching(Copro *c)
+{
+    int64_t t0 = mq_start(c);
+
+    copro_clock_to(c, t0 + 215000);
+}
+
+/*
+ * A switch in progress is checked on load: its reason must be one the
+ * device decides (not 0, EMPTY, RESET, ERROR, TILER_OOM, nor unknown), it
+ * was decided after the queue went on the engine, and an engine saving a
+ * queue's context needs that switch (or a PREEMPT_REQ) behind it.
+ */
+static void test_migrate_hws_switch_stream(void)
+{
+    g_autofree char *file = NULL;
+    static const char name[] = "copro/hwsched";
+    static const struct {
+        int at, width;
+        uint64_t val;
+    } bad[] = {
+        { AT_RL_CURRENT + 5, 4, 0 },
+        { AT_RL_CURRENT + 5, 4, COPRO_SLOG_OUT_EMPTY },
+        { AT_RL_CURRENT + 5, 4, COPRO_SLOG_OUT_RESET },
+        { AT_RL_CURRENT + 5, 4, COPRO_SLOG_OUT_ERROR },
+        { AT_RL_CURRENT + 5, 4, COPRO_SLOG_OUT_TILER_OOM },
+        { AT_RL_CURRENT + 5, 4, 77 },
+        /* decided before the switch-in */
+        { AT_RL_RUN_START, 8, 1000000000000ull },
+        { AT_RL_CURRENT + 4, 1, 0 },        /* a save with no switch */
+    };
+    Stream st, orig;
+    Copro dst;
+    gsize at = 0;
+
+    save_stream("", prepare_hws_switching, &orig, &file);
+    for (gsize i = 0; i + sizeof(name) <= orig.len; i++) {
+        if (orig.data[i] == sizeof(name) - 1 &&
+            !memcmp(orig.data + i + 1, name, sizeof(name) - 1)) {
+            g_assert_cmpuint(at, ==, 0);
+            at = i + sizeof(name) + 4;      /* after name and version */
+        }
+    }
+    g_assert_cmpuint(at, >, 0);
+    /* the layout is what the offsets assume: queue 1 switching, QUANTUM */
+    g_assert_cmpuint(ldl_be_p(orig.data + at + AT_RL_CURRENT), ==, 1);
+    g_assert_cmpuint(orig.data[at + AT_RL_CURRENT + 4], ==, 1);
+    g_assert_cmpuint(ldl_be_p(orig.data + at + AT_RL_CURRENT + 5), ==,
+                     COPRO_SLOG_OUT_QUANTUM);
+
+    st = orig;
+    st.marker = at;
+    st.data = g_memdup2(orig.data, orig.len);
+    g_assert_true(load_stream(&dst, file, &st, "", ""));
+    copro_shutdown(&dst);
+
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        memcpy(st.data, orig.data, orig.len);
+        if (bad[i].width == 1) {
+            put_u8(&st, bad[i].at, bad[i].val);
+        } else if (bad[i].width == 8) {
+            put_be64(&st, bad[i].at, bad[i].val);
+        } else {
+            put_be32(&st, bad[i].at, bad[i].val);
+        }
+        g_assert_false(load_stream(&dst, file, &st, "", ""));
+        qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+        copro_shutdown(&dst);
+    }
+    unlink(file);
+    g_free(st.data);
+    g_free(orig.data);
+}
+
+/* Queue 1 alone on engine 0, 10 us quanta, 500 us into 1 ms of work. */
+static void prepare_hws_lone(Copro *c)
+{
+    QPCIBar db = qpci_iomap(c->dev, COPRO_BAR_DOORBELL, NULL);
+    struct copro_runlist_entry r;
+    int64_t t0;
+
+    mq_queue(c, 1, 0);
+    vram_read(c, MQ_RL, &r, sizeof(r));
+    r.quantum_ns = cpu_to_le32(10000);
+    vram_write(c, MQ_RL, &r, sizeof(r));
+    wr64(c, COPRO_RL_BASE(0) + COPRO_RL_ADDR, MQ_RL);
+    wr32(c, COPRO_RL_BASE(0) + COPRO_RL_COUNT, 1);
+    wr32(c, COPRO_RL_BASE(0) + COPRO_RL_COMMIT, 1);
+    t0 = copro_time(c);
+    mq_submit(c, db, 1, 11);
+    copro_clock_to(c, t0 + 500000);
+}
+
+/*
+ * Subsection copro/hwsched/quantum (where a lone queue's present quantum
+ * began) is checked on load: a time the scheduler could overflow with, or
+ * a quantum that began before its run, is refused. The unpatched stream
+ * loads and the run ends there.
+ */
+static void test_migrate_hws_quantum_stream(void)
+{
+    g_autofree char *file = NULL;
+    static const char name[] = "copro/hwsched/quantum";
+    static const char hws[] = "copro/hwsched";
+    Stream st, orig;
+    Copro dst;
+    gsize at = 0, hat = 0;
+
+    save_stream("", prepare_hws_lone, &orig, &file);
+    for (gsize i = 0; i + sizeof(name) <= orig.len; i++) {
+        if (orig.data[i] == sizeof(name) - 1 &&
+            !memcmp(orig.data + i + 1, name, sizeof(name) - 1)) {
+            g_assert_cmpuint(at, ==, 0);
+            at = i + sizeof(name) + 4;      /* after name and version */
+        }
+        if (orig.data[i] == sizeof(hws) - 1 &&
+            !memcmp(orig.data + i + 1, hws, sizeof(hws) - 1)) {
+            hat = i + sizeof(hws) + 4;
+        }
+    }
+    /* a new quantum began after the switch-in: the subsection is sent */
+    g_assert_cmpuint(at, >, 0);
+    g_assert_cmpuint(hat, >, 0);
+    g_assert_cmpuint(ldl_be_p(orig.data + hat + AT_RL_CURRENT), ==, 1);
+    g_assert_cmpint((int64_t)ldq_be_p(orig.data + at), >,
+                    (int64_t)ldq_be_p(orig.data + hat + AT_RL_RUN_START));
+
+    st = orig;
+    st.marker = at;
+    st.data = g_memdup2(orig.data, orig.len);
+    g_assert_true(load_stream(&dst, file, &st, "", ""));
+    copro_shutdown(&dst);
+
+    put_be64(&st, 0, INT64_MAX);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    copro_shutdown(&dst);
+    put_be64(&st, 0, -5);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    copro_shutdown(&dst);
+    /* the run began after its quantum */
+    memcpy(st.data, orig.data, orig.len);
+    st.marker = hat;
+    put_be64(&st, AT_RL_RUN_START, ldq_be_p(orig.data + at) + 1);
+    g_assert_false(load_stream(&dst, file, &st, "", ""));
+    qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+    copro_shutdown(&dst);
+    unlink(file);
+    g_free(st.data);
+    g_free(orig.data);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -823,5 +1102,11 @@ int main(int argc, char **argv)
                    test_migrate_hostile_tiler);
     qtest_add_func("/copro/migration/hwsched-stream",
                    test_migrate_hwsched_stream);
+    qtest_add_func("/copro/migration/hws-mid-switch",
+                   test_migrate_hws_mid_switch);
+    qtest_add_func("/copro/migration/hws-switch-stream",
+                   test_migrate_hws_switch_stream);
+    qtest_add_func("/copro/migration/hws-quantum-stream",
+                   test_migrate_hws_quantum_stream);
     return g_test_run();
 }

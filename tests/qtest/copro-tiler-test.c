@@ -621,6 +621,46 @@ static void test_oom_hold(void)
     copro_shutdown(&c);
 }
 
+/*
+ * A preemption request pending when the geometry stops on OOM completes
+ * right after the stop at every granularity: the held engine has nothing
+ * loaded, so it is at an arbitration point (PREEMPTED, PREEMPTED_FENCE 0)
+ * and it still holds. Issue 25: with preempt=dma-buffer, or a request made
+ * during a PAGING submission, the request stayed pending until TILER_ACK.
+ */
+static void test_oom_preempt_pending(gconstpointer data)
+{
+    const char *mode = data;
+    bool paging = !strcmp(mode, "paging");
+    g_autofree char *opts = g_strdup_printf("packet-ns=10000,preempt=%s",
+                                            paging ? "mid-command" : mode);
+    uint32_t small = copro_scene_heap_start(TILES) + COPRO_PRIM_NEED(TILES);
+    uint64_t oom = COPRO_INT_ENG(0, COPRO_INT_TILER_OOM);
+    uint64_t preempted = COPRO_INT_ENG(0, COPRO_INT_PREEMPTED);
+    uint32_t len;
+    Copro c;
+    int i;
+
+    boot(&c, opts);
+    fill_target(&c, TGT, BASE_COL);
+    len = put_geometry(&c, COPRO_SCENE_CLEAR, small, G_N_ELEMENTS(scene));
+    submit(&c, 0, BUF_G, len, 10, paging ? COPRO_SUBMIT_PAGING : 0, SAVE0);
+    g_assert_cmpuint(copro_run_until_busy(&c, 0), ==, COPRO_ENG_STATE_BUSY);
+    ewr64(&c, 0, COPRO_ENG_PREEMPT_REQ, 0x77);
+    for (i = 0; i < 100000 && !(rd64(&c, COPRO_REG_INT_STATUS) & oom); i++) {
+        /* the granularity (or PAGING) keeps the request pending till then */
+        g_assert_false(rd64(&c, COPRO_REG_INT_STATUS) & preempted);
+        qtest_clock_step(c.qts, 1000);
+    }
+    g_assert_true(rd64(&c, COPRO_REG_INT_STATUS) & oom);
+    qtest_clock_step(c.qts, 1000);
+    g_assert_true(rd64(&c, COPRO_REG_INT_STATUS) & preempted);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_PREEMPT_FENCE), ==, 0x77);
+    g_assert_cmpuint(erd64(&c, 0, COPRO_ENG_PREEMPTED_FENCE), ==, 0);
+    check_held(&c, erd32(&c, 0, COPRO_ENG_RING_HEAD));
+    copro_shutdown(&c);
+}
+
 /* An engine reset and a device reset each end a hold. */
 static void test_oom_hold_reset(void)
 {
@@ -1503,6 +1543,12 @@ int main(int argc, char **argv)
     qtest_add_data_func("/copro/tiler/preempt-tile/mid-command",
                         "mid-command", test_preempt_tile);
     qtest_add_func("/copro/tiler/preempt-geometry", test_preempt_geometry);
+    qtest_add_data_func("/copro/tiler/oom-preempt-pending/dma-buffer",
+                        "dma-buffer", test_oom_preempt_pending);
+    qtest_add_data_func("/copro/tiler/oom-preempt-pending/none", "none",
+                        test_oom_preempt_pending);
+    qtest_add_data_func("/copro/tiler/oom-preempt-pending/paging", "paging",
+                        test_oom_preempt_pending);
     qtest_add_func("/copro/tiler/errors", test_errors);
     qtest_add_data_func("/copro/tiler/migrate/geometry", GINT_TO_POINTER(0),
                         test_migrate);
