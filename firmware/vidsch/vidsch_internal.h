@@ -328,6 +328,13 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e);
 int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c);
 void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
                         enum vidsch_preempt_reason why);
+/* Has another context at level >= c's a buffer on e's ring? Round robin
+ * counts it as waiting, as one in a ready list (issue 26 item 6). */
+bool vs_peer_on_ring(const struct vidsch_engine *e,
+                     const struct vidsch_ctx *c);
+/* Before a stop gives the ring's entries back: the slot's buffer, elected
+ * after them, is handed back first if they are of its level or above. */
+void vs_slot_yields_to_ring(struct vidsch *s, struct vidsch_engine *e);
 /* One context save (or restore) on e, ns (0: unknown). */
 uint64_t vs_switch_ns(const struct vidsch *s, const struct vidsch_engine *e);
 

@@ -387,7 +387,27 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
     return b;
 }
 
-/* Is there, besides c, a context at level >= c's ready or elected? */
+/* A buffer of another context at level >= c's on e's ring: it waits
+ * for its turn there as much as in a ready list (issue 26 item 6: a
+ * peer's buffer committed behind the head is runnable work; ignored, the
+ * head's turn never ended while nobody else was ready). */
+bool vs_peer_on_ring(const struct vidsch_engine *e,
+                     const struct vidsch_ctx *c)
+{
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        const struct vidsch_ctx *d = vs_buf_of_sub(
+            vs_container_of(n, struct vidsch_sub, link))->ctx;
+
+        if (d && d != c && d->level >= c->level) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Is there, besides c, a context at level >= c's ready, elected, or
+ * with a buffer on the ring? */
 static bool someone_waits(const struct vidsch_engine *e,
                           const struct vidsch_ctx *c)
 {
@@ -401,8 +421,11 @@ static bool someone_waits(const struct vidsch_engine *e,
             (c->rstate == VS_CTX_READY && c->level == top ? 1u : 0u)) {
         return true;
     }
-    return e->slot && e->slot->ctx && e->slot->ctx != c &&
-           e->slot->ctx->level >= c->level;
+    if (e->slot && e->slot->ctx && e->slot->ctx != c &&
+        e->slot->ctx->level >= c->level) {
+        return true;
+    }
+    return vs_peer_on_ring(e, c);
 }
 
 /* The slot's prepared buffer x should yield to what is ready now, or
@@ -560,6 +583,70 @@ static bool head_stays(struct vidsch *s, const struct vidsch_engine *e,
         }
     }
     return false;
+}
+
+/*
+ * The head's turn is over and a peer's buffer waits on the ring behind
+ * it (quantum): the head is cut as it would be for a peer's buffer in the
+ * slot. Without this, a context whose buffer was committed behind a long
+ * one (a fresh context's, elected while the ring had room) waited for the
+ * whole of it whenever nobody else was ready. The peer must have its turn
+ * ahead (credit left), or the stop would give the engine back to the head
+ * (a wasted preemption). Why, or -1. (A walk of the ring's few entries.)
+ */
+static int turn_over_for_ring(struct vidsch *s, struct vidsch_engine *e)
+{
+    const struct vidsch_buf *h = vs_ring_head(e);
+    const struct vidsch_ctx *c = h ? h->ctx : NULL;
+
+    if (!c || !vs_quantum(s) || vs_credit_now(s, c) > 0 ||
+        s->caps.preemption == COPRO_PREEMPT_NONE ||
+        s->caps.preemption == COPRO_PREEMPT_DMA_BUFFER) {
+        /* (at dma-buffer granularity the head runs to its end anyway:
+         * a stop would only drop the peer's buffer) */
+        return -1;
+    }
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        const struct vidsch_ctx *d = vs_buf_of_sub(
+            vs_container_of(n, struct vidsch_sub, link))->ctx;
+
+        if (d && d != c && level_against(d, c) == c->level &&
+            vs_credit_now(s, d) > 0) {
+            return VIDSCH_PREEMPT_QUANTUM;
+        }
+    }
+    return -1;
+}
+
+/*
+ * A stop is about to give back the ring's entries. Those of another
+ * context than the head's, at the level of the slot's buffer or above,
+ * were committed before it was elected: their turn came first, and they
+ * go back on the ring first. The slot's buffer is handed back before
+ * them, so that they end up in front of it in its level. Otherwise it
+ * went on the ring first after every stop and they behind it again, to
+ * be dropped by the next turn's end (issue 26 item 6: a game's frame
+ * dropped turn after turn while fresh contexts' long buffers ran).
+ */
+void vs_slot_yields_to_ring(struct vidsch *s, struct vidsch_engine *e)
+{
+    const struct vidsch_buf *h = vs_ring_head(e), *x = e->slot;
+    const struct vidsch_ctx *c = h ? h->ctx : NULL, *d = x ? x->ctx : NULL;
+
+    if (!d || !e->slot_prepared || vs_fifo(s)) {
+        return;     /* (one being prepared is never touched) */
+    }
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        const struct vidsch_ctx *r = vs_buf_of_sub(
+            vs_container_of(n, struct vidsch_sub, link))->ctx;
+
+        if (r && r != c && r != d && r->level >= d->level) {
+            unstage(s, e);
+            return;
+        }
+    }
 }
 
 void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
@@ -770,6 +857,17 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
                     vs_request_preempt(s, e,
                                        (enum vidsch_preempt_reason)why);
                 }
+            }
+        }
+        if (!e->preempt_id && !e->preempt_deferred) {
+            int why = turn_over_for_ring(s, e);
+            uint64_t end;
+
+            if (why >= 0 && head_ends_soon(s, e, &end)) {
+                e->preempt_deferred = true;
+                e->defer_until = end;
+            } else if (why >= 0) {
+                vs_request_preempt(s, e, (enum vidsch_preempt_reason)why);
             }
         }
         fill_ring(s, e);

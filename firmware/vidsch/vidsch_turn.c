@@ -210,6 +210,14 @@ struct vidsch_ctx *vs_pick_ctx(struct vidsch *s, struct vidsch_engine *e)
         if (left > 0) {
             return c;
         }
+        if (vidsch_ready_count(&e->rq, top) == 1 && !c->boosted &&
+            vs_peer_on_ring(e, c)) {
+            /* a peer's buffer waits on the ring: its turn comes first
+             * (the head is cut for it), c's next one after it; electing
+             * c now would begin c's turn again ahead of the peer */
+            vs_end_turn(s, c);
+            return NULL;
+        }
         if (vidsch_ready_count(&e->rq, top) == 1 && !c->boosted) {
             /* nobody else at this level wants the engine: a new turn */
             c->credit += (int64_t)s->cfg.quantum_ns - left;

@@ -57,6 +57,7 @@ enum check_mutation {
     MUT_HWS_NO_SHARE,       /* the device gives IDLE no share (hws) */
     MUT_HWS_FLAT_BANDS,     /* the device ignores bands (hws) */
     MUT_NO_DEVICES,         /* vidsch is told nothing about devices */
+    MUT_TURNS_PRIORITY,     /* check priority runs for quantum turns */
 };
 
 struct check_opts {
