@@ -17,6 +17,8 @@ enum kevents_step kevents_step(struct kevents *ev, uint64_t now,
     struct kitem *it;
     struct ktimer *t;
 
+    /* whatever runs in this step arms its timers at now or later */
+    ktimer_set_now(&ev->timers, now);
     if ((it = kqueue_pop(&ev->dpc)) != NULL) {
         ev->dpcs++;
         it->fn(it->arg);

@@ -204,6 +204,12 @@ int scenario_main(const struct boot_info *boot)
         compositor_set_cursor(&comp, &cursor);
         partner_init(&partner, k, "partner");
         intruder_init(&intruder, k, "intruder", &partner, &game, &comp);
+        /* its timer attacks must not starve vidsch's timer (quantum,
+         * aging, watchdog: issue 26 item 5); in hardware mode the device
+         * keeps those and vidsch arms none */
+        if (!vidsch_hwsched(k->vs)) {
+            intruder_watch(&intruder, &k->stats.vidsch_timers);
+        }
         os_add_app(&s, compositor_app(&comp));
         os_add_app(&s, winapp_app(&cursor));
         os_add_app(&s, winapp_app(&game));
