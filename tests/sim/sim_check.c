@@ -756,6 +756,7 @@ static void obs_retired(void *arg, unsigned e,
         }
         unload(k, b);
         b->retired++;
+        k->r->last_retired_ns = chk_now(k);
         k->ahead_ctx[e] = b->ctx;
         k->ahead_at[e] = chk_now(k);
     }

@@ -74,6 +74,7 @@ struct check_result {
     bool ok;
     char msg[512];          /* the first violation */
     uint64_t end_ns;        /* virtual time at the end */
+    uint64_t last_retired_ns;   /* ... at the GPU's last retirement */
     uint64_t events;
     unsigned buffers, lost, preemptions, resets, device_resets, boosts;
     /* lost devices: contexts lost with another of their device, their
