@@ -20,6 +20,16 @@ _Static_assert(offsetof(struct snoop, app) == 0, "app first");
 
 /* ---- partner: the well-behaved process that shares ---- */
 
+static void partner_waited(void *arg, int status)
+{
+    struct partner *m = arg;
+
+    m->waiting = false;
+    if (status == DDI_OK) {
+        m->waits_done++;
+    }
+}
+
 static void partner_tick(void *arg, uint64_t now)
 {
     struct partner *m = arg;
@@ -59,6 +69,11 @@ static void partner_tick(void *arg, uint64_t now)
             return;
         }
         a->submitted++;
+    }
+    if (!m->waiting && a->submitted &&
+        kapi_wait_cpu(a->proc, m->hdone, a->submitted, partner_waited,
+                      m) == DDI_OK) {
+        m->waiting = true;
     }
     kapi_timer_arm(a->proc, &m->timer, now + 1 * MS);
 }
@@ -685,6 +700,7 @@ static void spin(void *arg, uint64_t now)
         e->spin_from = now;
         e->spin_until = now + SPIN_NS;
         e->partner_done_at_spin = e->partner->app.completed;
+        e->partner_waits_at_spin = e->partner->waits_done;
         e->watch_at_spin = e->watch ? *e->watch : 0;
     }
     e->spins[i]++;
@@ -694,6 +710,8 @@ static void spin(void *arg, uint64_t now)
     }
     e->partner_done_in_spin[i] = e->partner->app.completed -
                                  e->partner_done_at_spin;
+    e->partner_waits_in_spin[i] = e->partner->waits_done -
+                                  e->partner_waits_at_spin;
     e->watch_in_spin[i] = e->watch ? *e->watch - e->watch_at_spin : 0;
     if (i == 0 && !e->app.stopping) {
         e->spin = 1;
@@ -737,13 +755,16 @@ static void check(struct app *a, struct report *r)
          * 26's fix, neither happened: 0 and 0) */
         report(r, e->spins[i] > 100 &&
                e->partner_done_in_spin[i] >= (i ? 1u : 3u) &&
+               e->partner_waits_in_spin[i] >= 1 &&
                (!e->watch || e->watch_in_spin[i] > 0),
                "%s: while its timer re-armed itself at %s (%lu times in "
                "%lu ms), the partner's buffers still completed (%lu) and "
-               "the watched kernel timer fired (%s%lu)", a->name,
+               "the watched kernel timer fired (%s%lu); its CPU waits "
+               "ended: %lu", a->name,
                i ? "0, long past" : "now", e->spins[i],
                (uint64_t)(SPIN_NS / MS), e->partner_done_in_spin[i],
-               e->watch ? "" : "not watched: ", e->watch_in_spin[i]);
+               e->watch ? "" : "not watched: ", e->watch_in_spin[i],
+               e->partner_waits_in_spin[i]);
     }
 }
 

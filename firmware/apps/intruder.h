@@ -72,6 +72,10 @@ struct partner {
     bool locked;
     uint64_t ticks;
     uint64_t fence_seen, fence_backwards;
+    /* a CPU wait for its last buffer, one at a time: the kernel must
+     * deliver it while the intruder's timer spins */
+    bool waiting;
+    uint64_t waits_done;
     struct ktimer timer;
     uint32_t cmd[INTRUDER_CMD_BYTES / 4];
     struct umd_cmdbuf cb;
@@ -95,6 +99,7 @@ struct intruder {
     unsigned spin;
     uint64_t spin_from, spin_until;
     uint64_t spins[2], partner_done_at_spin, partner_done_in_spin[2];
+    uint64_t partner_waits_at_spin, partner_waits_in_spin[2];
     const uint64_t *watch;  /* a kernel counter the scenario watches */
     uint64_t watch_at_spin, watch_in_spin[2];
     uint32_t cmd[INTRUDER_CMD_BYTES / 4];

@@ -294,6 +294,37 @@ static void test_timer_in_past_cannot_starve_timers(void)
     }
 }
 
+/* The idle loop's work is due every KEVENTS_IDLE_WORK_NS of a loop that
+ * never idles (a spinning timer), and not while the loop idles. */
+static void test_idle_work_while_busy(void)
+{
+    struct kevents ev;
+    struct spinner sp;
+    uint64_t wake = 0, now = 1000;
+    unsigned due = 0;
+
+    kevents_init(&ev);
+    sp = (struct spinner){ .l = &ev.timers };
+    ktimer_init(&sp.t, spin_fn, &sp);
+    g_assert_cmpint(kevents_step(&ev, now, &wake), ==, KEVENTS_IDLE);
+    g_assert_false(kevents_idle_work_due(&ev, now + 10));
+    ktimer_arm(&ev.timers, &sp.t, now);
+    /* 1 ms of steps 1 us apart, every one a timer */
+    for (unsigned i = 0; i < 1000; i++, now += 1000) {
+        g_assert_cmpint(kevents_step(&ev, now, &wake), ==,
+                        KEVENTS_RAN_TIMER);
+        due += kevents_idle_work_due(&ev, now);
+    }
+    g_assert_cmpuint(due, >=, 1000000 / KEVENTS_IDLE_WORK_NS - 1);
+    g_assert_cmpuint(due, <=, 1000000 / KEVENTS_IDLE_WORK_NS);
+    g_assert_cmpuint(ev.busy_idle_works, ==, due);
+    /* idle again: the loop does it itself */
+    ktimer_cancel(&ev.timers, &sp.t);
+    g_assert_cmpint(kevents_step(&ev, now, &wake), ==, KEVENTS_IDLE);
+    g_assert_false(kevents_idle_work_due(&ev, now + KEVENTS_IDLE_WORK_NS -
+                                         1));
+}
+
 /* A due time in the past is the list's clock: FIFO behind those due. */
 static void test_timer_past_is_now(void)
 {
@@ -328,5 +359,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kevents/timer-in-past-cannot-starve-timers",
                     test_timer_in_past_cannot_starve_timers);
     g_test_add_func("/kevents/timer-past-is-now", test_timer_past_is_now);
+    g_test_add_func("/kevents/idle-work-while-busy",
+                    test_idle_work_while_busy);
     return g_test_run();
 }
