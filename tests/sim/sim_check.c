@@ -187,7 +187,8 @@ static bool turn_rules(const struct checker *k)
  * buffer is: queued, prepared in the slot or on the ring behind the
  * running one (issue 26 item 6: one committed to the ring behind a long
  * buffer waited for all of it). Raised contexts (boosted, lent a level)
- * are left to the starvation and priority rules.
+ * are left to the starvation and priority rules, and a context's turn
+ * at its own level begins no earlier than its last loan or boost ended.
  */
 static void check_turns(struct checker *k)
 {
@@ -210,6 +211,12 @@ static void check_turns(struct checker *k)
             const struct cctx *h = &k->ctx[i];
             uint64_t since = h->waiting_since > k->turn_since[e]
                              ? h->waiting_since : k->turn_since[e];
+
+            /* raised, c ran on at a level above h's: its turn at h's
+             * level began when it came back down */
+            if (c->lowered_at > since) {
+                since = c->lowered_at;
+            }
 
             if (h != c && h->engine == e && h->prio == c->prio &&
                 h->waiting && !h->boosted && !h->lent &&
@@ -452,6 +459,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         break;
     case VIDSCH_TRACE_UNBOOST:
         c->boosted = false;
+        c->lowered_at = chk_now(k);
         break;
     case VIDSCH_TRACE_INHERIT: {
         const struct cctx *donor = ctx_by_id(k, (uint32_t)ev->fence);
@@ -466,6 +474,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         if (!ev->reason && c->lent) {
             c->unlent_level = effective(c);
             c->unlent_at = chk_now(k);
+            c->lowered_at = chk_now(k);
             c->unlent_seq = k->trace_seq;
         }
         c->lent = ev->reason != 0;

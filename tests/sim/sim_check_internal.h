@@ -56,6 +56,7 @@ struct cctx {
     uint64_t unlent_at;         /* ... when */
     uint64_t unlent_seq;        /* ... its trace event */
     uint64_t last_active;       /* ran, or became ready with new work */
+    uint64_t lowered_at;        /* its last loan or boost ended */
     uint64_t starve_bound;      /* hws: how long it may wait */
     bool waiting;
     uint64_t waiting_since;
