@@ -72,6 +72,10 @@ struct partner {
     bool locked;
     uint64_t ticks;
     uint64_t fence_seen, fence_backwards;
+    /* a CPU wait for its last buffer, one at a time: the kernel must
+     * deliver it while the intruder's timer spins */
+    bool waiting;
+    uint64_t waits_done;
     struct ktimer timer;
     uint32_t cmd[INTRUDER_CMD_BYTES / 4];
     struct umd_cmdbuf cb;
@@ -88,9 +92,16 @@ struct intruder {
     struct ktimer timer, spinner;
     uint64_t period_ns;
     struct attacks cases;
-    /* the zero-delay timer attack */
-    uint64_t spin_from, spin_until, spins;
-    uint64_t partner_done_at_spin, partner_done_in_spin;
+    /* The timer attacks: a timer that re-arms itself at once, for
+     * SPIN_NS each: spin 0 asks for now (issue 15 item 8), spin 1 for a
+     * time long past, 0 (issue 26 item 5). Per spin: its firings, the
+     * partner's completions, and what the watched counter moved by */
+    unsigned spin;
+    uint64_t spin_from, spin_until;
+    uint64_t spins[2], partner_done_at_spin, partner_done_in_spin[2];
+    uint64_t partner_waits_at_spin, partner_waits_in_spin[2];
+    const uint64_t *watch;  /* a kernel counter the scenario watches */
+    uint64_t watch_at_spin, watch_in_spin[2];
     uint32_t cmd[INTRUDER_CMD_BYTES / 4];
     struct umd_cmdbuf cb;
 };
@@ -150,6 +161,9 @@ int watcher_watch(struct watcher *w, struct app *creator, uint32_t hsync);
 int intruder_init(struct intruder *e, struct kernel *k, const char *name,
                   struct partner *partner, const struct winapp *game,
                   const struct compositor *comp);
+/* A kernel counter the timer attacks' check must see move during each
+ * spin (the scenario's: vidsch's timer firings). */
+void intruder_watch(struct intruder *e, const uint64_t *counter);
 
 static inline struct app *partner_app(struct partner *m)
 {

@@ -17,6 +17,8 @@ enum kevents_step kevents_step(struct kevents *ev, uint64_t now,
     struct kitem *it;
     struct ktimer *t;
 
+    /* whatever runs in this step arms its timers at now or later */
+    ktimer_set_now(&ev->timers, now);
     if ((it = kqueue_pop(&ev->dpc)) != NULL) {
         ev->dpcs++;
         it->fn(it->arg);
@@ -44,8 +46,19 @@ enum kevents_step kevents_step(struct kevents *ev, uint64_t now,
         return KEVENTS_RAN_WORK;
     }
     ev->idles++;
+    ev->idle_work_at = now;     /* the caller does it before halting */
     if (!ktimer_next(&ev->timers, wake)) {
         *wake = KEVENTS_NEVER;
     }
     return KEVENTS_IDLE;
+}
+
+bool kevents_idle_work_due(struct kevents *ev, uint64_t now)
+{
+    if (now - ev->idle_work_at < KEVENTS_IDLE_WORK_NS) {
+        return false;
+    }
+    ev->idle_work_at = now;
+    ev->busy_idle_works++;
+    return true;
 }

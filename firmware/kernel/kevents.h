@@ -36,6 +36,8 @@
 
 #define KEVENTS_NEVER   UINT64_MAX
 #define KEVENTS_TIMER_BURST     1
+/* The idle loop's own work is done at least this often, idle or not. */
+#define KEVENTS_IDLE_WORK_NS    (100 * 1000ull)
 
 struct kevents {
     struct kqueue dpc;
@@ -46,6 +48,9 @@ struct kevents {
     unsigned timer_run;     /* timers run in a row since the last work
                                item or idle */
     uint64_t timer_yields;  /* work items run ahead of a due timer */
+    uint64_t idle_work_at;  /* the idle loop's work last done (or the
+                               loop last idle), ns */
+    uint64_t busy_idle_works;   /* ... done while the loop was busy */
 };
 
 enum kevents_step {
@@ -65,5 +70,15 @@ void kevents_init(struct kevents *ev);
  */
 enum kevents_step kevents_step(struct kevents *ev, uint64_t now,
                                uint64_t *wake);
+
+/*
+ * The work the loop does when it is about to halt (the kernel's
+ * kernel_before_idle: in hardware mode, completion interrupts turned on
+ * for a CPU waiter and the queues' progress polled) must not wait for an
+ * idle that a busy loop never reaches (an application's timer that
+ * re-arms itself at once). True when the loop has not idled nor done it
+ * for KEVENTS_IDLE_WORK_NS: the caller does it now; kevents counts it.
+ */
+bool kevents_idle_work_due(struct kevents *ev, uint64_t now);
 
 #endif /* FW_KERNEL_KEVENTS_H */

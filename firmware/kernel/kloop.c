@@ -31,6 +31,11 @@ void kernel_run(struct kernel *k, bool (*stop)(void *arg), void *arg)
              * an application whose timers or callbacks keep the loop
              * busy must not keep completions (DPCs) out */
             irq_window();
+            if (kevents_idle_work_due(&k->ev, now)) {
+                /* nor the idle loop's own work: a CPU waiter's
+                 * completion interrupts turned on, progress polled */
+                kernel_before_idle(k);
+            }
             continue;
         }
         if (kernel_before_idle(k)) {

@@ -7,6 +7,14 @@ void ktimer_list_init(struct ktimer_list *l)
 {
     l->head = NULL;
     l->count = 0;
+    l->now = 0;
+}
+
+void ktimer_set_now(struct ktimer_list *l, uint64_t now)
+{
+    if (now > l->now) {
+        l->now = now;
+    }
 }
 
 void ktimer_init(struct ktimer *t, ktimer_fn fn, void *arg)
@@ -37,6 +45,9 @@ void ktimer_arm(struct ktimer_list *l, struct ktimer *t, uint64_t when)
     struct ktimer **pp;
 
     ktimer_cancel(l, t);
+    if (when < l->now) {
+        when = l->now;      /* due now: behind those due already */
+    }
     /* After every timer due at the same time or earlier: FIFO on ties. */
     for (pp = &l->head; *pp && (*pp)->when <= when; pp = &(*pp)->next) {
     }

@@ -33,6 +33,9 @@ struct ktimer {
 struct ktimer_list {
     struct ktimer *head;    /* earliest first */
     unsigned count;
+    uint64_t now;           /* the clock as the event loop last read it
+                               (ktimer_set_now): no timer is armed
+                               earlier */
 };
 
 void ktimer_list_init(struct ktimer_list *l);
@@ -40,8 +43,20 @@ void ktimer_list_init(struct ktimer_list *l);
 /* Sets up a timer that is not armed. */
 void ktimer_init(struct ktimer *t, ktimer_fn fn, void *arg);
 
-/* Arms t to fire at when; an armed timer is moved (re-arming replaces). */
+/*
+ * Arms t to fire at when; an armed timer is moved (re-arming replaces).
+ * A time already past counts as now (the list's clock): t goes behind
+ * every timer already due, whatever time it asks for. Otherwise a timer
+ * armed in the past and re-armed at once from its callback stayed the
+ * earliest for ever and no other due timer fired (issue 26 item 5: an
+ * application's timer at 0 starved vidsch's quantum, aging and watchdog
+ * timer).
+ */
 void ktimer_arm(struct ktimer_list *l, struct ktimer *t, uint64_t when);
+
+/* The event loop's clock reading: due times before it are clamped to it.
+ * It never goes back. */
+void ktimer_set_now(struct ktimer_list *l, uint64_t now);
 
 /* Disarms t; nothing happens if it is not armed. */
 void ktimer_cancel(struct ktimer_list *l, struct ktimer *t);

@@ -408,6 +408,7 @@ struct vidsch_hws_stats {
     uint64_t frames;            /* FRAME batches (vsyncs) */
     uint64_t budget_drops;      /* BUDGET entries */
     uint64_t suspensions;       /* queues suspended by the watchdog */
+    uint64_t relisted;          /* ... listed again once off the engine */
     uint64_t budget_updates;    /* joblist: run lists rewritten for new
                                    budgets */
 };

@@ -599,6 +599,32 @@ static void started(struct vidsch_ctx *c, uint64_t fence, uint64_t at)
     vs_count_start(&c->stats, at > sub ? at - sub : 0);
 }
 
+/*
+ * A queue the watchdog listed suspended is off the engine: it yielded
+ * (switched out at an arbitration point, SWITCH_OUT reason RUNLIST), or
+ * it was not on the engine when the list was taken. Either way it is not
+ * hung: a hung one does not yield, and the device resets it (queue_error).
+ * It is listed again at once, its watchdog counting from now, as software
+ * mode resumes a buffer its watchdog preempted. (It used to wait for the
+ * device's whole timeout, tdr_timeout + tdr_grace + 2 frames, before the
+ * watchdog listed it again: a buffer longer than tdr_timeout ran
+ * tdr_timeout out of every 2 tdr_timeout + grace, and with the default
+ * grace (2 s) a 1 s hog at tdr_ms=500 had not finished 3 s later; issue
+ * 26 item 13.)
+ */
+static void relist_yielded(struct vidsch *s, struct vidsch_ctx *c)
+{
+    if (!c->hw_suspended || c->hw_in) {
+        return;
+    }
+    c->hw_suspended = false;
+    c->hw_progress_at = vs_now(s);
+    s->hws_stats.relisted++;
+    if (c->engine < s->nengines) {
+        s->engine[c->engine].rl_dirty = true;
+    }
+}
+
 static void log_entry(struct vidsch *s, const struct copro_sched_log_entry *l)
 {
     struct vidsch_ctx *c = l->queue < COPRO_HWQ_MAX ? s->hwq_ctx[l->queue]
@@ -629,6 +655,20 @@ static void log_entry(struct vidsch *s, const struct copro_sched_log_entry *l)
             c->stats.gpu_ns += l->arg0;
             if (l->engine < s->nengines) {
                 s->engine[l->engine].stats.busy_ns += l->arg0;
+            }
+            if (l->arg1 == COPRO_SLOG_OUT_RUNLIST) {
+                relist_yielded(s, c);
+            }
+        }
+        break;
+    case COPRO_SLOG_RUNLIST:
+        /* the list with the suspension was taken: a suspended queue not
+         * on the engine now is not hung */
+        for (unsigned i = 0; i < s->nhw_live; i++) {
+            struct vidsch_ctx *o = s->hw_live[i];
+
+            if (o && o->engine == l->engine && !o->lost) {
+                relist_yielded(s, o);
             }
         }
         break;

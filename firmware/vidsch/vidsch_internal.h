@@ -296,6 +296,27 @@ void vs_portion_done(struct vidsch *s, struct vidsch_engine *e,
 static inline bool vs_paging_ready(const struct vidsch *s,
                                    const struct vidsch_buf *b);
 
+static inline bool vs_fifo(const struct vidsch *s)
+{
+    return s->cfg.policy == VIDSCH_POLICY_FIFO;
+}
+
+static inline bool vs_quantum(const struct vidsch *s)
+{
+    return s->cfg.policy == VIDSCH_POLICY_QUANTUM;
+}
+
+static inline struct vidsch_engine *vs_engine_of(struct vidsch *s,
+                                                 const struct vidsch_ctx *c)
+{
+    return &s->engine[c->engine];
+}
+
+static inline struct vidsch_ctx *vs_rq_ctx(struct vs_link *n)
+{
+    return vs_entry(n, struct vidsch_ctx, rq);
+}
+
 /* ---- vidsch_pick.c ---- */
 /* Recomputes c's state (idle / ready / held) and its queue membership. */
 void vs_ctx_update(struct vidsch *s, struct vidsch_ctx *c);
@@ -307,10 +328,28 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e);
 int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c);
 void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
                         enum vidsch_preempt_reason why);
+/* Has another context at level >= c's a buffer on e's ring? Round robin
+ * counts it as waiting, as one in a ready list (issue 26 item 6). */
+bool vs_peer_on_ring(const struct vidsch_engine *e,
+                     const struct vidsch_ctx *c);
+/* Before a stop gives the ring's entries back: the slot's buffer, elected
+ * after them, is handed back first if they are of its level or above. */
+void vs_slot_yields_to_ring(struct vidsch *s, struct vidsch_engine *e);
 /* One context save (or restore) on e, ns (0: unknown). */
 uint64_t vs_switch_ns(const struct vidsch *s, const struct vidsch_engine *e);
+
+/* ---- vidsch_turn.c ---- */
 /* Ends c's turn (quantum): back to the tail of its own level. */
 void vs_end_turn(struct vidsch *s, struct vidsch_ctx *c);
+/* A boosted context goes back to its own level (at the tail). */
+void vs_unboost(struct vidsch *s, struct vidsch_ctx *c);
+/* Aging: boosts a context starving below the top ready level of e. */
+void vs_age(struct vidsch *s, struct vidsch_engine *e);
+/* The context whose buffer runs next on e (beginning or ending turns
+ * under the quantum policy), or NULL. */
+struct vidsch_ctx *vs_pick_ctx(struct vidsch *s, struct vidsch_engine *e);
+/* Aging looks at this many contexts at the head of each level. */
+#define VS_AGING_LOOK   4
 
 /* ---- vidsch_recover.c ---- */
 /* The ring's oldest entry changed (retire or stop): who runs now. */

@@ -21,9 +21,9 @@
  *            over and another context of the level waits, the next one's
  *            buffer preempts it. A context ready for aging_ns without
  *            running is boosted to the level currently on top for one
- *            turn (see age()). Eviction fighting (see fight_sample())
- *            lengthens the turns of a level whose contexts keep paging
- *            each other's allocations out.
+ *            turn (vs_age()). Eviction fighting (fight_sample()) lengthens
+ *            the turns of a level whose contexts keep paging each other's
+ *            allocations out. Turns and aging are vidsch_turn.c's.
  *
  * The patent's rule that a buffer being prepared is not preempted holds:
  * the slot's buffer is only reconsidered once the worker has prepared it.
@@ -32,27 +32,6 @@
  * more urgent is ready, as a dropped ring entry would be.
  */
 #include "vidsch/vidsch_internal.h"
-
-static bool fifo(const struct vidsch *s)
-{
-    return s->cfg.policy == VIDSCH_POLICY_FIFO;
-}
-
-static bool quantum(const struct vidsch *s)
-{
-    return s->cfg.policy == VIDSCH_POLICY_QUANTUM;
-}
-
-static struct vidsch_engine *engine_of(struct vidsch *s,
-                                       const struct vidsch_ctx *c)
-{
-    return &s->engine[c->engine];
-}
-
-static struct vidsch_ctx *rq_ctx(struct vs_link *n)
-{
-    return vs_entry(n, struct vidsch_ctx, rq);
-}
 
 int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c)
 {
@@ -70,11 +49,11 @@ int64_t vs_credit_now(struct vidsch *s, const struct vidsch_ctx *c)
 
 static void rq_leave(struct vidsch *s, struct vidsch_ctx *c, bool new_work)
 {
-    struct vidsch_engine *e = engine_of(s, c);
+    struct vidsch_engine *e = vs_engine_of(s, c);
 
     switch (c->rstate) {
     case VS_CTX_READY:
-        if (!fifo(s)) {
+        if (!vs_fifo(s)) {
             vidsch_ready_remove(&e->rq, c->level, &c->rq);
         }
         break;
@@ -90,7 +69,7 @@ static void rq_leave(struct vidsch *s, struct vidsch_ctx *c, bool new_work)
 static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
                      bool new_work)
 {
-    struct vidsch_engine *e = engine_of(s, c);
+    struct vidsch_engine *e = vs_engine_of(s, c);
 
     switch (c->rstate) {
     case VS_CTX_READY:
@@ -102,7 +81,7 @@ static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
         if (new_work && !c->on_gpu) {
             c->ready_since = vs_now(s);
         }
-        if (fifo(s)) {
+        if (vs_fifo(s)) {
             break;
         }
         /* an interrupted turn resumes before the others of its level */
@@ -122,32 +101,10 @@ static void rq_enter(struct vidsch *s, struct vidsch_ctx *c, bool at_head,
     }
 }
 
-/* Back to its own level (at the tail) after its boosted turn. */
-static void unboost(struct vidsch *s, struct vidsch_ctx *c)
-{
-    struct vidsch_engine *e = engine_of(s, c);
-    bool ready = c->rstate == VS_CTX_READY && !fifo(s);
-
-    if (!c->boosted) {
-        return;
-    }
-    if (ready) {
-        vidsch_ready_remove(&e->rq, c->level, &c->rq);
-    }
-    c->boosted = false;
-    c->boost_spent = false;
-    c->level = c->inherited ? c->inherit_level : c->base;
-    if (ready) {
-        vidsch_ready_push_back(&e->rq, c->level, &c->rq);
-    }
-    c->ready_since = vs_now(s);
-    vs_trace(s, VIDSCH_TRACE_UNBOOST, c->engine, c, NULL, 0, 0);
-}
-
 /* fifo: append c's buffers that became electable to the engine's fifo */
 static void fifo_feed(struct vidsch *s, struct vidsch_ctx *c)
 {
-    struct vidsch_engine *e = engine_of(s, c);
+    struct vidsch_engine *e = vs_engine_of(s, c);
 
     while (c->unfed && !vs_blocking_wait(s, c, c->unfed->seq)) {
         struct vidsch_buf *b = c->unfed;
@@ -166,7 +123,7 @@ static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
 
     if (!c->used || c->lost || c->dying) {
         want = VS_CTX_IDLE;
-    } else if (fifo(s)) {
+    } else if (vs_fifo(s)) {
         fifo_feed(s, c);
         want = c->unfed ? VS_CTX_HELD
                : vs_list_empty(&c->queue) ? VS_CTX_IDLE : VS_CTX_READY;
@@ -188,7 +145,7 @@ static void ctx_update_at(struct vidsch *s, struct vidsch_ctx *c,
     if (c->rstate == VS_CTX_IDLE && !c->on_gpu) {
         c->in_turn = false;
         if (c->boosted) {
-            unboost(s, c);
+            vs_unboost(s, c);
         }
     }
     vs_ctx_account(s, c);
@@ -223,7 +180,7 @@ static void queue_insert(struct vidsch *s, struct vidsch_engine *e,
     } else {
         vs_list_push_front(&c->queue, &b->link);
     }
-    if (fifo(s) && c->unfed && c->unfed->seq <= b->seq) {
+    if (vs_fifo(s) && c->unfed && c->unfed->seq <= b->seq) {
         /* behind where its context is held (a TILER_OOM's partial render
          * holds it from an older buffer: vidsch_scene.c): fifo_feed puts
          * it on the engine's list in turn, after the older ones. On the
@@ -231,7 +188,7 @@ static void queue_insert(struct vidsch *s, struct vidsch_engine *e,
          * ever, and the older ones never fed ahead of it. */
         return;
     }
-    if (fifo(s)) {
+    if (vs_fifo(s)) {
         unsigned budget = s->caps.ring_entries + 2;
 
         pos = NULL;
@@ -278,7 +235,7 @@ void vs_requeue_front(struct vidsch *s, struct vidsch_engine *e,
     queue_insert(s, e, b);
     /* It was elected before whatever is ready now, so it keeps its place
      * at the head of its level; unless its turn is what ended. */
-    ctx_update_at(s, c, !(quantum(s) && vs_credit_now(s, c) <= 0), false);
+    ctx_update_at(s, c, !(vs_quantum(s) && vs_credit_now(s, c) <= 0), false);
 }
 
 /* DMA buffers on the ring: what the depth limits. Paging entries are
@@ -382,199 +339,6 @@ static unsigned depth_now(const struct vidsch *s,
     return short_buffers(s, e, last->ctx) ? 1 : e->depth;
 }
 
-/* ---- aging and turns (quantum) ---- */
-
-/*
- * Aging. A context below the top ready level that has wanted the engine
- * for aging_ns without running is boosted, for one turn, to the top level
- * (the highest with a ready context), at its tail: it takes its turn with
- * whoever is winning the engine, behind those already waiting there, and
- * never outranks them (Windows boosts starved threads in the same spirit;
- * boosting to REALTIME instead would put a hog ahead of the compositor). If a higher level becomes
- * ready before its turn comes, it follows to that level at once: it has
- * waited its aging_ns already. So whatever runs on top, a starving
- * context runs within aging_ns plus a turn per context of the top level.
- *
- * Only the first few contexts of each level are looked at. A level is a
- * FIFO by readiness, except that a context whose turn or buffer was
- * interrupted goes back in front: such a context ran just now, and there
- * are only ever a couple of them ahead (the turn holder, the one a stop
- * cut), so whoever has waited longest is among the first VS_AGING_LOOK.
- * A context with a buffer on the engine is running, not starving.
- */
-#define VS_AGING_LOOK   4
-
-static bool starving(const struct vidsch *s, const struct vidsch_ctx *c,
-                     uint64_t now)
-{
-    return !c->on_gpu && now - c->ready_since >= s->cfg.aging_ns;
-}
-
-static void age(struct vidsch *s, struct vidsch_engine *e)
-{
-    uint64_t now = vs_now(s);
-    int top = vidsch_ready_top(&e->rq);
-
-    for (int l = 0; l < top; l++) {
-        struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);
-        struct vidsch_ctx *c = NULL;
-
-        for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
-            if (starving(s, rq_ctx(n), now)) {
-                c = rq_ctx(n);
-                break;
-            }
-            n = vs_list_next(&e->rq.level[l], n);
-        }
-        if (!c) {
-            continue;
-        }
-        vidsch_ready_remove(&e->rq, (unsigned)l, &c->rq);
-        c->level = (uint8_t)top;
-        c->boosted = true;
-        c->boost_spent = false;
-        c->in_turn = false;
-        vidsch_ready_push_back(&e->rq, c->level, &c->rq);
-        c->stats.boosts++;
-        vs_trace(s, VIDSCH_TRACE_BOOST, e->index, c, NULL, 0, 0);
-    }
-}
-
-void vs_end_turn(struct vidsch *s, struct vidsch_ctx *c)
-{
-    struct vidsch_engine *e = engine_of(s, c);
-
-    c->in_turn = false;
-    if (c->boosted) {
-        unboost(s, c);
-        return;
-    }
-    if (c->rstate == VS_CTX_READY) {
-        vidsch_ready_remove(&e->rq, c->level, &c->rq);
-        vidsch_ready_push_back(&e->rq, c->level, &c->rq);
-    }
-    c->ready_since = vs_now(s);
-}
-
-/*
- * Eviction fighting. Two contexts of one level whose working sets fit
- * VRAM one at a time but not together evict each other at every switch:
- * each turn begins by paging its working set back in. Round robin cannot
- * see it, but the paging bytes charged to the engine's turns can: at
- * each new turn the previous turn's bytes go into a moving average
- * (weight 1/2: a turn that pages less than twice fight_bytes alone does
- * not flip the policy, two or three in a row do, and after a fight it
- * takes a few turns without paging to end it).
- * At fight_bytes or more, turns last fight_factor quanta: the working
- * sets are swapped that many times less often, and a context's queued
- * buffers run back to back, paging once for all of them. Below half of
- * fight_bytes the turns are normal again; the gap keeps the policy from
- * flapping around one threshold (longer turns lower the paging per unit
- * of time, not per turn, so the average stays high while the fighting
- * lasts and falls when the working sets fit again).
- */
-#define VS_FIGHT_WEIGHT_SHIFT   1
-
-static void fight_sample(struct vidsch *s, struct vidsch_engine *e)
-{
-    uint64_t x = e->turn_paging, avg = e->paging_avg;
-    bool was = e->fighting;
-
-    e->turn_paging = 0;
-    avg = x >= avg ? avg + ((x - avg) >> VS_FIGHT_WEIGHT_SHIFT)
-                   : avg - ((avg - x) >> VS_FIGHT_WEIGHT_SHIFT);
-    if (x < avg && avg - x < (1u << VS_FIGHT_WEIGHT_SHIFT)) {
-        avg = x;        /* the shift would never reach 0 */
-    }
-    e->paging_avg = avg;
-    e->stats.paging_per_turn = avg;
-    if (!s->cfg.fight_bytes) {
-        e->fighting = false;
-    } else if (avg >= s->cfg.fight_bytes) {
-        e->fighting = true;
-    } else if (avg < s->cfg.fight_bytes / 2) {
-        e->fighting = false;
-    }
-    if (e->fighting != was) {
-        e->stats.fight_episodes += e->fighting;
-        vs_trace(s, VIDSCH_TRACE_FIGHT, e->index, NULL, NULL, avg,
-                 e->fighting);
-    }
-}
-
-static void begin_turn(struct vidsch *s, struct vidsch_ctx *c)
-{
-    struct vidsch_engine *e = engine_of(s, c);
-    int64_t q = (int64_t)s->cfg.quantum_ns;
-    int64_t carry = c->credit < 0 ? c->credit : 0;
-
-    e->stats.turns++;
-    fight_sample(s, e);
-    if (e->fighting && !c->boosted && s->cfg.fight_factor > 1) {
-        /* only a peer of its level waits on a turn's length: higher
-         * levels preempt it whatever its credit */
-        q *= (int64_t)s->cfg.fight_factor;
-        e->stats.fight_turns++;
-    }
-    if (c->boosted) {
-        /* a boosted turn is the starving context's due: a whole quantum */
-        c->boost_spent = true;
-        carry = 0;
-    } else if (carry < -q) {
-        /* deficit round robin: an overrun is paid back, up to a quantum */
-        carry = -q;
-    }
-    c->in_turn = true;
-    c->credit = q + carry;
-}
-
-/* The context whose buffer runs next on e, or NULL. */
-static struct vidsch_ctx *pick_ctx(struct vidsch *s, struct vidsch_engine *e)
-{
-    int top = vidsch_ready_top(&e->rq);
-    struct vidsch_ctx *c;
-
-    if (top < 0) {
-        return NULL;
-    }
-    c = rq_ctx(vidsch_ready_head(&e->rq, top));
-    if (!quantum(s)) {
-        return c;
-    }
-    /* Contexts in their turn sit at the head of their level, and only
-     * those with buffers on the GPU or just given back by a stop can be
-     * (a ring's worth); ending a turn sends one to the tail, out of its
-     * turn. So this loop ends within a few rounds whatever the number of
-     * contexts. */
-    for (;;) {
-        int64_t left;
-
-        if (!c->in_turn && c->boosted && c->boost_spent) {
-            /* it had its boosted turn: one per aging, not a new rank */
-            unboost(s, c);
-            top = vidsch_ready_top(&e->rq);
-            c = rq_ctx(vidsch_ready_head(&e->rq, top));
-            continue;
-        }
-        if (!c->in_turn) {
-            begin_turn(s, c);
-            return c;
-        }
-        left = vs_credit_now(s, c);
-        if (left > 0) {
-            return c;
-        }
-        if (vidsch_ready_count(&e->rq, top) == 1 && !c->boosted) {
-            /* nobody else at this level wants the engine: a new turn */
-            c->credit += (int64_t)s->cfg.quantum_ns - left;
-            return c;
-        }
-        vs_end_turn(s, c);
-        top = vidsch_ready_top(&e->rq);
-        c = rq_ctx(vidsch_ready_head(&e->rq, top));
-    }
-}
-
 /* ---- election ---- */
 
 static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
@@ -582,7 +346,7 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
     struct vidsch_ctx *c;
     struct vidsch_buf *b;
 
-    if (fifo(s)) {
+    if (vs_fifo(s)) {
         b = vs_entry(vs_list_first(&e->fifo), struct vidsch_buf, fifo);
         if (!b) {
             return NULL;
@@ -597,7 +361,7 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
         b->in_fifo = false;
         c = b->ctx;
     } else {
-        c = pick_ctx(s, e);
+        c = vs_pick_ctx(s, e);
         if (!c) {
             return NULL;
         }
@@ -623,7 +387,27 @@ static struct vidsch_buf *elect(struct vidsch *s, struct vidsch_engine *e)
     return b;
 }
 
-/* Is there, besides c, a context at level >= c's ready or elected? */
+/* A buffer of another context at level >= c's on e's ring: it waits
+ * for its turn there as much as in a ready list (issue 26 item 6: a
+ * peer's buffer committed behind the head is runnable work; ignored, the
+ * head's turn never ended while nobody else was ready). */
+bool vs_peer_on_ring(const struct vidsch_engine *e,
+                     const struct vidsch_ctx *c)
+{
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        const struct vidsch_ctx *d = vs_buf_of_sub(
+            vs_container_of(n, struct vidsch_sub, link))->ctx;
+
+        if (d && d != c && d->level >= c->level) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Is there, besides c, a context at level >= c's ready, elected, or
+ * with a buffer on the ring? */
 static bool someone_waits(const struct vidsch_engine *e,
                           const struct vidsch_ctx *c)
 {
@@ -637,8 +421,11 @@ static bool someone_waits(const struct vidsch_engine *e,
             (c->rstate == VS_CTX_READY && c->level == top ? 1u : 0u)) {
         return true;
     }
-    return e->slot && e->slot->ctx && e->slot->ctx != c &&
-           e->slot->ctx->level >= c->level;
+    if (e->slot && e->slot->ctx && e->slot->ctx != c &&
+        e->slot->ctx->level >= c->level) {
+        return true;
+    }
+    return vs_peer_on_ring(e, c);
 }
 
 /* The slot's prepared buffer x should yield to what is ready now, or
@@ -654,13 +441,13 @@ static bool staged_outranked(struct vidsch *s, struct vidsch_engine *e,
     if (older && older->seq < x->seq) {
         return true;
     }
-    if (fifo(s) || !d || top < 0) {
+    if (vs_fifo(s) || !d || top < 0) {
         return false;
     }
     if (top > d->level) {
         return true;
     }
-    return quantum(s) && top == d->level && someone_waits(e, d) &&
+    return vs_quantum(s) && top == d->level && someone_waits(e, d) &&
            vs_credit_now(s, d) <= 0;
 }
 
@@ -718,7 +505,7 @@ static int displaced_by(struct vidsch *s, const struct vidsch_buf *r,
     if (dl > c->level) {
         return VIDSCH_PREEMPT_PRIORITY;
     }
-    if (quantum(s) && dl == c->level && c != d &&
+    if (vs_quantum(s) && dl == c->level && c != d &&
         vs_credit_now(s, c) <= 0 && vs_credit_now(s, d) > 0) {
         /* (a turn with nothing left, its overrun paid back, would hand
          * x back at once: c would run again, preempted for nothing) */
@@ -785,7 +572,7 @@ static bool head_stays(struct vidsch *s, const struct vidsch_engine *e,
     if (c->level != dl) {
         return c->level > dl;
     }
-    if (quantum(s) && vs_credit_now(s, c) <= 0) {
+    if (vs_quantum(s) && vs_credit_now(s, c) <= 0) {
         return false;   /* its turn is over: it goes to the tail */
     }
     for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
@@ -796,6 +583,70 @@ static bool head_stays(struct vidsch *s, const struct vidsch_engine *e,
         }
     }
     return false;
+}
+
+/*
+ * The head's turn is over and a peer's buffer waits on the ring behind
+ * it (quantum): the head is cut as it would be for a peer's buffer in the
+ * slot. Without this, a context whose buffer was committed behind a long
+ * one (a fresh context's, elected while the ring had room) waited for the
+ * whole of it whenever nobody else was ready. The peer must have its turn
+ * ahead (credit left), or the stop would give the engine back to the head
+ * (a wasted preemption). Why, or -1. (A walk of the ring's few entries.)
+ */
+static int turn_over_for_ring(struct vidsch *s, struct vidsch_engine *e)
+{
+    const struct vidsch_buf *h = vs_ring_head(e);
+    const struct vidsch_ctx *c = h ? h->ctx : NULL;
+
+    if (!c || !vs_quantum(s) || vs_credit_now(s, c) > 0 ||
+        s->caps.preemption == COPRO_PREEMPT_NONE ||
+        s->caps.preemption == COPRO_PREEMPT_DMA_BUFFER) {
+        /* (at dma-buffer granularity the head runs to its end anyway:
+         * a stop would only drop the peer's buffer) */
+        return -1;
+    }
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        const struct vidsch_ctx *d = vs_buf_of_sub(
+            vs_container_of(n, struct vidsch_sub, link))->ctx;
+
+        if (d && d != c && level_against(d, c) == c->level &&
+            vs_credit_now(s, d) > 0) {
+            return VIDSCH_PREEMPT_QUANTUM;
+        }
+    }
+    return -1;
+}
+
+/*
+ * A stop is about to give back the ring's entries. Those of another
+ * context than the head's, at the level of the slot's buffer or above,
+ * were committed before it was elected: their turn came first, and they
+ * go back on the ring first. The slot's buffer is handed back before
+ * them, so that they end up in front of it in its level. Otherwise it
+ * went on the ring first after every stop and they behind it again, to
+ * be dropped by the next turn's end (issue 26 item 6: a game's frame
+ * dropped turn after turn while fresh contexts' long buffers ran).
+ */
+void vs_slot_yields_to_ring(struct vidsch *s, struct vidsch_engine *e)
+{
+    const struct vidsch_buf *h = vs_ring_head(e), *x = e->slot;
+    const struct vidsch_ctx *c = h ? h->ctx : NULL, *d = x ? x->ctx : NULL;
+
+    if (!d || !e->slot_prepared || vs_fifo(s)) {
+        return;     /* (one being prepared is never touched) */
+    }
+    for (struct vs_link *n = vs_list_first(&e->ring.subs); n;
+         n = vs_list_next(&e->ring.subs, n)) {
+        const struct vidsch_ctx *r = vs_buf_of_sub(
+            vs_container_of(n, struct vidsch_sub, link))->ctx;
+
+        if (r && r != c && r != d && r->level >= d->level) {
+            unstage(s, e);
+            return;
+        }
+    }
 }
 
 void vs_request_preempt(struct vidsch *s, struct vidsch_engine *e,
@@ -896,7 +747,7 @@ static bool behind_higher(const struct vidsch *s,
                           const struct vidsch_engine *e,
                           const struct vidsch_buf *b)
 {
-    if (fifo(s)) {
+    if (vs_fifo(s)) {
         return false;   /* no priorities: nothing is ever preempted */
     }
     for (struct vs_link *l = vs_list_first(&e->ring.subs); l;
@@ -978,9 +829,9 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
         s->sync_dirty = false;
         vs_poll_held(s);
     }
-    if (quantum(s)) {
+    if (vs_quantum(s)) {
         expire_boost(s, e);
-        age(s, e);
+        vs_age(s, e);
     }
     e->stats.switch_ns = vs_switch_ns(s, e);
     deferred = e->preempt_deferred;
@@ -992,7 +843,7 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
             unstage(s, e);
             x = NULL;
         }
-        if (x && e->slot_prepared && !e->preempt_id && !fifo(s) &&
+        if (x && e->slot_prepared && !e->preempt_id && !vs_fifo(s) &&
             s->caps.preemption != COPRO_PREEMPT_NONE) {
             int why = ring_displaced_by(s, e, x);
 
@@ -1006,6 +857,17 @@ void vs_schedule_engine(struct vidsch *s, struct vidsch_engine *e)
                     vs_request_preempt(s, e,
                                        (enum vidsch_preempt_reason)why);
                 }
+            }
+        }
+        if (!e->preempt_id && !e->preempt_deferred) {
+            int why = turn_over_for_ring(s, e);
+            uint64_t end;
+
+            if (why >= 0 && head_ends_soon(s, e, &end)) {
+                e->preempt_deferred = true;
+                e->defer_until = end;
+            } else if (why >= 0) {
+                vs_request_preempt(s, e, (enum vidsch_preempt_reason)why);
             }
         }
         fill_ring(s, e);
@@ -1037,14 +899,14 @@ uint64_t vs_pick_deadline(struct vidsch *s, struct vidsch_engine *e)
         /* look again when the head should have ended (switch cost) */
         when = e->defer_until + 1;
     }
-    if (!quantum(s)) {
+    if (!vs_quantum(s)) {
         return when;
     }
     for (int l = 0; l < vidsch_ready_top(&e->rq); l++) {
         struct vs_link *n = vidsch_ready_head(&e->rq, (unsigned)l);
 
         for (unsigned i = 0; n && i < VS_AGING_LOOK; i++) {
-            struct vidsch_ctx *c = rq_ctx(n);
+            struct vidsch_ctx *c = vs_rq_ctx(n);
 
             if (!c->on_gpu && c->ready_since + s->cfg.aging_ns < when) {
                 when = c->ready_since + s->cfg.aging_ns;

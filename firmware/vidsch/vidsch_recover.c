@@ -350,6 +350,7 @@ void vs_on_preempted(struct vidsch *s, struct vidsch_engine *e,
         e->watch_wasted = h && h->ctx && h->sub.fence == preempted;
         e->watch_ctx = e->watch_wasted ? h->ctx->id : 0;
     }
+    vs_slot_yields_to_ring(s, e);
     stop_requeue(s, e, VIDSCH_STOP_PREEMPT, completed, preempted);
     e->stats.preemptions++;
     if (preempted) {

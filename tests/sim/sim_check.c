@@ -173,6 +173,66 @@ static bool waiting(struct checker *k, const struct cctx *c)
     return false;
 }
 
+static bool turn_rules(const struct checker *k)
+{
+    return !k->hws && (chk_policy_is(k, VIDSCH_POLICY_QUANTUM) ||
+                       (k->o->mutation == MUT_TURNS_PRIORITY &&
+                        chk_policy_is(k, VIDSCH_POLICY_PRIORITY)));
+}
+
+/*
+ * Round robin (quantum): a context that runs while a peer of its own
+ * level waits is stopped within a turn (bound_turn) of whichever came
+ * later, its run's start or the peer's wait. A peer waits wherever its
+ * buffer is: queued, prepared in the slot or on the ring behind the
+ * running one (issue 26 item 6: one committed to the ring behind a long
+ * buffer waited for all of it). Raised contexts (boosted, lent a level)
+ * are left to the starvation and priority rules, and a context's turn
+ * at its own level begins no earlier than its last loan or boost ended.
+ */
+static void check_turns(struct checker *k)
+{
+    uint64_t now = chk_now(k);
+
+    if (!turn_rules(k)) {
+        return;
+    }
+    for (unsigned e = 0; e < k->w->gpu.engines; e++) {
+        const struct cctx *c;
+
+        if (k->turn_ctx[e] < 0) {
+            continue;
+        }
+        c = &k->ctx[k->turn_ctx[e]];
+        if (!c->loaded || c->lost || c->boosted || c->lent) {
+            continue;
+        }
+        for (unsigned i = 0; i < k->w->nctx; i++) {
+            const struct cctx *h = &k->ctx[i];
+            uint64_t since = h->waiting_since > k->turn_since[e]
+                             ? h->waiting_since : k->turn_since[e];
+
+            /* raised, c ran on at a level above h's: its turn at h's
+             * level began when it came back down */
+            if (c->lowered_at > since) {
+                since = c->lowered_at;
+            }
+
+            if (h != c && h->engine == e && h->prio == c->prio &&
+                h->waiting && !h->boosted && !h->lent &&
+                now - since > k->bound_turn) {
+                chk_fail(k, "ctx %u (%s) ran %" PRIu64 " us while ctx %u of "
+                         "its level waited %" PRIu64 " us (a turn: %" PRIu64
+                         " us)", c->id, vidsch_priority_name(c->prio),
+                         (now - k->turn_since[e]) / US, h->id,
+                         (now - h->waiting_since) / US,
+                         k->bound_turn / US);
+                return;
+            }
+        }
+    }
+}
+
 void chk_update_waiting(struct checker *k)
 {
     uint64_t now = chk_now(k);
@@ -197,6 +257,7 @@ void chk_update_waiting(struct checker *k)
             }
         }
     }
+    check_turns(k);
 }
 
 /* ---- the scheduler's decisions (trace) ---- */
@@ -398,6 +459,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         break;
     case VIDSCH_TRACE_UNBOOST:
         c->boosted = false;
+        c->lowered_at = chk_now(k);
         break;
     case VIDSCH_TRACE_INHERIT: {
         const struct cctx *donor = ctx_by_id(k, (uint32_t)ev->fence);
@@ -412,6 +474,7 @@ void chk_on_trace(void *arg, const struct vidsch_trace *ev)
         if (!ev->reason && c->lent) {
             c->unlent_level = effective(c);
             c->unlent_at = chk_now(k);
+            c->lowered_at = chk_now(k);
             c->unlent_seq = k->trace_seq;
         }
         c->lent = ev->reason != 0;
@@ -663,6 +726,10 @@ static void obs_loaded(void *arg, unsigned e,
     }
     c->loaded++;
     c->last_active = chk_now(k);
+    if (k->turn_ctx[e] != b->ctx) {
+        k->turn_ctx[e] = b->ctx;
+        k->turn_since[e] = chk_now(k);
+    }
     check_start(k, b, c);
     if (k->check_order && !(d->flags & COPRO_SUBMIT_RESUME)) {
         if (b->order < k->last_order[e]) {
@@ -698,6 +765,7 @@ static void obs_retired(void *arg, unsigned e,
         }
         unload(k, b);
         b->retired++;
+        k->r->last_retired_ns = chk_now(k);
         k->ahead_ctx[e] = b->ctx;
         k->ahead_at[e] = chk_now(k);
     }

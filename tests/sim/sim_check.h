@@ -57,6 +57,7 @@ enum check_mutation {
     MUT_HWS_NO_SHARE,       /* the device gives IDLE no share (hws) */
     MUT_HWS_FLAT_BANDS,     /* the device ignores bands (hws) */
     MUT_NO_DEVICES,         /* vidsch is told nothing about devices */
+    MUT_TURNS_PRIORITY,     /* check priority runs for quantum turns */
 };
 
 struct check_opts {
@@ -73,6 +74,7 @@ struct check_result {
     bool ok;
     char msg[512];          /* the first violation */
     uint64_t end_ns;        /* virtual time at the end */
+    uint64_t last_retired_ns;   /* ... at the GPU's last retirement */
     uint64_t events;
     unsigned buffers, lost, preemptions, resets, device_resets, boosts;
     /* lost devices: contexts lost with another of their device, their

@@ -56,6 +56,7 @@ struct cctx {
     uint64_t unlent_at;         /* ... when */
     uint64_t unlent_seq;        /* ... its trace event */
     uint64_t last_active;       /* ran, or became ready with new work */
+    uint64_t lowered_at;        /* its last loan or boost ended */
     uint64_t starve_bound;      /* hws: how long it may wait */
     bool waiting;
     uint64_t waiting_since;
@@ -85,6 +86,13 @@ struct checker {
     uint64_t next_order;
     uint64_t bound_start;       /* priority: how late a lower one may start */
     uint64_t bound_starve[DDI_MAX_ENGINES];
+    /* quantum: how long a context may run on while a peer of its level
+     * waits (a turn, and the way to the next arbitration point) */
+    uint64_t bound_turn;
+    /* the context whose buffers the engine has run since another's last
+     * loaded (-1: none yet), and since when */
+    int turn_ctx[DDI_MAX_ENGINES];
+    uint64_t turn_since[DDI_MAX_ENGINES];
     bool dropped_one;
     /* wasted preemptions: the reason of the engine's last request, and
      * the context a preemption cut mid-buffer (-1: none pending) */

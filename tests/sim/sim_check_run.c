@@ -172,6 +172,16 @@ static void compute_bounds(struct checker *k)
            w->npaging * w->max_paging_ns;
     recovery = (w->nhang + w->nfault) *
                (w->vs.tdr_timeout_ns + w->vs.tdr_grace_ns + turn);
+    /* A turn: a quantum (fight_factor of them while contexts fight over
+     * VRAM), the way to the next arbitration point, the decision's own
+     * latency, a buffer expected to end soon waited for instead of cut
+     * (at most twice the switch cost: vidsch_pick.c), paging between, and
+     * the recovery from hangs on the way */
+    k->bound_turn = w->vs.quantum_ns * (w->vs.fight_bytes &&
+                                        w->vs.fight_factor > 1
+                                        ? w->vs.fight_factor : 1) +
+                    g + 3 * prep + 6 * cs + w->npaging * w->max_paging_ns +
+                    recovery + 2 * w->vs.sync_poll_ns;
     /* A context ready to run waits at most: aging_ns until it is boosted
      * to the top level, a turn for everyone there, and the work of more
      * urgent contexts already committed to the ring when it got there
@@ -395,6 +405,8 @@ bool checker_run(struct checker *k, struct sim_host *h,
     k->policy = vc.policy;
     for (unsigned e = 0; e < DDI_MAX_ENGINES; e++) {
         k->cut_ctx[e] = -1;
+        k->turn_ctx[e] = -1;
+        k->turn_since[e] = 0;
         k->ahead_ctx[e] = -1;
         k->ahead_at[e] = 0;
         k->preempt_reason[e] = VIDSCH_PREEMPT_OTHER;

@@ -234,6 +234,98 @@ static void test_meta_starvation(void)
     g_assert_nonnull(strstr(r.msg, "starved"));
 }
 
+/*
+ * Issue 26 item 6: a NORMAL process starts a fresh context at every
+ * vsync and gives it one long buffer (a tenth of the watchdog's limit
+ * here, 1.9 s on the desktop); a NORMAL game submits a 1 ms frame at
+ * every vsync. Each long buffer is a context's only one: elected while
+ * the previous one runs, it goes on the ring behind it, and its context
+ * is then in no ready list. Round robin must still see it: the head's
+ * turn ends after a quantum, and the game gets a turn among them.
+ */
+#define RR_VSYNC    16666667ull
+#define RR_LONGS    20
+#define RR_FRAMES   40
+
+static void fresh_contexts_workload(struct workload *w)
+{
+    wl_generate(w, 2);
+    w->gpu.engines = 1;
+    w->gpu.preemption = COPRO_PREEMPT_MID_COMMAND;
+    w->gpu.upcall_ns = 0;
+    w->vs.policy = VIDSCH_POLICY_QUANTUM;
+    w->vs.quantum_ns = 2 * MS;
+    w->vs.aging_ns = 100 * MS;
+    w->vs.ring_depth = 0;
+    w->vs.tdr_timeout_ns = 2000 * MS;
+    w->prep_ns = 10000;
+    w->prep_jitter_ns = 0;
+    w->nctx = 1 + RR_LONGS;
+    w->nbuf = RR_FRAMES + RR_LONGS;
+    w->nop = 0;
+    w->nsync = w->nwait = w->nhang = w->nfault = w->npaging = 0;
+    for (unsigned i = 0; i < w->nctx; i++) {
+        w->ctx[i] = (struct wl_ctx){ .engine = 0,
+                                     .prio = VIDSCH_PRIO_NORMAL };
+    }
+    for (unsigned i = 0; i < w->nbuf; i++) {
+        struct wl_buf *b = &w->buf[i];
+        bool frame = i < RR_FRAMES;
+        unsigned n = frame ? i : i - RR_FRAMES;
+
+        *b = (struct wl_buf){ .ctx = frame ? 0 : (uint16_t)(1 + n),
+                              .npkt = 1, .hang_pkt = -1, .fault_pkt = -1,
+                              .check_bytes = 64 };
+        b->pkt[0] = (struct wl_pkt){ .op = COPRO_OP_WORK,
+                                     .arg = frame ? 1 * MS : 190 * MS };
+        w->op[w->nop++] = (struct wl_op){ .at = n * RR_VSYNC + (frame ? 1 : 0),
+                                          .kind = WL_SUBMIT,
+                                          .ctx = b->ctx,
+                                          .buf = (uint16_t)i };
+    }
+    /* in time order */
+    for (unsigned i = 1; i < w->nop; i++) {
+        for (unsigned j = i; j > 0 && w->op[j - 1].at > w->op[j].at; j--) {
+            struct wl_op t = w->op[j];
+
+            w->op[j] = w->op[j - 1];
+            w->op[j - 1] = t;
+        }
+    }
+    w->max_buf_ns = wl_buf_ns(w, &w->buf[RR_FRAMES]);
+    w->max_pkt_ns = wl_pkt_ns(w, &w->buf[RR_FRAMES].pkt[0]);
+}
+
+static void test_round_robin_fresh_contexts(void)
+{
+    struct check_opts o = { .verbose = getenv("RR_VERBOSE") != NULL };
+    struct check_result r;
+
+    host_once();
+    fresh_contexts_workload(&wl);
+    if (!checker_run(checker, &host, &wl, &o, &r)) {
+        g_test_message("%s", r.msg);
+    }
+    g_assert_true(r.ok);
+}
+
+/* The turn rule can fail: the priority policy has no turns (a peer's
+ * long buffer runs to its end), and judged by the quantum's rule it
+ * fails on the same workload. */
+static void test_meta_turns(void)
+{
+    struct check_opts o = { .mutation = MUT_TURNS_PRIORITY };
+    struct check_result r;
+
+    host_once();
+    fresh_contexts_workload(&wl);
+    wl.vs.policy = VIDSCH_POLICY_PRIORITY;
+    g_assert_false(checker_run(checker, &host, &wl, &o, &r));
+    g_assert_nonnull(strstr(r.msg, "while ctx"));
+    o.mutation = MUT_NONE;
+    g_assert_true(checker_run(checker, &host, &wl, &o, &r));
+}
+
 /* ---- the same in hardware mode ---- */
 
 /* The first seed in [0, n) whose hardware-mode run the mutated checker
@@ -278,6 +370,74 @@ static void test_meta_hws_no_devices(void)
 {
     g_assert_cmpint(first_caught_hws(MUT_NO_DEVICES, 400), >=, 0);
     g_assert_nonnull(strstr(caught_msg, "device"));
+}
+
+/*
+ * Issue 26 item 13: a healthy buffer longer than the watchdog's limit,
+ * in hardware mode. The watchdog lists its queue suspended once it has
+ * retired nothing for tdr_timeout_ns; the device switches it out (it
+ * yields: not hung), and it must be listed again and run to its end,
+ * however many times that takes. Alone on the engine, and beside a
+ * game's frames.
+ */
+static void long_healthy_workload(struct workload *w, bool with_game)
+{
+    wl_generate(w, 0);              /* even: the quantum policy */
+    w->gpu.engines = 1;
+    w->gpu.preemption = COPRO_PREEMPT_MID_COMMAND;
+    w->vs.tdr_timeout_ns = 25 * MS;
+    /* the device's patience: a hung queue is reset 525 ms after its
+     * suspension; a healthy one must not wait for that */
+    w->vs.tdr_grace_ns = 500 * MS;
+    w->prep_ns = 10000;
+    w->prep_jitter_ns = 0;
+    w->nctx = with_game ? 2 : 1;
+    w->ctx[0] = (struct wl_ctx){ .engine = 0, .prio = VIDSCH_PRIO_NORMAL };
+    w->ctx[1] = (struct wl_ctx){ .engine = 0, .prio = VIDSCH_PRIO_HIGH };
+    w->nbuf = with_game ? 11 : 1;
+    w->nop = 0;
+    w->nsync = w->nwait = w->nhang = w->nfault = w->npaging = 0;
+    for (unsigned i = 0; i < w->nbuf; i++) {
+        struct wl_buf *b = &w->buf[i];
+
+        *b = (struct wl_buf){ .ctx = i ? 1 : 0, .npkt = 4,
+                              .hang_pkt = -1, .fault_pkt = -1,
+                              .check_bytes = 64 };
+        for (unsigned p = 0; p < b->npkt; p++) {
+            /* 4 x 30 ms: 120 ms, nearly five watchdog limits */
+            b->pkt[p] = (struct wl_pkt){ .op = COPRO_OP_WORK,
+                                         .arg = i ? 250000 : 30 * MS };
+        }
+        w->op[w->nop++] = (struct wl_op){ .at = i ? i * 16 * MS : 0,
+                                          .kind = WL_SUBMIT,
+                                          .ctx = b->ctx,
+                                          .buf = (uint16_t)i };
+    }
+    w->max_buf_ns = wl_buf_ns(w, &w->buf[0]);
+    w->max_pkt_ns = wl_pkt_ns(w, &w->buf[0].pkt[0]);
+}
+
+static void test_hws_long_healthy(void)
+{
+    struct check_opts o = { .hws = true,
+                            .verbose = getenv("LH_VERBOSE") != NULL,
+                            .limit_ns = 2000 * MS };
+    struct check_result r;
+
+    host_once();
+    for (unsigned game = 0; game < 2; game++) {
+        long_healthy_workload(&wl, game);
+        if (!checker_run(checker, &host, &wl, &o, &r)) {
+            g_test_message("%s: %s", game ? "with a game" : "alone", r.msg);
+        }
+        g_assert_true(r.ok);
+        g_assert_cmpuint(r.lost, ==, 0);
+        /* 120 ms of work, suspended every 25 ms: done within twice
+         * that (it was 2.8 s: 25 ms run in every 2 x 25 + 500 + 33) */
+        g_test_message("%s: done at %" PRIu64 " us", game ? "with a game"
+                       : "alone", r.last_retired_ns / 1000);
+        g_assert_cmpuint(r.last_retired_ns, <, 240 * MS);
+    }
 }
 
 /* A NORMAL context saturates the engine; an IDLE one wants 100 us: the
@@ -351,6 +511,8 @@ int main(int argc, char **argv)
     }
     if (opt.meta && opt.hws) {
         g_test_add_func("/sim-props/meta-hws/share", test_meta_hws_share);
+        g_test_add_func("/sim-props/hws/long-healthy-buffer",
+                        test_hws_long_healthy);
         g_test_add_func("/sim-props/meta-hws/bands", test_meta_hws_bands);
         g_test_add_func("/sim-props/meta-hws/blame", test_meta_hws_blame);
         g_test_add_func("/sim-props/meta-hws/drop-done",
@@ -359,6 +521,9 @@ int main(int argc, char **argv)
                         test_meta_hws_no_devices);
     } else if (opt.meta) {
         g_test_add_func("/sim-props/meta/starvation", test_meta_starvation);
+        g_test_add_func("/sim-props/meta/turns", test_meta_turns);
+        g_test_add_func("/sim-props/round-robin/fresh-contexts",
+                        test_round_robin_fresh_contexts);
         g_test_add_func("/sim-props/meta/strict-fifo",
                         test_meta_strict_fifo);
         g_test_add_func("/sim-props/meta/forget-triggers",

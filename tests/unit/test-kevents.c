@@ -5,6 +5,7 @@
  * order the loop serves them in (kevents.c), with a fake clock.
  */
 #include <glib.h>
+#include <string.h>
 
 #include "kernel/kevents.h"
 
@@ -224,6 +225,128 @@ static void test_timer_cannot_starve_work(void)
     g_assert_cmpuint(sp.fired, ==, 50);
 }
 
+/* Issue 26 item 5: a timer armed in the past (at 0) that re-arms itself
+ * at 0 from its callback. It used to stay the earliest timer for ever:
+ * a kernel timer due meanwhile (vidsch's quantum, aging and watchdog)
+ * never fired, and the LAPIC was never needed to end a halt. A time in the
+ * past counts as now: the kernel's timer fires at the next timer step. */
+struct past_spinner {
+    struct ktimer t;
+    struct ktimer_list *l;
+    uint64_t when;          /* what it asks for */
+    unsigned fired;
+};
+
+static void past_spin_fn(void *arg, uint64_t now)
+{
+    struct past_spinner *sp = arg;
+
+    (void)now;
+    sp->fired++;
+    ktimer_arm(sp->l, &sp->t, sp->when);
+}
+
+static void test_timer_in_past_cannot_starve_timers(void)
+{
+    static const uint64_t asks[] = { 0, 1, 99, 100 };
+
+    for (unsigned a = 0; a < G_N_ELEMENTS(asks); a++) {
+        struct kevents ev;
+        struct past_spinner sp;
+        struct ktimer kt;
+        struct kitem w, d;
+        uint64_t wake = 0, now = 100;
+        unsigned steps;
+
+        trace[0] = 0;
+        kevents_init(&ev);
+        sp = (struct past_spinner){ .l = &ev.timers, .when = asks[a] };
+        ktimer_init(&sp.t, past_spin_fn, &sp);
+        ktimer_init(&kt, timer_fn, "K");
+        kitem_init(&w, item_fn, "W");
+        kitem_init(&d, item_fn, "D");
+        ktimer_arm(&ev.timers, &sp.t, 0);
+        ktimer_arm(&ev.timers, &kt, 50);        /* due, behind it */
+        for (steps = 0; !strchr(trace, 'K') && steps < 1000; steps++) {
+            kevents_step(&ev, now, &wake);
+        }
+        g_assert_cmpstr(trace, ==, "K");
+        g_assert_cmpuint(sp.fired, ==, 1);
+        /* re-armed later, due later: again after one of the spinner's */
+        trace[0] = 0;
+        sp.fired = 0;
+        ktimer_arm(&ev.timers, &kt, 150);
+        now = 200;
+        for (steps = 0; !strchr(trace, 'K') && steps < 1000; steps++) {
+            kevents_step(&ev, now, &wake);
+        }
+        g_assert_cmpstr(trace, ==, "K");
+        g_assert_cmpuint(sp.fired, <=, 1);
+        /* and kernel work and DPCs still run between its firings */
+        trace[0] = 0;
+        kqueue_push(&ev.work, &w);
+        kqueue_push(&ev.dpc, &d);
+        for (steps = 0; strlen(trace) < 2 && steps < 1000; steps++) {
+            kevents_step(&ev, now, &wake);
+        }
+        g_assert_cmpstr(trace, ==, "DW");
+        g_assert_cmpuint(steps, <=, 2 + KEVENTS_TIMER_BURST);
+    }
+}
+
+/* The idle loop's work is due every KEVENTS_IDLE_WORK_NS of a loop that
+ * never idles (a spinning timer), and not while the loop idles. */
+static void test_idle_work_while_busy(void)
+{
+    struct kevents ev;
+    struct spinner sp;
+    uint64_t wake = 0, now = 1000;
+    unsigned due = 0;
+
+    kevents_init(&ev);
+    sp = (struct spinner){ .l = &ev.timers };
+    ktimer_init(&sp.t, spin_fn, &sp);
+    g_assert_cmpint(kevents_step(&ev, now, &wake), ==, KEVENTS_IDLE);
+    g_assert_false(kevents_idle_work_due(&ev, now + 10));
+    ktimer_arm(&ev.timers, &sp.t, now);
+    /* 1 ms of steps 1 us apart, every one a timer */
+    for (unsigned i = 0; i < 1000; i++, now += 1000) {
+        g_assert_cmpint(kevents_step(&ev, now, &wake), ==,
+                        KEVENTS_RAN_TIMER);
+        due += kevents_idle_work_due(&ev, now);
+    }
+    g_assert_cmpuint(due, >=, 1000000 / KEVENTS_IDLE_WORK_NS - 1);
+    g_assert_cmpuint(due, <=, 1000000 / KEVENTS_IDLE_WORK_NS);
+    g_assert_cmpuint(ev.busy_idle_works, ==, due);
+    /* idle again: the loop does it itself */
+    ktimer_cancel(&ev.timers, &sp.t);
+    g_assert_cmpint(kevents_step(&ev, now, &wake), ==, KEVENTS_IDLE);
+    g_assert_false(kevents_idle_work_due(&ev, now + KEVENTS_IDLE_WORK_NS -
+                                         1));
+}
+
+/* A due time in the past is the list's clock: FIFO behind those due. */
+static void test_timer_past_is_now(void)
+{
+    struct ktimer_list l;
+    struct ktimer a, b;
+
+    ktimer_list_init(&l);
+    ktimer_init(&a, timer_fn, "a");
+    ktimer_init(&b, timer_fn, "b");
+    ktimer_set_now(&l, 100);
+    ktimer_arm(&l, &a, 90);
+    ktimer_arm(&l, &b, 0);
+    g_assert_cmpuint(a.when, ==, 100);
+    g_assert_cmpuint(b.when, ==, 100);
+    g_assert_true(ktimer_pop_due(&l, 100) == &a);
+    ktimer_set_now(&l, 50);                 /* never goes back */
+    ktimer_arm(&l, &a, 0);
+    g_assert_cmpuint(a.when, ==, 100);
+    g_assert_true(ktimer_pop_due(&l, 100) == &b);
+    g_assert_true(ktimer_pop_due(&l, 100) == &a);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -233,5 +356,10 @@ int main(int argc, char **argv)
     g_test_add_func("/kevents/loop-order", test_loop_order);
     g_test_add_func("/kevents/timer-cannot-starve-work",
                     test_timer_cannot_starve_work);
+    g_test_add_func("/kevents/timer-in-past-cannot-starve-timers",
+                    test_timer_in_past_cannot_starve_timers);
+    g_test_add_func("/kevents/timer-past-is-now", test_timer_past_is_now);
+    g_test_add_func("/kevents/idle-work-while-busy",
+                    test_idle_work_while_busy);
     return g_test_run();
 }
