@@ -5,10 +5,14 @@
 # (firmware/scenarios/fighting.c) runs two same-priority memory
 # applications whose working sets fit VRAM one at a time but not
 # together, on a 16 MiB device, with vidsch's eviction-fighting avoidance
-# off (fight_kib=0) and on (the default threshold), DURATION_MS of virtual
-# time each. The table gives frames, paging traffic and the render
-# engine's turns, and the ratios on/off. Every run also checks every byte
-# of every allocation. Measurements, not assertions.
+# off (fighting detected, not avoided: fight_factor=1) and on (the
+# default), DURATION_MS of virtual time each. The table gives frames,
+# paging traffic and the render engine's turns, and the ratios on/off.
+# Every run also checks every byte of every allocation. The figures are
+# measurements; what is checked is only that the mechanism happened
+# (deterministic counts under -icount, not speeds): both runs paged,
+# fighting was detected without avoidance, and avoidance paged fewer
+# bytes (issue 26: both runs once paged nothing and every check passed).
 #
 #   bench-fighting.sh QEMU_RUN FIGHTING_IMAGE
 #
@@ -27,7 +31,7 @@ image=$2
 duration=${DURATION_MS:-500}
 here=$(dirname "$0")
 status=0
-declare -A frames paging turns
+declare -A frames paging turns episodes
 
 field() {
     printf '%s\n' "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
@@ -38,7 +42,7 @@ text+=$(printf '%-10s %8s %12s %10s %8s %12s' avoidance frames paging_mib \
         buffers turns fight_turns)$'\n'
 for mode in off on; do
     opt=""
-    [ "$mode" = off ] && opt="fight_kib=0"
+    [ "$mode" = off ] && opt="fight_factor=1"
     out=$(COPRO_TIMEOUT=${COPRO_TIMEOUT:-300} bash "$here/run-firmware.sh" \
               "$qemu_run" "$image" -M q35 -device copro,vram=16M \
               -icount shift=0,sleep=off \
@@ -53,6 +57,7 @@ for mode in off on; do
     frames[$mode]=$(field "$m" frames)
     paging[$mode]=$(field "$m" paging_bytes)
     turns[$mode]=$(field "$m" turns)
+    episodes[$mode]=$(field "$m" fight_episodes)
     text+=$(printf '%-10s %8s %12s %10s %8s %12s' "$mode" "${frames[$mode]}" \
             "$(awk -v b="${paging[$mode]}" 'BEGIN { printf "%.1f", b / 1048576 }')" \
             "$(field "$m" paging_buffers)" "${turns[$mode]}" \
@@ -67,6 +72,15 @@ if [ $status -eq 0 ]; then
                 -v to="${turns[off]}" -v tn="${turns[on]}" \
             'BEGIN { printf "on/off: throughput %.2fx, paging %.2fx, turns %.2fx",
                      fn / fo, (po > 0 ? pn / po : 0), (to > 0 ? tn / to : 0) }')$'\n'
+fi
+if [ $status -eq 0 ]; then
+    # the mechanism, not a speed: paging without avoidance, fighting
+    # detected, and fewer bytes paged with avoidance
+    if [ "${paging[off]}" -eq 0 ] || [ "${episodes[off]}" -eq 0 ] ||
+       [ "${paging[on]}" -ge "${paging[off]}" ]; then
+        status=1
+        text+="FAILED: no fighting to avoid, or avoidance paged no less (paging off ${paging[off]} on ${paging[on]}, episodes off ${episodes[off]})"$'\n'
+    fi
 fi
 printf '%s' "$text"
 if [ -n "${BENCH_DIR:-}" ]; then

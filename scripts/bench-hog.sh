@@ -112,8 +112,14 @@ else
     # The cost of a context switch: the same hog preempted more or less
     # often (frame period), with more or less context state to save and
     # restore (ctx-state-size, at the default 8 GiB/s copy bandwidth).
-    for size in 0 256K 1M 4M; do
-        for period in 16667 8000 4000; do
+    # BENCH_SHORT (make check's form, bench.sh --short): one size with
+    # state and one without, one period
+    sizes="0 256K 1M 4M" periods="16667 8000 4000"
+    if [ -n "${BENCH_SHORT:-}" ]; then
+        sizes="0 1M" periods=16667
+    fi
+    for size in $sizes; do
+        for period in $periods; do
             run_hog "ctx-state-size=$size period=${period}us" \
                 "preempt=mid-command,ctx-state-size=$size" \
                 "period_us=$period" figures-only

@@ -44,12 +44,18 @@ boot() {
         "$(echo "$(date +%s.%N) - $start" | bc)"
 }
 
+# BENCH_SHORT (make check's form, bench.sh --short): each figure once,
+# under -icount, with small counts (the host-speed variants, the same code
+# paths, are left out)
+short=${BENCH_SHORT:-}
 echo "== Linux guest: boot (Debian's kernel, PVH + qboot, the DRM stack and copro.ko) =="
-boot "no icount" 
+[ -n "$short" ] || boot "no icount"
 boot "icount shift=1" --icount shift=1,sleep=off
 echo
 echo "== Linux guest: 600 flips, vblank timestamps, cursor (copro-kmstest bench) =="
-for mode in "shift=1,sleep=off" ""; do
+flip_modes=("shift=1,sleep=off" "")
+[ -z "$short" ] || flip_modes=("shift=1,sleep=off")
+for mode in "${flip_modes[@]}"; do
     echo "  ${mode:-no icount}${mode:+-icount $mode}:"
     run --quiet ${mode:+--icount "$mode"} --run 'copro-kmstest bench' |
         grep -E "BENCH|late|max error|ppm|exactly" | sed 's/^# //; s/^/    /'
@@ -60,8 +66,14 @@ done
 #    sides (1 ns per instruction: the OS's share is comparable).
 echo
 echo "== Linux (drm_sched, copro.ko) against the copro OS (vidsch): same device, preempt=mid-command, -icount shift=0 =="
-hog_ms=${LINUX_HOG_MS:-2000}
-frames_ms=${LINUX_FRAMES_MS:-1000}
+hog_ms=${LINUX_HOG_MS:-${short:+200}}
+hog_ms=${hog_ms:-2000}
+frames_ms=${LINUX_FRAMES_MS:-${short:+100}}
+frames_ms=${frames_ms:-1000}
+njobs=${short:+200}
+njobs=${njobs:-2000}
+fair_ms=${short:+100}
+fair_ms=${fair_ms:-500}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 COPRO_TIMEOUT=900 bash "$here/run-firmware.sh" "$build/qemu-run" \
@@ -81,15 +93,15 @@ stamp() {
 }
 COPRO_TIMEOUT=900 bash "$here/run-firmware.sh" "$build/qemu-run" \
     "$build/firmware/jobs.elf" -M q35 -device copro,preempt=mid-command \
-    -icount shift=0,sleep=off -append "irq=msix jobs=2000" 2>&1 |
+    -icount shift=0,sleep=off -append "irq=msix jobs=$njobs" 2>&1 |
     stamp > "$tmp/osjobs.out"
 # host-second figures: the guest marks the start and end of each jobs run
 # job timeout 10 s (amdgpu's lockup_timeout): the hog is not a hang, and
 # the timeout's preemption check is not what this table compares
 run --quiet --timeout 900 --icount shift=0,sleep=off \
     --device copro,preempt=mid-command --append copro.job_timeout_ms=10000 \
-    --run "copro-bench hog $hog_ms $frames_ms; copro-bench jobs 2000 1;
-           copro-bench jobs 2000 8; copro-bench fair 8 500" |
+    --run "copro-bench hog $hog_ms $frames_ms; copro-bench jobs $njobs 1;
+           copro-bench jobs $njobs 8; copro-bench fair 8 $fair_ms" |
     stamp > "$tmp/linux.out"
 python3 - "$tmp/os.json" "$tmp/linux.out" "$tmp/osjobs.out" <<'PY'
 import json
@@ -184,7 +196,9 @@ PY
 #    has the copro OS's): what the driver can do with what the device offers
 echo
 echo "== Linux: the hog at each preemption granularity (-icount shift=0) =="
-for mode in none dma-buffer command; do
+modes="none dma-buffer command"
+[ -z "$short" ] || modes=none
+for mode in $modes; do
     run --quiet --timeout 900 --icount shift=0,sleep=off \
         --device "copro,preempt=$mode" \
         --run "copro-bench hog $hog_ms $frames_ms" |

@@ -44,10 +44,13 @@ run() {
 for p in fifo priority quantum; do
     run "desktop-$p" desktop "policy=$p duration_ms=$duration"
 done
-run overlap-on overlap ""
-run overlap-serial overlap "serial_prepare"
+# make check's short form (BENCH_SHORT): overlap and fairness for
+# DURATION_MS too (their images' own lengths otherwise)
+short_len=${BENCH_SHORT:+duration_ms=$duration}
+run overlap-on overlap "$short_len"
+run overlap-serial overlap "serial_prepare $short_len"
 for p in fifo priority quantum; do
-    run "fairness-$p" fairness "policy=$p"
+    run "fairness-$p" fairness "policy=$p $short_len"
 done
 
 python3 - "$tmp" "$(dirname "$0")" <<'PY' || status=1

@@ -11,7 +11,11 @@ set -euo pipefail
 build=$(realpath "$1")
 sched="$build/tests/sim/bench-sched"
 sim="$build/tests/sim/bench-sim"
-steps=10000
+steps=10000 reps=60 counts="4 64 1024" seeds=""
+if [ -n "${BENCH_SHORT:-}" ]; then
+    # make check's form (bench.sh --short): every figure, little work
+    steps=500 reps=2 counts="4 64" seeds=--seeds=1
+fi
 
 echo "== scheduler decision cost (host: one step = retire, quantum/aging checks, election,"
 echo "   preparation, ring write and the application's resubmission; all contexts NORMAL) =="
@@ -23,8 +27,8 @@ command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null &&
     have_cg=1
 printf "%-9s %16s %20s %14s\n" contexts "ns/step (min of 60)" "instructions/step" "vs 4 contexts"
 base=""
-for n in 4 64 1024; do
-    ns=$("$sched" --contexts=$n --steps=$steps --reps=60 |
+for n in $counts; do
+    ns=$("$sched" --contexts=$n --steps=$steps --reps=$reps |
          sed -n 's/.*ns_per_step \([0-9.]*\).*/\1/p')
     ir="-"
     rel="-"
@@ -55,4 +59,4 @@ echo "== desktop on the GPU model: compositor (HIGH), cursor (REALTIME), game (N
 "$sim" desktop
 echo
 echo "== vidmm: throughput with working sets of 50-200% of VRAM, relative to 50%; eviction fighting with and without avoidance (GPU model, virtual time) =="
-"$build/tests/sim/bench-vidmm"
+"$build/tests/sim/bench-vidmm" $seeds

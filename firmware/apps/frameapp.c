@@ -11,16 +11,16 @@ static struct frameapp *of_app(struct app *a)
 
 _Static_assert(offsetof(struct frameapp, app) == 0, "app first");
 
-static void submit(struct frameapp *f, uint64_t n);
+static void queue_frame(struct frameapp *f, uint64_t n);
 
 /* Drained: stopped, or all of its max_frames released, and nothing in
- * flight. */
+ * flight or waiting to be submitted. */
 static void check_drained(struct frameapp *f)
 {
     bool finished = f->cfg.max_frames && f->released >= f->cfg.max_frames;
 
     if ((f->app.stopping || finished) && f->inflight == 0 &&
-        !(f->busy && f->busy(f))) {
+        f->waiting == 0 && !(f->busy && f->busy(f))) {
         f->app.drained = true;
     }
 }
@@ -42,6 +42,7 @@ static void frames_done(void *arg, int status)
     if (status != DDI_OK) {
         app_fail(a, "wait_cpu", status);
         f->inflight = 0;
+        f->waiting = 0;
         a->drained = a->stopping;
         return;
     }
@@ -84,56 +85,151 @@ static void frames_done(void *arg, int status)
         }
     }
     /* Back to back: the next frames go as soon as there is room. */
-    while (!f->cfg.period_ns && !f->cfg.on_vsync && !a->stopping && !a->fail_what &&
-           f->inflight < f->cfg.depth &&
+    while (!f->cfg.period_ns && !f->cfg.on_vsync && !a->stopping &&
+           !a->fail_what && !f->throttled &&
+           f->inflight + f->waiting < f->cfg.depth &&
            (!f->cfg.max_frames || f->released < f->cfg.max_frames)) {
-        submit(f, f->released + 1);
+        queue_frame(f, f->released + 1);
     }
     check_drained(f);
 }
 
-static void submit(struct frameapp *f, uint64_t n)
+static void resume(void *arg, int status);
+
+/* The kernel throttled the frame's call (DDI_EBUSY: the process's work
+ * in flight is at a limit): it goes on from that step once some of that
+ * work retired (kapi_wait_throttle), as a render thread would wait in
+ * the call. False (the frame waits). */
+static bool throttle(struct frameapp *f)
+{
+    int st;
+
+    if (f->throttled) {
+        return false;
+    }
+    st = kapi_wait_throttle(f->app.proc, resume, f);
+    if (st != DDI_OK) {
+        app_fail(&f->app, "wait_throttle", st);
+        return false;
+    }
+    f->throttled = true;
+    f->throttles++;
+    return false;
+}
+
+/*
+ * Frame n's submission from the step it reached: build (once), render,
+ * signal, CPU wait. True once it is in flight; false when a call was
+ * throttled (f->step says where it goes on) or failed (recorded).
+ */
+static bool submit(struct frameapp *f, uint64_t n)
 {
     struct app *a = &f->app;
     unsigned s = n % FRAMEAPP_SLOTS;
     int st;
 
-    f->released = n;
-    f->slot[s].dropped = false;
-    /* before build: a flush may start the GPU on the frame */
-    f->rec[2 * s] = 0;
-    f->rec[2 * s + 1] = 0;
-    f->flushed_at = 0;
-    umd_reset(&f->cb);
-    umd_timestamp(&f->cb, f->hrec, 16 * s);
-    if (!f->build(f, n, &f->cb)) {
-        return;
+    if (f->step == FRAMEAPP_BUILD) {
+        /* before build: a flush may start the GPU on the frame */
+        f->rec[2 * s] = 0;
+        f->rec[2 * s + 1] = 0;
+        f->flushed_at = 0;
+        umd_reset(&f->cb);
+        umd_timestamp(&f->cb, f->hrec, 16 * s);
+        if (!f->build(f, n, &f->cb)) {
+            return false;
+        }
+        umd_timestamp(&f->cb, f->hrec, 16 * s + 8);
+        if (!umd_ok(&f->cb)) {
+            app_fail(a, f->cb.error ? f->cb.error : "umd", DDI_EINVAL);
+            return false;
+        }
+        /* the submission starts here, however long a throttled call
+         * then waits */
+        f->slot[s].submit = f->flushed_at ? f->flushed_at
+                                          : kapi_now(a->proc);
+        if (!f->cfg.period_ns && !f->cfg.on_vsync) {
+            f->slot[s].release = f->slot[s].submit;
+        }
+        f->step = FRAMEAPP_RENDER;
     }
-    umd_timestamp(&f->cb, f->hrec, 16 * s + 8);
-    if (!umd_ok(&f->cb)) {
-        app_fail(a, f->cb.error ? f->cb.error : "umd", DDI_EINVAL);
-        return;
+    if (f->step == FRAMEAPP_RENDER) {
+        st = app_render(a, &f->cb);
+        if (st == DDI_EBUSY) {
+            return throttle(f);
+        }
+        if (st != DDI_OK) {
+            app_fail(a, "render", st);
+            return false;
+        }
+        f->step = FRAMEAPP_SIGNAL;
     }
-    f->slot[s].submit = f->flushed_at ? f->flushed_at : kapi_now(a->proc);
-    if (!f->cfg.period_ns && !f->cfg.on_vsync) {
-        f->slot[s].release = f->slot[s].submit;
-    }
-    st = app_render(a, &f->cb);
-    if (st == DDI_OK) {
+    if (f->step == FRAMEAPP_SIGNAL) {
         st = kapi_signal_gpu(a->proc, a->hctx, f->hsync, n);
+        if (st == DDI_EBUSY) {
+            return throttle(f);
+        }
+        if (st != DDI_OK) {
+            app_fail(a, "signal_gpu", st);
+            return false;
+        }
+        f->step = FRAMEAPP_WAIT;
     }
-    if (st == DDI_OK) {
-        st = kapi_wait_cpu(a->proc, f->hsync, n, frames_done, f);
-    }
+    st = kapi_wait_cpu(a->proc, f->hsync, n, frames_done, f);
     if (st != DDI_OK) {
-        app_fail(a, "render/signal/wait", st);
-        return;
+        app_fail(a, "wait_cpu", st);
+        return false;
     }
+    f->step = FRAMEAPP_BUILD;
     f->inflight++;
+    f->waiting--;
     a->submitted++;
     if (f->after_submit && !f->after_submit(f, n)) {
         app_fail(a, "after_submit", DDI_EINVAL);
     }
+    return true;
+}
+
+/* Submits the released frames waiting for their turn, in order, until
+ * one is throttled. */
+static void submit_waiting(struct frameapp *f)
+{
+    while (f->waiting && !f->throttled && !f->app.fail_what &&
+           f->next_submit <= f->released) {
+        uint64_t n = f->next_submit;
+
+        if (f->slot[n % FRAMEAPP_SLOTS].dropped) {
+            f->next_submit++;
+            continue;
+        }
+        if (!submit(f, n)) {
+            return;
+        }
+        f->next_submit++;
+    }
+}
+
+/* Frame n is released: it waits its turn behind throttled ones. */
+static void queue_frame(struct frameapp *f, uint64_t n)
+{
+    f->released = n;
+    f->slot[n % FRAMEAPP_SLOTS].dropped = false;
+    f->waiting++;
+    submit_waiting(f);
+}
+
+/* The throttle wait is over: the waiting frames go on. */
+static void resume(void *arg, int status)
+{
+    struct frameapp *f = arg;
+
+    f->throttled = false;
+    if (status != DDI_OK) {
+        app_fail(&f->app, "wait_throttle", status);
+        f->waiting = 0;
+    } else {
+        submit_waiting(f);
+    }
+    check_drained(f);
 }
 
 bool frameapp_flush(struct frameapp *f)
@@ -148,6 +244,9 @@ bool frameapp_flush(struct frameapp *f)
     if (!f->flushed_at) {
         f->flushed_at = kapi_now(a->proc);
     }
+    /* a frame's earlier buffers are not throttled: a render refused
+     * here (DDI_EBUSY too) fails the app; frames of several buffers keep
+     * few in flight (the compositor) */
     st = app_render(a, &f->cb);
     if (st != DDI_OK) {
         app_fail(a, "render", st);
@@ -168,7 +267,7 @@ static void release_frame(struct frameapp *f, uint64_t n, uint64_t release)
     unsigned s = n % FRAMEAPP_SLOTS;
 
     f->slot[s].release = release;
-    if (f->inflight >= f->cfg.depth ||
+    if (f->inflight + f->waiting >= f->cfg.depth ||
         (f->may_release && !f->may_release(f, n))) {
         f->released = n;
         f->slot[s].dropped = true;
@@ -178,8 +277,11 @@ static void release_frame(struct frameapp *f, uint64_t n, uint64_t release)
         if (f->done_through == n - 1) {
             f->done_through = n;
         }
+        if (f->next_submit == n) {
+            f->next_submit = n + 1;
+        }
     } else {
-        submit(f, n);
+        queue_frame(f, n);
     }
 }
 
@@ -275,6 +377,8 @@ int frameapp_init(struct frameapp *f, const struct frameapp_config *cfg,
     }
     f->build = build;
     f->done = done;
+    f->next_submit = 1;
+    f->step = FRAMEAPP_BUILD;
     umd_init(&f->cb, cmd, cmd_bytes);
     kapi_timer_init(&f->timer, release, f);
     f->hrec = app_alloc(a, FRAMEAPP_SLOTS * 16, true);

@@ -13,8 +13,13 @@
  *        before render) and whether it met its deadline (end before
  *        release + deadline).
  *
- * A periodic frame released while depth frames are still in flight is
- * dropped and counted as a miss. Frame numbers start at 1 (the sync
+ * A periodic frame released while depth frames are still in flight (or
+ * waiting to be submitted) is dropped and counted as a miss. When the
+ * kernel throttles a frame's render or signal (DDI_EBUSY: the process's
+ * work in flight is at a limit, kernel/kthrottle.h), the frame waits
+ * (kapi_wait_throttle) and goes on from that call once some of the
+ * app's work retired; frames released meanwhile wait behind it, in
+ * order, as they would behind a render thread blocked in the call. Frame numbers start at 1 (the sync
  * object starts at 0). The app embeds a struct frameapp first and gives
  * its build callback.
  *
@@ -64,6 +69,12 @@ struct frameapp_config {
                                (period_ns is then unused) */
 };
 
+/* How far the frame being submitted got (it goes on from there after a
+ * throttle wait). */
+enum frameapp_step {
+    FRAMEAPP_BUILD, FRAMEAPP_RENDER, FRAMEAPP_SIGNAL, FRAMEAPP_WAIT,
+};
+
 struct frameapp {
     struct app app;
     struct frameapp_config cfg;
@@ -82,6 +93,11 @@ struct frameapp {
                                dropped) */
     uint64_t last_completed;    /* the last frame that ran */
     unsigned inflight;
+    unsigned waiting;       /* released, not yet submitted (throttled) */
+    uint64_t next_submit;   /* the next frame to submit */
+    enum frameapp_step step;    /* ... and how far it got */
+    bool throttled;         /* a kapi_wait_throttle is pending */
+    uint64_t throttles;     /* times the kernel throttled it */
     uint64_t flushed_at;    /* GPU time before the frame's first
                                render when build flushed, else 0 */
     /* Optional hooks, set after frameapp_init. */

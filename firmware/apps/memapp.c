@@ -157,9 +157,14 @@ int memapp_init(struct memapp *m, struct kernel *k, const char *name,
                            sizeof(m->cmd));
     }
     for (unsigned i = 0; i < cfg->nallocs && st == DDI_OK; i++) {
-        m->halloc[i] = app_alloc(a, cfg->alloc_bytes, true);
-        if (!m->halloc[i]) {
-            st = a->fail_status;
+        struct kapi_alloc_desc d = {
+            .size = cfg->alloc_bytes, .cpu_visible = true, .zeroed = true,
+            .local_only = cfg->local_only,
+        };
+
+        st = kapi_create_allocation(a->proc, a->hdev, &d, &m->halloc[i]);
+        if (st != DDI_OK) {
+            app_fail(a, "create_allocation", st);
         }
     }
     return st;

@@ -41,6 +41,10 @@ struct memapp_config {
     unsigned per_frame;         /* allocations a frame uses, <= nallocs */
     uint64_t work_ns;           /* WORK per frame */
     uint64_t max_frames;        /* 0: until stopped */
+    bool local_only;            /* VRAM only, never through the aperture
+                                   (render targets' placement): a frame
+                                   runs only with its working set in
+                                   VRAM */
 };
 
 struct memapp {

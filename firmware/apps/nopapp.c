@@ -18,7 +18,8 @@ static void batch_done(void *arg, int status);
  * Renders the next batch and queues its signal and its CPU wait; false
  * if nothing was rendered. The kernel may refuse a buffer for want of
  * DMA-buffer records (DDI_ENOMEM: the others use theirs; DDI_EQUOTA:
- * this process's limit): the batch is then what it has, and the next
+ * this process's limit; DDI_EBUSY: throttled, its own buffers in flight
+ * hold them): the batch is then what it has, and the next
  * completion renders again. With nothing of it in flight that is a
  * failure (nothing would call it again).
  */
@@ -37,7 +38,7 @@ static bool render_batch(struct nopapp *n)
         a->submitted++;
         count++;
     }
-    if ((st == DDI_ENOMEM || st == DDI_EQUOTA) &&
+    if ((st == DDI_ENOMEM || st == DDI_EQUOTA || st == DDI_EBUSY) &&
         (count || n->batches > n->batches_done)) {
         n->refused++;
         st = DDI_OK;

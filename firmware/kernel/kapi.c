@@ -549,9 +549,10 @@ int kernel_render(struct kproc *p, struct kcontext *c,
         k->stats.last_refusal = DDI_EINVAL;
         return DDI_EINVAL;
     }
+    /* a full table is work in flight too: wait for one's retirement */
     kb = new_buffer(k);
     if (!kb) {
-        return DDI_ENOMEM;
+        return kthrottle_refused(k, p, DDI_ENOMEM);
     }
     kb->dmabuf.nalloc = 0;
     for (unsigned i = 0; i < a->nalloc; i++) {
@@ -595,7 +596,9 @@ int kernel_render(struct kproc *p, struct kcontext *c,
         }
     }
     if (st != DDI_OK) {
-        return st;
+        /* records and copies are what buffers in flight hold: the
+         * process waits for its own to retire (kthrottle.h) */
+        return kthrottle_refused(k, p, st);
     }
     kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(kb->dma_seg, dma);
     kb->dmabuf.gpu_addr = dma;
@@ -932,7 +935,7 @@ int kapi_wait_paging(struct kproc *p, uint32_t hcontext, uint64_t value)
     }
     st = kquota_gpu_sync(p->k, p);
     if (st != DDI_OK) {
-        return st;
+        return kthrottle_refused(p->k, p, st);
     }
     st = vidsch_wait(p->k->vs, c->vctx, &p->k->gpuva.fence_done, value);
     kernel_after_vidsch(p->k);

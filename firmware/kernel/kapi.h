@@ -31,7 +31,10 @@
  * charged to the calling process: DDI_EQUOTA when that would take it over
  * its limit, DDI_ENOMEM when the pool is out or what is left is other
  * processes' guarantee (kernel/kquota.h); never because of another
- * process's use beyond its own share.
+ * process's use beyond its own share. Limits on work in flight throttle
+ * instead (kapi_wait_throttle below): a call that queues work on a
+ * context answers DDI_EBUSY, and waits, while the process's own work in
+ * flight holds what it needs.
  *
  * Applications are state machines: a call never blocks. What would block
  * in D3DKMT (waiting for a fence, locking an allocation the GPU uses)
@@ -227,6 +230,23 @@ typedef void (*kapi_wait_fn)(void *arg, int status);
 int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
                   kapi_wait_fn fn, void *arg);
 
+/*
+ * Back-pressure [the wait inside D3DKMTRender while the context's queue
+ * is full; drm_sched's credits] (kernel/kthrottle.h). kapi_render,
+ * kapi_signal_gpu, kapi_wait_gpu and kapi_wait_paging take from pools
+ * the process's work in flight holds (DMA-buffer records and copies, GPU
+ * signal and wait slots). At a limit of one, while the process has work
+ * in flight (a DMA buffer, a pending GPU signal or wait) the call queues
+ * nothing and returns DDI_EBUSY: it would wait. kapi_wait_throttle then
+ * runs fn(arg, DDI_OK) once some of that work retired (a lost device's
+ * work retires too: the call again says DDI_ELOST), at passive level;
+ * call again (it may answer DDI_EBUSY again). A process with
+ * nothing in flight is not throttled: its call fails with the pool's
+ * DDI_EQUOTA or DDI_ENOMEM, since waiting would never make room. The
+ * wait holds one CPU-wait slot of the caller's (KQ_WAITS).
+ */
+int kapi_wait_throttle(struct kproc *p, kapi_wait_fn fn, void *arg);
+
 /* ---- render [D3DKMTRender / D3DKMTSubmitCommand] ---- */
 
 struct kapi_render_args {
@@ -243,10 +263,12 @@ struct kapi_render_args {
  * buffer and queues it on the context. On refusal nothing reaches the
  * GPU and the code says why (DDI_EINVAL, DDI_EBOUNDS, DDI_EOPCODE for the
  * buffer; DDI_EHANDLE for a handle in its list; DDI_EACCESS for a
- * listed write to an allocation opened read-only; DDI_ENOMEM when the
- * kernel is out of DMA-buffer memory or buffer records, in GPU-VA mode
- * when the process's own DMA-buffer arena (KGPUVA_DMA_BYTES) is full:
- * retry later).
+ * listed write to an allocation opened read-only; DDI_EBUSY when the
+ * process's buffers in flight hold every DMA-buffer record, DMA-buffer
+ * memory or, in GPU-VA mode, its own DMA-buffer arena (KGPUVA_DMA_BYTES)
+ * it may use: throttled, kapi_wait_throttle says when to call again;
+ * DDI_EQUOTA or DDI_ENOMEM when it has nothing in flight and still
+ * cannot have them).
  */
 int kapi_render(struct kproc *p, uint32_t hcontext,
                 const struct kapi_render_args *a);

@@ -184,7 +184,7 @@ int kapi_signal_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     }
     st = kquota_gpu_sync(p->k, p);
     if (st != DDI_OK) {
-        return st;
+        return kthrottle_refused(p->k, p, st);
     }
     st = vidsch_signal(p->k->vs, c->vctx, s->cpu, value);
     if (st == DDI_OK) {
@@ -208,7 +208,7 @@ int kapi_wait_gpu(struct kproc *p, uint32_t hcontext, uint32_t hsync,
     }
     st = kquota_gpu_sync(p->k, p);
     if (st != DDI_OK) {
-        return st;
+        return kthrottle_refused(p->k, p, st);
     }
     st = vidsch_wait(p->k->vs, c->vctx, s->cpu, value);
     kernel_after_vidsch(p->k);
@@ -244,6 +244,26 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
         .dev = s->dev->proc == p ? s->dev : NULL,
         .u.sync = { .sync = s, .value = value, .fn = fn }, .arg = arg,
     };
+    kqueue_push(&p->k->ev.work, &p->k->deliver_work);
+    return DDI_OK;
+}
+
+int kapi_wait_throttle(struct kproc *p, kapi_wait_fn fn, void *arg)
+{
+    struct kwait *w;
+    int st;
+
+    if (!kproc_live(p) || !fn) {
+        return DDI_EINVAL;
+    }
+    w = kernel_new_wait(p, &st);
+    if (!w) {
+        return st;
+    }
+    kthrottle_wait_init(p->k, p, w);
+    w->u.throttle.fn = fn;
+    w->arg = arg;
+    /* nothing in flight: over at once (the call then answers for good) */
     kqueue_push(&p->k->ev.work, &p->k->deliver_work);
     return DDI_OK;
 }

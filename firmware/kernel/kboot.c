@@ -110,6 +110,20 @@ bool kboot_sched_options(struct report *r, const char *cmdline,
                     &cfg->tdr_grace_ns)) {
         return false;
     }
+    /* fight_factor=N: turns while fighting last N quanta; 1 detects
+     * fighting (counted) without avoiding it */
+    {
+        uint64_t f = cfg->fight_factor;
+
+        if (!option_u64(r, cmdline, "fight_factor", 1, &f)) {
+            return false;
+        }
+        if (f < 1 || f > 64) {
+            return report(r, false, "command line: fight_factor=%lu "
+                          "(1..64)", f);
+        }
+        cfg->fight_factor = (unsigned)f;
+    }
     /* below these the watchdog would reset healthy engines (vidsch.h):
      * vidsch raises them, the console says so */
     if (cfg->tdr_timeout_ns < VIDSCH_TDR_TIMEOUT_MIN_NS) {

@@ -18,6 +18,10 @@
  *   aging_ms=N                       starvation boost after this long
  *   tdr_ms=N, tdr_grace_ms=N         watchdog timeout and grace
  *   serial_prepare                   prepare only once the engine idles
+ *   fight_kib=N                      eviction fighting's threshold (1024;
+ *                                    0: not even detected)
+ *   fight_factor=N                   turns while fighting last N quanta
+ *                                    (4; 1: detected, not avoided)
  *   irq_demand=0|1                   hardware mode: completion interrupts
  *                                    only while someone waits (1, default)
  *   vidmm=0|1                        1 (default, with an aperture): vidmm

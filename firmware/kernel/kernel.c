@@ -530,6 +530,8 @@ void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
     if (kb->ctx) {
         kquota_uncharge(k, kb->ctx->proc, KQ_BUFFERS, 1);
         kb->ctx->inflight--;
+        /* room for a throttled call of its process (kthrottle.h) */
+        kb->ctx->proc->retired++;
     }
     kb->used = false;
     kb->done = false;
@@ -782,6 +784,8 @@ static void deliver(void *arg)
         }
         if (w.kind == KWAIT_SYNC) {
             ready = st != DDI_OK || *w.u.sync.sync->cpu >= w.u.sync.value;
+        } else if (w.kind == KWAIT_THROTTLE) {
+            ready = st != DDI_OK || kthrottle_ready(k, &w);
         } else {
             ready = st != DDI_OK ||
                     kernel_lock_ready(k, w.u.lock.alloc, w.u.lock.seq);
@@ -816,6 +820,9 @@ static void deliver(void *arg)
         own += kcyc_own(k, &cy);
         if (w.kind == KWAIT_SYNC) {
             w.u.sync.fn(w.arg, st);
+        } else if (w.kind == KWAIT_THROTTLE) {
+            k->stats.throttle_waits++;
+            w.u.throttle.fn(w.arg, st);
         } else {
             w.u.lock.fn(w.arg, st, st == DDI_OK ? cpu : NULL);
         }

@@ -35,6 +35,7 @@
 #include "kernel/kvamap.h"
 #include "kernel/kisolate.h"
 #include "kernel/kquota.h"
+#include "kernel/kthrottle.h"
 #include "lib/page_pool.h"
 #include "vidmm/vidmm.h"
 #include "vidmm/vidmm_segment.h"
@@ -184,7 +185,9 @@ struct kernel_vidmm_config {
     struct page_pool *pool;                 /* backing store */
 };
 
-enum kwait_kind { KWAIT_NONE, KWAIT_SYNC, KWAIT_LOCK };
+/* KWAIT_THROTTLE: a call refused for its process's work in flight waits
+ * for some of it to retire (kernel/kthrottle.h). */
+enum kwait_kind { KWAIT_NONE, KWAIT_SYNC, KWAIT_LOCK, KWAIT_THROTTLE };
 
 /* A pending asynchronous wait of an application. */
 struct kwait {
@@ -198,6 +201,8 @@ struct kwait {
                  uint32_t h;            /* the handle it locks by */
                  uint64_t deadline;     /* DDI_ETIMEOUT from then on */
         } lock;
+        struct { uint64_t retired; unsigned syncs; kapi_wait_fn fn; }
+            throttle;           /* the process's progress when it began */
     } u;
     void *arg;
     int fail;               /* non-zero: deliver this status (the object
@@ -234,6 +239,9 @@ struct kproc {
      * KAPI_ACCESS_* rights the handle lacks (its locks: locked[]) */
     unsigned privileges;
     uint8_t handle_denied[KERNEL_PROC_HANDLES];
+    uint64_t retired;       /* its DMA buffers retired (or dropped) so
+                               far: what ends a throttle wait
+                               (kernel/kthrottle.h) */
 };
 
 /* Kernel-wide counters (printed by scenarios, used by the benchmark). */
@@ -245,6 +253,10 @@ struct kernel_stats {
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */
     uint64_t quota_refusals;        /* calls refused with DDI_EQUOTA */
+    uint64_t throttled;             /* calls answered DDI_EBUSY: their
+                                       process's work in flight was at
+                                       a limit (kernel/kthrottle.h) */
+    uint64_t throttle_waits;        /* kapi_wait_throttle callbacks run */
     uint64_t quota_underflows;      /* uncharges of more than charged:
                                        a bookkeeping bug, never */
     uint64_t processes_exited, processes_freed;

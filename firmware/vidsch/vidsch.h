@@ -340,6 +340,9 @@ struct vidsch_ctx_stats {
 struct vidsch_engine_stats {
     uint64_t elected;           /* buffers chosen to run next */
     uint64_t prepared;          /* ... prepared on the worker */
+    uint64_t prepared_ahead;    /* ... while the engine still had work on
+                                   its ring (the overlap; never with
+                                   serial_prepare) */
     uint64_t submitted;         /* ring entries written (resubmits too) */
     uint64_t completed;         /* buffers retired */
     uint64_t unstaged;          /* prepared buffers handed back to their

@@ -127,6 +127,9 @@ static void prepare(struct vidsch *s, struct vidsch_engine *e)
     b->prepared = true;
     e->slot_prepared = true;
     e->stats.prepared++;
+    if (vidsch_ring_count(&e->ring) > 0) {
+        e->stats.prepared_ahead++;
+    }
     vs_trace(s, VIDSCH_TRACE_PREPARED, e->index, NULL, b, 0, 0);
 }
 

@@ -1998,14 +1998,15 @@ static void assert_census(const struct kernel_census *want)
 }
 
 /* A hostile process's buffers held behind a GPU wait that never
- * completes: it runs into its own quota (DDI_EQUOTA), and a HIGH process
- * can still render, wait, signal and create contexts and sync objects.
- * Before quotas it took every DMA-buffer record and the HIGH process got
- * DDI_ENOMEM everywhere. */
+ * completes: it runs into its own limit (throttled: DDI_EBUSY, its
+ * buffers in flight hold the records), its throttle wait never ends
+ * while they are held, and a HIGH process can still render, wait, signal
+ * and create contexts and sync objects. Before quotas it took every
+ * DMA-buffer record and the HIGH process got DDI_ENOMEM everywhere. */
 static void test_quota_held_buffers(void)
 {
     struct proc evil, high;
-    struct waited w = { 0 };
+    struct waited w = { 0 }, ew = { 0 };
     uint32_t never, ctx, sync;
     unsigned n = 0;
     int st = DDI_OK;
@@ -2020,11 +2021,13 @@ static void test_quota_held_buffers(void)
            (st = fill(&evil, evil.ctx, evil.buf, 64)) == DDI_OK) {
         n++;
     }
-    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    g_assert_cmpint(st, ==, DDI_EBUSY);
     g_assert_cmpuint(n, ==, KERNEL_MAX_BUFFERS / 2);
     g_assert_cmpuint(n, ==, evil.p->quota.used[KQ_BUFFERS]);
+    g_assert_cmpint(kapi_wait_throttle(evil.p, on_wait, &ew), ==, DDI_OK);
     run();
     g_assert_cmpuint(gpu.submits, ==, 0);
+    g_assert_cmpuint(ew.calls, ==, 0);      /* nothing of it retired */
     /* the victim: every call works */
     g_assert_cmpint(kapi_create_context(high.p, high.dev, 0,
                                         VIDSCH_PRIO_HIGH, &ctx), ==, DDI_OK);
@@ -2038,12 +2041,132 @@ static void test_quota_held_buffers(void)
     g_assert_cmpuint(w.calls, ==, 1);
     g_assert_cmpint(w.status, ==, DDI_OK);
     g_assert_cmpuint(gpu.submits, ==, 1);
-    /* the evil one gets its buffers back when it lets go */
+    /* the evil one gets its buffers back when it lets go, and its
+     * throttle wait is over */
     g_assert_cmpint(kapi_signal_cpu(evil.p, never, 1), ==, DDI_OK);
     run();
+    g_assert_cmpuint(ew.calls, ==, 1);
+    g_assert_cmpint(ew.status, ==, DDI_OK);
     g_assert_cmpuint(evil.p->quota.used[KQ_BUFFERS], ==, 0);
     g_assert_cmpuint(evil.p->quota.used[KQ_KVRAM], >, 0);   /* its save
                                                                area */
+}
+
+/* Back-pressure (kernel/kthrottle.h): a process at its limit of DMA
+ * buffers in flight is throttled (DDI_EBUSY), not failed; its throttle
+ * wait ends when one of its buffers retires and the call then succeeds.
+ * The same for GPU signal slots. A process with nothing in flight is not
+ * throttled: it fails with the pool's code, and its wait is over at
+ * once. Before, the 49th render of a process whose frames were queued
+ * behind a long buffer failed with DDI_EQUOTA (the hog bench). */
+static void test_throttle_room(void)
+{
+    struct proc a, idle;
+    struct waited w = { 0 }, w2 = { 0 };
+    unsigned n = 0;
+    int st;
+
+    setup();
+    make_proc(&a, "frames");
+    make_proc(&idle, "idle");
+    gpu.hold = true;            /* everything stays in flight */
+    while (n < 2 * KERNEL_MAX_BUFFERS &&
+           (st = fill(&a, a.ctx, a.buf, 64)) == DDI_OK) {
+        n++;
+    }
+    g_assert_cmpint(st, ==, DDI_EBUSY);
+    g_assert_cmpuint(n, ==, a.p->quota.limit[KQ_BUFFERS]);
+    g_assert_cmpuint(kern.stats.quota_refusals, >, 0);
+    g_assert_cmpuint(kern.stats.throttled, ==, 1);
+    g_assert_cmpint(kapi_wait_throttle(a.p, on_wait, &w), ==, DDI_OK);
+    /* GPU signals: throttled the same way once their slots are used */
+    for (n = 0; (st = kapi_signal_gpu(a.p, a.ctx, a.sync, 1)) == DDI_OK;
+         n++) {
+    }
+    g_assert_cmpint(st, ==, DDI_EBUSY);
+    g_assert_cmpuint(n, ==, a.p->quota.limit[KQ_GPU_SYNCS]);
+    run();
+    g_assert_cmpuint(w.calls, ==, 0);       /* nothing retired yet */
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(w.calls, ==, 1);
+    g_assert_cmpint(w.status, ==, DDI_OK);
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 64), ==, DDI_OK);
+    g_assert_cmpint(kapi_signal_gpu(a.p, a.ctx, a.sync, 2), ==, DDI_OK);
+    run();
+    /* nothing in flight: waiting would never make room, so no throttle */
+    g_assert_cmpint(kquota_set_limit(&kern, idle.p, KQ_BUFFERS, 0), ==,
+                    DDI_OK);
+    g_assert_cmpint(fill(&idle, idle.ctx, idle.buf, 64), ==, DDI_EQUOTA);
+    g_assert_cmpint(kapi_wait_throttle(idle.p, on_wait, &w2), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(w2.calls, ==, 1);      /* over at once */
+    g_assert_cmpint(fill(&idle, idle.ctx, idle.buf, 64), ==, DDI_EQUOTA);
+    g_assert_cmpint(kapi_wait_throttle(idle.p, NULL, NULL), ==, DDI_EINVAL);
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
+}
+
+/* A throttled process cannot freeze another: a hostile process holds
+ * its whole limit of buffers behind a GPU wait that never completes and
+ * keeps asking (throttled, its wait never over); a victim queues past
+ * its own share (throttled too) and its throttle wait ends when its own
+ * buffers retire, every time; a process created before them still gets
+ * its guarantee at once. */
+static void test_throttle_no_freeze(void)
+{
+    struct proc evil, victim, late;
+    struct waited ew = { 0 }, vw = { 0 };
+    unsigned n = 0, rounds = 0;
+    uint32_t never;
+    int st;
+
+    setup();
+    make_proc(&late, "late");
+    make_proc(&evil, "evil");
+    make_proc(&victim, "victim");
+    g_assert_cmpint(kapi_create_sync(evil.p, evil.dev, 0, &never), ==,
+                    DDI_OK);
+    g_assert_cmpint(kapi_wait_gpu(evil.p, evil.ctx, never, 1), ==, DDI_OK);
+    while (n < 2 * KERNEL_MAX_BUFFERS &&
+           (st = fill(&evil, evil.ctx, evil.buf, 64)) == DDI_OK) {
+        n++;
+    }
+    g_assert_cmpint(st, ==, DDI_EBUSY);
+    g_assert_cmpint(kapi_wait_throttle(evil.p, on_wait, &ew), ==, DDI_OK);
+    /* the victim: 200 buffers through its share, throttled when full */
+    gpu.hold = true;
+    for (n = 0; n < 200 && rounds < 100;) {
+        st = fill(&victim, victim.ctx, victim.buf, 64);
+        if (st == DDI_OK) {
+            n++;
+            continue;
+        }
+        g_assert_cmpint(st, ==, DDI_EBUSY);
+        g_assert_cmpuint(victim.p->quota.used[KQ_BUFFERS], >, 0);
+        vw.calls = 0;
+        g_assert_cmpint(kapi_wait_throttle(victim.p, on_wait, &vw), ==,
+                        DDI_OK);
+        /* the evil one asks again meanwhile: still throttled */
+        g_assert_cmpint(fill(&evil, evil.ctx, evil.buf, 64), ==, DDI_EBUSY);
+        if (rounds == 0) {
+            /* full table: the late process's guarantee is still its */
+            g_assert_cmpint(fill(&late, late.ctx, late.buf, 64), ==,
+                            DDI_OK);
+        }
+        gpu.hold = false;
+        run();
+        gpu.hold = true;
+        g_assert_cmpuint(vw.calls, ==, 1);
+        g_assert_cmpint(vw.status, ==, DDI_OK);
+        rounds++;
+    }
+    gpu.hold = false;
+    run();
+    g_assert_cmpuint(n, ==, 200);
+    g_assert_cmpuint(rounds, >, 1);
+    g_assert_cmpuint(ew.calls, ==, 0);      /* its own never retired */
+    g_assert_cmpuint(victim.p->quota.used[KQ_BUFFERS], ==, 0);
+    g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
 }
 
 /* Every pool has a limit per process, and only that process is refused:
@@ -2072,7 +2195,8 @@ static void test_quota_every_pool(void)
     for (n = 0; (st = kapi_signal_gpu(evil.p, evil.ctx, evil.sync, 1)) ==
                 DDI_OK; n++) {
     }
-    g_assert_cmpint(st, ==, DDI_EQUOTA);
+    /* its buffer and signals in flight: throttled, not refused */
+    g_assert_cmpint(st, ==, DDI_EBUSY);
     g_assert_cmpuint(n, ==, kern.quota_pool[KQ_GPU_SYNCS] / 2);
     g_assert_cmpint(kapi_signal_gpu(good.p, good.ctx, good.sync, 1), ==,
                     DDI_OK);
@@ -2134,7 +2258,8 @@ static void test_quota_guarantee(void)
         while ((st = fill(&evil[i], evil[i].ctx, evil[i].buf, 64)) ==
                DDI_OK) {
         }
-        g_assert_true(st == DDI_EQUOTA || st == DDI_ENOMEM);
+        /* throttled: its buffers in flight hold what it asks for */
+        g_assert_cmpint(st, ==, DDI_EBUSY);
     }
     for (unsigned i = 0; i < guarantee; i++) {
         g_assert_cmpint(fill(&victim, victim.ctx, victim.buf, 64), ==,
@@ -5200,6 +5325,8 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/gpuva/evict-in-use", test_gpuva_evict_in_use);
     g_test_add_func("/kernel/quota/held-buffers", test_quota_held_buffers);
     g_test_add_func("/kernel/quota/every-pool", test_quota_every_pool);
+    g_test_add_func("/kernel/throttle/room", test_throttle_room);
+    g_test_add_func("/kernel/throttle/no-freeze", test_throttle_no_freeze);
     g_test_add_func("/kernel/quota/guarantee", test_quota_guarantee);
     g_test_add_func("/kernel/quota/pinned", test_quota_pinned);
     g_test_add_func("/kernel/quota/tables", test_quota_tables);
