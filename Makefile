@@ -95,7 +95,9 @@ check: build
 # scripts/lsan.supp says what may be suppressed (QEMU's code, never copro's).
 # Left out: style (no QEMU in it), linux (Debian's kernel booted on the
 # device: make check runs it; sanitized it would add minutes) and timing (hog-deterministic: under a
-# sanitized QEMU, host timing perturbs -icount runs by a few ns too often).
+# sanitized QEMU, host timing perturbs -icount runs by a few ns too often)
+# and bench (make bench's short form: make check runs it, and its host-time
+# figures under a sanitizer would only cost CI minutes).
 $(SAN_BUILD)/build.ninja: | deps
 	$(STEP) configure $(LOGS)/configure-sanitize.log \
 	  meson setup $(SAN_BUILD) -Db_sanitize=address,undefined $(MESON_SETUP_OPTS)
@@ -106,7 +108,7 @@ check-sanitize: deps $(SAN_BUILD)/build.ninja
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:print_summary=1 \
 	  COPRO_TIMEOUT=180 \
-	  meson test -C $(SAN_BUILD) --no-rebuild --no-suite style --no-suite timing --no-suite linux \
+	  meson test -C $(SAN_BUILD) --no-rebuild --no-suite style --no-suite timing --no-suite linux --no-suite bench \
 	    --print-errorlogs --num-processes 2 --timeout-multiplier 3; rc=$$?; \
 	  python3 scripts/test-summary.py $(SAN_BUILD)/meson-logs/testlog.json; exit $$rc
 

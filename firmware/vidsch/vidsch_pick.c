@@ -809,7 +809,7 @@ static bool turn_keeps_memory(struct vidsch *s, const struct vidsch_engine *e)
     const struct vidsch_buf *h = vs_ring_head(e);
     const struct vidsch_ctx *c = h ? h->ctx : NULL;
 
-    return quantum(s) && e->fighting && s->cfg.fight_factor > 1 && c &&
+    return vs_quantum(s) && e->fighting && s->cfg.fight_factor > 1 && c &&
            c->in_turn && !vs_queue_head(c) &&
            vidsch_ready_top(&e->rq) == (int)c->level &&
            vs_credit_now(s, c) > 0;
