@@ -70,6 +70,7 @@ uint32_t kapi_process_id(const struct kproc *p)
 
 void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
 {
+    KCALL_VOID(p, KCALL_CHANGE);
     if (!kproc_live(p)) {
         return;
     }
@@ -84,11 +85,31 @@ uint64_t kapi_now(const struct kproc *p)
 
 void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
 {
+    if (!t) {
+        return;
+    }
+    if (t->armed) {
+        /*
+         * It is on the kernel's timer list, linked through its own memory,
+         * and its owner is who disarms it at exit: setting it up afresh
+         * would cut the list behind it (other processes' and the
+         * scheduler's timers never fire), make it a cycle at the next arm
+         * (the kernel loops for ever), or let it outlive its process
+         * (issue 26's second attack review). It stays armed and linked;
+         * only what it calls changes.
+         */
+        if (fn) {
+            t->fn = fn;
+            t->arg = arg;
+        }
+        return;
+    }
     ktimer_init(t, fn, arg);
 }
 
 void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 {
+    KCALL_VOID(p, KCALL_CHANGE);
     if (kproc_live(p) && t && t->fn) {
         t->owner = p->pid;      /* disarmed at its exit (kexit.c) */
         ktimer_arm(&p->k->ev.timers, t, when);
@@ -97,6 +118,7 @@ void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 
 void kapi_timer_cancel(struct kproc *p, struct ktimer *t)
 {
+    KCALL_VOID(p, KCALL_CHANGE);
     if (p && p->k && t) {
         ktimer_cancel(&p->k->ev.timers, t);
     }

@@ -96,6 +96,8 @@ void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg);
 /* ---- time: the GPU clock, virtual ns; one-shot timers ---- */
 
 uint64_t kapi_now(const struct kproc *p);
+/* Sets t up unarmed; on a timer that is armed it changes only the
+ * function and argument (a NULL fn is ignored): t stays armed. */
 void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg);
 /* Arms (or re-arms) t for time when; t is the caller's memory and must
  * stay valid while armed. A timer without a function is not armed. */

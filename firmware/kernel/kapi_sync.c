@@ -253,6 +253,7 @@ int kapi_wait_throttle(struct kproc *p, kapi_wait_fn fn, void *arg)
     struct kwait *w;
     int st;
 
+    KCALL(p, KCALL_CHANGE);
     if (!kproc_live(p) || !fn) {
         return DDI_EINVAL;
     }

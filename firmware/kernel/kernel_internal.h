@@ -57,6 +57,14 @@ static inline int kcall_check(const struct kernel *k, const struct kproc *p,
         }                                                               \
     } while (0)
 
+/* The same for a call that returns nothing: a refused one does nothing. */
+#define KCALL_VOID(p, cls)                                              \
+    do {                                                                \
+        if (kcall_check((p) ? (p)->k : NULL, (p), (cls)) != DDI_OK) {   \
+            return;                                                     \
+        }                                                               \
+    } while (0)
+
 /* The caller's object that handle h names, NULL if it names no such
  * object of the caller's (the kernel API's first check on every call). */
 static inline struct kdevice *get_device(struct kproc *p, uint32_t h)
