@@ -5272,6 +5272,78 @@ static void test_quota_gpuva_aperture(void)
     g_assert_cmpuint(kern.stats.quota_underflows, ==, 0);
 }
 
+/* ---- attack2: second-round hostile applications (fail on this kernel) ---- */
+
+struct a2_trim {
+    struct gv_app *a;
+    int st, evict_st;
+    unsigned calls, waits_done;
+};
+
+static void a2_wait_done(void *arg, int status)
+{
+    struct a2_trim *t = arg;
+
+    (void)status;
+    t->waits_done++;
+}
+
+static void a2_on_trim(void *arg, uint64_t bytes)
+{
+    struct a2_trim *t = arg;
+
+    (void)bytes;
+    t->calls++;
+    /* a change (a CPU-wait slot taken, work queued) made from inside
+     * another process's MakeResident: a trim callback may only evict */
+    t->st = kapi_wait_throttle(t->a->p, a2_wait_done, t);
+    t->evict_st = kapi_evict(t->a->p, t->a->dev, &t->a->h[0], 1, NULL);
+    if (t->evict_st == DDI_OK) {
+        t->a->held[0] = false;
+    }
+}
+
+/*
+ * attack2/trim-wait-throttle: kapi_wait_throttle makes no class check
+ * (no KCALL), so a trim callback running inside ANOTHER process's
+ * MakeResident takes a wait slot and queues kernel work there. Rule
+ * broken: "a call made from a callback is checked against what that
+ * callback may do" (kernel_internal.h: a trim callback may only evict;
+ * everything else is DDI_EACCESS). kapi_timer_arm and
+ * kapi_set_lost_callback have no class check either.
+ */
+static void test_attack2_trim_wait_throttle(void)
+{
+    struct gv_app a, v;
+    struct a2_trim t = { .a = &a };
+    uint64_t f = 0;
+    unsigned refused;
+
+    setup_gpuva();
+    gv_make(&a, "trimmed", 4, 0);
+    g_assert_cmpint(kapi_set_trim_callback(a.p, a2_on_trim, &t), ==, DDI_OK);
+    gv_make(&v, "victim", 2, 2 * GV_ALLOC);
+    for (unsigned i = 0; i < 3; i++) {
+        g_assert_cmpint(gv_resident(&a, i, &f), ==, DDI_OK);
+        run();
+    }
+    g_assert_cmpint(gv_resident(&v, 0, &f), ==, DDI_OK);
+    run();
+    g_assert_cmpint(kapi_set_budget(a.p, 2 * GV_ALLOC), ==, DDI_OK);
+    refused = kern.cb.refused;
+    g_assert_cmpint(gv_resident(&v, 1, &f), ==, DDI_OK);
+    g_assert_cmpuint(t.calls, >=, 1);
+    g_assert_cmpint(t.evict_st, ==, DDI_OK);
+    /* the breach: OK, and no refusal counted */
+    g_assert_cmpint(t.st, ==, DDI_EACCESS);
+    g_assert_cmpuint(kern.cb.refused, >, refused);
+    run();
+    g_assert_cmpuint(t.waits_done, ==, 0);
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    g_assert_cmpint(kapi_process_exit(v.p), ==, DDI_OK);
+    run();
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -5381,6 +5453,13 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/exit/hostile-lives", test_exit_hostile_lives);
     g_test_add_func("/kernel/exit/hostile-gpuva", test_exit_hostile_gpuva);
     g_test_add_func("/kernel/ident/name-wrap", test_ident_name_wrap);
+    /* attack2: breaches found by the second-round review; they fail on
+     * the kernel as it is, so they run only when asked:
+     * COPRO_ATTACK2=1 test-kernel -p /kernel/attack2 */
+    if (getenv("COPRO_ATTACK2")) {
+        g_test_add_func("/kernel/attack2/trim-wait-throttle",
+                        test_attack2_trim_wait_throttle);
+    }
     g_test_add_func("/kernel/ident/handle-notes-die",
                     test_ident_handle_notes_die);
     g_test_add_func("/kernel/ident/dead-timer", test_ident_dead_timer);
