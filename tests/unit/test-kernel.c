@@ -5344,6 +5344,72 @@ static void test_attack2_trim_wait_throttle(void)
     run();
 }
 
+static void a2_count_fire(void *arg, uint64_t now)
+{
+    (void)now;
+    (*(unsigned *)arg)++;
+}
+
+/*
+ * attack2/timer-init-armed: kapi_timer_init on a timer the caller armed
+ * (its own memory, a legal call: kapi.h forbids nothing) wipes its link
+ * while the kernel's list still holds it. The hostile process arms its
+ * timer first in the list and re-initialises it: when it is popped the
+ * rest of the kernel's timer list goes with it. Another process's timer
+ * never fires (frozen), nor would vidsch's quantum/TDR timers. Rule:
+ * one process must never freeze another; the kernel's own list must not
+ * live in state an application call can rewrite behind its back.
+ */
+static void test_attack2_timer_init_armed(void)
+{
+    struct proc a, b;
+    struct ktimer ta, tb;
+    unsigned a_fired = 0, b_fired = 0;
+
+    setup();
+    make_proc(&a, "hostile");
+    make_proc(&b, "victim");
+    kapi_timer_init(&tb, a2_count_fire, &b_fired);
+    kapi_timer_arm(b.p, &tb, gpu.now + 2000000);
+    kapi_timer_init(&ta, a2_count_fire, &a_fired);
+    kapi_timer_arm(a.p, &ta, gpu.now + 1000);
+    /* armed, then initialised again: legal calls on its own memory */
+    kapi_timer_init(&ta, a2_count_fire, &a_fired);
+    gpu.now += 5000000;
+    run();
+    /* the victim's timer was due 3 ms ago */
+    g_assert_cmpuint(b_fired, ==, 1);
+}
+
+/*
+ * attack2/timer-init-rearm-cycle: the same, then armed again: the
+ * timer is inserted in front of itself (t->next == t). The kernel's
+ * timer list is a cycle: the next walk of it (any kapi_timer_arm, any
+ * vidsch timer, an exit's disarm) never ends -- the kernel hangs. The
+ * test walks the list with a bound instead of hanging.
+ */
+static void test_attack2_timer_init_rearm_cycle(void)
+{
+    struct proc a;
+    struct ktimer ta;
+    unsigned a_fired = 0, n = 0;
+
+    setup();
+    make_proc(&a, "hostile");
+    kapi_timer_init(&ta, a2_count_fire, &a_fired);
+    kapi_timer_arm(a.p, &ta, gpu.now + 1000);
+    kapi_timer_init(&ta, a2_count_fire, &a_fired);
+    kapi_timer_arm(a.p, &ta, gpu.now + 1000);
+    for (struct ktimer *t = kern.ev.timers.head; t && n <= 1000;
+         t = t->next) {
+        n++;
+    }
+    /* a well-formed list ends, and has as many entries as it counts */
+    g_assert_cmpuint(n, <=, 1000);
+    g_assert_cmpuint(n, ==, kern.ev.timers.count);
+    kapi_timer_cancel(a.p, &ta);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -5459,6 +5525,10 @@ int main(int argc, char **argv)
     if (getenv("COPRO_ATTACK2")) {
         g_test_add_func("/kernel/attack2/trim-wait-throttle",
                         test_attack2_trim_wait_throttle);
+        g_test_add_func("/kernel/attack2/timer-init-armed",
+                        test_attack2_timer_init_armed);
+        g_test_add_func("/kernel/attack2/timer-init-rearm-cycle",
+                        test_attack2_timer_init_rearm_cycle);
     }
     g_test_add_func("/kernel/ident/handle-notes-die",
                     test_ident_handle_notes_die);
