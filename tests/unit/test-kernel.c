@@ -5410,6 +5410,49 @@ static void test_attack2_timer_init_rearm_cycle(void)
     kapi_timer_cancel(a.p, &ta);
 }
 
+/*
+ * attack2/timer-init-outlives-exit: the exit disarms the timers whose
+ * owner is the exiting pid; kapi_timer_init on an armed timer resets
+ * its owner to 0 (the kernel's) and "armed" to false while it stays
+ * linked behind another process's timer. The exit leaves it there; when
+ * that timer is popped the hostile one comes to the head and fires
+ * after its process exited and after its record went to a new process:
+ * its callback calls with its old process pointer and creates a device
+ * charged to the new process (the ident/dead-timer breach of issue 26,
+ * again). Rule: none of an exited process's code runs again; a later
+ * process is never taken for it.
+ */
+static void test_attack2_timer_init_outlives_exit(void)
+{
+    struct proc a, b, c;
+    struct dead_timer d = { 0 };
+    struct ktimer ta, tb;
+    unsigned b_fired = 0;
+
+    setup();
+    make_proc(&b, "bystander");
+    make_proc(&a, "killed");
+    d.p = a.p;
+    kapi_timer_init(&tb, a2_count_fire, &b_fired);
+    kapi_timer_arm(b.p, &tb, gpu.now + 300000000ull);
+    kapi_timer_init(&ta, dead_timer_fires, &d);
+    kapi_timer_arm(a.p, &ta, gpu.now + 400000000ull);
+    kapi_timer_init(&ta, dead_timer_fires, &d);   /* still linked */
+    g_assert_cmpint(kapi_process_exit(a.p), ==, DDI_OK);
+    run();
+    g_assert_false(a.p->used);
+    make_proc(&c, "next");
+    g_assert_true(c.p == a.p);          /* the record, reused */
+    gpu.now += 350000000ull;            /* the bystander's timer's time */
+    run();
+    g_test_message("dead callback ran %u time(s), its create_device "
+                   "returned %d; devices charged to the next process: %u",
+                   d.fired, d.st, (unsigned)c.p->quota.used[KQ_DEVICES]);
+    g_assert_cmpuint(b_fired, ==, 1);
+    g_assert_cmpuint(d.fired, ==, 0);
+    g_assert_cmpuint(c.p->quota.used[KQ_DEVICES], ==, 1);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -5529,6 +5572,8 @@ int main(int argc, char **argv)
                         test_attack2_timer_init_armed);
         g_test_add_func("/kernel/attack2/timer-init-rearm-cycle",
                         test_attack2_timer_init_rearm_cycle);
+        g_test_add_func("/kernel/attack2/timer-init-outlives-exit",
+                        test_attack2_timer_init_outlives_exit);
     }
     g_test_add_func("/kernel/ident/handle-notes-die",
                     test_ident_handle_notes_die);
