@@ -152,6 +152,9 @@ struct copro_device {
 	/* what the display block was last committed with (DISP_CONTROL) */
 	bool hw_on;
 	u32 hw_pitch, hw_width, hw_height, hw_format;
+	/* DISP_MODE_SIZE, DISP_PLANE_POS; CONTROL.PRIMARY_OFF */
+	u32 hw_mode_size, hw_plane_pos;
+	bool hw_primary_off;
 	/* a flip chosen by the primary plane, written at the CRTC's flush */
 	bool flip_queued;
 	u64 flip_addr;

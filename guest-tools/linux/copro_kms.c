@@ -134,9 +134,13 @@ static int copro_primary_check(struct drm_plane *plane,
 
 	if (st->crtc)
 		cs = drm_atomic_get_new_crtc_state(state, st->crtc);
+	/*
+	 * Any position and size inside the mode: the device shows the
+	 * background where the primary does not cover (DISP_PLANE_POS).
+	 */
 	ret = drm_atomic_helper_check_plane_state(st, cs, DRM_PLANE_NO_SCALING,
 						  DRM_PLANE_NO_SCALING,
-						  false, true);
+						  true, true);
 	if (ret || !st->visible)
 		return ret;
 	/* the device fetches 4-byte aligned rows of at most 64 KiB */
@@ -154,19 +158,27 @@ static void copro_primary_update(struct drm_plane *plane,
 	struct copro_device *cdev = to_copro(plane->dev);
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_framebuffer *fb = st->fb;
-	u32 w, h, fmt;
+	struct drm_display_mode *mode;
+	u32 w, h, fmt, size, pos;
 	u64 addr;
 
+	/* an invisible primary: the CRTC's flush shows the background */
 	if (!fb || !st->visible || !st->crtc || !st->crtc->state->active)
 		return;
 	addr = copro_plane_addr(st);
 	w = drm_rect_width(&st->src) >> 16;
 	h = drm_rect_height(&st->src) >> 16;
 	fmt = copro_hw_format(fb->format->format);
+	/* the visible part (src and dst are clipped to the mode alike) */
+	mode = &st->crtc->state->mode;
+	size = COPRO_DISP_SIZE(mode->hdisplay, mode->vdisplay);
+	pos = COPRO_DISP_POS(st->dst.x1, st->dst.y1);
 
-	if (cdev->hw_on && cdev->hw_pitch == fb->pitches[0] &&
+	if (cdev->hw_on && !cdev->hw_primary_off &&
+	    cdev->hw_pitch == fb->pitches[0] &&
 	    cdev->hw_width == w && cdev->hw_height == h &&
-	    cdev->hw_format == fmt) {
+	    cdev->hw_format == fmt && cdev->hw_mode_size == size &&
+	    cdev->hw_plane_pos == pos) {
 		/* same geometry: a flip at the next vsync, written at flush */
 		cdev->flip_queued = true;
 		cdev->flip_addr = addr;
@@ -178,8 +190,14 @@ static void copro_primary_update(struct drm_plane *plane,
 	copro_wr32(cdev, COPRO_REG_DISP_WIDTH, w);
 	copro_wr32(cdev, COPRO_REG_DISP_HEIGHT, h);
 	copro_wr32(cdev, COPRO_REG_DISP_FORMAT, fmt);
+	copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
+	copro_wr32(cdev, COPRO_REG_DISP_PLANE_POS, pos);
+	copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
 	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE);
 	cdev->hw_on = true;
+	cdev->hw_primary_off = false;
+	cdev->hw_mode_size = size;
+	cdev->hw_plane_pos = pos;
 	cdev->hw_pitch = fb->pitches[0];
 	cdev->hw_width = w;
 	cdev->hw_height = h;
@@ -357,7 +375,8 @@ static int copro_crtc_check(struct drm_crtc *crtc,
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
 	int ret;
 
-	ret = drm_atomic_helper_check_crtc_state(cs, false);
+	/* planes may all be off: the device then shows the background */
+	ret = drm_atomic_helper_check_crtc_state(cs, true);
 	if (ret)
 		return ret;
 	if (cs->enable &&
@@ -414,12 +433,32 @@ static void copro_crtc_flush(struct drm_crtc *crtc,
 	struct copro_device *cdev = to_copro(crtc->dev);
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
 	struct drm_pending_vblank_event *ev = cs->event;
+	struct drm_plane_state *ps = cdev->primary.state;
 	bool flip = cdev->flip_queued;
+	u32 size;
 
 	cdev->flip_queued = false;
 	if (!cs->active)
 		return;
 	cs->event = NULL;
+	size = COPRO_DISP_SIZE(cs->mode.hdisplay, cs->mode.vdisplay);
+	if ((ps->crtc != crtc || !ps->visible) &&
+	    (!cdev->hw_on || !cdev->hw_primary_off ||
+	     cdev->hw_mode_size != size)) {
+		/* no primary: the background at the mode's size */
+		copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
+		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
+		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE |
+			   COPRO_DISP_CTL_PRIMARY_OFF);
+		cdev->hw_on = true;
+		cdev->hw_primary_off = true;
+		cdev->hw_mode_size = size;
+		/* the device drops a pending flip: complete its event */
+		spin_lock_irq(&crtc->dev->event_lock);
+		copro_send_flip_event(cdev);
+		spin_unlock_irq(&crtc->dev->event_lock);
+		flip = false;
+	}
 	if (flip) {
 		/* park the event first: FLIP_DONE may follow the write at once */
 		bool ref = drm_crtc_vblank_get(crtc) == 0;
@@ -432,7 +471,9 @@ static void copro_crtc_flush(struct drm_crtc *crtc,
 		} else if (ref) {
 			drm_crtc_vblank_put(crtc);
 		}
-		copro_wr64(cdev, COPRO_REG_DISP_FLIP, cdev->flip_addr);
+		/* an asynchronous flip tears, and FLIP_DONE comes at once */
+		copro_wr64(cdev, cs->async_flip ? COPRO_REG_DISP_FLIP_ASYNC :
+			   COPRO_REG_DISP_FLIP, cdev->flip_addr);
 		if (ev)
 			drm_crtc_send_vblank_event(crtc, ev);
 		spin_unlock_irq(&crtc->dev->event_lock);
@@ -691,7 +732,8 @@ int copro_kms_init(struct copro_device *cdev)
 	drm->mode_config.prefer_shadow_fbdev = true;
 	drm->mode_config.cursor_width = COPRO_CURSOR_SIZE;
 	drm->mode_config.cursor_height = COPRO_CURSOR_SIZE;
-	drm->mode_config.async_page_flip = false;
+	/* DRM_MODE_PAGE_FLIP_ASYNC: DISP_FLIP_ASYNC shows it at once */
+	drm->mode_config.async_page_flip = true;
 	drm->mode_config.funcs = &copro_mode_config_funcs;
 	drm->mode_config.helper_private = &copro_mode_config_helpers;
 
@@ -703,6 +745,12 @@ int copro_kms_init(struct copro_device *cdev)
 	if (ret)
 		return ret;
 	drm_plane_helper_add(&cdev->primary, &copro_primary_helpers);
+	/*
+	 * The display reads the framebuffer in VRAM at every refresh, so a
+	 * damage rectangle changes nothing it shows; offered for clients that
+	 * always send one (see docs/linux.rst).
+	 */
+	drm_plane_enable_fb_damage_clips(&cdev->primary);
 
 	ret = drm_universal_plane_init(drm, &cdev->cursor, 1, &copro_plane_funcs,
 				       copro_cursor_formats,
