@@ -158,6 +158,10 @@ struct copro_device {
 	/* a flip chosen by the primary plane, written at the CRTC's flush */
 	bool flip_queued;
 	u64 flip_addr;
+	/* the cursor image the driver owns (a copy of a larger buffer's) */
+	struct drm_gem_vram_object *cursor_gbo;
+	struct iosys_map cursor_map;
+	u64 cursor_off;
 	/* the event of the flip in flight; drm.event_lock */
 	struct drm_pending_vblank_event *flip_event;
 	/* pipe CRC (debugfs crtc-0/crc): the device latches it per vsync */

@@ -26,6 +26,7 @@
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_gem_vram_helper.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_modes.h>
 #include <drm/drm_probe_helper.h>
 
@@ -227,10 +228,12 @@ static int copro_cursor_check(struct drm_plane *plane,
 						  true, true);
 	if (ret || !fb)
 		return ret;
-	/* the device blends one whole 64x64 image with a 256-byte pitch */
-	if (fb->width != COPRO_CURSOR_SIZE || fb->height != COPRO_CURSOR_SIZE ||
-	    fb->pitches[0] != COPRO_CURSOR_PITCH || fb->offsets[0] ||
-	    st->src_x || st->src_y ||
+	/*
+	 * The device blends one 64x64 image with a 256-byte pitch: a 64x64
+	 * source rectangle at whole pixels of any larger buffer, copied into
+	 * the driver's image where its layout differs (copro_cursor_program).
+	 */
+	if ((st->src_x | st->src_y) & 0xffff ||
 	    st->src_w != COPRO_CURSOR_SIZE << 16 ||
 	    st->src_h != COPRO_CURSOR_SIZE << 16 ||
 	    st->crtc_w != COPRO_CURSOR_SIZE || st->crtc_h != COPRO_CURSOR_SIZE)
@@ -238,10 +241,44 @@ static int copro_cursor_check(struct drm_plane *plane,
 	return 0;
 }
 
+/*
+ * The VRAM offset of the 64x64 image the device is to read: the buffer's
+ * own rows where they lie 256 bytes apart, else a copy of the source
+ * rectangle in the driver's image (made now: a later drawing in the buffer
+ * shows at the next cursor update, as on hardware that latches the image).
+ */
+static s64 copro_cursor_image(struct copro_device *cdev,
+			      struct drm_plane_state *st)
+{
+	struct drm_framebuffer *fb = st->fb;
+	struct iosys_map map[DRM_FORMAT_MAX_PLANES];
+	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
+	u32 x = st->src_x >> 16, y = st->src_y >> 16, row;
+	u64 first = fb->offsets[0] + (u64)y * fb->pitches[0] + x * 4;
+	s64 off = drm_gem_vram_offset(drm_gem_vram_of_gem(fb->obj[0]));
+
+	if (off < 0)
+		return off;
+	if (fb->pitches[0] == COPRO_CURSOR_PITCH && !x)
+		return off + first;
+	if (!cdev->cursor_gbo || drm_gem_fb_vmap(fb, map, data))
+		return -ENOMEM;
+	for (row = 0; row < COPRO_CURSOR_SIZE; row++) {
+		u8 line[COPRO_CURSOR_PITCH];
+
+		iosys_map_memcpy_from(line, &map[0],
+				      first + (u64)row * fb->pitches[0],
+				      sizeof(line));
+		iosys_map_memcpy_to(&cdev->cursor_map, row * COPRO_CURSOR_PITCH,
+				    line, sizeof(line));
+	}
+	drm_gem_fb_vunmap(fb, map);
+	return cdev->cursor_off;
+}
+
 static void copro_cursor_program(struct copro_device *cdev,
 				 struct drm_plane_state *st)
 {
-	struct drm_gem_vram_object *gbo;
 	s64 off;
 	int x, y;
 
@@ -249,8 +286,7 @@ static void copro_cursor_program(struct copro_device *cdev,
 		copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, 0);
 		return;
 	}
-	gbo = drm_gem_vram_of_gem(st->fb->obj[0]);
-	off = drm_gem_vram_offset(gbo);
+	off = copro_cursor_image(cdev, st);
 	if (off < 0) {
 		copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, 0);
 		return;
@@ -714,12 +750,61 @@ static const struct drm_encoder_funcs copro_encoder_funcs = {
 	.destroy = drm_encoder_cleanup,
 };
 
+static void copro_cursor_image_fini(struct drm_device *drm, void *data)
+{
+	struct copro_device *cdev = data;
+
+	drm_gem_vram_vunmap(cdev->cursor_gbo, &cdev->cursor_map);
+	drm_gem_vram_unpin(cdev->cursor_gbo);
+	drm_gem_object_put(&cdev->cursor_gbo->bo.base);
+	cdev->cursor_gbo = NULL;
+}
+
+/* the driver's 64x64 cursor image, pinned in VRAM for the device's life */
+static int copro_cursor_image_init(struct copro_device *cdev)
+{
+	struct drm_gem_vram_object *gbo;
+	s64 off;
+	int ret;
+
+	gbo = drm_gem_vram_create(&cdev->drm, COPRO_CURSOR_PITCH *
+				  COPRO_CURSOR_SIZE, 0);
+	if (IS_ERR(gbo))
+		return PTR_ERR(gbo);
+	ret = drm_gem_vram_pin(gbo, DRM_GEM_VRAM_PL_FLAG_VRAM |
+			       DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
+	if (ret)
+		goto err_put;
+	ret = drm_gem_vram_vmap(gbo, &cdev->cursor_map);
+	if (ret)
+		goto err_unpin;
+	off = drm_gem_vram_offset(gbo);
+	if (off < 0) {
+		ret = off;
+		drm_gem_vram_vunmap(gbo, &cdev->cursor_map);
+		goto err_unpin;
+	}
+	cdev->cursor_off = off;
+	cdev->cursor_gbo = gbo;
+	return drmm_add_action_or_reset(&cdev->drm, copro_cursor_image_fini,
+					cdev);
+
+err_unpin:
+	drm_gem_vram_unpin(gbo);
+err_put:
+	drm_gem_object_put(&gbo->bo.base);
+	return ret;
+}
+
 int copro_kms_init(struct copro_device *cdev)
 {
 	struct drm_device *drm = &cdev->drm;
 	int ret;
 
 	ret = drmm_mode_config_init(drm);
+	if (ret)
+		return ret;
+	ret = copro_cursor_image_init(cdev);
 	if (ret)
 		return ret;
 	drm->mode_config.min_width = 1;

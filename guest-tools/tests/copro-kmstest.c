@@ -736,6 +736,57 @@ static int commit_primary(struct kms *k, uint32_t plane, uint32_t fb,
 }
 
 /*
+ * The cursor from a 64x64 source rectangle of a larger buffer (the
+ * driver copies it where the layout is not the device's 256-byte pitch).
+ */
+static void test_big_cursor(struct kms *k, struct buf *bufs,
+			    uint32_t bw, uint32_t bh, uint32_t sx, uint32_t sy)
+{
+	struct buf cb = { 0 };
+	uint32_t plane = find_plane(k, DRM_PLANE_TYPE_CURSOR), *img, i;
+	drmModeAtomicReq *req;
+	int err;
+
+	err = buf_create(k, &cb, bw, bh, DRM_FORMAT_ARGB8888, 32);
+	check(!err, "a %ux%u cursor buffer (%s)", bw, bh, strerror(-err));
+	if (err)
+		return;
+	img = malloc(64 * 64 * 4);
+	for (i = 0; i < bw * bh; i++) {
+		uint32_t x = i % bw, y = i / bw, v;
+
+		v = (x % 64 < 16 ? 0 : x % 64 < 40 ? 0x80u : 0xffu) << 24 |
+		    (x * 0x030201u + y * 0x010305u) % 0x1000000u;
+		((uint32_t *)(cb.map + (size_t)y * cb.pitch))[x] = v;
+		if (x >= sx && x < sx + 64 && y >= sy && y < sy + 64)
+			img[(y - sy) * 64 + (x - sx)] = v;
+	}
+	req = drmModeAtomicAlloc();
+#define P(name, v) drmModeAtomicAddProperty(req, plane, \
+		prop_id(k, plane, DRM_MODE_OBJECT_PLANE, name), v)
+	P("FB_ID", cb.fb);
+	P("CRTC_ID", k->crtc);
+	P("SRC_X", (uint64_t)sx << 16);
+	P("SRC_Y", (uint64_t)sy << 16);
+	P("SRC_W", 64 << 16);
+	P("SRC_H", 64 << 16);
+	P("CRTC_X", 200);
+	P("CRTC_Y", 100);
+	P("CRTC_W", 64);
+	P("CRTC_H", 64);
+#undef P
+	err = drmModeAtomicCommit(k->fd, req, 0, NULL) ? -errno : 0;
+	drmModeAtomicFree(req);
+	check(!err, "cursor: 64x64 at (%u, %u) of a %ux%u buffer (%s)", sx, sy,
+	      bw, bh, strerror(-err));
+	pipe_crcs(frame_crc(&bufs[0], img, 200, 100), 2,
+		  "cursor from a larger buffer");
+	drmModeSetCursor(k->fd, k->crtc, 0, 0, 0);
+	drmModeRmFB(k->fd, cb.fb);
+	free(img);
+}
+
+/*
  * Issue 31: the CRTC on with its primary plane off (the background), a
  * primary smaller than the mode and positioned, damage clips on the
  * primary, asynchronous page flips. The pipe CRCs check what is shown.
@@ -781,6 +832,9 @@ static void test_planes(struct kms *k, struct buf *bufs)
 	      strerror(-err));
 	pipe_crcs(frame_crc(&bufs[0], NULL, 0, 0), 2, "full-screen primary");
 	drmModeDestroyPropertyBlob(k->fd, damage);
+
+	test_big_cursor(k, bufs, 256, 256, 32, 16);	/* copied */
+	test_big_cursor(k, bufs, 64, 128, 0, 40);	/* read in place */
 
 	/* asynchronous flips: done at once, not at the next vblank */
 	/* right after a vblank: the next is a whole period away */
