@@ -213,6 +213,7 @@ void copro_irq_enable(struct copro_device *cdev, u64 causes);
 void copro_irq_disable(struct copro_device *cdev, u64 causes);
 
 int copro_kms_init(struct copro_device *cdev);
+extern const struct dev_pm_ops copro_pm_ops;
 void copro_kms_vsync(struct copro_device *cdev, u64 causes);
 
 void copro_debugfs_init(struct drm_minor *minor);

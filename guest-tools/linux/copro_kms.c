@@ -28,6 +28,7 @@
 #include <drm/drm_gem_vram_helper.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_modes.h>
+#include <drm/drm_modeset_helper.h>
 #include <drm/drm_probe_helper.h>
 
 #include "copro_drv.h"
@@ -748,6 +749,32 @@ static const struct drm_connector_funcs copro_conn_funcs = {
 
 static const struct drm_encoder_funcs copro_encoder_funcs = {
 	.destroy = drm_encoder_cleanup,
+};
+
+/*
+ * System sleep: the display's state is the atomic state, saved and the
+ * CRTC turned off before the system sleeps (no vsync, no scanout while
+ * suspended), committed again at resume. The GART registers are written
+ * again too, in case the platform powered the device off (VRAM, where the
+ * table lives, is the device's and kept by QEMU).
+ */
+static int copro_pm_suspend(struct device *dev)
+{
+	struct copro_device *cdev = dev_get_drvdata(dev);
+
+	return drm_mode_config_helper_suspend(&cdev->drm);
+}
+
+static int copro_pm_resume(struct device *dev)
+{
+	struct copro_device *cdev = dev_get_drvdata(dev);
+
+	copro_gart_program(cdev);
+	return drm_mode_config_helper_resume(&cdev->drm);
+}
+
+const struct dev_pm_ops copro_pm_ops = {
+	SYSTEM_SLEEP_PM_OPS(copro_pm_suspend, copro_pm_resume)
 };
 
 static void copro_cursor_image_fini(struct drm_device *drm, void *data)
