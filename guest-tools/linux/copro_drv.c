@@ -412,6 +412,7 @@ static struct pci_driver copro_pci_driver = {
 	.probe = copro_probe,
 	.remove = copro_remove,
 	.shutdown = copro_shutdown,
+	.driver.pm = pm_sleep_ptr(&copro_pm_ops),
 	.err_handler = &copro_err_handlers,
 };
 

@@ -152,9 +152,16 @@ struct copro_device {
 	/* what the display block was last committed with (DISP_CONTROL) */
 	bool hw_on;
 	u32 hw_pitch, hw_width, hw_height, hw_format;
+	/* DISP_MODE_SIZE, DISP_PLANE_POS; CONTROL.PRIMARY_OFF */
+	u32 hw_mode_size, hw_plane_pos;
+	bool hw_primary_off;
 	/* a flip chosen by the primary plane, written at the CRTC's flush */
 	bool flip_queued;
 	u64 flip_addr;
+	/* the cursor image the driver owns (a copy of a larger buffer's) */
+	struct drm_gem_vram_object *cursor_gbo;
+	struct iosys_map cursor_map;
+	u64 cursor_off;
 	/* the event of the flip in flight; drm.event_lock */
 	struct drm_pending_vblank_event *flip_event;
 	/* pipe CRC (debugfs crtc-0/crc): the device latches it per vsync */
@@ -206,6 +213,7 @@ void copro_irq_enable(struct copro_device *cdev, u64 causes);
 void copro_irq_disable(struct copro_device *cdev, u64 causes);
 
 int copro_kms_init(struct copro_device *cdev);
+extern const struct dev_pm_ops copro_pm_ops;
 void copro_kms_vsync(struct copro_device *cdev, u64 causes);
 
 void copro_debugfs_init(struct drm_minor *minor);

@@ -26,7 +26,9 @@
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_gem_vram_helper.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_modes.h>
+#include <drm/drm_modeset_helper.h>
 #include <drm/drm_probe_helper.h>
 
 #include "copro_drv.h"
@@ -134,9 +136,13 @@ static int copro_primary_check(struct drm_plane *plane,
 
 	if (st->crtc)
 		cs = drm_atomic_get_new_crtc_state(state, st->crtc);
+	/*
+	 * Any position and size inside the mode: the device shows the
+	 * background where the primary does not cover (DISP_PLANE_POS).
+	 */
 	ret = drm_atomic_helper_check_plane_state(st, cs, DRM_PLANE_NO_SCALING,
 						  DRM_PLANE_NO_SCALING,
-						  false, true);
+						  true, true);
 	if (ret || !st->visible)
 		return ret;
 	/* the device fetches 4-byte aligned rows of at most 64 KiB */
@@ -154,19 +160,27 @@ static void copro_primary_update(struct drm_plane *plane,
 	struct copro_device *cdev = to_copro(plane->dev);
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_framebuffer *fb = st->fb;
-	u32 w, h, fmt;
+	struct drm_display_mode *mode;
+	u32 w, h, fmt, size, pos;
 	u64 addr;
 
+	/* an invisible primary: the CRTC's flush shows the background */
 	if (!fb || !st->visible || !st->crtc || !st->crtc->state->active)
 		return;
 	addr = copro_plane_addr(st);
 	w = drm_rect_width(&st->src) >> 16;
 	h = drm_rect_height(&st->src) >> 16;
 	fmt = copro_hw_format(fb->format->format);
+	/* the visible part (src and dst are clipped to the mode alike) */
+	mode = &st->crtc->state->mode;
+	size = COPRO_DISP_SIZE(mode->hdisplay, mode->vdisplay);
+	pos = COPRO_DISP_POS(st->dst.x1, st->dst.y1);
 
-	if (cdev->hw_on && cdev->hw_pitch == fb->pitches[0] &&
+	if (cdev->hw_on && !cdev->hw_primary_off &&
+	    cdev->hw_pitch == fb->pitches[0] &&
 	    cdev->hw_width == w && cdev->hw_height == h &&
-	    cdev->hw_format == fmt) {
+	    cdev->hw_format == fmt && cdev->hw_mode_size == size &&
+	    cdev->hw_plane_pos == pos) {
 		/* same geometry: a flip at the next vsync, written at flush */
 		cdev->flip_queued = true;
 		cdev->flip_addr = addr;
@@ -178,8 +192,14 @@ static void copro_primary_update(struct drm_plane *plane,
 	copro_wr32(cdev, COPRO_REG_DISP_WIDTH, w);
 	copro_wr32(cdev, COPRO_REG_DISP_HEIGHT, h);
 	copro_wr32(cdev, COPRO_REG_DISP_FORMAT, fmt);
+	copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
+	copro_wr32(cdev, COPRO_REG_DISP_PLANE_POS, pos);
+	copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
 	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE);
 	cdev->hw_on = true;
+	cdev->hw_primary_off = false;
+	cdev->hw_mode_size = size;
+	cdev->hw_plane_pos = pos;
 	cdev->hw_pitch = fb->pitches[0];
 	cdev->hw_width = w;
 	cdev->hw_height = h;
@@ -209,10 +229,12 @@ static int copro_cursor_check(struct drm_plane *plane,
 						  true, true);
 	if (ret || !fb)
 		return ret;
-	/* the device blends one whole 64x64 image with a 256-byte pitch */
-	if (fb->width != COPRO_CURSOR_SIZE || fb->height != COPRO_CURSOR_SIZE ||
-	    fb->pitches[0] != COPRO_CURSOR_PITCH || fb->offsets[0] ||
-	    st->src_x || st->src_y ||
+	/*
+	 * The device blends one 64x64 image with a 256-byte pitch: a 64x64
+	 * source rectangle at whole pixels of any larger buffer, copied into
+	 * the driver's image where its layout differs (copro_cursor_program).
+	 */
+	if ((st->src_x | st->src_y) & 0xffff ||
 	    st->src_w != COPRO_CURSOR_SIZE << 16 ||
 	    st->src_h != COPRO_CURSOR_SIZE << 16 ||
 	    st->crtc_w != COPRO_CURSOR_SIZE || st->crtc_h != COPRO_CURSOR_SIZE)
@@ -220,10 +242,44 @@ static int copro_cursor_check(struct drm_plane *plane,
 	return 0;
 }
 
+/*
+ * The VRAM offset of the 64x64 image the device is to read: the buffer's
+ * own rows where they lie 256 bytes apart, else a copy of the source
+ * rectangle in the driver's image (made now: a later drawing in the buffer
+ * shows at the next cursor update, as on hardware that latches the image).
+ */
+static s64 copro_cursor_image(struct copro_device *cdev,
+			      struct drm_plane_state *st)
+{
+	struct drm_framebuffer *fb = st->fb;
+	struct iosys_map map[DRM_FORMAT_MAX_PLANES];
+	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
+	u32 x = st->src_x >> 16, y = st->src_y >> 16, row;
+	u64 first = fb->offsets[0] + (u64)y * fb->pitches[0] + x * 4;
+	s64 off = drm_gem_vram_offset(drm_gem_vram_of_gem(fb->obj[0]));
+
+	if (off < 0)
+		return off;
+	if (fb->pitches[0] == COPRO_CURSOR_PITCH && !x)
+		return off + first;
+	if (!cdev->cursor_gbo || drm_gem_fb_vmap(fb, map, data))
+		return -ENOMEM;
+	for (row = 0; row < COPRO_CURSOR_SIZE; row++) {
+		u8 line[COPRO_CURSOR_PITCH];
+
+		iosys_map_memcpy_from(line, &map[0],
+				      first + (u64)row * fb->pitches[0],
+				      sizeof(line));
+		iosys_map_memcpy_to(&cdev->cursor_map, row * COPRO_CURSOR_PITCH,
+				    line, sizeof(line));
+	}
+	drm_gem_fb_vunmap(fb, map);
+	return cdev->cursor_off;
+}
+
 static void copro_cursor_program(struct copro_device *cdev,
 				 struct drm_plane_state *st)
 {
-	struct drm_gem_vram_object *gbo;
 	s64 off;
 	int x, y;
 
@@ -231,8 +287,7 @@ static void copro_cursor_program(struct copro_device *cdev,
 		copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, 0);
 		return;
 	}
-	gbo = drm_gem_vram_of_gem(st->fb->obj[0]);
-	off = drm_gem_vram_offset(gbo);
+	off = copro_cursor_image(cdev, st);
 	if (off < 0) {
 		copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, 0);
 		return;
@@ -357,7 +412,8 @@ static int copro_crtc_check(struct drm_crtc *crtc,
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
 	int ret;
 
-	ret = drm_atomic_helper_check_crtc_state(cs, false);
+	/* planes may all be off: the device then shows the background */
+	ret = drm_atomic_helper_check_crtc_state(cs, true);
 	if (ret)
 		return ret;
 	if (cs->enable &&
@@ -414,12 +470,32 @@ static void copro_crtc_flush(struct drm_crtc *crtc,
 	struct copro_device *cdev = to_copro(crtc->dev);
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
 	struct drm_pending_vblank_event *ev = cs->event;
+	struct drm_plane_state *ps = cdev->primary.state;
 	bool flip = cdev->flip_queued;
+	u32 size;
 
 	cdev->flip_queued = false;
 	if (!cs->active)
 		return;
 	cs->event = NULL;
+	size = COPRO_DISP_SIZE(cs->mode.hdisplay, cs->mode.vdisplay);
+	if ((ps->crtc != crtc || !ps->visible) &&
+	    (!cdev->hw_on || !cdev->hw_primary_off ||
+	     cdev->hw_mode_size != size)) {
+		/* no primary: the background at the mode's size */
+		copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
+		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
+		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE |
+			   COPRO_DISP_CTL_PRIMARY_OFF);
+		cdev->hw_on = true;
+		cdev->hw_primary_off = true;
+		cdev->hw_mode_size = size;
+		/* the device drops a pending flip: complete its event */
+		spin_lock_irq(&crtc->dev->event_lock);
+		copro_send_flip_event(cdev);
+		spin_unlock_irq(&crtc->dev->event_lock);
+		flip = false;
+	}
 	if (flip) {
 		/* park the event first: FLIP_DONE may follow the write at once */
 		bool ref = drm_crtc_vblank_get(crtc) == 0;
@@ -432,7 +508,9 @@ static void copro_crtc_flush(struct drm_crtc *crtc,
 		} else if (ref) {
 			drm_crtc_vblank_put(crtc);
 		}
-		copro_wr64(cdev, COPRO_REG_DISP_FLIP, cdev->flip_addr);
+		/* an asynchronous flip tears, and FLIP_DONE comes at once */
+		copro_wr64(cdev, cs->async_flip ? COPRO_REG_DISP_FLIP_ASYNC :
+			   COPRO_REG_DISP_FLIP, cdev->flip_addr);
 		if (ev)
 			drm_crtc_send_vblank_event(crtc, ev);
 		spin_unlock_irq(&crtc->dev->event_lock);
@@ -673,12 +751,87 @@ static const struct drm_encoder_funcs copro_encoder_funcs = {
 	.destroy = drm_encoder_cleanup,
 };
 
+/*
+ * System sleep: the display's state is the atomic state, saved and the
+ * CRTC turned off before the system sleeps (no vsync, no scanout while
+ * suspended), committed again at resume. The GART registers are written
+ * again too, in case the platform powered the device off (VRAM, where the
+ * table lives, is the device's and kept by QEMU).
+ */
+static int copro_pm_suspend(struct device *dev)
+{
+	struct copro_device *cdev = dev_get_drvdata(dev);
+
+	return drm_mode_config_helper_suspend(&cdev->drm);
+}
+
+static int copro_pm_resume(struct device *dev)
+{
+	struct copro_device *cdev = dev_get_drvdata(dev);
+
+	copro_gart_program(cdev);
+	return drm_mode_config_helper_resume(&cdev->drm);
+}
+
+const struct dev_pm_ops copro_pm_ops = {
+	SYSTEM_SLEEP_PM_OPS(copro_pm_suspend, copro_pm_resume)
+};
+
+static void copro_cursor_image_fini(struct drm_device *drm, void *data)
+{
+	struct copro_device *cdev = data;
+
+	drm_gem_vram_vunmap(cdev->cursor_gbo, &cdev->cursor_map);
+	drm_gem_vram_unpin(cdev->cursor_gbo);
+	drm_gem_object_put(&cdev->cursor_gbo->bo.base);
+	cdev->cursor_gbo = NULL;
+}
+
+/* the driver's 64x64 cursor image, pinned in VRAM for the device's life */
+static int copro_cursor_image_init(struct copro_device *cdev)
+{
+	struct drm_gem_vram_object *gbo;
+	s64 off;
+	int ret;
+
+	gbo = drm_gem_vram_create(&cdev->drm, COPRO_CURSOR_PITCH *
+				  COPRO_CURSOR_SIZE, 0);
+	if (IS_ERR(gbo))
+		return PTR_ERR(gbo);
+	ret = drm_gem_vram_pin(gbo, DRM_GEM_VRAM_PL_FLAG_VRAM |
+			       DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
+	if (ret)
+		goto err_put;
+	ret = drm_gem_vram_vmap(gbo, &cdev->cursor_map);
+	if (ret)
+		goto err_unpin;
+	off = drm_gem_vram_offset(gbo);
+	if (off < 0) {
+		ret = off;
+		drm_gem_vram_vunmap(gbo, &cdev->cursor_map);
+		goto err_unpin;
+	}
+	cdev->cursor_off = off;
+	cdev->cursor_gbo = gbo;
+	return drmm_add_action_or_reset(&cdev->drm, copro_cursor_image_fini,
+					cdev);
+
+err_unpin:
+	drm_gem_vram_unpin(gbo);
+err_put:
+	drm_gem_object_put(&gbo->bo.base);
+	return ret;
+}
+
 int copro_kms_init(struct copro_device *cdev)
 {
 	struct drm_device *drm = &cdev->drm;
 	int ret;
 
 	ret = drmm_mode_config_init(drm);
+	if (ret)
+		return ret;
+	ret = copro_cursor_image_init(cdev);
 	if (ret)
 		return ret;
 	drm->mode_config.min_width = 1;
@@ -691,7 +844,8 @@ int copro_kms_init(struct copro_device *cdev)
 	drm->mode_config.prefer_shadow_fbdev = true;
 	drm->mode_config.cursor_width = COPRO_CURSOR_SIZE;
 	drm->mode_config.cursor_height = COPRO_CURSOR_SIZE;
-	drm->mode_config.async_page_flip = false;
+	/* DRM_MODE_PAGE_FLIP_ASYNC: DISP_FLIP_ASYNC shows it at once */
+	drm->mode_config.async_page_flip = true;
 	drm->mode_config.funcs = &copro_mode_config_funcs;
 	drm->mode_config.helper_private = &copro_mode_config_helpers;
 
@@ -703,6 +857,12 @@ int copro_kms_init(struct copro_device *cdev)
 	if (ret)
 		return ret;
 	drm_plane_helper_add(&cdev->primary, &copro_primary_helpers);
+	/*
+	 * The display reads the framebuffer in VRAM at every refresh, so a
+	 * damage rectangle changes nothing it shows; offered for clients that
+	 * always send one (see docs/linux.rst).
+	 */
+	drm_plane_enable_fb_damage_clips(&cdev->primary);
 
 	ret = drm_universal_plane_init(drm, &cdev->cursor, 1, &copro_plane_funcs,
 				       copro_cursor_formats,

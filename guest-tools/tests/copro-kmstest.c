@@ -13,6 +13,8 @@
  *   copro-kmstest fuzz N    N seeded random atomic commits and legacy
  *                           ioctls: errnos only (dmesg is the caller's)
  *   copro-kmstest seq       the next vblank's sequence number
+ *   copro-kmstest planes    the CRTC with its primary off, a positioned
+ *                           primary, damage clips, asynchronous flips
  *   copro-kmstest bench     flip rate, vblank spread, cursor updates
  *
  * "all" also checks pipe CRCs (debugfs crtc-0/crc: the device's CRC of
@@ -648,6 +650,217 @@ static uint32_t prop_id(struct kms *k, uint32_t obj, uint32_t type,
 	return id;
 }
 
+/* CRC of a mode-sized frame: @b at (@px, @py) over a black background */
+static uint32_t placed_crc(struct kms *k, const struct buf *b, int px, int py)
+{
+	uint32_t w = k->mode.hdisplay, h = k->mode.vdisplay;
+	uint8_t *row = malloc(w * 3);
+	uint32_t crc = 0, x, y;
+
+	for (y = 0; y < h; y++) {
+		for (x = 0; x < w; x++) {
+			int bx = (int)x - px, by = (int)y - py;
+			uint32_t p = 0;
+
+			if (b && bx >= 0 && by >= 0 && bx < (int)b->w &&
+			    by < (int)b->h)
+				p = ((const uint32_t *)(b->map + (size_t)by *
+							b->pitch))[bx];
+			row[3 * x] = p >> 16;
+			row[3 * x + 1] = p >> 8;
+			row[3 * x + 2] = p;
+		}
+		crc = crc32_update(crc, row, w * 3);
+	}
+	free(row);
+	return crc;
+}
+
+static uint32_t find_plane(struct kms *k, uint64_t type)
+{
+	drmModePlaneRes *pres = drmModeGetPlaneResources(k->fd);
+	uint32_t i, id = 0, tp;
+
+	for (i = 0; pres && i < pres->count_planes && !id; i++) {
+		drmModeObjectProperties *props =
+			drmModeObjectGetProperties(k->fd, pres->planes[i],
+						   DRM_MODE_OBJECT_PLANE);
+		uint32_t j;
+
+		tp = prop_id(k, pres->planes[i], DRM_MODE_OBJECT_PLANE, "type");
+		for (j = 0; props && j < props->count_props; j++)
+			if (props->props[j] == tp &&
+			    props->prop_values[j] == type)
+				id = pres->planes[i];
+		drmModeFreeObjectProperties(props);
+	}
+	drmModeFreePlaneResources(pres);
+	return id;
+}
+
+/* An atomic commit of the primary plane: @fb (0: off) at (x, y), w x h */
+static int commit_primary(struct kms *k, uint32_t plane, uint32_t fb,
+			  int x, int y, uint32_t w, uint32_t h, uint32_t damage)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	uint32_t mode_blob = 0;
+	int ret;
+
+#define P(obj, type, name, v) \
+	drmModeAtomicAddProperty(req, obj, prop_id(k, obj, type, name), v)
+	drmModeCreatePropertyBlob(k->fd, &k->mode, sizeof(k->mode), &mode_blob);
+	P(k->crtc, DRM_MODE_OBJECT_CRTC, "MODE_ID", mode_blob);
+	P(k->crtc, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+	P(k->conn, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", k->crtc);
+	P(plane, DRM_MODE_OBJECT_PLANE, "FB_ID", fb);
+	P(plane, DRM_MODE_OBJECT_PLANE, "CRTC_ID", fb ? k->crtc : 0);
+	if (fb) {
+		P(plane, DRM_MODE_OBJECT_PLANE, "SRC_X", 0);
+		P(plane, DRM_MODE_OBJECT_PLANE, "SRC_Y", 0);
+		P(plane, DRM_MODE_OBJECT_PLANE, "SRC_W", (uint64_t)w << 16);
+		P(plane, DRM_MODE_OBJECT_PLANE, "SRC_H", (uint64_t)h << 16);
+		P(plane, DRM_MODE_OBJECT_PLANE, "CRTC_X", (uint64_t)(int64_t)x);
+		P(plane, DRM_MODE_OBJECT_PLANE, "CRTC_Y", (uint64_t)(int64_t)y);
+		P(plane, DRM_MODE_OBJECT_PLANE, "CRTC_W", w);
+		P(plane, DRM_MODE_OBJECT_PLANE, "CRTC_H", h);
+	}
+	if (damage)
+		P(plane, DRM_MODE_OBJECT_PLANE, "FB_DAMAGE_CLIPS", damage);
+#undef P
+	ret = drmModeAtomicCommit(k->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET,
+				  NULL);
+	ret = ret ? -errno : 0;
+	drmModeAtomicFree(req);
+	drmModeDestroyPropertyBlob(k->fd, mode_blob);
+	return ret;
+}
+
+/*
+ * The cursor from a 64x64 source rectangle of a larger buffer (the
+ * driver copies it where the layout is not the device's 256-byte pitch).
+ */
+static void test_big_cursor(struct kms *k, struct buf *bufs,
+			    uint32_t bw, uint32_t bh, uint32_t sx, uint32_t sy)
+{
+	struct buf cb = { 0 };
+	uint32_t plane = find_plane(k, DRM_PLANE_TYPE_CURSOR), *img, i;
+	drmModeAtomicReq *req;
+	int err;
+
+	err = buf_create(k, &cb, bw, bh, DRM_FORMAT_ARGB8888, 32);
+	check(!err, "a %ux%u cursor buffer (%s)", bw, bh, strerror(-err));
+	if (err)
+		return;
+	img = malloc(64 * 64 * 4);
+	for (i = 0; i < bw * bh; i++) {
+		uint32_t x = i % bw, y = i / bw, v;
+
+		v = (x % 64 < 16 ? 0 : x % 64 < 40 ? 0x80u : 0xffu) << 24 |
+		    (x * 0x030201u + y * 0x010305u) % 0x1000000u;
+		((uint32_t *)(cb.map + (size_t)y * cb.pitch))[x] = v;
+		if (x >= sx && x < sx + 64 && y >= sy && y < sy + 64)
+			img[(y - sy) * 64 + (x - sx)] = v;
+	}
+	req = drmModeAtomicAlloc();
+#define P(name, v) drmModeAtomicAddProperty(req, plane, \
+		prop_id(k, plane, DRM_MODE_OBJECT_PLANE, name), v)
+	P("FB_ID", cb.fb);
+	P("CRTC_ID", k->crtc);
+	P("SRC_X", (uint64_t)sx << 16);
+	P("SRC_Y", (uint64_t)sy << 16);
+	P("SRC_W", 64 << 16);
+	P("SRC_H", 64 << 16);
+	P("CRTC_X", 200);
+	P("CRTC_Y", 100);
+	P("CRTC_W", 64);
+	P("CRTC_H", 64);
+#undef P
+	err = drmModeAtomicCommit(k->fd, req, 0, NULL) ? -errno : 0;
+	drmModeAtomicFree(req);
+	check(!err, "cursor: 64x64 at (%u, %u) of a %ux%u buffer (%s)", sx, sy,
+	      bw, bh, strerror(-err));
+	pipe_crcs(frame_crc(&bufs[0], img, 200, 100), 2,
+		  "cursor from a larger buffer");
+	drmModeSetCursor(k->fd, k->crtc, 0, 0, 0);
+	drmModeRmFB(k->fd, cb.fb);
+	free(img);
+}
+
+/*
+ * Issue 31: the CRTC on with its primary plane off (the background), a
+ * primary smaller than the mode and positioned, damage clips on the
+ * primary, asynchronous page flips. The pipe CRCs check what is shown.
+ */
+static void test_planes(struct kms *k, struct buf *bufs)
+{
+	struct drm_mode_rect clip = { 10, 10, 100, 100 };
+	struct flip_ev ev = { 0 };
+	uint32_t primary, damage = 0;
+	uint64_t f0, f1;
+	struct buf small = { 0 };
+	int err;
+
+	drmSetClientCap(k->fd, DRM_CLIENT_CAP_ATOMIC, 1);
+	primary = find_plane(k, DRM_PLANE_TYPE_PRIMARY);
+	check(primary, "the primary plane");
+
+	err = commit_primary(k, primary, 0, 0, 0, 0, 0, 0);
+	check(!err, "the CRTC active with its primary plane off (%s)",
+	      strerror(-err));
+	check(debugfs_value("copro_regs", "DISP_CONTROL") == 3,
+	      "the device shows the background (DISP_CONTROL ENABLE|PRIMARY_OFF)");
+	pipe_crcs(placed_crc(k, NULL, 0, 0), 3, "primary off: black background");
+
+	err = buf_create(k, &small, 320, 240, DRM_FORMAT_XRGB8888, 32);
+	check(!err, "a 320x240 framebuffer (%s)", strerror(-err));
+	buf_fill(&small, 7);
+	err = commit_primary(k, primary, small.fb, 100, 50, 320, 240, 0);
+	check(!err, "a 320x240 primary plane at (100, 50) (%s)", strerror(-err));
+	pipe_crcs(placed_crc(k, &small, 100, 50), 3, "positioned primary");
+	err = commit_primary(k, primary, small.fb, -40, k->mode.vdisplay - 100,
+			     320, 240, 0);
+	check(!err, "a primary plane partly off screen (%s)", strerror(-err));
+	pipe_crcs(placed_crc(k, &small, -40, k->mode.vdisplay - 100), 2,
+		  "clipped primary");
+
+	check(prop_id(k, primary, DRM_MODE_OBJECT_PLANE, "FB_DAMAGE_CLIPS"),
+	      "the primary plane has FB_DAMAGE_CLIPS");
+	drmModeCreatePropertyBlob(k->fd, &clip, sizeof(clip), &damage);
+	err = commit_primary(k, primary, bufs[0].fb, 0, 0, k->mode.hdisplay,
+			     k->mode.vdisplay, damage);
+	check(damage && !err, "a commit with a damage clip (%s)",
+	      strerror(-err));
+	pipe_crcs(frame_crc(&bufs[0], NULL, 0, 0), 2, "full-screen primary");
+	drmModeDestroyPropertyBlob(k->fd, damage);
+
+	test_big_cursor(k, bufs, 256, 256, 32, 16);	/* copied */
+	test_big_cursor(k, bufs, 64, 128, 0, 40);	/* read in place */
+
+	/* asynchronous flips: done at once, not at the next vblank */
+	/* right after a vblank: the next is a whole period away */
+	{
+		drmVBlank vbl = { .request.type = DRM_VBLANK_RELATIVE,
+				  .request.sequence = 1 };
+
+		drmWaitVBlank(k->fd, &vbl);
+	}
+	f0 = debugfs_value("copro_regs", "DISP_VSYNC_COUNT");
+	err = drmModePageFlip(k->fd, k->crtc, bufs[1].fb,
+			      DRM_MODE_PAGE_FLIP_EVENT |
+			      DRM_MODE_PAGE_FLIP_ASYNC, &ev);
+	check(!err, "an asynchronous page flip (%s)", strerror(-err));
+	if (!err)
+		wait_event(k, &ev);
+	f1 = debugfs_value("copro_regs", "DISP_FLIP_VSYNC");
+	check(!err && f1 == f0 &&
+	      debugfs_value("copro_regs", "DISP_SCANOUT") != 0,
+	      "it took effect in the frame it was asked in (vsync %" PRIu64
+	      ", flip at %" PRIu64 ")", f0, f1);
+	pipe_crcs(frame_crc(&bufs[1], NULL, 0, 0), 2, "after the async flip");
+	drmModeSetCrtc(k->fd, k->crtc, bufs[0].fb, 0, 0, &k->conn, 1,
+		       &k->mode);
+}
+
 static uint32_t rnd_state = 12345;
 
 static uint32_t rnd(void)
@@ -865,6 +1078,8 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "fuzz")) {
 		test_fuzz(&k, bufs, argc > 2 ? atoi(argv[2]) : 2000);
 		test_flips(&k, bufs, 10, false);
+	} else if (!strcmp(what, "planes")) {
+		test_planes(&k, bufs);
 	} else if (!strcmp(what, "flips")) {
 		test_flips(&k, bufs, argc > 2 ? atoi(argv[2]) : 60, false);
 	} else if (!strcmp(what, "bench")) {

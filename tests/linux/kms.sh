@@ -3,6 +3,8 @@
 # (modetest, vbltest), under -icount (exact virtual timing).
 . /bin/tap.sh
 run_tap copro-kmstest all
+# issue 31: primary off (background), positioned primary, damage, async flips
+run_tap copro-kmstest planes
 
 conn=$(modetest -M copro -c | awk '/connected/ { print $1; exit }')
 crtc=$(modetest -M copro -p | awk '/^CRTCs:/ { getline; getline; print $1; exit }')
