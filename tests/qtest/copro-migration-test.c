@@ -298,6 +298,34 @@ static bool load_stream(Copro *dst, const char *file, Stream *st,
     return copro_migration_wait(dst->qts);
 }
 
+/* A field patched into a saved stream: @width bytes at @at, big-endian. */
+typedef struct StreamPatch {
+    int at, width;
+    uint64_t val;
+} StreamPatch;
+
+/* Each of @bad, patched alone into @orig, is refused by a destination
+ * that stays alive. */
+static void refuse_patched(const char *file, Stream *st, const Stream *orig,
+                           const StreamPatch *bad, size_t n)
+{
+    Copro dst;
+
+    for (size_t i = 0; i < n; i++) {
+        memcpy(st->data, orig->data, orig->len);
+        if (bad[i].width == 1) {
+            put_u8(st, bad[i].at, bad[i].val);
+        } else if (bad[i].width == 8) {
+            put_be64(st, bad[i].at, bad[i].val);
+        } else {
+            put_be32(st, bad[i].at, bad[i].val);
+        }
+        g_assert_false(load_stream(&dst, file, st, "", ""));
+        qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
+        copro_shutdown(&dst);
+    }
+}
+
 /* A submission loaded, its first packet state patched in by the caller. */
 static void patch_active(Stream *st, uint32_t hdr)
 {
@@ -734,10 +762,7 @@ static void test_migrate_hwsched_stream(void)
 {
     g_autofree char *file = NULL;
     static const char name[] = "copro/hwsched";
-    static const struct {
-        int at, width;
-        uint64_t val;
-    } bad[] = {
+    static const StreamPatch bad[] = {
         { AT_RL_ACTIVE0, 4, COPRO_HWQ_MAX + 136 },
         { AT_RL_ACTIVE_COUNT, 4, COPRO_RUNLIST_MAX + 1 },
         { AT_RL_CURRENT, 4, 7 },
@@ -784,19 +809,7 @@ static void test_migrate_hwsched_stream(void)
     g_assert_cmpuint(rd32(&dst, COPRO_RL_BASE(0) + COPRO_RL_ACTIVE), ==, 1);
     copro_shutdown(&dst);
 
-    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-        memcpy(st.data, orig.data, orig.len);
-        if (bad[i].width == 1) {
-            put_u8(&st, bad[i].at, bad[i].val);
-        } else if (bad[i].width == 8) {
-            put_be64(&st, bad[i].at, bad[i].val);
-        } else {
-            put_be32(&st, bad[i].at, bad[i].val);
-        }
-        g_assert_false(load_stream(&dst, file, &st, "", ""));
-        qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
-        copro_shutdown(&dst);
-    }
+    refuse_patched(file, &st, &orig, bad, G_N_ELEMENTS(bad));
     unlink(file);
     g_free(st.data);
     g_free(orig.data);
@@ -947,10 +960,7 @@ static void test_migrate_hws_switch_stream(void)
 {
     g_autofree char *file = NULL;
     static const char name[] = "copro/hwsched";
-    static const struct {
-        int at, width;
-        uint64_t val;
-    } bad[] = {
+    static const StreamPatch bad[] = {
         { AT_RL_CURRENT + 5, 4, 0 },
         { AT_RL_CURRENT + 5, 4, COPRO_SLOG_OUT_EMPTY },
         { AT_RL_CURRENT + 5, 4, COPRO_SLOG_OUT_RESET },
@@ -986,19 +996,7 @@ static void test_migrate_hws_switch_stream(void)
     g_assert_true(load_stream(&dst, file, &st, "", ""));
     copro_shutdown(&dst);
 
-    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-        memcpy(st.data, orig.data, orig.len);
-        if (bad[i].width == 1) {
-            put_u8(&st, bad[i].at, bad[i].val);
-        } else if (bad[i].width == 8) {
-            put_be64(&st, bad[i].at, bad[i].val);
-        } else {
-            put_be32(&st, bad[i].at, bad[i].val);
-        }
-        g_assert_false(load_stream(&dst, file, &st, "", ""));
-        qtest_qmp_assert_success(dst.qts, "{ 'execute': 'query-status' }");
-        copro_shutdown(&dst);
-    }
+    refuse_patched(file, &st, &orig, bad, G_N_ELEMENTS(bad));
     unlink(file);
     g_free(st.data);
     g_free(orig.data);
