@@ -5453,6 +5453,53 @@ static void test_attack2_timer_init_outlives_exit(void)
     g_assert_cmpuint(c.p->quota.used[KQ_DEVICES], ==, 1);
 }
 
+/* ---- attack3: third-round hostile applications (fail on this kernel) ---- */
+
+/*
+ * attack3/timer-quota: kapi_timer_arm takes no charge and has no limit.
+ * The hostile process arms 8000 timers of its own memory, all due
+ * far in the future at the same time; every later kapi_timer_arm by
+ * anyone (and vidsch's quantum/TDR timers) walks past all of them
+ * (ktimer_arm is a sorted-list insert), and each exit's disarm walks
+ * them too: one process makes every other's arm O(its count) without
+ * bound -- the loop starves deterministically as the count grows.
+ * Rule (docs/os.rst, "A quota on every table"): no process may grow a
+ * kernel table without a charge and a limit. The test asserts that
+ * the kernel's timer list does not hold more of one process's timers
+ * than a generous bound (4096); a kernel with any per-process timer
+ * quota refuses the rest.
+ */
+#define A3_TIMERS 8000
+static void test_attack3_timer_quota(void)
+{
+    struct proc a, b;
+    static struct ktimer ta[A3_TIMERS];
+    struct ktimer tb;
+    unsigned a_fired = 0, b_fired = 0, a_armed = 0;
+
+    setup();
+    make_proc(&a, "hostile");
+    make_proc(&b, "victim");
+    for (unsigned i = 0; i < A3_TIMERS; i++) {
+        kapi_timer_init(&ta[i], a2_count_fire, &a_fired);
+        kapi_timer_arm(a.p, &ta[i], gpu.now + 1000000000000ull);
+    }
+    for (struct ktimer *t = kern.ev.timers.head; t; t = t->next) {
+        a_armed += t->owner == a.p->pid;
+    }
+    /* the victim's arm walks the hostile process's whole list */
+    kapi_timer_init(&tb, a2_count_fire, &b_fired);
+    kapi_timer_arm(b.p, &tb, gpu.now + 2000000000000ull);
+    g_test_message("one process holds %u timers on the kernel's list "
+                   "(%u in all)", a_armed,
+                   (unsigned)kern.ev.timers.count);
+    kapi_timer_cancel(b.p, &tb);
+    for (unsigned i = 0; i < A3_TIMERS; i++) {
+        kapi_timer_cancel(a.p, &ta[i]);
+    }
+    g_assert_cmpuint(a_armed, <=, 4096);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -5575,5 +5622,11 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/ident/handle-notes-die",
                     test_ident_handle_notes_die);
     g_test_add_func("/kernel/ident/dead-timer", test_ident_dead_timer);
+    /* attack3: breaches of the third review; they fail on this kernel,
+     * so they run only when COPRO_ATTACK3 is set */
+    if (g_getenv("COPRO_ATTACK3")) {
+        g_test_add_func("/kernel/attack3/timer-quota",
+                        test_attack3_timer_quota);
+    }
     return g_test_run();
 }
