@@ -5500,6 +5500,62 @@ static void test_attack3_timer_quota(void)
     g_assert_cmpuint(a_armed, <=, 4096);
 }
 
+/*
+ * attack3/gpuva-guarantee-before-device: a process's guarantee of the
+ * GPU-VA pools is kept "from its first GPU-VA device on" (docs/os.rst),
+ * and nothing checks, when that device comes, that the guarantee is
+ * still there. The victim is created first, on an empty machine
+ * (guarantee: a sixteenth of the GPU-VA VRAM); before it makes its
+ * GPU-VA device two hostile processes, each within its quota (half),
+ * reference all of the GPU-VA VRAM. The victim's device is created
+ * (DDI_OK), yet its first MakeResident of one page -- far below its
+ * guarantee -- fails with DDI_ENOMEM for as long as the hostile
+ * processes like. Rule: each live process is guaranteed a sixteenth of
+ * each pool (or what the others left when it was created); a call that
+ * would take another's guarantee fails. A correct kernel either keeps
+ * the victim's share or refuses its GPU-VA device with a clear error.
+ */
+static void test_attack3_gpuva_guarantee_before_device(void)
+{
+    struct gv_app h1, h2;
+    struct kproc *v;
+    struct kapi_alloc_desc d = { .size = 4096, .cpu_visible = true };
+    uint32_t dev, h;
+    uint64_t f = 0, va;
+    int st;
+
+    setup_gpuva();
+    v = kapi_process_create(&kern, "victim");
+    g_assert_nonnull(v);
+    g_test_message("victim's guarantee of GPU-VA VRAM: %" PRIu64 " bytes",
+                   v->quota.reserve[KQ_GPUVA_VRAM]);
+    g_assert_cmpuint(v->quota.reserve[KQ_GPUVA_VRAM], >=, 4096);
+    gv_make(&h1, "hostile1", 2, 0);
+    gv_make(&h2, "hostile2", 2, 0);
+    for (unsigned i = 0; i < 2; i++) {
+        g_test_message("hostile1 MakeResident %u: %d", i,
+                       gv_resident(&h1, i, &f));
+        g_test_message("hostile2 MakeResident %u: %d", i,
+                       gv_resident(&h2, i, &f));
+    }
+    run();
+    st = kapi_create_device_gpuva(v, &dev);
+    g_test_message("victim's GPU-VA device: %d", st);
+    if (st != DDI_OK) {
+        return;     /* refused with a clear error: the rule holds */
+    }
+    g_assert_cmpint(kapi_create_allocation(v, dev, &d, &h), ==, DDI_OK);
+    g_assert_cmpint(kapi_gpu_va(v, h, &va), ==, DDI_OK);
+    run();
+    st = kapi_make_resident(v, dev, &h, 1, &f);
+    g_test_message("victim's MakeResident of one page: %d (hostiles "
+                   "charged %" PRIu64 " + %" PRIu64 " of %" PRIu64 ")", st,
+                   h1.p->quota.used[KQ_GPUVA_VRAM],
+                   h2.p->quota.used[KQ_GPUVA_VRAM],
+                   kern.gpuva.res.capacity);
+    g_assert_cmpint(st, !=, DDI_ENOMEM);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -5627,6 +5683,8 @@ int main(int argc, char **argv)
     if (g_getenv("COPRO_ATTACK3")) {
         g_test_add_func("/kernel/attack3/timer-quota",
                         test_attack3_timer_quota);
+        g_test_add_func("/kernel/attack3/gpuva-guarantee-before-device",
+                        test_attack3_gpuva_guarantee_before_device);
     }
     return g_test_run();
 }
