@@ -101,7 +101,11 @@ uint64_t kapi_now(const struct kproc *p);
 void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg);
 /* Arms (or re-arms) t for time when; t is the caller's memory and must
  * stay valid while armed. A timer without a function is not armed. */
-void kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when);
+int kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when);
+/* How many timers one process may have armed at once: each armed timer
+ * is on the kernel's one list, and every arm walks it (DDI_EQUOTA past
+ * this; re-arming an armed timer is always allowed). */
+#define KAPI_MAX_TIMERS 32
 void kapi_timer_cancel(struct kproc *p, struct ktimer *t);
 
 /* ---- device [D3DKMTCreateDevice] ---- */

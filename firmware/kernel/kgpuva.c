@@ -458,6 +458,10 @@ static int proc_start(struct kernel *k, struct kproc *p)
     if (gp->on) {
         return DDI_OK;
     }
+    st = kquota_gpuva_admit(k, p);
+    if (st != DDI_OK) {
+        return st;
+    }
     /* A space an exited process of this slot left is taken again (the
      * DDI has no space_destroy; kgpuva_proc_exit): all its entries are
      * invalid, every allocation of it was destroyed. The slot's DMA

@@ -168,6 +168,27 @@ void kquota_proc_init(struct kernel *k, struct kproc *p)
     }
 }
 
+int kquota_gpuva_admit(const struct kernel *k, const struct kproc *p)
+{
+    for (unsigned i = 0; i < KQ_COUNT; i++) {
+        uint64_t size = kquota_pool(k, i), used, held, mine;
+
+        if (!kquota_gpuva_kind(i)) {
+            continue;
+        }
+        /* its guarantee was not kept while it had no GPU-VA device: if
+         * the others took it meanwhile, say so now rather than fail its
+         * first MakeResident (issue 26's third review) */
+        others(k, p, i, &used, &held);
+        mine = p->quota.used[i] > p->quota.reserve[i] ? p->quota.used[i]
+                                                      : p->quota.reserve[i];
+        if (used + held + mine > size) {
+            return DDI_ENOMEM;
+        }
+    }
+    return DDI_OK;
+}
+
 int kquota_set_limit(struct kernel *k, struct kproc *p,
                      enum kquota_kind kind, uint64_t limit)
 {

@@ -88,6 +88,10 @@ void kquota_init(struct kernel *k);
 void kquota_proc_init(struct kernel *k, struct kproc *p);
 
 /* Sets p's limit of kind (at most the pool). DDI_EINVAL otherwise. */
+/* Whether p, about to make its first GPU-VA device, still has its
+ * guarantee of every GPU-VA pool (they are kept only for processes in
+ * GPU-VA mode): DDI_ENOMEM if others took it while it had none. */
+int kquota_gpuva_admit(const struct kernel *k, const struct kproc *p);
 int kquota_set_limit(struct kernel *k, struct kproc *p,
                      enum kquota_kind kind, uint64_t limit);
 

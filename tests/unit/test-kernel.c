@@ -5678,13 +5678,10 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/ident/handle-notes-die",
                     test_ident_handle_notes_die);
     g_test_add_func("/kernel/ident/dead-timer", test_ident_dead_timer);
-    /* attack3: breaches of the third review; they fail on this kernel,
-     * so they run only when COPRO_ATTACK3 is set */
-    if (g_getenv("COPRO_ATTACK3")) {
-        g_test_add_func("/kernel/attack3/timer-quota",
-                        test_attack3_timer_quota);
-        g_test_add_func("/kernel/attack3/gpuva-guarantee-before-device",
-                        test_attack3_gpuva_guarantee_before_device);
-    }
+    /* attack3: breaches the third review found (each failed before its
+     * fix) */
+    g_test_add_func("/kernel/attack3/timer-quota", test_attack3_timer_quota);
+    g_test_add_func("/kernel/attack3/gpuva-guarantee-before-device",
+                    test_attack3_gpuva_guarantee_before_device);
     return g_test_run();
 }
