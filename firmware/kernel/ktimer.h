@@ -25,7 +25,9 @@ struct ktimer {
     ktimer_fn fn;
     void *arg;
     struct ktimer *next;
-    bool armed;
+    uint8_t armed;      /* non-zero: on the list (a byte, not a bool: it
+                           is the application's memory, and whatever an
+                           uninitialised one holds must be a value) */
     uint32_t owner;     /* the process (kapi_process_id) that armed it
                            through kapi_timer_arm; 0: the kernel's */
 };
