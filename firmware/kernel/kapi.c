@@ -107,17 +107,6 @@ void kapi_timer_init(struct ktimer *t, ktimer_fn fn, void *arg)
     ktimer_init(t, fn, arg);
 }
 
-/* The timers of process pid on the kernel's list. */
-static unsigned timers_armed_by(const struct ktimer_list *l, uint32_t pid)
-{
-    unsigned n = 0;
-
-    for (const struct ktimer *t = l->head; t; t = t->next) {
-        n += t->owner == pid;
-    }
-    return n;
-}
-
 int kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
 {
     KCALL(p, KCALL_CHANGE);
@@ -128,7 +117,8 @@ int kapi_timer_arm(struct kproc *p, struct ktimer *t, uint64_t when)
      * walks it (issue 26's third review: 8,000 timers of one process made
      * every other arm, the scheduler's included, walk past them) */
     if (!(t->armed && t->owner == p->pid) &&
-        timers_armed_by(&p->k->ev.timers, p->pid) >= KAPI_MAX_TIMERS) {
+        ktimer_count_owned(&p->k->ev.timers, p->pid) >=
+            KAPI_MAX_TIMERS) {
         return DDI_EQUOTA;
     }
     t->owner = p->pid;      /* disarmed at its exit (kexit.c) */

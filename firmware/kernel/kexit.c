@@ -161,12 +161,7 @@ static void silence(struct kernel *k, struct kproc *p)
     /* its timers: an exited process's code never runs again (its
      * callback would call with its process pointer, which names the
      * next process once the record is reused) */
-    for (struct ktimer *t = k->ev.timers.head, *next; t; t = next) {
-        next = t->next;
-        if (t->owner == p->pid) {
-            ktimer_cancel(&k->ev.timers, t);
-        }
-    }
+    ktimer_cancel_owned(&k->ev.timers, p->pid);
 }
 
 /* Step 2: its sync objects that outlive it are abandoned. */

@@ -80,3 +80,23 @@ struct ktimer *ktimer_pop_due(struct ktimer_list *l, uint64_t now)
     t->armed = false;
     return t;
 }
+
+unsigned ktimer_count_owned(const struct ktimer_list *l, uint32_t owner)
+{
+    unsigned n = 0;
+
+    for (const struct ktimer *t = l->head; t; t = t->next) {
+        n += t->owner == owner;
+    }
+    return n;
+}
+
+void ktimer_cancel_owned(struct ktimer_list *l, uint32_t owner)
+{
+    for (struct ktimer *t = l->head, *next; t; t = next) {
+        next = t->next;
+        if (t->owner == owner) {
+            ktimer_cancel(l, t);
+        }
+    }
+}

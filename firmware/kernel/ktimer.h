@@ -70,4 +70,9 @@ bool ktimer_next(const struct ktimer_list *l, uint64_t *when);
  * now), disarmed; NULL otherwise. The caller runs t->fn. */
 struct ktimer *ktimer_pop_due(struct ktimer_list *l, uint64_t now);
 
+/* The armed timers of owner (struct ktimer.owner), counted or cancelled:
+ * the per-process timer quota and the disarming at a process's exit. */
+unsigned ktimer_count_owned(const struct ktimer_list *l, uint32_t owner);
+void ktimer_cancel_owned(struct ktimer_list *l, uint32_t owner);
+
 #endif /* FW_KERNEL_KTIMER_H */
