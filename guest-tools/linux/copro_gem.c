@@ -226,7 +226,7 @@ int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
 			   struct drm_file *file)
 {
 	static const enum drm_sched_priority prios[] = {
-		[COPRO_CTX_PRIORITY_LOW] = DRM_SCHED_PRIORITY_MIN,
+		[COPRO_CTX_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
 		[COPRO_CTX_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
 		[COPRO_CTX_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
 	};

@@ -410,12 +410,11 @@ static int copro_crtc_check(struct drm_crtc *crtc,
 			    struct drm_atomic_state *state)
 {
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
-	int ret;
 
-	/* planes may all be off: the device then shows the background */
-	ret = drm_atomic_helper_check_crtc_state(cs, true);
-	if (ret)
-		return ret;
+	/*
+	 * Planes may all be off: the device then shows the background, so no
+	 * primary-plane check (since 6.4 the helper only demands one).
+	 */
 	if (cs->enable &&
 	    copro_check_mode(to_copro(crtc->dev), &cs->mode) != MODE_OK)
 		return -EINVAL;
@@ -840,8 +839,6 @@ int copro_kms_init(struct copro_device *cdev)
 	drm->mode_config.max_height = COPRO_DISP_MAX_DIM;
 	drm->mode_config.preferred_depth = 24;
 	drm->mode_config.prefer_shadow = 1;
-	/* fbdev on VRAM buffers: draw in a shadow, blit (see the notes) */
-	drm->mode_config.prefer_shadow_fbdev = true;
 	drm->mode_config.cursor_width = COPRO_CURSOR_SIZE;
 	drm->mode_config.cursor_height = COPRO_CURSOR_SIZE;
 	/* DRM_MODE_PAGE_FLIP_ASYNC: DISP_FLIP_ASYNC shows it at once */

@@ -546,7 +546,7 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 }
 
 /*
- * Admission (drm_sched's dependency hook, prepare_job in later kernels):
+ * Admission (drm_sched's prepare_job):
  * drm_sched's credit limit (COPRO_JOBS_IN_FLIGHT) is shared by every
  * client of an engine, so one file that queued 64 long jobs would hold
  * every slot, and another process's job would wait behind all of them:
@@ -561,8 +561,8 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
  * context of its priority ahead of it (at most proc_jobs of one process),
  * plus the device's preemption latency.
  */
-static struct dma_fence *copro_job_dependency(struct drm_sched_job *sched_job,
-					      struct drm_sched_entity *entity)
+static struct dma_fence *copro_prepare_job(struct drm_sched_job *sched_job,
+					   struct drm_sched_entity *entity)
 {
 	struct copro_job *job = to_copro_job(sched_job), *cur;
 	struct copro_engine *eng = &job->cdev->engines[job->engine];
@@ -590,20 +590,6 @@ static struct dma_fence *copro_job_dependency(struct drm_sched_job *sched_job,
 out:
 	spin_unlock_irqrestore(&eng->lock, flags);
 	return f;
-}
-
-static void copro_readd_job(struct drm_sched_job *sched_job)
-{
-	struct drm_gpu_scheduler *sched = sched_job->sched;
-
-	/*
-	 * drm_sched took the job off its pending list to call us; a job that
-	 * did not hang goes back (as Xe does), else it would never be freed.
-	 */
-	spin_lock(&sched->job_list_lock);
-	if (list_empty(&sched_job->list))
-		list_add(&sched_job->list, &sched->pending_list);
-	spin_unlock(&sched->job_list_lock);
 }
 
 static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_job)
@@ -666,8 +652,12 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 	copro_engine_recover(eng, running, -EIO);
 	spin_unlock_irqrestore(&eng->lock, flags);
 out:
-	copro_readd_job(sched_job);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	/*
+	 * Only long (it yielded), already done, or resolved by the driver's
+	 * own recovery (copro_engine_recover signalled or rewrote every job):
+	 * either way drm_sched keeps the job until its fence signals.
+	 */
+	return copro_sched_no_hang(sched_job);
 }
 
 static void copro_free_job(struct drm_sched_job *sched_job)
@@ -677,7 +667,7 @@ static void copro_free_job(struct drm_sched_job *sched_job)
 }
 
 const struct drm_sched_backend_ops copro_sched_ops = {
-	.dependency = copro_job_dependency,
+	.prepare_job = copro_prepare_job,
 	.run_job = copro_run_job,
 	.timedout_job = copro_timedout_job,
 	.free_job = copro_free_job,
@@ -738,9 +728,10 @@ void copro_engine_irq(struct copro_engine *eng, u32 causes)
 
 int copro_render_init(struct copro_device *cdev)
 {
-	struct copro_sched_params p = {
+	struct drm_sched_init_args args = {
 		.ops = &copro_sched_ops,
-		.hw_submission = COPRO_JOBS_IN_FLIGHT,
+		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+		.credit_limit = COPRO_JOBS_IN_FLIGHT,
 		.hang_limit = 0,
 		.timeout = msecs_to_jiffies(job_timeout_ms),
 		.dev = cdev->drm.dev,
@@ -784,8 +775,8 @@ int copro_render_init(struct copro_device *cdev)
 		eng->ring_gpu = cdev->pool.gpu + eng->ring_offset;
 		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
 		copro_engine_program(eng);
-		p.name = names[e];
-		ret = copro_sched_init(&eng->sched, &p);
+		args.name = names[e];
+		ret = drm_sched_init(&eng->sched, &args);
 		if (ret)
 			goto err;
 		eng->sched_ready = true;

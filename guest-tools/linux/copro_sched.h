@@ -1,46 +1,39 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * drm_sched compatibility for the render half.
+ * The one drm_sched difference between the kernels the driver supports
+ * (Debian 13's 6.12 and the newest, 7.x; see docs/linux.rst).
  *
- * Debian 12's kernel changed drm_sched_init() inside one stable series:
- * 6.1.191 and later take struct drm_sched_init_args, earlier ones the
- * positional arguments. Kbuild defines COPRO_SCHED_INIT_ARGS when the
- * header has the struct; this wrapper gives the engines one call either
- * way (copro_render_init). Both variants name the admission hook
- * .dependency (later kernels: .prepare_job), which copro_ring.c uses.
+ * A job that outlives its timeout but is only long (the engine honoured
+ * a preemption request, or the job finished meanwhile) did not hang.
+ * Since 6.17 timedout_job says so with DRM_GPU_SCHED_STAT_NO_HANG and
+ * drm_sched puts the job back on its pending list and re-arms the
+ * timeout itself; 6.12 has no such status, so the driver puts the job
+ * back (as Xe did) and returns NOMINAL. Kbuild defines
+ * COPRO_SCHED_NO_HANG when the kernel's header has the status: the
+ * header is tested, not the version number.
  */
 #ifndef COPRO_SCHED_H
 #define COPRO_SCHED_H
 
 #include <drm/gpu_scheduler.h>
 
-struct copro_sched_params {
-	const struct drm_sched_backend_ops *ops;
-	u32 hw_submission;	/* jobs in flight on the ring */
-	unsigned int hang_limit;
-	long timeout;		/* jiffies */
-	const char *name;
-	struct device *dev;
-};
-
-static inline int copro_sched_init(struct drm_gpu_scheduler *sched,
-				   const struct copro_sched_params *p)
+#ifdef COPRO_SCHED_NO_HANG
+static inline enum drm_gpu_sched_stat copro_sched_no_hang(struct drm_sched_job *job)
 {
-#ifdef COPRO_SCHED_INIT_ARGS
-	const struct drm_sched_init_args args = {
-		.ops = p->ops,
-		.credit_limit = p->hw_submission,
-		.hang_limit = p->hang_limit,
-		.timeout = p->timeout,
-		.name = p->name,
-		.dev = p->dev,
-	};
-
-	return drm_sched_init(sched, &args);
-#else
-	return drm_sched_init(sched, p->ops, p->hw_submission, p->hang_limit,
-			      p->timeout, NULL, NULL, p->name, p->dev);
-#endif
+	return DRM_GPU_SCHED_STAT_NO_HANG;
 }
+#else
+static inline enum drm_gpu_sched_stat copro_sched_no_hang(struct drm_sched_job *job)
+{
+	struct drm_gpu_scheduler *sched = job->sched;
+
+	/* drm_sched took the job off its pending list to call timedout_job */
+	spin_lock(&sched->job_list_lock);
+	if (list_empty(&job->list))
+		list_add(&job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+#endif
 
 #endif

@@ -469,7 +469,9 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	if (ret)
 		goto err;
 
-	ret = drm_sched_job_init(&job->base, &ctx->entity[a->engine], cfile);
+	/* one ring entry: a job takes one of the engine's credits */
+	ret = drm_sched_job_init(&job->base, &ctx->entity[a->engine], 1, cfile,
+				 file->client_id);
 	if (ret)
 		goto err;
 	inited = true;
