@@ -365,7 +365,9 @@ static void copro_ring_rebuild(struct copro_engine *eng)
 
 	list_splice_tail_init(&eng->ring_jobs, &all);
 	list_splice_tail_init(&eng->held, &all);
-	for (prio = DRM_SCHED_PRIORITY_COUNT - 1; prio >= 0; prio--) {
+	/* highest first: drm_sched's KERNEL is 0, LOW the last */
+	for (prio = DRM_SCHED_PRIORITY_KERNEL; prio < DRM_SCHED_PRIORITY_COUNT;
+	     prio++) {
 		for (pass = 0; pass < 2; pass++) {
 			list_for_each_entry_safe(job, tmp, &all, link) {
 				bool rot = job->ctx == eng->rotate_ctx;
@@ -495,9 +497,12 @@ static bool copro_ring_needs_preempt(struct copro_engine *eng,
 		return false;
 	if (list_empty(&eng->ring_jobs))
 		return false;
-	/* the ring is in priority order: its last job has the lowest */
+	/*
+	 * The ring is in priority order: its last job has the lowest.
+	 * drm_sched numbers priorities from KERNEL (0) down to LOW.
+	 */
 	last = list_last_entry(&eng->ring_jobs, struct copro_job, link);
-	return last->prio < job->prio;
+	return last->prio > job->prio;
 }
 
 static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
