@@ -8,7 +8,7 @@
 #
 #   build-linux.sh SRCROOT OUT [STAMP] [KERNEL]
 #
-# KERNEL (trixie or trixie-backports, default LINUX_KERNEL or trixie):
+# KERNEL (trixie or trixie-backports, default LINUX_KERNEL or the newest):
 # which fetched kernel. The module is built inside the trixie tree
 # fetch-linux.sh made (the headers' programs need trixie's libc and
 # gcc-14), in a directory of that tree named after OUT.
@@ -44,7 +44,11 @@ mkdir -p "$out/module/abi/copro"
 for f in "$src"/include/copro/*.h; do
     cmp -s "$f" "$out/module/abi/copro/$(basename "$f")" || cp "$f" "$out/module/abi/copro/"
 done
-chroot "$root" make -s -C "$kdir" M="$mod" COPRO_ABI="$mod/abi" modules \
+# /proc in the tree (7.x's objtool reads its limits there), mounted in a
+# mount namespace of this build's own: gone when it ends, and two builds
+# at once do not race on it
+unshare --mount --fork sh -c 'mount -t proc proc "$1/proc" && shift && exec chroot "$@"' \
+    sh "$root" "$root" make -s -C "$kdir" M="$mod" COPRO_ABI="$mod/abi" modules \
     >"$out/module/build.log" 2>&1 || {
     cat "$out/module/build.log" >&2
     echo "build-linux: building the copro module against $kdir failed" >&2

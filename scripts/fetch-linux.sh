@@ -9,8 +9,7 @@
 #   fetch-linux.sh [--check] [KERNEL]
 #
 # KERNEL is trixie or trixie-backports (the default: both when fetching,
-# trixie for --check, which the build uses: the driver does not build on
-# the newest yet); LINUX_KERNEL= says the same.
+# the newest, trixie-backports, for --check); LINUX_KERNEL= says the same.
 # The ABI is resolved when this runs, from what linux-image-amd64 of that
 # suite depends on: a suite keeps only the binaries its current source
 # builds, so a hard pin would break a fresh machine the day Debian uploads
@@ -45,7 +44,7 @@ if [ "${1:-}" = --check ]; then
 fi
 kernels=${1:-${LINUX_KERNEL:-}}
 if [ -z "$kernels" ]; then
-    if [ "$mode" = --check ]; then kernels=trixie
+    if [ "$mode" = --check ]; then kernels=trixie-backports
     else kernels="trixie trixie-backports"; fi
 fi
 

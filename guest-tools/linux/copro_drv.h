@@ -34,6 +34,7 @@
 #include <linux/workqueue.h>
 
 #include "copro/copro_regs.h"
+#include "copro_compat.h"
 
 #define COPRO_DRIVER_NAME	"copro"
 #define COPRO_DRIVER_DESC	"copro coprocessor (QEMU)"
@@ -231,6 +232,14 @@ void copro_pool_fini(struct copro_device *cdev);
 int copro_pool_alloc(struct copro_device *cdev, struct drm_mm_node *node,
 		     u64 size);
 void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node);
+
+/* copro_vram.c */
+int copro_bo_pin_vram(struct drm_gem_vram_object *gbo, bool topdown);
+void copro_bo_unpin(struct drm_gem_vram_object *gbo);
+int copro_kbo_create(struct copro_device *cdev, size_t size,
+		     struct drm_gem_vram_object **out, struct iosys_map *map,
+		     u64 *gpu);
+void copro_kbo_destroy(struct drm_gem_vram_object *gbo, struct iosys_map *map);
 
 int copro_gart_init(struct copro_device *cdev);
 void copro_gart_fini(struct copro_device *cdev);

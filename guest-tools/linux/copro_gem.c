@@ -122,7 +122,7 @@ static struct copro_proc *copro_proc_get(struct copro_device *cdev)
 			goto out;
 		}
 	}
-	proc = kzalloc(sizeof(*proc), GFP_KERNEL);
+	proc = kzalloc_obj(*proc);
 	if (proc) {
 		kref_init(&proc->ref);
 		proc->cdev = cdev;
@@ -164,7 +164,7 @@ void copro_file_put(struct copro_file *cfile)
 
 int copro_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct copro_file *cfile = kzalloc(sizeof(*cfile), GFP_KERNEL);
+	struct copro_file *cfile = kzalloc_obj(*cfile);
 
 	if (!cfile)
 		return -ENOMEM;
@@ -244,7 +244,7 @@ int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
 	if (a->priority > COPRO_CTX_PRIORITY_NORMAL &&
 	    !capable(CAP_SYS_NICE) && !drm_is_current_master(file))
 		return -EACCES;
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kzalloc_obj(*ctx);
 	if (!ctx)
 		return -ENOMEM;
 	id = ida_alloc_range(&cdev->ctx_ids, 1, 0xffff, GFP_KERNEL);

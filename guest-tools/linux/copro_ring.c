@@ -40,7 +40,6 @@
 
 #include "copro/copro_cmd.h"
 #include "copro_render.h"
-#include "copro_sched.h"
 
 static unsigned int job_timeout_ms = 2000;
 module_param(job_timeout_ms, uint, 0444);
@@ -91,39 +90,18 @@ static void eng_wr64(struct copro_engine *eng, u32 reg, u64 val)
 int copro_pool_init(struct copro_device *cdev, u64 size, u64 reserved)
 {
 	struct copro_pool *pool = &cdev->pool;
-	s64 off;
 	int ret;
 
 	mutex_init(&pool->lock);
-	pool->gbo = drm_gem_vram_create(&cdev->drm, size, 0);
-	if (IS_ERR(pool->gbo))
-		return PTR_ERR(pool->gbo);
-	ret = drm_gem_vram_pin(pool->gbo, DRM_GEM_VRAM_PL_FLAG_VRAM |
-			       DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
-	if (ret)
-		goto err_put;
-	ret = drm_gem_vram_vmap(pool->gbo, &pool->map);
-	if (ret)
-		goto err_unpin;
-	off = drm_gem_vram_offset(pool->gbo);
-	if (off < 0) {
-		ret = off;
-		goto err_vunmap;
+	ret = copro_kbo_create(cdev, size, &pool->gbo, &pool->map, &pool->gpu);
+	if (ret) {
+		pool->gbo = NULL;
+		return ret;
 	}
-	pool->gpu = off;
 	pool->size = size;
 	/* [0, reserved): the rings; the rest is handed out to jobs */
 	drm_mm_init(&pool->mm, reserved, size - reserved);
 	return 0;
-
-err_vunmap:
-	drm_gem_vram_vunmap(pool->gbo, &pool->map);
-err_unpin:
-	drm_gem_vram_unpin(pool->gbo);
-err_put:
-	drm_gem_object_put(&pool->gbo->bo.base);
-	pool->gbo = NULL;
-	return ret;
 }
 
 void copro_pool_fini(struct copro_device *cdev)
@@ -133,9 +111,7 @@ void copro_pool_fini(struct copro_device *cdev)
 	if (!pool->gbo)
 		return;
 	drm_mm_takedown(&pool->mm);
-	drm_gem_vram_vunmap(pool->gbo, &pool->map);
-	drm_gem_vram_unpin(pool->gbo);
-	drm_gem_object_put(&pool->gbo->bo.base);
+	copro_kbo_destroy(pool->gbo, &pool->map);
 	pool->gbo = NULL;
 }
 
@@ -520,7 +496,7 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	if (job->hw)		/* never twice: the driver resubmits itself */
 		return dma_fence_get(job->hw);
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = kzalloc_obj(*f);
 	if (!f)
 		return ERR_PTR(-ENOMEM);
 	dma_fence_init(f, &copro_hw_fence_ops, &eng->fence_lock,
@@ -772,9 +748,8 @@ int copro_render_init(struct copro_device *cdev)
 		INIT_LIST_HEAD(&eng->ring_jobs);
 		INIT_LIST_HEAD(&eng->held);
 		init_waitqueue_head(&eng->wq);
-		hrtimer_init(&eng->slice_timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL);
-		eng->slice_timer.function = copro_slice_end;
+		hrtimer_setup(&eng->slice_timer, copro_slice_end,
+			      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 		eng->next_hwid = 1;
 		eng->ring_offset = e * COPRO_RING_ENTRIES * COPRO_DESC_SIZE;
 		eng->ring_gpu = cdev->pool.gpu + eng->ring_offset;

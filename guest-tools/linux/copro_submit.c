@@ -165,7 +165,7 @@ void copro_job_free(struct copro_job *job)
 
 	for (i = 0; i < job->bo_count; i++) {
 		if (!copro_is_gtt(job->bos[i]))
-			drm_gem_vram_unpin(drm_gem_vram_of_gem(job->bos[i]));
+			copro_bo_unpin(drm_gem_vram_of_gem(job->bos[i]));
 		drm_gem_object_put(job->bos[i]);
 	}
 	kvfree(job->bos);
@@ -232,7 +232,7 @@ static int copro_job_bos(struct copro_job *job, struct drm_file *file,
 			gpu[i] = copro_gtt_gpu(obj);
 		} else {
 			gbo = drm_gem_vram_of_gem(obj);
-			ret = drm_gem_vram_pin(gbo, DRM_GEM_VRAM_PL_FLAG_VRAM);
+			ret = copro_bo_pin_vram(gbo, false);
 			if (ret) {
 				drm_gem_object_put(obj);
 				goto out;
@@ -438,7 +438,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		copro_ctx_put(ctx);
 		return -ECANCELED;
 	}
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc_obj(*job);
 	if (!job) {
 		copro_ctx_put(ctx);
 		return -ENOMEM;
