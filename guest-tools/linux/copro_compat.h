@@ -24,7 +24,8 @@
  * Since 6.17 timedout_job says so with DRM_GPU_SCHED_STAT_NO_HANG and
  * drm_sched puts the job back on its pending list and re-arms the
  * timeout itself; 6.12 has no such status, so the driver puts the job
- * back (as Xe did) and returns NOMINAL. Kbuild defines
+ * back (as Xe did) and returns NOMINAL, or, when it was resolved
+ * meanwhile, has drm_sched free it (review defect 3). Kbuild defines
  * COPRO_SCHED_NO_HANG when the kernel's header has the status: the
  * header is tested, not the version number.
  */
@@ -66,6 +67,18 @@ static inline enum drm_gpu_sched_stat copro_sched_no_hang(struct drm_sched_job *
 {
 	struct drm_gpu_scheduler *sched = job->sched;
 
+	/*
+	 * Resolved while timedout_job ran (a lost interrupt, a recovery,
+	 * the job finishing during the preemption wait): its finished fence
+	 * has signalled, and put back it would never be freed (the free
+	 * work ran while it was off the list) and would time out for ever,
+	 * hiding the jobs behind it. drm_sched frees a guilty job that
+	 * completed as soon as timedout_job returns.
+	 */
+	if (dma_fence_is_signaled(&job->s_fence->finished)) {
+		sched->free_guilty = true;
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
 	/* drm_sched took the job off its pending list to call timedout_job */
 	spin_lock(&sched->job_list_lock);
 	if (list_empty(&job->list))

@@ -93,6 +93,8 @@ struct copro_engine {
 	u64 engine_resets;
 	u64 faults;
 	u64 banned;
+	u64 wait_bans;		/* banned for a WAIT nobody satisfied */
+	u64 cancels;		/* jobs of killed processes dropped */
 };
 
 /* The GART: a table in VRAM mapping the aperture to guest pages. */

@@ -185,7 +185,14 @@ static void copro_ctx_teardown(struct copro_ctx *ctx)
 {
 	unsigned int e;
 
-	/* queued jobs run (or are killed when the process is exiting) */
+	/*
+	 * A killed process's jobs are dropped at once and its running job
+	 * is preempted (copro_ctx_cancel); otherwise queued jobs run, as
+	 * long as drm_sched waits for them at a close (1 s at an exit).
+	 */
+	if (fatal_signal_pending(current) ||
+	    ((current->flags & PF_EXITING) && current->exit_code == SIGKILL))
+		copro_ctx_cancel(ctx);
 	for (e = 0; e < ctx->cdev->num_engines; e++)
 		drm_sched_entity_destroy(&ctx->entity[e]);
 	copro_ctx_put(ctx);

@@ -191,6 +191,7 @@ static void copro_job_signal(struct copro_engine *eng, struct copro_job *job,
 			     int error)
 {
 	list_del_init(&job->link);
+	eng->jobs_done++;	/* done or dropped: its fence signalled */
 	if (job->counted) {
 		job->counted = false;
 		job->ctx->cfile->proc->in_flight[eng->id][job->prio]--;
@@ -302,7 +303,6 @@ static void copro_retire(struct copro_engine *eng, u64 done)
 			spin_unlock(&ctx->cfile->stat_lock);
 		}
 		ctx->jobs++;
-		eng->jobs_done++;
 		copro_job_signal(eng, job, 0);
 		if (hwid == done)
 			break;
@@ -341,6 +341,10 @@ static void copro_ring_rebuild(struct copro_engine *eng)
 
 	list_splice_tail_init(&eng->ring_jobs, &all);
 	list_splice_tail_init(&eng->held, &all);
+	/* a banned or dead context's jobs leave the ring here, unrun */
+	list_for_each_entry_safe(job, tmp, &all, link)
+		if (!copro_ctx_runnable(job->ctx))
+			copro_job_signal(eng, job, job->error ?: -ECANCELED);
 	/* highest first: drm_sched's KERNEL is 0, LOW the last */
 	for (prio = DRM_SCHED_PRIORITY_KERNEL; prio < DRM_SCHED_PRIORITY_COUNT;
 	     prio++) {
@@ -489,16 +493,15 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	struct dma_fence *f;
 	unsigned long flags;
 
-	if (READ_ONCE(ctx->banned))
+	if (!copro_ctx_runnable(ctx))
 		return ERR_PTR(-ECANCELED);
 	if (sched_job->s_fence->finished.error)
 		return ERR_PTR(sched_job->s_fence->finished.error);
 	if (job->hw)		/* never twice: the driver resubmits itself */
 		return dma_fence_get(job->hw);
 
-	f = kzalloc_obj(*f);
-	if (!f)
-		return ERR_PTR(-ENOMEM);
+	f = job->hw_mem;
+	job->hw_mem = NULL;
 	dma_fence_init(f, &copro_hw_fence_ops, &eng->fence_lock,
 		       ctx->fence_context + job->engine,
 		       ++ctx->seqno[job->engine]);
@@ -551,6 +554,9 @@ static struct dma_fence *copro_prepare_job(struct drm_sched_job *sched_job,
 	struct dma_fence *f = NULL;
 	unsigned long flags;
 
+	/* it will not run (run_job fails it): nothing to wait for */
+	if (!copro_ctx_runnable(job->ctx))
+		return NULL;
 	spin_lock_irqsave(&eng->lock, flags);
 	if (proc->in_flight[eng->id][job->prio] >=
 	    clamp(proc_jobs, 1u, COPRO_JOBS_IN_FLIGHT)) {
@@ -582,6 +588,9 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 	u64 seq, running;
 	long left;
 
+	/* run_job failed it before it reached the hardware: done */
+	if (!job->hw)
+		goto out;
 	spin_lock_irqsave(&eng->lock, flags);
 	/* a lost DMA_DONE (INJECT DROP_IRQ) is found here */
 	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
@@ -601,13 +610,22 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 			cur = tmp;
 	if (cur && eng_rd32(eng, COPRO_ENG_STATE) == COPRO_ENG_STATE_WAITING) {
 		if (cur->seq == eng->tdr_wait_seq) {
+			/*
+			 * Its own problem alone: the context is banned and
+			 * switched out by a preemption (the rebuild drops its
+			 * jobs), never an engine or device reset, and it does
+			 * not count towards hang_limit.
+			 */
 			eng->tdr_wait_seq = 0;
 			eng->rotate_ctx = NULL;
-			copro_engine_recover(eng, running, -ETIME);
-			spin_unlock_irqrestore(&eng->lock, flags);
-			goto out;
+			if (!cur->ctx->banned)
+				eng->banned++;
+			WRITE_ONCE(cur->ctx->banned, true);
+			cur->error = -ETIME;
+			eng->wait_bans++;
+		} else {
+			eng->tdr_wait_seq = cur->seq;
 		}
-		eng->tdr_wait_seq = cur->seq;
 	}
 	/* a healthy engine honours a preemption request: ask for one */
 	cur = list_first_entry_or_null(&eng->ring_jobs, struct copro_job, link);
@@ -654,6 +672,43 @@ const struct drm_sched_backend_ops copro_sched_ops = {
 	.free_job = copro_free_job,
 };
 
+/*
+ * A killed process's context (copro_ctx_teardown): its jobs still waiting
+ * in drm_sched fail at run_job, its held jobs fail now, and a preemption
+ * takes its jobs off the ring (the rebuild drops them), the running one
+ * included, so that its GPU work stops at once and the process is not
+ * kept waiting for it.
+ */
+void copro_ctx_cancel(struct copro_ctx *ctx)
+{
+	struct copro_device *cdev = ctx->cdev;
+	unsigned int e;
+
+	WRITE_ONCE(ctx->dead, true);
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		struct copro_job *job, *tmp;
+		unsigned long flags;
+		bool on_ring = false;
+
+		spin_lock_irqsave(&eng->lock, flags);
+		list_for_each_entry_safe(job, tmp, &eng->held, link)
+			if (job->ctx == ctx) {
+				eng->cancels++;
+				copro_job_signal(eng, job, -ECANCELED);
+			}
+		list_for_each_entry(job, &eng->ring_jobs, link)
+			if (job->ctx == ctx) {
+				eng->cancels++;
+				on_ring = true;
+			}
+		if (on_ring && !eng->stopped &&
+		    cdev->preempt_caps != COPRO_PREEMPT_NONE)
+			copro_request_preempt(eng);
+		spin_unlock_irqrestore(&eng->lock, flags);
+	}
+}
+
 /* ---- interrupts ---- */
 
 static void copro_preempted(struct copro_engine *eng)
@@ -679,9 +734,12 @@ static void copro_preempted(struct copro_engine *eng)
 void copro_engine_irq(struct copro_engine *eng, u32 causes)
 {
 	unsigned long flags;
+	bool cookie;
 
 	if (!eng->sched_ready)
 		return;
+	/* lockdep: nothing here may allocate or wait on a fence */
+	cookie = dma_fence_begin_signalling();
 	spin_lock_irqsave(&eng->lock, flags);
 	if (causes & COPRO_INT_DMA_DONE)
 		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
@@ -703,6 +761,7 @@ void copro_engine_irq(struct copro_engine *eng, u32 causes)
 	if (causes & COPRO_INT_PREEMPTED)
 		copro_preempted(eng);
 	spin_unlock_irqrestore(&eng->lock, flags);
+	dma_fence_end_signalling(cookie);
 }
 
 /* ---- bring-up ---- */
@@ -872,8 +931,9 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 			   e, eng->preempt_reqs, eng->preemptions,
 			   eng->preempt_resumes, eng->tdr_preempts,
 			   eng->slices);
-		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu\n",
-			   e, eng->engine_resets, eng->faults, eng->banned);
+		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu wait_bans %llu cancels %llu\n",
+			   e, eng->engine_resets, eng->faults, eng->banned,
+			   eng->wait_bans, eng->cancels);
 		seq_printf(m, "engine%u: ring head %u tail %u (driver %u) state %u completed %llu current %llu next %llu submissions %llu packets %llu\n",
 			   e, eng_rd32(eng, COPRO_ENG_RING_HEAD),
 			   eng_rd32(eng, COPRO_ENG_RING_TAIL), eng->tail,

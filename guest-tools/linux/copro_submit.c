@@ -177,6 +177,7 @@ void copro_job_free(struct copro_job *job)
 	}
 	if (job->hw)
 		dma_fence_put(job->hw);
+	kfree(job->hw_mem);
 	copro_ctx_put(job->ctx);
 	kfree(job);
 }
@@ -440,6 +441,13 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	}
 	job = kzalloc_obj(*job);
 	if (!job) {
+		copro_ctx_put(ctx);
+		return -ENOMEM;
+	}
+	/* run_job is in the fence-signalling path: it must not allocate */
+	job->hw_mem = kzalloc_obj(*job->hw_mem);
+	if (!job->hw_mem) {
+		kfree(job);
 		copro_ctx_put(ctx);
 		return -ENOMEM;
 	}
