@@ -184,6 +184,7 @@ struct copro_device {
 	struct rw_semaphore reset_sem;	/* write: a PCI reset is under way */
 	/* VSYNC_COUNT restarts at a reset: the vblank counter goes on */
 	u64 vsync_base;
+	int vblank_error_ns;	/* the last vblank timestamp's error bound */
 };
 
 static inline struct copro_device *to_copro(struct drm_device *drm)

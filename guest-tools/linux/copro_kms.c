@@ -609,6 +609,7 @@ static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 	unsigned long flags;
 	ktime_t now;
 	int tries = 0;
+	int err;
 
 	vsync = copro_rd64(cdev, COPRO_REG_DISP_VSYNC_TIME);
 	do {
@@ -621,9 +622,11 @@ static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 	if (!vsync || vsync > g0)
 		return false;
 	*vblank_time = ktime_sub_ns(now, g0 + (g1 - g0) / 2 - vsync);
+	/* in nanoseconds, as drm_crtc_funcs documents (review defect 8) */
+	err = min_t(u64, (g1 - g0) / 2, INT_MAX);
+	WRITE_ONCE(cdev->vblank_error_ns, err);
 	if (max_error)
-		*max_error = (int)min_t(u64, (g1 - g0) / 2 / NSEC_PER_USEC,
-					INT_MAX);
+		*max_error = err;
 	return true;
 }
 
