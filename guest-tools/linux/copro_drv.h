@@ -73,6 +73,7 @@ struct copro_engine {
 	u64 next_hwid;		/* fence id of the next ring entry */
 	bool preempting;	/* a PREEMPT_REQ is outstanding */
 	bool stopped;		/* a device reset is under way: hold jobs */
+	bool unplugged;		/* the device is gone: nothing is written */
 	u64 preempt_done;	/* requests completed or cancelled */
 	void *rotate_ctx;	/* goes behind its peers at the next rebuild */
 	wait_queue_head_t wq;
@@ -177,6 +178,8 @@ struct copro_device {
 	wait_queue_head_t pool_wq;	/* submits waiting for pool memory */
 	atomic_t pool_frees;	/* jobs that gave their memory back */
 	struct ida ctx_ids;	/* device context ids (descriptor field) */
+	atomic_t jobs;		/* copro_jobs alive: drm_sched_fini waits */
+	wait_queue_head_t jobs_wq;
 	struct mutex procs_lock;	/* @procs */
 	struct list_head procs;	/* copro_proc of the open files */
 	u64 device_recoveries;	/* device resets after repeated hangs */
@@ -224,7 +227,7 @@ void copro_debugfs_init(struct drm_minor *minor);
 
 /* the render half: copro_ring.c, copro_gem.c, copro_submit.c */
 int copro_render_init(struct copro_device *cdev);
-void copro_render_fini(struct copro_device *cdev);
+void copro_render_unplug(struct copro_device *cdev);
 void copro_render_reset_prepare(struct copro_device *cdev);
 void copro_render_reset_done(struct copro_device *cdev);
 void copro_engine_irq(struct copro_engine *eng, u32 causes);
@@ -245,6 +248,7 @@ int copro_kbo_create(struct copro_device *cdev, size_t size,
 void copro_kbo_destroy(struct drm_gem_vram_object *gbo, struct iosys_map *map);
 
 int copro_gart_init(struct copro_device *cdev);
+void copro_gart_disable(struct copro_device *cdev);
 void copro_gart_fini(struct copro_device *cdev);
 void copro_gart_program(struct copro_device *cdev);
 struct drm_gem_object;

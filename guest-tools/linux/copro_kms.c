@@ -20,6 +20,7 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_debugfs_crc.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_edid.h>
 #include <drm/drm_fourcc.h>
@@ -190,9 +191,13 @@ static void copro_primary_update(struct drm_plane *plane,
 	struct drm_display_mode *mode;
 	u32 w, h, fmt, size, pos;
 	u64 addr;
+	int idx;
 
 	/* an invisible primary: the CRTC's flush shows the background */
 	if (!fb || !st->visible || !st->crtc || !st->crtc->state->active)
+		return;
+	/* unplugged: the registers are gone (copro_remove) */
+	if (!drm_dev_enter(plane->dev, &idx))
 		return;
 	addr = copro_plane_addr(st);
 	w = drm_rect_width(&st->src) >> 16;
@@ -211,6 +216,7 @@ static void copro_primary_update(struct drm_plane *plane,
 		/* same geometry: a flip at the next vsync, written at flush */
 		cdev->flip_queued = true;
 		cdev->flip_addr = addr;
+		drm_dev_exit(idx);
 		return;
 	}
 	/* new geometry: commit it now (the vsync phase is kept if on) */
@@ -231,6 +237,7 @@ static void copro_primary_update(struct drm_plane *plane,
 	cdev->hw_width = w;
 	cdev->hw_height = h;
 	cdev->hw_format = fmt;
+	drm_dev_exit(idx);
 }
 
 static const struct drm_plane_helper_funcs copro_primary_helpers = {
@@ -308,15 +315,16 @@ static void copro_cursor_program(struct copro_device *cdev,
 				 struct drm_plane_state *st)
 {
 	s64 off;
-	int x, y;
+	int x, y, idx;
 
-	if (!st->fb || !st->crtc || !st->visible) {
-		copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, 0);
+	/* unplugged: neither the registers nor VRAM are there */
+	if (!drm_dev_enter(&cdev->drm, &idx))
 		return;
-	}
-	off = copro_cursor_image(cdev, st);
+	off = st->fb && st->crtc && st->visible ?
+	      copro_cursor_image(cdev, st) : -ENOENT;
 	if (off < 0) {
 		copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, 0);
+		drm_dev_exit(idx);
 		return;
 	}
 	/* visible means on screen, so both fit in the register's 16 bits */
@@ -325,6 +333,7 @@ static void copro_cursor_program(struct copro_device *cdev,
 	copro_wr64(cdev, COPRO_REG_CURSOR_SURFACE, off);
 	copro_wr32(cdev, COPRO_REG_CURSOR_POS, COPRO_CURSOR_POS(x, y));
 	copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, COPRO_CURSOR_CTL_ENABLE);
+	drm_dev_exit(idx);
 }
 
 static void copro_cursor_update(struct drm_plane *plane,
@@ -337,7 +346,12 @@ static void copro_cursor_update(struct drm_plane *plane,
 static void copro_cursor_disable(struct drm_plane *plane,
 				 struct copro_atomic_state *state)
 {
+	int idx;
+
+	if (!drm_dev_enter(plane->dev, &idx))
+		return;
 	copro_wr32(to_copro(plane->dev), COPRO_REG_CURSOR_CONTROL, 0);
+	drm_dev_exit(idx);
 }
 
 /*
@@ -476,11 +490,15 @@ static void copro_crtc_enable(struct drm_crtc *crtc,
 			      struct copro_atomic_state *state)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
+	int idx;
 
 	/* the primary plane's update commits the surface */
 	cdev->hw_on = false;
-	copro_irq_enable(cdev, COPRO_INT_DEV_FLIP_DONE |
-			 COPRO_INT_DEV_DISPLAY_ERROR);
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		copro_irq_enable(cdev, COPRO_INT_DEV_FLIP_DONE |
+				 COPRO_INT_DEV_DISPLAY_ERROR);
+		drm_dev_exit(idx);
+	}
 	drm_crtc_vblank_on(crtc);
 }
 
@@ -489,9 +507,17 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
+	int idx;
 
-	/* off: vsync stops and a pending flip is dropped, never completed */
-	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, 0);
+	/*
+	 * off: vsync stops and a pending flip is dropped, never completed.
+	 * Unplugged, copro_remove turns the display off itself; the events
+	 * are sent all the same.
+	 */
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, 0);
+		drm_dev_exit(idx);
+	}
 	cdev->hw_on = false;
 	cdev->flip_queued = false;
 	spin_lock_irq(&crtc->dev->event_lock);
@@ -504,20 +530,15 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 	drm_crtc_vblank_off(crtc);
 }
 
-static void copro_crtc_flush(struct drm_crtc *crtc,
-			     struct copro_atomic_state *state)
+/* copro_crtc_flush, inside drm_dev_enter: the registers */
+static void copro_crtc_flush_hw(struct drm_crtc *crtc,
+				struct drm_crtc_state *cs,
+				struct drm_pending_vblank_event *ev, bool flip)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
-	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
-	struct drm_pending_vblank_event *ev = cs->event;
 	struct drm_plane_state *ps = cdev->primary.state;
-	bool flip = cdev->flip_queued;
 	u32 size;
 
-	cdev->flip_queued = false;
-	if (!cs->active)
-		return;
-	cs->event = NULL;
 	size = COPRO_DISP_SIZE(cs->mode.hdisplay, cs->mode.vdisplay);
 	if ((ps->crtc != crtc || !ps->visible) &&
 	    (!cdev->hw_on || !cdev->hw_primary_off ||
@@ -567,6 +588,32 @@ static void copro_crtc_flush(struct drm_crtc *crtc,
 	spin_unlock_irq(&crtc->dev->event_lock);
 }
 
+static void copro_crtc_flush(struct drm_crtc *crtc,
+			     struct copro_atomic_state *state)
+{
+	struct copro_device *cdev = to_copro(crtc->dev);
+	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
+	struct drm_pending_vblank_event *ev = cs->event;
+	bool flip = cdev->flip_queued;
+	int idx;
+
+	cdev->flip_queued = false;
+	if (!cs->active)
+		return;
+	cs->event = NULL;
+	if (!drm_dev_enter(crtc->dev, &idx)) {
+		/* unplugged: no vblank will come, complete it now */
+		if (ev) {
+			spin_lock_irq(&crtc->dev->event_lock);
+			drm_crtc_send_vblank_event(crtc, ev);
+			spin_unlock_irq(&crtc->dev->event_lock);
+		}
+		return;
+	}
+	copro_crtc_flush_hw(crtc, cs, ev, flip);
+	drm_dev_exit(idx);
+}
+
 static const struct drm_crtc_helper_funcs copro_crtc_helpers = {
 	.mode_valid = copro_crtc_mode_valid,
 	.atomic_check = copro_crtc_check,
@@ -577,21 +624,37 @@ static const struct drm_crtc_helper_funcs copro_crtc_helpers = {
 
 static int copro_enable_vblank(struct drm_crtc *crtc)
 {
+	int idx;
+
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return -ENODEV;
 	copro_irq_enable(to_copro(crtc->dev), COPRO_INT_DEV_VSYNC);
+	drm_dev_exit(idx);
 	return 0;
 }
 
 static void copro_disable_vblank(struct drm_crtc *crtc)
 {
+	int idx;
+
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return;
 	copro_irq_disable(to_copro(crtc->dev), COPRO_INT_DEV_VSYNC);
+	drm_dev_exit(idx);
 }
 
 static u32 copro_get_vblank_counter(struct drm_crtc *crtc)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
+	u64 count = 0;
+	int idx;
 
-	return (u32)(cdev->vsync_base +
-		     copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT));
+	/* unplugged: the count stands where the reset base left it */
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		count = copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT);
+		drm_dev_exit(idx);
+	}
+	return (u32)(cdev->vsync_base + count);
 }
 
 /*
@@ -609,8 +672,11 @@ static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 	unsigned long flags;
 	ktime_t now;
 	int tries = 0;
-	int err;
+	int err, idx;
 
+	/* unplugged: drm_vblank takes its own timestamp */
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return false;
 	vsync = copro_rd64(cdev, COPRO_REG_DISP_VSYNC_TIME);
 	do {
 		local_irq_save(flags);
@@ -619,6 +685,7 @@ static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 		g1 = copro_rd64(cdev, COPRO_REG_GPU_TIME);
 		local_irq_restore(flags);
 	} while (g1 - g0 > 10 * NSEC_PER_USEC && ++tries < 4);
+	drm_dev_exit(idx);
 	if (!vsync || vsync > g0)
 		return false;
 	*vblank_time = ktime_sub_ns(now, g0 + (g1 - g0) / 2 - vsync);
@@ -656,26 +723,29 @@ static int copro_set_crc_source(struct drm_crtc *crtc, const char *source)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
 	bool on = source && !strcmp(source, "auto");
-	int ret;
+	int ret = 0, idx;
 
 	if (source && !on)
 		return -EINVAL;
 	if (on == cdev->crc_on)
 		return 0;
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return -ENODEV;
 	if (on) {
 		/* the CRCs arrive with the vsync interrupt */
 		ret = drm_crtc_vblank_get(crtc);
-		if (ret)
-			return ret;
-		copro_wr32(cdev, COPRO_REG_DISP_CRC_CONTROL,
-			   COPRO_DISP_CRC_CTL_ENABLE);
-		WRITE_ONCE(cdev->crc_on, true);
+		if (!ret) {
+			copro_wr32(cdev, COPRO_REG_DISP_CRC_CONTROL,
+				   COPRO_DISP_CRC_CTL_ENABLE);
+			WRITE_ONCE(cdev->crc_on, true);
+		}
 	} else {
 		WRITE_ONCE(cdev->crc_on, false);
 		copro_wr32(cdev, COPRO_REG_DISP_CRC_CONTROL, 0);
 		drm_crtc_vblank_put(crtc);
 	}
-	return 0;
+	drm_dev_exit(idx);
+	return ret;
 }
 
 static const struct drm_crtc_funcs copro_crtc_funcs = {

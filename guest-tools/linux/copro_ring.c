@@ -35,7 +35,9 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_gem_vram_helper.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include "copro/copro_cmd.h"
@@ -230,7 +232,7 @@ static void copro_slice_arm(struct copro_engine *eng)
 	u64 left, ran;
 
 	if (!timeslice_ms || eng->slice_armed || eng->preempting ||
-	    eng->cdev->preempt_caps == COPRO_PREEMPT_NONE)
+	    eng->unplugged || eng->cdev->preempt_caps == COPRO_PREEMPT_NONE)
 		return;
 	head = list_first_entry_or_null(&eng->ring_jobs, struct copro_job,
 					link);
@@ -262,7 +264,7 @@ static enum hrtimer_restart copro_slice_end(struct hrtimer *t)
 	head = list_first_entry_or_null(&eng->ring_jobs, struct copro_job,
 					link);
 	if (head && head->seq == eng->slice_seq && !eng->preempting &&
-	    !eng->stopped && copro_has_peers(eng, head)) {
+	    !eng->stopped && !eng->unplugged && copro_has_peers(eng, head)) {
 		eng->rotate_ctx = head->ctx;
 		eng->slices++;
 		copro_request_preempt(eng);
@@ -440,15 +442,17 @@ static void copro_recovery_work(struct work_struct *w)
 	struct copro_device *cdev = container_of(w, struct copro_device,
 						 recovery_work);
 	unsigned int e;
-	int ret;
+	int ret, idx;
 
+	/* unplugged: nothing left to reset (copro_render_unplug) */
+	if (!drm_dev_enter(&cdev->drm, &idx))
+		return;
 	cdev->device_recoveries++;
 	ret = pci_try_reset_function(cdev->pdev);
 	drm_warn(&cdev->drm, "repeated hangs: device reset (%s)\n",
 		 ret ? "engines only, no PCI reset method" : "PCI reset");
-	if (!ret)
-		return;
-	for (e = 0; e < cdev->num_engines; e++) {
+	/* no reset method: every engine is reset and programmed instead */
+	for (e = 0; ret && e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 		unsigned long flags;
 
@@ -464,6 +468,7 @@ static void copro_recovery_work(struct work_struct *w)
 		spin_unlock_irqrestore(&eng->lock, flags);
 		wake_up_all(&eng->wq);
 	}
+	drm_dev_exit(idx);
 }
 
 /* ---- drm_sched backend ---- */
@@ -492,6 +497,7 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	struct copro_ctx *ctx = job->ctx;
 	struct dma_fence *f;
 	unsigned long flags;
+	int idx;
 
 	if (!copro_ctx_runnable(ctx))
 		return ERR_PTR(-ECANCELED);
@@ -499,6 +505,13 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 		return ERR_PTR(sched_job->s_fence->finished.error);
 	if (job->hw)		/* never twice: the driver resubmits itself */
 		return dma_fence_get(job->hw);
+	/*
+	 * The device is gone: the job fails as those it held did
+	 * (copro_render_unplug waits for this section to end before it
+	 * fails them, so no job reaches a ring after that).
+	 */
+	if (!drm_dev_enter(&job->cdev->drm, &idx))
+		return ERR_PTR(-ENODEV);
 
 	f = job->hw_mem;
 	job->hw_mem = NULL;
@@ -526,6 +539,7 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 		copro_slice_arm(eng);
 	}
 	spin_unlock_irqrestore(&eng->lock, flags);
+	drm_dev_exit(idx);
 	return dma_fence_get(f);
 }
 
@@ -579,24 +593,21 @@ out:
 	return f;
 }
 
-static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_job)
+/* copro_timedout_job on a job that reached the ring, the device there */
+static void copro_job_hang_check(struct copro_job *job)
 {
-	struct copro_job *job = to_copro_job(sched_job);
 	struct copro_engine *eng = &job->cdev->engines[job->engine];
 	struct copro_job *cur, *tmp;
 	unsigned long flags;
 	u64 seq, running;
 	long left;
 
-	/* run_job failed it before it reached the hardware: done */
-	if (!job->hw)
-		goto out;
 	spin_lock_irqsave(&eng->lock, flags);
 	/* a lost DMA_DONE (INJECT DROP_IRQ) is found here */
 	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
 	if (dma_fence_is_signaled(job->hw)) {
 		spin_unlock_irqrestore(&eng->lock, flags);
-		goto out;
+		return;
 	}
 	/*
 	 * A WAIT is preemptible at any time, so a job blocked in one for
@@ -641,7 +652,7 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 	if (left || eng->preempt_done != seq) {
 		eng->tdr_preempts++;
 		spin_unlock_irqrestore(&eng->lock, flags);
-		goto out;
+		return;
 	}
 	/* hung: the job in execution is the guilty one */
 	running = eng_rd64(eng, COPRO_ENG_CURRENT_FENCE);
@@ -650,7 +661,21 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 	eng->rotate_ctx = NULL;
 	copro_engine_recover(eng, running, -EIO);
 	spin_unlock_irqrestore(&eng->lock, flags);
-out:
+}
+
+static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct copro_job *job = to_copro_job(sched_job);
+	int idx;
+
+	/*
+	 * run_job failed it before it reached the hardware, or the device
+	 * is gone (copro_render_unplug failed every job): nothing to check.
+	 */
+	if (job->hw && drm_dev_enter(&job->cdev->drm, &idx)) {
+		copro_job_hang_check(job);
+		drm_dev_exit(idx);
+	}
 	/*
 	 * Only long (it yielded), already done, or resolved by the driver's
 	 * own recovery (copro_engine_recover signalled or rewrote every job):
@@ -702,7 +727,7 @@ void copro_ctx_cancel(struct copro_ctx *ctx)
 				eng->cancels++;
 				on_ring = true;
 			}
-		if (on_ring && !eng->stopped &&
+		if (on_ring && !eng->stopped && !eng->unplugged &&
 		    cdev->preempt_caps != COPRO_PREEMPT_NONE)
 			copro_request_preempt(eng);
 		spin_unlock_irqrestore(&eng->lock, flags);
@@ -766,6 +791,8 @@ void copro_engine_irq(struct copro_engine *eng, u32 causes)
 
 /* ---- bring-up ---- */
 
+static void copro_render_release(struct drm_device *drm, void *data);
+
 int copro_render_init(struct copro_device *cdev)
 {
 	struct drm_sched_init_args args = {
@@ -786,7 +813,16 @@ int copro_render_init(struct copro_device *cdev)
 	mutex_init(&cdev->procs_lock);
 	INIT_LIST_HEAD(&cdev->procs);
 	init_waitqueue_head(&cdev->pool_wq);
+	init_waitqueue_head(&cdev->jobs_wq);
 	INIT_WORK(&cdev->recovery_work, copro_recovery_work);
+	/*
+	 * The schedulers, the pool and the GART's bookkeeping live as long
+	 * as the DRM device: the files, their contexts and jobs may outlive
+	 * the PCI function (hot-unplug, copro_render_unplug).
+	 */
+	ret = drmm_add_action_or_reset(&cdev->drm, copro_render_release, cdev);
+	if (ret)
+		return ret;
 	cdev->preempt_caps = copro_rd32(cdev, COPRO_REG_PREEMPT_CAPS);
 	ret = copro_pool_init(cdev, COPRO_POOL_SIZE,
 			      COPRO_MAX_ENGINES * COPRO_RING_ENTRIES *
@@ -794,10 +830,8 @@ int copro_render_init(struct copro_device *cdev)
 	if (ret)
 		return ret;
 	ret = copro_gart_init(cdev);
-	if (ret) {
-		copro_pool_fini(cdev);
+	if (ret)
 		return ret;
-	}
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 
@@ -817,7 +851,7 @@ int copro_render_init(struct copro_device *cdev)
 		args.name = names[e];
 		ret = drm_sched_init(&eng->sched, &args);
 		if (ret)
-			goto err;
+			return ret;
 		eng->sched_ready = true;
 		copro_irq_enable(cdev, COPRO_INT_ENG(e, COPRO_INT_DMA_DONE |
 						     COPRO_INT_PREEMPTED |
@@ -825,26 +859,76 @@ int copro_render_init(struct copro_device *cdev)
 						     COPRO_INT_ERROR));
 	}
 	return 0;
-err:
-	copro_render_fini(cdev);
-	return ret;
 }
 
-void copro_render_fini(struct copro_device *cdev)
+/*
+ * The PCI function goes away (copro_remove after drm_dev_unplug, or a
+ * failed probe). No ioctl, run_job, hang check or recovery touches the
+ * device from here on (drm_dev_enter fails). The engines stop and the
+ * GART is switched off, so the device reaches no page the kernel frees
+ * after this; every job the rings held fails with -ENODEV, so every
+ * fence signals and every waiter wakes (jobs still queued in drm_sched
+ * fail in run_job); the slice timers and the recovery work are stopped
+ * before BAR0's mapping goes with the function. drm_sched itself stays
+ * until the DRM device is released (copro_render_release): the files
+ * and their contexts may still be open.
+ */
+void copro_render_unplug(struct copro_device *cdev)
 {
 	unsigned int e;
 
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		struct copro_job *job, *tmp;
+		unsigned long flags;
+
+		if (!eng->sched_ready)
+			continue;
+		copro_irq_disable(cdev, COPRO_INT_ENGINE_MASK(e));
+		spin_lock_irqsave(&eng->lock, flags);
+		eng->unplugged = true;
+		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+		if (eng->preempting) {
+			eng->preempting = false;
+			eng->preempt_done++;
+		}
+		list_for_each_entry_safe(job, tmp, &eng->ring_jobs, link)
+			copro_job_signal(eng, job, -ENODEV);
+		list_for_each_entry_safe(job, tmp, &eng->held, link)
+			copro_job_signal(eng, job, -ENODEV);
+		spin_unlock_irqrestore(&eng->lock, flags);
+		hrtimer_cancel(&eng->slice_timer);
+		wake_up_all(&eng->wq);
+	}
 	cancel_work_sync(&cdev->recovery_work);
+	copro_gart_disable(cdev);
+}
+
+/* drmm: the DRM device's last reference is gone (no file is open) */
+static void copro_render_release(struct drm_device *drm, void *data)
+{
+	struct copro_device *cdev = data;
+	unsigned int e;
+
+	/*
+	 * drm_sched frees the last jobs from its work (their fences all
+	 * signalled at the close or the unplug); drm_sched_fini would leave
+	 * them, and their buffers, behind.
+	 */
+	if (!wait_event_timeout(cdev->jobs_wq, !atomic_read(&cdev->jobs),
+				10 * HZ))
+		drm_err(drm, "%d jobs never freed\n", atomic_read(&cdev->jobs));
+	/* copro_job_free's wake-up is over before cdev goes */
+	spin_lock_irq(&cdev->jobs_wq.lock);
+	spin_unlock_irq(&cdev->jobs_wq.lock);
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 
 		if (!eng->sched_ready)
 			continue;
-		copro_irq_disable(cdev, COPRO_INT_ENGINE_MASK(e));
 		hrtimer_cancel(&eng->slice_timer);
 		drm_sched_fini(&eng->sched);
 		eng->sched_ready = false;
-		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
 	}
 	copro_gart_fini(cdev);
 	copro_pool_fini(cdev);

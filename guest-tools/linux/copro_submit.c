@@ -21,6 +21,7 @@
 #include <linux/sync_file.h>
 #include <linux/uaccess.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem_vram_helper.h>
 #include <drm/drm_syncobj.h>
@@ -161,6 +162,8 @@ static int copro_check_stream(struct copro_check *c)
 
 void copro_job_free(struct copro_job *job)
 {
+	struct copro_device *cdev = job->cdev;
+	unsigned long flags;
 	unsigned int i;
 
 	for (i = 0; i < job->bo_count; i++) {
@@ -180,6 +183,11 @@ void copro_job_free(struct copro_job *job)
 	kfree(job->hw_mem);
 	copro_ctx_put(job->ctx);
 	kfree(job);
+	/* the last access to cdev: copro_render_release waits for it */
+	spin_lock_irqsave(&cdev->jobs_wq.lock, flags);
+	if (atomic_dec_and_test(&cdev->jobs))
+		wake_up_locked(&cdev->jobs_wq);
+	spin_unlock_irqrestore(&cdev->jobs_wq.lock, flags);
 }
 
 /*
@@ -376,7 +384,7 @@ static int copro_job_stream(struct copro_job *job,
 {
 	struct copro_device *cdev = job->cdev;
 	u32 stream = ALIGN(a->cmds_size, 64);
-	int ret;
+	int ret, idx;
 
 	c->cmd = kvmalloc(a->cmds_size, GFP_KERNEL);
 	if (!c->cmd)
@@ -395,9 +403,16 @@ static int copro_job_stream(struct copro_job *job,
 		goto out;
 	/* VRAM writes are lost while a reset has the BARs off */
 	down_read(&cdev->reset_sem);
-	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
-			    a->cmds_size);
+	if (drm_dev_enter(&cdev->drm, &idx)) {
+		iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
+				    a->cmds_size);
+		drm_dev_exit(idx);
+	} else {
+		ret = -ENODEV;	/* unplugged while it slept */
+	}
 	up_read(&cdev->reset_sem);
+	if (ret)
+		goto out;
 	job->dma_gpu = cdev->pool.gpu + job->mem.start;
 	job->dma_len = a->cmds_size;
 	job->save_gpu = job->dma_gpu + stream;
@@ -452,6 +467,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	}
 	job->cdev = cdev;
+	atomic_inc(&cdev->jobs);	/* copro_job_free from here on */
 	job->cfile = cfile;
 	job->ctx = ctx;
 	job->engine = a->engine;
@@ -477,6 +493,11 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	if (ret)
 		goto err;
 
+	/* destroyed while this submit slept: no job on its entities */
+	if (READ_ONCE(ctx->closed)) {
+		ret = -ENOENT;
+		goto err;
+	}
 	/* one ring entry: a job takes one of the engine's credits */
 	ret = drm_sched_job_init(&job->base, &ctx->entity[a->engine], 1, cfile,
 				 file->client_id);
@@ -517,6 +538,17 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	}
 
 	mutex_lock(&ctx->submit_lock);
+	/*
+	 * The check that counts: under the lock copro_ctx_teardown sets it
+	 * with, so the job is pushed before the entities are destroyed (and
+	 * drm_sched_entity_destroy waits for it) or not at all.
+	 */
+	if (ctx->closed) {
+		mutex_unlock(&ctx->submit_lock);
+		drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
+		ret = -ENOENT;
+		goto err;
+	}
 	drm_sched_job_arm(&job->base);
 	fence = dma_fence_get(&job->base.s_fence->finished);
 	for (i = 0; i < job->bo_count; i++)
