@@ -78,6 +78,7 @@ struct copro_engine {
 	wait_queue_head_t wq;
 	unsigned int hangs_in_row;	/* resets without a retirement between */
 	u64 tdr_wait_seq;	/* job found blocked in a WAIT at a timeout */
+	u64 last_end_ns;	/* when the engine's last job ended or left */
 	struct hrtimer slice_timer;	/* the head job's time slice */
 	bool slice_armed;
 	u64 slice_seq;		/* the job the slice is for */

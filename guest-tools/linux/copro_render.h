@@ -85,6 +85,8 @@ struct copro_job {
 	bool counted;		/* in its process's in_flight */
 	int error;		/* why it is dropped at the next rebuild */
 	u64 start_ns;		/* GPU_TIME when it reached the ring head */
+	u64 written_ns;		/* GPU_TIME when it was last written to the ring */
+	u32 end_off;		/* pool offset of its end time (TIMESTAMP) */
 	struct drm_mm_node mem;	/* pool: the stream, then the save area */
 	struct copro_file *cfile;	/* charged for @mem */
 	u64 dma_gpu;
@@ -100,6 +102,7 @@ static inline struct copro_job *to_copro_job(struct drm_sched_job *j)
 }
 
 #define COPRO_SAVE_AREA		256u	/* COPRO_SAVE_SIZE, 64-aligned */
+#define COPRO_END_AREA		64u	/* the job's end time (u64), 64-aligned */
 /* one file may hold at most this much of the kernel pool (4 MiB) */
 #define COPRO_FILE_POOL_MAX	SZ_1M
 

@@ -171,6 +171,7 @@ static void copro_ring_write(struct copro_engine *eng, struct copro_job *job)
 	};
 
 	job->hwid = d.fence;
+	job->written_ns = copro_rd64(cdev, COPRO_REG_GPU_TIME);
 	iosys_map_memcpy_to(&cdev->pool.map,
 			    eng->ring_offset + eng->tail * COPRO_DESC_SIZE,
 			    &d, sizeof(d));
@@ -274,6 +275,26 @@ static enum hrtimer_restart copro_slice_end(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * Device time to the job's context and DRM file (fdinfo, context query).
+ * A job runs from when it was written to the ring or when the engine's
+ * previous job ended or left it, whichever is later, to its end.
+ */
+static void copro_job_charge(struct copro_engine *eng, struct copro_job *job,
+			     u64 end)
+{
+	u64 start = max(job->written_ns, eng->last_end_ns);
+	struct copro_ctx *ctx = job->ctx;
+
+	if (end > start) {
+		ctx->busy_ns += end - start;
+		spin_lock(&ctx->cfile->stat_lock);
+		ctx->cfile->busy_ns[eng->id] += end - start;
+		spin_unlock(&ctx->cfile->stat_lock);
+	}
+	eng->last_end_ns = max(end, eng->last_end_ns);
+}
+
 /* Retire every job up to the one whose entry is @done. */
 static void copro_retire(struct copro_engine *eng, u64 done)
 {
@@ -295,13 +316,10 @@ static void copro_retire(struct copro_engine *eng, u64 done)
 	list_for_each_entry_safe(job, tmp, &eng->ring_jobs, link) {
 		u64 hwid = job->hwid;
 		struct copro_ctx *ctx = job->ctx;
+		/* its last packet wrote when it ended (copro_job_stream) */
+		u64 end = iosys_map_rd(&eng->cdev->pool.map, job->end_off, u64);
 
-		if (job->start_ns && now > job->start_ns) {
-			ctx->busy_ns += now - job->start_ns;
-			spin_lock(&ctx->cfile->stat_lock);
-			ctx->cfile->busy_ns[eng->id] += now - job->start_ns;
-			spin_unlock(&ctx->cfile->stat_lock);
-		}
+		copro_job_charge(eng, job, end && end <= now ? end : now);
 		ctx->jobs++;
 		copro_job_signal(eng, job, 0);
 		if (hwid == done)
@@ -724,8 +742,11 @@ static void copro_preempted(struct copro_engine *eng)
 	eng->preemptions++;
 	list_for_each_entry(job, &eng->ring_jobs, link) {
 		/* the others were dropped unfetched: their state stands */
-		if (pf && job->hwid == pf)
+		if (pf && job->hwid == pf) {
 			job->resume = true;
+			copro_job_charge(eng, job,
+					 copro_rd64(eng->cdev, COPRO_REG_GPU_TIME));
+		}
 	}
 	copro_ring_rebuild(eng);
 	wake_up_all(&eng->wq);

@@ -375,7 +375,10 @@ static int copro_job_stream(struct copro_job *job,
 			    struct drm_copro_submit *a, struct copro_check *c)
 {
 	struct copro_device *cdev = job->cdev;
-	u32 stream = ALIGN(a->cmds_size, 64);
+	/* the stream, then a TIMESTAMP of its end (below), 64-aligned */
+	u32 stream = ALIGN(a->cmds_size + COPRO_LEN_TIMESTAMP * 4, 64);
+	u64 end_gpu;
+	u32 ts[COPRO_LEN_TIMESTAMP];
 	int ret;
 
 	c->cmd = kvmalloc(a->cmds_size, GFP_KERNEL);
@@ -390,17 +393,31 @@ static int copro_job_stream(struct copro_job *job,
 	a->bad_offset = c->bad;
 	if (ret)
 		goto out;
-	ret = copro_pool_charge(job, stream + COPRO_SAVE_AREA);
+	ret = copro_pool_charge(job, stream + COPRO_SAVE_AREA + COPRO_END_AREA);
 	if (ret)
 		goto out;
+	job->dma_gpu = cdev->pool.gpu + job->mem.start;
+	job->save_gpu = job->dma_gpu + stream;
+	job->end_off = job->mem.start + stream + COPRO_SAVE_AREA;
+	/*
+	 * The job's last packet writes the device time at which it ended
+	 * into the kernel's own memory: jobs that retire in one interrupt
+	 * are each charged their own run time (review defect 7), not the
+	 * first one all of it.
+	 */
+	end_gpu = cdev->pool.gpu + job->end_off;
+	ts[0] = COPRO_PKT_HDR(COPRO_OP_TIMESTAMP, 0, COPRO_LEN_TIMESTAMP);
+	ts[1] = lower_32_bits(end_gpu);
+	ts[2] = upper_32_bits(end_gpu);
 	/* VRAM writes are lost while a reset has the BARs off */
 	down_read(&cdev->reset_sem);
 	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
 			    a->cmds_size);
+	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start + a->cmds_size,
+			    ts, sizeof(ts));
+	iosys_map_wr(&cdev->pool.map, job->end_off, u64, 0);
 	up_read(&cdev->reset_sem);
-	job->dma_gpu = cdev->pool.gpu + job->mem.start;
-	job->dma_len = a->cmds_size;
-	job->save_gpu = job->dma_gpu + stream;
+	job->dma_len = a->cmds_size + sizeof(ts);
 out:
 	kvfree(c->cmd);
 	return ret;
