@@ -11,7 +11,7 @@ SAN_BUILD ?= $(BUILD)/sanitize
 # Seconds of coverage-guided fuzzing for `make fuzz`.
 FUZZ_SECONDS ?= 120
 
-.PHONY: all deps build run show linux check-linux-long check check-sanitize fuzz fuzz-coverage \
+.PHONY: all deps build run show linux check-linux check-linux-long check check-sanitize fuzz fuzz-coverage \
 	bench soak clean distclean
 
 all: build
@@ -64,24 +64,33 @@ show: build
 	  $(if $(SHOW),--window $(SHOW)) $(if $(VNC),--vnc $(VNC)) \
 	  $(BUILD)/qemu-run $(BUILD)/firmware/$(IMAGE).elf $(BUILD)/$(IMAGE).png
 
-# Boot Linux (Debian 12's kernel, guest-tools/linux's DRM driver) on the
+# Boot Linux (the newest Debian kernel, guest-tools/linux's DRM driver;
+# LINUX_KERNEL=trixie boots Debian 13's 6.12 instead) on the
 # device: a shell on this terminal (the serial console), the Linux console
 # (fbcon) on copro's display, in a window when there is a display; exit the
 # shell to power off. LINUX_RUN='modetest -M copro -s 37@35:1024x768'
 # runs a command instead and powers off. Either way the display's last
 # picture is saved as $(BUILD)/linux.png (QEMU's screendump).
 LINUX_RUN ?=
+LINUX_KERNEL ?= trixie-backports
 linux: build
 	@python3 scripts/run-linux.py --qemu-python $(BUILD)/qemu/src/python \
 	  --screendir $(BUILD) --save-screen linux \
 	  $(if $(LINUX_RUN),--run '$(LINUX_RUN)',--display $(if $(DISPLAY),sdl,none)) \
-	  $(BUILD)/qemu-run $(BUILD)/linux
+	  $(BUILD)/qemu-run $(BUILD)/linux-$(LINUX_KERNEL)
+
+# The linux suite alone, on every kernel (--suite linux-trixie or
+# linux-backports in meson test chooses one), one boot at a time.
+check-linux: build
+	@meson test -C $(BUILD) --no-rebuild --print-errorlogs --num-processes 1 \
+	  --suite linux; rc=$$?; \
+	  python3 scripts/test-summary.py $(BUILD)/meson-logs/testlog.json; exit $$rc
 
 # The Linux guest's tests too slow for make check: kmscube on Mesa's
 # software GL (kms_swrast, about 200 MB of libraries in a second initramfs)
 # showing its frames on copro's display.
 check-linux-long: build
-	@bash scripts/check-linux-long.sh $(BUILD)
+	@LINUX_KERNEL=$(LINUX_KERNEL) bash scripts/check-linux-long.sh $(BUILD)
 
 # Run every test; the last line says how many passed and failed.
 check: build

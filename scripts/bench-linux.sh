@@ -23,7 +23,7 @@ here=$(dirname "$0")
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 run() {
     python3 "$here/run-linux.py" --qemu-python "$build/qemu/src/python" "$@" \
-        "$build/qemu-run" "$build/linux"
+        "$build/qemu-run" "$build/linux-${LINUX_KERNEL:-trixie-backports}"
 }
 
 boot() {

@@ -6,17 +6,30 @@
 # guest-side test program, and the initramfs; vmlinux is linked from the
 # cache. Rebuilds only what changed (make decides for the module).
 #
-#   build-linux.sh SRCROOT OUT [STAMP]
+#   build-linux.sh SRCROOT OUT [STAMP] [KERNEL]
+#
+# KERNEL (trixie or trixie-backports, default LINUX_KERNEL or the newest):
+# which fetched kernel. The module is built inside the trixie tree
+# fetch-linux.sh made (the headers' programs need trixie's libc and
+# gcc-14), in a directory of that tree named after OUT.
 set -euo pipefail
 
 src=$1
 out=$2
 stamp=${3:-}
-kcache=$(bash "$src/scripts/fetch-linux.sh" --check)
+kernel=${4:-${LINUX_KERNEL:-}}
+# shellcheck disable=SC2086
+kcache=$(bash "$src/scripts/fetch-linux.sh" --check $kernel)
 release=$(cat "$kcache/release")
+root=$(cat "$kcache/chroot")
 kdir=/usr/src/linux-headers-$release
 
-mkdir -p "$out/module"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# the module's build directory lives in the tree, where Kbuild runs
+mod=/copro-build/$(echo "$out" | md5sum | cut -c1-12)
+mkdir -p "$root$mod"
+ln -sfn "$root$mod" "$out/module"
 # Kbuild writes its objects next to the sources: build a copy in OUT
 for f in "$src"/guest-tools/linux/*.[ch] "$src"/guest-tools/linux/Kbuild \
          "$src"/guest-tools/linux/Makefile; do
@@ -27,8 +40,16 @@ cmp -s "$src/guest-tools/linux/include/stdint.h" "$out/module/include/stdint.h" 
     cp "$src/guest-tools/linux/include/stdint.h" "$out/module/include/"
 cmp -s "$src/guest-tools/linux/uapi/copro_drm.h" "$out/module/uapi/copro_drm.h" ||
     cp "$src/guest-tools/linux/uapi/copro_drm.h" "$out/module/uapi/"
-make -s -C "$kdir" M="$(cd "$out/module" && pwd)" \
-    COPRO_ABI="$(cd "$src/include" && pwd)" modules >"$out/module/build.log" 2>&1 || {
+mkdir -p "$out/module/abi/copro"
+for f in "$src"/include/copro/*.h; do
+    cmp -s "$f" "$out/module/abi/copro/$(basename "$f")" || cp "$f" "$out/module/abi/copro/"
+done
+# /proc in the tree (7.x's objtool reads its limits there), mounted in a
+# mount namespace of this build's own: gone when it ends, and two builds
+# at once do not race on it
+unshare --mount --fork sh -c 'mount -t proc proc "$1/proc" && shift && exec chroot "$@"' \
+    sh "$root" "$root" make -s -C "$kdir" M="$mod" COPRO_ABI="$mod/abi" modules \
+    >"$out/module/build.log" 2>&1 || {
     cat "$out/module/build.log" >&2
     echo "build-linux: building the copro module against $kdir failed" >&2
     exit 1

@@ -12,7 +12,7 @@ set -euo pipefail
 build=$1
 here=$(dirname "$0")
 src=$(cd "$here/.." && pwd)
-mesa=$build/linux/mesa.gz
+mesa=$build/linux-${LINUX_KERNEL:-trixie-backports}/mesa.gz
 dri=/usr/lib/x86_64-linux-gnu/dri/kms_swrast_dri.so
 # not needed by make check: installed here, the first time
 if [ ! -e /usr/bin/kmscube ] || [ ! -e "$dri" ]; then
@@ -32,4 +32,4 @@ if [ ! -f "$mesa" ] || [ "$mesa" -ot /usr/bin/kmscube ] || [ "$mesa" -ot "$dri" 
 fi
 python3 "$here/run-linux.py" --quiet --qemu-python "$build/qemu/src/python" \
     --timeout 900 --initrd-extra "$mesa" --screendir "$build" \
-    --run-file "$src/tests/linux/kmscube.sh" "$build/qemu-run" "$build/linux"
+    --run-file "$src/tests/linux/kmscube.sh" "$build/qemu-run" "$build/linux-${LINUX_KERNEL:-trixie-backports}"

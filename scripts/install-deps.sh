@@ -12,8 +12,9 @@ set -euo pipefail
 
 # libdrm-dev, libdrm-tests, drm-info, fbset and busybox-static build and
 # fill the Linux guest's initramfs (guest-tools/, scripts/build-linux.sh);
-# its kernel and headers come from scripts/fetch-linux.sh (make deps runs
-# it as a step of its own).
+# its kernels and headers come from scripts/fetch-linux.sh (make deps runs
+# it as a step of its own), which builds a trixie tree with mmdebstrap and
+# unpacks trixie's zstd-compressed kernels with zstd.
 #
 # What this changes on the host: the packages below and what they depend
 # on (apt may upgrade an installed library to the version a new package
@@ -29,7 +30,7 @@ PKGS=(build-essential pkg-config ninja-build libglib2.0-dev libpixman-1-dev
       libjson-glib-dev xz-utils ca-certificates python3-docutils
       libpng-dev libsdl2-dev python3-matplotlib
       clang libclang-rt-dev llvm
-      libdrm-dev libdrm-tests drm-info fbset busybox-static)
+      libdrm-dev libdrm-tests drm-info fbset busybox-static mmdebstrap zstd)
 BPO_PKGS=(meson qemu-system-data)
 
 SRC_LIST=/etc/apt/sources.list.d/copro.sources

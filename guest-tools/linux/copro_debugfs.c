@@ -84,6 +84,7 @@ static int copro_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "crc: %s, %llu latched\n", cdev->crc_on ? "on" : "off",
 		   cdev->crcs);
 	seq_printf(m, "resets: %llu\n", cdev->resets);
+	seq_printf(m, "vblank_error_ns: %d\n", READ_ONCE(cdev->vblank_error_ns));
 	for (e = 0; e < cdev->num_engines; e++)
 		seq_printf(m, "engine%u: irqs %llu last 0x%llx\n", e,
 			   cdev->engines[e].irqs, cdev->engines[e].last_causes);

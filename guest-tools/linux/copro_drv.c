@@ -10,18 +10,25 @@
  * device sends a new message for each event).
  */
 #include <linux/module.h>
+#include <linux/aperture.h>
 #include <linux/interrupt.h>
 
-#include <drm/drm_aperture.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_fb_helper.h>
+#include <drm/drm_fbdev_ttm.h>
+#ifdef COPRO_DRM_CLIENTS_DIR	/* 6.15 moved it (Kbuild) */
+#include <drm/clients/drm_client_setup.h>
+#else
+#include <drm/drm_client_setup.h>
+#endif
 #include <drm/drm_file.h>
 #include <drm/drm_gem_vram_helper.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_mode_config.h>
 #include <drm/drm_modeset_helper.h>
+#include <drm/drm_print.h>
 
 #include "copro_drv.h"
 #include "uapi/copro_drm.h"
@@ -136,7 +143,7 @@ static int copro_irq_init(struct copro_device *cdev)
 	else if (!strcmp(irq_mode, "msi"))
 		types = PCI_IRQ_MSI;
 	else if (!strcmp(irq_mode, "intx"))
-		types = PCI_IRQ_LEGACY;
+		types = PCI_IRQ_INTX;
 	else if (!strcmp(irq_mode, "auto"))
 		types = PCI_IRQ_ALL_TYPES;
 	else
@@ -235,13 +242,12 @@ static const struct drm_driver copro_driver = {
 	.postclose = copro_postclose,
 	.name = COPRO_DRIVER_NAME,
 	.desc = COPRO_DRIVER_DESC,
-	.date = "20261125",
 	.major = 0,
 	.minor = 1,
 	.debugfs_init = copro_debugfs_init,
 	.dumb_create = copro_dumb_create,
 	.dumb_map_offset = drm_gem_ttm_dumb_map_offset,
-	.gem_prime_mmap = drm_gem_prime_mmap,
+	DRM_FBDEV_TTM_DRIVER_OPS,
 };
 
 static int copro_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
@@ -251,7 +257,7 @@ static int copro_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	u32 id, version;
 	int ret;
 
-	ret = drm_aperture_remove_conflicting_pci_framebuffers(pdev, &copro_driver);
+	ret = aperture_remove_conflicting_pci_devices(pdev, copro_driver.name);
 	if (ret)
 		return ret;
 
@@ -331,7 +337,8 @@ static int copro_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		 cdev->vram_size >> 20, cdev->refresh,
 		 cdev->irq_mode == COPRO_IRQ_MSIX ? "MSI-X" :
 		 cdev->irq_mode == COPRO_IRQ_MSI ? "MSI" : "INTx");
-	drm_fbdev_generic_setup(drm, 32);
+	/* fbdev (fbcon) through the DRM client, drawn in a shadow buffer */
+	drm_client_setup_with_color_mode(drm, 32);
 	return 0;
 
 err_render:

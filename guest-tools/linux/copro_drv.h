@@ -34,6 +34,7 @@
 #include <linux/workqueue.h>
 
 #include "copro/copro_regs.h"
+#include "copro_compat.h"
 
 #define COPRO_DRIVER_NAME	"copro"
 #define COPRO_DRIVER_DESC	"copro coprocessor (QEMU)"
@@ -77,6 +78,7 @@ struct copro_engine {
 	wait_queue_head_t wq;
 	unsigned int hangs_in_row;	/* resets without a retirement between */
 	u64 tdr_wait_seq;	/* job found blocked in a WAIT at a timeout */
+	u64 last_end_ns;	/* when the engine's last job ended or left */
 	struct hrtimer slice_timer;	/* the head job's time slice */
 	bool slice_armed;
 	u64 slice_seq;		/* the job the slice is for */
@@ -92,6 +94,8 @@ struct copro_engine {
 	u64 engine_resets;
 	u64 faults;
 	u64 banned;
+	u64 wait_bans;		/* banned for a WAIT nobody satisfied */
+	u64 cancels;		/* jobs of killed processes dropped */
 };
 
 /* The GART: a table in VRAM mapping the aperture to guest pages. */
@@ -181,6 +185,7 @@ struct copro_device {
 	struct rw_semaphore reset_sem;	/* write: a PCI reset is under way */
 	/* VSYNC_COUNT restarts at a reset: the vblank counter goes on */
 	u64 vsync_base;
+	int vblank_error_ns;	/* the last vblank timestamp's error bound */
 };
 
 static inline struct copro_device *to_copro(struct drm_device *drm)
@@ -231,6 +236,14 @@ void copro_pool_fini(struct copro_device *cdev);
 int copro_pool_alloc(struct copro_device *cdev, struct drm_mm_node *node,
 		     u64 size);
 void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node);
+
+/* copro_vram.c */
+int copro_bo_pin_vram(struct drm_gem_vram_object *gbo, bool topdown);
+void copro_bo_unpin(struct drm_gem_vram_object *gbo);
+int copro_kbo_create(struct copro_device *cdev, size_t size,
+		     struct drm_gem_vram_object **out, struct iosys_map *map,
+		     u64 *gpu);
+void copro_kbo_destroy(struct drm_gem_vram_object *gbo, struct iosys_map *map);
 
 int copro_gart_init(struct copro_device *cdev);
 void copro_gart_fini(struct copro_device *cdev);

@@ -113,7 +113,7 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 		return ERR_CAST(shmem);
 	obj = &shmem->base;
 	obj->funcs = &copro_gtt_funcs;
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	g = kzalloc_obj(*g);
 	if (!g) {
 		ret = -ENOMEM;
 		goto err;
@@ -159,7 +159,6 @@ int copro_gart_init(struct copro_device *cdev)
 {
 	struct copro_gart *gart = &cdev->gart;
 	u64 aperture = copro_rd64(cdev, COPRO_REG_APERTURE_SIZE);
-	s64 off;
 	int ret;
 
 	mutex_init(&gart->lock);
@@ -172,35 +171,15 @@ int copro_gart_init(struct copro_device *cdev)
 	/* at most 256 MiB of aperture: a 512 KiB table */
 	gart->entries = min_t(u64, aperture, SZ_256M) / COPRO_GPU_PAGE_SIZE;
 	gart->aperture = copro_rd64(cdev, COPRO_REG_APERTURE_BASE);
-	gart->gbo = drm_gem_vram_create(&cdev->drm, gart->entries * 8, 0);
-	if (IS_ERR(gart->gbo)) {
-		ret = PTR_ERR(gart->gbo);
+	ret = copro_kbo_create(cdev, gart->entries * 8, &gart->gbo, &gart->map,
+			       &gart->base);
+	if (ret)
 		goto err;
-	}
-	ret = drm_gem_vram_pin(gart->gbo, DRM_GEM_VRAM_PL_FLAG_VRAM |
-			       DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
-	if (ret)
-		goto err_put;
-	ret = drm_gem_vram_vmap(gart->gbo, &gart->map);
-	if (ret)
-		goto err_unpin;
-	off = drm_gem_vram_offset(gart->gbo);
-	if (off < 0) {
-		ret = off;
-		goto err_vunmap;
-	}
-	gart->base = off;
 	iosys_map_memset(&gart->map, 0, 0, gart->entries * 8);
 	drm_mm_init(&gart->mm, 0, gart->entries);
 	copro_gart_program(cdev);
 	return 0;
 
-err_vunmap:
-	drm_gem_vram_vunmap(gart->gbo, &gart->map);
-err_unpin:
-	drm_gem_vram_unpin(gart->gbo);
-err_put:
-	drm_gem_object_put(&gart->gbo->bo.base);
 err:
 	gart->gbo = NULL;
 	gart->entries = 0;
@@ -225,9 +204,7 @@ void copro_gart_fini(struct copro_device *cdev)
 		return;
 	copro_wr32(cdev, COPRO_REG_GART_ENTRIES, 0);
 	drm_mm_takedown(&gart->mm);
-	drm_gem_vram_vunmap(gart->gbo, &gart->map);
-	drm_gem_vram_unpin(gart->gbo);
-	drm_gem_object_put(&gart->gbo->bo.base);
+	copro_kbo_destroy(gart->gbo, &gart->map);
 	gart->gbo = NULL;
 	gart->entries = 0;
 	xa_destroy(&gart->objs);

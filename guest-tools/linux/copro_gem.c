@@ -122,7 +122,7 @@ static struct copro_proc *copro_proc_get(struct copro_device *cdev)
 			goto out;
 		}
 	}
-	proc = kzalloc(sizeof(*proc), GFP_KERNEL);
+	proc = kzalloc_obj(*proc);
 	if (proc) {
 		kref_init(&proc->ref);
 		proc->cdev = cdev;
@@ -164,7 +164,7 @@ void copro_file_put(struct copro_file *cfile)
 
 int copro_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct copro_file *cfile = kzalloc(sizeof(*cfile), GFP_KERNEL);
+	struct copro_file *cfile = kzalloc_obj(*cfile);
 
 	if (!cfile)
 		return -ENOMEM;
@@ -185,7 +185,14 @@ static void copro_ctx_teardown(struct copro_ctx *ctx)
 {
 	unsigned int e;
 
-	/* queued jobs run (or are killed when the process is exiting) */
+	/*
+	 * A killed process's jobs are dropped at once and its running job
+	 * is preempted (copro_ctx_cancel); otherwise queued jobs run, as
+	 * long as drm_sched waits for them at a close (1 s at an exit).
+	 */
+	if (fatal_signal_pending(current) ||
+	    ((current->flags & PF_EXITING) && current->exit_code == SIGKILL))
+		copro_ctx_cancel(ctx);
 	for (e = 0; e < ctx->cdev->num_engines; e++)
 		drm_sched_entity_destroy(&ctx->entity[e]);
 	copro_ctx_put(ctx);
@@ -226,7 +233,7 @@ int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
 			   struct drm_file *file)
 {
 	static const enum drm_sched_priority prios[] = {
-		[COPRO_CTX_PRIORITY_LOW] = DRM_SCHED_PRIORITY_MIN,
+		[COPRO_CTX_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
 		[COPRO_CTX_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
 		[COPRO_CTX_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
 	};
@@ -244,7 +251,7 @@ int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
 	if (a->priority > COPRO_CTX_PRIORITY_NORMAL &&
 	    !capable(CAP_SYS_NICE) && !drm_is_current_master(file))
 		return -EACCES;
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kzalloc_obj(*ctx);
 	if (!ctx)
 		return -ENOMEM;
 	id = ida_alloc_range(&cdev->ctx_ids, 1, 0xffff, GFP_KERNEL);

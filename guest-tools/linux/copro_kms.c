@@ -65,38 +65,65 @@ static u32 copro_hw_format(u32 fourcc)
 
 /* ---- framebuffers ---- */
 
+/*
+ * Linear only (6.1 lets DRM_FORMAT_MOD_INVALID through ADDFB2 unless the
+ * driver looks), single-plane formats the planes know, and a pitch and
+ * offset the display can take.
+ */
+static int copro_fb_check_cmd(const struct drm_mode_fb_cmd2 *cmd)
+{
+	if ((cmd->flags & DRM_MODE_FB_MODIFIERS) &&
+	    cmd->modifier[0] != DRM_FORMAT_MOD_LINEAR)
+		return -EINVAL;
+	if (!copro_hw_format(cmd->pixel_format))
+		return -EINVAL;
+	if (cmd->pitches[0] % 4 || cmd->pitches[0] > COPRO_DISP_MAX_PITCH ||
+	    cmd->offsets[0] % 4)
+		return -EINVAL;
+	if (cmd->width > COPRO_DISP_MAX_DIM || cmd->height > COPRO_DISP_MAX_DIM)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The display reads VRAM only: no buffer in guest memory (GTT). The object
+ * the framebuffer holds is checked, not a lookup of the handle before it
+ * was made: another thread may have closed the handle and reused it for a
+ * GTT object in between.
+ */
+static struct drm_framebuffer *copro_fb_vram_only(struct drm_framebuffer *fb)
+{
+	if (!IS_ERR(fb) && copro_is_gtt(fb->obj[0])) {
+		drm_framebuffer_put(fb);
+		return ERR_PTR(-EINVAL);
+	}
+	return fb;
+}
+
+#ifdef COPRO_FB_CREATE_INFO
+static struct drm_framebuffer *
+copro_fb_create(struct drm_device *drm, struct drm_file *file,
+		const struct drm_format_info *info,
+		const struct drm_mode_fb_cmd2 *cmd)
+{
+	int ret = copro_fb_check_cmd(cmd);
+
+	if (ret)
+		return ERR_PTR(ret);
+	return copro_fb_vram_only(drm_gem_fb_create(drm, file, info, cmd));
+}
+#else
 static struct drm_framebuffer *
 copro_fb_create(struct drm_device *drm, struct drm_file *file,
 		const struct drm_mode_fb_cmd2 *cmd)
 {
-	struct drm_gem_object *obj;
-	bool gtt;
+	int ret = copro_fb_check_cmd(cmd);
 
-	/*
-	 * Linear only (6.1 lets DRM_FORMAT_MOD_INVALID through ADDFB2 unless
-	 * the driver looks), single-plane formats the planes know, and a
-	 * pitch and offset the display can take.
-	 */
-	if ((cmd->flags & DRM_MODE_FB_MODIFIERS) &&
-	    cmd->modifier[0] != DRM_FORMAT_MOD_LINEAR)
-		return ERR_PTR(-EINVAL);
-	if (!copro_hw_format(cmd->pixel_format))
-		return ERR_PTR(-EINVAL);
-	if (cmd->pitches[0] % 4 || cmd->pitches[0] > COPRO_DISP_MAX_PITCH ||
-	    cmd->offsets[0] % 4)
-		return ERR_PTR(-EINVAL);
-	if (cmd->width > COPRO_DISP_MAX_DIM || cmd->height > COPRO_DISP_MAX_DIM)
-		return ERR_PTR(-EINVAL);
-	/* the display reads VRAM only: no buffer in guest memory (GTT) */
-	obj = drm_gem_object_lookup(file, cmd->handles[0]);
-	if (!obj)
-		return ERR_PTR(-ENOENT);
-	gtt = copro_is_gtt(obj);
-	drm_gem_object_put(obj);
-	if (gtt)
-		return ERR_PTR(-EINVAL);
-	return drm_gem_fb_create(drm, file, cmd);
+	if (ret)
+		return ERR_PTR(ret);
+	return copro_fb_vram_only(drm_gem_fb_create(drm, file, cmd));
 }
+#endif
 
 static const struct drm_mode_config_funcs copro_mode_config_funcs = {
 	.fb_create = copro_fb_create,
@@ -126,7 +153,7 @@ static u64 copro_plane_addr(struct drm_plane_state *st)
 /* ---- primary plane ---- */
 
 static int copro_primary_check(struct drm_plane *plane,
-			       struct drm_atomic_state *state)
+			       struct copro_atomic_state *state)
 {
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_crtc_state *cs = NULL;
@@ -155,7 +182,7 @@ static int copro_primary_check(struct drm_plane *plane,
 }
 
 static void copro_primary_update(struct drm_plane *plane,
-				 struct drm_atomic_state *state)
+				 struct copro_atomic_state *state)
 {
 	struct copro_device *cdev = to_copro(plane->dev);
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
@@ -215,7 +242,7 @@ static const struct drm_plane_helper_funcs copro_primary_helpers = {
 /* ---- cursor plane ---- */
 
 static int copro_cursor_check(struct drm_plane *plane,
-			      struct drm_atomic_state *state)
+			      struct copro_atomic_state *state)
 {
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_crtc_state *cs = NULL;
@@ -301,14 +328,14 @@ static void copro_cursor_program(struct copro_device *cdev,
 }
 
 static void copro_cursor_update(struct drm_plane *plane,
-				struct drm_atomic_state *state)
+				struct copro_atomic_state *state)
 {
 	copro_cursor_program(to_copro(plane->dev),
 			     drm_atomic_get_new_plane_state(state, plane));
 }
 
 static void copro_cursor_disable(struct drm_plane *plane,
-				 struct drm_atomic_state *state)
+				 struct copro_atomic_state *state)
 {
 	copro_wr32(to_copro(plane->dev), COPRO_REG_CURSOR_CONTROL, 0);
 }
@@ -319,21 +346,31 @@ static void copro_cursor_disable(struct drm_plane *plane,
  * move it as often as it likes.
  */
 static int copro_cursor_async_check(struct drm_plane *plane,
-				    struct drm_atomic_state *state)
+				    struct copro_atomic_state *state)
 {
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_crtc_state *cs;
 
 	if (!st->crtc || !st->fb || plane->state->crtc != st->crtc)
 		return -EINVAL;
-	cs = drm_atomic_get_existing_crtc_state(state, st->crtc);
+	cs = drm_atomic_get_new_crtc_state(state, st->crtc);
 	if (!cs || !cs->active || drm_atomic_crtc_needs_modeset(cs))
 		return -EINVAL;
 	return copro_cursor_check(plane, state);
 }
 
+#ifdef COPRO_ASYNC_CHECK_FLIP
+/* 7.x also asks for async page flips: the cursor may take part in them */
+static int copro_cursor_async_check_flip(struct drm_plane *plane,
+					 struct copro_atomic_state *state,
+					 bool flip)
+{
+	return copro_cursor_async_check(plane, state);
+}
+#endif
+
 static void copro_cursor_async_update(struct drm_plane *plane,
-				      struct drm_atomic_state *state)
+				      struct copro_atomic_state *state)
 {
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_plane_state *cur = plane->state;
@@ -362,7 +399,11 @@ static const struct drm_plane_helper_funcs copro_cursor_helpers = {
 	.atomic_check = copro_cursor_check,
 	.atomic_update = copro_cursor_update,
 	.atomic_disable = copro_cursor_disable,
+#ifdef COPRO_ASYNC_CHECK_FLIP
+	.atomic_async_check = copro_cursor_async_check_flip,
+#else
 	.atomic_async_check = copro_cursor_async_check,
+#endif
 	.atomic_async_update = copro_cursor_async_update,
 };
 
@@ -407,15 +448,14 @@ static enum drm_mode_status copro_crtc_mode_valid(struct drm_crtc *crtc,
 }
 
 static int copro_crtc_check(struct drm_crtc *crtc,
-			    struct drm_atomic_state *state)
+			    struct copro_atomic_state *state)
 {
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
-	int ret;
 
-	/* planes may all be off: the device then shows the background */
-	ret = drm_atomic_helper_check_crtc_state(cs, true);
-	if (ret)
-		return ret;
+	/*
+	 * Planes may all be off: the device then shows the background, so no
+	 * primary-plane check (since 6.4 the helper only demands one).
+	 */
 	if (cs->enable &&
 	    copro_check_mode(to_copro(crtc->dev), &cs->mode) != MODE_OK)
 		return -EINVAL;
@@ -433,7 +473,7 @@ static void copro_send_flip_event(struct copro_device *cdev)
 }
 
 static void copro_crtc_enable(struct drm_crtc *crtc,
-			      struct drm_atomic_state *state)
+			      struct copro_atomic_state *state)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
 
@@ -445,7 +485,7 @@ static void copro_crtc_enable(struct drm_crtc *crtc,
 }
 
 static void copro_crtc_disable(struct drm_crtc *crtc,
-			       struct drm_atomic_state *state)
+			       struct copro_atomic_state *state)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
@@ -465,7 +505,7 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 }
 
 static void copro_crtc_flush(struct drm_crtc *crtc,
-			     struct drm_atomic_state *state)
+			     struct copro_atomic_state *state)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
@@ -569,6 +609,7 @@ static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 	unsigned long flags;
 	ktime_t now;
 	int tries = 0;
+	int err;
 
 	vsync = copro_rd64(cdev, COPRO_REG_DISP_VSYNC_TIME);
 	do {
@@ -581,9 +622,11 @@ static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 	if (!vsync || vsync > g0)
 		return false;
 	*vblank_time = ktime_sub_ns(now, g0 + (g1 - g0) / 2 - vsync);
+	/* in nanoseconds, as drm_crtc_funcs documents (review defect 8) */
+	err = min_t(u64, (g1 - g0) / 2, INT_MAX);
+	WRITE_ONCE(cdev->vblank_error_ns, err);
 	if (max_error)
-		*max_error = (int)min_t(u64, (g1 - g0) / 2 / NSEC_PER_USEC,
-					INT_MAX);
+		*max_error = err;
 	return true;
 }
 
@@ -728,8 +771,8 @@ static int copro_conn_get_modes(struct drm_connector *conn)
 	return n;
 }
 
-static int copro_conn_mode_valid(struct drm_connector *conn,
-				 struct drm_display_mode *mode)
+static enum drm_mode_status
+copro_conn_mode_valid(struct drm_connector *conn, copro_conn_mode *mode)
 {
 	return copro_check_mode(to_copro(conn->dev), mode);
 }
@@ -781,46 +824,22 @@ static void copro_cursor_image_fini(struct drm_device *drm, void *data)
 {
 	struct copro_device *cdev = data;
 
-	drm_gem_vram_vunmap(cdev->cursor_gbo, &cdev->cursor_map);
-	drm_gem_vram_unpin(cdev->cursor_gbo);
-	drm_gem_object_put(&cdev->cursor_gbo->bo.base);
+	copro_kbo_destroy(cdev->cursor_gbo, &cdev->cursor_map);
 	cdev->cursor_gbo = NULL;
 }
 
 /* the driver's 64x64 cursor image, pinned in VRAM for the device's life */
 static int copro_cursor_image_init(struct copro_device *cdev)
 {
-	struct drm_gem_vram_object *gbo;
-	s64 off;
 	int ret;
 
-	gbo = drm_gem_vram_create(&cdev->drm, COPRO_CURSOR_PITCH *
-				  COPRO_CURSOR_SIZE, 0);
-	if (IS_ERR(gbo))
-		return PTR_ERR(gbo);
-	ret = drm_gem_vram_pin(gbo, DRM_GEM_VRAM_PL_FLAG_VRAM |
-			       DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
+	ret = copro_kbo_create(cdev, COPRO_CURSOR_PITCH * COPRO_CURSOR_SIZE,
+			       &cdev->cursor_gbo, &cdev->cursor_map,
+			       &cdev->cursor_off);
 	if (ret)
-		goto err_put;
-	ret = drm_gem_vram_vmap(gbo, &cdev->cursor_map);
-	if (ret)
-		goto err_unpin;
-	off = drm_gem_vram_offset(gbo);
-	if (off < 0) {
-		ret = off;
-		drm_gem_vram_vunmap(gbo, &cdev->cursor_map);
-		goto err_unpin;
-	}
-	cdev->cursor_off = off;
-	cdev->cursor_gbo = gbo;
+		return ret;
 	return drmm_add_action_or_reset(&cdev->drm, copro_cursor_image_fini,
 					cdev);
-
-err_unpin:
-	drm_gem_vram_unpin(gbo);
-err_put:
-	drm_gem_object_put(&gbo->bo.base);
-	return ret;
 }
 
 int copro_kms_init(struct copro_device *cdev)
@@ -840,8 +859,6 @@ int copro_kms_init(struct copro_device *cdev)
 	drm->mode_config.max_height = COPRO_DISP_MAX_DIM;
 	drm->mode_config.preferred_depth = 24;
 	drm->mode_config.prefer_shadow = 1;
-	/* fbdev on VRAM buffers: draw in a shadow, blit (see the notes) */
-	drm->mode_config.prefer_shadow_fbdev = true;
 	drm->mode_config.cursor_width = COPRO_CURSOR_SIZE;
 	drm->mode_config.cursor_height = COPRO_CURSOR_SIZE;
 	/* DRM_MODE_PAGE_FLIP_ASYNC: DISP_FLIP_ASYNC shows it at once */

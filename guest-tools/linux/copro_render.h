@@ -32,6 +32,7 @@ struct copro_ctx {
 	u32 id;			/* the device's context id (descriptors) */
 	enum drm_sched_priority prio;
 	bool banned;		/* a job hung or faulted: no more submits */
+	bool dead;		/* its process was killed: jobs dropped */
 	struct mutex submit_lock;	/* job_arm + push_job in order */
 	u64 fence_context;	/* hardware fences: one timeline per engine */
 	u64 seqno[COPRO_MAX_ENGINES];
@@ -74,12 +75,18 @@ struct copro_job {
 	unsigned int engine;
 	enum drm_sched_priority prio;
 	struct dma_fence *hw;	/* signalled when the ring entry retires */
+	struct dma_fence *hw_mem;	/* @hw before run_job: allocated at
+					 * submit, never in the signalling path
+					 */
 	struct list_head link;	/* engine's ring_jobs or held */
 	u64 hwid;		/* fence id of its latest ring entry */
 	u64 seq;		/* order of run_job on its engine */
 	bool resume;		/* preempted mid-buffer: RESUME from save */
 	bool counted;		/* in its process's in_flight */
+	int error;		/* why it is dropped at the next rebuild */
 	u64 start_ns;		/* GPU_TIME when it reached the ring head */
+	u64 written_ns;		/* GPU_TIME when it was last written to the ring */
+	u32 end_off;		/* pool offset of its end time (TIMESTAMP) */
 	struct drm_mm_node mem;	/* pool: the stream, then the save area */
 	struct copro_file *cfile;	/* charged for @mem */
 	u64 dma_gpu;
@@ -95,12 +102,21 @@ static inline struct copro_job *to_copro_job(struct drm_sched_job *j)
 }
 
 #define COPRO_SAVE_AREA		256u	/* COPRO_SAVE_SIZE, 64-aligned */
+#define COPRO_END_AREA		64u	/* the job's end time (u64), 64-aligned */
 /* one file may hold at most this much of the kernel pool (4 MiB) */
 #define COPRO_FILE_POOL_MAX	SZ_1M
 
 extern const struct drm_sched_backend_ops copro_sched_ops;
 
 void copro_ctx_put(struct copro_ctx *ctx);
+void copro_ctx_cancel(struct copro_ctx *ctx);
+
+/* a banned or dead context's jobs are dropped, never run */
+static inline bool copro_ctx_runnable(struct copro_ctx *ctx)
+{
+	return !READ_ONCE(ctx->banned) && !READ_ONCE(ctx->dead);
+}
+
 void copro_file_put(struct copro_file *cfile);
 void copro_job_free(struct copro_job *job);
 

@@ -40,7 +40,6 @@
 
 #include "copro/copro_cmd.h"
 #include "copro_render.h"
-#include "copro_sched.h"
 
 static unsigned int job_timeout_ms = 2000;
 module_param(job_timeout_ms, uint, 0444);
@@ -91,39 +90,18 @@ static void eng_wr64(struct copro_engine *eng, u32 reg, u64 val)
 int copro_pool_init(struct copro_device *cdev, u64 size, u64 reserved)
 {
 	struct copro_pool *pool = &cdev->pool;
-	s64 off;
 	int ret;
 
 	mutex_init(&pool->lock);
-	pool->gbo = drm_gem_vram_create(&cdev->drm, size, 0);
-	if (IS_ERR(pool->gbo))
-		return PTR_ERR(pool->gbo);
-	ret = drm_gem_vram_pin(pool->gbo, DRM_GEM_VRAM_PL_FLAG_VRAM |
-			       DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
-	if (ret)
-		goto err_put;
-	ret = drm_gem_vram_vmap(pool->gbo, &pool->map);
-	if (ret)
-		goto err_unpin;
-	off = drm_gem_vram_offset(pool->gbo);
-	if (off < 0) {
-		ret = off;
-		goto err_vunmap;
+	ret = copro_kbo_create(cdev, size, &pool->gbo, &pool->map, &pool->gpu);
+	if (ret) {
+		pool->gbo = NULL;
+		return ret;
 	}
-	pool->gpu = off;
 	pool->size = size;
 	/* [0, reserved): the rings; the rest is handed out to jobs */
 	drm_mm_init(&pool->mm, reserved, size - reserved);
 	return 0;
-
-err_vunmap:
-	drm_gem_vram_vunmap(pool->gbo, &pool->map);
-err_unpin:
-	drm_gem_vram_unpin(pool->gbo);
-err_put:
-	drm_gem_object_put(&pool->gbo->bo.base);
-	pool->gbo = NULL;
-	return ret;
 }
 
 void copro_pool_fini(struct copro_device *cdev)
@@ -133,9 +111,7 @@ void copro_pool_fini(struct copro_device *cdev)
 	if (!pool->gbo)
 		return;
 	drm_mm_takedown(&pool->mm);
-	drm_gem_vram_vunmap(pool->gbo, &pool->map);
-	drm_gem_vram_unpin(pool->gbo);
-	drm_gem_object_put(&pool->gbo->bo.base);
+	copro_kbo_destroy(pool->gbo, &pool->map);
 	pool->gbo = NULL;
 }
 
@@ -195,6 +171,7 @@ static void copro_ring_write(struct copro_engine *eng, struct copro_job *job)
 	};
 
 	job->hwid = d.fence;
+	job->written_ns = copro_rd64(cdev, COPRO_REG_GPU_TIME);
 	iosys_map_memcpy_to(&cdev->pool.map,
 			    eng->ring_offset + eng->tail * COPRO_DESC_SIZE,
 			    &d, sizeof(d));
@@ -215,6 +192,7 @@ static void copro_job_signal(struct copro_engine *eng, struct copro_job *job,
 			     int error)
 {
 	list_del_init(&job->link);
+	eng->jobs_done++;	/* done or dropped: its fence signalled */
 	if (job->counted) {
 		job->counted = false;
 		job->ctx->cfile->proc->in_flight[eng->id][job->prio]--;
@@ -297,6 +275,26 @@ static enum hrtimer_restart copro_slice_end(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * Device time to the job's context and DRM file (fdinfo, context query).
+ * A job runs from when it was written to the ring or when the engine's
+ * previous job ended or left it, whichever is later, to its end.
+ */
+static void copro_job_charge(struct copro_engine *eng, struct copro_job *job,
+			     u64 end)
+{
+	u64 start = max(job->written_ns, eng->last_end_ns);
+	struct copro_ctx *ctx = job->ctx;
+
+	if (end > start) {
+		ctx->busy_ns += end - start;
+		spin_lock(&ctx->cfile->stat_lock);
+		ctx->cfile->busy_ns[eng->id] += end - start;
+		spin_unlock(&ctx->cfile->stat_lock);
+	}
+	eng->last_end_ns = max(end, eng->last_end_ns);
+}
+
 /* Retire every job up to the one whose entry is @done. */
 static void copro_retire(struct copro_engine *eng, u64 done)
 {
@@ -318,15 +316,11 @@ static void copro_retire(struct copro_engine *eng, u64 done)
 	list_for_each_entry_safe(job, tmp, &eng->ring_jobs, link) {
 		u64 hwid = job->hwid;
 		struct copro_ctx *ctx = job->ctx;
+		/* its last packet wrote when it ended (copro_job_stream) */
+		u64 end = iosys_map_rd(&eng->cdev->pool.map, job->end_off, u64);
 
-		if (job->start_ns && now > job->start_ns) {
-			ctx->busy_ns += now - job->start_ns;
-			spin_lock(&ctx->cfile->stat_lock);
-			ctx->cfile->busy_ns[eng->id] += now - job->start_ns;
-			spin_unlock(&ctx->cfile->stat_lock);
-		}
+		copro_job_charge(eng, job, end && end <= now ? end : now);
 		ctx->jobs++;
-		eng->jobs_done++;
 		copro_job_signal(eng, job, 0);
 		if (hwid == done)
 			break;
@@ -365,7 +359,13 @@ static void copro_ring_rebuild(struct copro_engine *eng)
 
 	list_splice_tail_init(&eng->ring_jobs, &all);
 	list_splice_tail_init(&eng->held, &all);
-	for (prio = DRM_SCHED_PRIORITY_COUNT - 1; prio >= 0; prio--) {
+	/* a banned or dead context's jobs leave the ring here, unrun */
+	list_for_each_entry_safe(job, tmp, &all, link)
+		if (!copro_ctx_runnable(job->ctx))
+			copro_job_signal(eng, job, job->error ?: -ECANCELED);
+	/* highest first: drm_sched's KERNEL is 0, LOW the last */
+	for (prio = DRM_SCHED_PRIORITY_KERNEL; prio < DRM_SCHED_PRIORITY_COUNT;
+	     prio++) {
 		for (pass = 0; pass < 2; pass++) {
 			list_for_each_entry_safe(job, tmp, &all, link) {
 				bool rot = job->ctx == eng->rotate_ctx;
@@ -495,9 +495,12 @@ static bool copro_ring_needs_preempt(struct copro_engine *eng,
 		return false;
 	if (list_empty(&eng->ring_jobs))
 		return false;
-	/* the ring is in priority order: its last job has the lowest */
+	/*
+	 * The ring is in priority order: its last job has the lowest.
+	 * drm_sched numbers priorities from KERNEL (0) down to LOW.
+	 */
 	last = list_last_entry(&eng->ring_jobs, struct copro_job, link);
-	return last->prio < job->prio;
+	return last->prio > job->prio;
 }
 
 static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
@@ -508,16 +511,15 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	struct dma_fence *f;
 	unsigned long flags;
 
-	if (READ_ONCE(ctx->banned))
+	if (!copro_ctx_runnable(ctx))
 		return ERR_PTR(-ECANCELED);
 	if (sched_job->s_fence->finished.error)
 		return ERR_PTR(sched_job->s_fence->finished.error);
 	if (job->hw)		/* never twice: the driver resubmits itself */
 		return dma_fence_get(job->hw);
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
-	if (!f)
-		return ERR_PTR(-ENOMEM);
+	f = job->hw_mem;
+	job->hw_mem = NULL;
 	dma_fence_init(f, &copro_hw_fence_ops, &eng->fence_lock,
 		       ctx->fence_context + job->engine,
 		       ++ctx->seqno[job->engine]);
@@ -546,7 +548,7 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 }
 
 /*
- * Admission (drm_sched's dependency hook, prepare_job in later kernels):
+ * Admission (drm_sched's prepare_job):
  * drm_sched's credit limit (COPRO_JOBS_IN_FLIGHT) is shared by every
  * client of an engine, so one file that queued 64 long jobs would hold
  * every slot, and another process's job would wait behind all of them:
@@ -561,8 +563,8 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
  * context of its priority ahead of it (at most proc_jobs of one process),
  * plus the device's preemption latency.
  */
-static struct dma_fence *copro_job_dependency(struct drm_sched_job *sched_job,
-					      struct drm_sched_entity *entity)
+static struct dma_fence *copro_prepare_job(struct drm_sched_job *sched_job,
+					   struct drm_sched_entity *entity)
 {
 	struct copro_job *job = to_copro_job(sched_job), *cur;
 	struct copro_engine *eng = &job->cdev->engines[job->engine];
@@ -570,6 +572,9 @@ static struct dma_fence *copro_job_dependency(struct drm_sched_job *sched_job,
 	struct dma_fence *f = NULL;
 	unsigned long flags;
 
+	/* it will not run (run_job fails it): nothing to wait for */
+	if (!copro_ctx_runnable(job->ctx))
+		return NULL;
 	spin_lock_irqsave(&eng->lock, flags);
 	if (proc->in_flight[eng->id][job->prio] >=
 	    clamp(proc_jobs, 1u, COPRO_JOBS_IN_FLIGHT)) {
@@ -592,20 +597,6 @@ out:
 	return f;
 }
 
-static void copro_readd_job(struct drm_sched_job *sched_job)
-{
-	struct drm_gpu_scheduler *sched = sched_job->sched;
-
-	/*
-	 * drm_sched took the job off its pending list to call us; a job that
-	 * did not hang goes back (as Xe does), else it would never be freed.
-	 */
-	spin_lock(&sched->job_list_lock);
-	if (list_empty(&sched_job->list))
-		list_add(&sched_job->list, &sched->pending_list);
-	spin_unlock(&sched->job_list_lock);
-}
-
 static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_job)
 {
 	struct copro_job *job = to_copro_job(sched_job);
@@ -615,6 +606,9 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 	u64 seq, running;
 	long left;
 
+	/* run_job failed it before it reached the hardware: done */
+	if (!job->hw)
+		goto out;
 	spin_lock_irqsave(&eng->lock, flags);
 	/* a lost DMA_DONE (INJECT DROP_IRQ) is found here */
 	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
@@ -634,13 +628,22 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 			cur = tmp;
 	if (cur && eng_rd32(eng, COPRO_ENG_STATE) == COPRO_ENG_STATE_WAITING) {
 		if (cur->seq == eng->tdr_wait_seq) {
+			/*
+			 * Its own problem alone: the context is banned and
+			 * switched out by a preemption (the rebuild drops its
+			 * jobs), never an engine or device reset, and it does
+			 * not count towards hang_limit.
+			 */
 			eng->tdr_wait_seq = 0;
 			eng->rotate_ctx = NULL;
-			copro_engine_recover(eng, running, -ETIME);
-			spin_unlock_irqrestore(&eng->lock, flags);
-			goto out;
+			if (!cur->ctx->banned)
+				eng->banned++;
+			WRITE_ONCE(cur->ctx->banned, true);
+			cur->error = -ETIME;
+			eng->wait_bans++;
+		} else {
+			eng->tdr_wait_seq = cur->seq;
 		}
-		eng->tdr_wait_seq = cur->seq;
 	}
 	/* a healthy engine honours a preemption request: ask for one */
 	cur = list_first_entry_or_null(&eng->ring_jobs, struct copro_job, link);
@@ -666,8 +669,12 @@ static enum drm_gpu_sched_stat copro_timedout_job(struct drm_sched_job *sched_jo
 	copro_engine_recover(eng, running, -EIO);
 	spin_unlock_irqrestore(&eng->lock, flags);
 out:
-	copro_readd_job(sched_job);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	/*
+	 * Only long (it yielded), already done, or resolved by the driver's
+	 * own recovery (copro_engine_recover signalled or rewrote every job):
+	 * either way drm_sched keeps the job until its fence signals.
+	 */
+	return copro_sched_no_hang(sched_job);
 }
 
 static void copro_free_job(struct drm_sched_job *sched_job)
@@ -677,11 +684,48 @@ static void copro_free_job(struct drm_sched_job *sched_job)
 }
 
 const struct drm_sched_backend_ops copro_sched_ops = {
-	.dependency = copro_job_dependency,
+	.prepare_job = copro_prepare_job,
 	.run_job = copro_run_job,
 	.timedout_job = copro_timedout_job,
 	.free_job = copro_free_job,
 };
+
+/*
+ * A killed process's context (copro_ctx_teardown): its jobs still waiting
+ * in drm_sched fail at run_job, its held jobs fail now, and a preemption
+ * takes its jobs off the ring (the rebuild drops them), the running one
+ * included, so that its GPU work stops at once and the process is not
+ * kept waiting for it.
+ */
+void copro_ctx_cancel(struct copro_ctx *ctx)
+{
+	struct copro_device *cdev = ctx->cdev;
+	unsigned int e;
+
+	WRITE_ONCE(ctx->dead, true);
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		struct copro_job *job, *tmp;
+		unsigned long flags;
+		bool on_ring = false;
+
+		spin_lock_irqsave(&eng->lock, flags);
+		list_for_each_entry_safe(job, tmp, &eng->held, link)
+			if (job->ctx == ctx) {
+				eng->cancels++;
+				copro_job_signal(eng, job, -ECANCELED);
+			}
+		list_for_each_entry(job, &eng->ring_jobs, link)
+			if (job->ctx == ctx) {
+				eng->cancels++;
+				on_ring = true;
+			}
+		if (on_ring && !eng->stopped &&
+		    cdev->preempt_caps != COPRO_PREEMPT_NONE)
+			copro_request_preempt(eng);
+		spin_unlock_irqrestore(&eng->lock, flags);
+	}
+}
 
 /* ---- interrupts ---- */
 
@@ -698,8 +742,11 @@ static void copro_preempted(struct copro_engine *eng)
 	eng->preemptions++;
 	list_for_each_entry(job, &eng->ring_jobs, link) {
 		/* the others were dropped unfetched: their state stands */
-		if (pf && job->hwid == pf)
+		if (pf && job->hwid == pf) {
 			job->resume = true;
+			copro_job_charge(eng, job,
+					 copro_rd64(eng->cdev, COPRO_REG_GPU_TIME));
+		}
 	}
 	copro_ring_rebuild(eng);
 	wake_up_all(&eng->wq);
@@ -708,9 +755,12 @@ static void copro_preempted(struct copro_engine *eng)
 void copro_engine_irq(struct copro_engine *eng, u32 causes)
 {
 	unsigned long flags;
+	bool cookie;
 
 	if (!eng->sched_ready)
 		return;
+	/* lockdep: nothing here may allocate or wait on a fence */
+	cookie = dma_fence_begin_signalling();
 	spin_lock_irqsave(&eng->lock, flags);
 	if (causes & COPRO_INT_DMA_DONE)
 		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
@@ -732,15 +782,17 @@ void copro_engine_irq(struct copro_engine *eng, u32 causes)
 	if (causes & COPRO_INT_PREEMPTED)
 		copro_preempted(eng);
 	spin_unlock_irqrestore(&eng->lock, flags);
+	dma_fence_end_signalling(cookie);
 }
 
 /* ---- bring-up ---- */
 
 int copro_render_init(struct copro_device *cdev)
 {
-	struct copro_sched_params p = {
+	struct drm_sched_init_args args = {
 		.ops = &copro_sched_ops,
-		.hw_submission = COPRO_JOBS_IN_FLIGHT,
+		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+		.credit_limit = COPRO_JOBS_IN_FLIGHT,
 		.hang_limit = 0,
 		.timeout = msecs_to_jiffies(job_timeout_ms),
 		.dev = cdev->drm.dev,
@@ -776,16 +828,15 @@ int copro_render_init(struct copro_device *cdev)
 		INIT_LIST_HEAD(&eng->ring_jobs);
 		INIT_LIST_HEAD(&eng->held);
 		init_waitqueue_head(&eng->wq);
-		hrtimer_init(&eng->slice_timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL);
-		eng->slice_timer.function = copro_slice_end;
+		hrtimer_setup(&eng->slice_timer, copro_slice_end,
+			      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 		eng->next_hwid = 1;
 		eng->ring_offset = e * COPRO_RING_ENTRIES * COPRO_DESC_SIZE;
 		eng->ring_gpu = cdev->pool.gpu + eng->ring_offset;
 		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
 		copro_engine_program(eng);
-		p.name = names[e];
-		ret = copro_sched_init(&eng->sched, &p);
+		args.name = names[e];
+		ret = drm_sched_init(&eng->sched, &args);
 		if (ret)
 			goto err;
 		eng->sched_ready = true;
@@ -901,8 +952,9 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 			   e, eng->preempt_reqs, eng->preemptions,
 			   eng->preempt_resumes, eng->tdr_preempts,
 			   eng->slices);
-		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu\n",
-			   e, eng->engine_resets, eng->faults, eng->banned);
+		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu wait_bans %llu cancels %llu\n",
+			   e, eng->engine_resets, eng->faults, eng->banned,
+			   eng->wait_bans, eng->cancels);
 		seq_printf(m, "engine%u: ring head %u tail %u (driver %u) state %u completed %llu current %llu next %llu submissions %llu packets %llu\n",
 			   e, eng_rd32(eng, COPRO_ENG_RING_HEAD),
 			   eng_rd32(eng, COPRO_ENG_RING_TAIL), eng->tail,

@@ -165,7 +165,7 @@ void copro_job_free(struct copro_job *job)
 
 	for (i = 0; i < job->bo_count; i++) {
 		if (!copro_is_gtt(job->bos[i]))
-			drm_gem_vram_unpin(drm_gem_vram_of_gem(job->bos[i]));
+			copro_bo_unpin(drm_gem_vram_of_gem(job->bos[i]));
 		drm_gem_object_put(job->bos[i]);
 	}
 	kvfree(job->bos);
@@ -177,6 +177,7 @@ void copro_job_free(struct copro_job *job)
 	}
 	if (job->hw)
 		dma_fence_put(job->hw);
+	kfree(job->hw_mem);
 	copro_ctx_put(job->ctx);
 	kfree(job);
 }
@@ -232,7 +233,7 @@ static int copro_job_bos(struct copro_job *job, struct drm_file *file,
 			gpu[i] = copro_gtt_gpu(obj);
 		} else {
 			gbo = drm_gem_vram_of_gem(obj);
-			ret = drm_gem_vram_pin(gbo, DRM_GEM_VRAM_PL_FLAG_VRAM);
+			ret = copro_bo_pin_vram(gbo, false);
 			if (ret) {
 				drm_gem_object_put(obj);
 				goto out;
@@ -374,7 +375,10 @@ static int copro_job_stream(struct copro_job *job,
 			    struct drm_copro_submit *a, struct copro_check *c)
 {
 	struct copro_device *cdev = job->cdev;
-	u32 stream = ALIGN(a->cmds_size, 64);
+	/* the stream, then a TIMESTAMP of its end (below), 64-aligned */
+	u32 stream = ALIGN(a->cmds_size + COPRO_LEN_TIMESTAMP * 4, 64);
+	u64 end_gpu;
+	u32 ts[COPRO_LEN_TIMESTAMP];
 	int ret;
 
 	c->cmd = kvmalloc(a->cmds_size, GFP_KERNEL);
@@ -389,17 +393,31 @@ static int copro_job_stream(struct copro_job *job,
 	a->bad_offset = c->bad;
 	if (ret)
 		goto out;
-	ret = copro_pool_charge(job, stream + COPRO_SAVE_AREA);
+	ret = copro_pool_charge(job, stream + COPRO_SAVE_AREA + COPRO_END_AREA);
 	if (ret)
 		goto out;
+	job->dma_gpu = cdev->pool.gpu + job->mem.start;
+	job->save_gpu = job->dma_gpu + stream;
+	job->end_off = job->mem.start + stream + COPRO_SAVE_AREA;
+	/*
+	 * The job's last packet writes the device time at which it ended
+	 * into the kernel's own memory: jobs that retire in one interrupt
+	 * are each charged their own run time (review defect 7), not the
+	 * first one all of it.
+	 */
+	end_gpu = cdev->pool.gpu + job->end_off;
+	ts[0] = COPRO_PKT_HDR(COPRO_OP_TIMESTAMP, 0, COPRO_LEN_TIMESTAMP);
+	ts[1] = lower_32_bits(end_gpu);
+	ts[2] = upper_32_bits(end_gpu);
 	/* VRAM writes are lost while a reset has the BARs off */
 	down_read(&cdev->reset_sem);
 	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
 			    a->cmds_size);
+	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start + a->cmds_size,
+			    ts, sizeof(ts));
+	iosys_map_wr(&cdev->pool.map, job->end_off, u64, 0);
 	up_read(&cdev->reset_sem);
-	job->dma_gpu = cdev->pool.gpu + job->mem.start;
-	job->dma_len = a->cmds_size;
-	job->save_gpu = job->dma_gpu + stream;
+	job->dma_len = a->cmds_size + sizeof(ts);
 out:
 	kvfree(c->cmd);
 	return ret;
@@ -438,8 +456,15 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		copro_ctx_put(ctx);
 		return -ECANCELED;
 	}
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc_obj(*job);
 	if (!job) {
+		copro_ctx_put(ctx);
+		return -ENOMEM;
+	}
+	/* run_job is in the fence-signalling path: it must not allocate */
+	job->hw_mem = kzalloc_obj(*job->hw_mem);
+	if (!job->hw_mem) {
+		kfree(job);
 		copro_ctx_put(ctx);
 		return -ENOMEM;
 	}
@@ -469,7 +494,9 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	if (ret)
 		goto err;
 
-	ret = drm_sched_job_init(&job->base, &ctx->entity[a->engine], cfile);
+	/* one ring entry: a job takes one of the engine's credits */
+	ret = drm_sched_job_init(&job->base, &ctx->entity[a->engine], 1, cfile,
+				 file->client_id);
 	if (ret)
 		goto err;
 	inited = true;

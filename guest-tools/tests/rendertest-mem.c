@@ -203,6 +203,42 @@ int t_basic(void)
 		check(eng && mem, "fdinfo: drm-engine-render ns, drm-memory-vram "
 		      "and -gtt");
 	}
+	/*
+	 * Review defect 7: jobs of two contexts that retire in one interrupt
+	 * were all charged to the first. Behind a 20 ms job, ten 2 us jobs
+	 * of B alternate with ten of A: far shorter than the interrupt's
+	 * latency, so they retire in batches. B is charged its own time.
+	 */
+	{
+		uint32_t ca = ctx_new(COPRO_CTX_PRIORITY_NORMAL);
+		uint32_t cb = ctx_new(COPRO_CTX_PRIORITY_NORMAL);
+		struct drm_copro_ctx_query qa, qb;
+		struct copro_cmd w;
+
+		copro_cmd_init(&w);
+		copro_cmd_work(&w, 20000000);
+		copro_submit(&dev, ca, 0, &w, NULL);
+		copro_cmd_reset(&w);
+		copro_cmd_work(&w, 2000);
+		for (int i = 0; i < 10; i++) {
+			copro_submit(&dev, cb, 0, &w, NULL);
+			copro_submit(&dev, ca, 0, &w, NULL);
+		}
+		copro_run(&dev, ca, 0, &w);
+		copro_run(&dev, cb, 0, &w);
+		copro_ctx_query(&dev, ca, &qa);
+		copro_ctx_query(&dev, cb, &qb);
+		/* 11 jobs of 2 us each, plus packet costs: well under 100 us */
+		check(qb.jobs == 11 && qb.busy_ns >= 22000 && qb.busy_ns < 100000 &&
+		      qa.busy_ns >= 20000000 && qa.busy_ns < 20200000,
+		      "jobs retired together are each charged their own time: "
+		      "A %" PRIu64 " ns, B %" PRIu64 " ns (%" PRIu64 " jobs)",
+		      (uint64_t)qa.busy_ns, (uint64_t)qb.busy_ns,
+		      (uint64_t)qb.jobs);
+		copro_cmd_fini(&w);
+		copro_ctx_free(&dev, ca);
+		copro_ctx_free(&dev, cb);
+	}
 	copro_cmd_fini(&c);
 	copro_bo_free(&dev, &a);
 	copro_bo_free(&dev, &b);

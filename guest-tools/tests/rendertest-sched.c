@@ -310,6 +310,48 @@ int t_hang(void)
 		      "and the innocent's next job runs");
 	}
 
+	/*
+	 * Review defect 10: three WAITs nobody satisfies counted as hangs
+	 * and reset the whole device. Each is its own context's problem:
+	 * banned and switched out by a preemption, no engine or device
+	 * reset.
+	 */
+	{
+		uint64_t resets = debugfs_value("copro_engines", "resets ");
+		struct copro_bo sem;
+		int etime = 0, st[3];
+
+		bo_new(4096, &sem);
+		memset(sem.map, 0, 4096);
+		for (int i = 0; i < 3; i++) {
+			uint32_t w = ctx_new(COPRO_CTX_PRIORITY_NORMAL);
+			int wfd = -1;
+			struct copro_submit_opts wo = { .fence_fd = &wfd };
+			struct pollfd p;
+
+			copro_cmd_reset(&c);
+			copro_cmd_wait(&c, &sem, 0, 1);
+			copro_submit(&dev, w, 0, &c, &wo);
+			p = (struct pollfd){ wfd, POLLIN, 0 };
+			poll(&p, 1, 30000);
+			st[i] = copro_fence_status(wfd);
+			etime += st[i] == -ETIME;
+			close(wfd);
+		}
+		check(etime == 3, "three WAITs nobody satisfies: each ETIME "
+		      "(%d %d %d)", st[0], st[1], st[2]);
+		check(debugfs_value("copro_engines", "resets ") == resets &&
+		      !debugfs_value("copro_engines", "device_recoveries: "),
+		      "no engine reset, no device reset for them (resets %"
+		      PRIu64 " -> %" PRIu64 ")", resets,
+		      debugfs_value("copro_engines", "resets "));
+		copro_cmd_reset(&c);
+		copro_cmd_fill(&c, &y, 0, 65536, 0x9012);
+		check(!copro_run(&dev, good, 0, &c) &&
+		      all_u32(y.map, 65536, 0x9012),
+		      "and the innocent's next job runs");
+	}
+
 	/* repeated hangs: the driver recovers every time */
 	for (int i = 0; i < 3; i++) {
 		uint32_t h = ctx_new(COPRO_CTX_PRIORITY_NORMAL);
@@ -319,6 +361,10 @@ int t_hang(void)
 		copro_cmd_fill(&c, &x, 0, 4, 1);
 		copro_run(&dev, h, 0, &c);
 	}
+	/* the reset runs in a worker after the third job's fence signals */
+	for (int i = 0; i < 200 &&
+	     !debugfs_value("copro_engines", "device_recoveries: "); i++)
+		usleep(10000);
 	printf("# device recoveries: %" PRIu64 "\n",
 	       debugfs_value("copro_engines", "device_recoveries: "));
 	check(debugfs_value("copro_engines", "device_recoveries: ") >= 1,

@@ -36,6 +36,13 @@ check "modetest -a: atomic mode set on the primary plane" \
 check "modetest -a -v: atomic flips at the refresh rate ($((f1 - f0)) in 3 s)" \
     test $((f1 - f0)) -ge 150 -a $((f1 - f0)) -le 181
 
+# review defect 8: the vblank timestamp's error bound is in nanoseconds,
+# as drm_crtc_funcs documents (it was microseconds: two MMIO reads a few
+# hundred ns apart gave 0)
+err=$(awk '/^vblank_error_ns:/ { print $2 }' /sys/kernel/debug/dri/0/copro_state)
+check "the vblank timestamp's error bound is in ns ($err ns)" \
+    test "${err:-0}" -gt 0 -a "${err:-0}" -lt 10000
+
 # vbltest: the vblank rate in the guest's (virtual) time
 timeout 6 vbltest -M copro > /tmp/vbl.out 2>&1
 # (the first figure counts from before the first vblank)

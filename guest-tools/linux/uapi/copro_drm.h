@@ -70,7 +70,7 @@ struct drm_copro_gem_info {
 };
 
 /* contexts: one drm_sched entity per engine, at the context's priority */
-#define COPRO_CTX_PRIORITY_LOW		0	/* DRM_SCHED_PRIORITY_MIN */
+#define COPRO_CTX_PRIORITY_LOW		0	/* DRM_SCHED_PRIORITY_LOW */
 #define COPRO_CTX_PRIORITY_NORMAL	1
 #define COPRO_CTX_PRIORITY_HIGH		2	/* CAP_SYS_NICE or DRM master */
 

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * DOC: differences between the kernels the driver supports
+ *
+ * Debian 13's 6.12 and the newest Debian has, 7.x (docs/linux.rst). Each
+ * difference is tested in the kernel's headers by Kbuild, never by
+ * version number, and bridged here, so that the rest of the driver is
+ * one code path:
+ *
+ * - 7.x calls the state of an atomic commit struct drm_atomic_commit
+ *   (6.12: struct drm_atomic_state); the driver names it
+ *   struct copro_atomic_state.
+ * - 7.x's fb_create is handed the format's drm_format_info, which
+ *   drm_gem_fb_create takes too (COPRO_FB_CREATE_INFO: copro_kms.c).
+ * - 7.x's atomic_async_check says whether the update is a page flip
+ *   (COPRO_ASYNC_CHECK_FLIP: copro_kms.c).
+ * - 7.x's connector mode_valid takes a const mode (COPRO_CONST_MODE).
+ * - hrtimer_setup replaced hrtimer_init in 6.13: 6.12 gets it here.
+ *
+ * And drm_sched:
+ *
+ * A job that outlives its timeout but is only long (the engine honoured
+ * a preemption request, or the job finished meanwhile) did not hang.
+ * Since 6.17 timedout_job says so with DRM_GPU_SCHED_STAT_NO_HANG and
+ * drm_sched puts the job back on its pending list and re-arms the
+ * timeout itself; 6.12 has no such status, so the driver puts the job
+ * back (as Xe did) and returns NOMINAL, or, when it was resolved
+ * meanwhile, has drm_sched free it (review defect 3). Kbuild defines
+ * COPRO_SCHED_NO_HANG when the kernel's header has the status: the
+ * header is tested, not the version number.
+ */
+#ifndef COPRO_COMPAT_H
+#define COPRO_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <drm/gpu_scheduler.h>
+
+#ifdef COPRO_DRM_ATOMIC_COMMIT
+#define copro_atomic_state drm_atomic_commit
+#else
+#define copro_atomic_state drm_atomic_state
+#endif
+
+#ifdef COPRO_CONST_MODE
+#define copro_conn_mode const struct drm_display_mode
+#else
+#define copro_conn_mode struct drm_display_mode
+#endif
+
+#ifndef COPRO_HAVE_HRTIMER_SETUP
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*function)(struct hrtimer *),
+				 clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
+#ifdef COPRO_SCHED_NO_HANG
+static inline enum drm_gpu_sched_stat copro_sched_no_hang(struct drm_sched_job *job)
+{
+	return DRM_GPU_SCHED_STAT_NO_HANG;
+}
+#else
+static inline enum drm_gpu_sched_stat copro_sched_no_hang(struct drm_sched_job *job)
+{
+	struct drm_gpu_scheduler *sched = job->sched;
+
+	/*
+	 * Resolved while timedout_job ran (a lost interrupt, a recovery,
+	 * the job finishing during the preemption wait): its finished fence
+	 * has signalled, and put back it would never be freed (the free
+	 * work ran while it was off the list) and would time out for ever,
+	 * hiding the jobs behind it. drm_sched frees a guilty job that
+	 * completed as soon as timedout_job returns.
+	 */
+	if (dma_fence_is_signaled(&job->s_fence->finished)) {
+		sched->free_guilty = true;
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+	/* drm_sched took the job off its pending list to call timedout_job */
+	spin_lock(&sched->job_list_lock);
+	if (list_empty(&job->list))
+		list_add(&job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+#endif
+
+#endif
