@@ -5,6 +5,14 @@
 # mid-command preemption. Under -icount: WORK and TIMESTAMP are device
 # time, waits with timeouts are virtual time.
 . /bin/tap.sh
+# drm_sched's policy: the kernel's default, or the one the command line
+# chose (linux-*-render-rr, -fair)
+policy=$(cat /sys/module/gpu_sched/parameters/sched_policy)
+echo "# drm_sched policy $policy (0 RR, 1 FIFO, 2 FAIR)"
+want=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^gpu_sched.sched_policy=//p')
+if [ -n "$want" ]; then
+    check "drm_sched runs the policy asked for ($want)" test "$policy" = "$want"
+fi
 run_tap copro-rendertest basic
 run_tap copro-rendertest bad
 run_tap copro-rendertest fences
