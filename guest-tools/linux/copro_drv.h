@@ -48,6 +48,8 @@ enum copro_irq_mode {
 struct copro_device;
 struct drm_gem_vram_object;
 struct seq_file;
+struct drm_printer;
+struct drm_gem_object;
 struct file;
 
 /*
@@ -240,6 +242,7 @@ void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node);
 /* copro_vram.c */
 int copro_bo_pin_vram(struct drm_gem_vram_object *gbo, bool topdown);
 void copro_bo_unpin(struct drm_gem_vram_object *gbo);
+bool copro_bo_in_vram(struct drm_gem_object *obj);
 int copro_kbo_create(struct copro_device *cdev, size_t size,
 		     struct drm_gem_vram_object **out, struct iosys_map *map,
 		     u64 *gpu);
@@ -248,7 +251,6 @@ void copro_kbo_destroy(struct drm_gem_vram_object *gbo, struct iosys_map *map);
 int copro_gart_init(struct copro_device *cdev);
 void copro_gart_fini(struct copro_device *cdev);
 void copro_gart_program(struct copro_device *cdev);
-struct drm_gem_object;
 bool copro_is_gtt(struct drm_gem_object *obj);
 u64 copro_gart_used(struct copro_device *cdev);
 u64 copro_gtt_gpu(struct drm_gem_object *obj);
@@ -271,6 +273,6 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		       struct drm_file *file);
 int copro_open(struct drm_device *drm, struct drm_file *file);
 void copro_postclose(struct drm_device *drm, struct drm_file *file);
-void copro_show_fdinfo(struct seq_file *m, struct file *f);
+void copro_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 
 #endif

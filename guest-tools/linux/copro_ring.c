@@ -40,6 +40,7 @@
 
 #include "copro/copro_cmd.h"
 #include "copro_render.h"
+#include "copro_trace.h"
 
 static unsigned int job_timeout_ms = 2000;
 module_param(job_timeout_ms, uint, 0444);
@@ -192,6 +193,7 @@ static void copro_job_signal(struct copro_engine *eng, struct copro_job *job,
 			     int error)
 {
 	list_del_init(&job->link);
+	trace_copro_retire(eng->id, job->ctx->id, job->hwid, error);
 	eng->jobs_done++;	/* done or dropped: its fence signalled */
 	if (job->counted) {
 		job->counted = false;
@@ -411,6 +413,7 @@ static void copro_engine_recover(struct copro_engine *eng, u64 guilty,
 	eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
 	if (!guilty)
 		guilty = eng_rd64(eng, COPRO_ENG_ABORTED_FENCE);
+	trace_copro_reset(eng->id, guilty, error);
 	eng->engine_resets++;
 	eng->hangs_in_row++;
 	/* a reset cancels the request, and leaves head == tail */
@@ -532,14 +535,17 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	ctx->cfile->proc->in_flight[eng->id][job->prio]++;
 	if (eng->preempting || eng->stopped) {
 		list_add_tail(&job->link, &eng->held);
+		trace_copro_run(eng->id, ctx->id, job->seq, 0, true);
 	} else if (copro_ring_needs_preempt(eng, job)) {
 		list_add_tail(&job->link, &eng->held);
+		trace_copro_run(eng->id, ctx->id, job->seq, 0, true);
 		copro_request_preempt(eng);
 	} else {
 		if (list_empty(&eng->ring_jobs))
 			job->start_ns = copro_rd64(eng->cdev,
 						   COPRO_REG_GPU_TIME);
 		copro_ring_write(eng, job);
+		trace_copro_run(eng->id, ctx->id, job->seq, job->hwid, false);
 		copro_ring_kick(eng);
 		copro_slice_arm(eng);
 	}
@@ -737,6 +743,7 @@ static void copro_preempted(struct copro_engine *eng)
 	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
 	if (!eng->preempting)
 		return;
+	trace_copro_preempt(eng->id, pf, eng->preempt_reqs);
 	eng->preempting = false;
 	eng->preempt_done++;
 	eng->preemptions++;
@@ -760,6 +767,7 @@ void copro_engine_irq(struct copro_engine *eng, u32 causes)
 	if (!eng->sched_ready)
 		return;
 	/* lockdep: nothing here may allocate or wait on a fence */
+	trace_copro_irq(eng->id, causes);
 	cookie = dma_fence_begin_signalling();
 	spin_lock_irqsave(&eng->lock, flags);
 	if (causes & COPRO_INT_DMA_DONE)
