@@ -160,6 +160,7 @@ struct copro_device {
 	u32 hw_pitch, hw_width, hw_height, hw_format;
 	/* DISP_MODE_SIZE, DISP_PLANE_POS; CONTROL.PRIMARY_OFF */
 	u32 hw_mode_size, hw_plane_pos;
+	u32 hw_background;	/* DISP_BACKGROUND (XRGB8888) */
 	bool hw_primary_off;
 	/* a flip chosen by the primary plane, written at the CRTC's flush */
 	bool flip_queued;

@@ -188,7 +188,7 @@ static void copro_primary_update(struct drm_plane *plane,
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_framebuffer *fb = st->fb;
 	struct drm_display_mode *mode;
-	u32 w, h, fmt, size, pos;
+	u32 w, h, fmt, size, pos, bg;
 	u64 addr;
 
 	/* an invisible primary: the CRTC's flush shows the background */
@@ -202,12 +202,13 @@ static void copro_primary_update(struct drm_plane *plane,
 	mode = &st->crtc->state->mode;
 	size = COPRO_DISP_SIZE(mode->hdisplay, mode->vdisplay);
 	pos = COPRO_DISP_POS(st->dst.x1, st->dst.y1);
+	bg = copro_crtc_background(st->crtc->state);
 
 	if (cdev->hw_on && !cdev->hw_primary_off &&
 	    cdev->hw_pitch == fb->pitches[0] &&
 	    cdev->hw_width == w && cdev->hw_height == h &&
 	    cdev->hw_format == fmt && cdev->hw_mode_size == size &&
-	    cdev->hw_plane_pos == pos) {
+	    cdev->hw_plane_pos == pos && cdev->hw_background == bg) {
 		/* same geometry: a flip at the next vsync, written at flush */
 		cdev->flip_queued = true;
 		cdev->flip_addr = addr;
@@ -221,9 +222,10 @@ static void copro_primary_update(struct drm_plane *plane,
 	copro_wr32(cdev, COPRO_REG_DISP_FORMAT, fmt);
 	copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
 	copro_wr32(cdev, COPRO_REG_DISP_PLANE_POS, pos);
-	copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
+	copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, bg);
 	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE);
 	cdev->hw_on = true;
+	cdev->hw_background = bg;
 	cdev->hw_primary_off = false;
 	cdev->hw_mode_size = size;
 	cdev->hw_plane_pos = pos;
@@ -512,25 +514,43 @@ static void copro_crtc_flush(struct drm_crtc *crtc,
 	struct drm_pending_vblank_event *ev = cs->event;
 	struct drm_plane_state *ps = cdev->primary.state;
 	bool flip = cdev->flip_queued;
-	u32 size;
+	u32 size, bg;
 
 	cdev->flip_queued = false;
 	if (!cs->active)
 		return;
 	cs->event = NULL;
 	size = COPRO_DISP_SIZE(cs->mode.hdisplay, cs->mode.vdisplay);
+	bg = copro_crtc_background(cs);
 	if ((ps->crtc != crtc || !ps->visible) &&
 	    (!cdev->hw_on || !cdev->hw_primary_off ||
-	     cdev->hw_mode_size != size)) {
+	     cdev->hw_mode_size != size || cdev->hw_background != bg)) {
 		/* no primary: the background at the mode's size */
 		copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
-		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
+		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, bg);
+		cdev->hw_background = bg;
 		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE |
 			   COPRO_DISP_CTL_PRIMARY_OFF);
 		cdev->hw_on = true;
 		cdev->hw_primary_off = true;
 		cdev->hw_mode_size = size;
 		/* the device drops a pending flip: complete its event */
+		spin_lock_irq(&crtc->dev->event_lock);
+		copro_send_flip_event(cdev);
+		spin_unlock_irq(&crtc->dev->event_lock);
+		flip = false;
+	} else if (ps->crtc == crtc && ps->visible && cdev->hw_on &&
+		   !cdev->hw_primary_off && cdev->hw_background != bg) {
+		/*
+		 * A new background under the same primary: staged like the
+		 * geometry, so committed with it, and with the surface the
+		 * plane shows (flips do not restage DISP_SURFACE). That shows a
+		 * queued flip's buffer at once: complete its event.
+		 */
+		copro_wr64(cdev, COPRO_REG_DISP_SURFACE, copro_plane_addr(ps));
+		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, bg);
+		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE);
+		cdev->hw_background = bg;
 		spin_lock_irq(&crtc->dev->event_lock);
 		copro_send_flip_event(cdev);
 		spin_unlock_irq(&crtc->dev->event_lock);
@@ -895,6 +915,8 @@ int copro_kms_init(struct copro_device *cdev)
 	if (ret)
 		return ret;
 	drm_crtc_helper_add(&cdev->crtc, &copro_crtc_helpers);
+	/* 7.x: pixels no plane covers show BACKGROUND_COLOR */
+	copro_crtc_attach_background(&cdev->crtc);
 
 	cdev->encoder.possible_crtcs = drm_crtc_mask(&cdev->crtc);
 	ret = drm_encoder_init(drm, &cdev->encoder, &copro_encoder_funcs,
