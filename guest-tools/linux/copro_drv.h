@@ -98,6 +98,7 @@ struct copro_engine {
 	u64 banned;
 	u64 wait_bans;		/* banned for a WAIT nobody satisfied */
 	u64 cancels;		/* jobs of killed processes dropped */
+	u64 suspends;		/* system sleeps it was quiesced for */
 };
 
 /* The GART: a table in VRAM mapping the aperture to guest pages. */
@@ -231,6 +232,8 @@ int copro_render_init(struct copro_device *cdev);
 void copro_render_fini(struct copro_device *cdev);
 void copro_render_reset_prepare(struct copro_device *cdev);
 void copro_render_reset_done(struct copro_device *cdev);
+void copro_render_suspend(struct copro_device *cdev);
+void copro_render_resume(struct copro_device *cdev);
 void copro_engine_irq(struct copro_engine *eng, u32 causes);
 void copro_engines_show(struct copro_device *cdev, struct seq_file *m);
 

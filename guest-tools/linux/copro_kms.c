@@ -824,8 +824,14 @@ static const struct drm_encoder_funcs copro_encoder_funcs = {
 static int copro_pm_suspend(struct device *dev)
 {
 	struct copro_device *cdev = dev_get_drvdata(dev);
+	int ret;
 
-	return drm_mode_config_helper_suspend(&cdev->drm);
+	ret = drm_mode_config_helper_suspend(&cdev->drm);
+	if (ret)
+		return ret;
+	/* and no job runs while the device sleeps */
+	copro_render_suspend(cdev);
+	return 0;
 }
 
 static int copro_pm_resume(struct device *dev)
@@ -833,6 +839,7 @@ static int copro_pm_resume(struct device *dev)
 	struct copro_device *cdev = dev_get_drvdata(dev);
 
 	copro_gart_program(cdev);
+	copro_render_resume(cdev);
 	return drm_mode_config_helper_resume(&cdev->drm);
 }
 

@@ -34,6 +34,28 @@ for level in freezer devices; do
     check "pm_test $level: the same picture after resume" \
         test "$(copro-kmstest crc)" = "$before"
 done
+# a job running when the system goes to sleep: preempted at suspend, no
+# device time while suspended, resumed afterwards and right (issue 31)
+busy() { awk '/^engine0: dev_busy_ns/ { print $3 }' /sys/kernel/debug/dri/0/copro_engines; }
+susp() { sed -n 's/^engine0: .* suspends \([0-9]*\)$/\1/p' /sys/kernel/debug/dri/0/copro_engines; }
+copro-run work:2000000000 > /tmp/long.out 2>&1 &
+job=$!
+sleep 0.2
+echo devices > /sys/power/pm_test
+s0=$(susp)
+b0=$(busy)
+t0=$(cut -d' ' -f1 /proc/uptime)
+echo freeze > /sys/power/state
+b1=$(busy)
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "# a 2 s job across a $delay s suspension ($t0 -> $t1 s): device busy $(( (b1 - b0) / 1000000 )) ms"
+check "the engine was quiesced for the sleep ($(susp) suspends)" test "$(susp)" -gt "$s0"
+check "no device time while suspended: $(( (b1 - b0) / 1000000 )) ms busy over the sleep" \
+    test $((b1 - b0)) -lt $((delay * 500000000))
+wait $job
+check "the job resumed after the sleep and is right" \
+    sh -c "grep -q 'work:2000000000: right' /tmp/long.out"
+sed 's/^/# /' /tmp/long.out | head -3
 echo none > /sys/power/pm_test
 if command -v rtcwake > /dev/null; then
     rtcwake -m freeze -s 2 > /tmp/rtcwake.out 2>&1
