@@ -16,6 +16,7 @@
  * latched VSYNC_COUNT and VSYNC_TIME, not the CPU's clock at interrupt
  * time (which is far noisier under emulation).
  */
+#include <linux/iopoll.h>
 #include <linux/ktime.h>
 
 #include <drm/drm_atomic.h>
@@ -29,6 +30,7 @@
 #include <drm/drm_managed.h>
 #include <drm/drm_modes.h>
 #include <drm/drm_modeset_helper.h>
+#include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
 
 #include "copro_drv.h"
@@ -492,10 +494,22 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 	struct copro_device *cdev = to_copro(crtc->dev);
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
 
+	u32 sts;
+
 	/* off: vsync stops and a pending flip is dropped, never completed */
 	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, 0);
 	cdev->hw_on = false;
 	cdev->flip_queued = false;
+	/*
+	 * The commit's event says the CRTC is off: read DISP_STATUS back
+	 * (which also pushes the posted write to the device) until the
+	 * display no longer scans out, and stop vblank first, so that the
+	 * event carries the last vblank's count and time.
+	 */
+	if (readl_poll_timeout(cdev->mmio + COPRO_REG_DISP_STATUS, sts,
+			       !(sts & COPRO_DISP_STS_ACTIVE), 0, 20000))
+		drm_warn(crtc->dev, "display still scanning out after off\n");
+	drm_crtc_vblank_off(crtc);
 	spin_lock_irq(&crtc->dev->event_lock);
 	copro_send_flip_event(cdev);
 	if (cs->event) {
@@ -503,7 +517,6 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 		cs->event = NULL;
 	}
 	spin_unlock_irq(&crtc->dev->event_lock);
-	drm_crtc_vblank_off(crtc);
 }
 
 static void copro_crtc_flush(struct drm_crtc *crtc,
