@@ -2,9 +2,9 @@
 /*
  * copro: what the parts of one engine's command processor share
  * (copro-engine.c: the loop, submissions, faults, registers;
- * copro-packet.c: the packets, through their table of operations).
- * Not for the rest of the device, which uses
- * copro.h.
+ * copro-packet.c: the packets, through their table of operations;
+ * copro-batch.c: quiet-period batching). Not for the rest of the
+ * device, which uses copro.h.
  *
  * Copyright (c) 2026 The copro authors
  */
@@ -69,5 +69,11 @@ bool copro_packet_fetch(CoproEngine *e);
 uint64_t copro_packet_step_cost(CoproEngine *e);
 StepResult copro_packet_exec_step(CoproEngine *e);
 
+/* copro-batch.c: quiet-period batching (*horizon < 0: not computed yet) */
+bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
+                      unsigned *batched);
+bool copro_batch_catch_up(CoproEngine *e, int64_t now, int64_t real);
+int64_t copro_wait_poll_at(CoproEngine *e, int64_t now, int64_t real,
+                           int64_t *horizon);
 
 #endif /* HW_COPRO_ENGINE_INTERNAL_H */
