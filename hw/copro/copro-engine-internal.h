@@ -3,8 +3,8 @@
  * copro: what the parts of one engine's command processor share
  * (copro-engine.c: the loop, submissions, faults, registers;
  * copro-packet.c: the packets, through their table of operations;
- * copro-batch.c: quiet-period batching). Not for the rest of the
- * device, which uses copro.h.
+ * copro-batch.c: quiet-period batching; copro-engine-state.c: its
+ * migration). Not for the rest of the device, which uses copro.h.
  *
  * Copyright (c) 2026 The copro authors
  */
