@@ -33,4 +33,14 @@ struct kbuffer {
     uint8_t vm_slot[DDI_MAX_ALLOC_LIST];
 };
 
+struct kernel;
+struct kproc;
+struct kapi_render_args;
+
+/* kapi_render on context c of p (validated, copied, queued). */
+int kbuffer_render(struct kproc *p, struct kcontext *c,
+                   const struct kapi_render_args *a);
+/* Drops a buffer record and what it holds (VRAM, allocation uses). */
+void kbuffer_free(struct kernel *k, struct kbuffer *kb);
+
 #endif /* FW_KERNEL_KBUFFER_H */

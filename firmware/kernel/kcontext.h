@@ -12,6 +12,7 @@
 #include "vidsch/vidsch.h"
 
 struct kdevice;
+struct kernel;
 struct kproc;
 struct vidsch_ctx;
 
@@ -33,5 +34,18 @@ struct kcontext {
                                fit): the context is in error, its
                                renders fail with this code */
 };
+
+/*
+ * A context of p on dev, without a handle (kapi_create_context's work):
+ * the kernel's own contexts in a process's device (kernel/kscene.h) are
+ * charged to the process and live in its address space, but the process
+ * cannot name them. kcontext_destroy: as kapi_destroy_context (the
+ * reaper frees it once vidsch let go and its buffers are done).
+ */
+int kcontext_create(struct kproc *p, struct kdevice *dev, unsigned engine,
+                    enum vidsch_priority prio, struct kcontext **out);
+void kcontext_destroy(struct kernel *k, struct kcontext *c);
+/* p's handle hcontext to c goes, and c with it. */
+void kcontext_close(struct kproc *p, uint32_t hcontext, struct kcontext *c);
 
 #endif /* FW_KERNEL_KCONTEXT_H */

@@ -45,7 +45,7 @@ static void scanout_put(struct kernel *k, struct kalloc *a)
 {
     if (a && a->scanout) {
         a->scanout--;
-        kernel_alloc_release(k, a);
+        kalloc_release(k, a);
     }
 }
 

@@ -52,4 +52,16 @@ struct kproc {
                                (kernel/kthrottle.h) */
 };
 
+/* A process that may still call: not exited (kapi_process_exit), its
+ * record not freed. An exited one's calls fail (handles: none left) or
+ * do nothing, never touch a freed record's kernel. */
+static inline bool kproc_live(const struct kproc *p)
+{
+    return p && p->used && !p->exiting;
+}
+
+/* A new process's record, with an id and a pid of its own; NULL if the
+ * table or the ids are used up (kapi_process_create). */
+struct kproc *kproc_create(struct kernel *k, const char *name);
+
 #endif /* FW_KERNEL_KPROC_H */

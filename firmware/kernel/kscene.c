@@ -40,7 +40,7 @@ static void pb_forget(struct kernel *k, struct kscene_pb *r, bool release)
         kquota_uncharge(k, r->proc, KQ_SCENE_PBS, 1);
     }
     if (r->pctx) {
-        kernel_context_destroy(k, r->pctx);
+        kcontext_destroy(k, r->pctx);
         r->pctx = NULL;
     }
     r->used = false;
@@ -290,11 +290,11 @@ int kapi_scene_pb_partial(struct kproc *p, uint32_t halloc,
     }
     if (r->pctx && (r->pctx->engine != d->engine ||
                     r->pctx->prio != d->prio)) {
-        kernel_context_destroy(k, r->pctx);
+        kcontext_destroy(k, r->pctx);
         r->pctx = NULL;
     }
     if (!r->pctx) {
-        st = kernel_context_create(p, r->dev, d->engine, d->prio, &r->pctx);
+        st = kcontext_create(p, r->dev, d->engine, d->prio, &r->pctx);
         if (st != DDI_OK) {
             r->pctx = NULL;
             r->partial_bytes = 0;
@@ -330,7 +330,7 @@ static void partial_work(void *arg)
         }
         r->partial_queued = false;
         if (pb_live(r) && r->pctx && !r->pctx->destroying) {
-            st = kernel_render(r->proc, r->pctx, &ra);
+            st = kbuffer_render(r->proc, r->pctx, &ra);
         }
         if (st == DDI_OK) {
             st = vidsch_signal(k->vs, r->pctx->vctx, &r->partial_fence,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct kdevice;
+struct kproc;
 
 struct ksync {
     bool used;
@@ -30,5 +31,13 @@ struct ksync {
     uint32_t devs;          /* bit i: devices[i] held a handle to it (its
                                contexts may wait on or signal it) */
 };
+
+/* A new sync object of p on dev with value initial, and its handle
+ * (kapi_create_sync's work). */
+int ksync_create(struct kproc *p, struct kdevice *dev, uint64_t initial,
+                 uint32_t *hsync);
+/* p's handle hsync to s goes (its waits fail); s goes once no process
+ * has it open (kapi_destroy_sync). */
+void ksync_close(struct kproc *p, uint32_t hsync, struct ksync *s);
 
 #endif /* FW_KERNEL_KSYNC_H */

@@ -125,7 +125,7 @@ static void release(struct kernel *k, struct kvamap *m)
     kquota_uncharge(k, m->proc, KQ_VIEWS, 1);
     *m = (struct kvamap){ 0 };
     a->refs--;
-    kernel_alloc_release(k, a);
+    kalloc_release(k, a);
 }
 
 void kvamap_handle_gone(struct kernel *k, struct kproc *p, uint32_t h)

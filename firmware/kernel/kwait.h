@@ -39,4 +39,13 @@ struct kwait {
                                waited on was destroyed) */
 };
 
+struct kernel;
+
+/* A free wait slot, counted as pending and charged to p: the caller
+ * fills it. NULL and *st why not. */
+struct kwait *kwait_new(struct kproc *p, int *st);
+/* p's waits on obj (a sync object or an allocation that goes away) fail
+ * with DDI_EHANDLE instead of touching it later. */
+void kwait_fail_on(struct kernel *k, struct kproc *p, const void *obj);
+
 #endif /* FW_KERNEL_KWAIT_H */
