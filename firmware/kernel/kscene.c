@@ -65,12 +65,13 @@ void kscene_device_gone(struct kernel *k, struct kdevice *dev)
  * one destroyed since (its handle gone or reused) is not trusted. */
 static bool pb_live(struct kscene_pb *r)
 {
+    struct kalloc *a;
     uint64_t va;
 
     return r->used && r->proc && r->proc->used &&
            r->proc->pid == r->proc_id &&
-           kapi_gpu_va(r->proc, r->halloc, &va) == DDI_OK &&
-           va == r->pb.va;
+           (a = get_alloc(r->proc, r->halloc)) &&
+           kalloc_gpu_va(a, &va) == DDI_OK && va == r->pb.va;
 }
 
 /* What the process's parameter buffers may still grow by. */
@@ -97,6 +98,7 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
     struct kdevice *dev = get_device(p, hdevice);
     struct kscene_pb *slot = NULL;
     struct kapi_alloc_desc ad;
+    struct kalloc *a;
     struct vidmm_pb pb;
     uint32_t h;
     uint64_t at;
@@ -141,18 +143,21 @@ int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
     ad = (struct kapi_alloc_desc){
         .size = d->reserved, .cpu_visible = true, .zeroed = true,
     };
-    st = kapi_create_allocation(p, hdevice, &ad, &h);
+    st = kalloc_create(p, dev, &ad, &h);
     if (st != DDI_OK) {
         kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
         return st;
     }
-    st = kapi_gpu_va(p, h, &at);
+    a = get_alloc(p, h);
+    st = a ? kalloc_gpu_va(a, &at) : DDI_EHANDLE;
     if (st == DDI_OK) {
         st = vidmm_pb_init(&pb, at, d->tiles, d->size, d->reserved,
                            d->step);
     }
     if (st != DDI_OK) {
-        kapi_destroy_allocation(p, h);
+        if (a) {
+            kalloc_close(p, h, a);
+        }
         kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
         return st;
     }
@@ -359,6 +364,7 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
     struct kscene_pb *r = NULL;
     volatile struct copro_scene *h;
     volatile void *cpu;
+    struct kalloc *a = NULL;
     struct kproc *p;
     enum vidmm_pb_answer ans;
     uint32_t new_size = 0;
@@ -384,7 +390,8 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
     /* the scene is in a parameter buffer the kernel made (and on the
      * device: resident, so the CPU sees it where the GPU wrote it) */
     if (!r || !(st.flags & COPRO_SAVE_TILER_OOM) ||
-        kapi_lock(p, r->halloc, KAPI_LOCK_IGNORESYNC, &cpu) != DDI_OK) {
+        !(a = get_alloc(p, r->halloc)) ||
+        kalloc_lock(p, r->halloc, a, KAPI_LOCK_IGNORESYNC, &cpu) != DDI_OK) {
         k->scene.refused++;
         return VIDSCH_OOM_FAIL;
     }
@@ -422,7 +429,7 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
     } else {
         k->scene.refused++;
     }
-    kapi_unlock(p, r->halloc);
+    kalloc_unlock(p, r->halloc, a);
     return ans == VIDMM_PB_GROW ? VIDSCH_OOM_RESUME
            : ans == VIDMM_PB_PARTIAL ? VIDSCH_OOM_PARTIAL : VIDSCH_OOM_FAIL;
 }
