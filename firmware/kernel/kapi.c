@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The application API (kapi.h) over the kernel's objects. Each call first
- * resolves every handle against the calling process's table, then checks
- * its arguments, and only then changes anything: a refused call leaves
- * no trace.
+ * The application API (kapi.h) over the kernel's objects: the call layer.
+ * Each call first states its class (KCALL: what a callback the kernel
+ * runs may call), resolves the handle it names against the calling
+ * process's table, then hands the object to its file's function, which
+ * checks the arguments and only then changes anything: a refused call
+ * leaves no trace. Nothing below calls back up into this layer. The sync
+ * objects' calls are kapi_sync.c, the sharing calls kshare.c.
  */
 #include "kernel/kapi.h"
 
 #include <stddef.h>
 
 #include <copro/copro_cmd.h>
+#include <copro/copro_tiler.h>
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
@@ -17,6 +21,8 @@
 #include "kernel/kexit.h"
 #include "kernel/kmem.h"
 #include "kernel/kquota.h"
+#include "kernel/kscene.h"
+#include "kernel/kvamap.h"
 
 /* ---- processes, time ---- */
 
@@ -43,6 +49,13 @@ void kapi_set_lost_callback(struct kproc *p, kapi_lost_fn fn, void *arg)
     }
     p->lost_fn = fn;
     p->lost_arg = arg;
+}
+
+int kapi_process_exit(struct kproc *p)
+{
+    KCALL(p, KCALL_CHANGE);
+
+    return kexit_process(p);
 }
 
 uint64_t kapi_now(const struct kproc *p)
@@ -490,4 +503,128 @@ int kapi_gpuva_stats(struct kproc *p, struct kapi_gpuva_stats *out)
         .enomem = g->stats.enomem, .paging_fence = g->fence_done,
     };
     return DDI_OK;
+}
+
+/* ---- GPU-VA views (kvamap.c) ---- */
+
+int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice,
+                    const uint32_t *halloc, unsigned n, uint64_t *va,
+                    uint64_t *paging_fence)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+
+    KCALL(p, KCALL_CHANGE);
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    return kvamap_map(p, dev, halloc, n, va, paging_fence);
+}
+
+/* ---- scene-based rendering's parameter buffers (kscene.c) ---- */
+
+int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
+                         const struct kapi_scene_pb_desc *d,
+                         uint32_t *halloc, uint64_t *va)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+
+    KCALL(p, KCALL_CHANGE);
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    return kscene_create_pb(p, dev, d, halloc, va);
+}
+
+uint32_t kapi_scene_tiles(const struct kproc *p, uint32_t width,
+                          uint32_t height)
+{
+    uint32_t ts = p && p->k ? p->k->caps.tile_size : 0;
+    uint64_t tiles;
+
+    if (!ts || !width || !height) {
+        return 0;
+    }
+    tiles = (uint64_t)copro_tiles_of(width, ts) * copro_tiles_of(height, ts);
+    return tiles <= COPRO_TILER_MAX_TILES ? (uint32_t)tiles : 0;
+}
+
+int kapi_scene_pb_stats(struct kproc *p, uint32_t halloc,
+                        struct vidmm_pb *out)
+{
+    return kscene_pb_stats(p, halloc, out);
+}
+
+int kapi_scene_pb_partial(struct kproc *p, uint32_t halloc,
+                          const struct kapi_scene_partial_desc *d)
+{
+    KCALL(p, KCALL_CHANGE);
+
+    return kscene_pb_partial(p, halloc, d);
+}
+
+/* ---- display sources (kdisplay.c) ---- */
+
+int kapi_display_info(struct kproc *p, uint32_t hdevice, unsigned source,
+                      struct kapi_display_info *out)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    return kdisplay_info(p->k, source, out);
+}
+
+int kapi_present(struct kproc *p, uint32_t hdevice,
+                 const struct kapi_present *a)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+
+    KCALL(p, KCALL_CHANGE);
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    return kdisplay_present(p, dev, a);
+}
+
+int kapi_set_source_owner(struct kproc *p, uint32_t hdevice,
+                          unsigned source)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+
+    KCALL(p, KCALL_CHANGE);
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    return kdisplay_set_owner(p, dev, source);
+}
+
+int kapi_wait_vsync(struct kproc *p, uint32_t hdevice, unsigned source,
+                    kapi_vsync_fn fn, void *arg)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+
+    KCALL(p, KCALL_CHANGE);
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    return kdisplay_wait_vsync(p, dev, source, fn, arg);
+}
+
+int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
+                     const struct kapi_pointer *ptr)
+{
+    struct kdevice *dev = get_device(p, hdevice);
+
+    KCALL(p, KCALL_CHANGE);
+
+    if (!dev) {
+        return DDI_EHANDLE;
+    }
+    return kdisplay_set_pointer(p, dev, ptr);
 }

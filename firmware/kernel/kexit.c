@@ -241,11 +241,9 @@ static void close_handle(void *arg, uint32_t h, void *obj)
     }
 }
 
-int kapi_process_exit(struct kproc *p)
+int kexit_process(struct kproc *p)
 {
     struct kernel *k;
-
-    KCALL(p, KCALL_CHANGE);
 
     if (!p || !p->used || p->exiting) {
         return DDI_EINVAL;
