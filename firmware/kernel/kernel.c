@@ -465,6 +465,23 @@ void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name)
     *shared_name = 0;
 }
 
+void *kernel_shared_object(const struct kernel *k, uint32_t name,
+                           enum handle_type type)
+{
+    unsigned slot = name & 0xff;
+    void *obj;
+    uint32_t current;
+
+    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
+        !k->shared[slot].obj || k->shared[slot].type != type) {
+        return NULL;
+    }
+    obj = k->shared[slot].obj;
+    current = type == HANDLE_ALLOCATION ? ((struct kalloc *)obj)->shared_name
+                                        : ((struct ksync *)obj)->shared_name;
+    return current == name ? obj : NULL;
+}
+
 static void tell_lost(void *arg, uint32_t h, void *obj)
 {
     struct kdevice *dev = obj;

@@ -83,10 +83,14 @@ static inline struct ksync *get_sync(struct kproc *p, uint32_t h)
 /* After a call into vidsch: sync values may have moved, run waits. */
 void kernel_after_vidsch(struct kernel *k);
 
+/* Shared names: bit 30 set so they never look like handles or 0. */
+#define SHARED_TAG      0x40000000u
+
 /* Frees obj's global name (its k->shared slot), if it has one. */
 void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name);
 /* The object of type that a shared name names, NULL if it names none:
- * forged, of another type, or its object freed since. */
+ * forged, of another type, or its object freed since (kshare.c gives
+ * the names; kisolate.c checks grants by them). */
 void *kernel_shared_object(const struct kernel *k, uint32_t name,
                            enum handle_type type);
 
