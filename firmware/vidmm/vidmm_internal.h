@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vidmm, packet-based mode, inside: the tables its files share. Not for
+ * callers outside firmware/vidmm/ (they have vidmm.h).
+ *
+ *   vidmm.c           the manager: storage, creation, its figures
+ *   vidmm_alloc.c     an allocation's life: create, destroy, pin, lock
+ *   vidmm_plan.c      residency at schedule time: the plan on scratch
+ *                     copies, its commit into a paging buffer, release
+ *   vidmm_split.c     split points and running a buffer in portions
+ */
+#ifndef FW_VIDMM_VIDMM_INTERNAL_H
+#define FW_VIDMM_VIDMM_INTERNAL_H
+
+#include <stddef.h>
+
+#include "vidmm/vidmm.h"
+
+#define HANDLE_INDEX_BITS   16u
+
+struct vm_alloc {
+    bool used, offered, primary, cpu_visible;
+    uint16_t gen;
+    uint32_t segments, owner;
+    uint64_t size, align;
+    uint8_t where;
+    uint64_t addr;
+    uint64_t page_first;            /* index into vm->pages */
+    unsigned npages;
+    unsigned pin, busy;
+    uint64_t last_fence[DDI_MAX_ENGINES];
+    uint64_t lru;
+    uint64_t ticket;                /* last paging buffer that moved it */
+    uint64_t left_addr, left_bytes; /* the VRAM that move took it out of
+                                       (0 bytes: none): the GPU copies
+                                       from there while it is in flight */
+    bool lost;                      /* a paging buffer that moved it was
+                                       lost in a reset: contents unknown */
+    /* the plan in progress */
+    bool in_list, p_moved;
+    uint8_t p_where;
+    uint64_t p_addr;
+};
+
+/* An aperture range given back: its UNMAP runs in paging buffer `ticket`
+ * (not emitted yet: in the next paging buffer), and the range is free for
+ * another MAP once that buffer retired. */
+struct vm_unmap {
+    uint64_t addr, size, ticket;
+    bool emitted;
+};
+
+struct vidmm {
+    struct vidmm_config cfg;
+    struct vidmm_env env;
+    struct ddi_device *dev;
+    struct vidmm_segment vram, ap, pages;
+    struct vidmm_segment s_vram, s_ap;      /* scratch (the plan) */
+    struct vm_alloc *a;
+    uint64_t *page_pool;
+    struct vm_unmap *unmaps, *s_unmaps;
+    unsigned nunmap, s_nunmap, max_unmap;
+    uint64_t lru_clock, ticket_next, ticket_done;
+    struct ddi_paging_op ops[DDI_MAX_PAGING_OPS];
+    unsigned nops;
+    bool ops_overflow;
+    bool skipped_busy;                      /* a victim was refused only
+                                               for being in use now */
+    struct vidmm_stats stats;
+};
+
+static inline uint64_t pages_of(uint64_t size)
+{
+    return (size + VIDMM_PAGE_SIZE - 1) / VIDMM_PAGE_SIZE;
+}
+
+/* ---- handles ---- */
+
+static inline struct vm_alloc *lookup(const struct vidmm *vm, uint32_t handle)
+{
+    uint32_t idx = (handle & ((1u << HANDLE_INDEX_BITS) - 1)) - 1;
+    struct vm_alloc *a;
+
+    if (!vm || !handle || idx >= vm->cfg.max_allocs) {
+        return NULL;
+    }
+    a = &vm->a[idx];
+    if (!a->used || a->gen != (uint16_t)(handle >> HANDLE_INDEX_BITS)) {
+        return NULL;
+    }
+    return a;
+}
+
+static inline bool in_flight(const struct vidmm *vm, const struct vm_alloc *a)
+{
+    return a->ticket > vm->ticket_done;
+}
+
+/*
+ * The move rule, for every kind of move (eviction, promotion from the
+ * aperture into VRAM, demotion, repacking, the patched-once put-back):
+ * an allocation may leave its place only when no DMA buffer that may
+ * still use it holds it (busy: prepared, on the ring or running), no
+ * paging buffer that moved it is still in flight, and nobody pinned or
+ * locked it. A busy allocation in the aperture stays there: the GPU
+ * reaches it as well there, and the buffer on the GPU keeps its
+ * addresses (a promotion would unmap the range under it: a GART fault,
+ * or writes that land after the copy and are lost).
+ */
+static inline bool may_move(const struct vidmm *vm, const struct vm_alloc *a)
+{
+    return !a->pin && !a->busy && !in_flight(vm, a);
+}
+
+#endif /* FW_VIDMM_VIDMM_INTERNAL_H */
