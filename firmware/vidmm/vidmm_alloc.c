@@ -23,9 +23,9 @@ static bool vacating(const struct vidmm *vm, uint64_t addr, uint64_t bytes)
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         const struct vm_alloc *v = &vm->a[i];
 
-        if (v->used && v->left_bytes && in_flight(vm, v) &&
-            v->left_addr < addr + bytes &&
-            addr < v->left_addr + v->left_bytes) {
+        if (v->used && v->st.left_bytes && in_flight(vm, v) &&
+            v->st.left_addr < addr + bytes &&
+            addr < v->st.left_addr + v->st.left_bytes) {
             return true;
         }
     }
@@ -36,7 +36,8 @@ int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
                        uint32_t *handle)
 {
     struct vm_alloc *a = NULL;
-    uint64_t first, npages, align;
+    uint64_t first, npages, align, addr = 0, lru;
+    uint8_t where = VIDMM_IN_SYSMEM;
     uint32_t segs;
     unsigned idx;
     int rc = DDI_ENOMEM;
@@ -73,9 +74,9 @@ int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
         .used = true, .gen = (uint16_t)(a->gen + 1), .segments = segs,
         .owner = info->owner, .size = info->size, .align = align,
         .primary = info->primary, .cpu_visible = info->cpu_visible,
-        .where = VIDMM_IN_SYSMEM, .page_first = first,
-        .npages = (unsigned)npages, .lru = ++vm->lru_clock,
+        .page_first = first, .npages = (unsigned)npages,
     };
+    lru = ++vm->lru_clock;
     if (a->gen == 0) {
         a->gen = 1;
     }
@@ -89,25 +90,24 @@ int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
      * backing pages, and its first list places it after that copy; a
      * primary (VRAM now or never) is refused for now. */
     if ((segs & VIDMM_SEG_VRAM) &&
-        vidmm_segment_alloc_best(&vm->vram, info->size, align, &a->addr)) {
-        if (vacating(vm, a->addr, npages * VIDMM_PAGE_SIZE)) {
-            vidmm_segment_free(&vm->vram, a->addr);
-            a->addr = 0;
+        vidmm_segment_alloc_best(&vm->vram, info->size, align, &addr)) {
+        if (vacating(vm, addr, npages * VIDMM_PAGE_SIZE)) {
+            vidmm_segment_free(&vm->vram, addr);
+            addr = 0;
             rc = DDI_EBUSY;
         } else {
-            a->where = VIDMM_IN_VRAM;
+            where = VIDMM_IN_VRAM;
         }
     }
-    if (a->where != VIDMM_IN_VRAM && info->primary) {
+    if (where != VIDMM_IN_VRAM && info->primary) {
         vm->env.free_sys_pages(vm->env.os, &vm->page_pool[first],
                                (unsigned)npages);
         vidmm_segment_free(&vm->pages, first);
         a->used = false;
         return rc;
     }
-    if (info->primary) {
-        a->pin = 1;             /* scanout never moves */
-    }
+    /* a primary is pinned for life: scanout never moves */
+    vm_state_init(&a->st, where, addr, info->primary, lru);
     *handle = ((uint32_t)a->gen << HANDLE_INDEX_BITS) | (idx + 1);
     return DDI_OK;
 }
@@ -120,21 +120,21 @@ int vidmm_alloc_destroy(struct vidmm *vm, uint32_t handle)
     if (!a) {
         return DDI_EHANDLE;
     }
-    if (a->busy || (a->pin && !a->primary) || a->pin > 1 ||
+    if (a->st.busy || a->st.locks || a->st.pins > (a->primary ? 1u : 0u) ||
         in_flight(vm, a)) {
         return DDI_EBUSY;
     }
-    if (a->where == VIDMM_IN_APERTURE) {
+    if (a->st.where == VIDMM_IN_APERTURE) {
         /* unmapped by the next paging buffer; the range stays taken
          * until that one retired */
         if (vm->nunmap == vm->max_unmap) {
             return DDI_ENOMEM;
         }
         vm->unmaps[vm->nunmap++] = (struct vm_unmap){
-            .addr = a->addr, .size = pages_of(a->size) * VIDMM_PAGE_SIZE,
+            .addr = a->st.addr, .size = pages_of(a->size) * VIDMM_PAGE_SIZE,
         };
-    } else if (a->where == VIDMM_IN_VRAM) {
-        vidmm_segment_free(&vm->vram, a->addr);
+    } else if (a->st.where == VIDMM_IN_VRAM) {
+        vidmm_segment_free(&vm->vram, a->st.addr);
     }
     vm->env.free_sys_pages(vm->env.os, &vm->page_pool[a->page_first],
                            a->npages);
@@ -150,7 +150,7 @@ int vidmm_pin(struct vidmm *vm, uint32_t handle)
     if (!a) {
         return DDI_EHANDLE;
     }
-    a->pin++;
+    vm_state_pin(&a->st);
     return DDI_OK;
 }
 
@@ -161,11 +161,7 @@ int vidmm_unpin(struct vidmm *vm, uint32_t handle)
     if (!a) {
         return DDI_EHANDLE;
     }
-    if (!a->pin || (a->primary && a->pin == 1)) {
-        return DDI_EINVAL;
-    }
-    a->pin--;
-    return DDI_OK;
+    return vm_state_unpin(&a->st, a->primary) ? DDI_OK : DDI_EINVAL;
 }
 
 int vidmm_offer(struct vidmm *vm, uint32_t handle, bool offered)
@@ -175,7 +171,7 @@ int vidmm_offer(struct vidmm *vm, uint32_t handle, bool offered)
     if (!a) {
         return DDI_EHANDLE;
     }
-    a->offered = offered;
+    vm_state_offer(&a->st, offered);
     return DDI_OK;
 }
 
@@ -190,19 +186,24 @@ int vidmm_lock(struct vidmm *vm, uint32_t handle, enum vidmm_where *where,
     if (in_flight(vm, a)) {
         return DDI_EBUSY;       /* its contents are moving */
     }
-    a->pin++;
+    vm_state_lock(&a->st);
     if (where) {
-        *where = (enum vidmm_where)a->where;
+        *where = (enum vidmm_where)a->st.where;
     }
     if (gpu_addr) {
-        *gpu_addr = a->where == VIDMM_IN_SYSMEM ? 0 : a->addr;
+        *gpu_addr = a->st.where == VIDMM_IN_SYSMEM ? 0 : a->st.addr;
     }
     return DDI_OK;
 }
 
 int vidmm_unlock(struct vidmm *vm, uint32_t handle)
 {
-    return vidmm_unpin(vm, handle);
+    struct vm_alloc *a = lookup(vm, handle);
+
+    if (!a) {
+        return DDI_EHANDLE;
+    }
+    return vm_state_unlock(&a->st) ? DDI_OK : DDI_EINVAL;
 }
 
 int vidmm_alloc_state(const struct vidmm *vm, uint32_t handle,
@@ -214,10 +215,11 @@ int vidmm_alloc_state(const struct vidmm *vm, uint32_t handle,
         return a ? DDI_EINVAL : DDI_EHANDLE;
     }
     *st = (struct vidmm_alloc_state){
-        .where = a->where,
-        .gpu_addr = a->where == VIDMM_IN_SYSMEM ? 0 : a->addr,
+        .where = a->st.where,
+        .gpu_addr = a->st.where == VIDMM_IN_SYSMEM ? 0 : a->st.addr,
         .size = a->size, .pages = &vm->page_pool[a->page_first],
-        .npages = a->npages, .pin = a->pin, .busy = a->busy, .lru = a->lru,
+        .npages = a->npages, .pin = a->st.pins + a->st.locks,
+        .busy = a->st.busy, .lru = a->st.lru,
     };
     return DDI_OK;
 }

@@ -5,6 +5,7 @@
  *
  *   vidmm.c           the manager: storage, creation, its figures
  *   vidmm_alloc.c     an allocation's life: create, destroy, pin, lock
+ *                     (vidmm_alloc.h: its record, and its state's owner)
  *   vidmm_plan.c      residency at schedule time: the plan on scratch
  *                     copies, its commit into a paging buffer, release
  *   vidmm_split.c     split points and running a buffer in portions
@@ -15,32 +16,9 @@
 #include <stddef.h>
 
 #include "vidmm/vidmm.h"
+#include "vidmm/vidmm_alloc.h"
 
 #define HANDLE_INDEX_BITS   16u
-
-struct vm_alloc {
-    bool used, offered, primary, cpu_visible;
-    uint16_t gen;
-    uint32_t segments, owner;
-    uint64_t size, align;
-    uint8_t where;
-    uint64_t addr;
-    uint64_t page_first;            /* index into vm->pages */
-    unsigned npages;
-    unsigned pin, busy;
-    uint64_t last_fence[DDI_MAX_ENGINES];
-    uint64_t lru;
-    uint64_t ticket;                /* last paging buffer that moved it */
-    uint64_t left_addr, left_bytes; /* the VRAM that move took it out of
-                                       (0 bytes: none): the GPU copies
-                                       from there while it is in flight */
-    bool lost;                      /* a paging buffer that moved it was
-                                       lost in a reset: contents unknown */
-    /* the plan in progress */
-    bool in_list, p_moved;
-    uint8_t p_where;
-    uint64_t p_addr;
-};
 
 /* An aperture range given back: its UNMAP runs in paging buffer `ticket`
  * (not emitted yet: in the next paging buffer), and the range is free for
@@ -93,7 +71,7 @@ static inline struct vm_alloc *lookup(const struct vidmm *vm, uint32_t handle)
 
 static inline bool in_flight(const struct vidmm *vm, const struct vm_alloc *a)
 {
-    return a->ticket > vm->ticket_done;
+    return a->st.ticket > vm->ticket_done;
 }
 
 /*
@@ -109,7 +87,7 @@ static inline bool in_flight(const struct vidmm *vm, const struct vm_alloc *a)
  */
 static inline bool may_move(const struct vidmm *vm, const struct vm_alloc *a)
 {
-    return !a->pin && !a->busy && !in_flight(vm, a);
+    return !vm_state_pinned(&a->st) && !a->st.busy && !in_flight(vm, a);
 }
 
 #endif /* FW_VIDMM_VIDMM_INTERNAL_H */

@@ -43,14 +43,15 @@ static uint64_t plan_ticket(const struct vidmm *vm)
 static bool victim_ok(struct vidmm *vm, struct vm_alloc *a, uint32_t process,
                       bool ignore_owner)
 {
-    if (!a->used || a->in_list || a->p_moved || a->pin) {
+    if (!a->used || a->plan.in_list || a->plan.moved ||
+        vm_state_pinned(&a->st)) {
         return false;
     }
     if (!ignore_owner && vm->cfg.evict_own_only && a->owner != process &&
-        !a->offered) {
+        !a->st.offered) {
         return false;
     }
-    if (a->busy || in_flight(vm, a)) {
+    if (a->st.busy || in_flight(vm, a)) {
         vm->skipped_busy = true;    /* would do once the GPU is done */
         return false;
     }
@@ -65,8 +66,8 @@ static struct vm_alloc *lru_victim(struct vidmm *vm, uint32_t process)
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         struct vm_alloc *a = &vm->a[i];
 
-        if (a->used && a->p_where == VIDMM_IN_VRAM &&
-            victim_ok(vm, a, process, false) && (!best || a->lru < best->lru)) {
+        if (a->used && a->plan.where == VIDMM_IN_VRAM &&
+            victim_ok(vm, a, process, false) && (!best || a->st.lru < best->st.lru)) {
             best = a;
         }
     }
@@ -115,14 +116,14 @@ static bool plan_vram_to_sys(struct vidmm *vm, struct vm_alloc *a)
     }
     op(vm, DDI_PAGING_MAP_APERTURE, 0, t, ap_bytes(a),
        &vm->page_pool[a->page_first]);
-    op(vm, DDI_PAGING_TRANSFER, a->p_addr, t, a->size, NULL);
+    op(vm, DDI_PAGING_TRANSFER, a->plan.addr, t, a->size, NULL);
     if (!plan_release_ap(vm, t, ap_bytes(a))) {
         return false;
     }
-    vidmm_segment_free(&vm->s_vram, a->p_addr);
-    a->p_where = VIDMM_IN_SYSMEM;
-    a->p_addr = 0;
-    a->p_moved = true;
+    vidmm_segment_free(&vm->s_vram, a->plan.addr);
+    a->plan.where = VIDMM_IN_SYSMEM;
+    a->plan.addr = 0;
+    a->plan.moved = true;
     vm->stats.evictions++;
     vm->stats.bytes_moved += a->size;
     return true;
@@ -132,9 +133,9 @@ static bool plan_vram_to_sys(struct vidmm *vm, struct vm_alloc *a)
  * (taken by the caller). */
 static bool plan_to_vram(struct vidmm *vm, struct vm_alloc *a, uint64_t at)
 {
-    uint64_t from = a->p_addr;
+    uint64_t from = a->plan.addr;
 
-    if (a->p_where == VIDMM_IN_SYSMEM) {
+    if (a->plan.where == VIDMM_IN_SYSMEM) {
         if (!plan_ap_range(vm, ap_bytes(a), &from)) {
             return false;
         }
@@ -145,9 +146,9 @@ static bool plan_to_vram(struct vidmm *vm, struct vm_alloc *a, uint64_t at)
     if (!plan_release_ap(vm, from, ap_bytes(a))) {
         return false;
     }
-    a->p_where = VIDMM_IN_VRAM;
-    a->p_addr = at;
-    a->p_moved = true;
+    a->plan.where = VIDMM_IN_VRAM;
+    a->plan.addr = at;
+    a->plan.moved = true;
     vm->stats.restores++;
     vm->stats.bytes_moved += a->size;
     return true;
@@ -180,9 +181,9 @@ static bool plan_map(struct vidmm *vm, struct vm_alloc *a)
     }
     op(vm, DDI_PAGING_MAP_APERTURE, 0, at, ap_bytes(a),
        &vm->page_pool[a->page_first]);
-    a->p_where = VIDMM_IN_APERTURE;
-    a->p_addr = at;
-    a->p_moved = true;
+    a->plan.where = VIDMM_IN_APERTURE;
+    a->plan.addr = at;
+    a->plan.moved = true;
     return true;
 }
 
@@ -191,20 +192,20 @@ static bool plan_place(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
 {
     uint64_t at;
 
-    if (a->p_where == VIDMM_IN_VRAM) {
+    if (a->plan.where == VIDMM_IN_VRAM) {
         return true;
     }
-    if (a->p_where == VIDMM_IN_APERTURE &&
+    if (a->plan.where == VIDMM_IN_APERTURE &&
         (!(a->segments & VIDMM_SEG_VRAM) || !may_move(vm, a))) {
         /* lives there, or in use there: a promotion waits until the
          * allocation is idle (the move rule) */
         return true;
     }
-    if (a->pin) {
+    if (vm_state_pinned(&a->st)) {
         /* locked where it is (its backing pages, a CPU pointer out):
          * never moved; the GPU reaches the same pages through the
          * aperture, a mapping, not a move */
-        if (a->p_where == VIDMM_IN_APERTURE) {
+        if (a->plan.where == VIDMM_IN_APERTURE) {
             return true;
         }
         return (a->segments & VIDMM_SEG_APERTURE) && plan_map(vm, a);
@@ -218,7 +219,7 @@ static bool plan_place(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
         }
         /* no VRAM: the aperture will do */
     }
-    return a->p_where == VIDMM_IN_APERTURE || plan_map(vm, a);
+    return a->plan.where == VIDMM_IN_APERTURE || plan_map(vm, a);
 }
 
 /* Evicts every allocation that overlaps [at, at + size) of VRAM in the
@@ -230,8 +231,8 @@ static bool plan_clear_vram(struct vidmm *vm, uint64_t at, uint64_t size,
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         struct vm_alloc *v = &vm->a[i];
 
-        if (!v->used || v->p_where != VIDMM_IN_VRAM ||
-            v->p_addr >= at + size || v->p_addr + v->size <= at) {
+        if (!v->used || v->plan.where != VIDMM_IN_VRAM ||
+            v->plan.addr >= at + size || v->plan.addr + v->size <= at) {
             continue;
         }
         if (!victim_ok(vm, v, process, true) || !plan_vram_to_sys(vm, v)) {
@@ -264,26 +265,26 @@ static bool plan_take_ap(struct vidmm *vm, uint64_t at, uint64_t bytes)
 static bool plan_place_at(struct vidmm *vm, struct vm_alloc *a, uint64_t addr,
                           uint32_t process)
 {
-    if (a->p_where != VIDMM_IN_SYSMEM && a->p_addr == addr) {
+    if (a->plan.where != VIDMM_IN_SYSMEM && a->plan.addr == addr) {
         return true;
     }
-    if (a->p_where != VIDMM_IN_SYSMEM && !a->p_moved && !may_move(vm, a)) {
+    if (a->plan.where != VIDMM_IN_SYSMEM && !a->plan.moved && !may_move(vm, a)) {
         /* elsewhere and in use there: not now (the move rule) */
-        if (!a->pin) {
+        if (!vm_state_pinned(&a->st)) {
             vm->skipped_busy = true;
         }
         return false;
     }
     if (vidmm_segment_contains(&vm->s_vram, addr, a->size)) {
-        if (a->p_where == VIDMM_IN_VRAM) {
+        if (a->plan.where == VIDMM_IN_VRAM) {
             /* elsewhere in VRAM (maybe overlapping its target): out to its
              * pages first, then back at addr */
-            a->in_list = false;
+            a->plan.in_list = false;
             if (!victim_ok(vm, a, process, true) || !plan_vram_to_sys(vm, a)) {
-                a->in_list = true;
+                a->plan.in_list = true;
                 return false;
             }
-            a->in_list = true;
+            a->plan.in_list = true;
         }
         return plan_clear_vram(vm, addr, a->size, process) &&
                vidmm_segment_alloc_at(&vm->s_vram, addr, a->size) &&
@@ -295,18 +296,18 @@ static bool plan_place_at(struct vidmm *vm, struct vm_alloc *a, uint64_t addr,
     }
     op(vm, DDI_PAGING_MAP_APERTURE, 0, addr, ap_bytes(a),
        &vm->page_pool[a->page_first]);
-    if (a->p_where == VIDMM_IN_VRAM) {
-        op(vm, DDI_PAGING_TRANSFER, a->p_addr, addr, a->size, NULL);
-        vidmm_segment_free(&vm->s_vram, a->p_addr);
+    if (a->plan.where == VIDMM_IN_VRAM) {
+        op(vm, DDI_PAGING_TRANSFER, a->plan.addr, addr, a->size, NULL);
+        vidmm_segment_free(&vm->s_vram, a->plan.addr);
         vm->stats.evictions++;
         vm->stats.bytes_moved += a->size;
-    } else if (a->p_where == VIDMM_IN_APERTURE &&
-               !plan_release_ap(vm, a->p_addr, ap_bytes(a))) {
+    } else if (a->plan.where == VIDMM_IN_APERTURE &&
+               !plan_release_ap(vm, a->plan.addr, ap_bytes(a))) {
         return false;
     }
-    a->p_where = VIDMM_IN_APERTURE;
-    a->p_addr = addr;
-    a->p_moved = true;
+    a->plan.where = VIDMM_IN_APERTURE;
+    a->plan.addr = addr;
+    a->plan.moved = true;
     return true;
 }
 
@@ -318,9 +319,9 @@ static void plan_begin(struct vidmm *vm)
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         struct vm_alloc *a = &vm->a[i];
 
-        a->in_list = a->p_moved = false;
-        a->p_where = a->where;
-        a->p_addr = a->addr;
+        a->plan.in_list = a->plan.moved = false;
+        a->plan.where = a->st.where;
+        a->plan.addr = a->st.addr;
     }
     memcpy(vm->s_vram.used, vm->vram.used,
            vm->vram.count * sizeof(struct vidmm_block));
@@ -372,15 +373,9 @@ static void plan_commit(struct vidmm *vm, uint64_t ticket)
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         struct vm_alloc *a = &vm->a[i];
 
-        if (a->used && a->p_moved) {
-            bool left = a->where == VIDMM_IN_VRAM &&
-                        (a->p_where != VIDMM_IN_VRAM || a->p_addr != a->addr);
-
-            a->left_addr = a->addr;
-            a->left_bytes = left ? pages_of(a->size) * VIDMM_PAGE_SIZE : 0;
-            a->where = a->p_where;
-            a->addr = a->p_addr;
-            a->ticket = ticket;
+        if (a->used && a->plan.moved) {
+            vm_state_moved(&a->st, a->plan.where, a->plan.addr,
+                           pages_of(a->size) * VIDMM_PAGE_SIZE, ticket);
         }
     }
 }
@@ -414,11 +409,11 @@ static bool plan_pack(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
         for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
             struct vm_alloc *v = &vm->a[i];
 
-            if (v->used && v->p_where == VIDMM_IN_VRAM && v != a &&
-                v->p_addr < at + size && v->p_addr + vram_bytes(v) > at &&
+            if (v->used && v->plan.where == VIDMM_IN_VRAM && v != a &&
+                v->plan.addr < at + size && v->plan.addr + vram_bytes(v) > at &&
                 !victim_ok(vm, v, process, false) &&
-                v->p_addr + vram_bytes(v) > next) {
-                next = v->p_addr + vram_bytes(v);
+                v->plan.addr + vram_bytes(v) > next) {
+                next = v->plan.addr + vram_bytes(v);
             }
         }
         if (!next) {
@@ -429,8 +424,8 @@ static bool plan_pack(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         struct vm_alloc *v = &vm->a[i];
 
-        if (v->used && v->p_where == VIDMM_IN_VRAM && v != a &&
-            v->p_addr < at + size && v->p_addr + vram_bytes(v) > at &&
+        if (v->used && v->plan.where == VIDMM_IN_VRAM && v != a &&
+            v->plan.addr < at + size && v->plan.addr + vram_bytes(v) > at &&
             !plan_vram_to_sys(vm, v)) {
             return false;
         }
@@ -452,12 +447,12 @@ static int plan_list(struct vidmm *vm, uint32_t process,
 
     plan_begin(vm);
     for (unsigned i = 0; i < n; i++) {
-        member[i]->in_list = true;
+        member[i]->plan.in_list = true;
     }
     for (unsigned i = 0; repack && i < n && rc == DDI_OK; i++) {
         struct vm_alloc *a = member[i];
 
-        if (a->p_where == VIDMM_IN_VRAM && !a->p_moved && may_move(vm, a) &&
+        if (a->plan.where == VIDMM_IN_VRAM && !a->plan.moved && may_move(vm, a) &&
             !plan_vram_to_sys(vm, a)) {
             rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
         }
@@ -473,9 +468,9 @@ static int plan_list(struct vidmm *vm, uint32_t process,
             }
             if (fixed ? !plan_place_at(vm, a, desc[i].gpu_addr, process)
                 : repack && (a->segments & VIDMM_SEG_VRAM) &&
-                  a->p_where != VIDMM_IN_VRAM &&
-                  (a->p_where == VIDMM_IN_SYSMEM || may_move(vm, a)) &&
-                  !a->pin
+                  a->plan.where != VIDMM_IN_VRAM &&
+                  (a->plan.where == VIDMM_IN_SYSMEM || may_move(vm, a)) &&
+                  !vm_state_pinned(&a->st)
                 ? !plan_pack(vm, a, process) && !plan_place(vm, a, process)
                 : !plan_place(vm, a, process)) {
                 rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
@@ -508,7 +503,7 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         if (!member[i] || member[i]->owner != process) {
             return DDI_EHANDLE;
         }
-        if (member[i]->lost) {
+        if (member[i]->st.lost) {
             return DDI_ELOST;   /* would run on whatever is there */
         }
     }
@@ -525,7 +520,7 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         rc = DDI_EINVAL;
     }
     for (unsigned i = 0; rc == DDI_OK && i < vm->cfg.max_allocs; i++) {
-        moves |= vm->a[i].used && vm->a[i].p_moved;
+        moves |= vm->a[i].used && vm->a[i].plan.moved;
     }
     if (rc == DDI_OK && moves) {
         ticket = vm->ticket_next + 1;
@@ -546,7 +541,7 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
             vm->stats.enomem++;
         }
         for (unsigned i = 0; i < n; i++) {
-            member[i]->in_list = false;
+            member[i]->plan.in_list = false;
         }
         return rc;
     }
@@ -562,18 +557,17 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
     for (unsigned i = 0; i < n; i++) {
         struct vm_alloc *a = member[i];
 
-        a->in_list = false;
-        desc[i].gpu_addr = a->addr;
+        a->plan.in_list = false;
+        desc[i].gpu_addr = a->st.addr;
         desc[i].size = a->size;
         desc[i].cpu_visible = a->cpu_visible;
-        if (a->ticket > vm->ticket_done && a->ticket > wait) {
-            wait = a->ticket;
+        if (a->st.ticket > vm->ticket_done && a->st.ticket > wait) {
+            wait = a->st.ticket;
         }
     }
     /* busy once per list entry (duplicates too: release mirrors it) */
     for (unsigned i = 0; i < n; i++) {
-        member[i]->busy++;
-        member[i]->lru = ++vm->lru_clock;
+        vm_state_hold(&member[i]->st, &vm->lru_clock);
     }
     res->wait_ticket = wait;
     return DDI_OK;
@@ -588,14 +582,9 @@ void vidmm_release(struct vidmm *vm, const struct ddi_alloc_ref *list,
     for (unsigned i = 0; i < n; i++) {
         struct vm_alloc *a = lookup(vm, list[i].handle);
 
-        if (!a || !a->busy) {
-            continue;
+        if (a) {
+            vm_state_unhold(&a->st, engine, fence, &vm->lru_clock);
         }
-        a->busy--;
-        if (fence && engine < DDI_MAX_ENGINES) {
-            a->last_fence[engine] = fence;
-        }
-        a->lru = ++vm->lru_clock;
     }
 }
 
@@ -607,8 +596,8 @@ void vidmm_paging_lost(struct vidmm *vm, uint64_t ticket)
     /* moved by it, or by a later paging buffer (which moved what it
      * left): their contents are whatever the half-run buffer made */
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
-        if (vm->a[i].used && vm->a[i].ticket >= ticket) {
-            vm->a[i].lost = true;
+        if (vm->a[i].used && vm->a[i].st.ticket >= ticket) {
+            vm_state_lose(&vm->a[i].st);
         }
     }
     vidmm_paging_done(vm, ticket);

@@ -161,7 +161,8 @@ static int split_sizes(const struct vidmm *vm, const struct ddi_dmabuf *buf,
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         const struct vm_alloc *a = &vm->a[i];
 
-        if (a->used && a->pin && a->where == VIDMM_IN_VRAM) {
+        if (a->used && vm_state_pinned(&a->st) &&
+            a->st.where == VIDMM_IN_VRAM) {
             pinned += pages_of(a->size) * VIDMM_PAGE_SIZE;
         }
     }
