@@ -9,6 +9,7 @@
  *   vidmm_plan.c      residency at schedule time: the plan on scratch
  *                     copies, its commit into a paging buffer, release
  *   vidmm_split.c     split points and running a buffer in portions
+ *   vidmm_estimate.c  the worst-case estimate of a list (split up front)
  */
 #ifndef FW_VIDMM_VIDMM_INTERNAL_H
 #define FW_VIDMM_VIDMM_INTERNAL_H
