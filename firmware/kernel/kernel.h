@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The copro OS kernel (dxgkrnl's part): the objects behind the handles of
- * kapi.h, the glue between the scheduler (vidsch), video memory (the
- * kernel's fixed segment and vidmm: kmem.c), the GPU (the DDI) and the
- * event loop, and the
- * bookkeeping of submitted buffers, CPU waits and locks.
+ * The copro OS kernel (dxgkrnl's part): struct kernel, which holds the
+ * tables of the objects behind the handles of kapi.h (each object's
+ * structure and functions in its own header and file: kproc, kdevice,
+ * kcontext, kalloc, ksync, kbuffer, kwait, kdisplay), and kernel.c, the
+ * glue between the scheduler (vidsch), video memory (the kernel's fixed
+ * segment and vidmm: kmem.c), the GPU (the DDI) and the event loop: the
+ * scheduler's environment, the driver's upcalls, completions, the reaper.
  *
  * Everything here is pure C over the DDI: the kernel never touches a
  * register. The hardware-facing pieces are kloop.c (the CPU: halting,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What kernel.c (object lifetimes, the scheduler's environment) and
- * kapi.c (the calls) share. Not for anything outside kernel/.
+ * What the kernel's files share: the call layer's class check (KCALL),
+ * the resolution of a process's handles (get_device, get_alloc, ...),
+ * and kernel.c's services (the shared-name table, the lock-wait timer,
+ * running waits after vidsch). Not for anything outside kernel/.
  */
 #ifndef FW_KERNEL_KERNEL_INTERNAL_H
 #define FW_KERNEL_KERNEL_INTERNAL_H
