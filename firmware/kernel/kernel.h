@@ -156,6 +156,7 @@ struct kbuffer {
     struct kalloc *alloc[DDI_MAX_ALLOC_LIST];
     /* the list entries vidmm manages: their vidmm handles and slots */
     unsigned vm_n;
+    bool split_upfront;     /* split at submit time (kmem.h) */
     struct ddi_alloc_ref vm_list[DDI_MAX_ALLOC_LIST];
     uint8_t vm_slot[DDI_MAX_ALLOC_LIST];
 };
@@ -249,6 +250,7 @@ struct kernel_stats {
     uint64_t renders, render_refusals, submits;
     uint64_t paging_buffers_done;   /* vidmm's, retired on the GPU */
     uint64_t split_buffers;         /* DMA buffers run in portions */
+    uint64_t split_upfront;         /* of those, split at submit time */
     uint64_t buffers_done, buffers_lost;
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */
@@ -315,6 +317,7 @@ struct kernel {
     uint64_t vram_base, vram_size;      /* the whole OS segment ... */
     volatile uint8_t *vram_cpu;         /* ... as the CPU sees it */
     uint64_t vm_vram_size;              /* vidmm's part of it */
+    unsigned split_policy;              /* enum kmem_split_policy */
     bool reap_allocs;                   /* some kalloc is dying */
     struct kpaging paging[KERNEL_MAX_PAGING];
 
