@@ -29,6 +29,7 @@ struct kbuffer {
     struct kalloc *alloc[DDI_MAX_ALLOC_LIST];
     /* the list entries vidmm manages: their vidmm handles and slots */
     unsigned vm_n;
+    bool split_upfront;     /* split at submit time (kmem.h) */
     struct ddi_alloc_ref vm_list[DDI_MAX_ALLOC_LIST];
     uint8_t vm_slot[DDI_MAX_ALLOC_LIST];
 };

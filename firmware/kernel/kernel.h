@@ -81,6 +81,7 @@ struct kernel_stats {
     uint64_t renders, render_refusals, submits;
     uint64_t paging_buffers_done;   /* vidmm's, retired on the GPU */
     uint64_t split_buffers;         /* DMA buffers run in portions */
+    uint64_t split_upfront;         /* of those, split at submit time */
     uint64_t buffers_done, buffers_lost;
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */
@@ -147,6 +148,7 @@ struct kernel {
     uint64_t vram_base, vram_size;      /* the whole OS segment ... */
     volatile uint8_t *vram_cpu;         /* ... as the CPU sees it */
     uint64_t vm_vram_size;              /* vidmm's part of it */
+    unsigned split_policy;              /* enum kmem_split_policy */
     bool reap_allocs;                   /* some kalloc is dying */
     struct kpaging paging[KERNEL_MAX_PAGING];
 
