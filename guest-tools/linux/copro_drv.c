@@ -208,7 +208,7 @@ static void copro_engines_init(struct copro_device *cdev)
 static const struct file_operations copro_fops = {
 	.owner = THIS_MODULE,
 	DRM_GEM_FOPS,
-	.show_fdinfo = copro_show_fdinfo,
+	.show_fdinfo = drm_show_fdinfo,
 };
 
 static const struct drm_ioctl_desc copro_ioctls[] = {
@@ -236,6 +236,7 @@ static const struct drm_driver copro_driver = {
 			   DRIVER_RENDER | DRIVER_SYNCOBJ |
 			   DRIVER_SYNCOBJ_TIMELINE,
 	.fops = &copro_fops,
+	.show_fdinfo = copro_show_fdinfo,
 	.ioctls = copro_ioctls,
 	.num_ioctls = ARRAY_SIZE(copro_ioctls),
 	.open = copro_open,

@@ -48,6 +48,8 @@ enum copro_irq_mode {
 struct copro_device;
 struct drm_gem_vram_object;
 struct seq_file;
+struct drm_printer;
+struct drm_gem_object;
 struct file;
 
 /*
@@ -97,6 +99,7 @@ struct copro_engine {
 	u64 banned;
 	u64 wait_bans;		/* banned for a WAIT nobody satisfied */
 	u64 cancels;		/* jobs of killed processes dropped */
+	u64 suspends;		/* system sleeps it was quiesced for */
 };
 
 /* The GART: a table in VRAM mapping the aperture to guest pages. */
@@ -184,6 +187,7 @@ struct copro_device {
 	u32 hw_pitch, hw_width, hw_height, hw_format;
 	/* DISP_MODE_SIZE, DISP_PLANE_POS; CONTROL.PRIMARY_OFF */
 	u32 hw_mode_size, hw_plane_pos;
+	u32 hw_background;	/* DISP_BACKGROUND (XRGB8888) */
 	bool hw_primary_off;
 	/* a flip chosen by the primary plane, written at the CRTC's flush */
 	bool flip_queued;
@@ -253,6 +257,8 @@ int copro_render_init(struct copro_device *cdev);
 void copro_render_fini(struct copro_device *cdev);
 void copro_render_reset_prepare(struct copro_device *cdev);
 void copro_render_reset_done(struct copro_device *cdev);
+void copro_render_suspend(struct copro_device *cdev);
+void copro_render_resume(struct copro_device *cdev);
 void copro_engine_irq(struct copro_engine *eng, u32 causes);
 void copro_engines_show(struct copro_device *cdev, struct seq_file *m);
 
@@ -265,6 +271,7 @@ void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node);
 /* copro_vram.c */
 int copro_bo_pin_vram(struct drm_gem_vram_object *gbo, bool topdown);
 void copro_bo_unpin(struct drm_gem_vram_object *gbo);
+bool copro_bo_in_vram(struct drm_gem_object *obj);
 int copro_kbo_create(struct copro_device *cdev, size_t size,
 		     struct drm_gem_vram_object **out, struct iosys_map *map,
 		     u64 *gpu);
@@ -273,7 +280,6 @@ void copro_kbo_destroy(struct drm_gem_vram_object *gbo, struct iosys_map *map);
 int copro_gart_init(struct copro_device *cdev);
 void copro_gart_fini(struct copro_device *cdev);
 void copro_gart_program(struct copro_device *cdev);
-struct drm_gem_object;
 bool copro_is_gtt(struct drm_gem_object *obj);
 u64 copro_gart_used(struct copro_device *cdev);
 u64 copro_gtt_gpu(struct drm_gem_object *obj);
@@ -296,6 +302,6 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		       struct drm_file *file);
 int copro_open(struct drm_device *drm, struct drm_file *file);
 void copro_postclose(struct drm_device *drm, struct drm_file *file);
-void copro_show_fdinfo(struct seq_file *m, struct file *f);
+void copro_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 
 #endif

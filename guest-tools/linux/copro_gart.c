@@ -19,6 +19,7 @@
 
 #include "copro/copro_cmd.h"
 #include "copro_render.h"
+#include "copro_trace.h"
 
 /* the GART range of each GTT object, by object */
 struct copro_gtt {
@@ -32,6 +33,8 @@ static void copro_gart_write(struct copro_device *cdev, u64 first, u64 n,
 	struct sg_dma_page_iter it;
 	u64 i = first;
 
+	trace_copro_bind(cdev->gart.aperture + first * COPRO_GPU_PAGE_SIZE,
+			 n * COPRO_GPU_PAGE_SIZE, sgt);
 	if (sgt) {
 		for_each_sgtable_dma_page(sgt, &it, 0) {
 			u64 e = (sg_page_iter_dma_address(&it) &

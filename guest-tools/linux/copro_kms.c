@@ -16,6 +16,7 @@
  * latched VSYNC_COUNT and VSYNC_TIME, not the CPU's clock at interrupt
  * time (which is far noisier under emulation).
  */
+#include <linux/iopoll.h>
 #include <linux/ktime.h>
 
 #include <drm/drm_atomic.h>
@@ -29,6 +30,7 @@
 #include <drm/drm_managed.h>
 #include <drm/drm_modes.h>
 #include <drm/drm_modeset_helper.h>
+#include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
 
 #include "copro_drv.h"
@@ -188,7 +190,7 @@ static void copro_primary_update(struct drm_plane *plane,
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_framebuffer *fb = st->fb;
 	struct drm_display_mode *mode;
-	u32 w, h, fmt, size, pos;
+	u32 w, h, fmt, size, pos, bg;
 	u64 addr;
 
 	/* an invisible primary: the CRTC's flush shows the background */
@@ -202,12 +204,13 @@ static void copro_primary_update(struct drm_plane *plane,
 	mode = &st->crtc->state->mode;
 	size = COPRO_DISP_SIZE(mode->hdisplay, mode->vdisplay);
 	pos = COPRO_DISP_POS(st->dst.x1, st->dst.y1);
+	bg = copro_crtc_background(st->crtc->state);
 
 	if (cdev->hw_on && !cdev->hw_primary_off &&
 	    cdev->hw_pitch == fb->pitches[0] &&
 	    cdev->hw_width == w && cdev->hw_height == h &&
 	    cdev->hw_format == fmt && cdev->hw_mode_size == size &&
-	    cdev->hw_plane_pos == pos) {
+	    cdev->hw_plane_pos == pos && cdev->hw_background == bg) {
 		/* same geometry: a flip at the next vsync, written at flush */
 		cdev->flip_queued = true;
 		cdev->flip_addr = addr;
@@ -221,9 +224,10 @@ static void copro_primary_update(struct drm_plane *plane,
 	copro_wr32(cdev, COPRO_REG_DISP_FORMAT, fmt);
 	copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
 	copro_wr32(cdev, COPRO_REG_DISP_PLANE_POS, pos);
-	copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
+	copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, bg);
 	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE);
 	cdev->hw_on = true;
+	cdev->hw_background = bg;
 	cdev->hw_primary_off = false;
 	cdev->hw_mode_size = size;
 	cdev->hw_plane_pos = pos;
@@ -490,10 +494,22 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 	struct copro_device *cdev = to_copro(crtc->dev);
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
 
+	u32 sts;
+
 	/* off: vsync stops and a pending flip is dropped, never completed */
 	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, 0);
 	cdev->hw_on = false;
 	cdev->flip_queued = false;
+	/*
+	 * The commit's event says the CRTC is off: read DISP_STATUS back
+	 * (which also pushes the posted write to the device) until the
+	 * display no longer scans out, and stop vblank first, so that the
+	 * event carries the last vblank's count and time.
+	 */
+	if (readl_poll_timeout(cdev->mmio + COPRO_REG_DISP_STATUS, sts,
+			       !(sts & COPRO_DISP_STS_ACTIVE), 0, 20000))
+		drm_warn(crtc->dev, "display still scanning out after off\n");
+	drm_crtc_vblank_off(crtc);
 	spin_lock_irq(&crtc->dev->event_lock);
 	copro_send_flip_event(cdev);
 	if (cs->event) {
@@ -501,7 +517,6 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 		cs->event = NULL;
 	}
 	spin_unlock_irq(&crtc->dev->event_lock);
-	drm_crtc_vblank_off(crtc);
 }
 
 static void copro_crtc_flush(struct drm_crtc *crtc,
@@ -512,25 +527,43 @@ static void copro_crtc_flush(struct drm_crtc *crtc,
 	struct drm_pending_vblank_event *ev = cs->event;
 	struct drm_plane_state *ps = cdev->primary.state;
 	bool flip = cdev->flip_queued;
-	u32 size;
+	u32 size, bg;
 
 	cdev->flip_queued = false;
 	if (!cs->active)
 		return;
 	cs->event = NULL;
 	size = COPRO_DISP_SIZE(cs->mode.hdisplay, cs->mode.vdisplay);
+	bg = copro_crtc_background(cs);
 	if ((ps->crtc != crtc || !ps->visible) &&
 	    (!cdev->hw_on || !cdev->hw_primary_off ||
-	     cdev->hw_mode_size != size)) {
+	     cdev->hw_mode_size != size || cdev->hw_background != bg)) {
 		/* no primary: the background at the mode's size */
 		copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
-		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
+		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, bg);
+		cdev->hw_background = bg;
 		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE |
 			   COPRO_DISP_CTL_PRIMARY_OFF);
 		cdev->hw_on = true;
 		cdev->hw_primary_off = true;
 		cdev->hw_mode_size = size;
 		/* the device drops a pending flip: complete its event */
+		spin_lock_irq(&crtc->dev->event_lock);
+		copro_send_flip_event(cdev);
+		spin_unlock_irq(&crtc->dev->event_lock);
+		flip = false;
+	} else if (ps->crtc == crtc && ps->visible && cdev->hw_on &&
+		   !cdev->hw_primary_off && cdev->hw_background != bg) {
+		/*
+		 * A new background under the same primary: staged like the
+		 * geometry, so committed with it, and with the surface the
+		 * plane shows (flips do not restage DISP_SURFACE). That shows a
+		 * queued flip's buffer at once: complete its event.
+		 */
+		copro_wr64(cdev, COPRO_REG_DISP_SURFACE, copro_plane_addr(ps));
+		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, bg);
+		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE);
+		cdev->hw_background = bg;
 		spin_lock_irq(&crtc->dev->event_lock);
 		copro_send_flip_event(cdev);
 		spin_unlock_irq(&crtc->dev->event_lock);
@@ -804,8 +837,14 @@ static const struct drm_encoder_funcs copro_encoder_funcs = {
 static int copro_pm_suspend(struct device *dev)
 {
 	struct copro_device *cdev = dev_get_drvdata(dev);
+	int ret;
 
-	return drm_mode_config_helper_suspend(&cdev->drm);
+	ret = drm_mode_config_helper_suspend(&cdev->drm);
+	if (ret)
+		return ret;
+	/* and no job runs while the device sleeps */
+	copro_render_suspend(cdev);
+	return 0;
 }
 
 static int copro_pm_resume(struct device *dev)
@@ -813,6 +852,7 @@ static int copro_pm_resume(struct device *dev)
 	struct copro_device *cdev = dev_get_drvdata(dev);
 
 	copro_gart_program(cdev);
+	copro_render_resume(cdev);
 	return drm_mode_config_helper_resume(&cdev->drm);
 }
 
@@ -895,6 +935,8 @@ int copro_kms_init(struct copro_device *cdev)
 	if (ret)
 		return ret;
 	drm_crtc_helper_add(&cdev->crtc, &copro_crtc_helpers);
+	/* 7.x: pixels no plane covers show BACKGROUND_COLOR */
+	copro_crtc_attach_background(&cdev->crtc);
 
 	cdev->encoder.possible_crtcs = drm_crtc_mask(&cdev->crtc);
 	ret = drm_encoder_init(drm, &cdev->encoder, &copro_encoder_funcs,

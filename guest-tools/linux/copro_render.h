@@ -68,7 +68,6 @@ struct copro_proc {
 struct copro_file {
 	struct kref ref;
 	struct xarray ctxs;	/* handle -> copro_ctx */
-	u64 client_id;		/* fdinfo drm-client-id */
 	u64 busy_ns[COPRO_MAX_ENGINES];	/* of retired jobs (fdinfo) */
 	spinlock_t stat_lock;	/* busy_ns */
 };

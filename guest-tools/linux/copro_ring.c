@@ -40,6 +40,7 @@
 
 #include "copro/copro_cmd.h"
 #include "copro_render.h"
+#include "copro_trace.h"
 
 static unsigned int job_timeout_ms = 2000;
 module_param(job_timeout_ms, uint, 0444);
@@ -192,6 +193,7 @@ static void copro_job_signal(struct copro_engine *eng, struct copro_job *job,
 			     int error)
 {
 	list_del_init(&job->link);
+	trace_copro_retire(eng->id, job->ctx->id, job->hwid, error);
 	eng->jobs_done++;	/* done or dropped: its fence signalled */
 	if (job->counted) {
 		job->counted = false;
@@ -412,6 +414,7 @@ static void copro_engine_recover(struct copro_engine *eng, u64 guilty,
 	eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
 	if (!guilty)
 		guilty = eng_rd64(eng, COPRO_ENG_ABORTED_FENCE);
+	trace_copro_reset(eng->id, guilty, error);
 	eng->engine_resets++;
 	eng->hangs_in_row++;
 	/* a reset cancels the request, and leaves head == tail */
@@ -534,14 +537,17 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	eng->in_flight++;
 	if (eng->preempting || eng->stopped) {
 		list_add_tail(&job->link, &eng->held);
+		trace_copro_run(eng->id, ctx->id, job->seq, 0, true);
 	} else if (copro_ring_needs_preempt(eng, job)) {
 		list_add_tail(&job->link, &eng->held);
+		trace_copro_run(eng->id, ctx->id, job->seq, 0, true);
 		copro_request_preempt(eng);
 	} else {
 		if (list_empty(&eng->ring_jobs))
 			job->start_ns = copro_rd64(eng->cdev,
 						   COPRO_REG_GPU_TIME);
 		copro_ring_write(eng, job);
+		trace_copro_run(eng->id, ctx->id, job->seq, job->hwid, false);
 		copro_ring_kick(eng);
 		copro_slice_arm(eng);
 	}
@@ -761,6 +767,7 @@ static void copro_preempted(struct copro_engine *eng)
 	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
 	if (!eng->preempting)
 		return;
+	trace_copro_preempt(eng->id, pf, eng->preempt_reqs);
 	eng->preempting = false;
 	eng->preempt_done++;
 	eng->preemptions++;
@@ -772,7 +779,9 @@ static void copro_preempted(struct copro_engine *eng)
 					 copro_rd64(eng->cdev, COPRO_REG_GPU_TIME));
 		}
 	}
-	copro_ring_rebuild(eng);
+	/* stopped (system sleep): the jobs wait, written again at resume */
+	if (!eng->stopped)
+		copro_ring_rebuild(eng);
 	wake_up_all(&eng->wq);
 }
 
@@ -784,6 +793,7 @@ void copro_engine_irq(struct copro_engine *eng, u32 causes)
 	if (!eng->sched_ready)
 		return;
 	/* lockdep: nothing here may allocate or wait on a fence */
+	trace_copro_irq(eng->id, causes);
 	cookie = dma_fence_begin_signalling();
 	spin_lock_irqsave(&eng->lock, flags);
 	if (causes & COPRO_INT_DMA_DONE)
@@ -950,6 +960,74 @@ void copro_render_reset_done(struct copro_device *cdev)
 	up_write(&cdev->reset_sem);
 }
 
+/*
+ * System sleep: no job runs while the device sleeps. drm_sched stops
+ * handing jobs over, the running job is preempted (its state goes to its
+ * save area in VRAM, which the device keeps) and the engine stays idle.
+ * copro_render_resume programs the rings again and writes every
+ * unfinished job, the preempted one resuming from its save record. An
+ * engine that cannot preempt is given preempt_timeout_ms to finish its
+ * ring; a job still running then starts again at resume.
+ */
+void copro_render_suspend(struct copro_device *cdev)
+{
+	unsigned int e;
+
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+		bool busy;
+		u64 seq;
+
+		if (!eng->sched_ready)
+			continue;
+		drm_sched_wqueue_stop(&eng->sched);
+		spin_lock_irqsave(&eng->lock, flags);
+		eng->stopped = true;
+		seq = eng->preempt_done;
+		busy = !list_empty(&eng->ring_jobs);
+		if (busy && cdev->preempt_caps != COPRO_PREEMPT_NONE)
+			copro_request_preempt(eng);
+		spin_unlock_irqrestore(&eng->lock, flags);
+		if (busy && cdev->preempt_caps != COPRO_PREEMPT_NONE)
+			wait_event_timeout(eng->wq,
+					   READ_ONCE(eng->preempt_done) != seq,
+					   msecs_to_jiffies(preempt_timeout_ms));
+		else if (busy)
+			wait_event_timeout(eng->wq,
+					   list_empty_careful(&eng->ring_jobs),
+					   msecs_to_jiffies(preempt_timeout_ms));
+		eng->suspends++;
+	}
+}
+
+void copro_render_resume(struct copro_device *cdev)
+{
+	unsigned int e;
+
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+
+		if (!eng->sched_ready)
+			continue;
+		spin_lock_irqsave(&eng->lock, flags);
+		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+		eng->stopped = false;
+		if (eng->preempting) {
+			/* not honoured before the sleep: the engine is reset */
+			eng->preempting = false;
+			eng->preempt_done++;
+		}
+		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+		copro_engine_program(eng);
+		copro_ring_rebuild(eng);
+		spin_unlock_irqrestore(&eng->lock, flags);
+		wake_up_all(&eng->wq);
+		drm_sched_wqueue_start(&eng->sched);
+	}
+}
+
 void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 {
 	unsigned int e;
@@ -979,9 +1057,9 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 			   e, eng->preempt_reqs, eng->preemptions,
 			   eng->preempt_resumes, eng->tdr_preempts,
 			   eng->slices);
-		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu wait_bans %llu cancels %llu\n",
+		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu wait_bans %llu cancels %llu suspends %llu\n",
 			   e, eng->engine_resets, eng->faults, eng->banned,
-			   eng->wait_bans, eng->cancels);
+			   eng->wait_bans, eng->cancels, eng->suspends);
 		seq_printf(m, "engine%u: ring head %u tail %u (driver %u) state %u completed %llu current %llu next %llu submissions %llu packets %llu\n",
 			   e, eng_rd32(eng, COPRO_ENG_RING_HEAD),
 			   eng_rd32(eng, COPRO_ENG_RING_TAIL), eng->tail,

@@ -28,6 +28,7 @@
 #include "copro/copro_cmd.h"
 #include "uapi/copro_drm.h"
 #include "copro_render.h"
+#include "copro_trace.h"
 
 struct copro_check {
 	u32 *cmd;
@@ -559,6 +560,8 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	mutex_lock(&ctx->submit_lock);
 	drm_sched_job_arm(&job->base);
 	fence = dma_fence_get(&job->base.s_fence->finished);
+	trace_copro_submit(ctx->id, job->engine, fence->context, fence->seqno,
+			   job->dma_len);
 	for (i = 0; i < job->bo_count; i++)
 		dma_resv_add_fence(job->bos[i]->resv, fence,
 				   c.flags[i] & COPRO_BO_WRITE ?

@@ -180,28 +180,46 @@ int t_basic(void)
 		      " ns busy", (uint64_t)q.jobs, (uint64_t)q.busy_ns);
 	}
 	{
-		char path[64], line[256];
-		bool eng = false, mem = false;
+		char path[64], line[256], key[64], unit[8];
+		uint64_t vram = 0, res = UINT64_MAX, gtt = 0;
+		bool eng = false, id = false;
 		FILE *f;
 
+		/* Documentation/gpu/drm-usage-stats.rst's keys */
 		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", dev.fd);
 		f = fopen(path, "r");
 		while (f && fgets(line, sizeof(line), f)) {
 			uint64_t v;
+			int n;
 
-			if (sscanf(line, "drm-engine-render: %" SCNu64, &v) == 1)
-				eng = v >= 2000000;
-			if (sscanf(line, "drm-memory-vram: %" SCNu64, &v) == 1)
-				mem = v >= 2048 + 256 + 4;
-			if (sscanf(line, "drm-memory-gtt: %" SCNu64, &v) == 1)
-				mem = mem && v == 1024;
 			if (!strncmp(line, "drm-", 4))
 				printf("# %s", line);
+			unit[0] = 0;
+			n = sscanf(line, "%63[^:]: %" SCNu64 " %7s", key, &v, unit);
+			if (n < 2)
+				continue;
+			/* memory: bytes, KiB or MiB */
+			if (!strcmp(unit, "KiB"))
+				v <<= 10;
+			else if (!strcmp(unit, "MiB"))
+				v <<= 20;
+			if (!strcmp(key, "drm-client-id"))
+				id = v > 0;
+			else if (!strcmp(key, "drm-engine-render"))
+				eng = v >= 2000000;
+			else if (!strcmp(key, "drm-total-vram"))
+				vram = v;
+			else if (!strcmp(key, "drm-resident-vram"))
+				res = v;
+			else if (!strcmp(key, "drm-total-gtt"))
+				gtt = v;
 		}
 		if (f)
 			fclose(f);
-		check(eng && mem, "fdinfo: drm-engine-render ns, drm-memory-vram "
-		      "and -gtt");
+		check(id && eng && vram >= (2048 + 256 + 4) << 10 && res <= vram &&
+		      gtt == 1 << 20,
+		      "fdinfo: drm-client-id, drm-engine-render ns, "
+		      "drm-total- and drm-resident-vram, drm-total-gtt");
 	}
 	/*
 	 * Review defect 7: jobs of two contexts that retire in one interrupt
