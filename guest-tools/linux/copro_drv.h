@@ -78,6 +78,7 @@ struct copro_engine {
 	u64 preempt_done;	/* requests completed or cancelled */
 	void *rotate_ctx;	/* goes behind its peers at the next rebuild */
 	wait_queue_head_t wq;
+	unsigned int in_flight;	/* jobs past run_job, not signalled */
 	unsigned int hangs_in_row;	/* resets without a retirement between */
 	u64 tdr_wait_seq;	/* job found blocked in a WAIT at a timeout */
 	u64 last_end_ns;	/* when the engine's last job ended or left */
@@ -112,6 +113,31 @@ struct copro_gart {
 	struct drm_mm mm;	/* entries */
 	struct xarray objs;	/* GTT object -> its range */
 	u64 used;		/* entries mapped */
+};
+
+/*
+ * The device's shared pools that processes draw on (copro_limits.c): each
+ * has a bound per process and a reserve that only a process holding none
+ * of it may take.
+ */
+enum copro_res {
+	COPRO_RES_POOL,		/* kernel job pool, bytes */
+	COPRO_RES_CTX,		/* device context ids */
+	COPRO_RES_GART,		/* GART entries (pinned TT pages) */
+	COPRO_RES_VRAM,		/* VRAM pinned by queued jobs, bytes */
+	COPRO_RES_COUNT
+};
+
+struct copro_limits {
+	spinlock_t lock;	/* @used, every copro_proc's held[] */
+	u64 cap[COPRO_RES_COUNT];	/* the pool's size */
+	u64 max[COPRO_RES_COUNT];	/* one process's bound */
+	u64 reserve[COPRO_RES_COUNT];
+	u64 used[COPRO_RES_COUNT];
+	wait_queue_head_t wq;	/* charges waiting for a release */
+	atomic_t releases;	/* wakes @wq */
+	struct mutex pins_lock;	/* @pins */
+	struct xarray pins;	/* VRAM object -> copro_pin, while jobs pin it */
 };
 
 /* Kernel memory in VRAM: rings, DMA buffers and save areas. */
@@ -179,11 +205,10 @@ struct copro_device {
 	u32 preempt_caps;	/* PREEMPT_CAPS */
 	struct copro_pool pool;
 	struct copro_gart gart;
-	wait_queue_head_t pool_wq;	/* submits waiting for pool memory */
-	atomic_t pool_frees;	/* jobs that gave their memory back */
+	struct copro_limits limits;
 	struct ida ctx_ids;	/* device context ids (descriptor field) */
 	struct mutex procs_lock;	/* @procs */
-	struct list_head procs;	/* copro_proc of the open files */
+	struct list_head procs;	/* copro_proc of processes holding anything */
 	u64 device_recoveries;	/* device resets after repeated hangs */
 	struct work_struct recovery_work;
 	struct rw_semaphore reset_sem;	/* write: a PCI reset is under way */

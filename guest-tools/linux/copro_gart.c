@@ -24,6 +24,7 @@
 /* the GART range of each GTT object, by object */
 struct copro_gtt {
 	struct drm_mm_node node;	/* entries */
+	struct copro_proc *proc;	/* charged for them (copro_limits.c) */
 };
 
 static void copro_gart_write(struct copro_device *cdev, u64 first, u64 n,
@@ -58,11 +59,15 @@ static void copro_gtt_free(struct drm_gem_object *obj)
 	struct copro_gtt *g = xa_erase(&cdev->gart.objs, (unsigned long)obj);
 
 	if (g) {
+		u64 pages = g->node.size;
+
 		mutex_lock(&cdev->gart.lock);
 		copro_gart_write(cdev, g->node.start, g->node.size, NULL);
 		cdev->gart.used -= g->node.size;
 		drm_mm_remove_node(&g->node);
 		mutex_unlock(&cdev->gart.lock);
+		copro_uncharge(g->proc, COPRO_RES_GART, pages);
+		copro_proc_put(g->proc);
 		kfree(g);
 	}
 	drm_gem_shmem_object_free(obj);
@@ -121,11 +126,26 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 		ret = -ENOMEM;
 		goto err;
 	}
+	/*
+	 * The aperture (and the guest pages pinned behind it) is a shared
+	 * pool: charged to the allocating process, within its bound and
+	 * leaving the reserve to others (copro_limits.c).
+	 */
+	g->proc = copro_proc_get(cdev);
+	if (!g->proc) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	if (copro_charge(g->proc, COPRO_RES_GART,
+			 obj->size / COPRO_GPU_PAGE_SIZE)) {
+		ret = -ENOSPC;
+		goto err_put;
+	}
 	/* the pages stay pinned and mapped for the device until the end */
 	sgt = drm_gem_shmem_get_pages_sgt(shmem);
 	if (IS_ERR(sgt)) {
 		ret = PTR_ERR(sgt);
-		goto err_free;
+		goto err_uncharge;
 	}
 	mutex_lock(&cdev->gart.lock);
 	ret = drm_mm_insert_node(&cdev->gart.mm, &g->node,
@@ -137,7 +157,7 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 	mutex_unlock(&cdev->gart.lock);
 	if (ret) {
 		ret = -ENOSPC;
-		goto err_free;
+		goto err_uncharge;
 	}
 	ret = xa_err(xa_store(&cdev->gart.objs, (unsigned long)obj, g,
 			      GFP_KERNEL));
@@ -147,10 +167,14 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 		cdev->gart.used -= g->node.size;
 		drm_mm_remove_node(&g->node);
 		mutex_unlock(&cdev->gart.lock);
-		goto err_free;
+		goto err_uncharge;
 	}
 	return obj;
 
+err_uncharge:
+	copro_uncharge(g->proc, COPRO_RES_GART, obj->size / COPRO_GPU_PAGE_SIZE);
+err_put:
+	copro_proc_put(g->proc);
 err_free:
 	kfree(g);
 err:

@@ -107,52 +107,12 @@ int copro_ioctl_gem_info(struct drm_device *drm, void *data,
 
 /* ---- files ---- */
 
-/* The calling process's copro_proc, a reference taken; NULL: no memory. */
-static struct copro_proc *copro_proc_get(struct copro_device *cdev)
-{
-	struct pid *tgid = task_tgid(current);
-	struct copro_proc *proc;
-
-	mutex_lock(&cdev->procs_lock);
-	list_for_each_entry(proc, &cdev->procs, link) {
-		if (proc->tgid == tgid) {
-			kref_get(&proc->ref);
-			goto out;
-		}
-	}
-	proc = kzalloc_obj(*proc);
-	if (proc) {
-		kref_init(&proc->ref);
-		proc->cdev = cdev;
-		proc->tgid = get_pid(tgid);
-		list_add(&proc->link, &cdev->procs);
-	}
-out:
-	mutex_unlock(&cdev->procs_lock);
-	return proc;
-}
-
-/* kref_put_mutex: called with procs_lock held, releases it */
-static void copro_proc_release(struct kref *ref)
-{
-	struct copro_proc *proc = container_of(ref, struct copro_proc, ref);
-	struct copro_device *cdev = proc->cdev;
-
-	list_del(&proc->link);
-	mutex_unlock(&cdev->procs_lock);
-	put_pid(proc->tgid);
-	kfree(proc);
-}
-
 static void copro_file_release(struct kref *ref)
 {
 	struct copro_file *cfile = container_of(ref, struct copro_file, ref);
-	struct copro_proc *proc = cfile->proc;
 
 	xa_destroy(&cfile->ctxs);
 	kfree(cfile);
-	kref_put_mutex(&proc->ref, copro_proc_release,
-		       &proc->cdev->procs_lock);
 }
 
 void copro_file_put(struct copro_file *cfile)
@@ -166,11 +126,6 @@ int copro_open(struct drm_device *drm, struct drm_file *file)
 
 	if (!cfile)
 		return -ENOMEM;
-	cfile->proc = copro_proc_get(to_copro(drm));
-	if (!cfile->proc) {
-		kfree(cfile);
-		return -ENOMEM;
-	}
 	kref_init(&cfile->ref);
 	xa_init_flags(&cfile->ctxs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&cfile->stat_lock);
@@ -216,6 +171,8 @@ static void copro_ctx_release(struct kref *ref)
 	struct copro_ctx *ctx = container_of(ref, struct copro_ctx, ref);
 
 	ida_free(&ctx->cdev->ctx_ids, ctx->id);
+	copro_uncharge(ctx->proc, COPRO_RES_CTX, 1);
+	copro_proc_put(ctx->proc);
 	copro_file_put(ctx->cfile);
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx);
@@ -251,8 +208,25 @@ int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
 	ctx = kzalloc_obj(*ctx);
 	if (!ctx)
 		return -ENOMEM;
+	/*
+	 * The device's 65535 context ids are a shared pool: the creating
+	 * process is charged (copro_limits.c), so no process takes them all.
+	 */
+	ctx->proc = copro_proc_get(cdev);
+	if (!ctx->proc) {
+		kfree(ctx);
+		return -ENOMEM;
+	}
+	ret = copro_charge(ctx->proc, COPRO_RES_CTX, 1);
+	if (ret) {
+		copro_proc_put(ctx->proc);
+		kfree(ctx);
+		return -ENOSPC;
+	}
 	id = ida_alloc_range(&cdev->ctx_ids, 1, 0xffff, GFP_KERNEL);
 	if (id < 0) {
+		copro_uncharge(ctx->proc, COPRO_RES_CTX, 1);
+		copro_proc_put(ctx->proc);
 		kfree(ctx);
 		return id;
 	}

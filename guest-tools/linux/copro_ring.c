@@ -197,7 +197,8 @@ static void copro_job_signal(struct copro_engine *eng, struct copro_job *job,
 	eng->jobs_done++;	/* done or dropped: its fence signalled */
 	if (job->counted) {
 		job->counted = false;
-		job->ctx->cfile->proc->in_flight[eng->id][job->prio]--;
+		job->proc->in_flight[eng->id][job->prio]--;
+		eng->in_flight--;
 	}
 	if (error) {
 		dma_fence_set_error(&job->base.s_fence->finished, error);
@@ -532,7 +533,8 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	eng->jobs_run++;
 	job->seq = eng->jobs_run;
 	job->counted = true;
-	ctx->cfile->proc->in_flight[eng->id][job->prio]++;
+	job->proc->in_flight[eng->id][job->prio]++;
+	eng->in_flight++;
 	if (eng->preempting || eng->stopped) {
 		list_add_tail(&job->link, &eng->held);
 		trace_copro_run(eng->id, ctx->id, job->seq, 0, true);
@@ -556,25 +558,42 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 /*
  * Admission (drm_sched's prepare_job):
  * drm_sched's credit limit (COPRO_JOBS_IN_FLIGHT) is shared by every
- * client of an engine, so one file that queued 64 long jobs would hold
+ * client of an engine, so one process that queued 64 long jobs would hold
  * every slot, and another process's job would wait behind all of them:
  * time slices only share the engine among jobs on the ring. A process
- * (all its DRM files: more files give it no more) with proc_jobs jobs of
- * one priority on the ring (or held) waits for its oldest of them to
- * signal before drm_sched picks its next job of that priority (its own
- * higher-priority jobs are not held up by its lower ones), and drm_sched's
- * round robin over the ready entities gives the slot to someone else
- * meanwhile. With fewer than 64 / proc_jobs processes busy, a newcomer's
- * job reaches the ring at once and starts within one time slice per
- * context of its priority ahead of it (at most proc_jobs of one process),
- * plus the device's preemption latency.
+ * (the one that submitted the job: more DRM files, or files opened by
+ * clone() children, give it no more) with proc_jobs jobs of one priority
+ * on the ring (or held) waits for its oldest of them to signal before
+ * drm_sched picks its next job of that priority (its own higher-priority
+ * jobs are not held up by its lower ones), and drm_sched's round robin
+ * over the ready entities gives the slot to someone else meanwhile. The
+ * engine's last ring_reserve slots go only to a process with no job on
+ * it, however many processes hold their proc_jobs. So a newcomer's job
+ * reaches the ring at once and starts within one time slice per context
+ * of its priority ahead of it, plus the device's preemption latency.
  */
+static bool copro_proc_at_limit(struct copro_engine *eng,
+				struct copro_job *job)
+{
+	struct copro_proc *proc = job->proc;
+	unsigned int reserve = min(copro_ring_reserve(), COPRO_JOBS_IN_FLIGHT - 1);
+	u32 mine = 0;
+	unsigned int p;
+
+	if (proc->in_flight[eng->id][job->prio] >=
+	    clamp(proc_jobs, 1u, COPRO_JOBS_IN_FLIGHT))
+		return true;
+	for (p = 0; p < DRM_SCHED_PRIORITY_COUNT; p++)
+		mine += proc->in_flight[eng->id][p];
+	return mine && eng->in_flight >= COPRO_JOBS_IN_FLIGHT - reserve;
+}
+
 static struct dma_fence *copro_prepare_job(struct drm_sched_job *sched_job,
 					   struct drm_sched_entity *entity)
 {
 	struct copro_job *job = to_copro_job(sched_job), *cur;
 	struct copro_engine *eng = &job->cdev->engines[job->engine];
-	struct copro_proc *proc = job->ctx->cfile->proc;
+	struct copro_proc *proc = job->proc;
 	struct dma_fence *f = NULL;
 	unsigned long flags;
 
@@ -582,22 +601,27 @@ static struct dma_fence *copro_prepare_job(struct drm_sched_job *sched_job,
 	if (!copro_ctx_runnable(job->ctx))
 		return NULL;
 	spin_lock_irqsave(&eng->lock, flags);
-	if (proc->in_flight[eng->id][job->prio] >=
-	    clamp(proc_jobs, 1u, COPRO_JOBS_IN_FLIGHT)) {
-		/* ring_jobs retire first, in ring order; then held */
+	if (copro_proc_at_limit(eng, job)) {
+		/*
+		 * Wait for its oldest job of that priority, else (the reserve)
+		 * its oldest of any: ring_jobs retire first, in ring order.
+		 */
 		list_for_each_entry(cur, &eng->ring_jobs, link)
-			if (cur->ctx->cfile->proc == proc &&
-			    cur->prio == job->prio) {
-				f = dma_fence_get(cur->hw);
-				goto out;
-			}
+			if (cur->proc == proc && cur->prio == job->prio)
+				goto found;
 		list_for_each_entry(cur, &eng->held, link)
-			if (cur->ctx->cfile->proc == proc &&
-			    cur->prio == job->prio) {
-				f = dma_fence_get(cur->hw);
-				goto out;
-			}
+			if (cur->proc == proc && cur->prio == job->prio)
+				goto found;
+		list_for_each_entry(cur, &eng->ring_jobs, link)
+			if (cur->proc == proc)
+				goto found;
+		list_for_each_entry(cur, &eng->held, link)
+			if (cur->proc == proc)
+				goto found;
 	}
+	goto out;
+found:
+	f = dma_fence_get(cur->hw);
 out:
 	spin_unlock_irqrestore(&eng->lock, flags);
 	return f;
@@ -816,7 +840,6 @@ int copro_render_init(struct copro_device *cdev)
 	ida_init(&cdev->ctx_ids);
 	mutex_init(&cdev->procs_lock);
 	INIT_LIST_HEAD(&cdev->procs);
-	init_waitqueue_head(&cdev->pool_wq);
 	INIT_WORK(&cdev->recovery_work, copro_recovery_work);
 	cdev->preempt_caps = copro_rd32(cdev, COPRO_REG_PREEMPT_CAPS);
 	ret = copro_pool_init(cdev, COPRO_POOL_SIZE,
@@ -829,6 +852,8 @@ int copro_render_init(struct copro_device *cdev)
 		copro_pool_fini(cdev);
 		return ret;
 	}
+	copro_limits_init(cdev, COPRO_POOL_SIZE - COPRO_MAX_ENGINES *
+			  COPRO_RING_ENTRIES * COPRO_DESC_SIZE);
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 
@@ -879,6 +904,7 @@ void copro_render_fini(struct copro_device *cdev)
 	}
 	copro_gart_fini(cdev);
 	copro_pool_fini(cdev);
+	copro_limits_fini(cdev);
 	ida_destroy(&cdev->ctx_ids);
 }
 
@@ -1012,6 +1038,7 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 	/* what the jobs and the GTT buffers hold: 0 once they are gone */
 	seq_printf(m, "pool_used_bytes: %llu\ngart_used_pages: %llu\n",
 		   READ_ONCE(cdev->pool.used), copro_gart_used(cdev));
+	copro_limits_show(cdev, m);
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 		unsigned long flags;

@@ -164,18 +164,20 @@ void copro_job_free(struct copro_job *job)
 {
 	unsigned int i;
 
-	for (i = 0; i < job->bo_count; i++) {
+	for (i = 0; i < job->bo_pinned; i++)
 		if (!copro_is_gtt(job->bos[i]))
 			copro_bo_unpin(drm_gem_vram_of_gem(job->bos[i]));
+	copro_pins_uncharge(job);
+	for (i = 0; i < job->bo_count; i++)
 		drm_gem_object_put(job->bos[i]);
-	}
 	kvfree(job->bos);
 	if (drm_mm_node_allocated(&job->mem)) {
-		atomic64_sub(job->mem.size, &job->cfile->pool_bytes);
+		u64 size = job->mem.size;
+
 		copro_pool_free(job->cdev, &job->mem);
-		atomic_inc(&job->cdev->pool_frees);
-		wake_up_all(&job->cdev->pool_wq);
+		copro_uncharge(job->proc, COPRO_RES_POOL, size);
 	}
+	copro_proc_put(job->proc);
 	if (job->hw)
 		dma_fence_put(job->hw);
 	kfree(job->hw_mem);
@@ -185,7 +187,10 @@ void copro_job_free(struct copro_job *job)
 
 /*
  * Look the buffers up, pin the VRAM ones in VRAM; fill the check's
- * tables: each buffer's GPU address, size and flags.
+ * tables: each buffer's GPU address, size and flags. The VRAM buffers are
+ * charged to the submitting process before they are pinned, so that the
+ * queued jobs of one process never pin more than its share of VRAM
+ * (copro_limits.c).
  */
 static int copro_job_bos(struct copro_job *job, struct drm_file *file,
 			 const struct drm_copro_submit *a, u64 *gpu, u64 *size,
@@ -209,9 +214,7 @@ static int copro_job_bos(struct copro_job *job, struct drm_file *file,
 		goto out;
 	}
 	for (i = 0; i < a->bo_count; i++) {
-		struct drm_gem_vram_object *gbo;
 		struct drm_gem_object *obj;
-		s64 off;
 
 		if (refs[i].flags & ~COPRO_BO_WRITE) {
 			ret = -EINVAL;
@@ -228,27 +231,35 @@ static int copro_job_bos(struct copro_job *job, struct drm_file *file,
 			ret = -ENOENT;
 			goto out;
 		}
-		if (copro_is_gtt(obj)) {
-			/* mapped in the aperture for its whole life */
-			job->bos[job->bo_count++] = obj;
-			gpu[i] = copro_gtt_gpu(obj);
-		} else {
-			gbo = drm_gem_vram_of_gem(obj);
-			ret = copro_bo_pin_vram(gbo, false);
-			if (ret) {
-				drm_gem_object_put(obj);
-				goto out;
-			}
-			job->bos[job->bo_count++] = obj;
-			off = drm_gem_vram_offset(gbo);
-			if (off < 0) {
-				ret = off;
-				goto out;
-			}
-			gpu[i] = off;
-		}
+		job->bos[job->bo_count++] = obj;
 		size[i] = obj->size;
 		flags[i] = refs[i].flags;
+	}
+	ret = copro_pins_charge(job);
+	if (ret)
+		goto out;
+	for (i = 0; i < job->bo_count; i++) {
+		struct drm_gem_object *obj = job->bos[i];
+		struct drm_gem_vram_object *gbo;
+		s64 off;
+
+		if (copro_is_gtt(obj)) {
+			/* mapped in the aperture for its whole life */
+			job->bo_pinned++;
+			gpu[i] = copro_gtt_gpu(obj);
+			continue;
+		}
+		gbo = drm_gem_vram_of_gem(obj);
+		ret = copro_bo_pin_vram(gbo, false);
+		if (ret)
+			goto out;
+		job->bo_pinned++;
+		off = drm_gem_vram_offset(gbo);
+		if (off < 0) {
+			ret = off;
+			goto out;
+		}
+		gpu[i] = off;
 	}
 out:
 	kvfree(refs);
@@ -345,27 +356,31 @@ static struct copro_ctx *copro_ctx_lookup(struct copro_file *cfile, u32 h)
 }
 
 /*
- * Take @size bytes of the kernel pool for @job. A file may hold at most
- * COPRO_FILE_POOL_MAX of it (so no process starves the others); past
- * that, or when the pool is full, the submit sleeps until jobs retire
- * (back-pressure, as a full ring would give), or a signal interrupts it.
+ * Take @size bytes of the kernel pool for @job, charged to the submitting
+ * process: within its bound (proc_pool_kib) and leaving the reserve to
+ * processes with no job queued (copro_limits.c). Past that, or when the
+ * pool is fragmented, the submit sleeps until jobs retire (back-pressure,
+ * as a full ring would give), or a signal interrupts it.
  */
 static int copro_pool_charge(struct copro_job *job, u64 size)
 {
 	struct copro_device *cdev = job->cdev;
-	atomic64_t *held = &job->cfile->pool_bytes;
+	struct copro_limits *l = &cdev->limits;
 
 	for (;;) {
-		unsigned int gen = atomic_read(&cdev->pool_frees);
+		unsigned int gen;
 		int ret;
 
-		if (atomic64_add_return(size, held) <= COPRO_FILE_POOL_MAX) {
-			if (!copro_pool_alloc(cdev, &job->mem, size))
-				return 0;
-		}
-		atomic64_sub(size, held);
-		ret = wait_event_interruptible(cdev->pool_wq,
-					       atomic_read(&cdev->pool_frees) != gen);
+		ret = copro_charge_wait(job->proc, COPRO_RES_POOL, size);
+		if (ret)
+			return ret;
+		gen = atomic_read(&l->releases);
+		if (!copro_pool_alloc(cdev, &job->mem, size))
+			return 0;
+		/* fragmented: wait for a release other than this one */
+		copro_uncharge(job->proc, COPRO_RES_POOL, size);
+		ret = wait_event_interruptible(l->wq,
+					       atomic_read(&l->releases) != gen + 1);
 		if (ret)
 			return ret;
 	}
@@ -470,8 +485,16 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	}
 	job->cdev = cdev;
-	job->cfile = cfile;
 	job->ctx = ctx;
+	/*
+	 * Everything the job holds (pool memory, VRAM pins, its ring slot) is
+	 * charged to the process that submits it, whoever opened the file.
+	 */
+	job->proc = copro_proc_get(cdev);
+	if (!job->proc) {
+		ret = -ENOMEM;
+		goto err;
+	}
 	job->engine = a->engine;
 	job->prio = ctx->prio;
 	INIT_LIST_HEAD(&job->link);

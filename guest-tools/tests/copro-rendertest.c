@@ -16,6 +16,9 @@
  *                              job; both outputs equal uninterrupted runs
  *   copro-rendertest starve    a process with 80 long jobs queued through
  *                              two files does not starve another's job
+ *   copro-rendertest limits W  a hostile process takes all it can of one
+ *                              shared pool (W: pool, clone, contexts, gart,
+ *                              vram); another's job still runs
  *   copro-rendertest kms       a page flip waits for the rendering into its
  *                              framebuffer (dma_resv implicit sync)
  *   copro-rendertest hang      (x-fault-injection=on) a long healthy job
@@ -128,7 +131,9 @@ int main(int argc, char **argv)
 		return t_hang();
 	if (!strcmp(what, "kms"))
 		return t_kms();
-	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang\n");
+	if (!strcmp(what, "limits"))
+		return t_limits(argc > 2 ? argv[2] : "pool");
+	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|limits W\n");
 	return 2;
 }
 

@@ -29,5 +29,6 @@ int t_kms(void);
 int t_preempt(void);
 int t_hang(void);
 int t_starve(void);
+int t_limits(const char *what);
 
 #endif
