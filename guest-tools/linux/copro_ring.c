@@ -451,6 +451,24 @@ static void copro_engine_recover(struct copro_engine *eng, u64 guilty,
 }
 
 /*
+ * Eng->lock held: what retired is done, the engine is reset (which
+ * cancels a preemption request not yet honoured) and programmed again,
+ * and every unfinished job is written to the ring again, a preempted one
+ * resuming from its save area.
+ */
+static void copro_engine_restart(struct copro_engine *eng)
+{
+	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+	eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+	if (eng->preempting) {
+		eng->preempting = false;
+		eng->preempt_done++;
+	}
+	copro_engine_program(eng);
+	copro_ring_rebuild(eng);
+}
+
+/*
  * Device recovery: a function or bus reset through the PCI core, whose
  * reset_prepare/reset_done hooks save and restore the display and
  * (copro_render_reset_prepare/done) stop the rings and write every
@@ -475,14 +493,7 @@ static void copro_recovery_work(struct work_struct *w)
 		unsigned long flags;
 
 		spin_lock_irqsave(&eng->lock, flags);
-		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
-		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
-		if (eng->preempting) {
-			eng->preempting = false;
-			eng->preempt_done++;
-		}
-		copro_engine_program(eng);
-		copro_ring_rebuild(eng);
+		copro_engine_restart(eng);
 		spin_unlock_irqrestore(&eng->lock, flags);
 		wake_up_all(&eng->wq);
 	}
@@ -1012,16 +1023,8 @@ void copro_render_resume(struct copro_device *cdev)
 		if (!eng->sched_ready)
 			continue;
 		spin_lock_irqsave(&eng->lock, flags);
-		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
 		eng->stopped = false;
-		if (eng->preempting) {
-			/* not honoured before the sleep: the engine is reset */
-			eng->preempting = false;
-			eng->preempt_done++;
-		}
-		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
-		copro_engine_program(eng);
-		copro_ring_rebuild(eng);
+		copro_engine_restart(eng);
 		spin_unlock_irqrestore(&eng->lock, flags);
 		wake_up_all(&eng->wq);
 		drm_sched_wqueue_start(&eng->sched);
