@@ -12,7 +12,8 @@
 #   3. cursor moves per second and per vblank (asynchronous updates);
 #   4. the render half against the copro OS on the same device (hog
 #      latency split into the device's and the OS's share, jobs per
-#      second through the ioctl path, Jain's index of 8 contexts);
+#      second through the ioctl path, Jain's index of 8 contexts), one
+#      column per kernel the driver supports (LINUX_KERNELS=);
 #   5. the hog on Linux at the other preemption granularities.
 #
 #   bench-linux.sh BUILDDIR
@@ -21,9 +22,20 @@ build=$1
 here=$(dirname "$0")
 # bench_metrics.py
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
+# the guests of the kernels the driver supports (build/linux-<suite>):
+# the render comparison runs on each, the rest on the newest
+kernels=${LINUX_KERNELS:-trixie trixie-backports}
+newest=${LINUX_KERNEL:-trixie-backports}
 run() {
     python3 "$here/run-linux.py" --qemu-python "$build/qemu/src/python" "$@" \
-        "$build/qemu-run" "$build/linux-${LINUX_KERNEL:-trixie-backports}"
+        "$build/qemu-run" "$build/linux-$newest"
+}
+# run_on SUITE ARGS...: the same on another kernel's guest
+run_on() {
+    local k=$1
+    shift
+    python3 "$here/run-linux.py" --qemu-python "$build/qemu/src/python" "$@" \
+        "$build/qemu-run" "$build/linux-$k"
 }
 
 boot() {
@@ -98,12 +110,17 @@ COPRO_TIMEOUT=900 bash "$here/run-firmware.sh" "$build/qemu-run" \
 # host-second figures: the guest marks the start and end of each jobs run
 # job timeout 10 s (amdgpu's lockup_timeout): the hog is not a hang, and
 # the timeout's preemption check is not what this table compares
-run --quiet --timeout 900 --icount shift=0,sleep=off \
-    --device copro,preempt=mid-command --append copro.job_timeout_ms=10000 \
-    --run "copro-bench hog $hog_ms $frames_ms; copro-bench jobs $njobs 1;
-           copro-bench jobs $njobs 8; copro-bench fair 8 $fair_ms" |
-    stamp > "$tmp/linux.out"
-python3 - "$tmp/os.json" "$tmp/linux.out" "$tmp/osjobs.out" <<'PY'
+linux_outs=()
+for k in $kernels; do
+    run_on "$k" --quiet --timeout 900 --icount shift=0,sleep=off \
+        --device copro,preempt=mid-command --append copro.job_timeout_ms=10000 \
+        --run "copro-bench hog $hog_ms $frames_ms; copro-bench jobs $njobs 1;
+               copro-bench jobs $njobs 8; copro-bench fair 8 $fair_ms" |
+        stamp > "$tmp/linux-$k.out"
+    # the column's label: the kernel's release (build/linux-<suite>/kernel)
+    linux_outs+=("Linux $(cut -d' ' -f1 "$build/linux-$k/kernel" | cut -d+ -f1)=$tmp/linux-$k.out")
+done
+python3 - "$tmp/os.json" "$tmp/osjobs.out" "${linux_outs[@]}" <<'PY'
 import json
 import re
 import sys
@@ -113,12 +130,20 @@ try:
     fw = json.loads(open(sys.argv[1]).read() or "{}")
 except ValueError:
     fw = {}
-lines = open(sys.argv[2]).read().splitlines()
-lx = [json.loads(m.group(1)) for m in
-      (re.match(r"# METRICS (.*)", s) for s in lines) if m]
+# one column per kernel: (label, its lines, its METRICS)
+cols = []
+for arg in sys.argv[3:]:
+    label, path = arg.split("=", 1)
+    lines = open(path).read().splitlines()
+    lx = [json.loads(m.group(1)) for m in
+          (re.match(r"# METRICS (.*)", s) for s in lines) if m]
+    cols.append((label, lines, lx))
+W = " ".join(["%18s"] * (1 + len(cols)))
 
 
-hog = next((m for m in lx if m["scenario"] == "hog"), {})
+hogs = [next((m for m in lx if m["scenario"] == "hog"), {})
+        for _, _, lx in cols]
+hog = hogs[-1] if hogs else {}
 rows = [("frames (60 Hz)", "frames", str),
         ("submit-to-start p50", "lat_median_ns", t),
         ("submit-to-start p99", "lat_p99_ns", t),
@@ -132,16 +157,18 @@ rows = [("frames (60 Hz)", "frames", str),
         ("device preemptions", "dev_preemptions", str)]
 print("  hog: %s ms LOW WORK + HIGH frames for %s ms" %
       (hog.get("hog_ms", "?"), hog.get("frames_ms", "?")))
-print("  %-26s %16s %16s" % ("", "copro OS (vidsch)", "Linux (drm_sched)"))
+print(("  %-26s " + W) % (("", "copro OS (vidsch)") +
+                         tuple(c[0] for c in cols)))
 for label, key, fmt in rows:
-    a, b = fw.get(key), hog.get(key)
-    print("  %-26s %16s %16s" % (label, "-" if a is None else fmt(a),
-                                  "-" if b is None else fmt(b)))
-if fw.get("os_median_ns") and hog.get("os_median_ns"):
-    print("  Linux's OS share / the copro OS's: p50 %.1fx, p99 %.1fx "
-          "(goal: within 3x)" %
-          (hog["os_median_ns"] / fw["os_median_ns"],
-           hog["os_p99_ns"] / max(fw["os_p99_ns"], 1)))
+    vals = [fw.get(key)] + [h.get(key) for h in hogs]
+    print(("  %-26s " + W) % ((label,) + tuple(
+        "-" if v is None else fmt(v) for v in vals)))
+for (name, _, _), h in zip(cols, hogs):
+    if fw.get("os_median_ns") and h.get("os_median_ns"):
+        print("  %s's OS share / the copro OS's: p50 %.1fx, p99 %.1fx "
+              "(goal: within 3x)" %
+              (name, h["os_median_ns"] / fw["os_median_ns"],
+               h["os_p99_ns"] / max(fw["os_p99_ns"], 1)))
 
 
 def jobs_runs(lines):
@@ -157,14 +184,16 @@ def jobs_runs(lines):
     return out
 
 
-fwj = jobs_runs(open(sys.argv[3]).read().splitlines())
-lxj = jobs_runs(lines)
+fwj = jobs_runs(open(sys.argv[2]).read().splitlines())
+lxjs = [jobs_runs(lines) for _, lines, _ in cols]
 print("  1-NOP jobs: the firmware's render path (kernel API, vidsch) "
       "against Linux's ioctl path (drm_sched)")
-print("  %-26s %16s %16s" % ("", "copro OS (vidsch)", "Linux (drm_sched)"))
+print(("  %-26s " + W) % (("", "copro OS (vidsch)") +
+                         tuple(c[0] for c in cols)))
 for nctx in (1, 8):
     f = next((r for r in fwj if r[0]["contexts"] == nctx), (None, None))
-    x = next((r for r in lxj if r[0]["contexts"] == nctx), (None, None))
+    xs = [next((r for r in lxj if r[0]["contexts"] == nctx), (None, None))
+          for lxj in lxjs]
 
     def v(r):
         return "-" if r[0] is None else "%d" % r[0]["jobs_per_s"]
@@ -173,22 +202,27 @@ for nctx in (1, 8):
         return "-" if r[0] is None or not r[1] else "%.0f" % (
             r[0]["jobs"] / r[1])
 
-    print("  %-26s %16s %16s" % ("%d context%s: per virtual s" %
-                                  (nctx, "s" if nctx > 1 else ""),
-                                  v(f), v(x)))
-    print("  %-26s %16s %16s" % ("  per host second", h(f), h(x)))
+    print(("  %-26s " + W) % (("%d context%s: per virtual s" %
+                               (nctx, "s" if nctx > 1 else ""), v(f)) +
+                              tuple(v(x) for x in xs)))
+    print(("  %-26s " + W) % (("  per host second", h(f)) +
+                              tuple(h(x) for x in xs)))
 if not fwj or any(r[0].get("failures") for r in fwj):
     print("  firmware jobs run FAILED:")
     print("\n".join("    " + s for s in open(sys.argv[3]).read()
                     .splitlines()[-10:]))
-for m in lx:
-    if m["scenario"] == "fair":
-        print("  %d equal contexts (two 1 ms jobs in flight each, %d ms): "
-              "Jain's index of device time %.4f" %
-              (m["contexts"], m["ms"], m["jain"]))
-if not lx:
-    print("  Linux run FAILED:")
-    print("\n".join("    " + s for s in lines[-10:]))
+failed = False
+for name, lines, lx in cols:
+    for m in lx:
+        if m["scenario"] == "fair":
+            print("  %s: %d equal contexts (two 1 ms jobs in flight each, "
+                  "%d ms): Jain's index of device time %.4f" %
+                  (name, m["contexts"], m["ms"], m["jain"]))
+    if not lx:
+        print("  %s run FAILED:" % name)
+        print("\n".join("    " + s for s in lines[-10:]))
+        failed = True
+if failed or not cols:
     sys.exit(1)
 PY
 

@@ -84,7 +84,7 @@ if [ -n "$stale" ]; then
         $(pkg-config --cflags --libs libdrm)
 fi
 
-for t in copro-info copro-run copro-bench; do
+for t in copro-info copro-run copro-bench copro-workload; do
     if [ ! "$out/$t" -nt "$src/guest-tools/tools/$t.c" ] ||
        [ ! "$out/$t" -nt "$lib/libcopro.c" ] ||
        [ ! "$out/$t" -nt "$src/guest-tools/linux/uapi/copro_drm.h" ]; then
@@ -105,6 +105,7 @@ done
 fresh=1
 for f in "$out/module/copro.ko" "$out/copro-kmstest" "$out/copro-rendertest" \
          "$out/copro-info" "$out/copro-run" "$out/copro-bench" \
+         "$out/copro-workload" \
          "$src"/guest-tools/image/* \
          "$kcache/complete"; do
     [ "$out/initrd.gz" -nt "$f" ] || fresh=
@@ -114,5 +115,6 @@ done
         --modules "$kcache/modules" --driver "$out/module/copro.ko" \
         --out "$out/initrd.gz" "${bins[@]}" --bin "$out/copro-kmstest" \
         --bin "$out/copro-rendertest" --bin "$out/copro-info" \
-        --bin "$out/copro-run" --bin "$out/copro-bench" >/dev/null
+        --bin "$out/copro-run" --bin "$out/copro-bench" \
+        --bin "$out/copro-workload" >/dev/null
 [ -z "$stamp" ] || touch "$stamp"

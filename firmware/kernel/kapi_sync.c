@@ -20,57 +20,13 @@ int kapi_create_sync(struct kproc *p, uint32_t hdevice, uint64_t initial,
                      uint32_t *hsync)
 {
     struct kdevice *dev = get_device(p, hdevice);
-    struct ksync *s = NULL;
-    struct kernel *k;
-    uint64_t gpu;
-    int st;
 
     KCALL(p, KCALL_CHANGE);
 
     if (!dev) {
         return DDI_EHANDLE;
     }
-    if (dev->removed) {
-        return DDI_ELOST;
-    }
-    if (!hsync) {
-        return DDI_EINVAL;
-    }
-    k = p->k;
-    for (unsigned i = 0; i < KERNEL_MAX_SYNCS && !s; i++) {
-        if (!k->syncs[i].used) {
-            s = &k->syncs[i];
-        }
-    }
-    if (!s) {
-        return DDI_ENOMEM;
-    }
-    /* The value lives in VRAM: the CPU sees it through the segment, and
-     * a GPU WAIT or FENCE could address it too. */
-    st = kquota_charge(k, p, KQ_SYNCS, 1);
-    if (st == DDI_OK) {
-        st = kquota_seg_alloc(k, p, 8, KERNEL_ALLOC_ALIGN, &gpu);
-        if (st != DDI_OK) {
-            kquota_uncharge(k, p, KQ_SYNCS, 1);
-        }
-    }
-    if (st != DDI_OK) {
-        return st;
-    }
-    st = handle_alloc(&p->handles, HANDLE_SYNC, s, hsync);
-    if (st != DDI_OK) {
-        kquota_seg_free(k, p, gpu);
-        kquota_uncharge(k, p, KQ_SYNCS, 1);
-        return st;
-    }
-    *s = (struct ksync){
-        .used = true, .dev = dev, .gpu = gpu,
-        .cpu = vidmm_segment_cpu(&k->seg, gpu), .refs = 1,
-        .devs = 1u << (dev - k->devices), .high = initial,
-    };
-    *s->cpu = initial;
-    kiso_handle_new(p, *hsync, KAPI_ACCESS_READ | KAPI_ACCESS_WRITE);
-    return DDI_OK;
+    return ksync_create(p, dev, initial, hsync);
 }
 
 int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
@@ -82,18 +38,7 @@ int kapi_destroy_sync(struct kproc *p, uint32_t hsync)
     if (!s) {
         return DDI_EHANDLE;
     }
-    kiso_handle_gone(p, hsync);
-    handle_free(&p->handles, hsync, HANDLE_SYNC);
-    kexit_handle_gone(p, hsync);
-    kernel_fail_waits(p->k, p, s);
-    if (--s->refs) {
-        return DDI_OK;      /* another process still has it open */
-    }
-    kernel_unshare(p->k, s, &s->shared_name);
-    kdisplay_sync_gone(p->k, s);
-    s->zombie = true;
-    p->k->reap_objects = true;
-    kqueue_push(&p->k->ev.work, &p->k->reap_work);
+    ksync_close(p, hsync, s);
     return DDI_OK;
 }
 
@@ -233,7 +178,7 @@ int kapi_wait_cpu(struct kproc *p, uint32_t hsync, uint64_t value,
     if (!fn) {
         return DDI_EINVAL;
     }
-    w = kernel_new_wait(p, &st);
+    w = kwait_new(p, &st);
     if (!w) {
         return st;
     }
@@ -257,7 +202,7 @@ int kapi_wait_throttle(struct kproc *p, kapi_wait_fn fn, void *arg)
     if (!kproc_live(p) || !fn) {
         return DDI_EINVAL;
     }
-    w = kernel_new_wait(p, &st);
+    w = kwait_new(p, &st);
     if (!w) {
         return st;
     }

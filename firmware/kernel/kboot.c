@@ -5,6 +5,7 @@
 
 #include <copro/copro_tiler.h>
 
+#include "kernel/kmem.h"
 #include "kmd/copro_bringup.h"
 #include "lib/cmdline.h"
 #include "lib/console.h"
@@ -340,6 +341,24 @@ bool kboot_start(struct kboot *b, struct report *r,
                     err ? err : "")) {
             return false;
         }
+    }
+    /* split=schedule|upfront|both: when a DMA buffer whose list does
+     * not fit VRAM is split (kmem.h) */
+    {
+        char arg[16];
+        unsigned p = KMEM_SPLIT_SCHEDULE;
+
+        if (cmdline_get(boot->cmdline, "split", arg, sizeof(arg))) {
+            while (p <= KMEM_SPLIT_BOTH &&
+                   strcmp(arg, kmem_split_policy_name(p))) {
+                p++;
+            }
+            if (p > KMEM_SPLIT_BOTH) {
+                return report(r, false, "command line: split=%s (schedule, "
+                              "upfront, both)", arg);
+            }
+        }
+        b->k.split_policy = p;
     }
     kitem_init(&b->dpc, run_dpc, b);
     b->k.cycles = cpu_cycles;

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Display sources: present queues, flip on vsync, the vsync event, the
- * pointer (kdisplay.h), and the display calls of the application API
- * (kapi.h), which check every handle against the calling process as the
- * rest of the API does.
+ * pointer (kdisplay.h). The display calls of the application API are
+ * kapi.c's: they resolve the device's handle and come here.
  */
 #include "kernel/kdisplay.h"
 
@@ -45,7 +44,7 @@ static void scanout_put(struct kernel *k, struct kalloc *a)
 {
     if (a && a->scanout) {
         a->scanout--;
-        kernel_alloc_release(k, a);
+        kalloc_release(k, a);
     }
 }
 
@@ -367,32 +366,28 @@ void kdisplay_device_gone(struct kernel *k, const struct kdevice *dev)
     }
 }
 
-/* ---- the application API ---- */
+/* ---- the display calls' work (kapi.c resolved the device) ---- */
 
-int kapi_display_info(struct kproc *p, uint32_t hdevice, unsigned source,
-                      struct kapi_display_info *out)
+int kdisplay_info(struct kernel *k, unsigned source,
+                  struct kapi_display_info *out)
 {
-    struct kdevice *dev = get_device(p, hdevice);
     const struct ksource *src;
 
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
     if (!out) {
         return DDI_EINVAL;
     }
-    src = source_on(p->k, source);
+    src = source_on(k, source);
     if (!src) {
         return DDI_ENOTSUP;
     }
     *out = (struct kapi_display_info){
         .width = src->mode.width, .height = src->mode.height,
         .pitch = src->mode.pitch, .format = src->mode.format,
-        .refresh_hz = p->k->caps.display.refresh_hz,
-        .vsync_period_ns = p->k->caps.display.vsync_period_ns,
-        .pointer = p->k->caps.display.pointer &&
-                   p->k->dev.ops->set_pointer_shape &&
-                   p->k->dev.ops->set_pointer_position,
+        .refresh_hz = k->caps.display.refresh_hz,
+        .vsync_period_ns = k->caps.display.vsync_period_ns,
+        .pointer = k->caps.display.pointer &&
+                   k->dev.ops->set_pointer_shape &&
+                   k->dev.ops->set_pointer_position,
         .pointer_size = DDI_POINTER_SIZE,
         .vsyncs = src->vsyncs, .vsync_time = src->vsync_time,
         .flips = src->stats.flips, .missed = src->stats.missed,
@@ -400,21 +395,15 @@ int kapi_display_info(struct kproc *p, uint32_t hdevice, unsigned source,
     return DDI_OK;
 }
 
-int kapi_present(struct kproc *p, uint32_t hdevice,
-                 const struct kapi_present *a)
+int kdisplay_present(struct kproc *p, struct kdevice *dev,
+                     const struct kapi_present *a)
 {
-    struct kdevice *dev = get_device(p, hdevice);
     struct kalloc *alloc;
     struct ksync *sync = NULL;
     struct ksource *src;
     struct kpresent *pr;
     int st;
 
-    KCALL(p, KCALL_CHANGE);
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
     if (dev->removed) {
         return DDI_ELOST;
     }
@@ -462,17 +451,10 @@ int kapi_present(struct kproc *p, uint32_t hdevice,
     return DDI_OK;
 }
 
-int kapi_set_source_owner(struct kproc *p, uint32_t hdevice,
-                          unsigned source)
+int kdisplay_set_owner(struct kproc *p, struct kdevice *dev, unsigned source)
 {
-    struct kdevice *dev = get_device(p, hdevice);
     struct ksource *src;
 
-    KCALL(p, KCALL_CHANGE);
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
     if (dev->removed) {
         return DDI_ELOST;
     }
@@ -497,18 +479,12 @@ int kapi_set_source_owner(struct kproc *p, uint32_t hdevice,
     return DDI_OK;
 }
 
-int kapi_wait_vsync(struct kproc *p, uint32_t hdevice, unsigned source,
-                    kapi_vsync_fn fn, void *arg)
+int kdisplay_wait_vsync(struct kproc *p, struct kdevice *dev, unsigned source,
+                        kapi_vsync_fn fn, void *arg)
 {
-    struct kdevice *dev = get_device(p, hdevice);
     const struct ksource *src;
     int st;
 
-    KCALL(p, KCALL_CHANGE);
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
     if (dev->removed) {
         return DDI_ELOST;
     }
@@ -541,20 +517,14 @@ int kapi_wait_vsync(struct kproc *p, uint32_t hdevice, unsigned source,
     return DDI_ENOMEM;
 }
 
-int kapi_set_pointer(struct kproc *p, uint32_t hdevice,
-                     const struct kapi_pointer *ptr)
+int kdisplay_set_pointer(struct kproc *p, struct kdevice *dev,
+                         const struct kapi_pointer *ptr)
 {
-    struct kdevice *dev = get_device(p, hdevice);
     const struct ddi_ops *ops;
     struct kalloc *shape = NULL;
     struct ksource *src;
     int st;
 
-    KCALL(p, KCALL_CHANGE);
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
     if (dev->removed) {
         return DDI_ELOST;
     }

@@ -159,4 +159,19 @@ void kdisplay_vsync(struct kernel *k, unsigned source, uint64_t count,
                     uint64_t time);
 void kdisplay_flip_done(struct kernel *k, const struct ddi_flip_done *f);
 
+struct kproc;
+
+/* The work of the display calls once kapi.c resolved p's device dev:
+ * kapi_display_info, kapi_present, kapi_set_source_owner,
+ * kapi_wait_vsync, kapi_set_pointer. */
+int kdisplay_info(struct kernel *k, unsigned source,
+                  struct kapi_display_info *out);
+int kdisplay_present(struct kproc *p, struct kdevice *dev,
+                     const struct kapi_present *a);
+int kdisplay_set_owner(struct kproc *p, struct kdevice *dev, unsigned source);
+int kdisplay_wait_vsync(struct kproc *p, struct kdevice *dev, unsigned source,
+                        kapi_vsync_fn fn, void *arg);
+int kdisplay_set_pointer(struct kproc *p, struct kdevice *dev,
+                         const struct kapi_pointer *ptr);
+
 #endif /* FW_KERNEL_KDISPLAY_H */

@@ -465,83 +465,21 @@ void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name)
     *shared_name = 0;
 }
 
-void kernel_alloc_release(struct kernel *k, struct kalloc *a)
+void *kernel_shared_object(const struct kernel *k, uint32_t name,
+                           enum handle_type type)
 {
-    if (a->refs || a->busy || a->scanout) {
-        return;
-    }
-    kernel_unshare(k, a, &a->shared_name);
-    while (a->locks) {
-        kmem_unlock(k, a);      /* the CPU's pointers died with the handles */
-        a->locks--;
-    }
-    if (kmem_alloc_free(k, a) != DDI_OK) {
-        /* vidmm is moving it (a paging buffer in flight): unreachable
-         * already, freed by the reaper once one retires */
-        a->dying = true;
-        k->reap_allocs = true;
-        return;
-    }
-    kquota_alloc_uncharge(k, a);
-    if (a->dev && a->dev->destroyed) {
-        /* it may have been the last record naming its device */
-        k->reap_objects = true;
-        kqueue_push(&k->ev.work, &k->reap_work);
-    }
-    *a = (struct kalloc){ 0 };
-}
+    unsigned slot = name & 0xff;
+    void *obj;
+    uint32_t current;
 
-bool kernel_lock_ready(const struct kernel *k, const struct kalloc *a,
-                       uint64_t seq)
-{
-    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
-        const struct kbuffer *kb = &k->buffers[i];
-
-        if (!kb->used || kb->done || kb->seq > seq) {
-            continue;
-        }
-        for (unsigned j = 0; j < kb->dmabuf.nalloc; j++) {
-            if (kb->alloc[j] == a) {
-                return false;
-            }
-        }
+    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
+        !k->shared[slot].obj || k->shared[slot].type != type) {
+        return NULL;
     }
-    return true;
-}
-
-void kernel_buffer_free(struct kernel *k, struct kbuffer *kb)
-{
-    bool gpuva = kb->ctx && kb->ctx->dev && kb->ctx->dev->gpuva;
-
-    for (unsigned j = 0; j < kb->dmabuf.nalloc; j++) {
-        if (kb->alloc[j]) {
-            kb->alloc[j]->busy--;
-            kernel_alloc_release(k, kb->alloc[j]);
-        }
-    }
-    if (kb->dma_gpu) {
-        /* a GPU-VA process's arena is bounded by its own size */
-        if (kb->dma_seg == &k->seg) {
-            kquota_seg_free(k, kb->ctx->proc, kb->dma_gpu);
-        } else {
-            vidmm_segment_free(kb->dma_seg, kb->dma_gpu);
-        }
-    }
-    if (kb->ctx) {
-        kquota_uncharge(k, kb->ctx->proc, KQ_BUFFERS, 1);
-        kb->ctx->inflight--;
-        /* room for a throttled call of its process (kthrottle.h) */
-        kb->ctx->proc->retired++;
-    }
-    kb->used = false;
-    kb->done = false;
-    kb->ctx = NULL;
-    kb->dma_gpu = 0;
-    kb->dmabuf.nalloc = 0;
-    if (gpuva) {
-        /* what its process evicted meanwhile may go now */
-        kgpuva_vram_settle(k);
-    }
+    obj = k->shared[slot].obj;
+    current = type == HANDLE_ALLOCATION ? ((struct kalloc *)obj)->shared_name
+                                        : ((struct ksync *)obj)->shared_name;
+    return current == name ? obj : NULL;
 }
 
 static void tell_lost(void *arg, uint32_t h, void *obj)
@@ -615,7 +553,7 @@ static void reap_once(struct kernel *k)
             } else {
                 k->stats.buffers_lost++;
             }
-            kernel_buffer_free(k, kb);
+            kbuffer_free(k, kb);
         }
     }
     kgpuva_retry(k);
@@ -624,7 +562,7 @@ static void reap_once(struct kernel *k)
         k->reap_allocs = false;
         for (unsigned i = 0; i < KERNEL_MAX_ALLOCS; i++) {
             if (k->allocs[i].used && k->allocs[i].dying) {
-                kernel_alloc_release(k, &k->allocs[i]);
+                kalloc_release(k, &k->allocs[i]);
             }
         }
     }
@@ -788,7 +726,7 @@ static void deliver(void *arg)
             ready = st != DDI_OK || kthrottle_ready(k, &w);
         } else {
             ready = st != DDI_OK ||
-                    kernel_lock_ready(k, w.u.lock.alloc, w.u.lock.seq);
+                    kalloc_lock_ready(k, w.u.lock.alloc, w.u.lock.seq);
             /* the lock itself (vidmm pins it): not while a paging
              * buffer moves it; asked again after the next vidsch call */
             if (ready && st == DDI_OK &&

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The copro OS kernel (dxgkrnl's part): the objects behind the handles of
- * kapi.h, the glue between the scheduler (vidsch), video memory (the
- * kernel's fixed segment and vidmm: kmem.c), the GPU (the DDI) and the
- * event loop, and the
- * bookkeeping of submitted buffers, CPU waits and locks.
+ * The copro OS kernel (dxgkrnl's part): struct kernel, which holds the
+ * tables of the objects behind the handles of kapi.h (each object's
+ * structure and functions in its own header and file: kproc, kdevice,
+ * kcontext, kalloc, ksync, kbuffer, kwait, kdisplay), and kernel.c, the
+ * glue between the scheduler (vidsch), video memory (the kernel's fixed
+ * segment and vidmm: kmem.c), the GPU (the DDI) and the event loop: the
+ * scheduler's environment, the driver's upcalls, completions, the reaper.
  *
  * Everything here is pure C over the DDI: the kernel never touches a
  * register. The hardware-facing pieces are kloop.c (the CPU: halting,
@@ -27,138 +29,27 @@
 
 #include "ddi/ddi.h"
 #include "kernel/handle.h"
+#include "kernel/kalloc.h"
 #include "kernel/kapi.h"
+#include "kernel/kbuffer.h"
+#include "kernel/kcontext.h"
+#include "kernel/kdevice.h"
 #include "kernel/kdisplay.h"
 #include "kernel/kevents.h"
 #include "kernel/kgpuva.h"
 #include "kernel/kscene.h"
 #include "kernel/kvamap.h"
 #include "kernel/kisolate.h"
+#include "kernel/klimits.h"
+#include "kernel/kproc.h"
 #include "kernel/kquota.h"
+#include "kernel/ksync.h"
 #include "kernel/kthrottle.h"
+#include "kernel/kwait.h"
 #include "lib/page_pool.h"
 #include "vidmm/vidmm.h"
 #include "vidmm/vidmm_segment.h"
 #include "vidsch/vidsch.h"
-
-#define KERNEL_MAX_PROCS        16
-#define KERNEL_MAX_DEVICES      24
-#define KERNEL_MAX_CONTEXTS     32
-#define KERNEL_MAX_ALLOCS       160
-#define KERNEL_MAX_SYNCS        64
-#define KERNEL_MAX_BUFFERS      96      /* DMA buffers in flight */
-/* The scheduler's buffer table also holds pending GPU signals and waits. */
-#define KERNEL_SCHED_BUFFERS    (2 * KERNEL_MAX_BUFFERS)
-#define KERNEL_MAX_WAITS        128     /* CPU waits and lock waits */
-/* A lock wait's bound (kapi_lock_wait): GPU time after which a lock still
- * held back by buffers in flight is answered DDI_ETIMEOUT. */
-#define KERNEL_LOCK_WAIT_NS     250000000ull
-#define KERNEL_MAX_SHARED       32
-_Static_assert(KERNEL_MAX_DEVICES <= 32, "ksync.devs is a 32-bit set");
-#define KERNEL_PROC_HANDLES     96
-#define KERNEL_SEGMENT_BLOCKS   512
-#define KERNEL_TRACE            512     /* scheduler decisions kept */
-#define KERNEL_MAX_PAGING       8       /* paging buffers in flight */
-/* One paging buffer's packets: DDI_MAX_PAGING_OPS operations of a few
- * packets each fit with room to spare. */
-#define KERNEL_PAGING_BYTES     8192u
-
-/* Alignment of every allocation: enough for any packet's needs (8 for
- * fences) and a cache line so objects never share one. */
-#define KERNEL_ALLOC_ALIGN      64
-
-struct kdevice {
-    bool used;
-    bool removed;           /* TDR blamed one of its contexts */
-    bool lost_told;         /* the process's lost callback ran */
-    bool destroyed;         /* handle gone; freed once its contexts are */
-    struct kproc *proc;
-    unsigned contexts;      /* live context records, destroying ones too */
-    bool gpuva;             /* GPU-VA mode: kernel/kgpuva.h */
-};
-
-struct kcontext {
-    bool used;
-    bool destroying;        /* handle gone; waiting for vidsch to let go */
-    bool sched_gone;        /* ... it did; freed once inflight is 0 */
-    struct kdevice *dev;
-    struct kproc *proc;
-    uint32_t hw_id;         /* the ring descriptors' context id */
-    unsigned engine;
-    enum vidsch_priority prio;
-    struct vidsch_ctx *vctx;
-    uint64_t save_gpu;
-    unsigned inflight;      /* buffers submitted, not done */
-    int error;              /* DDI_OK, or why one of its buffers could
-                               not run (refused at schedule time, e.g.
-                               DDI_ENOMEM: a split portion that cannot
-                               fit): the context is in error, its
-                               renders fail with this code */
-};
-
-struct kalloc {
-    bool used;
-    bool dying;             /* no handle, no user: vidmm refused to free
-                               it yet (moved by a paging buffer still in
-                               flight); freed again when one retires */
-    bool pointer_pin;       /* pinned by vidmm as a pointer shape */
-    struct kproc *owner;    /* charged for it (kquota.h): the creator */
-    bool owner_gpuva;       /* created on a GPU-VA device (its charge) */
-    struct kgpuva_alloc *gv;    /* GPU-VA mode's record, else NULL */
-    struct kdevice *dev;    /* the creator's device */
-    uint64_t size;
-    uint32_t vm;            /* vidmm's handle; 0: fixed placement in the
-                               kernel's segment (no vidmm) */
-    uint64_t gpu;           /* fixed placement's address, or a pinned
-                               vidmm allocation's (primary, pointer) */
-    bool cpu_visible;
-    unsigned refs;          /* handles naming it, in any process */
-    unsigned busy;          /* in-flight buffers that use it */
-    unsigned locks;
-    uint32_t shared_name;   /* 0 if never shared */
-    bool primary;           /* may be presented */
-    unsigned scanout;       /* display references: queued presents, the
-                               surface or pointer shape on screen */
-};
-
-struct ksync {
-    bool used;
-    bool zombie;            /* handle gone; storage kept until the
-                               device's contexts are (vidsch may still
-                               hold the address) */
-    struct kdevice *dev;    /* the creator's */
-    uint64_t gpu;
-    volatile uint64_t *cpu;
-    unsigned refs;          /* handles naming it, in any process */
-    uint32_t shared_name;   /* 0 if never shared */
-    bool abandoned;         /* its creator exited (or was reset): its
-                               value is UINT64_MAX for good, and calls
-                               and CPU waits on it by others return
-                               DDI_EABANDONED, started before or after */
-    uint64_t high;          /* the highest value a signal was accepted
-                               with (monitored fences never go back) */
-    uint32_t devs;          /* bit i: devices[i] held a handle to it (its
-                               contexts may wait on or signal it) */
-};
-
-/* One submitted DMA buffer: vidsch's cookie is its address. */
-struct kbuffer {
-    bool used;
-    bool done;              /* buffer_done seen; reaped by a work item */
-    int status;
-    uint64_t seq;           /* submission order, kernel-wide */
-    struct kcontext *ctx;
-    uint64_t dma_gpu;       /* its VRAM, from dma_seg: the kernel's
-                               segment, or its process's GPU-VA arena */
-    struct vidmm_segment *dma_seg;
-    struct ddi_dmabuf dmabuf;
-    struct ddi_alloc_desc desc[DDI_MAX_ALLOC_LIST];
-    struct kalloc *alloc[DDI_MAX_ALLOC_LIST];
-    /* the list entries vidmm manages: their vidmm handles and slots */
-    unsigned vm_n;
-    struct ddi_alloc_ref vm_list[DDI_MAX_ALLOC_LIST];
-    uint8_t vm_slot[DDI_MAX_ALLOC_LIST];
-};
 
 /* A paging buffer vidmm built, on the GPU until buffer_done gives its
  * address back as the cookie. Its packets live in the kernel segment,
@@ -185,70 +76,12 @@ struct kernel_vidmm_config {
     struct page_pool *pool;                 /* backing store */
 };
 
-/* KWAIT_THROTTLE: a call refused for its process's work in flight waits
- * for some of it to retire (kernel/kthrottle.h). */
-enum kwait_kind { KWAIT_NONE, KWAIT_SYNC, KWAIT_LOCK, KWAIT_THROTTLE };
-
-/* A pending asynchronous wait of an application. */
-struct kwait {
-    enum kwait_kind kind;
-    struct kproc *proc;
-    struct kdevice *dev;    /* removal fails the wait */
-    union {
-        struct { struct ksync *sync; uint64_t value; kapi_wait_fn fn; }
-            sync;
-        struct { struct kalloc *alloc; uint64_t seq; kapi_lock_fn fn;
-                 uint32_t h;            /* the handle it locks by */
-                 uint64_t deadline;     /* DDI_ETIMEOUT from then on */
-        } lock;
-        struct { uint64_t retired; unsigned syncs; kapi_wait_fn fn; }
-            throttle;           /* the process's progress when it began */
-    } u;
-    void *arg;
-    int fail;               /* non-zero: deliver this status (the object
-                               waited on was destroyed) */
-};
-
-struct kproc {
-    bool used;
-    uint8_t id;             /* the owner field of its handles (1..255,
-                               reused once no live record has it) */
-    uint32_t pid;           /* kapi_process_id: never reused (grants and
-                               the kernel's records name a process by
-                               it, so nothing of a dead process's passes
-                               to a later one with the same id) */
-    const char *name;
-    struct kernel *k;
-    struct handle_table handles;
-    struct handle_entry slots[KERNEL_PROC_HANDLES];
-    kapi_lost_fn lost_fn;
-    void *lost_arg;
-    struct kquota quota;    /* what it holds of the kernel's pools */
-    struct {
-        uint32_t h;         /* a handle opened (shared object) ... */
-        struct kdevice *dev;    /* ... on this device (kexit.h) */
-    } opened[KERNEL_PROC_HANDLES];
-    struct {
-        uint32_t h;         /* an allocation handle ... */
-        unsigned n;         /* ... locked n times through it (kexit.h) */
-    } locked[KERNEL_PROC_HANDLES];
-    bool exiting;           /* kapi_process_exit: no handle left; the
-                               record goes once nothing is charged to
-                               it (kexit.c) */
-    /* kernel/kisolate.h: KAPI_PRIV_*, and per handle slot the
-     * KAPI_ACCESS_* rights the handle lacks (its locks: locked[]) */
-    unsigned privileges;
-    uint8_t handle_denied[KERNEL_PROC_HANDLES];
-    uint64_t retired;       /* its DMA buffers retired (or dropped) so
-                               far: what ends a throttle wait
-                               (kernel/kthrottle.h) */
-};
-
 /* Kernel-wide counters (printed by scenarios, used by the benchmark). */
 struct kernel_stats {
     uint64_t renders, render_refusals, submits;
     uint64_t paging_buffers_done;   /* vidmm's, retired on the GPU */
     uint64_t split_buffers;         /* DMA buffers run in portions */
+    uint64_t split_upfront;         /* of those, split at submit time */
     uint64_t buffers_done, buffers_lost;
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */
@@ -315,6 +148,7 @@ struct kernel {
     uint64_t vram_base, vram_size;      /* the whole OS segment ... */
     volatile uint8_t *vram_cpu;         /* ... as the CPU sees it */
     uint64_t vm_vram_size;              /* vidmm's part of it */
+    unsigned split_policy;              /* enum kmem_split_policy */
     bool reap_allocs;                   /* some kalloc is dying */
     struct kpaging paging[KERNEL_MAX_PAGING];
 

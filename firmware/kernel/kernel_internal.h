@@ -1,23 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What kernel.c (object lifetimes, the scheduler's environment) and
- * kapi.c (the calls) share. Not for anything outside kernel/.
+ * What the kernel's files share: the call layer's class check (KCALL),
+ * the resolution of a process's handles (get_device, get_alloc, ...),
+ * and kernel.c's services (the shared-name table, the lock-wait timer,
+ * running waits after vidsch). Not for anything outside kernel/.
  */
 #ifndef FW_KERNEL_KERNEL_INTERNAL_H
 #define FW_KERNEL_KERNEL_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/kernel.h"
-
-/* A process that may still call: not exited (kapi_process_exit), its
- * record not freed. An exited one's calls fail (handles: none left) or
- * do nothing, never touch a freed record's kernel. */
-static inline bool kproc_live(const struct kproc *p)
-{
-    return p && p->used && !p->exiting;
-}
 
 /*
  * Calls made from a callback the kernel runs inside another call are
@@ -87,48 +82,22 @@ static inline struct ksync *get_sync(struct kproc *p, uint32_t h)
     return p ? handle_lookup(&p->handles, h, HANDLE_SYNC) : NULL;
 }
 
-/*
- * A context of p on dev, without a handle (kapi_create_context's work):
- * the kernel's own contexts in a process's device (kernel/kscene.h) are
- * charged to the process and live in its address space, but the process
- * cannot name them. kernel_context_destroy: as kapi_destroy_context (the
- * reaper frees it once vidsch let go and its buffers are done).
- */
-int kernel_context_create(struct kproc *p, struct kdevice *dev,
-                          unsigned engine, enum vidsch_priority prio,
-                          struct kcontext **out);
-void kernel_context_destroy(struct kernel *k, struct kcontext *c);
-/* kapi_render on context c of p (validated, copied, queued). */
-int kernel_render(struct kproc *p, struct kcontext *c,
-                  const struct kapi_render_args *a);
-
 /* After a call into vidsch: sync values may have moved, run waits. */
 void kernel_after_vidsch(struct kernel *k);
+
+/* Shared names: bit 30 set so they never look like handles or 0. */
+#define SHARED_TAG      0x40000000u
 
 /* Frees obj's global name (its k->shared slot), if it has one. */
 void kernel_unshare(struct kernel *k, const void *obj, uint32_t *shared_name);
 /* The object of type that a shared name names, NULL if it names none:
- * forged, of another type, or its object freed since. */
+ * forged, of another type, or its object freed since (kshare.c gives
+ * the names; kisolate.c checks grants by them). */
 void *kernel_shared_object(const struct kernel *k, uint32_t name,
                            enum handle_type type);
-/* Frees a's VRAM and record once no handle and no buffer names it. */
-void kernel_alloc_release(struct kernel *k, struct kalloc *a);
 
-/* True when no buffer of sequence <= seq that uses a is in flight. */
-bool kernel_lock_ready(const struct kernel *k, const struct kalloc *a,
-                       uint64_t seq);
-
-/* Drops a buffer record and what it holds (VRAM, allocation uses). */
-void kernel_buffer_free(struct kernel *k, struct kbuffer *kb);
-
-/* A free wait slot, counted as pending and charged to p: the caller
- * fills it. NULL and *st why not. */
-struct kwait *kernel_new_wait(struct kproc *p, int *st);
 /* The lock-wait timer armed for the earliest lock wait's deadline (or
  * cancelled when none is pending). */
 void kernel_arm_lock_timer(struct kernel *k);
-/* p's waits on obj (a sync object or an allocation that goes away) fail
- * with DDI_EHANDLE instead of touching it later. */
-void kernel_fail_waits(struct kernel *k, struct kproc *p, const void *obj);
 
 #endif /* FW_KERNEL_KERNEL_INTERNAL_H */

@@ -193,35 +193,57 @@ static void abandon_syncs(struct kernel *k, struct kproc *p)
     }
 }
 
+/*
+ * The exit closes every handle as the process's own calls would, through
+ * the objects' functions (kapi_process_exit's class check covers them):
+ * each handle is resolved again when its turn comes, since closing one
+ * may have closed others.
+ */
 static void destroy_device(void *arg, uint32_t h, void *obj)
 {
+    struct kdevice *dev = get_device(arg, h);
+
     (void)obj;
-    kapi_destroy_device(arg, h);
+    if (dev) {
+        kdevice_destroy(arg, h, dev);
+    }
 }
 
 static void close_handle(void *arg, uint32_t h, void *obj)
 {
+    struct kproc *p = arg;
+    struct kcontext *c;
+    struct kalloc *a;
+    struct ksync *s;
+
     (void)obj;
     switch (handle_type_of(h)) {
     case HANDLE_CONTEXT:
-        kapi_destroy_context(arg, h);
+        c = get_context(p, h);
+        if (c) {
+            kcontext_close(p, h, c);
+        }
         break;
     case HANDLE_ALLOCATION:
-        kapi_destroy_allocation(arg, h);
+        a = get_alloc(p, h);
+        if (a) {
+            kalloc_close(p, h, a);
+        }
         break;
     case HANDLE_SYNC:
-        kapi_destroy_sync(arg, h);
+        s = get_sync(p, h);
+        if (s) {
+            ksync_close(p, h, s);
+        }
         break;
     default:
         break;
     }
 }
 
-int kapi_process_exit(struct kproc *p)
+int kexit_process(struct kproc *p)
 {
     struct kernel *k;
-
-    KCALL(p, KCALL_CHANGE);
 
     if (!p || !p->used || p->exiting) {
         return DDI_EINVAL;

@@ -62,4 +62,7 @@ void kernel_census(const struct kernel *k, struct kernel_census *c);
 const char *kernel_census_diff(const struct kernel_census *a,
                                const struct kernel_census *b);
 
+/* The exit of p (kapi_process_exit's work): DDI_EINVAL if it exited. */
+int kexit_process(struct kproc *p);
+
 #endif /* FW_KERNEL_KEXIT_H */

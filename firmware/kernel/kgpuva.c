@@ -3,7 +3,8 @@
  * GPU-VA mode's residency in the kernel: glue between the kernel's
  * objects, vidmm_residency (the contract: references, budgets, trims),
  * vidmm_gpuva (VA ranges and the leaf-entry updates of a move) and the
- * DDI (paging buffers, page tables). See kgpuva.h for the design.
+ * DDI (paging buffers, page tables). See kgpuva.h for the design; the
+ * batches of paging buffers are kgpuva_paging.c's.
  */
 #include "kernel/kgpuva.h"
 
@@ -11,202 +12,10 @@
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
+#include "kernel/kgpuva_internal.h"
 
-#define PAGE DDI_GPUVA_PAGE
-
-static uint64_t page_round(uint64_t v)
-{
-    return (v + PAGE - 1) & ~(PAGE - 1);
-}
-
-static const struct ddi_gpuva_ops *gops(const struct kernel *k)
-{
-    return k->dev.ops->gpuva;
-}
-
-/* ---- paging buffers ----
- *
- * The moves of one kgpuva call (a MakeResident's page-outs and page-ins,
- * a destruction's page-out and unmap) go into one paging buffer, the
- * batch, submitted at the end of the call (kgpuva_flush): one paging
- * fence value per call, as WDDM gives one PagingFenceValue per
- * MakeResident. A batch is big enough for the worst call (every
- * allocation out, a full list in); if one ever fills, it is submitted and
- * another opened. A call that may move memory starts only with
- * KGPUVA_SLOTS_FREE buffers free (else DDI_EBUSY: retry once paging
- * retired), so a destruction, which cannot be refused, always finds
- * room.
- */
-#define KGPUVA_SLOTS_FREE   2
 #define KGPUVA_MAP_CHUNK    64      /* pages per MAP_APERTURE: 512 bytes
                                        of page list on the stack */
-
-static unsigned slots_free(const struct kgpuva *g)
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
-        n += !g->paging[i].used && !g->paging[i].open;
-    }
-    return n;
-}
-
-static struct kgpuva_paging *batch_open(struct kgpuva *g)
-{
-    if (g->batch) {
-        return g->batch;
-    }
-    for (unsigned i = 0; i < KGPUVA_MAX_PAGING; i++) {
-        struct kgpuva_paging *pb = &g->paging[i];
-
-        if (!pb->used && !pb->open) {
-            pb->dmabuf = (struct ddi_dmabuf){
-                .dw = (uint32_t *)vidmm_segment_cpu(&g->k->seg, pb->gpu),
-                .gpu_addr = pb->gpu, .cap_bytes = KGPUVA_PAGING_BYTES,
-                .engine = g->cfg.copy_engine,
-            };
-            pb->value = 0;
-            pb->open = true;
-            g->batch = pb;
-            return pb;
-        }
-    }
-    return NULL;
-}
-
-void kgpuva_flush(struct kernel *k)
-{
-    struct kgpuva *g = &k->gpuva;
-    struct kgpuva_paging *pb = g->batch;
-    int st;
-
-    if (!pb) {
-        return;
-    }
-    g->batch = NULL;
-    pb->open = false;
-    if (pb->dmabuf.len_bytes == 0) {
-        return;     /* nothing the GPU must do (no value was handed out) */
-    }
-    pb->used = true;
-    st = vidsch_submit_paging(k->vs, g->cfg.copy_engine, &pb->dmabuf,
-                              (uint64_t)(uintptr_t)pb);
-    if (st != DDI_OK) {
-        /* The scheduler's table is full (it holds render buffers, waits
-         * and signals too). The moves did not run: counted, and the
-         * value retired at once so nothing waits for ever; contents of
-         * what it paged out are lost (never another process's: the
-         * VRAM is reused only by later buffers of the same engine). */
-        g->stats.submit_failures++;
-        kgpuva_paging_done(k, (uint64_t)(uintptr_t)pb);
-        return;
-    }
-    g->stats.paging_buffers++;
-    kernel_after_vidsch(k);
-}
-
-/*
- * Appends one move (ops in order, then the leaf-entry updates) to the
- * batch. *fence: the value the batch signals (0 if the move needed no
- * packets). DDI_EBUSY when no buffer is free; the driver's errors as
- * they come. Nothing of a refused move stays in the batch.
- */
-static int batch_add(struct kgpuva *g, const struct ddi_paging_op *ops,
-                     unsigned nops, const struct ddi_pte_update *u,
-                     unsigned nu, uint64_t *fence)
-{
-    struct kernel *k = g->k;
-
-    *fence = 0;
-    for (unsigned tries = 0; tries < 2; tries++) {
-        struct kgpuva_paging *pb = batch_open(g);
-        uint32_t len;
-        struct ddi_dmabuf view;
-        int st = DDI_OK;
-
-        if (!pb) {
-            return DDI_EBUSY;
-        }
-        len = pb->dmabuf.len_bytes;
-        /* the driver builds from the start of what it is given: give it
-         * the rest of the batch */
-        view = (struct ddi_dmabuf){
-            .dw = pb->dmabuf.dw + len / 4, .gpu_addr = pb->gpu + len,
-            .cap_bytes = KGPUVA_PAGING_BYTES - len,
-            .engine = g->cfg.copy_engine,
-        };
-        if (nops) {
-            st = k->dev.ops->build_paging_buffer(k->dev.drv, ops, nops,
-                                                 &view);
-        }
-        if (st == DDI_OK) {
-            pb->dmabuf.len_bytes = len + view.len_bytes;
-            if (nu) {
-                st = gops(k)->pte_update(k->dev.drv, u, nu, &pb->dmabuf);
-            }
-        }
-        if (st == DDI_OK) {
-            if (pb->dmabuf.len_bytes && !pb->value) {
-                pb->value = ++g->fence_issued;
-            }
-            *fence = pb->dmabuf.len_bytes ? pb->value : 0;
-            return DDI_OK;
-        }
-        pb->dmabuf.len_bytes = len;
-        if (st != DDI_ENOMEM || len == 0) {
-            return st;
-        }
-        kgpuva_flush(k);        /* full: on the GPU, and a fresh one */
-    }
-    return DDI_ENOMEM;
-}
-
-static void alloc_free_backing(struct kgpuva *g, struct kgpuva_alloc *ga)
-{
-    if (ga->vram) {
-        /* a deferred page-out's block: its invalidation retired */
-        vidmm_segment_free(&g->vram, ga->vram);
-    }
-    /* the record and the aperture range are free for anybody from here
-     * on */
-    kquota_uncharge(g->k, ga->charged, KQ_GPUVA_ALLOCS, 1);
-    kquota_uncharge(g->k, ga->charged, KQ_GPUVA_APER, ga->bytes);
-    vidmm_segment_free(&g->aper, ga->aper);
-    for (uint32_t i = 0; i < ga->npages; i++) {
-        uint64_t pg = ga->first_page + (uint64_t)i * PAGE;
-
-        page_pool_put(g->cfg.pool, &pg, 1);
-    }
-    *ga = (struct kgpuva_alloc){ 0 };
-}
-
-bool kgpuva_paging_done(struct kernel *k, uint64_t cookie)
-{
-    struct kgpuva *g = &k->gpuva;
-    struct kgpuva_paging *pb = (struct kgpuva_paging *)(uintptr_t)cookie;
-
-    if (!g->on || pb < g->paging || pb >= g->paging + KGPUVA_MAX_PAGING ||
-        !pb->used) {
-        return false;
-    }
-    /* one engine, in order: the newest retired is the fence's value */
-    if (pb->value > g->fence_done) {
-        g->fence_done = pb->value;
-    }
-    pb->used = false;
-    /* destroyed allocations whose last paging buffer is done: their
-     * aperture range and backing pages go back */
-    for (unsigned i = 0; i < KGPUVA_MAX_ALLOCS; i++) {
-        struct kgpuva_alloc *ga = &g->alloc[i];
-
-        if (ga->used && ga->dying && ga->free_at <= g->fence_done) {
-            alloc_free_backing(g, ga);
-        }
-    }
-    /* contexts held by vidsch_wait on fence_done may go now (the caller
-     * tells the scheduler) */
-    return true;
-}
 
 static void vram_uncharge_unreferenced(struct kernel *k);
 static bool proc_busy(const struct kgpuva *g, const struct kproc *owner);
@@ -250,7 +59,7 @@ static int page_in(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
         .size = ga->bytes,
     };
     if (st == DDI_OK) {
-        st = batch_add(g, &op, 1, &u, 1, fence);
+        st = kgpuva_batch_add(g, &op, 1, &u, 1, fence);
     }
     if (st != DDI_OK) {
         vidmm_segment_free(&g->vram, vram);
@@ -285,7 +94,7 @@ static void page_out(void *ctx, struct vidmm_res_alloc *a, uint64_t *fence)
      * kgpuva_retry issues the page-out once a buffer retired. */
     if (vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to,
                           &u) != DDI_OK ||
-        batch_add(g, &op, 1, &u, 1, fence) != DDI_OK) {
+        kgpuva_batch_add(g, &op, 1, &u, 1, fence) != DDI_OK) {
         ga->out_pending = true;
         g->stats.deferred_page_outs++;
         return;
@@ -610,7 +419,7 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
     if (!ga) {
         return DDI_ENOMEM;
     }
-    if (slots_free(g) < KGPUVA_SLOTS_FREE) {
+    if (kgpuva_slots_free(g) < KGPUVA_SLOTS_FREE) {
         return DDI_EBUSY;       /* paging buffers in flight: retry */
     }
     /* a record of the kernel-wide table (smaller than the allocation
@@ -680,7 +489,7 @@ int kgpuva_alloc_create(struct kernel *k, struct kproc *p, uint32_t h,
                 .dst = ga->aper + done * PAGE, .size = (uint64_t)c * PAGE,
                 .sys_pages = pages,
             };
-            st = batch_add(g, &op, 1, NULL, 0, &fence);
+            st = kgpuva_batch_add(g, &op, 1, NULL, 0, &fence);
             done += c;
         }
         kgpuva_flush(k);
@@ -749,7 +558,7 @@ int kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
         .kind = DDI_PAGING_UNMAP_APERTURE, .dst = ga->aper,
         .size = ga->bytes,
     };
-    if (batch_add(g, &op, 1, NULL, 0, &fence) != DDI_OK) {
+    if (kgpuva_batch_add(g, &op, 1, NULL, 0, &fence) != DDI_OK) {
         fence = 0;      /* the GART entries stay: harmless, never reused
                            before the next MAP of the range rewrites them */
     }
@@ -760,7 +569,7 @@ int kgpuva_alloc_destroy(struct kernel *k, struct kgpuva_alloc *ga)
         ga->dying = true;
         ga->free_at = fence;
     } else {
-        alloc_free_backing(g, ga);
+        kgpuva_free_backing(g, ga);
     }
     if (!g->bulk) {
         kgpuva_flush(k);
@@ -795,7 +604,7 @@ static int retry_one(struct kgpuva *g, struct kgpuva_alloc *ga)
 
     st = vidmm_gpuva_remap(&ga->proc->space, ga->va, 0, 0, &to, &u);
     if (st == DDI_OK) {
-        st = batch_add(g, &op, 1, &u, 1, &fence);
+        st = kgpuva_batch_add(g, &op, 1, &u, 1, &fence);
     }
     if (st != DDI_OK) {
         return st;
@@ -958,7 +767,7 @@ int kgpuva_make_resident(struct kernel *k, unsigned di, const uint32_t *h,
     if (g->res.in_trim) {
         return DDI_EBUSY;       /* a trim callback may only evict */
     }
-    if (slots_free(g) < KGPUVA_SLOTS_FREE) {
+    if (kgpuva_slots_free(g) < KGPUVA_SLOTS_FREE) {
         return DDI_EBUSY;       /* paging buffers in flight: retry */
     }
     p = k->devices[di].proc;
@@ -1044,7 +853,7 @@ int kgpuva_view_map(struct kernel *k, struct kproc *p, uint64_t vram,
     if (!gp || !bytes || (bytes & (PAGE - 1)) || (vram & (PAGE - 1))) {
         return DDI_EINVAL;
     }
-    if (!g->batch && slots_free(g) < KGPUVA_SLOTS_FREE) {
+    if (!g->batch && kgpuva_slots_free(g) < KGPUVA_SLOTS_FREE) {
         return DDI_EBUSY;       /* paging buffers in flight: retry */
     }
     st = vidmm_gpuva_map(&gp->space, bytes, 0, va);
@@ -1056,7 +865,7 @@ int kgpuva_view_map(struct kernel *k, struct kproc *p, uint64_t vram,
         st = vidmm_gpuva_remap(&gp->space, *va, 0, 0, &to, &u);
     }
     if (st == DDI_OK) {
-        st = batch_add(g, NULL, 0, &u, 1, fence);
+        st = kgpuva_batch_add(g, NULL, 0, &u, 1, fence);
     }
     if (st != DDI_OK) {
         /* nothing went in: the range maps nothing */
@@ -1084,7 +893,7 @@ int kgpuva_view_unmap(struct kernel *k, struct kproc *p, uint64_t va,
     gp = &g->proc[i];
     st = vidmm_gpuva_remap(&gp->space, va, 0, 0, &to, &u);
     if (st == DDI_OK) {
-        st = batch_add(g, NULL, 0, &u, 1, fence);
+        st = kgpuva_batch_add(g, NULL, 0, &u, 1, fence);
     }
     if (st != DDI_OK) {
         return st;

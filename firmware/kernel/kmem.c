@@ -332,9 +332,18 @@ void kmem_unpin_vram(struct kernel *k, struct kalloc *a)
 
 /* ---- residency at schedule time (vidsch_env hooks) ---- */
 
+const char *kmem_split_policy_name(unsigned policy)
+{
+    return policy == KMEM_SPLIT_UPFRONT ? "upfront"
+           : policy == KMEM_SPLIT_BOTH ? "both" : "schedule";
+}
+
 void kmem_render_list(struct kernel *k, struct kbuffer *kb)
 {
+    struct vidmm_estimate e;
+
     kb->vm_n = 0;
+    kb->split_upfront = false;
     if (!k->vm) {
         return;
     }
@@ -350,6 +359,12 @@ void kmem_render_list(struct kernel *k, struct kbuffer *kb)
             kb->desc[i].gpu_addr = 0;   /* placed at schedule time */
         }
     }
+    /* split up front: the list's worst case can never be resident at
+     * once, so the residency pass at schedule time would only fail */
+    kb->split_upfront = k->split_policy != KMEM_SPLIT_SCHEDULE &&
+                        kb->vm_n &&
+                        vidmm_estimate(k->vm, kb->vm_list, kb->vm_n,
+                                       &e) == DDI_OK && e.must_split;
 }
 
 static struct kbuffer *buffer_of(struct kernel *k, uint64_t cookie)
@@ -444,13 +459,25 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     if (!p) {
         return DDI_EBUSY;
     }
+    if (kb->split_upfront && !patched) {
+        /* decided at submit time: no residency pass, only whether each
+         * portion can fit (or the buffer is refused before any runs) */
+        slot_handles(kb, map);
+        if (!vidmm_splittable(k->vm, buf, map)) {
+            return DDI_ENOMEM;
+        }
+        k->stats.split_buffers++;
+        k->stats.split_upfront++;
+        return VIDSCH_RESIDENT_SPLIT;
+    }
     for (unsigned i = 0; i < kb->vm_n; i++) {
         d[i] = alloc[kb->vm_slot[i]];
     }
     res.paging = &p->dmabuf;
     rc = vidmm_make_resident(k->vm, 0, kb->vm_list, kb->vm_n, d, patched,
                              &res);
-    if (rc == DDI_ENOMEM && !patched) {
+    if (rc == DDI_ENOMEM && !patched &&
+        k->split_policy != KMEM_SPLIT_UPFRONT) {
         /* the whole list cannot be resident at once: in portions, if
          * each of them can (WDDM's DMA buffer splitting) */
         slot_handles(kb, map);

@@ -53,8 +53,31 @@ int kmem_pin_vram(struct kernel *k, struct kalloc *a, uint64_t *addr,
                   uint64_t *bytes);
 void kmem_unpin_vram(struct kernel *k, struct kalloc *a);
 
+/*
+ * When a DMA buffer whose list does not fit VRAM at once is split
+ * (kernel.split_policy, command line split=) [US 7,444,637: up front
+ * from a worst-case estimate, or at schedule time]:
+ *   SCHEDULE  when vidmm finds at schedule time that the list does not
+ *             fit (the default: the split point is known exactly then)
+ *   UPFRONT   at submit time (render), when vidmm_estimate says the
+ *             list's VRAM-only members exceed what VRAM could ever hold:
+ *             the schedule-time residency pass is never tried for it; a
+ *             list the estimate lets through that does not fit is
+ *             refused (DDI_ENOMEM) as without splitting
+ *   BOTH      up front when the estimate says so, at schedule time for
+ *             what it let through
+ */
+enum kmem_split_policy {
+    KMEM_SPLIT_SCHEDULE = 0,
+    KMEM_SPLIT_UPFRONT,
+    KMEM_SPLIT_BOTH,
+};
+/* "schedule", "upfront", "both" (split= on the command line). */
+const char *kmem_split_policy_name(unsigned policy);
+
 /* Records which entries of kb's allocation list vidmm places (at
- * render, kb->alloc[] and kb->dmabuf resolved). */
+ * render, kb->alloc[] and kb->dmabuf resolved), and whether it is split
+ * up front (kmem_split_policy). */
 void kmem_render_list(struct kernel *k, struct kbuffer *kb);
 
 /* vidsch_env.make_resident / release_resident. */

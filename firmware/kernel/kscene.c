@@ -40,7 +40,7 @@ static void pb_forget(struct kernel *k, struct kscene_pb *r, bool release)
         kquota_uncharge(k, r->proc, KQ_SCENE_PBS, 1);
     }
     if (r->pctx) {
-        kernel_context_destroy(k, r->pctx);
+        kcontext_destroy(k, r->pctx);
         r->pctx = NULL;
     }
     r->used = false;
@@ -65,12 +65,13 @@ void kscene_device_gone(struct kernel *k, struct kdevice *dev)
  * one destroyed since (its handle gone or reused) is not trusted. */
 static bool pb_live(struct kscene_pb *r)
 {
+    struct kalloc *a;
     uint64_t va;
 
     return r->used && r->proc && r->proc->used &&
            r->proc->pid == r->proc_id &&
-           kapi_gpu_va(r->proc, r->halloc, &va) == DDI_OK &&
-           va == r->pb.va;
+           (a = get_alloc(r->proc, r->halloc)) &&
+           kalloc_gpu_va(a, &va) == DDI_OK && va == r->pb.va;
 }
 
 /* What the process's parameter buffers may still grow by. */
@@ -89,88 +90,6 @@ static uint64_t budget_left(struct kernel *k, struct kproc *p)
     return budget > sum ? budget - sum : 0;
 }
 
-int kapi_create_scene_pb(struct kproc *p, uint32_t hdevice,
-                         const struct kapi_scene_pb_desc *d,
-                         uint32_t *halloc, uint64_t *va)
-{
-    struct kernel *k = p ? p->k : NULL;
-    struct kdevice *dev = get_device(p, hdevice);
-    struct kscene_pb *slot = NULL;
-    struct kapi_alloc_desc ad;
-    struct vidmm_pb pb;
-    uint32_t h;
-    uint64_t at;
-    int st;
-
-    KCALL(p, KCALL_CHANGE);
-
-    if (!dev || !halloc || !va || !d) {
-        return dev ? DDI_EINVAL : DDI_EHANDLE;
-    }
-    if (!dev->gpuva) {
-        return DDI_ENOTSUP;
-    }
-    /* every record whose allocation was destroyed is let go first (its
-     * process's charge with it), whoever's it was */
-    for (unsigned i = 0; i < KSCENE_MAX_PB; i++) {
-        struct kscene_pb *r = &k->scene.pb[i];
-
-        if (r->used && !pb_live(r)) {
-            pb_forget(k, r, true);
-        }
-        if (!slot && slot_free(k, r)) {
-            slot = r;
-        }
-    }
-    /* checked before anything is made (va 0 stands for any 8-aligned) */
-    st = vidmm_pb_init(&pb, 0, d->tiles, d->size, d->reserved, d->step);
-    if (st != DDI_OK || d->budget < d->size) {
-        return DDI_EINVAL;
-    }
-    /* a record of the kernel-wide table: within p's quota, never another
-     * process's guarantee (issue 26 item 9) */
-    st = kquota_charge(k, p, KQ_SCENE_PBS, 1);
-    if (st != DDI_OK) {
-        return st;
-    }
-    if (!slot) {
-        /* a forgotten record's fence still in vidsch's hands */
-        kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
-        return DDI_ENOMEM;
-    }
-    ad = (struct kapi_alloc_desc){
-        .size = d->reserved, .cpu_visible = true, .zeroed = true,
-    };
-    st = kapi_create_allocation(p, hdevice, &ad, &h);
-    if (st != DDI_OK) {
-        kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
-        return st;
-    }
-    st = kapi_gpu_va(p, h, &at);
-    if (st == DDI_OK) {
-        st = vidmm_pb_init(&pb, at, d->tiles, d->size, d->reserved,
-                           d->step);
-    }
-    if (st != DDI_OK) {
-        kapi_destroy_allocation(p, h);
-        kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
-        return st;
-    }
-    {
-        /* the fence goes on from where the slot's last record left it */
-        uint64_t fence = slot->partial_fence;
-
-        *slot = (struct kscene_pb){
-            .used = true, .proc = p, .proc_id = p->pid, .halloc = h,
-            .dev = dev, .tiles = d->tiles, .pb = pb, .budget = d->budget,
-            .partial_fence = fence, .partial_asked = fence,
-        };
-    }
-    *halloc = h;
-    *va = at;
-    return DDI_OK;
-}
-
 /* The caller's live parameter buffer named halloc, NULL if none. */
 static struct kscene_pb *find_pb(struct kproc *p, uint32_t halloc)
 {
@@ -184,31 +103,6 @@ static struct kscene_pb *find_pb(struct kproc *p, uint32_t halloc)
         }
     }
     return NULL;
-}
-
-uint32_t kapi_scene_tiles(const struct kproc *p, uint32_t width,
-                          uint32_t height)
-{
-    uint32_t ts = p && p->k ? p->k->caps.tile_size : 0;
-    uint64_t tiles;
-
-    if (!ts || !width || !height) {
-        return 0;
-    }
-    tiles = (uint64_t)copro_tiles_of(width, ts) * copro_tiles_of(height, ts);
-    return tiles <= COPRO_TILER_MAX_TILES ? (uint32_t)tiles : 0;
-}
-
-int kapi_scene_pb_stats(struct kproc *p, uint32_t halloc,
-                        struct vidmm_pb *out)
-{
-    struct kscene_pb *r = find_pb(p, halloc);
-
-    if (!r || !out) {
-        return r ? DDI_EINVAL : DDI_EHANDLE;
-    }
-    *out = r->pb;
-    return DDI_OK;
 }
 
 /*
@@ -248,65 +142,6 @@ static bool partial_shape(const struct kscene_pb *r, const uint32_t *cmd,
     return renders == 1;
 }
 
-int kapi_scene_pb_partial(struct kproc *p, uint32_t halloc,
-                          const struct kapi_scene_partial_desc *d)
-{
-    struct kscene_pb *r = find_pb(p, halloc);
-    struct kernel *k;
-    struct ddi_render_args args;
-    int st;
-
-    KCALL(p, KCALL_CHANGE);
-
-    if (!r) {
-        return DDI_EHANDLE;
-    }
-    k = p->k;
-    if (r->dev->removed) {
-        return DDI_ELOST;
-    }
-    if (!d || !d->cmd || !d->cmd_bytes || d->cmd_bytes % 4 ||
-        d->cmd_bytes > sizeof(r->partial) ||
-        !partial_shape(r, d->cmd, d->cmd_bytes)) {
-        return DDI_EINVAL;
-    }
-    if (r->partial_queued || r->partial_fence < r->partial_asked) {
-        return DDI_EBUSY;       /* one is on its way: not now */
-    }
-    if (d->engine >= k->caps.engines) {
-        return DDI_EINVAL;
-    }
-    /* the DDI's checks, as a render of the process on that engine */
-    k->scene.check = (struct ddi_dmabuf){
-        .dw = k->scene.check_dw, .cap_bytes = sizeof(k->scene.check_dw),
-    };
-    args = (struct ddi_render_args){
-        .engine = d->engine, .cmd = d->cmd, .cmd_bytes = d->cmd_bytes,
-        .gpuva = true,
-    };
-    st = k->dev.ops->render(k->dev.drv, &args, &k->scene.check);
-    if (st != DDI_OK) {
-        return st;
-    }
-    if (r->pctx && (r->pctx->engine != d->engine ||
-                    r->pctx->prio != d->prio)) {
-        kernel_context_destroy(k, r->pctx);
-        r->pctx = NULL;
-    }
-    if (!r->pctx) {
-        st = kernel_context_create(p, r->dev, d->engine, d->prio, &r->pctx);
-        if (st != DDI_OK) {
-            r->pctx = NULL;
-            r->partial_bytes = 0;
-            return st;
-        }
-    }
-    memcpy(r->partial, d->cmd, d->cmd_bytes);
-    r->partial_bytes = d->cmd_bytes;
-    r->partial_failed = false;
-    return DDI_OK;
-}
-
 /*
  * Work item: the partial renders answered since it last ran, each on its
  * buffer's kernel context, with the fence's signal after it. One that
@@ -330,7 +165,7 @@ static void partial_work(void *arg)
         }
         r->partial_queued = false;
         if (pb_live(r) && r->pctx && !r->pctx->destroying) {
-            st = kernel_render(r->proc, r->pctx, &ra);
+            st = kbuffer_render(r->proc, r->pctx, &ra);
         }
         if (st == DDI_OK) {
             st = vidsch_signal(k->vs, r->pctx->vctx, &r->partial_fence,
@@ -359,6 +194,7 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
     struct kscene_pb *r = NULL;
     volatile struct copro_scene *h;
     volatile void *cpu;
+    struct kalloc *a = NULL;
     struct kproc *p;
     enum vidmm_pb_answer ans;
     uint32_t new_size = 0;
@@ -384,7 +220,8 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
     /* the scene is in a parameter buffer the kernel made (and on the
      * device: resident, so the CPU sees it where the GPU wrote it) */
     if (!r || !(st.flags & COPRO_SAVE_TILER_OOM) ||
-        kapi_lock(p, r->halloc, KAPI_LOCK_IGNORESYNC, &cpu) != DDI_OK) {
+        !(a = get_alloc(p, r->halloc)) ||
+        kalloc_lock(p, r->halloc, a, KAPI_LOCK_IGNORESYNC, &cpu) != DDI_OK) {
         k->scene.refused++;
         return VIDSCH_OOM_FAIL;
     }
@@ -422,7 +259,158 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
     } else {
         k->scene.refused++;
     }
-    kapi_unlock(p, r->halloc);
+    kalloc_unlock(p, r->halloc, a);
     return ans == VIDMM_PB_GROW ? VIDSCH_OOM_RESUME
            : ans == VIDMM_PB_PARTIAL ? VIDSCH_OOM_PARTIAL : VIDSCH_OOM_FAIL;
+}
+
+int kscene_create_pb(struct kproc *p, struct kdevice *dev,
+                     const struct kapi_scene_pb_desc *d, uint32_t *halloc,
+                     uint64_t *va)
+{
+    struct kernel *k = p ? p->k : NULL;
+    struct kscene_pb *slot = NULL;
+    struct kapi_alloc_desc ad;
+    struct kalloc *a;
+    struct vidmm_pb pb;
+    uint32_t h;
+    uint64_t at;
+    int st;
+
+    if (!halloc || !va || !d) {
+        return DDI_EINVAL;
+    }
+    if (!dev->gpuva) {
+        return DDI_ENOTSUP;
+    }
+    /* every record whose allocation was destroyed is let go first (its
+     * process's charge with it), whoever's it was */
+    for (unsigned i = 0; i < KSCENE_MAX_PB; i++) {
+        struct kscene_pb *r = &k->scene.pb[i];
+
+        if (r->used && !pb_live(r)) {
+            pb_forget(k, r, true);
+        }
+        if (!slot && slot_free(k, r)) {
+            slot = r;
+        }
+    }
+    /* checked before anything is made (va 0 stands for any 8-aligned) */
+    st = vidmm_pb_init(&pb, 0, d->tiles, d->size, d->reserved, d->step);
+    if (st != DDI_OK || d->budget < d->size) {
+        return DDI_EINVAL;
+    }
+    /* a record of the kernel-wide table: within p's quota, never another
+     * process's guarantee (issue 26 item 9) */
+    st = kquota_charge(k, p, KQ_SCENE_PBS, 1);
+    if (st != DDI_OK) {
+        return st;
+    }
+    if (!slot) {
+        /* a forgotten record's fence still in vidsch's hands */
+        kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
+        return DDI_ENOMEM;
+    }
+    ad = (struct kapi_alloc_desc){
+        .size = d->reserved, .cpu_visible = true, .zeroed = true,
+    };
+    st = kalloc_create(p, dev, &ad, &h);
+    if (st != DDI_OK) {
+        kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
+        return st;
+    }
+    a = get_alloc(p, h);
+    st = a ? kalloc_gpu_va(a, &at) : DDI_EHANDLE;
+    if (st == DDI_OK) {
+        st = vidmm_pb_init(&pb, at, d->tiles, d->size, d->reserved,
+                           d->step);
+    }
+    if (st != DDI_OK) {
+        if (a) {
+            kalloc_close(p, h, a);
+        }
+        kquota_uncharge(k, p, KQ_SCENE_PBS, 1);
+        return st;
+    }
+    {
+        /* the fence goes on from where the slot's last record left it */
+        uint64_t fence = slot->partial_fence;
+
+        *slot = (struct kscene_pb){
+            .used = true, .proc = p, .proc_id = p->pid, .halloc = h,
+            .dev = dev, .tiles = d->tiles, .pb = pb, .budget = d->budget,
+            .partial_fence = fence, .partial_asked = fence,
+        };
+    }
+    *halloc = h;
+    *va = at;
+    return DDI_OK;
+}
+
+int kscene_pb_stats(struct kproc *p, uint32_t halloc, struct vidmm_pb *out)
+{
+    struct kscene_pb *r = find_pb(p, halloc);
+
+    if (!r || !out) {
+        return r ? DDI_EINVAL : DDI_EHANDLE;
+    }
+    *out = r->pb;
+    return DDI_OK;
+}
+
+int kscene_pb_partial(struct kproc *p, uint32_t halloc,
+                      const struct kapi_scene_partial_desc *d)
+{
+    struct kscene_pb *r = find_pb(p, halloc);
+    struct kernel *k;
+    struct ddi_render_args args;
+    int st;
+
+    if (!r) {
+        return DDI_EHANDLE;
+    }
+    k = p->k;
+    if (r->dev->removed) {
+        return DDI_ELOST;
+    }
+    if (!d || !d->cmd || !d->cmd_bytes || d->cmd_bytes % 4 ||
+        d->cmd_bytes > sizeof(r->partial) ||
+        !partial_shape(r, d->cmd, d->cmd_bytes)) {
+        return DDI_EINVAL;
+    }
+    if (r->partial_queued || r->partial_fence < r->partial_asked) {
+        return DDI_EBUSY;       /* one is on its way: not now */
+    }
+    if (d->engine >= k->caps.engines) {
+        return DDI_EINVAL;
+    }
+    /* the DDI's checks, as a render of the process on that engine */
+    k->scene.check = (struct ddi_dmabuf){
+        .dw = k->scene.check_dw, .cap_bytes = sizeof(k->scene.check_dw),
+    };
+    args = (struct ddi_render_args){
+        .engine = d->engine, .cmd = d->cmd, .cmd_bytes = d->cmd_bytes,
+        .gpuva = true,
+    };
+    st = k->dev.ops->render(k->dev.drv, &args, &k->scene.check);
+    if (st != DDI_OK) {
+        return st;
+    }
+    if (r->pctx && (r->pctx->engine != d->engine ||
+                    r->pctx->prio != d->prio)) {
+        kcontext_destroy(k, r->pctx);
+        r->pctx = NULL;
+    }
+    if (!r->pctx) {
+        st = kcontext_create(p, r->dev, d->engine, d->prio, &r->pctx);
+        if (st != DDI_OK) {
+            r->pctx = NULL;
+            r->partial_bytes = 0;
+            return st;
+        }
+    }
+    memcpy(r->partial, d->cmd, d->cmd_bytes);
+    r->partial_bytes = d->cmd_bytes;
+    r->partial_failed = false;
+    return DDI_OK;
 }

@@ -132,4 +132,18 @@ int kernel_scene_oom(void *os, uint64_t cookie, uint32_t context,
                      uint64_t save_addr, uint32_t need,
                      struct vidsch_oom_wait *wait);
 
+struct kproc;
+struct kdevice;
+struct kapi_scene_pb_desc;
+struct kapi_scene_partial_desc;
+
+/* The work of kapi_create_scene_pb (on p's device dev),
+ * kapi_scene_pb_stats and kapi_scene_pb_partial. */
+int kscene_create_pb(struct kproc *p, struct kdevice *dev,
+                     const struct kapi_scene_pb_desc *d, uint32_t *halloc,
+                     uint64_t *va);
+int kscene_pb_stats(struct kproc *p, uint32_t halloc, struct vidmm_pb *out);
+int kscene_pb_partial(struct kproc *p, uint32_t halloc,
+                      const struct kapi_scene_partial_desc *d);
+
 #endif /* FW_KERNEL_KSCENE_H */

@@ -14,9 +14,6 @@
 #include "kernel/kexit.h"
 #include "kernel/kisolate.h"
 
-/* Shared names: bit 30 set so they never look like handles or 0. */
-#define SHARED_TAG      0x40000000u
-
 /*
  * Sharing [D3DKMTShareObjects]: an object's global name is its slot in
  * k->shared, tagged and with the slot's generation, so a name of a freed
@@ -54,24 +51,6 @@ static int share_name(struct kernel *k, void *obj, enum handle_type type,
     }
     kquota_uncharge(k, creator, KQ_SHARED, 1);  /* charges = slots */
     return DDI_ENOMEM;
-}
-
-/* kernel_internal.h */
-void *kernel_shared_object(const struct kernel *k, uint32_t name,
-                           enum handle_type type)
-{
-    unsigned slot = name & 0xff;
-    void *obj;
-    uint32_t current;
-
-    if ((name & ~0x00ffffffu) != SHARED_TAG || slot >= KERNEL_MAX_SHARED ||
-        !k->shared[slot].obj || k->shared[slot].type != type) {
-        return NULL;
-    }
-    obj = k->shared[slot].obj;
-    current = type == HANDLE_ALLOCATION ? ((struct kalloc *)obj)->shared_name
-                                        : ((struct ksync *)obj)->shared_name;
-    return current == name ? obj : NULL;
 }
 
 int kapi_share_allocation(struct kproc *p, uint32_t halloc, uint32_t *name)

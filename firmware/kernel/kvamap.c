@@ -74,46 +74,6 @@ static int map_one(struct kernel *k, struct kproc *p, uint32_t h,
     return DDI_OK;
 }
 
-int kapi_map_gpu_va(struct kproc *p, uint32_t hdevice,
-                    const uint32_t *halloc, unsigned n, uint64_t *va,
-                    uint64_t *paging_fence)
-{
-    struct kdevice *dev = get_device(p, hdevice);
-    int st = DDI_OK;
-
-    KCALL(p, KCALL_CHANGE);
-
-    if (!dev) {
-        return DDI_EHANDLE;
-    }
-    if (!halloc || !va || !paging_fence || !n || n > KVAMAP_MAX ||
-        !dev->gpuva) {
-        return DDI_EINVAL;
-    }
-    if (dev->removed) {
-        return DDI_ELOST;
-    }
-    /* every handle first: a bad one changes nothing */
-    for (unsigned i = 0; i < n; i++) {
-        const struct kalloc *a = get_alloc(p, halloc[i]);
-
-        if (!a) {
-            return DDI_EHANDLE;
-        }
-        if (a->gv) {
-            return DDI_EINVAL;
-        }
-    }
-    *paging_fence = 0;
-    for (unsigned i = 0; i < n && st == DDI_OK; i++) {
-        st = map_one(p->k, p, halloc[i], get_alloc(p, halloc[i]), &va[i],
-                     paging_fence);
-    }
-    /* the views' entries: one paging buffer for the call */
-    kgpuva_flush(p->k);
-    return st;
-}
-
 static void release(struct kernel *k, struct kvamap *m)
 {
     struct kalloc *a = m->alloc;
@@ -125,7 +85,7 @@ static void release(struct kernel *k, struct kvamap *m)
     kquota_uncharge(k, m->proc, KQ_VIEWS, 1);
     *m = (struct kvamap){ 0 };
     a->refs--;
-    kernel_alloc_release(k, a);
+    kalloc_release(k, a);
 }
 
 void kvamap_handle_gone(struct kernel *k, struct kproc *p, uint32_t h)
@@ -189,4 +149,37 @@ bool kvamap_waiting(const struct kernel *k)
         }
     }
     return false;
+}
+
+int kvamap_map(struct kproc *p, struct kdevice *dev, const uint32_t *halloc,
+               unsigned n, uint64_t *va, uint64_t *paging_fence)
+{
+    int st = DDI_OK;
+
+    if (!halloc || !va || !paging_fence || !n || n > KVAMAP_MAX ||
+        !dev->gpuva) {
+        return DDI_EINVAL;
+    }
+    if (dev->removed) {
+        return DDI_ELOST;
+    }
+    /* every handle first: a bad one changes nothing */
+    for (unsigned i = 0; i < n; i++) {
+        const struct kalloc *a = get_alloc(p, halloc[i]);
+
+        if (!a) {
+            return DDI_EHANDLE;
+        }
+        if (a->gv) {
+            return DDI_EINVAL;
+        }
+    }
+    *paging_fence = 0;
+    for (unsigned i = 0; i < n && st == DDI_OK; i++) {
+        st = map_one(p->k, p, halloc[i], get_alloc(p, halloc[i]), &va[i],
+                     paging_fence);
+    }
+    /* the views' entries: one paging buffer for the call */
+    kgpuva_flush(p->k);
+    return st;
 }

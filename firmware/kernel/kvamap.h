@@ -58,4 +58,11 @@ void kvamap_reap(struct kernel *k);
  * buffers retire). */
 bool kvamap_waiting(const struct kernel *k);
 
+struct kproc;
+struct kdevice;
+
+/* GPU-VA views of p's allocations on dev (kapi_map_gpu_va's work). */
+int kvamap_map(struct kproc *p, struct kdevice *dev, const uint32_t *halloc,
+               unsigned n, uint64_t *va, uint64_t *paging_fence);
+
 #endif /* FW_KERNEL_KVAMAP_H */

@@ -13,13 +13,15 @@
  * working set, % of the VRAM vidmm manages: 150), frames= (3), work_us= (1000),
  * refused= (1: the allocations are so big that not even one portion
  * fits, e.g. with percent=360: the split application's context must be
- * put in error with ENOMEM and the other must not notice), the scheduler
- * options.
+ * put in error with ENOMEM and the other must not notice), split=
+ * (schedule, upfront, both: when the buffer is split, kernel/kmem.h),
+ * the scheduler options.
  */
 #include <stdint.h>
 
 #include "apps/memapp.h"
 #include "apps/splitapp.h"
+#include "kernel/kmem.h"
 #include "lib/console.h"
 #include "scenarios/os_common.h"
 
@@ -98,12 +100,29 @@ int scenario_main(const struct boot_info *boot)
                "split: the kernel ran %lu buffers in portions, the render "
                "engine retired %lu portions of %lu split buffers",
                k->stats.split_buffers, es.portions, es.split_buffers);
+        /* split up front: the estimate at submit time said the list can
+         * never be resident at once, so every split was decided then and
+         * no residency pass was tried at schedule time; at schedule time
+         * only, none was */
+        report(&s.r, percent <= 100 || refused ||
+               (k->split_policy == KMEM_SPLIT_SCHEDULE
+                ? k->stats.split_upfront == 0
+                : k->stats.split_upfront == k->stats.split_buffers),
+               "split=%s: %lu of %lu split buffers split up front",
+               kmem_split_policy_name(k->split_policy),
+               k->stats.split_upfront, k->stats.split_buffers);
     }
     kprintf("METRICS {\"scenario\":\"split\",\"policy\":\"%s\","
             "\"percent\":%lu,\"alloc_kib\":%lu,\"vram_kib\":%lu,"
             "\"split_buffers\":%lu,\"portions\":%lu",
             vidsch_policy_name(s.sched.policy), percent, each >> 10,
             seg_bytes >> 10, es.split_buffers, es.portions);
+    if (k->split_policy != KMEM_SPLIT_SCHEDULE) {
+        /* only when asked for: the default's METRICS stay as they were */
+        kprintf(",\"split\":\"%s\",\"split_upfront\":%lu",
+                kmem_split_policy_name(k->split_policy),
+                k->stats.split_upfront);
+    }
     os_print_apps_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);
     return report_summary(&s.r);

@@ -256,6 +256,37 @@ int vidmm_split(const struct ddi_dmabuf *buf, const uint64_t *slot_size,
                 unsigned max, unsigned *nout);
 
 /*
+ * The worst-case estimate of an allocation list, per segment, at submit
+ * time [the patent's act 3: the kernel-mode driver's copy and
+ * validation]: what the list could take, whatever vidmm's state when the
+ * buffer is scheduled. Each allocation counts once (a list may name it
+ * twice), as its pages plus, in VRAM, the gap an alignment larger than a
+ * page may leave in front of it.
+ *
+ *   vram_bytes        the members that can only live in VRAM: the list
+ *                     cannot run at once unless VRAM holds them all
+ *   vram_any_bytes    every member that may live in VRAM
+ *   aperture_bytes    every member that may live in the aperture
+ *   vram_capacity     what VRAM could ever hold for a list: vidmm's VRAM
+ *                     less what is pinned for life (primaries)
+ *   aperture_capacity the aperture's size
+ *   must_split        vram_bytes > vram_capacity: the list can never be
+ *                     resident at once, split it up front
+ *
+ * The estimate is never below what the list takes once resident
+ * (tests/unit/test-vidmm.c, /vidmm/estimate/never-below): a VRAM of vram_bytes
+ * always holds the VRAM-only members. DDI_EINVAL bad arguments,
+ * DDI_EHANDLE unknown handle.
+ */
+struct vidmm_estimate {
+    uint64_t vram_bytes, vram_any_bytes, aperture_bytes;
+    uint64_t vram_capacity, aperture_capacity;
+    bool must_split;
+};
+int vidmm_estimate(const struct vidmm *vm, const struct ddi_alloc_ref *list,
+                   unsigned n, struct vidmm_estimate *e);
+
+/*
  * Running a split buffer [WDDM: VidMm's split DMA buffer], one portion at
  * a time (vidsch's make_portion hook). handles maps buf's list slots to
  * vidmm handles (0: a slot vidmm does not manage, fixed placement: it

@@ -16,6 +16,7 @@
  *   (COPRO_ASYNC_CHECK_FLIP: copro_kms.c).
  * - 7.x's connector mode_valid takes a const mode (COPRO_CONST_MODE).
  * - hrtimer_setup replaced hrtimer_init in 6.13: 6.12 gets it here.
+ * - 7.x has the CRTC's BACKGROUND_COLOR property (6.12: black only).
  *
  * And drm_sched:
  *
@@ -33,6 +34,8 @@
 #define COPRO_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <drm/drm_blend.h>
+#include <drm/drm_crtc.h>
 #include <drm/gpu_scheduler.h>
 
 #ifdef COPRO_DRM_ATOMIC_COMMIT
@@ -45,6 +48,35 @@
 #define copro_conn_mode const struct drm_display_mode
 #else
 #define copro_conn_mode struct drm_display_mode
+#endif
+
+/*
+ * 7.x: the CRTC's BACKGROUND_COLOR property, the colour of pixels no plane
+ * covers; the device's DISP_BACKGROUND takes it as XRGB8888. 6.12 has no
+ * such property: black.
+ */
+#ifdef COPRO_HAVE_BACKGROUND_COLOR
+static inline u32 copro_crtc_background(const struct drm_crtc_state *cs)
+{
+	u64 c = cs->background_color;
+
+	return DRM_ARGB64_GETR_BPCS(c, 8) << 16 |
+	       DRM_ARGB64_GETG_BPCS(c, 8) << 8 | DRM_ARGB64_GETB_BPCS(c, 8);
+}
+
+static inline void copro_crtc_attach_background(struct drm_crtc *crtc)
+{
+	drm_crtc_attach_background_color_property(crtc);
+}
+#else
+static inline u32 copro_crtc_background(const struct drm_crtc_state *cs)
+{
+	return 0;
+}
+
+static inline void copro_crtc_attach_background(struct drm_crtc *crtc)
+{
+}
 #endif
 
 #ifndef COPRO_HAVE_HRTIMER_SETUP

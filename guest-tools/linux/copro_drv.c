@@ -64,16 +64,25 @@ static irqreturn_t copro_handle(struct copro_device *cdev, u64 owned)
 	u64 status;
 	int idx;
 
-	/* unplugged: copro_remove frees the vectors next */
-	if (!drm_dev_enter(&cdev->drm, &idx))
+	/*
+	 * The registers stay mapped until copro_remove has freed the vectors,
+	 * so the handler reads them even once the device is unplugged: the
+	 * display keeps its vblanks until removal has turned it off, and the
+	 * clients' last commits (made while they are unregistered) see them
+	 * pass. A device that is gone reads all ones.
+	 */
+	status = copro_rd64(cdev, COPRO_REG_INT_STATUS);
+	if (status == ~0ull || !(status & owned))
 		return IRQ_NONE;
-	status = copro_rd64(cdev, COPRO_REG_INT_STATUS) & owned;
-	if (!status) {
-		drm_dev_exit(idx);
-		return IRQ_NONE;
-	}
+	status &= owned;
 	copro_wr64(cdev, COPRO_REG_INT_STATUS, status);
-
+	if (status & COPRO_INT_DEV_ALL) {
+		cdev->dev_irqs++;
+		copro_kms_vsync(cdev, status & COPRO_INT_DEV_ALL);
+	}
+	/* unplugged: the engines' jobs are failed by copro_render_unplug */
+	if (!drm_dev_enter(&cdev->drm, &idx))
+		return IRQ_HANDLED;
 	for (e = 0; e < cdev->num_engines; e++) {
 		u64 c = status & COPRO_INT_ENGINE_MASK(e);
 
@@ -83,10 +92,6 @@ static irqreturn_t copro_handle(struct copro_device *cdev, u64 owned)
 			copro_engine_irq(&cdev->engines[e],
 					 c >> COPRO_INT_ENGINE_SHIFT(e));
 		}
-	}
-	if (status & COPRO_INT_DEV_ALL) {
-		cdev->dev_irqs++;
-		copro_kms_vsync(cdev, status & COPRO_INT_DEV_ALL);
 	}
 	drm_dev_exit(idx);
 	return IRQ_HANDLED;
@@ -216,7 +221,7 @@ static void copro_engines_init(struct copro_device *cdev)
 static const struct file_operations copro_fops = {
 	.owner = THIS_MODULE,
 	DRM_GEM_FOPS,
-	.show_fdinfo = copro_show_fdinfo,
+	.show_fdinfo = drm_show_fdinfo,
 };
 
 static const struct drm_ioctl_desc copro_ioctls[] = {
@@ -244,6 +249,7 @@ static const struct drm_driver copro_driver = {
 			   DRIVER_RENDER | DRIVER_SYNCOBJ |
 			   DRIVER_SYNCOBJ_TIMELINE,
 	.fops = &copro_fops,
+	.show_fdinfo = copro_show_fdinfo,
 	.ioctls = copro_ioctls,
 	.num_ioctls = ARRAY_SIZE(copro_ioctls),
 	.open = copro_open,
@@ -400,6 +406,7 @@ static void copro_reset_prepare(struct pci_dev *pdev)
 		drm_err(&cdev->drm, "reset: could not save the display state\n");
 	/* the display is off now: no vblank until it is committed again */
 	cdev->vsync_base += copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT);
+	WRITE_ONCE(cdev->vsync_last, 0);
 }
 
 static void copro_reset_done(struct pci_dev *pdev)

@@ -48,6 +48,8 @@ enum copro_irq_mode {
 struct copro_device;
 struct drm_gem_vram_object;
 struct seq_file;
+struct drm_printer;
+struct drm_gem_object;
 struct file;
 
 /*
@@ -77,8 +79,10 @@ struct copro_engine {
 	u64 preempt_done;	/* requests completed or cancelled */
 	void *rotate_ctx;	/* goes behind its peers at the next rebuild */
 	wait_queue_head_t wq;
+	unsigned int in_flight;	/* jobs past run_job, not signalled */
 	unsigned int hangs_in_row;	/* resets without a retirement between */
 	u64 tdr_wait_seq;	/* job found blocked in a WAIT at a timeout */
+	u64 last_end_ns;	/* when the engine's last job ended or left */
 	struct hrtimer slice_timer;	/* the head job's time slice */
 	bool slice_armed;
 	u64 slice_seq;		/* the job the slice is for */
@@ -96,6 +100,7 @@ struct copro_engine {
 	u64 banned;
 	u64 wait_bans;		/* banned for a WAIT nobody satisfied */
 	u64 cancels;		/* jobs of killed processes dropped */
+	u64 suspends;		/* system sleeps it was quiesced for */
 };
 
 /* The GART: a table in VRAM mapping the aperture to guest pages. */
@@ -109,6 +114,31 @@ struct copro_gart {
 	struct drm_mm mm;	/* entries */
 	struct xarray objs;	/* GTT object -> its range */
 	u64 used;		/* entries mapped */
+};
+
+/*
+ * The device's shared pools that processes draw on (copro_limits.c): each
+ * has a bound per process and a reserve that only a process holding none
+ * of it may take.
+ */
+enum copro_res {
+	COPRO_RES_POOL,		/* kernel job pool, bytes */
+	COPRO_RES_CTX,		/* device context ids */
+	COPRO_RES_GART,		/* GART entries (pinned TT pages) */
+	COPRO_RES_VRAM,		/* VRAM pinned by queued jobs, bytes */
+	COPRO_RES_COUNT
+};
+
+struct copro_limits {
+	spinlock_t lock;	/* @used, every copro_proc's held[] */
+	u64 cap[COPRO_RES_COUNT];	/* the pool's size */
+	u64 max[COPRO_RES_COUNT];	/* one process's bound */
+	u64 reserve[COPRO_RES_COUNT];
+	u64 used[COPRO_RES_COUNT];
+	wait_queue_head_t wq;	/* charges waiting for a release */
+	atomic_t releases;	/* wakes @wq */
+	struct mutex pins_lock;	/* @pins */
+	struct xarray pins;	/* VRAM object -> copro_pin, while jobs pin it */
 };
 
 /* Kernel memory in VRAM: rings, DMA buffers and save areas. */
@@ -158,6 +188,7 @@ struct copro_device {
 	u32 hw_pitch, hw_width, hw_height, hw_format;
 	/* DISP_MODE_SIZE, DISP_PLANE_POS; CONTROL.PRIMARY_OFF */
 	u32 hw_mode_size, hw_plane_pos;
+	u32 hw_background;	/* DISP_BACKGROUND (XRGB8888) */
 	bool hw_primary_off;
 	/* a flip chosen by the primary plane, written at the CRTC's flush */
 	bool flip_queued;
@@ -175,18 +206,18 @@ struct copro_device {
 	u32 preempt_caps;	/* PREEMPT_CAPS */
 	struct copro_pool pool;
 	struct copro_gart gart;
-	wait_queue_head_t pool_wq;	/* submits waiting for pool memory */
-	atomic_t pool_frees;	/* jobs that gave their memory back */
+	struct copro_limits limits;
 	struct ida ctx_ids;	/* device context ids (descriptor field) */
 	atomic_t jobs;		/* copro_jobs alive: drm_sched_fini waits */
 	wait_queue_head_t jobs_wq;
 	struct mutex procs_lock;	/* @procs */
-	struct list_head procs;	/* copro_proc of the open files */
+	struct list_head procs;	/* copro_proc of processes holding anything */
 	u64 device_recoveries;	/* device resets after repeated hangs */
 	struct work_struct recovery_work;
 	struct rw_semaphore reset_sem;	/* write: a PCI reset is under way */
 	/* VSYNC_COUNT restarts at a reset: the vblank counter goes on */
 	u64 vsync_base;
+	u64 vsync_last;		/* VSYNC_COUNT as last read */
 	int vblank_error_ns;	/* the last vblank timestamp's error bound */
 };
 
@@ -230,6 +261,8 @@ int copro_render_init(struct copro_device *cdev);
 void copro_render_unplug(struct copro_device *cdev);
 void copro_render_reset_prepare(struct copro_device *cdev);
 void copro_render_reset_done(struct copro_device *cdev);
+void copro_render_suspend(struct copro_device *cdev);
+void copro_render_resume(struct copro_device *cdev);
 void copro_engine_irq(struct copro_engine *eng, u32 causes);
 void copro_engines_show(struct copro_device *cdev, struct seq_file *m);
 
@@ -242,6 +275,7 @@ void copro_pool_free(struct copro_device *cdev, struct drm_mm_node *node);
 /* copro_vram.c */
 int copro_bo_pin_vram(struct drm_gem_vram_object *gbo, bool topdown);
 void copro_bo_unpin(struct drm_gem_vram_object *gbo);
+bool copro_bo_in_vram(struct drm_gem_object *obj);
 int copro_kbo_create(struct copro_device *cdev, size_t size,
 		     struct drm_gem_vram_object **out, struct iosys_map *map,
 		     u64 *gpu);
@@ -251,7 +285,6 @@ int copro_gart_init(struct copro_device *cdev);
 void copro_gart_disable(struct copro_device *cdev);
 void copro_gart_fini(struct copro_device *cdev);
 void copro_gart_program(struct copro_device *cdev);
-struct drm_gem_object;
 bool copro_is_gtt(struct drm_gem_object *obj);
 u64 copro_gart_used(struct copro_device *cdev);
 u64 copro_gtt_gpu(struct drm_gem_object *obj);
@@ -274,6 +307,6 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		       struct drm_file *file);
 int copro_open(struct drm_device *drm, struct drm_file *file);
 void copro_postclose(struct drm_device *drm, struct drm_file *file);
-void copro_show_fdinfo(struct seq_file *m, struct file *f);
+void copro_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 
 #endif

@@ -20,10 +20,12 @@
 
 #include "copro/copro_cmd.h"
 #include "copro_render.h"
+#include "copro_trace.h"
 
 /* the GART range of each GTT object, by object */
 struct copro_gtt {
 	struct drm_mm_node node;	/* entries */
+	struct copro_proc *proc;	/* charged for them (copro_limits.c) */
 };
 
 /*
@@ -50,6 +52,8 @@ static void copro_gart_write(struct copro_device *cdev, u64 first, u64 n,
 	if (!drm_dev_enter(&cdev->drm, &idx))
 		return;
 
+	trace_copro_bind(cdev->gart.aperture + first * COPRO_GPU_PAGE_SIZE,
+			 n * COPRO_GPU_PAGE_SIZE, sgt);
 	if (sgt) {
 		for_each_sgtable_dma_page(sgt, &it, 0) {
 			u64 e = (sg_page_iter_dma_address(&it) &
@@ -86,7 +90,11 @@ static void copro_gtt_free(struct drm_gem_object *obj)
 	struct copro_gtt *g = xa_erase(&cdev->gart.objs, (unsigned long)obj);
 
 	if (g) {
+		u64 pages = g->node.size;
+
 		copro_gart_unmap(cdev, g);
+		copro_uncharge(g->proc, COPRO_RES_GART, pages);
+		copro_proc_put(g->proc);
 		kfree(g);
 	}
 	/* the entries are gone from the table: the pages may go now */
@@ -146,11 +154,26 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 		ret = -ENOMEM;
 		goto err;
 	}
+	/*
+	 * The aperture (and the guest pages pinned behind it) is a shared
+	 * pool: charged to the allocating process, within its bound and
+	 * leaving the reserve to others (copro_limits.c).
+	 */
+	g->proc = copro_proc_get(cdev);
+	if (!g->proc) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	if (copro_charge(g->proc, COPRO_RES_GART,
+			 obj->size / COPRO_GPU_PAGE_SIZE)) {
+		ret = -ENOSPC;
+		goto err_put;
+	}
 	/* the pages stay pinned and mapped for the device until the end */
 	sgt = drm_gem_shmem_get_pages_sgt(shmem);
 	if (IS_ERR(sgt)) {
 		ret = PTR_ERR(sgt);
-		goto err_free;
+		goto err_uncharge;
 	}
 	down_read(&cdev->reset_sem);
 	mutex_lock(&cdev->gart.lock);
@@ -164,16 +187,20 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 	up_read(&cdev->reset_sem);
 	if (ret) {
 		ret = -ENOSPC;
-		goto err_free;
+		goto err_uncharge;
 	}
 	ret = xa_err(xa_store(&cdev->gart.objs, (unsigned long)obj, g,
 			      GFP_KERNEL));
 	if (ret) {
 		copro_gart_unmap(cdev, g);
-		goto err_free;
+		goto err_uncharge;
 	}
 	return obj;
 
+err_uncharge:
+	copro_uncharge(g->proc, COPRO_RES_GART, obj->size / COPRO_GPU_PAGE_SIZE);
+err_put:
+	copro_proc_put(g->proc);
 err_free:
 	kfree(g);
 err:

@@ -113,54 +113,12 @@ int copro_ioctl_gem_info(struct drm_device *drm, void *data,
 
 /* ---- files ---- */
 
-static atomic64_t copro_client_ids = ATOMIC64_INIT(0);
-
-/* The calling process's copro_proc, a reference taken; NULL: no memory. */
-static struct copro_proc *copro_proc_get(struct copro_device *cdev)
-{
-	struct pid *tgid = task_tgid(current);
-	struct copro_proc *proc;
-
-	mutex_lock(&cdev->procs_lock);
-	list_for_each_entry(proc, &cdev->procs, link) {
-		if (proc->tgid == tgid) {
-			kref_get(&proc->ref);
-			goto out;
-		}
-	}
-	proc = kzalloc_obj(*proc);
-	if (proc) {
-		kref_init(&proc->ref);
-		proc->cdev = cdev;
-		proc->tgid = get_pid(tgid);
-		list_add(&proc->link, &cdev->procs);
-	}
-out:
-	mutex_unlock(&cdev->procs_lock);
-	return proc;
-}
-
-/* kref_put_mutex: called with procs_lock held, releases it */
-static void copro_proc_release(struct kref *ref)
-{
-	struct copro_proc *proc = container_of(ref, struct copro_proc, ref);
-	struct copro_device *cdev = proc->cdev;
-
-	list_del(&proc->link);
-	mutex_unlock(&cdev->procs_lock);
-	put_pid(proc->tgid);
-	kfree(proc);
-}
-
 static void copro_file_release(struct kref *ref)
 {
 	struct copro_file *cfile = container_of(ref, struct copro_file, ref);
-	struct copro_proc *proc = cfile->proc;
 
 	xa_destroy(&cfile->ctxs);
 	kfree(cfile);
-	kref_put_mutex(&proc->ref, copro_proc_release,
-		       &proc->cdev->procs_lock);
 }
 
 void copro_file_put(struct copro_file *cfile)
@@ -174,13 +132,7 @@ int copro_open(struct drm_device *drm, struct drm_file *file)
 
 	if (!cfile)
 		return -ENOMEM;
-	cfile->proc = copro_proc_get(to_copro(drm));
-	if (!cfile->proc) {
-		kfree(cfile);
-		return -ENOMEM;
-	}
 	kref_init(&cfile->ref);
-	cfile->client_id = atomic64_inc_return(&copro_client_ids);
 	xa_init_flags(&cfile->ctxs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&cfile->stat_lock);
 	file->driver_priv = cfile;
@@ -234,6 +186,8 @@ static void copro_ctx_release(struct kref *ref)
 	struct copro_ctx *ctx = container_of(ref, struct copro_ctx, ref);
 
 	ida_free(&ctx->cdev->ctx_ids, ctx->id);
+	copro_uncharge(ctx->proc, COPRO_RES_CTX, 1);
+	copro_proc_put(ctx->proc);
 	copro_file_put(ctx->cfile);
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx);
@@ -269,8 +223,25 @@ int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
 	ctx = kzalloc_obj(*ctx);
 	if (!ctx)
 		return -ENOMEM;
+	/*
+	 * The device's 65535 context ids are a shared pool: the creating
+	 * process is charged (copro_limits.c), so no process takes them all.
+	 */
+	ctx->proc = copro_proc_get(cdev);
+	if (!ctx->proc) {
+		kfree(ctx);
+		return -ENOMEM;
+	}
+	ret = copro_charge(ctx->proc, COPRO_RES_CTX, 1);
+	if (ret) {
+		copro_proc_put(ctx->proc);
+		kfree(ctx);
+		return -ENOSPC;
+	}
 	id = ida_alloc_range(&cdev->ctx_ids, 1, 0xffff, GFP_KERNEL);
 	if (id < 0) {
+		copro_uncharge(ctx->proc, COPRO_RES_CTX, 1);
+		copro_proc_put(ctx->proc);
 		kfree(ctx);
 		return id;
 	}
@@ -338,18 +309,24 @@ int copro_ioctl_ctx_query(struct drm_device *drm, void *data,
 
 /* ---- fdinfo (Documentation/gpu/drm-usage-stats.rst) ---- */
 
-void copro_show_fdinfo(struct seq_file *m, struct file *f)
+/*
+ * drm_show_fdinfo prints drm-driver, drm-pdev and drm-client-id; this adds
+ * each engine's busy time and the file's memory per region: VRAM-domain
+ * buffers ("vram": resident while TTM has them in VRAM, evicted ones in
+ * system memory count in drm-total only) and GTT buffers ("gtt", always
+ * resident: their pages are pinned while the aperture maps them).
+ */
+void copro_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
-	struct drm_file *file = f->private_data;
 	struct copro_device *cdev = to_copro(file->minor->dev);
 	struct copro_file *cfile = file->driver_priv;
 	static const char * const names[COPRO_MAX_ENGINES] = {
 		"render", "copy", "e2", "e3",
 	};
+	struct drm_memory_stats vram = {}, gtt = {};
 	struct drm_gem_object *obj;
 	u64 busy[COPRO_MAX_ENGINES];
 	unsigned long flags;
-	u64 total = 0, gtt = 0;
 	unsigned int e;
 	int id;
 
@@ -360,19 +337,20 @@ void copro_show_fdinfo(struct seq_file *m, struct file *f)
 
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id) {
-		if (copro_is_gtt(obj))
-			gtt += obj->size;
+		struct drm_memory_stats *s = copro_is_gtt(obj) ? &gtt : &vram;
+		bool shared = obj->handle_count > 1 || obj->dma_buf;
+
+		if (shared)
+			s->shared += obj->size;
 		else
-			total += obj->size;
+			s->private += obj->size;
+		if (copro_is_gtt(obj) || copro_bo_in_vram(obj))
+			s->resident += obj->size;
 	}
 	spin_unlock(&file->table_lock);
 
-	seq_printf(m, "drm-driver:\t%s\n", COPRO_DRIVER_NAME);
-	seq_printf(m, "drm-pdev:\t%s\n", pci_name(cdev->pdev));
-	seq_printf(m, "drm-client-id:\t%llu\n", cfile->client_id);
 	for (e = 0; e < cdev->num_engines; e++)
-		seq_printf(m, "drm-engine-%s:\t%llu ns\n", names[e], busy[e]);
-	/* every buffer is a VRAM-domain object (evicted ones included) */
-	seq_printf(m, "drm-memory-vram:\t%llu KiB\n", total >> 10);
-	seq_printf(m, "drm-memory-gtt:\t%llu KiB\n", gtt >> 10);
+		drm_printf(p, "drm-engine-%s:\t%llu ns\n", names[e], busy[e]);
+	drm_print_memory_stats(p, &vram, DRM_GEM_OBJECT_RESIDENT, "vram");
+	drm_print_memory_stats(p, &gtt, DRM_GEM_OBJECT_RESIDENT, "gtt");
 }

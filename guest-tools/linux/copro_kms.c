@@ -16,6 +16,7 @@
  * latched VSYNC_COUNT and VSYNC_TIME, not the CPU's clock at interrupt
  * time (which is far noisier under emulation).
  */
+#include <linux/iopoll.h>
 #include <linux/ktime.h>
 
 #include <drm/drm_atomic.h>
@@ -30,6 +31,7 @@
 #include <drm/drm_managed.h>
 #include <drm/drm_modes.h>
 #include <drm/drm_modeset_helper.h>
+#include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
 
 #include "copro_drv.h"
@@ -189,7 +191,7 @@ static void copro_primary_update(struct drm_plane *plane,
 	struct drm_plane_state *st = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_framebuffer *fb = st->fb;
 	struct drm_display_mode *mode;
-	u32 w, h, fmt, size, pos;
+	u32 w, h, fmt, size, pos, bg;
 	u64 addr;
 	int idx;
 
@@ -207,12 +209,13 @@ static void copro_primary_update(struct drm_plane *plane,
 	mode = &st->crtc->state->mode;
 	size = COPRO_DISP_SIZE(mode->hdisplay, mode->vdisplay);
 	pos = COPRO_DISP_POS(st->dst.x1, st->dst.y1);
+	bg = copro_crtc_background(st->crtc->state);
 
 	if (cdev->hw_on && !cdev->hw_primary_off &&
 	    cdev->hw_pitch == fb->pitches[0] &&
 	    cdev->hw_width == w && cdev->hw_height == h &&
 	    cdev->hw_format == fmt && cdev->hw_mode_size == size &&
-	    cdev->hw_plane_pos == pos) {
+	    cdev->hw_plane_pos == pos && cdev->hw_background == bg) {
 		/* same geometry: a flip at the next vsync, written at flush */
 		cdev->flip_queued = true;
 		cdev->flip_addr = addr;
@@ -227,9 +230,10 @@ static void copro_primary_update(struct drm_plane *plane,
 	copro_wr32(cdev, COPRO_REG_DISP_FORMAT, fmt);
 	copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
 	copro_wr32(cdev, COPRO_REG_DISP_PLANE_POS, pos);
-	copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
+	copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, bg);
 	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE);
 	cdev->hw_on = true;
+	cdev->hw_background = bg;
 	cdev->hw_primary_off = false;
 	cdev->hw_mode_size = size;
 	cdev->hw_plane_pos = pos;
@@ -492,14 +496,18 @@ static void copro_crtc_enable(struct drm_crtc *crtc,
 	struct copro_device *cdev = to_copro(crtc->dev);
 	int idx;
 
-	/* the primary plane's update commits the surface */
+	/*
+	 * The primary plane's update commits the surface. Unplugged, the
+	 * display is not turned on again and vblank stays off: with vblank
+	 * off, the helpers' waits for one return at once.
+	 */
 	cdev->hw_on = false;
 	if (drm_dev_enter(crtc->dev, &idx)) {
 		copro_irq_enable(cdev, COPRO_INT_DEV_FLIP_DONE |
 				 COPRO_INT_DEV_DISPLAY_ERROR);
+		drm_crtc_vblank_on(crtc);
 		drm_dev_exit(idx);
 	}
-	drm_crtc_vblank_on(crtc);
 }
 
 static void copro_crtc_disable(struct drm_crtc *crtc,
@@ -509,17 +517,29 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
 	int idx;
 
+	u32 sts;
+
 	/*
 	 * off: vsync stops and a pending flip is dropped, never completed.
-	 * Unplugged, copro_remove turns the display off itself; the events
-	 * are sent all the same.
+	 * The commit's event says the CRTC is off: read DISP_STATUS back
+	 * (which also pushes the posted write to the device) until the
+	 * display no longer scans out, and stop vblank first, so that the
+	 * event carries the last vblank's count and time. Unplugged,
+	 * copro_remove turns the display off itself; the events are sent
+	 * all the same.
 	 */
 	if (drm_dev_enter(crtc->dev, &idx)) {
 		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, 0);
+		if (readl_poll_timeout(cdev->mmio + COPRO_REG_DISP_STATUS, sts,
+				       !(sts & COPRO_DISP_STS_ACTIVE), 0,
+				       20000))
+			drm_warn(crtc->dev,
+				 "display still scanning out after off\n");
 		drm_dev_exit(idx);
 	}
 	cdev->hw_on = false;
 	cdev->flip_queued = false;
+	drm_crtc_vblank_off(crtc);
 	spin_lock_irq(&crtc->dev->event_lock);
 	copro_send_flip_event(cdev);
 	if (cs->event) {
@@ -527,7 +547,6 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 		cs->event = NULL;
 	}
 	spin_unlock_irq(&crtc->dev->event_lock);
-	drm_crtc_vblank_off(crtc);
 }
 
 /* copro_crtc_flush, inside drm_dev_enter: the registers */
@@ -537,21 +556,39 @@ static void copro_crtc_flush_hw(struct drm_crtc *crtc,
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
 	struct drm_plane_state *ps = cdev->primary.state;
-	u32 size;
+	u32 size, bg;
 
 	size = COPRO_DISP_SIZE(cs->mode.hdisplay, cs->mode.vdisplay);
+	bg = copro_crtc_background(cs);
 	if ((ps->crtc != crtc || !ps->visible) &&
 	    (!cdev->hw_on || !cdev->hw_primary_off ||
-	     cdev->hw_mode_size != size)) {
+	     cdev->hw_mode_size != size || cdev->hw_background != bg)) {
 		/* no primary: the background at the mode's size */
 		copro_wr32(cdev, COPRO_REG_DISP_MODE_SIZE, size);
-		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, 0);
+		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, bg);
+		cdev->hw_background = bg;
 		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE |
 			   COPRO_DISP_CTL_PRIMARY_OFF);
 		cdev->hw_on = true;
 		cdev->hw_primary_off = true;
 		cdev->hw_mode_size = size;
 		/* the device drops a pending flip: complete its event */
+		spin_lock_irq(&crtc->dev->event_lock);
+		copro_send_flip_event(cdev);
+		spin_unlock_irq(&crtc->dev->event_lock);
+		flip = false;
+	} else if (ps->crtc == crtc && ps->visible && cdev->hw_on &&
+		   !cdev->hw_primary_off && cdev->hw_background != bg) {
+		/*
+		 * A new background under the same primary: staged like the
+		 * geometry, so committed with it, and with the surface the
+		 * plane shows (flips do not restage DISP_SURFACE). That shows a
+		 * queued flip's buffer at once: complete its event.
+		 */
+		copro_wr64(cdev, COPRO_REG_DISP_SURFACE, copro_plane_addr(ps));
+		copro_wr32(cdev, COPRO_REG_DISP_BACKGROUND, bg);
+		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, COPRO_DISP_CTL_ENABLE);
+		cdev->hw_background = bg;
 		spin_lock_irq(&crtc->dev->event_lock);
 		copro_send_flip_event(cdev);
 		spin_unlock_irq(&crtc->dev->event_lock);
@@ -646,15 +683,19 @@ static void copro_disable_vblank(struct drm_crtc *crtc)
 static u32 copro_get_vblank_counter(struct drm_crtc *crtc)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
-	u64 count = 0;
 	int idx;
 
-	/* unplugged: the count stands where the reset base left it */
+	/*
+	 * Unplugged: the count the interrupt handler read last (it reads the
+	 * registers until copro_remove has freed the vectors), so that the
+	 * count neither jumps nor stalls while removal turns the display off.
+	 */
 	if (drm_dev_enter(crtc->dev, &idx)) {
-		count = copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT);
+		WRITE_ONCE(cdev->vsync_last,
+			   copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT));
 		drm_dev_exit(idx);
 	}
-	return (u32)(cdev->vsync_base + count);
+	return (u32)(cdev->vsync_base + READ_ONCE(cdev->vsync_last));
 }
 
 /*
@@ -773,6 +814,8 @@ void copro_kms_vsync(struct copro_device *cdev, u64 causes)
 	/* VSYNC first: the flip's event carries this vsync's count and time */
 	if (causes & COPRO_INT_DEV_VSYNC) {
 		cdev->vsyncs++;
+		WRITE_ONCE(cdev->vsync_last,
+			   copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT));
 		drm_crtc_handle_vblank(&cdev->crtc);
 		if (READ_ONCE(cdev->crc_on)) {
 			u64 frame = copro_rd64(cdev, COPRO_REG_DISP_CRC_VSYNC);
@@ -874,8 +917,14 @@ static const struct drm_encoder_funcs copro_encoder_funcs = {
 static int copro_pm_suspend(struct device *dev)
 {
 	struct copro_device *cdev = dev_get_drvdata(dev);
+	int ret;
 
-	return drm_mode_config_helper_suspend(&cdev->drm);
+	ret = drm_mode_config_helper_suspend(&cdev->drm);
+	if (ret)
+		return ret;
+	/* and no job runs while the device sleeps */
+	copro_render_suspend(cdev);
+	return 0;
 }
 
 static int copro_pm_resume(struct device *dev)
@@ -883,6 +932,7 @@ static int copro_pm_resume(struct device *dev)
 	struct copro_device *cdev = dev_get_drvdata(dev);
 
 	copro_gart_program(cdev);
+	copro_render_resume(cdev);
 	return drm_mode_config_helper_resume(&cdev->drm);
 }
 
@@ -965,6 +1015,8 @@ int copro_kms_init(struct copro_device *cdev)
 	if (ret)
 		return ret;
 	drm_crtc_helper_add(&cdev->crtc, &copro_crtc_helpers);
+	/* 7.x: pixels no plane covers show BACKGROUND_COLOR */
+	copro_crtc_attach_background(&cdev->crtc);
 
 	cdev->encoder.possible_crtcs = drm_crtc_mask(&cdev->crtc);
 	ret = drm_encoder_init(drm, &cdev->encoder, &copro_encoder_funcs,

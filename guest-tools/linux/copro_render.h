@@ -24,11 +24,13 @@
 #include "copro_drv.h"
 
 struct copro_file;
+struct copro_proc;
 
 struct copro_ctx {
 	struct kref ref;
 	struct copro_device *cdev;
 	struct copro_file *cfile;	/* statistics of the DRM file */
+	struct copro_proc *proc;	/* its creator: charged for its id */
 	u32 id;			/* the device's context id (descriptors) */
 	enum drm_sched_priority prio;
 	bool banned;		/* a job hung or faulted: no more submits */
@@ -50,12 +52,16 @@ struct copro_ctx {
 };
 
 /*
- * Per process (thread group) with a DRM file of the device open: the
- * unit of admission to the rings, so that opening more files gives a
- * process no more of them (copro_ring.c, copro_job_dependency).
+ * Per process (thread group) that holds anything of the device's shared
+ * pools (copro_limits.c): the unit of every limit. It is the process that
+ * submits, creates or allocates (task_tgid(current), as fdinfo counts),
+ * never whoever opened the DRM file: files opened by short-lived clone()
+ * children or passed over a socket give a process no more of anything.
+ * Each job, context, GTT buffer and VRAM pin holds a reference to the
+ * process it is charged to.
  */
 struct copro_proc {
-	struct kref ref;	/* its files */
+	struct kref ref;
 	struct list_head link;	/* cdev->procs */
 	struct copro_device *cdev;
 	struct pid *tgid;
@@ -63,23 +69,23 @@ struct copro_proc {
 	 * (the engine's lock)
 	 */
 	u32 in_flight[COPRO_MAX_ENGINES][DRM_SCHED_PRIORITY_COUNT];
+	u64 held[COPRO_RES_COUNT];	/* cdev->limits.lock */
 };
 
 /* per DRM file */
 struct copro_file {
 	struct kref ref;
 	struct xarray ctxs;	/* handle -> copro_ctx */
-	u64 client_id;		/* fdinfo drm-client-id */
 	u64 busy_ns[COPRO_MAX_ENGINES];	/* of retired jobs (fdinfo) */
-	atomic64_t pool_bytes;	/* kernel pool its jobs hold */
 	spinlock_t stat_lock;	/* busy_ns */
-	struct copro_proc *proc;	/* the process that opened it */
 };
 
 struct copro_job {
 	struct drm_sched_job base;
 	struct copro_device *cdev;
 	struct copro_ctx *ctx;
+	/* the submitter: charged for @mem, its VRAM pins and its ring slot */
+	struct copro_proc *proc;
 	unsigned int engine;
 	enum drm_sched_priority prio;
 	struct dma_fence *hw;	/* signalled when the ring entry retires */
@@ -93,12 +99,15 @@ struct copro_job {
 	bool counted;		/* in its process's in_flight */
 	int error;		/* why it is dropped at the next rebuild */
 	u64 start_ns;		/* GPU_TIME when it reached the ring head */
+	u64 written_ns;		/* GPU_TIME when it was last written to the ring */
+	u32 end_off;		/* pool offset of its end time (TIMESTAMP) */
 	struct drm_mm_node mem;	/* pool: the stream, then the save area */
-	struct copro_file *cfile;	/* charged for @mem */
 	u64 dma_gpu;
 	u32 dma_len;
 	u64 save_gpu;
 	unsigned int bo_count;
+	unsigned int bo_pinned;	/* bos[0..bo_pinned) went through the pin */
+	bool pins_charged;	/* its VRAM buffers counted in limits.pins */
 	struct drm_gem_object **bos;	/* pinned in VRAM while the job lives */
 };
 
@@ -108,8 +117,7 @@ static inline struct copro_job *to_copro_job(struct drm_sched_job *j)
 }
 
 #define COPRO_SAVE_AREA		256u	/* COPRO_SAVE_SIZE, 64-aligned */
-/* one file may hold at most this much of the kernel pool (4 MiB) */
-#define COPRO_FILE_POOL_MAX	SZ_1M
+#define COPRO_END_AREA		64u	/* the job's end time (u64), 64-aligned */
 
 extern const struct drm_sched_backend_ops copro_sched_ops;
 
@@ -123,6 +131,19 @@ static inline bool copro_ctx_runnable(struct copro_ctx *ctx)
 }
 
 void copro_file_put(struct copro_file *cfile);
+
+/* copro_limits.c */
+void copro_limits_init(struct copro_device *cdev, u64 pool_bytes);
+void copro_limits_fini(struct copro_device *cdev);
+struct copro_proc *copro_proc_get(struct copro_device *cdev);
+void copro_proc_put(struct copro_proc *proc);
+int copro_charge(struct copro_proc *proc, enum copro_res res, u64 n);
+void copro_uncharge(struct copro_proc *proc, enum copro_res res, u64 n);
+int copro_charge_wait(struct copro_proc *proc, enum copro_res res, u64 n);
+int copro_pins_charge(struct copro_job *job);
+void copro_pins_uncharge(struct copro_job *job);
+void copro_limits_show(struct copro_device *cdev, struct seq_file *m);
+unsigned int copro_ring_reserve(void);
 void copro_job_free(struct copro_job *job);
 
 #endif

@@ -42,6 +42,7 @@
 
 #include "copro/copro_cmd.h"
 #include "copro_render.h"
+#include "copro_trace.h"
 
 static unsigned int job_timeout_ms = 2000;
 module_param(job_timeout_ms, uint, 0444);
@@ -173,6 +174,7 @@ static void copro_ring_write(struct copro_engine *eng, struct copro_job *job)
 	};
 
 	job->hwid = d.fence;
+	job->written_ns = copro_rd64(cdev, COPRO_REG_GPU_TIME);
 	iosys_map_memcpy_to(&cdev->pool.map,
 			    eng->ring_offset + eng->tail * COPRO_DESC_SIZE,
 			    &d, sizeof(d));
@@ -193,10 +195,12 @@ static void copro_job_signal(struct copro_engine *eng, struct copro_job *job,
 			     int error)
 {
 	list_del_init(&job->link);
+	trace_copro_retire(eng->id, job->ctx->id, job->hwid, error);
 	eng->jobs_done++;	/* done or dropped: its fence signalled */
 	if (job->counted) {
 		job->counted = false;
-		job->ctx->cfile->proc->in_flight[eng->id][job->prio]--;
+		job->proc->in_flight[eng->id][job->prio]--;
+		eng->in_flight--;
 	}
 	if (error) {
 		dma_fence_set_error(&job->base.s_fence->finished, error);
@@ -276,6 +280,26 @@ static enum hrtimer_restart copro_slice_end(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * Device time to the job's context and DRM file (fdinfo, context query).
+ * A job runs from when it was written to the ring or when the engine's
+ * previous job ended or left it, whichever is later, to its end.
+ */
+static void copro_job_charge(struct copro_engine *eng, struct copro_job *job,
+			     u64 end)
+{
+	u64 start = max(job->written_ns, eng->last_end_ns);
+	struct copro_ctx *ctx = job->ctx;
+
+	if (end > start) {
+		ctx->busy_ns += end - start;
+		spin_lock(&ctx->cfile->stat_lock);
+		ctx->cfile->busy_ns[eng->id] += end - start;
+		spin_unlock(&ctx->cfile->stat_lock);
+	}
+	eng->last_end_ns = max(end, eng->last_end_ns);
+}
+
 /* Retire every job up to the one whose entry is @done. */
 static void copro_retire(struct copro_engine *eng, u64 done)
 {
@@ -297,13 +321,10 @@ static void copro_retire(struct copro_engine *eng, u64 done)
 	list_for_each_entry_safe(job, tmp, &eng->ring_jobs, link) {
 		u64 hwid = job->hwid;
 		struct copro_ctx *ctx = job->ctx;
+		/* its last packet wrote when it ended (copro_job_stream) */
+		u64 end = iosys_map_rd(&eng->cdev->pool.map, job->end_off, u64);
 
-		if (job->start_ns && now > job->start_ns) {
-			ctx->busy_ns += now - job->start_ns;
-			spin_lock(&ctx->cfile->stat_lock);
-			ctx->cfile->busy_ns[eng->id] += now - job->start_ns;
-			spin_unlock(&ctx->cfile->stat_lock);
-		}
+		copro_job_charge(eng, job, end && end <= now ? end : now);
 		ctx->jobs++;
 		copro_job_signal(eng, job, 0);
 		if (hwid == done)
@@ -395,6 +416,7 @@ static void copro_engine_recover(struct copro_engine *eng, u64 guilty,
 	eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
 	if (!guilty)
 		guilty = eng_rd64(eng, COPRO_ENG_ABORTED_FENCE);
+	trace_copro_reset(eng->id, guilty, error);
 	eng->engine_resets++;
 	eng->hangs_in_row++;
 	/* a reset cancels the request, and leaves head == tail */
@@ -431,6 +453,24 @@ static void copro_engine_recover(struct copro_engine *eng, u64 guilty,
 }
 
 /*
+ * Eng->lock held: what retired is done, the engine is reset (which
+ * cancels a preemption request not yet honoured) and programmed again,
+ * and every unfinished job is written to the ring again, a preempted one
+ * resuming from its save area.
+ */
+static void copro_engine_restart(struct copro_engine *eng)
+{
+	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
+	eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
+	if (eng->preempting) {
+		eng->preempting = false;
+		eng->preempt_done++;
+	}
+	copro_engine_program(eng);
+	copro_ring_rebuild(eng);
+}
+
+/*
  * Device recovery: a function or bus reset through the PCI core, whose
  * reset_prepare/reset_done hooks save and restore the display and
  * (copro_render_reset_prepare/done) stop the rings and write every
@@ -457,14 +497,7 @@ static void copro_recovery_work(struct work_struct *w)
 		unsigned long flags;
 
 		spin_lock_irqsave(&eng->lock, flags);
-		copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
-		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
-		if (eng->preempting) {
-			eng->preempting = false;
-			eng->preempt_done++;
-		}
-		copro_engine_program(eng);
-		copro_ring_rebuild(eng);
+		copro_engine_restart(eng);
 		spin_unlock_irqrestore(&eng->lock, flags);
 		wake_up_all(&eng->wq);
 	}
@@ -524,17 +557,21 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 	eng->jobs_run++;
 	job->seq = eng->jobs_run;
 	job->counted = true;
-	ctx->cfile->proc->in_flight[eng->id][job->prio]++;
+	job->proc->in_flight[eng->id][job->prio]++;
+	eng->in_flight++;
 	if (eng->preempting || eng->stopped) {
 		list_add_tail(&job->link, &eng->held);
+		trace_copro_run(eng->id, ctx->id, job->seq, 0, true);
 	} else if (copro_ring_needs_preempt(eng, job)) {
 		list_add_tail(&job->link, &eng->held);
+		trace_copro_run(eng->id, ctx->id, job->seq, 0, true);
 		copro_request_preempt(eng);
 	} else {
 		if (list_empty(&eng->ring_jobs))
 			job->start_ns = copro_rd64(eng->cdev,
 						   COPRO_REG_GPU_TIME);
 		copro_ring_write(eng, job);
+		trace_copro_run(eng->id, ctx->id, job->seq, job->hwid, false);
 		copro_ring_kick(eng);
 		copro_slice_arm(eng);
 	}
@@ -546,25 +583,42 @@ static struct dma_fence *copro_run_job(struct drm_sched_job *sched_job)
 /*
  * Admission (drm_sched's prepare_job):
  * drm_sched's credit limit (COPRO_JOBS_IN_FLIGHT) is shared by every
- * client of an engine, so one file that queued 64 long jobs would hold
+ * client of an engine, so one process that queued 64 long jobs would hold
  * every slot, and another process's job would wait behind all of them:
  * time slices only share the engine among jobs on the ring. A process
- * (all its DRM files: more files give it no more) with proc_jobs jobs of
- * one priority on the ring (or held) waits for its oldest of them to
- * signal before drm_sched picks its next job of that priority (its own
- * higher-priority jobs are not held up by its lower ones), and drm_sched's
- * round robin over the ready entities gives the slot to someone else
- * meanwhile. With fewer than 64 / proc_jobs processes busy, a newcomer's
- * job reaches the ring at once and starts within one time slice per
- * context of its priority ahead of it (at most proc_jobs of one process),
- * plus the device's preemption latency.
+ * (the one that submitted the job: more DRM files, or files opened by
+ * clone() children, give it no more) with proc_jobs jobs of one priority
+ * on the ring (or held) waits for its oldest of them to signal before
+ * drm_sched picks its next job of that priority (its own higher-priority
+ * jobs are not held up by its lower ones), and drm_sched's round robin
+ * over the ready entities gives the slot to someone else meanwhile. The
+ * engine's last ring_reserve slots go only to a process with no job on
+ * it, however many processes hold their proc_jobs. So a newcomer's job
+ * reaches the ring at once and starts within one time slice per context
+ * of its priority ahead of it, plus the device's preemption latency.
  */
+static bool copro_proc_at_limit(struct copro_engine *eng,
+				struct copro_job *job)
+{
+	struct copro_proc *proc = job->proc;
+	unsigned int reserve = min(copro_ring_reserve(), COPRO_JOBS_IN_FLIGHT - 1);
+	u32 mine = 0;
+	unsigned int p;
+
+	if (proc->in_flight[eng->id][job->prio] >=
+	    clamp(proc_jobs, 1u, COPRO_JOBS_IN_FLIGHT))
+		return true;
+	for (p = 0; p < DRM_SCHED_PRIORITY_COUNT; p++)
+		mine += proc->in_flight[eng->id][p];
+	return mine && eng->in_flight >= COPRO_JOBS_IN_FLIGHT - reserve;
+}
+
 static struct dma_fence *copro_prepare_job(struct drm_sched_job *sched_job,
 					   struct drm_sched_entity *entity)
 {
 	struct copro_job *job = to_copro_job(sched_job), *cur;
 	struct copro_engine *eng = &job->cdev->engines[job->engine];
-	struct copro_proc *proc = job->ctx->cfile->proc;
+	struct copro_proc *proc = job->proc;
 	struct dma_fence *f = NULL;
 	unsigned long flags;
 
@@ -572,22 +626,27 @@ static struct dma_fence *copro_prepare_job(struct drm_sched_job *sched_job,
 	if (!copro_ctx_runnable(job->ctx))
 		return NULL;
 	spin_lock_irqsave(&eng->lock, flags);
-	if (proc->in_flight[eng->id][job->prio] >=
-	    clamp(proc_jobs, 1u, COPRO_JOBS_IN_FLIGHT)) {
-		/* ring_jobs retire first, in ring order; then held */
+	if (copro_proc_at_limit(eng, job)) {
+		/*
+		 * Wait for its oldest job of that priority, else (the reserve)
+		 * its oldest of any: ring_jobs retire first, in ring order.
+		 */
 		list_for_each_entry(cur, &eng->ring_jobs, link)
-			if (cur->ctx->cfile->proc == proc &&
-			    cur->prio == job->prio) {
-				f = dma_fence_get(cur->hw);
-				goto out;
-			}
+			if (cur->proc == proc && cur->prio == job->prio)
+				goto found;
 		list_for_each_entry(cur, &eng->held, link)
-			if (cur->ctx->cfile->proc == proc &&
-			    cur->prio == job->prio) {
-				f = dma_fence_get(cur->hw);
-				goto out;
-			}
+			if (cur->proc == proc && cur->prio == job->prio)
+				goto found;
+		list_for_each_entry(cur, &eng->ring_jobs, link)
+			if (cur->proc == proc)
+				goto found;
+		list_for_each_entry(cur, &eng->held, link)
+			if (cur->proc == proc)
+				goto found;
 	}
+	goto out;
+found:
+	f = dma_fence_get(cur->hw);
 out:
 	spin_unlock_irqrestore(&eng->lock, flags);
 	return f;
@@ -744,15 +803,21 @@ static void copro_preempted(struct copro_engine *eng)
 	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
 	if (!eng->preempting)
 		return;
+	trace_copro_preempt(eng->id, pf, eng->preempt_reqs);
 	eng->preempting = false;
 	eng->preempt_done++;
 	eng->preemptions++;
 	list_for_each_entry(job, &eng->ring_jobs, link) {
 		/* the others were dropped unfetched: their state stands */
-		if (pf && job->hwid == pf)
+		if (pf && job->hwid == pf) {
 			job->resume = true;
+			copro_job_charge(eng, job,
+					 copro_rd64(eng->cdev, COPRO_REG_GPU_TIME));
+		}
 	}
-	copro_ring_rebuild(eng);
+	/* stopped (system sleep): the jobs wait, written again at resume */
+	if (!eng->stopped)
+		copro_ring_rebuild(eng);
 	wake_up_all(&eng->wq);
 }
 
@@ -764,6 +829,7 @@ void copro_engine_irq(struct copro_engine *eng, u32 causes)
 	if (!eng->sched_ready)
 		return;
 	/* lockdep: nothing here may allocate or wait on a fence */
+	trace_copro_irq(eng->id, causes);
 	cookie = dma_fence_begin_signalling();
 	spin_lock_irqsave(&eng->lock, flags);
 	if (causes & COPRO_INT_DMA_DONE)
@@ -812,7 +878,6 @@ int copro_render_init(struct copro_device *cdev)
 	ida_init(&cdev->ctx_ids);
 	mutex_init(&cdev->procs_lock);
 	INIT_LIST_HEAD(&cdev->procs);
-	init_waitqueue_head(&cdev->pool_wq);
 	init_waitqueue_head(&cdev->jobs_wq);
 	INIT_WORK(&cdev->recovery_work, copro_recovery_work);
 	/*
@@ -832,6 +897,8 @@ int copro_render_init(struct copro_device *cdev)
 	ret = copro_gart_init(cdev);
 	if (ret)
 		return ret;
+	copro_limits_init(cdev, COPRO_POOL_SIZE - COPRO_MAX_ENGINES *
+			  COPRO_RING_ENTRIES * COPRO_DESC_SIZE);
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 
@@ -932,6 +999,7 @@ static void copro_render_release(struct drm_device *drm, void *data)
 	}
 	copro_gart_fini(cdev);
 	copro_pool_fini(cdev);
+	copro_limits_fini(cdev);
 	ida_destroy(&cdev->ctx_ids);
 }
 
@@ -987,6 +1055,66 @@ void copro_render_reset_done(struct copro_device *cdev)
 	up_write(&cdev->reset_sem);
 }
 
+/*
+ * System sleep: no job runs while the device sleeps. drm_sched stops
+ * handing jobs over, the running job is preempted (its state goes to its
+ * save area in VRAM, which the device keeps) and the engine stays idle.
+ * copro_render_resume programs the rings again and writes every
+ * unfinished job, the preempted one resuming from its save record. An
+ * engine that cannot preempt is given preempt_timeout_ms to finish its
+ * ring; a job still running then starts again at resume.
+ */
+void copro_render_suspend(struct copro_device *cdev)
+{
+	unsigned int e;
+
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+		bool busy;
+		u64 seq;
+
+		if (!eng->sched_ready)
+			continue;
+		drm_sched_wqueue_stop(&eng->sched);
+		spin_lock_irqsave(&eng->lock, flags);
+		eng->stopped = true;
+		seq = eng->preempt_done;
+		busy = !list_empty(&eng->ring_jobs);
+		if (busy && cdev->preempt_caps != COPRO_PREEMPT_NONE)
+			copro_request_preempt(eng);
+		spin_unlock_irqrestore(&eng->lock, flags);
+		if (busy && cdev->preempt_caps != COPRO_PREEMPT_NONE)
+			wait_event_timeout(eng->wq,
+					   READ_ONCE(eng->preempt_done) != seq,
+					   msecs_to_jiffies(preempt_timeout_ms));
+		else if (busy)
+			wait_event_timeout(eng->wq,
+					   list_empty_careful(&eng->ring_jobs),
+					   msecs_to_jiffies(preempt_timeout_ms));
+		eng->suspends++;
+	}
+}
+
+void copro_render_resume(struct copro_device *cdev)
+{
+	unsigned int e;
+
+	for (e = 0; e < cdev->num_engines; e++) {
+		struct copro_engine *eng = &cdev->engines[e];
+		unsigned long flags;
+
+		if (!eng->sched_ready)
+			continue;
+		spin_lock_irqsave(&eng->lock, flags);
+		eng->stopped = false;
+		copro_engine_restart(eng);
+		spin_unlock_irqrestore(&eng->lock, flags);
+		wake_up_all(&eng->wq);
+		drm_sched_wqueue_start(&eng->sched);
+	}
+}
+
 void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 {
 	unsigned int e;
@@ -997,6 +1125,7 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 	/* what the jobs and the GTT buffers hold: 0 once they are gone */
 	seq_printf(m, "pool_used_bytes: %llu\ngart_used_pages: %llu\n",
 		   READ_ONCE(cdev->pool.used), copro_gart_used(cdev));
+	copro_limits_show(cdev, m);
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct copro_engine *eng = &cdev->engines[e];
 		unsigned long flags;
@@ -1015,9 +1144,9 @@ void copro_engines_show(struct copro_device *cdev, struct seq_file *m)
 			   e, eng->preempt_reqs, eng->preemptions,
 			   eng->preempt_resumes, eng->tdr_preempts,
 			   eng->slices);
-		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu wait_bans %llu cancels %llu\n",
+		seq_printf(m, "engine%u: resets %llu faults %llu banned %llu wait_bans %llu cancels %llu suspends %llu\n",
 			   e, eng->engine_resets, eng->faults, eng->banned,
-			   eng->wait_bans, eng->cancels);
+			   eng->wait_bans, eng->cancels, eng->suspends);
 		seq_printf(m, "engine%u: ring head %u tail %u (driver %u) state %u completed %llu current %llu next %llu submissions %llu packets %llu\n",
 			   e, eng_rd32(eng, COPRO_ENG_RING_HEAD),
 			   eng_rd32(eng, COPRO_ENG_RING_TAIL), eng->tail,

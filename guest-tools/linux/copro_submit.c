@@ -29,6 +29,7 @@
 #include "copro/copro_cmd.h"
 #include "uapi/copro_drm.h"
 #include "copro_render.h"
+#include "copro_trace.h"
 
 struct copro_check {
 	u32 *cmd;
@@ -166,18 +167,20 @@ void copro_job_free(struct copro_job *job)
 	unsigned long flags;
 	unsigned int i;
 
-	for (i = 0; i < job->bo_count; i++) {
+	for (i = 0; i < job->bo_pinned; i++)
 		if (!copro_is_gtt(job->bos[i]))
 			copro_bo_unpin(drm_gem_vram_of_gem(job->bos[i]));
+	copro_pins_uncharge(job);
+	for (i = 0; i < job->bo_count; i++)
 		drm_gem_object_put(job->bos[i]);
-	}
 	kvfree(job->bos);
 	if (drm_mm_node_allocated(&job->mem)) {
-		atomic64_sub(job->mem.size, &job->cfile->pool_bytes);
+		u64 size = job->mem.size;
+
 		copro_pool_free(job->cdev, &job->mem);
-		atomic_inc(&job->cdev->pool_frees);
-		wake_up_all(&job->cdev->pool_wq);
+		copro_uncharge(job->proc, COPRO_RES_POOL, size);
 	}
+	copro_proc_put(job->proc);
 	if (job->hw)
 		dma_fence_put(job->hw);
 	kfree(job->hw_mem);
@@ -192,7 +195,10 @@ void copro_job_free(struct copro_job *job)
 
 /*
  * Look the buffers up, pin the VRAM ones in VRAM; fill the check's
- * tables: each buffer's GPU address, size and flags.
+ * tables: each buffer's GPU address, size and flags. The VRAM buffers are
+ * charged to the submitting process before they are pinned, so that the
+ * queued jobs of one process never pin more than its share of VRAM
+ * (copro_limits.c).
  */
 static int copro_job_bos(struct copro_job *job, struct drm_file *file,
 			 const struct drm_copro_submit *a, u64 *gpu, u64 *size,
@@ -216,9 +222,7 @@ static int copro_job_bos(struct copro_job *job, struct drm_file *file,
 		goto out;
 	}
 	for (i = 0; i < a->bo_count; i++) {
-		struct drm_gem_vram_object *gbo;
 		struct drm_gem_object *obj;
-		s64 off;
 
 		if (refs[i].flags & ~COPRO_BO_WRITE) {
 			ret = -EINVAL;
@@ -235,27 +239,35 @@ static int copro_job_bos(struct copro_job *job, struct drm_file *file,
 			ret = -ENOENT;
 			goto out;
 		}
-		if (copro_is_gtt(obj)) {
-			/* mapped in the aperture for its whole life */
-			job->bos[job->bo_count++] = obj;
-			gpu[i] = copro_gtt_gpu(obj);
-		} else {
-			gbo = drm_gem_vram_of_gem(obj);
-			ret = copro_bo_pin_vram(gbo, false);
-			if (ret) {
-				drm_gem_object_put(obj);
-				goto out;
-			}
-			job->bos[job->bo_count++] = obj;
-			off = drm_gem_vram_offset(gbo);
-			if (off < 0) {
-				ret = off;
-				goto out;
-			}
-			gpu[i] = off;
-		}
+		job->bos[job->bo_count++] = obj;
 		size[i] = obj->size;
 		flags[i] = refs[i].flags;
+	}
+	ret = copro_pins_charge(job);
+	if (ret)
+		goto out;
+	for (i = 0; i < job->bo_count; i++) {
+		struct drm_gem_object *obj = job->bos[i];
+		struct drm_gem_vram_object *gbo;
+		s64 off;
+
+		if (copro_is_gtt(obj)) {
+			/* mapped in the aperture for its whole life */
+			job->bo_pinned++;
+			gpu[i] = copro_gtt_gpu(obj);
+			continue;
+		}
+		gbo = drm_gem_vram_of_gem(obj);
+		ret = copro_bo_pin_vram(gbo, false);
+		if (ret)
+			goto out;
+		job->bo_pinned++;
+		off = drm_gem_vram_offset(gbo);
+		if (off < 0) {
+			ret = off;
+			goto out;
+		}
+		gpu[i] = off;
 	}
 out:
 	kvfree(refs);
@@ -352,27 +364,31 @@ static struct copro_ctx *copro_ctx_lookup(struct copro_file *cfile, u32 h)
 }
 
 /*
- * Take @size bytes of the kernel pool for @job. A file may hold at most
- * COPRO_FILE_POOL_MAX of it (so no process starves the others); past
- * that, or when the pool is full, the submit sleeps until jobs retire
- * (back-pressure, as a full ring would give), or a signal interrupts it.
+ * Take @size bytes of the kernel pool for @job, charged to the submitting
+ * process: within its bound (proc_pool_kib) and leaving the reserve to
+ * processes with no job queued (copro_limits.c). Past that, or when the
+ * pool is fragmented, the submit sleeps until jobs retire (back-pressure,
+ * as a full ring would give), or a signal interrupts it.
  */
 static int copro_pool_charge(struct copro_job *job, u64 size)
 {
 	struct copro_device *cdev = job->cdev;
-	atomic64_t *held = &job->cfile->pool_bytes;
+	struct copro_limits *l = &cdev->limits;
 
 	for (;;) {
-		unsigned int gen = atomic_read(&cdev->pool_frees);
+		unsigned int gen;
 		int ret;
 
-		if (atomic64_add_return(size, held) <= COPRO_FILE_POOL_MAX) {
-			if (!copro_pool_alloc(cdev, &job->mem, size))
-				return 0;
-		}
-		atomic64_sub(size, held);
-		ret = wait_event_interruptible(cdev->pool_wq,
-					       atomic_read(&cdev->pool_frees) != gen);
+		ret = copro_charge_wait(job->proc, COPRO_RES_POOL, size);
+		if (ret)
+			return ret;
+		gen = atomic_read(&l->releases);
+		if (!copro_pool_alloc(cdev, &job->mem, size))
+			return 0;
+		/* fragmented: wait for a release other than this one */
+		copro_uncharge(job->proc, COPRO_RES_POOL, size);
+		ret = wait_event_interruptible(l->wq,
+					       atomic_read(&l->releases) != gen + 1);
 		if (ret)
 			return ret;
 	}
@@ -383,7 +399,10 @@ static int copro_job_stream(struct copro_job *job,
 			    struct drm_copro_submit *a, struct copro_check *c)
 {
 	struct copro_device *cdev = job->cdev;
-	u32 stream = ALIGN(a->cmds_size, 64);
+	/* the stream, then a TIMESTAMP of its end (below), 64-aligned */
+	u32 stream = ALIGN(a->cmds_size + COPRO_LEN_TIMESTAMP * 4, 64);
+	u64 end_gpu;
+	u32 ts[COPRO_LEN_TIMESTAMP];
 	int ret, idx;
 
 	c->cmd = kvmalloc(a->cmds_size, GFP_KERNEL);
@@ -398,24 +417,37 @@ static int copro_job_stream(struct copro_job *job,
 	a->bad_offset = c->bad;
 	if (ret)
 		goto out;
-	ret = copro_pool_charge(job, stream + COPRO_SAVE_AREA);
+	ret = copro_pool_charge(job, stream + COPRO_SAVE_AREA + COPRO_END_AREA);
 	if (ret)
 		goto out;
+	job->dma_gpu = cdev->pool.gpu + job->mem.start;
+	job->save_gpu = job->dma_gpu + stream;
+	job->end_off = job->mem.start + stream + COPRO_SAVE_AREA;
+	/*
+	 * The job's last packet writes the device time at which it ended
+	 * into the kernel's own memory: jobs that retire in one interrupt
+	 * are each charged their own run time (review defect 7), not the
+	 * first one all of it.
+	 */
+	end_gpu = cdev->pool.gpu + job->end_off;
+	ts[0] = COPRO_PKT_HDR(COPRO_OP_TIMESTAMP, 0, COPRO_LEN_TIMESTAMP);
+	ts[1] = lower_32_bits(end_gpu);
+	ts[2] = upper_32_bits(end_gpu);
 	/* VRAM writes are lost while a reset has the BARs off */
 	down_read(&cdev->reset_sem);
 	if (drm_dev_enter(&cdev->drm, &idx)) {
 		iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
 				    a->cmds_size);
+		iosys_map_memcpy_to(&cdev->pool.map,
+				    job->mem.start + a->cmds_size, ts,
+				    sizeof(ts));
+		iosys_map_wr(&cdev->pool.map, job->end_off, u64, 0);
 		drm_dev_exit(idx);
 	} else {
 		ret = -ENODEV;	/* unplugged while it slept */
 	}
 	up_read(&cdev->reset_sem);
-	if (ret)
-		goto out;
-	job->dma_gpu = cdev->pool.gpu + job->mem.start;
-	job->dma_len = a->cmds_size;
-	job->save_gpu = job->dma_gpu + stream;
+	job->dma_len = a->cmds_size + sizeof(ts);
 out:
 	kvfree(c->cmd);
 	return ret;
@@ -468,8 +500,18 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	}
 	job->cdev = cdev;
 	atomic_inc(&cdev->jobs);	/* copro_job_free from here on */
-	job->cfile = cfile;
+	/* the job's own reference: the submit keeps the lookup's to the end */
+	kref_get(&ctx->ref);
 	job->ctx = ctx;
+	/*
+	 * Everything the job holds (pool memory, VRAM pins, its ring slot) is
+	 * charged to the process that submits it, whoever opened the file.
+	 */
+	job->proc = copro_proc_get(cdev);
+	if (!job->proc) {
+		ret = -ENOMEM;
+		goto err;
+	}
 	job->engine = a->engine;
 	job->prio = ctx->prio;
 	INIT_LIST_HEAD(&job->link);
@@ -551,14 +593,19 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	}
 	drm_sched_job_arm(&job->base);
 	fence = dma_fence_get(&job->base.s_fence->finished);
+	trace_copro_submit(ctx->id, job->engine, fence->context, fence->seqno,
+			   job->dma_len);
 	for (i = 0; i < job->bo_count; i++)
 		dma_resv_add_fence(job->bos[i]->resv, fence,
 				   c.flags[i] & COPRO_BO_WRITE ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
-	/* the job may retire and be freed from here on */
+	/*
+	 * Unlock before the push: the job, its buffer array and its
+	 * references may retire and be freed as soon as it is pushed.
+	 */
+	drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&ctx->submit_lock);
-	drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
 
 	for (i = 0; i < a->out_sync_count; i++) {
 		if (out[i].chain) {
@@ -583,6 +630,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	dma_fence_put(fence);
 	copro_syncs_out_free(out, a->out_sync_count);
 	kvfree(tables);
+	copro_ctx_put(ctx);
 	return ret;
 
 err:
@@ -594,5 +642,6 @@ err:
 		drm_sched_job_cleanup(&job->base);
 	copro_job_free(job);
 	kvfree(tables);
+	copro_ctx_put(ctx);
 	return ret;
 }

@@ -59,6 +59,23 @@ void copro_bo_unpin(struct drm_gem_vram_object *gbo)
 	ttm_bo_unreserve(bo);
 }
 
+/*
+ * For fdinfo's drm-resident-vram, under the file's table spinlock: a
+ * buffer whose reservation is held (being moved or validated) counts as
+ * resident rather than waiting for it.
+ */
+bool copro_bo_in_vram(struct drm_gem_object *obj)
+{
+	struct ttm_buffer_object *bo = &drm_gem_vram_of_gem(obj)->bo;
+	bool in;
+
+	if (!dma_resv_trylock(obj->resv))
+		return true;
+	in = bo->resource && bo->resource->mem_type == TTM_PL_VRAM;
+	dma_resv_unlock(obj->resv);
+	return in;
+}
+
 int copro_kbo_create(struct copro_device *cdev, size_t size,
 		     struct drm_gem_vram_object **out, struct iosys_map *map,
 		     u64 *gpu)

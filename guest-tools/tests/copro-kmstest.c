@@ -650,8 +650,9 @@ static uint32_t prop_id(struct kms *k, uint32_t obj, uint32_t type,
 	return id;
 }
 
-/* CRC of a mode-sized frame: @b at (@px, @py) over a black background */
-static uint32_t placed_crc(struct kms *k, const struct buf *b, int px, int py)
+/* CRC of a mode-sized frame: @b at (@px, @py) over background @bg */
+static uint32_t placed_crc_bg(struct kms *k, const struct buf *b, int px,
+			      int py, uint32_t bg)
 {
 	uint32_t w = k->mode.hdisplay, h = k->mode.vdisplay;
 	uint8_t *row = malloc(w * 3);
@@ -660,7 +661,7 @@ static uint32_t placed_crc(struct kms *k, const struct buf *b, int px, int py)
 	for (y = 0; y < h; y++) {
 		for (x = 0; x < w; x++) {
 			int bx = (int)x - px, by = (int)y - py;
-			uint32_t p = 0;
+			uint32_t p = bg;
 
 			if (b && bx >= 0 && by >= 0 && bx < (int)b->w &&
 			    by < (int)b->h)
@@ -674,6 +675,11 @@ static uint32_t placed_crc(struct kms *k, const struct buf *b, int px, int py)
 	}
 	free(row);
 	return crc;
+}
+
+static uint32_t placed_crc(struct kms *k, const struct buf *b, int px, int py)
+{
+	return placed_crc_bg(k, b, px, py, 0);
 }
 
 static uint32_t find_plane(struct kms *k, uint64_t type)
@@ -787,6 +793,42 @@ static void test_big_cursor(struct kms *k, struct buf *bufs,
 }
 
 /*
+ * The CRTC's BACKGROUND_COLOR (7.x; 6.12 has no such property and shows
+ * black) around @small, positioned at (100, 50): the device's
+ * DISP_BACKGROUND and the pipe CRC follow it.
+ */
+static void test_background(struct kms *k, const struct buf *small)
+{
+	uint32_t bgp = prop_id(k, k->crtc, DRM_MODE_OBJECT_CRTC,
+			       "BACKGROUND_COLOR");
+	/* DRM_ARGB64: 16 bits per component, alpha at 48 */
+	uint64_t argb = 0xffffull << 48 | 0x2020ull << 32 | 0x4040ull << 16 |
+			0x8080;
+	drmModeAtomicReq *req;
+	int err;
+
+	if (!bgp) {
+		printf("# no BACKGROUND_COLOR property on this kernel: black\n");
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		req = drmModeAtomicAlloc();
+		drmModeAtomicAddProperty(req, k->crtc, bgp,
+					 i ? 0xffffull << 48 : argb);
+		err = drmModeAtomicCommit(k->fd, req, 0, NULL) ? -errno : 0;
+		drmModeAtomicFree(req);
+		check(!err, "BACKGROUND_COLOR %s (%s)", i ? "black" : "#204080",
+		      strerror(-err));
+		check(debugfs_value("copro_regs", "DISP_BACKGROUND") ==
+		      (i ? 0 : 0x204080u), "DISP_BACKGROUND %s",
+		      i ? "black again" : "0x204080");
+		pipe_crcs(placed_crc_bg(k, small, 100, 50, i ? 0 : 0x204080),
+			  2, i ? "the primary over black" :
+			  "the primary over the background colour");
+	}
+}
+
+/*
  * Issue 31: the CRTC on with its primary plane off (the background), a
  * primary smaller than the mode and positioned, damage clips on the
  * primary, asynchronous page flips. The pipe CRCs check what is shown.
@@ -817,6 +859,7 @@ static void test_planes(struct kms *k, struct buf *bufs)
 	err = commit_primary(k, primary, small.fb, 100, 50, 320, 240, 0);
 	check(!err, "a 320x240 primary plane at (100, 50) (%s)", strerror(-err));
 	pipe_crcs(placed_crc(k, &small, 100, 50), 3, "positioned primary");
+	test_background(k, &small);
 	err = commit_primary(k, primary, small.fb, -40, k->mode.vdisplay - 100,
 			     320, 240, 0);
 	check(!err, "a primary plane partly off screen (%s)", strerror(-err));

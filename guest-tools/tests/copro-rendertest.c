@@ -16,6 +16,9 @@
  *                              job; both outputs equal uninterrupted runs
  *   copro-rendertest starve    a process with 80 long jobs queued through
  *                              two files does not starve another's job
+ *   copro-rendertest limits W  a hostile process takes all it can of one
+ *                              shared pool (W: pool, clone, contexts, gart,
+ *                              vram); another's job still runs
  *   copro-rendertest kms       a page flip waits for the rendering into its
  *                              framebuffer (dma_resv implicit sync)
  *   copro-rendertest hang      (x-fault-injection=on) a long healthy job
@@ -131,6 +134,8 @@ int main(int argc, char **argv)
 		return t_hang();
 	if (!strcmp(what, "kms"))
 		return t_kms();
+	if (!strcmp(what, "limits"))
+		return t_limits(argc > 2 ? argv[2] : "pool");
 	if (!strcmp(what, "ctxrace"))
 		return t_ctxrace();
 	if (!strcmp(what, "gartreset"))
@@ -140,7 +145,7 @@ int main(int argc, char **argv)
 			      atoi(argv[4]), strtoul(argv[5], NULL, 0));
 	if (!strcmp(what, "render-until-gone"))
 		return t_until_gone();
-	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|ctxrace|gartreset|fuzz SEED PROCS THREADS OPS|render-until-gone\n");
+	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|limits W|ctxrace|gartreset|fuzz SEED PROCS THREADS OPS|render-until-gone\n");
 	return 2;
 }
 

@@ -29,6 +29,7 @@ int t_kms(void);
 int t_preempt(void);
 int t_hang(void);
 int t_starve(void);
+int t_limits(const char *what);
 int t_ctxrace(void);
 int t_gartreset(void);
 int t_fuzz(unsigned int seed, int procs, int threads, unsigned int ops);

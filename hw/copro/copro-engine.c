@@ -18,6 +18,12 @@
  * engine reschedules its bottom half, so a buffer that never ends cannot
  * stall QEMU or the guest.
  *
+ * The packets themselves are copro-packet.c's: the loop reaches them only
+ * through its table of per-opcode operations (cost, step, checks).
+ * Quiet-period batching, which runs steps ahead of their time while
+ * nothing can look, is copro-batch.c's; its migration is
+ * copro-engine-state.c's.
+ *
  * Copyright (c) 2026 The copro authors
  */
 
@@ -30,46 +36,8 @@
 #include "system/cpu-timers.h"
 #include "system/cpus.h"
 #include "system/runstate.h"
-#include "migration/vmstate.h"
-#include "copro.h"
+#include "copro-engine-internal.h"
 #include "trace.h"
-
-#define COPRO_CHUNK_BYTES   (64 * KiB)      /* COPY/FILL/RECT step size */
-#define COPRO_WAIT_POLL_NS  (20 * SCALE_US) /* WAIT re-check period */
-/*
- * quiet-period batching: steps run ahead per pass; how far a WAIT's next
- * re-check may be skipped (a write from outside virtual time, such as
- * another device's DMA completed by the main loop, is seen that late)
- */
-#define COPRO_BATCH_STEPS   4096
-#define COPRO_BATCH_SKIP_NS (1 * SCALE_MS)
-
-static const char *const copro_op_names[] = {
-    [COPRO_OP_NOP] = "NOP",
-    [COPRO_OP_TIMESTAMP] = "TIMESTAMP",
-    [COPRO_OP_INTERRUPT] = "INTERRUPT",
-    [COPRO_OP_FENCE] = "FENCE",
-    [COPRO_OP_WAIT] = "WAIT",
-    [COPRO_OP_COPY] = "COPY",
-    [COPRO_OP_FILL] = "FILL",
-    [COPRO_OP_SET_TARGET] = "SET_TARGET",
-    [COPRO_OP_RECT] = "RECT",
-    [COPRO_OP_WORK] = "WORK",
-    [COPRO_OP_COPY_PTE] = "COPY_PTE",
-    [COPRO_OP_SCENE_BEGIN] = "SCENE_BEGIN",
-    [COPRO_OP_BIN_RECT] = "BIN_RECT",
-    [COPRO_OP_BIN_BLIT] = "BIN_BLIT",
-    [COPRO_OP_SCENE_END] = "SCENE_END",
-    [COPRO_OP_TILE_RENDER] = "TILE_RENDER",
-};
-
-const char *copro_op_name(uint32_t op)
-{
-    if (op < ARRAY_SIZE(copro_op_names) && copro_op_names[op]) {
-        return copro_op_names[op];
-    }
-    return "?";
-}
 
 const char *copro_engine_state_name(uint32_t state)
 {
@@ -97,11 +65,6 @@ uint32_t copro_engine_state(CoproEngine *e)
     return e->state;
 }
 
-static bool copro_modelled(CoproEngine *e)
-{
-    return e->dev->timing == COPRO_TIMING_MODELLED;
-}
-
 /* ns needed to move @bytes at @rate bytes (or pixels) per second */
 uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate)
 {
@@ -117,11 +80,6 @@ uint64_t copro_cost(CoproEngine *e, uint64_t units, uint64_t rate)
     mulu64(&lo, &hi, units, NANOSECONDS_PER_SECOND);
     divu128(&lo, &hi, rate);
     return hi ? UINT64_MAX : lo;
-}
-
-static uint64_t copro_packet_cost(CoproEngine *e)
-{
-    return copro_modelled(e) ? e->dev->packet_ns : 0;
 }
 
 /*
@@ -239,36 +197,6 @@ bool copro_mem_access(CoproEngine *e, bool physical, uint64_t addr,
     return false;
 }
 
-static bool copro_mem_read(CoproEngine *e, uint64_t addr, void *buf,
-                           uint64_t len)
-{
-    return copro_mem_access(e, false, addr, buf, len, false);
-}
-
-static bool copro_mem_write(CoproEngine *e, uint64_t addr, const void *buf,
-                            uint64_t len)
-{
-    return copro_mem_access(e, false, addr, (void *)buf, len, true);
-}
-
-static bool copro_mem_write64(CoproEngine *e, uint64_t addr, uint64_t val)
-{
-    uint64_t le = cpu_to_le64(val);
-
-    return copro_mem_write(e, addr, &le, sizeof(le));
-}
-
-static bool copro_mem_read64(CoproEngine *e, uint64_t addr, uint64_t *val)
-{
-    uint64_t le;
-
-    if (!copro_mem_read(e, addr, &le, sizeof(le))) {
-        return false;
-    }
-    *val = le64_to_cpu(le);
-    return true;
-}
-
 /*
  * Statistics
  */
@@ -304,421 +232,6 @@ void copro_account(CoproEngine *e, uint64_t ns)
     if (copro_hws_owns(e)) {
         copro_hws_account(e, ns);
     }
-}
-
-/*
- * Packets
- */
-
-static uint64_t dw64(const CoproPacket *p, unsigned i)
-{
-    return p->dw[i] | ((uint64_t)p->dw[i + 1] << 32);
-}
-
-/* Plan the next step of the current packet: returns its cost in ns. */
-static uint64_t copro_step_cost(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    CoproState *s = e->dev;
-    uint64_t first = p->progress == 0 ? copro_packet_cost(e) : 0;
-    uint64_t left;
-
-    switch (COPRO_PKT_OP(p->hdr)) {
-    case COPRO_OP_COPY:
-        left = dw64(p, 4) - p->progress;
-        return first + copro_cost(e, MIN(left, COPRO_CHUNK_BYTES),
-                                  s->copy_bw);
-    case COPRO_OP_FILL:
-        left = dw64(p, 2) - p->progress;
-        return first + copro_cost(e, MIN(left, COPRO_CHUNK_BYTES),
-                                  s->fill_bw);
-    case COPRO_OP_COPY_PTE:
-        left = (uint64_t)p->dw[4] * 8 - p->progress;
-        return first + copro_cost(e, MIN(left, COPRO_CHUNK_BYTES),
-                                  s->copy_bw);
-    case COPRO_OP_RECT:
-        return first + copro_cost(e, (uint64_t)e->rect_rows_step *
-                                  e->rect_w, s->pixel_rate);
-    case COPRO_OP_WORK:
-        left = dw64(p, 0) - p->progress;
-        return first + (copro_modelled(e) ? MIN(left, s->arbitration_ns)
-                                          : 0);
-    case COPRO_OP_WAIT:
-        /* only the first check is charged; waiting is not busy time */
-        return p->progress == 0 ? first : 0;
-    case COPRO_OP_SCENE_BEGIN ... COPRO_OP_TILE_RENDER:
-        return first + copro_tiler_step_cost(e);
-    default:
-        return first;
-    }
-}
-
-/*
- * Copy the next chunk of the current packet's [src, src + size) to dst
- * (forward, through the engine's bounce buffer). Returns the bytes moved,
- * or -1 after a fault.
- */
-static int64_t copro_copy_chunk(CoproEngine *e, uint64_t dst, uint64_t src,
-                                uint64_t size)
-{
-    CoproPacket *p = &e->cur;
-    uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
-
-    if (n && (!copro_mem_read(e, copro_gpu_addr_add(src, p->progress),
-                              e->bounce, n) ||
-              !copro_mem_write(e, copro_gpu_addr_add(dst, p->progress),
-                               e->bounce, n))) {
-        return -1;
-    }
-    p->progress += n;
-    e->tiler.stat_mem_read += n;
-    e->tiler.stat_mem_write += n;
-    return n;
-}
-
-static StepResult copro_exec_copy(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    uint64_t size = dw64(p, 4);
-    int64_t n = copro_copy_chunk(e, dw64(p, 0), dw64(p, 2), size);
-
-    if (n < 0) {
-        return STEP_FAULT;
-    }
-    e->stat_bytes += n;
-    return p->progress < size ? STEP_MORE : STEP_DONE;
-}
-
-/*
- * COPY_PTE: copy page-table entries in 64 KiB chunks; every chunk drops
- * all cached translations of the device, so later accesses of any engine
- * see the new entries.
- */
-static StepResult copro_exec_copy_pte(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    uint64_t size = (uint64_t)p->dw[4] * 8;
-    int64_t n = copro_copy_chunk(e, dw64(p, 0), dw64(p, 2), size);
-
-    if (n < 0) {
-        return STEP_FAULT;
-    }
-    if (n) {
-        copro_mmu_flush(e->dev);
-    }
-    return p->progress < size ? STEP_MORE : STEP_DONE;
-}
-
-static StepResult copro_exec_fill(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    uint64_t dst = dw64(p, 0), size = dw64(p, 2);
-    uint32_t pattern = cpu_to_le32(p->dw[4]);
-    uint64_t n = MIN(size - p->progress, COPRO_CHUNK_BYTES);
-
-    if (n) {
-        for (uint64_t i = 0; i < n; i += 4) {
-            memcpy(e->bounce + i, &pattern, 4);
-        }
-        if (!copro_mem_write(e, copro_gpu_addr_add(dst, p->progress),
-                             e->bounce, n)) {
-            return STEP_FAULT;
-        }
-    }
-    p->progress += n;
-    e->stat_bytes += n;
-    e->tiler.stat_mem_write += n;
-    return p->progress < size ? STEP_MORE : STEP_DONE;
-}
-
-/* A bound (or unbound: format 0) surface the engine can draw into. */
-bool copro_target_ok(const CoproTarget *t)
-{
-    uint32_t bpp = copro_fmt_bpp(t->format);
-
-    if (!t->format) {
-        return true;
-    }
-    return bpp && t->width <= COPRO_TARGET_MAX_DIM &&
-           t->height <= COPRO_TARGET_MAX_DIM &&
-           (uint64_t)t->width * bpp <= t->pitch;
-}
-
-static bool copro_check_set_target(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    CoproTarget t = {
-        .pitch = p->dw[2], .width = p->dw[3], .height = p->dw[4],
-        .format = p->dw[5],
-    };
-
-    /* binding needs a real format: format 0 is only "unbound" state */
-    return COPRO_PKT_FLAGS(p->hdr) < COPRO_TARGET_SLOTS &&
-           copro_fmt_bpp(t.format) && copro_target_ok(&t);
-}
-
-
-/* Clip the RECT to its target; sets rect_* and returns false if invalid. */
-bool copro_prepare_rect(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    uint32_t slot = COPRO_PKT_FLAGS(p->hdr);
-    uint32_t x = p->dw[0], y = p->dw[1], w = p->dw[2], h = p->dw[3];
-    CoproTarget *t;
-    uint32_t bytes_per_row;
-
-    if (slot >= COPRO_TARGET_SLOTS || !e->targets[slot].format) {
-        return false;
-    }
-    t = &e->targets[slot];
-    x = MIN(x, t->width);
-    y = MIN(y, t->height);
-    e->rect_x = x;
-    e->rect_y = y;
-    e->rect_w = MIN(w, t->width - x);
-    e->rect_h = MIN(h, t->height - y);
-    bytes_per_row = MAX(e->rect_w * copro_fmt_bpp(t->format), 1);
-    e->rect_rows_step = MAX(COPRO_CHUNK_BYTES / bytes_per_row, 1);
-    e->rect_rows_step = MIN(e->rect_rows_step, e->rect_h - p->progress);
-    return true;
-}
-
-static StepResult copro_exec_rect(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    CoproTarget *t = &e->targets[COPRO_PKT_FLAGS(p->hdr)];
-    uint32_t bpp = copro_fmt_bpp(t->format);
-    uint32_t colour = cpu_to_le32(p->dw[4]);
-    uint64_t row_bytes = (uint64_t)e->rect_w * bpp;
-    uint8_t *row = e->bounce;   /* a row is at most 16384 * 4 bytes */
-
-    QEMU_BUILD_BUG_ON(COPRO_TARGET_MAX_DIM * 4 > COPRO_CHUNK_BYTES);
-    if (row_bytes) {
-        for (uint64_t i = 0; i < row_bytes; i += bpp) {
-            memcpy(row + i, &colour, bpp);
-        }
-        for (uint32_t r = 0; r < e->rect_rows_step; r++) {
-            uint64_t y = e->rect_y + p->progress + r;
-            uint64_t addr = t->addr + y * t->pitch +
-                            (uint64_t)e->rect_x * bpp;
-
-            if (addr < t->addr) {
-                /* beyond 2^64: must fault, not wrap around into VRAM */
-                addr = UINT64_MAX;
-            }
-            if (!copro_mem_write(e, addr, row, row_bytes)) {
-                return STEP_FAULT;
-            }
-            e->stat_bytes += row_bytes;
-            e->tiler.stat_mem_write += row_bytes;
-        }
-    }
-    p->progress += e->rect_rows_step;
-    if (p->progress < e->rect_h) {
-        e->rect_rows_step = MIN(e->rect_rows_step, e->rect_h - p->progress);
-        return STEP_MORE;
-    }
-    return STEP_DONE;
-}
-
-/* Called when the engine clock reaches the end of the step. */
-static StepResult copro_exec_step(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    CoproState *s = e->dev;
-    uint64_t v;
-    CoproTarget *t;
-
-    trace_copro_packet_exec(e->index, copro_op_name(COPRO_PKT_OP(p->hdr)),
-                            p->offset, p->progress);
-    switch (COPRO_PKT_OP(p->hdr)) {
-    case COPRO_OP_NOP:
-        return STEP_DONE;
-    case COPRO_OP_TIMESTAMP:
-        return copro_mem_write64(e, dw64(p, 0), e->cursor) ? STEP_DONE
-                                                           : STEP_FAULT;
-    case COPRO_OP_INTERRUPT:
-        e->user_data = p->dw[0];
-        copro_raise_irq(s, COPRO_INT_ENG(e->index, COPRO_INT_USER));
-        return STEP_DONE;
-    case COPRO_OP_FENCE:
-        if (!copro_mem_write64(e, dw64(p, 0), dw64(p, 2))) {
-            return STEP_FAULT;
-        }
-        if (COPRO_PKT_FLAGS(p->hdr) & COPRO_FENCE_IRQ) {
-            copro_raise_irq(s, COPRO_INT_ENG(e->index, COPRO_INT_FENCE));
-        }
-        copro_engines_fence_written(s);
-        return STEP_DONE;
-    case COPRO_OP_WAIT:
-        if (!copro_mem_read64(e, dw64(p, 0), &v)) {
-            return STEP_FAULT;
-        }
-        p->progress = 1;
-        return v >= dw64(p, 2) ? STEP_DONE : STEP_BLOCKED;
-    case COPRO_OP_COPY:
-        return copro_exec_copy(e);
-    case COPRO_OP_FILL:
-        return copro_exec_fill(e);
-    case COPRO_OP_COPY_PTE:
-        return copro_exec_copy_pte(e);
-    case COPRO_OP_SET_TARGET:
-        t = &e->targets[COPRO_PKT_FLAGS(p->hdr)];
-        t->addr = dw64(p, 0);
-        t->pitch = p->dw[2];
-        t->width = p->dw[3];
-        t->height = p->dw[4];
-        t->format = p->dw[5];
-        return STEP_DONE;
-    case COPRO_OP_RECT:
-        return copro_exec_rect(e);
-    case COPRO_OP_WORK:
-        v = dw64(p, 0) - p->progress;
-        p->progress += copro_modelled(e) ? MIN(v, s->arbitration_ns) : v;
-        return p->progress < dw64(p, 0) ? STEP_MORE : STEP_DONE;
-    case COPRO_OP_SCENE_BEGIN ... COPRO_OP_TILE_RENDER:
-        return copro_tiler_exec(e);
-    default:
-        g_assert_not_reached();
-    }
-}
-
-/*
- * The checks of the current packet that need no memory, as the fault kind
- * it earns (0: it can execute). Made when it is fetched, and again
- * wherever packet state comes from elsewhere (a RESUME save record, a
- * migration stream), since the execution steps dispatch on the opcode,
- * index targets and size the bounce buffer by these fields. RECT is
- * clipped here.
- */
-static uint32_t copro_packet_header_check(CoproEngine *e, uint32_t hdr)
-{
-    uint32_t op = COPRO_PKT_OP(hdr), len = COPRO_PKT_LEN(hdr);
-
-    if (op >= ARRAY_SIZE(copro_op_names) || !copro_op_names[op] ||
-        (e->index == COPRO_ENGINE_COPY && !(COPRO_COPY_ENGINE_OPS & BIT(op)))) {
-        return COPRO_FAULT_ILLEGAL_OPCODE;
-    }
-    if (len == 0 || (copro_packet_len(op) && len != copro_packet_len(op))) {
-        return COPRO_FAULT_BAD_LENGTH;
-    }
-    return COPRO_FAULT_NONE;
-}
-
-static bool copro_packet_fields_ok(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-
-    switch (COPRO_PKT_OP(p->hdr)) {
-    case COPRO_OP_FILL:
-        return !(dw64(p, 2) & 3);
-    case COPRO_OP_COPY_PTE:
-        return !(dw64(p, 0) & 7) && !(dw64(p, 2) & 7) &&
-               p->dw[4] <= COPRO_COPY_PTE_MAX;
-    case COPRO_OP_SET_TARGET:
-        return copro_check_set_target(e);
-    case COPRO_OP_RECT:
-        return copro_prepare_rect(e);
-    case COPRO_OP_SCENE_BEGIN ... COPRO_OP_TILE_RENDER:
-        return copro_tiler_fields_ok(e);
-    default:
-        return true;
-    }
-}
-
-uint32_t copro_packet_check(CoproEngine *e)
-{
-    uint32_t kind = copro_packet_header_check(e, e->cur.hdr);
-
-    if (kind) {
-        return kind;
-    }
-    return copro_packet_fields_ok(e) ? COPRO_FAULT_NONE
-                                     : COPRO_FAULT_BAD_PACKET;
-}
-
-/*
- * Progress of the current (checked) packet: what its steps can have left
- * it at. Multi-step packets stop short of their size (a finished packet
- * retires at once) and advance in whole units; single-step packets have
- * none, but a WAIT that was checked once has 1.
- */
-bool copro_packet_progress_ok(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-
-    switch (COPRO_PKT_OP(p->hdr)) {
-    case COPRO_OP_COPY:
-        return !p->progress || p->progress < dw64(p, 4);
-    case COPRO_OP_FILL:
-        return !(p->progress & 3) &&
-               (!p->progress || p->progress < dw64(p, 2));
-    case COPRO_OP_WORK:
-        return !p->progress || p->progress < dw64(p, 0);
-    case COPRO_OP_COPY_PTE:
-        return !(p->progress & 7) &&
-               (!p->progress || p->progress < (uint64_t)p->dw[4] * 8);
-    case COPRO_OP_RECT:
-        /* copro_packet_check() clipped it: rect_h is current */
-        return !p->progress || p->progress < e->rect_h;
-    case COPRO_OP_WAIT:
-        return p->progress <= 1;
-    case COPRO_OP_TILE_RENDER:
-        return copro_tiler_progress_ok(e);
-    default:
-        return !p->progress;
-    }
-}
-
-/* Fetch and validate the packet at pc. */
-static bool copro_fetch_packet(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    uint32_t hdr, len, kind;
-    uint64_t at = copro_gpu_addr_add(e->desc.dma_addr, e->pc);
-
-    if (e->inject & COPRO_INJECT_FAULT_NEXT) {
-        e->inject &= ~COPRO_INJECT_FAULT_NEXT;
-        copro_engine_fault(e, COPRO_FAULT_INJECTED, at, 0);
-        return false;
-    }
-    if (e->desc.dma_len - e->pc < 4) {
-        copro_engine_fault(e, COPRO_FAULT_BUFFER_OVERRUN, at, 0);
-        return false;
-    }
-    if (!copro_mem_read(e, at, &hdr, 4)) {
-        return false;
-    }
-    hdr = le32_to_cpu(hdr);
-    len = COPRO_PKT_LEN(hdr);
-    kind = copro_packet_header_check(e, hdr);
-    if (kind) {
-        copro_engine_fault(e, kind, at, 0);
-        return false;
-    }
-    if ((uint64_t)len * 4 > e->desc.dma_len - e->pc) {
-        copro_engine_fault(e, COPRO_FAULT_BUFFER_OVERRUN, at, 0);
-        return false;
-    }
-    memset(p, 0, sizeof(*p));
-    p->offset = e->pc;
-    p->hdr = hdr;
-    if (COPRO_PKT_OP(hdr) != COPRO_OP_NOP && len > 1) {
-        if (!copro_mem_read(e, copro_gpu_addr_add(at, 4), p->dw,
-                            (len - 1) * 4)) {
-            return false;
-        }
-        for (unsigned i = 0; i < len - 1; i++) {
-            p->dw[i] = le32_to_cpu(p->dw[i]);
-        }
-    }
-
-    if (!copro_packet_fields_ok(e)) {
-        copro_engine_fault(e, COPRO_FAULT_BAD_PACKET, at, 0);
-        return false;
-    }
-    e->in_packet = true;
-    return true;
 }
 
 /*
@@ -765,8 +278,10 @@ bool copro_load_entry(CoproEngine *e, uint64_t base, uint32_t idx,
         copro_engine_fault(e, COPRO_FAULT_BAD_DESCRIPTOR, at, 0);
         return false;
     }
-    /* the engine loop loads the save record; RETRY of a fault there
-     * loads it again rather than starting the buffer from offset 0 */
+    /*
+     * the engine loop loads the save record; RETRY of a fault there
+     * loads it again rather than starting the buffer from offset 0
+     */
     e->restore_pending = d->flags & COPRO_SUBMIT_RESUME;
     return true;
 }
@@ -849,143 +364,6 @@ static void copro_engine_yield(CoproEngine *e, int64_t now)
     }
 }
 
-/*
- * Quiet-period batching (x-batch=on, under -icount). While every vCPU is
- * halted with nothing to do, nothing in the machine can act before the
- * next QEMU_CLOCK_VIRTUAL timer (the horizon): a halted CPU only wakes on
- * an interrupt, and under -icount every source of one that is exact in
- * virtual time (this device's engines and display, the guest's timers)
- * is such a timer. Until then no one can read the device's registers or
- * memory, write a preemption request, or write what a WAIT reads. So an
- * engine may execute the steps that end before the horizon back to back
- * in one pass, each with its own end time as its virtual time, instead
- * of one timer per step, and it must stop before anything the rest of
- * the machine would see at once: an interrupt, a fence that wakes a
- * waiting engine, a timeline event, a submission retired or loaded, an
- * arbitration point with a request pending. For the same reason a WAIT
- * that is not satisfied skips the re-checks before the horizon: the
- * memory it reads cannot change until then. Every result is the one the
- * step-by-step path (x-batch=off) gives, to the nanosecond.
- *
- * The horizon of @now (real virtual time), or @now if nothing may run
- * ahead. The engine's own timer is not part of it.
- */
-static int64_t copro_batch_horizon(CoproEngine *e, int64_t now)
-{
-    int64_t d;
-
-    if (!e->dev->batch || !icount_enabled() || !all_cpu_threads_idle()) {
-        return now;
-    }
-    timer_del(e->timer);
-    d = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
-    if (d < 0 || d > INT64_MAX - now) {
-        return INT64_MAX;
-    }
-    return now + d;
-}
-
-/* Can the charged step run at once, ahead of its end time? */
-static bool copro_batch_step(CoproEngine *e, int64_t real, int64_t *horizon,
-                             unsigned *batched)
-{
-    CoproState *s = e->dev;
-    const char *stop = NULL;
-
-    /*
-     * Not while the engine runs hardware queues: its scheduler's decisions
-     * (quanta, budgets, doorbells, log entries) are made in real virtual
-     * time, step by step.
-     */
-    if (!s->batch || copro_hws_engine_on(e) || copro_hws_owns(e)) {
-        return false;
-    }
-    switch (COPRO_PKT_OP(e->cur.hdr)) {
-    case COPRO_OP_INTERRUPT:
-        stop = "interrupt";
-        break;
-    case COPRO_OP_FENCE:
-        if (COPRO_PKT_FLAGS(e->cur.hdr) & COPRO_FENCE_IRQ) {
-            stop = "fence interrupt";
-            break;
-        }
-        /* it wakes waiting engines at its real time */
-        for (unsigned i = 0; i < s->num_engines; i++) {
-            if (s->engines[i].state == COPRO_ENG_STATE_WAITING) {
-                stop = "fence wakes";
-            }
-        }
-        if (copro_hws_any_blocked(s)) {
-            stop = "fence unblocks";
-        }
-        break;
-    default:
-        /* the tiler's steps may stop with OOM or record stage events */
-        if (copro_tiler_op(COPRO_PKT_OP(e->cur.hdr))) {
-            stop = "tiler";
-        }
-        break;
-    }
-    if (!stop && *batched >= COPRO_BATCH_STEPS) {
-        stop = "steps";
-    }
-    if (!stop) {
-        if (*horizon < 0) {
-            *horizon = copro_batch_horizon(e, real);
-        }
-        if (*horizon == real) {
-            stop = "machine busy";
-        } else if (e->cursor >= *horizon) {
-            stop = "horizon";
-        }
-    }
-    if (stop) {
-        trace_copro_batch_stop(e->index, stop, *batched, e->cursor);
-        return false;
-    }
-    (*batched)++;
-    return true;
-}
-
-/*
- * Is the engine ahead of real time (batching) before an action the rest
- * of the machine sees? Then it waits for its timer at @now to do it.
- */
-static bool copro_batch_catch_up(CoproEngine *e, int64_t now, int64_t real)
-{
-    if (now > real) {
-        trace_copro_batch_stop(e->index, "visible", 0, now);
-        timer_mod(e->timer, now);
-        return true;
-    }
-    return false;
-}
-
-/*
- * The next re-check of a WAIT blocked at @now: the next poll, or while
- * nothing can write what it reads, the first poll at or after the
- * horizon (at most COPRO_BATCH_SKIP_NS on). Polls keep their period.
- */
-static int64_t copro_wait_poll_at(CoproEngine *e, int64_t now, int64_t real,
-                                  int64_t *horizon)
-{
-    int64_t next = now + COPRO_WAIT_POLL_NS;
-    int64_t until;
-
-    if (!e->dev->batch || copro_hws_engine_on(e) || copro_hws_owns(e)) {
-        return next;
-    }
-    if (*horizon < 0) {
-        *horizon = copro_batch_horizon(e, real);
-    }
-    until = MIN(*horizon, now + (int64_t)COPRO_BATCH_SKIP_NS);
-    if (until > next) {
-        next += DIV_ROUND_UP(until - next, COPRO_WAIT_POLL_NS) *
-                COPRO_WAIT_POLL_NS;
-    }
-    return next;
-}
-
 static void copro_engine_loop(CoproEngine *e)
 {
     int64_t now = copro_now_ns();
@@ -1048,7 +426,7 @@ static void copro_engine_loop(CoproEngine *e)
             }
             e->slice_used++;
             e->step_pending = false;
-            r = copro_exec_step(e);
+            r = copro_packet_exec_step(e);
             switch (r) {
             case STEP_FAULT:
             case STEP_STOPPED:
@@ -1144,13 +522,13 @@ static void copro_engine_loop(CoproEngine *e)
                 }
                 continue;
             }
-            if (!copro_fetch_packet(e)) {
+            if (!copro_packet_fetch(e)) {
                 return;
             }
         }
         /* charge the next step; its effect happens when time catches up */
         {
-            uint64_t cost = copro_step_cost(e);
+            uint64_t cost = copro_packet_step_cost(e);
 
             copro_account(e, cost);
             e->cursor += cost;
@@ -1198,8 +576,10 @@ static void copro_engine_timer(void *opaque)
             copro_engine_fault_report(e);
         }
     } else {
-        /* a pending preemption takes a blocked WAIT before it is
-         * re-checked */
+        /*
+         * a pending preemption takes a blocked WAIT before it is
+         * re-checked
+         */
         if (e->state == COPRO_ENG_STATE_WAITING && !e->preempt_pending &&
             !copro_hws_switching(e)) {
             copro_engine_wake(e);
@@ -1527,214 +907,3 @@ bool copro_engine_has_work(CoproEngine *e)
             (e->ring_head != e->ring_tail && !e->tiler.held) ||
             e->state == COPRO_ENG_STATE_WAITING || copro_hws_has_work(e));
 }
-
-/*
- * Check a migrated engine. The stream is untrusted input: every state
- * from which the engine would execute the current packet (a charged step,
- * a packet in progress, a WAIT to wake, a RETRY of a halted step) gets the
- * checks fetch makes, and the bound targets and clipped RECT (which bound
- * the bounce buffer) are checked or derived again. Nothing is restarted
- * here: copro_vm_state_change() does that when the VM runs.
- */
-bool copro_engine_post_load(CoproEngine *e)
-{
-    CoproPacket *p = &e->cur;
-    bool executes = e->in_packet || e->step_pending ||
-                    e->state == COPRO_ENG_STATE_WAITING;
-
-    for (unsigned i = 0; i < COPRO_TARGET_SLOTS; i++) {
-        if (!copro_target_ok(&e->targets[i])) {
-            return false;
-        }
-    }
-    if (e->active && (e->pc > e->desc.dma_len || (e->pc & 3))) {
-        return false;
-    }
-    if (executes) {
-        if (!e->active || !e->in_packet || p->offset != e->pc ||
-            (uint64_t)e->pc + COPRO_PKT_LEN(p->hdr) * 4 > e->desc.dma_len ||
-            copro_packet_check(e) != COPRO_FAULT_NONE ||
-            !copro_packet_progress_ok(e)) {
-            return false;
-        }
-        if (e->state == COPRO_ENG_STATE_WAITING &&
-            COPRO_PKT_OP(p->hdr) != COPRO_OP_WAIT) {
-            return false;
-        }
-    }
-    if (e->restore_pending && (!e->active || e->in_packet)) {
-        return false;
-    }
-    /*
-     * A save is for a PREEMPT_REQ or for a switch the device's scheduler
-     * decided (copro/hwsched, loaded before this runs, carries it).
-     */
-    if (e->preempt_saving &&
-        (!e->active || e->step_pending || e->restore_pending ||
-         !(e->preempt_pending ||
-           (copro_hws_owns(e) && copro_hws_switching(e))))) {
-        return false;
-    }
-    /* a deferred fault report needs the fault it reports */
-    if (e->fault_irq_due && (e->state != COPRO_ENG_STATE_HALTED ||
-                             e->fault_kind == COPRO_FAULT_NONE)) {
-        return false;
-    }
-    if (!copro_tiler_engine_post_load(e)) {
-        return false;
-    }
-    /* per-pass bookkeeping starts afresh on the destination */
-    e->slice_stamp = 0;
-    e->slice_used = 0;
-    e->batching = false;
-    return true;
-}
-
-static bool copro_engine_valid(void *opaque, int version_id)
-{
-    CoproEngine *e = opaque;
-
-    return e->ring_size <= COPRO_RING_MAX_ENTRIES &&
-           (!e->ring_size || (is_power_of_2(e->ring_size) &&
-                              e->ring_head < e->ring_size &&
-                              e->ring_tail < e->ring_size)) &&
-           e->state <= COPRO_ENG_STATE_HALTED &&
-           e->desc.dma_len <= COPRO_DMA_MAX &&
-           (!e->in_packet ||
-            COPRO_PKT_OP(e->cur.hdr) < ARRAY_SIZE(copro_op_names));
-}
-
-static const VMStateDescription vmstate_copro_target = {
-    .name = "copro/target",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .fields = (const VMStateField[]) {
-        VMSTATE_UINT64(addr, CoproTarget),
-        VMSTATE_UINT32(pitch, CoproTarget),
-        VMSTATE_UINT32(width, CoproTarget),
-        VMSTATE_UINT32(height, CoproTarget),
-        VMSTATE_UINT32(format, CoproTarget),
-        VMSTATE_END_OF_LIST()
-    },
-};
-
-static bool copro_engine_switch_needed(void *opaque)
-{
-    CoproEngine *e = opaque;
-
-    return e->restore_pending || e->preempt_saving;
-}
-
-/* a context switch in progress: a save record to load, or being saved */
-static const VMStateDescription vmstate_copro_engine_switch = {
-    .name = "copro/engine/switch",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .needed = copro_engine_switch_needed,
-    .fields = (const VMStateField[]) {
-        VMSTATE_BOOL(restore_pending, CoproEngine),
-        VMSTATE_BOOL(preempt_saving, CoproEngine),
-        VMSTATE_END_OF_LIST()
-    },
-};
-
-static bool copro_engine_batch_needed(void *opaque)
-{
-    CoproEngine *e = opaque;
-
-    return e->fault_irq_due;
-}
-
-/* the interrupt of a fault latched ahead of time (batching), still due */
-static const VMStateDescription vmstate_copro_engine_batch = {
-    .name = "copro/engine/batch",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .needed = copro_engine_batch_needed,
-    .fields = (const VMStateField[]) {
-        VMSTATE_BOOL(fault_irq_due, CoproEngine),
-        VMSTATE_END_OF_LIST()
-    },
-};
-
-const VMStateDescription vmstate_copro_engine = {
-    .name = "copro/engine",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .fields = (const VMStateField[]) {
-        VMSTATE_UINT64(ring_base, CoproEngine),
-        VMSTATE_UINT32(ring_size, CoproEngine),
-        VMSTATE_UINT32(ring_head, CoproEngine),
-        VMSTATE_UINT32(ring_tail, CoproEngine),
-        VMSTATE_UINT64(fence_wb, CoproEngine),
-        VMSTATE_UINT32(state, CoproEngine),
-        VMSTATE_BOOL(active, CoproEngine),
-        VMSTATE_UINT64(desc.dma_addr, CoproEngine),
-        VMSTATE_UINT32(desc.dma_len, CoproEngine),
-        VMSTATE_UINT32(desc.flags, CoproEngine),
-        VMSTATE_UINT64(desc.fence, CoproEngine),
-        VMSTATE_UINT32(desc.context, CoproEngine),
-        VMSTATE_UINT64(desc.save_addr, CoproEngine),
-        VMSTATE_UINT32(pc, CoproEngine),
-        VMSTATE_BOOL(in_packet, CoproEngine),
-        VMSTATE_BOOL(step_pending, CoproEngine),
-        VMSTATE_UINT32(cur.offset, CoproEngine),
-        VMSTATE_UINT32(cur.hdr, CoproEngine),
-        VMSTATE_UINT32_ARRAY(cur.dw, CoproEngine, COPRO_LEN_SET_TARGET - 1),
-        VMSTATE_UINT64(cur.progress, CoproEngine),
-        VMSTATE_UINT32(rect_x, CoproEngine),
-        VMSTATE_UINT32(rect_y, CoproEngine),
-        VMSTATE_UINT32(rect_w, CoproEngine),
-        VMSTATE_UINT32(rect_h, CoproEngine),
-        VMSTATE_UINT32(rect_rows_step, CoproEngine),
-        VMSTATE_STRUCT_ARRAY(targets, CoproEngine, COPRO_TARGET_SLOTS, 1,
-                             vmstate_copro_target, CoproTarget),
-        VMSTATE_INT64(cursor, CoproEngine),
-        VMSTATE_UINT64(completed_fence, CoproEngine),
-        VMSTATE_UINT32(user_data, CoproEngine),
-        VMSTATE_UINT32(fault_kind, CoproEngine),
-        VMSTATE_UINT32(fault_offset, CoproEngine),
-        VMSTATE_UINT64(fault_addr, CoproEngine),
-        VMSTATE_UINT64(fault_fence, CoproEngine),
-        VMSTATE_UINT32(fault_context, CoproEngine),
-        VMSTATE_UINT32(fault_info, CoproEngine),
-        VMSTATE_UINT64(aborted_fence, CoproEngine),
-        VMSTATE_UINT64(stat_busy_ns, CoproEngine),
-        VMSTATE_UINT64(stat_submissions, CoproEngine),
-        VMSTATE_UINT64(stat_packets, CoproEngine),
-        VMSTATE_UINT64(stat_bytes, CoproEngine),
-        VMSTATE_UINT64(stat_faults, CoproEngine),
-        VMSTATE_BOOL(preempt_pending, CoproEngine),
-        VMSTATE_UINT64(preempt_req, CoproEngine),
-        VMSTATE_INT64(preempt_req_time, CoproEngine),
-        VMSTATE_UINT64(preempt_fence, CoproEngine),
-        VMSTATE_UINT64(preempted_fence, CoproEngine),
-        VMSTATE_UINT64(stat_preemptions, CoproEngine),
-        VMSTATE_UINT64(stat_preempt_min, CoproEngine),
-        VMSTATE_UINT64(stat_preempt_max, CoproEngine),
-        VMSTATE_UINT64(stat_preempt_sum, CoproEngine),
-        VMSTATE_UINT32(inject, CoproEngine),
-        VMSTATE_TIMER_PTR(timer, CoproEngine),
-        VMSTATE_VALIDATE("engine state in range", copro_engine_valid),
-        VMSTATE_END_OF_LIST()
-    },
-    .subsections = (const VMStateDescription * const []) {
-        &vmstate_copro_engine_switch,
-        &vmstate_copro_engine_batch,
-        &vmstate_copro_tiler_engine,
-        NULL
-    },
-};
-
-const VMStateDescription vmstate_copro_ctx_stat = {
-    .name = "copro/ctx-stat",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .fields = (const VMStateField[]) {
-        VMSTATE_UINT32(context, CoproCtxStat),
-        VMSTATE_UINT32(used, CoproCtxStat),
-        VMSTATE_UINT64(busy_ns, CoproCtxStat),
-        VMSTATE_UINT64(submissions, CoproCtxStat),
-        VMSTATE_END_OF_LIST()
-    },
-};

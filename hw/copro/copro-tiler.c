@@ -28,6 +28,12 @@
  * The programming model is docs/specs/copro.rst, "Tiling". Save
  * records, registers, reset and migration are in copro-tiler-state.c.
  *
+ * About a thousand lines, kept as one idea: the two stages of one path
+ * through one parameter buffer. Binning writes and the tile pass reads
+ * the same bins, with the same checks of guest-writable memory at every
+ * use; split apart, those checks would live in a third file that both
+ * call, and a reader would need all three to see one scene through.
+ *
  * Copyright (c) 2026 The copro authors
  */
 

@@ -119,7 +119,7 @@ typedef struct CoproEngine {
     uint32_t slice_used;
 
     /*
-     * Quiet-period batching (x-batch, copro-engine.c): a step run ahead of
+     * Quiet-period batching (x-batch, copro-batch.c): a step run ahead of
      * its end time. batching is set while one runs (not migrated);
      * fault_irq_due says a fault latched by such a step still has its
      * interrupt (and timeline event) due at the engine clock (cursor).
@@ -319,11 +319,15 @@ struct CoproState {
 };
 
 /* copro.c */
-void copro_raise_irq(CoproState *s, uint64_t causes);
 bool copro_dma_hits_self(CoproState *s, dma_addr_t addr, dma_addr_t len);
 int64_t copro_now_ns(void);
 
-/* copro-engine.c */
+/* copro-regs.c */
+void copro_raise_irq(CoproState *s, uint64_t causes);
+void copro_update_intx(CoproState *s);
+extern const MemoryRegionOps copro_mmio_ops;
+
+/* copro-engine.c (its migration: copro-engine-state.c) */
 void copro_engine_init(CoproState *s, unsigned index);
 void copro_engine_fini(CoproEngine *e);
 void copro_engine_reset(CoproEngine *e);
@@ -336,7 +340,7 @@ void copro_engine_vm_start(CoproEngine *e);
 void copro_engines_fence_written(CoproState *s);
 void copro_engine_kick(CoproEngine *e);
 void copro_engine_kick_io(CoproEngine *e);
-const char *copro_op_name(uint32_t op);
+const char *copro_op_name(uint32_t op);             /* copro-packet.c */
 const char *copro_fault_name(uint32_t kind);
 const char *copro_engine_state_name(uint32_t state);
 uint32_t copro_engine_state(CoproEngine *e);
@@ -362,7 +366,7 @@ void copro_mmu_info(CoproState *s, struct CoproInfo *info);
 void copro_mmu_hmp(Monitor *mon, struct CoproInfo *d);
 extern const VMStateDescription vmstate_copro_mmu;
 
-/* copro-engine.c, for the other parts of the command processor */
+/* copro-engine.c, copro-packet.c: for the other parts of the engine */
 bool copro_mem_access(CoproEngine *e, bool physical, uint64_t addr,
                       void *buf, uint64_t len, bool is_write);
 void copro_engine_fault(CoproEngine *e, uint32_t kind, uint64_t addr,

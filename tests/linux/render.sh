@@ -5,7 +5,31 @@
 # mid-command preemption. Under -icount: WORK and TIMESTAMP are device
 # time, waits with timeouts are virtual time.
 . /bin/tap.sh
+# drm_sched's policy: the kernel's default, or the one the command line
+# chose (linux-*-render-rr, -fair)
+policy=$(cat /sys/module/gpu_sched/parameters/sched_policy)
+echo "# drm_sched policy $policy (0 RR, 1 FIFO, 2 FAIR)"
+want=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^gpu_sched.sched_policy=//p')
+if [ -n "$want" ]; then
+    check "drm_sched runs the policy asked for ($want)" test "$policy" = "$want"
+fi
+# the driver's tracepoints (copro_trace.h) and drm_sched's, around the
+# basic test (buffers in VRAM and GTT, jobs on both engines)
+tr=/sys/kernel/tracing
+[ -d $tr/events ] || mount -t tracefs tracefs $tr
+echo 1 > $tr/events/copro/enable
+echo 1 > $tr/events/gpu_scheduler/enable
 run_tap copro-rendertest basic
+echo 0 > $tr/events/copro/enable
+echo 0 > $tr/events/gpu_scheduler/enable
+for ev in copro_submit copro_run copro_irq copro_retire copro_bind; do
+    check "tracepoint $ev: $(grep -c " $ev: " $tr/trace) events" \
+        grep -q " $ev: " $tr/trace
+done
+# drm_sched's own: drm_run_job on 6.12, drm_sched_job_run on 7.x
+check "drm_sched's run-job tracepoint" \
+    grep -q -e " drm_run_job: " -e " drm_sched_job_run: " $tr/trace
+grep -m1 " copro_submit: " $tr/trace | sed 's/^/# /'
 run_tap copro-rendertest bad
 run_tap copro-rendertest fences
 run_tap copro-rendertest multi 4

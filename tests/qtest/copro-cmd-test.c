@@ -7,6 +7,11 @@
  * every time below is exact: t0 is the device clock when the doorbell was
  * rung, and the engine starts at t0 (its bottom half runs before the next
  * qtest command is processed).
+ *
+ * One program past a thousand lines, as each of the device's qtests is:
+ * one chapter of docs/specs/copro.rst, each of its rules a case of its
+ * own over one harness (copro-qtest.h). Split, a chapter's rules would
+ * be read in two places.
  */
 #include "qemu/osdep.h"
 #include "qemu/units.h"

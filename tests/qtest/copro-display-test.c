@@ -6,6 +6,10 @@
  * refused surfaces, migration with a flip pending, and QMP screendump
  * giving exactly the scanout's pixels (shared VRAM, converted formats,
  * the aperture, the cursor plane, incremental redraws).
+ *
+ * One program past a thousand lines, as each of the device's qtests is:
+ * one chapter of docs/specs/copro.rst ("Display"), each rule a case over
+ * one harness (copro-display-qtest.h).
  */
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"

@@ -6,6 +6,10 @@
  * timeout, queue faults), the scheduling log and every refused input.
  * Virtual time is stepped by the test; every expectation is an exact
  * value or a bound derived from the cost model.
+ *
+ * One program past a thousand lines, as each of the device's qtests is:
+ * one chapter of docs/specs/copro.rst ("Hardware scheduling"), each rule
+ * a case over one harness.
  */
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"

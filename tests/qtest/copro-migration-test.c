@@ -5,6 +5,10 @@
  * blocked in a WAIT, loaded into a fresh QEMU, and the work completes
  * there with memory, fences and timestamps identical to an uninterrupted
  * run.
+ *
+ * One program past a thousand lines: every migration case needs the same
+ * two-QEMU harness (save here, load into a fresh QEMU, compare with an
+ * uninterrupted run) and the doctored streams that must be refused.
  */
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"

@@ -7,6 +7,10 @@
  *
  * Every test runs with timing=instant: the engines run from the main loop
  * between qtest commands, so copro_run() just polls until they settle.
+ *
+ * One program past a thousand lines, as each of the device's qtests is:
+ * one chapter of docs/specs/copro.rst (GPU memory), each rule a case over
+ * one harness.
  */
 #include "qemu/osdep.h"
 #include "qemu/units.h"

@@ -4,6 +4,10 @@
  * granularity's arbitration points and latency bound in virtual time,
  * save/resume giving the same memory as an uninterrupted run, paging
  * buffers, idle and repeated requests, and the x-fault-injection modes.
+ *
+ * One program past a thousand lines, as each of the device's qtests is:
+ * one chapter of docs/specs/copro.rst ("Preemption"), each rule a case
+ * over one harness.
  */
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"

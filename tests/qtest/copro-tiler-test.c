@@ -10,6 +10,10 @@
  * a tile pass, each bad input a BAD_PACKET
  * with its cause, the stages on the timeline, and the bytes moved against
  * immediate rendering of the same overdraw-heavy frame.
+ *
+ * One program past a thousand lines, as each of the device's qtests is:
+ * one chapter of docs/specs/copro.rst ("Tiling") and its pixel model,
+ * each rule a case over one harness.
  */
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The GPU model's packets: header and field checks, fetch, the cost of a
- * step and its effect (hw/copro/copro-engine.c's packet table), and the
+ * step and its effect (hw/copro/copro-packet.c's packet table), and the
  * packet writers for the harness.
  */
 #include "sim_gpu_internal.h"

@@ -1030,6 +1030,163 @@ static void test_bad_input(void)
     g_free(x);
 }
 
+/* Pins and CPU locks are two counts of vm_state: an unlock never takes
+ * back a pin (the scanout's), an unpin never a lock (a CPU pointer's),
+ * and a primary keeps its pin for life. */
+static void test_pins_and_locks(void)
+{
+    struct fixture x;
+    struct vidmm_alloc_info pi = { .size = 64 * KIB, .primary = true };
+    enum vidmm_where where;
+    uint64_t at;
+    uint32_t a, p;
+
+    setup(&x, 512 * KIB, 0, false);
+    a = mk(&x, 64 * KIB, 1, VIDMM_SEG_VRAM);
+    g_assert_cmpint(vidmm_pin(x.vm, a), ==, DDI_OK);
+    g_assert_cmpint(vidmm_unlock(x.vm, a), ==, DDI_EINVAL);
+    g_assert_cmpuint(st(&x, a).pin, ==, 1);
+    g_assert_cmpint(vidmm_lock(x.vm, a, &where, &at), ==, DDI_OK);
+    g_assert_cmpuint(st(&x, a).pin, ==, 2);
+    g_assert_cmpint(vidmm_unpin(x.vm, a), ==, DDI_OK);
+    g_assert_cmpint(vidmm_unpin(x.vm, a), ==, DDI_EINVAL);
+    g_assert_cmpint(vidmm_alloc_destroy(x.vm, a), ==, DDI_EBUSY);
+    g_assert_cmpint(vidmm_unlock(x.vm, a), ==, DDI_OK);
+    g_assert_cmpuint(st(&x, a).pin, ==, 0);
+    g_assert_cmpint(vidmm_alloc_destroy(x.vm, a), ==, DDI_OK);
+
+    g_assert_cmpint(vidmm_alloc_create(x.vm, &pi, &p), ==, DDI_OK);
+    g_assert_cmpint(vidmm_unpin(x.vm, p), ==, DDI_EINVAL);
+    g_assert_cmpint(vidmm_lock(x.vm, p, &where, &at), ==, DDI_OK);
+    g_assert_cmpint(vidmm_alloc_destroy(x.vm, p), ==, DDI_EBUSY);
+    g_assert_cmpint(vidmm_unlock(x.vm, p), ==, DDI_OK);
+    g_assert_cmpint(vidmm_alloc_destroy(x.vm, p), ==, DDI_OK);
+}
+
+static uint32_t mk_aligned(struct fixture *x, uint64_t size, uint64_t align,
+                           uint32_t segs)
+{
+    struct vidmm_alloc_info info = { .size = size, .align = align,
+                                     .owner = 0, .segments = segs };
+    uint32_t h = 0;
+
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &h), ==, DDI_OK);
+    return h;
+}
+
+/* The estimate's arithmetic: each allocation once, its pages, and in
+ * VRAM the gap its alignment may leave; what VRAM could ever hold less
+ * what is pinned for life; must_split only for VRAM-only bytes. */
+static void test_estimate_basic(void)
+{
+    struct fixture x;
+    struct vidmm_alloc_info pi = { .size = 100 * KIB, .primary = true };
+    struct vidmm_estimate e;
+    struct ddi_alloc_ref l[5] = { 0 };
+    uint32_t p;
+
+    setup(&x, 1024 * KIB, 1024 * KIB, false);
+    l[0].handle = mk_aligned(&x, 5000, 0, VIDMM_SEG_VRAM);
+    l[1].handle = mk_aligned(&x, 4096, 64 * KIB, VIDMM_SEG_VRAM);
+    l[2].handle = mk_aligned(&x, 12 * KIB, 0,
+                             VIDMM_SEG_VRAM | VIDMM_SEG_APERTURE);
+    l[3].handle = mk_aligned(&x, 4 * KIB, 0, VIDMM_SEG_APERTURE);
+    l[4] = l[0];                /* listed twice */
+    g_assert_cmpint(vidmm_estimate(x.vm, l, 5, &e), ==, DDI_OK);
+    g_assert_cmpuint(e.vram_bytes, ==, 8 * KIB + 64 * KIB);
+    g_assert_cmpuint(e.vram_any_bytes, ==, 8 * KIB + 64 * KIB + 12 * KIB);
+    g_assert_cmpuint(e.aperture_bytes, ==, 12 * KIB + 4 * KIB);
+    g_assert_cmpuint(e.vram_capacity, ==, 1024 * KIB);
+    g_assert_cmpuint(e.aperture_capacity, ==, 1024 * KIB);
+    g_assert_false(e.must_split);
+
+    g_assert_cmpint(vidmm_alloc_create(x.vm, &pi, &p), ==, DDI_OK);
+    g_assert_cmpint(vidmm_estimate(x.vm, l, 5, &e), ==, DDI_OK);
+    g_assert_cmpuint(e.vram_capacity, ==, 1024 * KIB - 100 * KIB);
+    /* a pin that comes and goes (the scanout's) does not count */
+    g_assert_cmpint(vidmm_pin(x.vm, l[2].handle), ==, DDI_OK);
+    g_assert_cmpint(vidmm_estimate(x.vm, l, 5, &e), ==, DDI_OK);
+    g_assert_cmpuint(e.vram_capacity, ==, 1024 * KIB - 100 * KIB);
+
+    l[1].handle = mk_aligned(&x, 920 * KIB, 0, VIDMM_SEG_VRAM);
+    g_assert_cmpint(vidmm_estimate(x.vm, l, 2, &e), ==, DDI_OK);
+    g_assert_true(e.must_split);
+
+    g_assert_cmpint(vidmm_estimate(x.vm, NULL, 1, &e), ==, DDI_EINVAL);
+    l[0].handle = 0x7777;
+    g_assert_cmpint(vidmm_estimate(x.vm, l, 1, &e), ==, DDI_EHANDLE);
+}
+
+/*
+ * The estimate is never below what the list needs: for random lists
+ * (sizes of any byte count, alignments up to 64 KiB, VRAM-only,
+ * aperture-only and either), a fresh vidmm whose VRAM and aperture are
+ * exactly the estimate's makes the list resident, its VRAM-only members
+ * in VRAM, and the members take no more of either than estimated.
+ */
+static void test_estimate_never_below(void)
+{
+    static const uint64_t aligns[] = { 0, 4 * KIB, 16 * KIB, 64 * KIB };
+    GRand *rnd = g_rand_new_with_seed(29);
+
+    for (unsigned trial = 0; trial < 400; trial++) {
+        struct fixture big, x;
+        struct vidmm_alloc_info info[8];
+        struct ddi_alloc_ref l[8] = { 0 };
+        struct ddi_alloc_desc d[8] = { 0 };
+        struct vidmm_residency res = { 0 };
+        struct vidmm_estimate e;
+        unsigned n = g_rand_int_range(rnd, 1, 9);
+        uint64_t vram_only = 0;
+
+        setup(&big, 64 << 20, 64 << 20, false);
+        for (unsigned i = 0; i < n; i++) {
+            unsigned kind = g_rand_int_range(rnd, 0, 4);
+
+            info[i] = (struct vidmm_alloc_info){
+                .size = g_rand_int_range(rnd, 1, 48 * 4096),
+                .align = aligns[g_rand_int_range(rnd, 0, 4)],
+                .segments = kind == 3 ? VIDMM_SEG_APERTURE
+                            : kind == 2 ? VIDMM_SEG_VRAM | VIDMM_SEG_APERTURE
+                            : VIDMM_SEG_VRAM,
+            };
+            g_assert_cmpint(vidmm_alloc_create(big.vm, &info[i], &l[i].handle),
+                            ==, DDI_OK);
+        }
+        g_assert_cmpint(vidmm_estimate(big.vm, l, n, &e), ==, DDI_OK);
+
+        /* VRAM-only members first: the others may take what is left */
+        setup(&x, e.vram_bytes ? e.vram_bytes : 4096,
+              e.aperture_bytes ? e.aperture_bytes : 4096, false);
+        for (unsigned pass = 0; pass < 2; pass++) {
+            for (unsigned i = 0; i < n; i++) {
+                bool only = info[i].segments == VIDMM_SEG_VRAM;
+
+                if (only == (pass == 0)) {
+                    g_assert_cmpint(vidmm_alloc_create(x.vm, &info[i],
+                                                       &l[i].handle),
+                                    ==, DDI_OK);
+                }
+            }
+        }
+        res.paging = &x.paging;
+        g_assert_cmpint(vidmm_make_resident(x.vm, 0, l, n, d, false, &res),
+                        ==, DDI_OK);
+        for (unsigned i = 0; i < n; i++) {
+            struct vidmm_alloc_state s = st(&x, l[i].handle);
+
+            if (info[i].segments == VIDMM_SEG_VRAM) {
+                g_assert_cmpuint(s.where, ==, VIDMM_IN_VRAM);
+                vram_only += (s.size + 4095) / 4096 * 4096;
+            }
+        }
+        g_assert_cmpuint(vram_only, <=, e.vram_bytes);
+        g_assert_cmpuint(vidmm_vram_used(x.vm), <=, e.vram_any_bytes);
+        g_assert_cmpuint(vidmm_aperture_used(x.vm), <=, e.aperture_bytes);
+    }
+    g_rand_free(rnd);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1052,5 +1209,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/split-handles", test_split_handles);
     g_test_add_func("/vidmm/bad-input", test_bad_input);
     g_test_add_func("/vidmm/segment-best-fit", test_segment_best_fit);
+    g_test_add_func("/vidmm/pins-and-locks", test_pins_and_locks);
+    g_test_add_func("/vidmm/estimate/basic", test_estimate_basic);
+    g_test_add_func("/vidmm/estimate/never-below", test_estimate_never_below);
     return g_test_run();
 }

@@ -6,6 +6,11 @@
  * never preempted, priority and quantum preemption and what comes back
  * from it, the shallow ring, paging buffers, waits and signals, TDR and
  * faults, statistics, and the API's refusals.
+ *
+ * One program past a thousand lines: one scripted GPU (vidsch-fake.c)
+ * and one scheduler, each decision a case that steps them together; the
+ * scene and hardware-scheduling cases already have programs of their own
+ * (test-vidsch-scene.c, test-vidsch-scene-hws.c).
  */
 #include <string.h>
 
