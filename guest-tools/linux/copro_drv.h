@@ -256,7 +256,7 @@ void copro_kms_vsync(struct copro_device *cdev, u64 causes);
 
 void copro_debugfs_init(struct drm_minor *minor);
 
-/* the render half: copro_ring.c, copro_gem.c, copro_submit.c */
+/* the render half: copro_render.c, copro_gem.c, copro_submit.c */
 int copro_render_init(struct copro_device *cdev);
 void copro_render_unplug(struct copro_device *cdev);
 void copro_render_reset_prepare(struct copro_device *cdev);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * copro DRM driver: the render half's objects, shared by the submission
- * ioctls (copro_submit.c) and the engines' rings (copro_ring.c).
+ * ioctls (copro_submit.c) and the engines (copro_engine.h).
  *
  * A context (drm_copro_ctx_create) has one drm_sched entity per engine at
  * its priority; a submission becomes a copro_job on one of them. run_job
