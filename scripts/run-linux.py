@@ -20,6 +20,7 @@ virtual and exact: tests that check vblank times use it.
 """
 import argparse
 import gzip
+import json
 import os
 import re
 import signal
@@ -61,7 +62,8 @@ def main():
     ap.add_argument("--file", action="append", default=[],
                     help="SRC:DEST, another file for the guest")
     ap.add_argument("--icount", help="e.g. shift=1,sleep=off")
-    ap.add_argument("--append", default="", help="more kernel parameters")
+    ap.add_argument("--append", action="append", default=[],
+                    help="more kernel parameters (repeat)")
     ap.add_argument("--device", default="copro", help="the -device option")
     ap.add_argument("--qemu-arg", action="append", default=[],
                     help="one more QEMU argument (repeat)")
@@ -91,7 +93,7 @@ def main():
                   (script, args.save_screen))
     elif args.save_screen:
         # the interactive shell's exit: see init
-        args.append += " copro_save_screen=" + args.save_screen
+        args.append.append("copro_save_screen=" + args.save_screen)
     tmp = tempfile.mkdtemp(prefix="copro-linux-")
     initrd = os.path.join(tmp, "initrd.gz")
     with open(initrd, "wb") as f:
@@ -108,7 +110,7 @@ def main():
             f.write(gzip.compress(c.trailer(), compresslevel=1))
     sock = os.path.join(tmp, "qmp.sock")
     append = ("console=tty0 console=ttyS0 quiet panic=-1 consoleblank=0 "
-              "vt.global_cursor_default=0 " + args.append)
+              "vt.global_cursor_default=0 " + " ".join(args.append))
     cmd = [args.qemu, "-M", "q35", "-accel", "tcg", "-m", "1024",
            "-nodefaults", "-no-reboot", "-net", "none",
            "-bios", "qboot.rom", "-kernel",
@@ -161,6 +163,18 @@ def main():
                             format="png")
                     w, h, px = read_ppm(base + ".ppm")
                     ack = "%d %d %08x" % (w, h, zlib.crc32(px))
+                qemu.stdin.write(ack + "\n")
+                qemu.stdin.flush()
+                continue
+            if line.startswith("@@COPRO-QMP "):
+                # the guest's qmp helper: one command, its answer back
+                req = json.loads(line[len("@@COPRO-QMP "):].rstrip()
+                                 .rstrip("@"))
+                try:
+                    mon.cmd(req["execute"], **req.get("arguments", {}))
+                    ack = "ok"
+                except Exception as e:  # QMP's error, to the guest
+                    ack = "error " + str(e).replace("\n", " ")
                 qemu.stdin.write(ack + "\n")
                 qemu.stdin.flush()
                 continue

@@ -127,6 +127,7 @@ def base(c, args):
     c.file("init", open(os.path.join(HERE, "init"), "rb").read(), 0o755)
     c.file("bin/screendump",
            open(os.path.join(HERE, "screendump"), "rb").read(), 0o755)
+    c.file("bin/qmp", open(os.path.join(HERE, "qmp"), "rb").read(), 0o755)
     c.file("bin/tap.sh", open(os.path.join(HERE, "tap.sh"), "rb").read())
     c.file("etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n")
     c.file("etc/group", b"root:x:0:\nvideo:x:44:\n")

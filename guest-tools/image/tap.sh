@@ -42,8 +42,13 @@ run_tap() {
 }
 
 # The kernel's own reports of driver bugs: any of them fails a test.
+# The guests boot with slub_debug=FZPU: a use after free or an overrun
+# of a slab object shows as SLUB's "BUG <cache>: Poison overwritten",
+# "Redzone overwritten", "Object padding overwritten" or a bad freelist;
+# drm_sched reports a job pushed to a destroyed entity.
 dmesg_clean() {
-    if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|cut here|general protection|possible circular|possible recursive|inconsistent lock|UBSAN|KASAN|refcount_t|list_add corruption|list_del corruption'; then
+    if dmesg | grep -E -A3 'WARNING:|BUG:|BUG [a-z0-9_:()-]+ \(|Oops|Call Trace|cut here|general protection|possible circular|possible recursive|inconsistent lock|UBSAN|KASAN|refcount_t|list_add corruption|list_del corruption|Poison overwritten|Redzone overwritten|Object padding overwritten|Freepointer corrupt|Freechain corrupt|killed entity' > /tmp/dmesg.bad; then
+        head -n 40 /tmp/dmesg.bad | sed 's/^/# /'
         return 1
     fi
     return 0

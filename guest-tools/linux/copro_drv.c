@@ -60,13 +60,29 @@ void copro_irq_disable(struct copro_device *cdev, u64 causes)
 /* Acknowledge and handle the pending causes among @owned. */
 static irqreturn_t copro_handle(struct copro_device *cdev, u64 owned)
 {
-	u64 status = copro_rd64(cdev, COPRO_REG_INT_STATUS) & owned;
 	unsigned int e;
+	u64 status;
+	int idx;
 
-	if (!status)
+	/*
+	 * The registers stay mapped until copro_remove has freed the vectors,
+	 * so the handler reads them even once the device is unplugged: the
+	 * display keeps its vblanks until removal has turned it off, and the
+	 * clients' last commits (made while they are unregistered) see them
+	 * pass. A device that is gone reads all ones.
+	 */
+	status = copro_rd64(cdev, COPRO_REG_INT_STATUS);
+	if (status == ~0ull || !(status & owned))
 		return IRQ_NONE;
+	status &= owned;
 	copro_wr64(cdev, COPRO_REG_INT_STATUS, status);
-
+	if (status & COPRO_INT_DEV_ALL) {
+		cdev->dev_irqs++;
+		copro_kms_vsync(cdev, status & COPRO_INT_DEV_ALL);
+	}
+	/* unplugged: the engines' jobs are failed by copro_render_unplug */
+	if (!drm_dev_enter(&cdev->drm, &idx))
+		return IRQ_HANDLED;
 	for (e = 0; e < cdev->num_engines; e++) {
 		u64 c = status & COPRO_INT_ENGINE_MASK(e);
 
@@ -77,10 +93,7 @@ static irqreturn_t copro_handle(struct copro_device *cdev, u64 owned)
 					 c >> COPRO_INT_ENGINE_SHIFT(e));
 		}
 	}
-	if (status & COPRO_INT_DEV_ALL) {
-		cdev->dev_irqs++;
-		copro_kms_vsync(cdev, status & COPRO_INT_DEV_ALL);
-	}
+	drm_dev_exit(idx);
 	return IRQ_HANDLED;
 }
 
@@ -323,7 +336,7 @@ static int copro_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 	ret = copro_render_init(cdev);
 	if (ret)
-		goto err_irq;
+		goto err_render;
 
 	ret = copro_kms_init(cdev);
 	if (ret)
@@ -343,19 +356,30 @@ static int copro_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	return 0;
 
 err_render:
-	copro_render_fini(cdev);
-err_irq:
+	copro_render_unplug(cdev);
 	copro_irq_fini(cdev);
 	return ret;
 }
 
+/*
+ * Driver unbind or hot-unplug (the function may already be gone). After
+ * drm_dev_unplug no ioctl enters and every section that touches the
+ * device (drm_dev_enter) has ended; what the files hold lives on until
+ * they are closed (copro_render_release). The display and the engines
+ * are stopped here, the function's own last accesses, so the device
+ * reads no buffer the kernel frees later; every outstanding fence
+ * signals -ENODEV.
+ */
 static void copro_remove(struct pci_dev *pdev)
 {
 	struct copro_device *cdev = pci_get_drvdata(pdev);
 
 	drm_dev_unplug(&cdev->drm);
+	/* commits no longer reach the device: the events are sent */
 	drm_atomic_helper_shutdown(&cdev->drm);
-	copro_render_fini(cdev);
+	copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, 0);
+	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, 0);
+	copro_render_unplug(cdev);
 	copro_irq_fini(cdev);
 }
 
@@ -382,6 +406,7 @@ static void copro_reset_prepare(struct pci_dev *pdev)
 		drm_err(&cdev->drm, "reset: could not save the display state\n");
 	/* the display is off now: no vblank until it is committed again */
 	cdev->vsync_base += copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT);
+	WRITE_ONCE(cdev->vsync_last, 0);
 }
 
 static void copro_reset_done(struct pci_dev *pdev)

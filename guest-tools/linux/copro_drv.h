@@ -75,6 +75,7 @@ struct copro_engine {
 	u64 next_hwid;		/* fence id of the next ring entry */
 	bool preempting;	/* a PREEMPT_REQ is outstanding */
 	bool stopped;		/* a device reset is under way: hold jobs */
+	bool unplugged;		/* the device is gone: nothing is written */
 	u64 preempt_done;	/* requests completed or cancelled */
 	void *rotate_ctx;	/* goes behind its peers at the next rebuild */
 	wait_queue_head_t wq;
@@ -207,6 +208,8 @@ struct copro_device {
 	struct copro_gart gart;
 	struct copro_limits limits;
 	struct ida ctx_ids;	/* device context ids (descriptor field) */
+	atomic_t jobs;		/* copro_jobs alive: drm_sched_fini waits */
+	wait_queue_head_t jobs_wq;
 	struct mutex procs_lock;	/* @procs */
 	struct list_head procs;	/* copro_proc of processes holding anything */
 	u64 device_recoveries;	/* device resets after repeated hangs */
@@ -214,6 +217,7 @@ struct copro_device {
 	struct rw_semaphore reset_sem;	/* write: a PCI reset is under way */
 	/* VSYNC_COUNT restarts at a reset: the vblank counter goes on */
 	u64 vsync_base;
+	u64 vsync_last;		/* VSYNC_COUNT as last read */
 	int vblank_error_ns;	/* the last vblank timestamp's error bound */
 };
 
@@ -252,9 +256,9 @@ void copro_kms_vsync(struct copro_device *cdev, u64 causes);
 
 void copro_debugfs_init(struct drm_minor *minor);
 
-/* the render half: copro_ring.c, copro_gem.c, copro_submit.c */
+/* the render half: copro_render.c, copro_gem.c, copro_submit.c */
 int copro_render_init(struct copro_device *cdev);
-void copro_render_fini(struct copro_device *cdev);
+void copro_render_unplug(struct copro_device *cdev);
 void copro_render_reset_prepare(struct copro_device *cdev);
 void copro_render_reset_done(struct copro_device *cdev);
 void copro_render_suspend(struct copro_device *cdev);
@@ -278,6 +282,7 @@ int copro_kbo_create(struct copro_device *cdev, size_t size,
 void copro_kbo_destroy(struct drm_gem_vram_object *gbo, struct iosys_map *map);
 
 int copro_gart_init(struct copro_device *cdev);
+void copro_gart_disable(struct copro_device *cdev);
 void copro_gart_fini(struct copro_device *cdev);
 void copro_gart_program(struct copro_device *cdev);
 bool copro_is_gtt(struct drm_gem_object *obj);

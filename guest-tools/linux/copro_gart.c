@@ -14,6 +14,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_gem_vram_helper.h>
 
@@ -27,11 +28,29 @@ struct copro_gtt {
 	struct copro_proc *proc;	/* charged for them (copro_limits.c) */
 };
 
+/*
+ * Write (or, without @sgt, clear) @n entries from @first and invalidate
+ * them in the device. gart.lock and reset_sem (read) held: a PCI reset
+ * has the BARs off between its reset_prepare and reset_done, and the
+ * writes would be dropped, leaving entries that name pages the kernel
+ * gave back (a buffer freed) or another buffer's (one created in the
+ * same range). Holding reset_sem for read makes every change wait for
+ * the end of a reset, so the table the device sees is always the one the
+ * driver wrote, and a buffer's pages are freed only once their entries
+ * are gone from it.
+ */
 static void copro_gart_write(struct copro_device *cdev, u64 first, u64 n,
 			     struct sg_table *sgt)
 {
 	struct sg_dma_page_iter it;
 	u64 i = first;
+	int idx;
+
+	lockdep_assert_held(&cdev->gart.lock);
+	lockdep_assert_held_read(&cdev->reset_sem);
+	/* unplugged: the device is gone, it reaches no page any more */
+	if (!drm_dev_enter(&cdev->drm, &idx))
+		return;
 
 	trace_copro_bind(cdev->gart.aperture + first * COPRO_GPU_PAGE_SIZE,
 			 n * COPRO_GPU_PAGE_SIZE, sgt);
@@ -51,6 +70,18 @@ static void copro_gart_write(struct copro_device *cdev, u64 first, u64 n,
 	wmb();
 	copro_wr32(cdev, COPRO_REG_GART_INVAL_FIRST, first);
 	copro_wr32(cdev, COPRO_REG_GART_INVAL, n);
+	drm_dev_exit(idx);
+}
+
+static void copro_gart_unmap(struct copro_device *cdev, struct copro_gtt *g)
+{
+	down_read(&cdev->reset_sem);
+	mutex_lock(&cdev->gart.lock);
+	copro_gart_write(cdev, g->node.start, g->node.size, NULL);
+	cdev->gart.used -= g->node.size;
+	drm_mm_remove_node(&g->node);
+	mutex_unlock(&cdev->gart.lock);
+	up_read(&cdev->reset_sem);
 }
 
 static void copro_gtt_free(struct drm_gem_object *obj)
@@ -61,15 +92,12 @@ static void copro_gtt_free(struct drm_gem_object *obj)
 	if (g) {
 		u64 pages = g->node.size;
 
-		mutex_lock(&cdev->gart.lock);
-		copro_gart_write(cdev, g->node.start, g->node.size, NULL);
-		cdev->gart.used -= g->node.size;
-		drm_mm_remove_node(&g->node);
-		mutex_unlock(&cdev->gart.lock);
+		copro_gart_unmap(cdev, g);
 		copro_uncharge(g->proc, COPRO_RES_GART, pages);
 		copro_proc_put(g->proc);
 		kfree(g);
 	}
+	/* the entries are gone from the table: the pages may go now */
 	drm_gem_shmem_object_free(obj);
 }
 
@@ -147,6 +175,7 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 		ret = PTR_ERR(sgt);
 		goto err_uncharge;
 	}
+	down_read(&cdev->reset_sem);
 	mutex_lock(&cdev->gart.lock);
 	ret = drm_mm_insert_node(&cdev->gart.mm, &g->node,
 				 obj->size / COPRO_GPU_PAGE_SIZE);
@@ -155,6 +184,7 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 		cdev->gart.used += g->node.size;
 	}
 	mutex_unlock(&cdev->gart.lock);
+	up_read(&cdev->reset_sem);
 	if (ret) {
 		ret = -ENOSPC;
 		goto err_uncharge;
@@ -162,11 +192,7 @@ struct drm_gem_object *copro_gtt_create(struct copro_device *cdev, u64 size)
 	ret = xa_err(xa_store(&cdev->gart.objs, (unsigned long)obj, g,
 			      GFP_KERNEL));
 	if (ret) {
-		mutex_lock(&cdev->gart.lock);
-		copro_gart_write(cdev, g->node.start, g->node.size, NULL);
-		cdev->gart.used -= g->node.size;
-		drm_mm_remove_node(&g->node);
-		mutex_unlock(&cdev->gart.lock);
+		copro_gart_unmap(cdev, g);
 		goto err_uncharge;
 	}
 	return obj;
@@ -223,13 +249,20 @@ void copro_gart_program(struct copro_device *cdev)
 	copro_wr32(cdev, COPRO_REG_GART_INVAL, 0);
 }
 
+/* the device goes away: it reaches no guest page from here on */
+void copro_gart_disable(struct copro_device *cdev)
+{
+	if (cdev->gart.entries)
+		copro_wr32(cdev, COPRO_REG_GART_ENTRIES, 0);
+}
+
+/* the DRM device's release: copro_gart_disable came first */
 void copro_gart_fini(struct copro_device *cdev)
 {
 	struct copro_gart *gart = &cdev->gart;
 
 	if (!gart->gbo)
 		return;
-	copro_wr32(cdev, COPRO_REG_GART_ENTRIES, 0);
 	drm_mm_takedown(&gart->mm);
 	copro_kbo_destroy(gart->gbo, &gart->map);
 	gart->gbo = NULL;

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 
 #include <drm/drm_auth.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem_vram_helper.h>
 #include <drm/drm_print.h>
@@ -29,9 +30,13 @@ int copro_ioctl_get_param(struct drm_device *drm, void *data,
 {
 	struct copro_device *cdev = to_copro(drm);
 	struct drm_copro_get_param *a = data;
+	int idx, ret = 0;
 
 	if (a->pad)
 		return -EINVAL;
+	/* some are registers: not once the device is gone */
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
 	switch (a->param) {
 	case COPRO_PARAM_NUM_ENGINES:
 		a->value = cdev->num_engines;
@@ -52,9 +57,10 @@ int copro_ioctl_get_param(struct drm_device *drm, void *data,
 		a->value = jiffies_to_msecs(cdev->engines[0].sched.timeout);
 		break;
 	default:
-		return -EINVAL;
+		ret = -EINVAL;
 	}
-	return 0;
+	drm_dev_exit(idx);
+	return ret;
 }
 
 int copro_ioctl_gem_create(struct drm_device *drm, void *data,
@@ -137,6 +143,15 @@ static void copro_ctx_teardown(struct copro_ctx *ctx)
 {
 	unsigned int e;
 
+	/*
+	 * The handle is gone, but a submit that looked it up earlier may
+	 * still hold a reference and sleep before pushing its job: from
+	 * here on it fails (copro_ioctl_submit checks @closed under the
+	 * same lock), so the entities stay torn down once destroyed.
+	 */
+	mutex_lock(&ctx->submit_lock);
+	ctx->closed = true;
+	mutex_unlock(&ctx->submit_lock);
 	/*
 	 * A killed process's jobs are dropped at once and its running job
 	 * is preempted (copro_ctx_cancel); otherwise queued jobs run, as

@@ -21,6 +21,7 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_debugfs_crc.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_edid.h>
 #include <drm/drm_fourcc.h>
@@ -192,9 +193,13 @@ static void copro_primary_update(struct drm_plane *plane,
 	struct drm_display_mode *mode;
 	u32 w, h, fmt, size, pos, bg;
 	u64 addr;
+	int idx;
 
 	/* an invisible primary: the CRTC's flush shows the background */
 	if (!fb || !st->visible || !st->crtc || !st->crtc->state->active)
+		return;
+	/* unplugged: the registers are gone (copro_remove) */
+	if (!drm_dev_enter(plane->dev, &idx))
 		return;
 	addr = copro_plane_addr(st);
 	w = drm_rect_width(&st->src) >> 16;
@@ -214,6 +219,7 @@ static void copro_primary_update(struct drm_plane *plane,
 		/* same geometry: a flip at the next vsync, written at flush */
 		cdev->flip_queued = true;
 		cdev->flip_addr = addr;
+		drm_dev_exit(idx);
 		return;
 	}
 	/* new geometry: commit it now (the vsync phase is kept if on) */
@@ -235,6 +241,7 @@ static void copro_primary_update(struct drm_plane *plane,
 	cdev->hw_width = w;
 	cdev->hw_height = h;
 	cdev->hw_format = fmt;
+	drm_dev_exit(idx);
 }
 
 static const struct drm_plane_helper_funcs copro_primary_helpers = {
@@ -312,15 +319,16 @@ static void copro_cursor_program(struct copro_device *cdev,
 				 struct drm_plane_state *st)
 {
 	s64 off;
-	int x, y;
+	int x, y, idx;
 
-	if (!st->fb || !st->crtc || !st->visible) {
-		copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, 0);
+	/* unplugged: neither the registers nor VRAM are there */
+	if (!drm_dev_enter(&cdev->drm, &idx))
 		return;
-	}
-	off = copro_cursor_image(cdev, st);
+	off = st->fb && st->crtc && st->visible ?
+	      copro_cursor_image(cdev, st) : -ENOENT;
 	if (off < 0) {
 		copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, 0);
+		drm_dev_exit(idx);
 		return;
 	}
 	/* visible means on screen, so both fit in the register's 16 bits */
@@ -329,6 +337,7 @@ static void copro_cursor_program(struct copro_device *cdev,
 	copro_wr64(cdev, COPRO_REG_CURSOR_SURFACE, off);
 	copro_wr32(cdev, COPRO_REG_CURSOR_POS, COPRO_CURSOR_POS(x, y));
 	copro_wr32(cdev, COPRO_REG_CURSOR_CONTROL, COPRO_CURSOR_CTL_ENABLE);
+	drm_dev_exit(idx);
 }
 
 static void copro_cursor_update(struct drm_plane *plane,
@@ -341,7 +350,12 @@ static void copro_cursor_update(struct drm_plane *plane,
 static void copro_cursor_disable(struct drm_plane *plane,
 				 struct copro_atomic_state *state)
 {
+	int idx;
+
+	if (!drm_dev_enter(plane->dev, &idx))
+		return;
 	copro_wr32(to_copro(plane->dev), COPRO_REG_CURSOR_CONTROL, 0);
+	drm_dev_exit(idx);
 }
 
 /*
@@ -480,12 +494,20 @@ static void copro_crtc_enable(struct drm_crtc *crtc,
 			      struct copro_atomic_state *state)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
+	int idx;
 
-	/* the primary plane's update commits the surface */
+	/*
+	 * The primary plane's update commits the surface. Unplugged, the
+	 * display is not turned on again and vblank stays off: with vblank
+	 * off, the helpers' waits for one return at once.
+	 */
 	cdev->hw_on = false;
-	copro_irq_enable(cdev, COPRO_INT_DEV_FLIP_DONE |
-			 COPRO_INT_DEV_DISPLAY_ERROR);
-	drm_crtc_vblank_on(crtc);
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		copro_irq_enable(cdev, COPRO_INT_DEV_FLIP_DONE |
+				 COPRO_INT_DEV_DISPLAY_ERROR);
+		drm_crtc_vblank_on(crtc);
+		drm_dev_exit(idx);
+	}
 }
 
 static void copro_crtc_disable(struct drm_crtc *crtc,
@@ -493,22 +515,30 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
+	int idx;
 
 	u32 sts;
 
-	/* off: vsync stops and a pending flip is dropped, never completed */
-	copro_wr32(cdev, COPRO_REG_DISP_CONTROL, 0);
-	cdev->hw_on = false;
-	cdev->flip_queued = false;
 	/*
+	 * off: vsync stops and a pending flip is dropped, never completed.
 	 * The commit's event says the CRTC is off: read DISP_STATUS back
 	 * (which also pushes the posted write to the device) until the
 	 * display no longer scans out, and stop vblank first, so that the
-	 * event carries the last vblank's count and time.
+	 * event carries the last vblank's count and time. Unplugged,
+	 * copro_remove turns the display off itself; the events are sent
+	 * all the same.
 	 */
-	if (readl_poll_timeout(cdev->mmio + COPRO_REG_DISP_STATUS, sts,
-			       !(sts & COPRO_DISP_STS_ACTIVE), 0, 20000))
-		drm_warn(crtc->dev, "display still scanning out after off\n");
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		copro_wr32(cdev, COPRO_REG_DISP_CONTROL, 0);
+		if (readl_poll_timeout(cdev->mmio + COPRO_REG_DISP_STATUS, sts,
+				       !(sts & COPRO_DISP_STS_ACTIVE), 0,
+				       20000))
+			drm_warn(crtc->dev,
+				 "display still scanning out after off\n");
+		drm_dev_exit(idx);
+	}
+	cdev->hw_on = false;
+	cdev->flip_queued = false;
 	drm_crtc_vblank_off(crtc);
 	spin_lock_irq(&crtc->dev->event_lock);
 	copro_send_flip_event(cdev);
@@ -519,20 +549,15 @@ static void copro_crtc_disable(struct drm_crtc *crtc,
 	spin_unlock_irq(&crtc->dev->event_lock);
 }
 
-static void copro_crtc_flush(struct drm_crtc *crtc,
-			     struct copro_atomic_state *state)
+/* copro_crtc_flush, inside drm_dev_enter: the registers */
+static void copro_crtc_flush_hw(struct drm_crtc *crtc,
+				struct drm_crtc_state *cs,
+				struct drm_pending_vblank_event *ev, bool flip)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
-	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
-	struct drm_pending_vblank_event *ev = cs->event;
 	struct drm_plane_state *ps = cdev->primary.state;
-	bool flip = cdev->flip_queued;
 	u32 size, bg;
 
-	cdev->flip_queued = false;
-	if (!cs->active)
-		return;
-	cs->event = NULL;
 	size = COPRO_DISP_SIZE(cs->mode.hdisplay, cs->mode.vdisplay);
 	bg = copro_crtc_background(cs);
 	if ((ps->crtc != crtc || !ps->visible) &&
@@ -600,6 +625,32 @@ static void copro_crtc_flush(struct drm_crtc *crtc,
 	spin_unlock_irq(&crtc->dev->event_lock);
 }
 
+static void copro_crtc_flush(struct drm_crtc *crtc,
+			     struct copro_atomic_state *state)
+{
+	struct copro_device *cdev = to_copro(crtc->dev);
+	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
+	struct drm_pending_vblank_event *ev = cs->event;
+	bool flip = cdev->flip_queued;
+	int idx;
+
+	cdev->flip_queued = false;
+	if (!cs->active)
+		return;
+	cs->event = NULL;
+	if (!drm_dev_enter(crtc->dev, &idx)) {
+		/* unplugged: no vblank will come, complete it now */
+		if (ev) {
+			spin_lock_irq(&crtc->dev->event_lock);
+			drm_crtc_send_vblank_event(crtc, ev);
+			spin_unlock_irq(&crtc->dev->event_lock);
+		}
+		return;
+	}
+	copro_crtc_flush_hw(crtc, cs, ev, flip);
+	drm_dev_exit(idx);
+}
+
 static const struct drm_crtc_helper_funcs copro_crtc_helpers = {
 	.mode_valid = copro_crtc_mode_valid,
 	.atomic_check = copro_crtc_check,
@@ -610,21 +661,41 @@ static const struct drm_crtc_helper_funcs copro_crtc_helpers = {
 
 static int copro_enable_vblank(struct drm_crtc *crtc)
 {
+	int idx;
+
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return -ENODEV;
 	copro_irq_enable(to_copro(crtc->dev), COPRO_INT_DEV_VSYNC);
+	drm_dev_exit(idx);
 	return 0;
 }
 
 static void copro_disable_vblank(struct drm_crtc *crtc)
 {
+	int idx;
+
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return;
 	copro_irq_disable(to_copro(crtc->dev), COPRO_INT_DEV_VSYNC);
+	drm_dev_exit(idx);
 }
 
 static u32 copro_get_vblank_counter(struct drm_crtc *crtc)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
+	int idx;
 
-	return (u32)(cdev->vsync_base +
-		     copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT));
+	/*
+	 * Unplugged: the count the interrupt handler read last (it reads the
+	 * registers until copro_remove has freed the vectors), so that the
+	 * count neither jumps nor stalls while removal turns the display off.
+	 */
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		WRITE_ONCE(cdev->vsync_last,
+			   copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT));
+		drm_dev_exit(idx);
+	}
+	return (u32)(cdev->vsync_base + READ_ONCE(cdev->vsync_last));
 }
 
 /*
@@ -642,8 +713,11 @@ static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 	unsigned long flags;
 	ktime_t now;
 	int tries = 0;
-	int err;
+	int err, idx;
 
+	/* unplugged: drm_vblank takes its own timestamp */
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return false;
 	vsync = copro_rd64(cdev, COPRO_REG_DISP_VSYNC_TIME);
 	do {
 		local_irq_save(flags);
@@ -652,6 +726,7 @@ static bool copro_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 		g1 = copro_rd64(cdev, COPRO_REG_GPU_TIME);
 		local_irq_restore(flags);
 	} while (g1 - g0 > 10 * NSEC_PER_USEC && ++tries < 4);
+	drm_dev_exit(idx);
 	if (!vsync || vsync > g0)
 		return false;
 	*vblank_time = ktime_sub_ns(now, g0 + (g1 - g0) / 2 - vsync);
@@ -689,26 +764,29 @@ static int copro_set_crc_source(struct drm_crtc *crtc, const char *source)
 {
 	struct copro_device *cdev = to_copro(crtc->dev);
 	bool on = source && !strcmp(source, "auto");
-	int ret;
+	int ret = 0, idx;
 
 	if (source && !on)
 		return -EINVAL;
 	if (on == cdev->crc_on)
 		return 0;
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return -ENODEV;
 	if (on) {
 		/* the CRCs arrive with the vsync interrupt */
 		ret = drm_crtc_vblank_get(crtc);
-		if (ret)
-			return ret;
-		copro_wr32(cdev, COPRO_REG_DISP_CRC_CONTROL,
-			   COPRO_DISP_CRC_CTL_ENABLE);
-		WRITE_ONCE(cdev->crc_on, true);
+		if (!ret) {
+			copro_wr32(cdev, COPRO_REG_DISP_CRC_CONTROL,
+				   COPRO_DISP_CRC_CTL_ENABLE);
+			WRITE_ONCE(cdev->crc_on, true);
+		}
 	} else {
 		WRITE_ONCE(cdev->crc_on, false);
 		copro_wr32(cdev, COPRO_REG_DISP_CRC_CONTROL, 0);
 		drm_crtc_vblank_put(crtc);
 	}
-	return 0;
+	drm_dev_exit(idx);
+	return ret;
 }
 
 static const struct drm_crtc_funcs copro_crtc_funcs = {
@@ -736,6 +814,8 @@ void copro_kms_vsync(struct copro_device *cdev, u64 causes)
 	/* VSYNC first: the flip's event carries this vsync's count and time */
 	if (causes & COPRO_INT_DEV_VSYNC) {
 		cdev->vsyncs++;
+		WRITE_ONCE(cdev->vsync_last,
+			   copro_rd64(cdev, COPRO_REG_DISP_VSYNC_COUNT));
 		drm_crtc_handle_vblank(&cdev->crtc);
 		if (READ_ONCE(cdev->crc_on)) {
 			u64 frame = copro_rd64(cdev, COPRO_REG_DISP_CRC_VSYNC);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * copro DRM driver: the render half's objects, shared by the submission
- * ioctls (copro_submit.c) and the engines' rings (copro_ring.c).
+ * ioctls (copro_submit.c) and the engines (copro_engine.h).
  *
  * A context (drm_copro_ctx_create) has one drm_sched entity per engine at
  * its priority; a submission becomes a copro_job on one of them. run_job
@@ -35,6 +35,14 @@ struct copro_ctx {
 	enum drm_sched_priority prio;
 	bool banned;		/* a job hung or faulted: no more submits */
 	bool dead;		/* its process was killed: jobs dropped */
+	/*
+	 * @closed: destroyed (CTX_DESTROY or the file's close), its entities
+	 * torn down. Set under @submit_lock, which a submit holds from its
+	 * check of @closed to drm_sched_entity_push_job: a submit that slept
+	 * (pinning, pool memory) while its context was destroyed fails
+	 * rather than putting the entity back on a run queue.
+	 */
+	bool closed;
 	struct mutex submit_lock;	/* job_arm + push_job in order */
 	u64 fence_context;	/* hardware fences: one timeline per engine */
 	u64 seqno[COPRO_MAX_ENGINES];

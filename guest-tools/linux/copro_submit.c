@@ -21,6 +21,7 @@
 #include <linux/sync_file.h>
 #include <linux/uaccess.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem_vram_helper.h>
 #include <drm/drm_syncobj.h>
@@ -162,6 +163,8 @@ static int copro_check_stream(struct copro_check *c)
 
 void copro_job_free(struct copro_job *job)
 {
+	struct copro_device *cdev = job->cdev;
+	unsigned long flags;
 	unsigned int i;
 
 	for (i = 0; i < job->bo_pinned; i++)
@@ -183,6 +186,11 @@ void copro_job_free(struct copro_job *job)
 	kfree(job->hw_mem);
 	copro_ctx_put(job->ctx);
 	kfree(job);
+	/* the last access to cdev: copro_render_release waits for it */
+	spin_lock_irqsave(&cdev->jobs_wq.lock, flags);
+	if (atomic_dec_and_test(&cdev->jobs))
+		wake_up_locked(&cdev->jobs_wq);
+	spin_unlock_irqrestore(&cdev->jobs_wq.lock, flags);
 }
 
 /*
@@ -395,7 +403,7 @@ static int copro_job_stream(struct copro_job *job,
 	u32 stream = ALIGN(a->cmds_size + COPRO_LEN_TIMESTAMP * 4, 64);
 	u64 end_gpu;
 	u32 ts[COPRO_LEN_TIMESTAMP];
-	int ret;
+	int ret, idx;
 
 	c->cmd = kvmalloc(a->cmds_size, GFP_KERNEL);
 	if (!c->cmd)
@@ -427,11 +435,17 @@ static int copro_job_stream(struct copro_job *job,
 	ts[2] = upper_32_bits(end_gpu);
 	/* VRAM writes are lost while a reset has the BARs off */
 	down_read(&cdev->reset_sem);
-	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
-			    a->cmds_size);
-	iosys_map_memcpy_to(&cdev->pool.map, job->mem.start + a->cmds_size,
-			    ts, sizeof(ts));
-	iosys_map_wr(&cdev->pool.map, job->end_off, u64, 0);
+	if (drm_dev_enter(&cdev->drm, &idx)) {
+		iosys_map_memcpy_to(&cdev->pool.map, job->mem.start, c->cmd,
+				    a->cmds_size);
+		iosys_map_memcpy_to(&cdev->pool.map,
+				    job->mem.start + a->cmds_size, ts,
+				    sizeof(ts));
+		iosys_map_wr(&cdev->pool.map, job->end_off, u64, 0);
+		drm_dev_exit(idx);
+	} else {
+		ret = -ENODEV;	/* unplugged while it slept */
+	}
 	up_read(&cdev->reset_sem);
 	job->dma_len = a->cmds_size + sizeof(ts);
 out:
@@ -485,6 +499,9 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	}
 	job->cdev = cdev;
+	atomic_inc(&cdev->jobs);	/* copro_job_free from here on */
+	/* the job's own reference: the submit keeps the lookup's to the end */
+	kref_get(&ctx->ref);
 	job->ctx = ctx;
 	/*
 	 * Everything the job holds (pool memory, VRAM pins, its ring slot) is
@@ -518,6 +535,11 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	if (ret)
 		goto err;
 
+	/* destroyed while this submit slept: no job on its entities */
+	if (READ_ONCE(ctx->closed)) {
+		ret = -ENOENT;
+		goto err;
+	}
 	/* one ring entry: a job takes one of the engine's credits */
 	ret = drm_sched_job_init(&job->base, &ctx->entity[a->engine], 1, cfile,
 				 file->client_id);
@@ -558,6 +580,17 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	}
 
 	mutex_lock(&ctx->submit_lock);
+	/*
+	 * The check that counts: under the lock copro_ctx_teardown sets it
+	 * with, so the job is pushed before the entities are destroyed (and
+	 * drm_sched_entity_destroy waits for it) or not at all.
+	 */
+	if (ctx->closed) {
+		mutex_unlock(&ctx->submit_lock);
+		drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
+		ret = -ENOENT;
+		goto err;
+	}
 	drm_sched_job_arm(&job->base);
 	fence = dma_fence_get(&job->base.s_fence->finished);
 	trace_copro_submit(ctx->id, job->engine, fence->context, fence->seqno,
@@ -566,10 +599,13 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		dma_resv_add_fence(job->bos[i]->resv, fence,
 				   c.flags[i] & COPRO_BO_WRITE ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
-	/* the job may retire and be freed from here on */
+	/*
+	 * Unlock before the push: the job, its buffer array and its
+	 * references may retire and be freed as soon as it is pushed.
+	 */
+	drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&ctx->submit_lock);
-	drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
 
 	for (i = 0; i < a->out_sync_count; i++) {
 		if (out[i].chain) {
@@ -594,6 +630,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	dma_fence_put(fence);
 	copro_syncs_out_free(out, a->out_sync_count);
 	kvfree(tables);
+	copro_ctx_put(ctx);
 	return ret;
 
 err:
@@ -605,5 +642,6 @@ err:
 		drm_sched_job_cleanup(&job->base);
 	copro_job_free(job);
 	kvfree(tables);
+	copro_ctx_put(ctx);
 	return ret;
 }

@@ -24,6 +24,9 @@
  *   copro-rendertest hang      (x-fault-injection=on) a long healthy job
  *                              survives the timeout, a hung or faulting
  *                              context is banned, innocents complete
+ *   copro-rendertest ctxrace, gartreset, fuzz SEED PROCS THREADS OPS,
+ *                    render-until-gone
+ *                              lifetimes: see rendertest-life.c
  *
  * Times are the device's (virtual under -icount): WORK ns and TIMESTAMP.
  */
@@ -133,7 +136,16 @@ int main(int argc, char **argv)
 		return t_kms();
 	if (!strcmp(what, "limits"))
 		return t_limits(argc > 2 ? argv[2] : "pool");
-	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|limits W\n");
+	if (!strcmp(what, "ctxrace"))
+		return t_ctxrace();
+	if (!strcmp(what, "gartreset"))
+		return t_gartreset();
+	if (!strcmp(what, "fuzz") && argc > 5)
+		return t_fuzz(strtoul(argv[2], NULL, 0), atoi(argv[3]),
+			      atoi(argv[4]), strtoul(argv[5], NULL, 0));
+	if (!strcmp(what, "render-until-gone"))
+		return t_until_gone();
+	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|limits W|ctxrace|gartreset|fuzz SEED PROCS THREADS OPS|render-until-gone\n");
 	return 2;
 }
 

@@ -30,5 +30,9 @@ int t_preempt(void);
 int t_hang(void);
 int t_starve(void);
 int t_limits(const char *what);
+int t_ctxrace(void);
+int t_gartreset(void);
+int t_fuzz(unsigned int seed, int procs, int threads, unsigned int ops);
+int t_until_gone(void);
 
 #endif
