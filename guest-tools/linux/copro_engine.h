@@ -41,6 +41,18 @@ static inline void eng_wr64(struct copro_engine *eng, u32 reg, u64 val)
 	copro_wr64(eng->cdev, COPRO_ENG_BASE(eng->id) + reg, val);
 }
 
+/*
+ * A reset, an unplug or a restart drops a preemption request the engine
+ * had not honoured yet: whoever waits for it (eng->wq) is let go.
+ */
+static inline void copro_preempt_cancel(struct copro_engine *eng)
+{
+	if (eng->preempting) {
+		eng->preempting = false;
+		eng->preempt_done++;
+	}
+}
+
 /* copro_ring.c */
 extern const struct dma_fence_ops copro_hw_fence_ops;
 void copro_ring_write(struct copro_engine *eng, struct copro_job *job);

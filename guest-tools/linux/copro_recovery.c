@@ -49,10 +49,7 @@ void copro_engine_recover(struct copro_engine *eng, u64 guilty, int error)
 	eng->engine_resets++;
 	eng->hangs_in_row++;
 	/* a reset cancels the request, and leaves head == tail */
-	if (eng->preempting) {
-		eng->preempting = false;
-		eng->preempt_done++;
-	}
+	copro_preempt_cancel(eng);
 	list_for_each_entry(job, &eng->ring_jobs, link) {
 		if (guilty && job->hwid == guilty)
 			bad = job;
@@ -91,10 +88,7 @@ void copro_engine_restart(struct copro_engine *eng)
 {
 	copro_retire(eng, eng_rd64(eng, COPRO_ENG_COMPLETED_FENCE));
 	eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
-	if (eng->preempting) {
-		eng->preempting = false;
-		eng->preempt_done++;
-	}
+	copro_preempt_cancel(eng);
 	copro_engine_program(eng);
 	copro_ring_rebuild(eng);
 }
@@ -173,10 +167,7 @@ void copro_render_reset_done(struct copro_device *cdev)
 			continue;
 		spin_lock_irqsave(&eng->lock, flags);
 		eng->stopped = false;
-		if (eng->preempting) {
-			eng->preempting = false;
-			eng->preempt_done++;
-		}
+		copro_preempt_cancel(eng);
 		copro_engine_program(eng);
 		copro_ring_rebuild(eng);
 		spin_unlock_irqrestore(&eng->lock, flags);

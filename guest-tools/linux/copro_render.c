@@ -141,10 +141,7 @@ void copro_render_unplug(struct copro_device *cdev)
 		spin_lock_irqsave(&eng->lock, flags);
 		eng->unplugged = true;
 		eng_wr32(eng, COPRO_ENG_CONTROL, COPRO_ENG_CTL_RESET);
-		if (eng->preempting) {
-			eng->preempting = false;
-			eng->preempt_done++;
-		}
+		copro_preempt_cancel(eng);
 		list_for_each_entry_safe(job, tmp, &eng->ring_jobs, link)
 			copro_job_signal(eng, job, -ENODEV);
 		list_for_each_entry_safe(job, tmp, &eng->held, link)
