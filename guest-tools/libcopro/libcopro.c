@@ -105,6 +105,30 @@ int copro_bo_new_flags(struct copro_dev *d, uint64_t size, uint32_t flags,
     return 0;
 }
 
+int copro_bo_export(struct copro_dev *d, const struct copro_bo *bo, int *fd)
+{
+    return drmPrimeHandleToFD(d->fd, bo->handle, DRM_CLOEXEC | DRM_RDWR, fd)
+           ? -errno : 0;
+}
+
+int copro_bo_import(struct copro_dev *d, int fd, struct copro_bo *bo)
+{
+    struct drm_copro_gem_info a = { 0 };
+    int ret;
+
+    memset(bo, 0, sizeof(*bo));
+    if (drmPrimeFDToHandle(d->fd, fd, &bo->handle)) {
+        return -errno;
+    }
+    a.handle = bo->handle;
+    ret = io(d, DRM_IOCTL_COPRO_GEM_INFO, &a);
+    if (ret) {
+        return ret;
+    }
+    bo->size = a.size;
+    return 0;
+}
+
 int copro_bo_map(struct copro_dev *d, struct copro_bo *bo)
 {
     struct drm_copro_gem_info a = { .handle = bo->handle };

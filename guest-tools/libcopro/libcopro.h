@@ -54,6 +54,10 @@ int copro_bo_new(struct copro_dev *d, uint64_t size, struct copro_bo *bo);
 int copro_bo_new_flags(struct copro_dev *d, uint64_t size, uint32_t flags,
                        struct copro_bo *bo);
 int copro_bo_map(struct copro_dev *d, struct copro_bo *bo);
+/* PRIME: a dma-buf of the buffer (O_RDWR, close-on-exec), and a handle
+ * in this file for a dma-buf (its size from GEM_INFO) */
+int copro_bo_export(struct copro_dev *d, const struct copro_bo *bo, int *fd);
+int copro_bo_import(struct copro_dev *d, int fd, struct copro_bo *bo);
 void copro_bo_free(struct copro_dev *d, struct copro_bo *bo);
 
 int copro_ctx_new(struct copro_dev *d, uint32_t priority, uint32_t *ctx);

@@ -101,6 +101,14 @@ uint64_t debugfs_value(const char *file, const char *key)
 	return v;
 }
 
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 bool all_u32(const void *p, size_t bytes, uint32_t v)
 {
 	const uint32_t *w = p;
@@ -134,6 +142,8 @@ int main(int argc, char **argv)
 		return t_hang();
 	if (!strcmp(what, "kms"))
 		return t_kms();
+	if (!strcmp(what, "prime"))
+		return t_prime();
 	if (!strcmp(what, "limits"))
 		return t_limits(argc > 2 ? argv[2] : "pool");
 	if (!strcmp(what, "ctxrace"))
@@ -145,7 +155,7 @@ int main(int argc, char **argv)
 			      atoi(argv[4]), strtoul(argv[5], NULL, 0));
 	if (!strcmp(what, "render-until-gone"))
 		return t_until_gone();
-	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|limits W|ctxrace|gartreset|fuzz SEED PROCS THREADS OPS|render-until-gone\n");
+	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|prime|limits W|ctxrace|gartreset|fuzz SEED PROCS THREADS OPS|render-until-gone\n");
 	return 2;
 }
 

@@ -51,14 +51,6 @@ struct shared {
 
 static struct shared *sh;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Wait until the hostile's progress stopped moving for @ms. */
 static uint64_t settled(unsigned int ms)
 {

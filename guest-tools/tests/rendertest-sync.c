@@ -182,14 +182,6 @@ static int worker(int id, int jobs, bool slow)
 	return bad ? 1 : 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 int t_multi(int n)
 {
 	pid_t pids[16], victim;

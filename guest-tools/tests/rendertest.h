@@ -20,6 +20,7 @@ void bo_new(uint64_t size, struct copro_bo *bo);
 uint32_t ctx_new(uint32_t prio);
 uint64_t debugfs_value(const char *file, const char *key);
 bool all_u32(const void *p, size_t bytes, uint32_t v);
+uint64_t mono_ns(void);	/* CLOCK_MONOTONIC */
 
 int t_basic(void);
 int t_bad(void);
@@ -30,6 +31,7 @@ int t_preempt(void);
 int t_hang(void);
 int t_starve(void);
 int t_limits(const char *what);
+int t_prime(void);
 int t_ctxrace(void);
 int t_gartreset(void);
 int t_fuzz(unsigned int seed, int procs, int threads, unsigned int ops);

@@ -36,6 +36,7 @@ run_tap copro-rendertest multi 4
 run_tap copro-rendertest preempt
 run_tap copro-rendertest starve
 run_tap copro-rendertest kms
+run_tap copro-rendertest prime
 # the tools (guest-tools/tools over libcopro)
 run_tap copro-run -n 2 fill:65536:0x1234 copy:100000 rect:100:50:0xff00 work:1000000
 check "copro-run: RECT on the copy engine is refused" sh -c '! copro-run -e 1 rect:8:8:1 >/dev/null 2>&1'
