@@ -278,7 +278,9 @@ def ideal_cycles(c, packet_ns, present_period_ns=0):
     cycle = gpu + c.sleep_us * 1000
     if c.present and present_period_ns:
         cycle = max(cycle, present_period_ns)
-    n = (c.stop_ms - c.start_ms) * 1_000_000 // max(cycle, 1)
+    # a cycle begins while the clock is before the stop: the last one
+    # may begin just before it
+    n = -(-(c.stop_ms - c.start_ms) * 1_000_000 // max(cycle, 1))
     return min(n, c.cycles) if c.cycles else n
 
 
