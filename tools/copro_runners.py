@@ -124,8 +124,11 @@ def run_copro(w, build, policy="quantum", hwsched=False, preempt=None,
     if out.returncode or len(metrics) != len(w.clients) or len(run) != 1:
         raise RunError("the copro OS run failed (%s):\n" % " ".join(append) +
                        "\n".join(out.stdout.splitlines()[-15:]) + out.stderr)
+    samples = {x["client"]: x["latency_ns"]
+               for x in _lines(out.stdout, "WORKLOAD-SAMPLES")}
     for m in metrics:
         m.pop("os", None)
+        m["latency_samples_ns"] = samples.get(m["client"], [])
     return {"workload": w.name, "os": "copro", "kernel": "copro",
             "policy": policy, "hwsched": int(hwsched),
             "preempt": preempt or "default", "run": run[0],

@@ -522,4 +522,11 @@ void wlclient_print_json(struct wlclient *w)
             w->last_end > w->begin ? w->last_end - w->begin : 0,
             st.gpu_ns, cyc[0], cyc[1], cyc[2], cyc[3], lat[0], lat[1], lat[2],
             lat[3], st.preemptions, w->misses, w->dropped, w->nlat);
+    /* every job's latency (sorted), for the host's CDFs */
+    kprintf("WORKLOAD-SAMPLES {\"client\":\"%s\",\"latency_ns\":[",
+            a->name);
+    for (unsigned i = 0; i < w->nlat; i++) {
+        kprintf("%s%lu", i ? "," : "", w->lat[i]);
+    }
+    kprintf("]}\n");
 }

@@ -104,7 +104,8 @@ static inline struct app *wlclient_app(struct wlclient *w)
 
 /* Once drained: the client's metrics as one JSON object (the Linux
  * runner's schema plus preemptions and deadline misses) on one
- * "WORKLOAD {...}" line. */
+ * "WORKLOAD {...}" line, then every job's latency, sorted, on one
+ * "WORKLOAD-SAMPLES {...}" line (the first WLCLIENT_SAMPLES jobs'). */
 void wlclient_print_json(struct wlclient *w);
 
 #endif /* FW_APPS_WLCLIENT_H */

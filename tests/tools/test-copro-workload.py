@@ -71,7 +71,7 @@ class Good(unittest.TestCase):
         # presenting at 60 Hz: at most one cycle a period
         w = load_text(GOOD.replace('sleep_us = 1000',
                                    'present = { deadline_us = 16666 }'))
-        self.assertEqual(cw.ideal_cycles(w.clients[0], 100, 16666667), 6)
+        self.assertEqual(cw.ideal_cycles(w.clients[0], 100, 16666667), 5)
 
 
 class Bad(unittest.TestCase):
