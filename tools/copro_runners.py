@@ -13,8 +13,11 @@ completed with the ideal figures the description implies (add_ideals).
 A description a runner cannot run raises WorkloadError naming the field.
 """
 
+import dataclasses
 import json
 import os
+import random
+import re
 import subprocess
 import sys
 
@@ -97,10 +100,39 @@ def _lines(text, tag):
             for line in text.splitlines() if (tag + " {") in line]
 
 
+def device_params(items):
+    """KEY=VALUE strings (the copro device's properties: preempt=command,
+    packet-ns=1000, ...) as a dict, or ValueError."""
+    out = {}
+    for it in items or ():
+        k, sep, v = it.partition("=")
+        if not sep or not re.fullmatch(r"[a-z][a-z0-9-]*", k) or \
+                not re.fullmatch(r"[A-Za-z0-9._-]+", v):
+            raise ValueError("device parameter %r: KEY=VALUE" % it)
+        out[k] = v
+    return out
+
+
+def with_seed(w, seed, jitter_ms):
+    """W with each client's start moved by a pseudo-random offset in
+    [0, jitter_ms] drawn from SEED (its phase against the others and the
+    vsyncs: what a deterministic run can vary); seed 0: W itself."""
+    if not seed or not jitter_ms:
+        return w
+    rng = random.Random(seed)
+    clients = []
+    for c in w.clients:
+        room = c.stop_ms - c.start_ms - 1
+        clients.append(dataclasses.replace(
+            c, start_ms=c.start_ms + min(rng.randint(0, jitter_ms), room)))
+    return dataclasses.replace(w, clients=clients)
+
+
 def run_copro(w, build, policy="quantum", hwsched=False, preempt=None,
-              quantum_us=None, trace=None, timeout=600):
+              quantum_us=None, trace=None, timeout=600, device=None):
     """Runs W on the copro OS (build/firmware/workload.elf under
-    -icount). policy=joblist implies hardware scheduling."""
+    -icount). policy=joblist implies hardware scheduling. DEVICE: more of
+    the device's properties, a dict."""
     if policy not in COPRO_POLICIES:
         raise ValueError("policy %r: one of %s" % (policy, COPRO_POLICIES))
     hwsched = hwsched or policy == "joblist"
@@ -109,7 +141,11 @@ def run_copro(w, build, policy="quantum", hwsched=False, preempt=None,
         append.append("hwsched=1")
     if quantum_us:
         append.append("quantum_us=%d" % quantum_us)
-    device = "copro" + (",preempt=" + preempt if preempt else "")
+    props = dict(device or {})
+    if preempt:
+        props["preempt"] = preempt
+    device = ",".join(["copro"] + ["%s=%s" % kv for kv in sorted(
+        props.items())])
     env = dict(os.environ, COPRO_TIMEOUT=str(timeout))
     if trace:
         env["COPRO_TRACE"] = trace
@@ -131,7 +167,9 @@ def run_copro(w, build, policy="quantum", hwsched=False, preempt=None,
         m["latency_samples_ns"] = samples.get(m["client"], [])
     return {"workload": w.name, "os": "copro", "kernel": "copro",
             "policy": policy, "hwsched": int(hwsched),
-            "preempt": preempt or "default", "run": run[0],
+            "preempt": props.get("preempt", "default"),
+            "device": ",".join("%s=%s" % kv for kv in sorted(props.items())),
+            "run": run[0],
             "clients": add_ideals(w, metrics)}
 
 
@@ -157,7 +195,8 @@ def run_linux(w, build, kernel, policy=None, timeout=900):
         m.pop("os", None)
     return {"workload": w.name, "os": "linux", "kernel": kernel,
             "policy": policy or "default", "hwsched": 0,
-            "preempt": "default", "clients": add_ideals(w, metrics)}
+            "preempt": "default", "device": "",
+            "clients": add_ideals(w, metrics)}
 
 
 def linux_kernels(build):
