@@ -90,18 +90,13 @@ bool wlclient_parse(const char *s, struct wlclient_config *c)
         !field_u64(&s, &c->cycles) || *s) {
         return false;
     }
-    switch (prio) {
-    case 'l': c->prio = VIDSCH_PRIO_BELOW_NORMAL; break;
-    case 'n': c->prio = VIDSCH_PRIO_NORMAL; break;
-    case 'h': c->prio = VIDSCH_PRIO_HIGH; break;
-    default: return false;
+    if (!strchr("lnh", prio) || !prio || !strchr("wfc", kind) || !kind) {
+        return false;
     }
-    switch (kind) {
-    case 'w': c->kind = WLCLIENT_WORK; break;
-    case 'f': c->kind = WLCLIENT_FILL; break;
-    case 'c': c->kind = WLCLIENT_COPY; break;
-    default: return false;
-    }
+    c->prio = prio == 'l' ? VIDSCH_PRIO_BELOW_NORMAL :
+              prio == 'n' ? VIDSCH_PRIO_NORMAL : VIDSCH_PRIO_HIGH;
+    c->kind = kind == 'w' ? WLCLIENT_WORK :
+              kind == 'f' ? WLCLIENT_FILL : WLCLIENT_COPY;
     if (submit != 's' && submit != 'a') {
         return false;
     }
@@ -166,6 +161,7 @@ static void cycles_done(void *arg, int status)
     kapi_sync_value(a->proc, w->hsync, &value);
     while (w->done < value && w->done < w->begun) {
         unsigned s = w->done % WLCLIENT_SLOTS;
+        /* volatile: the device wrote these */
         const volatile uint64_t *t = w->rec + 2 * s * WLCLIENT_MAX_JPC;
         uint64_t end = 0;
         int st = kapi_context_error(a->proc, a->hctx);
@@ -445,7 +441,11 @@ int wlclient_init(struct wlclient *w, struct kernel *k,
     umd_init(&w->cb, w->cmd, sizeof(w->cmd));
     kapi_timer_init(&w->timer, on_timer, w);
     w->hrec = app_alloc(a, WLCLIENT_SLOTS * WLCLIENT_MAX_JPC * 16, true);
-    if (!w->hrec || !(w->rec = app_map(a, w->hrec))) {
+    if (!w->hrec) {
+        return a->fail_status;
+    }
+    w->rec = app_map(a, w->hrec);
+    if (!w->rec) {
         return a->fail_status;
     }
     if (w->cfg.kind != WLCLIENT_WORK) {
