@@ -34,6 +34,7 @@ PREEMPT = ("none", "dma-buffer", "command", "mid-command")
 PACKETS_NS = 5000
 VSYNC_NS = 1_000_000_000 // 60      # the device's default refresh
 COPRO_ICOUNT = "shift=0,sleep=off"
+WLCLIENT_MAX_WS = 28                # firmware/apps/wlclient.h
 
 
 class RunError(RuntimeError):
@@ -44,20 +45,25 @@ def copro_args(w):
     """The workload image's command line for W (workload.c,
     wlclient_parse), or WorkloadError for what it does not take yet."""
     out = ["duration_ms=%d" % w.duration_ms, "wn=%d" % len(w.clients)]
+    names = [c.name for c in w.clients]
     for i, c in enumerate(w.clients):
-        for field, unsupported in (("job.rect", c.job.kind == "rect"),
-                                   ("working_set", c.allocations),
-                                   ("depends_on", c.depends_on)):
+        for field, unsupported in (
+                ("job.rect", c.job.kind == "rect"),
+                ("working_set", c.allocations > WLCLIENT_MAX_WS)):
             if unsupported:
                 raise cw.WorkloadError(w.path, 0, "client[%d].%s" % (i, field),
                                        "not supported by the copro OS "
-                                       "runner yet")
+                                       "runner yet" if field == "job.rect"
+                                       else "at most %d allocations on the "
+                                       "copro OS (one DMA buffer's list)" %
+                                       WLCLIENT_MAX_WS)
         kind = {"work_ns": "w", "fill_bytes": "f", "copy_bytes": "c"}
-        out.append("wc%d=%s:%s:%d:%s%d:%d:%s:%s:%d:%d:%d" % (
+        out.append("wc%d=%s:%s:%d:%s%d:%d:%s:%s:%d:%d:%d:%d:%d:%s" % (
             i, c.name, c.priority[0], c.jobs_per_cycle, kind[c.job.kind],
             c.job.value, c.sleep_us, c.submit[0],
             str(c.deadline_us) if c.present else "-", c.start_ms, c.stop_ms,
-            c.cycles))
+            c.cycles, c.allocations, c.allocation_bytes if c.allocations
+            else 0, str(names.index(c.depends_on)) if c.depends_on else "-"))
     return out
 
 

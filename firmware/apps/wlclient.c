@@ -54,6 +54,7 @@ static bool field_char(const char **s, char *c)
 bool wlclient_parse(const char *s, struct wlclient_config *c)
 {
     uint64_t jpc, sleep_us, deadline_us = 0, start_ms, stop_ms;
+    uint64_t ws_allocs, dep;
     unsigned n = 0;
     char prio, submit, kind;
 
@@ -87,9 +88,23 @@ bool wlclient_parse(const char *s, struct wlclient_config *c)
         return false;
     }
     if (!field_u64(&s, &start_ms) || !field_u64(&s, &stop_ms) ||
-        !field_u64(&s, &c->cycles) || *s) {
+        !field_u64(&s, &c->cycles) || !field_u64(&s, &ws_allocs) ||
+        !field_u64(&s, &c->ws_bytes)) {
         return false;
     }
+    c->depends_on = -1;
+    if (*s == '-' && !s[1]) {
+        s++;
+    } else if (field_u64(&s, &dep) && dep < 16) {
+        c->depends_on = (int)dep;
+    } else {
+        return false;
+    }
+    if (*s || ws_allocs > WLCLIENT_MAX_WS ||
+        (ws_allocs && (c->ws_bytes < 4096 || c->ws_bytes > (256u << 20)))) {
+        return false;
+    }
+    c->ws_allocs = (unsigned)ws_allocs;
     if (!strchr("lnh", prio) || !prio || !strchr("wfc", kind) || !kind) {
         return false;
     }
@@ -240,11 +255,29 @@ static void submit_jobs(struct wlclient *w)
     unsigned s = w->begun % WLCLIENT_SLOTS;
     int st;
 
+    if (w->dep && !w->dep_waited && w->dep->begun) {
+        st = kapi_wait_gpu(a->proc, a->hctx, w->hdep, w->dep->begun);
+        if (st == DDI_EBUSY) {
+            throttle(w);
+            return;
+        }
+        if (st != DDI_OK) {
+            app_fail(a, "wait_gpu", st);
+            w->submitting = false;
+            return;
+        }
+    }
+    w->dep_waited = true;
     while (w->job < w->cfg.jobs_per_cycle) {
         uint64_t off = 16 * ((uint64_t)s * WLCLIENT_MAX_JPC + w->job);
 
         umd_reset(&w->cb);
         umd_timestamp(&w->cb, w->hrec, off);
+        /* the working set: each allocation touched (its first word), so
+         * vidmm makes them all resident for the job */
+        for (unsigned i = 0; i < w->cfg.ws_allocs; i++) {
+            umd_fill(&w->cb, w->hws[i], 0, 4, (uint32_t)n);
+        }
         switch (w->cfg.kind) {
         case WLCLIENT_WORK:
             umd_work(&w->cb, w->cfg.value);
@@ -339,6 +372,7 @@ static void try_cycle(struct wlclient *w, uint64_t release)
     w->last_cstart = now;
     w->release[w->begun % WLCLIENT_SLOTS] = release;
     w->job = 0;
+    w->dep_waited = false;
     w->submitting = true;
     submit_jobs(w);
 }
@@ -460,11 +494,43 @@ int wlclient_init(struct wlclient *w, struct kernel *k,
             return a->fail_status;
         }
     }
+    for (unsigned i = 0; i < w->cfg.ws_allocs; i++) {
+        struct kapi_alloc_desc d = {
+            .size = w->cfg.ws_bytes, .cpu_visible = true, .zeroed = true,
+            .local_only = true,
+        };
+
+        st = kapi_create_allocation(a->proc, a->hdev, &d, &w->hws[i]);
+        if (st != DDI_OK) {
+            app_fail(a, "create_allocation (working set)", st);
+            return st;
+        }
+    }
     st = kapi_create_sync(a->proc, a->hdev, 0, &w->hsync);
     if (st != DDI_OK) {
         app_fail(a, "create_sync", st);
     }
     return st;
+}
+
+int wlclient_depend(struct wlclient *w, struct wlclient *other)
+{
+    uint32_t name = 0;
+    int st = kapi_share_sync(other->app.proc, other->hsync, &name);
+
+    if (st == DDI_OK) {
+        st = kapi_grant_sync(other->app.proc, other->hsync,
+                             kapi_process_id(w->app.proc), KAPI_ACCESS_READ);
+    }
+    if (st == DDI_OK) {
+        st = kapi_open_sync(w->app.proc, w->app.hdev, name, &w->hdep);
+    }
+    if (st != DDI_OK) {
+        app_fail(&w->app, "depends_on (share, grant, open)", st);
+        return st;
+    }
+    w->dep = other;
+    return DDI_OK;
 }
 
 /* ---- the metrics ---- */

@@ -39,6 +39,9 @@
 #define WLCLIENT_SLOTS      4       /* cycles whose timestamps are kept */
 #define WLCLIENT_MAX_JPC    64
 #define WLCLIENT_SAMPLES    2048    /* latency and cycle-time samples */
+/* allocations a job touches: a DMA buffer's list holds DDI_MAX_ALLOC_LIST,
+ * of which the records and the job's own take three */
+#define WLCLIENT_MAX_WS     28
 
 enum wlclient_job { WLCLIENT_WORK, WLCLIENT_FILL, WLCLIENT_COPY };
 
@@ -54,20 +57,33 @@ struct wlclient_config {
     uint64_t deadline_ns;       /* present only; 0: none */
     uint64_t start_ns, stop_ns; /* after the app's start */
     uint64_t cycles;            /* 0: as many as fit */
+    unsigned ws_allocs;         /* working set: allocations each job
+                                   touches (VRAM only), 0: none */
+    uint64_t ws_bytes;          /* ... of this size each */
+    int depends_on;             /* another client's index, -1: none */
 };
 
 /* Parses one client as tools/copro-workload encodes it on the command
  * line: NAME:PRIO:JPC:KIND VALUE:SLEEP_US:SUBMIT:PRESENT:START_MS:
- * STOP_MS:CYCLES with PRIO l|n|h, KIND w|f|c, SUBMIT s|a, PRESENT - (no)
- * or the deadline in us (0: none). False on anything else. */
+ * STOP_MS:CYCLES:WS_ALLOCS:WS_BYTES:DEP with PRIO l|n|h, KIND w|f|c,
+ * SUBMIT s|a, PRESENT - (no) or the deadline in us (0: none), DEP - or
+ * the index of the client it depends on. False on anything else. */
 bool wlclient_parse(const char *s, struct wlclient_config *c);
 
 struct wlclient {
     struct app app;             /* first */
     struct wlclient_config cfg;
     struct umd_cmdbuf cb;
-    uint32_t cmd[48];
+    uint32_t cmd[48 + 8 * WLCLIENT_MAX_WS];
     uint32_t hrec, hsync, hsrc, hdst;
+    uint32_t hws[WLCLIENT_MAX_WS];  /* the working set */
+    /* depends_on: each cycle's first job waits on the GPU for the value
+     * the other client last submitted (its sync object, opened through a
+     * grant); dep is how that value reaches this process, as a counter
+     * in shared memory would */
+    const struct wlclient *dep;
+    uint32_t hdep;
+    bool dep_waited;            /* the cycle being submitted waited */
     volatile uint64_t *rec;     /* SLOTS x JPC x {start, end} */
     struct ktimer timer;
 
@@ -96,6 +112,12 @@ struct wlclient {
 
 int wlclient_init(struct wlclient *w, struct kernel *k,
                   const struct wlclient_config *cfg);
+
+/* Makes w's cycles depend on other's (w->cfg.depends_on): other shares
+ * its sync object and grants w's process read access, w opens it. The
+ * launcher's part, before either starts. DDI_OK or the failing call's
+ * code (recorded on w). */
+int wlclient_depend(struct wlclient *w, struct wlclient *other);
 
 static inline struct app *wlclient_app(struct wlclient *w)
 {

@@ -54,7 +54,13 @@ static bool parse_clients(const struct boot_info *boot, unsigned *n)
         if (!wlclient_parse(val, &cfgs[i])) {
             return report(&s.r, false, "command line: %s=%s is not a "
                           "client (NAME:PRIO:JPC:KIND VALUE:SLEEP_US:SUBMIT:"
-                          "PRESENT:START_MS:STOP_MS:CYCLES)", key, val);
+                          "PRESENT:START_MS:STOP_MS:CYCLES:WS_ALLOCS:"
+                          "WS_BYTES:DEP)", key, val);
+        }
+        if (cfgs[i].depends_on == (int)i || cfgs[i].depends_on >= (int)wn) {
+            return report(&s.r, false, "command line: %s: depends on client "
+                          "%d, not another of the %lu", key,
+                          cfgs[i].depends_on, wn);
         }
         for (unsigned j = 0; j < i; j++) {
             if (!strcmp(cfgs[j].name, cfgs[i].name)) {
@@ -104,6 +110,12 @@ int scenario_main(const struct boot_info *boot)
     for (unsigned i = 0; i < n; i++) {
         wlclient_init(&clients[i], &s.boot.k, &cfgs[i]);
         os_add_app(&s, wlclient_app(&clients[i]));
+    }
+    /* the launcher hands each dependent client the other's sync object */
+    for (unsigned i = 0; i < n; i++) {
+        if (cfgs[i].depends_on >= 0 && !wlclient_app(&clients[i])->fail_what) {
+            wlclient_depend(&clients[i], &clients[cfgs[i].depends_on]);
+        }
     }
     os_run(&s, duration_ms * MS, drain_ms * MS);
     os_print_table(&s);

@@ -11,12 +11,15 @@ restores), the synchronous client runs between 1 and its ideal cycles
 and its elapsed time is its ideal's (the run's); a second run under
 quantum gives the same metrics, bit for bit. tests/tools/fill-copy.toml:
 the bytes the device's packets read and wrote are exactly the FILL and
-COPY jobs' bytes. A command line that does not describe a workload is
+COPY jobs' bytes. tests/tools/depends.toml: a dependency makes the
+dependent wait for the other's work, and a working set's allocations are
+each touched by every job. A command line that does not describe a workload is
 refused before anything runs.
 
     test-workload-copro.py BUILD
 """
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -105,14 +108,33 @@ def main():
           "fill-copy: the device read %d and wrote %d bytes, the jobs' "
           "%d and %d" % (eng["read"], eng["write"], want_rd, want_wr))
 
+    # depends_on: the HIGH follower's cycles wait for what the feeder last
+    # submitted (2 ms of WORK a cycle); without it, HIGH starts at once.
+    # working_set: each job touches (a 4-byte FILL) each allocation
+    dep = cw.load(os.path.join(HERE, "depends.toml"))
+    nodep = dataclasses.replace(dep, clients=[
+        dataclasses.replace(c, depends_on="") for c in dep.clients])
+    with_dep = run(dep, build, policy="priority")["clients"][1]
+    free = run(nodep, build, policy="priority")
+    without = free["clients"][1]
+    check(with_dep["latency_ns"][1] > 1000000 > 500000 >
+          without["latency_ns"][1],
+          "depends_on: the follower waits for the feeder's work (%d ns on "
+          "average), without it not (%d ns)" % (with_dep["latency_ns"][1],
+                                               without["latency_ns"][1]))
+    eng = free["run"]["vram_bytes"][0]
+    check(eng["write"] == without["jobs"] * 2 * 4 and without["jobs"],
+          "working_set: %d jobs touched 2 allocations each: %d bytes "
+          "written" % (without["jobs"], eng["write"]))
+
     # a line that does not describe a workload: refused, nothing runs
     bad = subprocess.run(
         [os.path.join(ROOT, "scripts", "run-firmware.sh"),
          os.path.join(build, "qemu-run"),
          os.path.join(build, "firmware", "workload.elf"), "-M", "q35",
          "-device", "copro", "-icount", cr.COPRO_ICOUNT, "-append",
-         "irq=msix duration_ms=100 wn=2 wc0=a:n:1:w1000:0:s:-:0:100:0 "
-         "wc1=b:n:1:x1000:0:s:-:0:100:0"], capture_output=True, text=True)
+         "irq=msix duration_ms=100 wn=2 wc0=a:n:1:w1000:0:s:-:0:100:0:0:0:- "
+         "wc1=b:n:1:x1000:0:s:-:0:100:0:0:0:-"], capture_output=True, text=True)
     check(bad.returncode != 0 and "wc1=b:n:1:x1000" in bad.stdout and
           "kernel up" not in bad.stdout,
           "a bad client on the command line is refused before the kernel "
