@@ -11,7 +11,7 @@ SAN_BUILD ?= $(BUILD)/sanitize
 # Seconds of coverage-guided fuzzing for `make fuzz`.
 FUZZ_SECONDS ?= 120
 
-.PHONY: all deps build run show linux check-linux check-linux-long check check-sanitize fuzz fuzz-coverage \
+.PHONY: all deps build run show linux check-linux check-linux-long check check-sanitize fuzz fuzz-coverage compare sweep \
 	bench soak clean distclean
 
 all: build
@@ -133,6 +133,23 @@ fuzz-coverage: build
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)
+
+# A workload file (docs/workloads.rst) on the copro OS under quantum,
+# priority and joblist (hwsched=1), and on Linux under each built guest's
+# drm_sched policies (NO_LINUX=1 skips them): one table, and plots under
+# $(BUILD)/compare/NAME/. Every run under -icount: the same table twice.
+WORKLOAD ?= workloads/interactive-vs-heavy.toml
+compare: build
+	@/usr/bin/python3 tools/copro-compare $(WORKLOAD) --build $(BUILD) \
+	  $(if $(NO_LINUX),--no-linux)
+
+# A sweep (workloads x policies x device parameters x seeds) into one CSV:
+# tools/copro-sweep --help; SCHEDULER=tcp://HOST:PORT runs it on a Dask
+# cluster.
+SWEEP ?= workloads/interactive-vs-heavy.toml
+sweep: build
+	@/usr/bin/python3 tools/copro-sweep $(SWEEP) --build $(BUILD) \
+	  --out $(BUILD)/sweep.csv $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 # The scheduler's property tests over a million seeded workloads (make
 # check runs 10,000) and the scene-based ones over SOAK_SCENE_SEEDS (make

@@ -25,10 +25,12 @@ set -euo pipefail
 # runtimes) and llvm (llvm-symbolizer for sanitizer stacks, llvm-profdata
 # and llvm-cov) are for make fuzz and make fuzz-coverage; gcc's own ASan and
 # UBSan runtimes, for make check-sanitize, come with build-essential.
+# python3-matplotlib draws make compare's plots; python3-distributed (Dask)
+# runs tools/copro-sweep on a cluster (--scheduler) and its test's local one.
 PKGS=(build-essential pkg-config ninja-build libglib2.0-dev libpixman-1-dev
       python3 python3-venv flex bison seabios dpkg-dev ccache
       libjson-glib-dev xz-utils ca-certificates python3-docutils
-      libpng-dev libsdl2-dev python3-matplotlib
+      libpng-dev libsdl2-dev python3-matplotlib python3-distributed
       clang libclang-rt-dev llvm
       libdrm-dev libdrm-tests drm-info fbset busybox-static mmdebstrap zstd)
 BPO_PKGS=(meson qemu-system-data)

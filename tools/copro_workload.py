@@ -276,9 +276,16 @@ def ideal_cycles(c, packet_ns, present_period_ns=0):
         return None
     gpu = c.jobs_per_cycle * (c.job.value + packet_ns)
     cycle = gpu + c.sleep_us * 1000
-    if c.present and present_period_ns:
-        cycle = max(cycle, present_period_ns)
-    n = (c.stop_ms - c.start_ms) * 1_000_000 // max(cycle, 1)
+    span = (c.stop_ms - c.start_ms) * 1_000_000
+    if c.present and present_period_ns and cycle <= present_period_ns:
+        # released at vsyncs: as many as fall in the span
+        n = span // present_period_ns
+    else:
+        if c.present and present_period_ns:
+            cycle = -(-cycle // present_period_ns) * present_period_ns
+        # a cycle begins while the clock is before the stop: the last
+        # one may begin just before it
+        n = -(-span // max(cycle, 1))
     return min(n, c.cycles) if c.cycles else n
 
 

@@ -63,10 +63,11 @@ class Good(unittest.TestCase):
     def test_ideal(self):
         a, b = load_text(GOOD).clients
         # a: 1 ms + 100 ns of packet, then 1 ms asleep: 100 ms / 2.0001 ms
-        self.assertEqual(cw.ideal_cycles(a, 100), 49)
+        # (cycles begin while the clock is before the stop: 49.99 is 50)
+        self.assertEqual(cw.ideal_cycles(a, 100), 50)
         self.assertEqual(cw.ideal_gpu_ns(a, 49, 100), 49 * 1000100)
         # b: two 4 ms jobs a cycle: 100 ms / 8.0002 ms
-        self.assertEqual(cw.ideal_cycles(b, 100), 12)
+        self.assertEqual(cw.ideal_cycles(b, 100), 13)
         # presenting at 60 Hz: at most one cycle a period
         w = load_text(GOOD.replace('sleep_us = 1000',
                                    'present = { deadline_us = 16666 }'))

@@ -38,7 +38,8 @@ def run(build, kernel):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         r = subprocess.run([os.path.join(ROOT, "tools", "copro-workload"),
                             os.path.join(HERE, "two-clients.toml"),
-                            "--build", build, "--kernel", kernel, "--json",
+                            "--build", build, "--os", "linux",
+                            "--kernel", kernel, "--json",
                             out.name], capture_output=True, text=True)
         for line in (r.stdout + r.stderr).splitlines():
             print("# " + line)
