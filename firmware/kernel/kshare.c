@@ -168,11 +168,12 @@ int kapi_open_allocation(struct kproc *p, uint32_t hdevice, uint32_t name,
 {
     struct kdevice *dev;
     void *a;
-    int st = open_shared(p, hdevice, name, HANDLE_ALLOCATION, halloc, &a,
-                         &dev);
+    int st;
 
+    /* admitted first: a refused call (a trim callback's) changes nothing */
     KCALL(p, KCALL_CHANGE);
 
+    st = open_shared(p, hdevice, name, HANDLE_ALLOCATION, halloc, &a, &dev);
     if (st == DDI_OK) {
         ((struct kalloc *)a)->refs++;
     }
@@ -213,10 +214,11 @@ int kapi_open_sync(struct kproc *p, uint32_t hdevice, uint32_t name,
 {
     struct kdevice *dev;
     void *obj;
-    int st = open_shared(p, hdevice, name, HANDLE_SYNC, hsync, &obj, &dev);
+    int st;
 
     KCALL(p, KCALL_CHANGE);
 
+    st = open_shared(p, hdevice, name, HANDLE_SYNC, hsync, &obj, &dev);
     if (st == DDI_OK) {
         struct ksync *s = obj;
 

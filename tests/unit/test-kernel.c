@@ -3626,13 +3626,16 @@ static bool gv_in_vram(const struct gv_app *a, unsigned i)
 /* A hostile trim callback: tries a call a trim callback may not make
  * (what), then evicts as asked. */
 enum ht_what { HT_DESTROY_ALLOC, HT_DESTROY_DEVICE, HT_EXIT, HT_RESIDENT,
-               HT_RENDER, HT_COUNT };
+               HT_RENDER, HT_OPEN_SYNC, HT_OPEN_ALLOC, HT_COUNT };
 
 struct hostile_trim {
     struct gv_app *a;
     enum ht_what what;
     int st, evict_st;
     unsigned calls;
+    uint32_t name;      /* HT_OPEN_*: a name of the process's own */
+    uint32_t dev2;      /* HT_OPEN_ALLOC: a device without GPU VA */
+    uint32_t opened;    /* the handle the refused open wrote (0: none) */
 };
 
 static void ht_on_trim(void *arg, uint64_t bytes)
@@ -3656,6 +3659,12 @@ static void ht_on_trim(void *arg, uint64_t bytes)
     case HT_RESIDENT:
         t->st = kapi_make_resident(a->p, a->dev, &a->h[3], 1, &f);
         break;
+    case HT_OPEN_SYNC:
+        t->st = kapi_open_sync(a->p, a->dev, t->name, &t->opened);
+        break;
+    case HT_OPEN_ALLOC:
+        t->st = kapi_open_allocation(a->p, t->dev2, t->name, &t->opened);
+        break;
     default:
         t->st = gv_render_va(a, a->va[0]);
         break;
@@ -3672,7 +3681,8 @@ static void ht_on_trim(void *arg, uint64_t bytes)
  * Item 3 and the suspected trim paths: a trim callback runs inside
  * another process's MakeResident and may only evict. Destroying the
  * allocation it is asked to evict, its device, exiting its process,
- * MakeResident, render: each refused (DDI_EACCESS, nothing changed),
+ * MakeResident, render, opening a shared sync object or allocation: each
+ * refused (DDI_EACCESS, nothing changed, no handle made),
  * so the allocation's record is never freed under residency's
  * reference, its evict goes through, and the victim's MakeResident
  * pages out only what the trimmed process let go of: the victim's
@@ -3689,6 +3699,19 @@ static void test_ident_trim_callback_limits(void)
         setup_gpuva();
         take_census(&start);
         gv_make(&a, "trimmed", 4, 0);
+        if (what == HT_OPEN_SYNC) {
+            g_assert_cmpint(kapi_share_sync(a.p, a.sync, &t.name), ==, DDI_OK);
+        } else if (what == HT_OPEN_ALLOC) {
+            struct kapi_alloc_desc d = { .size = 4096, .cpu_visible = true };
+            uint32_t h;
+
+            /* a shareable one: a GPU-VA allocation is its process's alone */
+            g_assert_cmpint(kapi_create_device(a.p, &t.dev2), ==, DDI_OK);
+            g_assert_cmpint(kapi_create_allocation(a.p, t.dev2, &d, &h), ==,
+                            DDI_OK);
+            g_assert_cmpint(kapi_share_allocation(a.p, h, &t.name), ==,
+                            DDI_OK);
+        }
         g_assert_cmpint(kapi_set_trim_callback(a.p, ht_on_trim, &t), ==,
                         DDI_OK);
         gv_make(&v, "victim", 2, 2 * GV_ALLOC);
@@ -3703,6 +3726,9 @@ static void test_ident_trim_callback_limits(void)
         g_assert_cmpint(gv_resident(&v, 1, &f), ==, DDI_OK);
         g_assert_cmpuint(t.calls, >=, 1);
         g_assert_cmpint(t.st, ==, DDI_EACCESS);
+        /* refused: nothing changed, no handle made (one made without its
+         * reference would free the object under the other holders) */
+        g_assert_cmpuint(t.opened, ==, 0);
         g_assert_cmpint(t.evict_st, ==, DDI_OK);
         g_assert_cmpuint(kern.cb.refused, >=, 1);
         g_assert_null(kern.cb.proc);
