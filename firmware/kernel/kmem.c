@@ -23,6 +23,7 @@
 
 #include <copro/copro_cmd.h>
 
+#include "kernel/kdma.h"
 #include "kernel/kernel_internal.h"
 
 static void fill_zero(volatile void *cpu, uint64_t bytes)
@@ -71,7 +72,8 @@ static void vm_config(const struct kernel_vidmm_config *vc, uint64_t base,
         .vram_base = base, .vram_size = size,
         .aperture_base = vc->aperture_base,
         .aperture_size = vc->aperture_size,
-        .max_allocs = KERNEL_MAX_ALLOCS,
+        /* applications' allocations and pageable DMA buffers */
+        .max_allocs = KERNEL_MAX_ALLOCS + KERNEL_MAX_BUFFERS,
         .max_blocks = KERNEL_SEGMENT_BLOCKS,
         .max_pages = vc->pool ? vc->pool->pages : 0,
         .copy_engine = vc->copy_engine,
@@ -359,6 +361,15 @@ void kmem_render_list(struct kernel *k, struct kbuffer *kb)
             kb->desc[i].gpu_addr = 0;   /* placed at schedule time */
         }
     }
+    if (kb->dma_vm) {
+        /* a pageable DMA buffer is made resident with its own list
+         * (kdma.h): the last entry, read by the GPU only */
+        kb->vm_slot[kb->vm_n] = KDMA_SLOT;
+        kb->vm_list[kb->vm_n] = (struct ddi_alloc_ref){
+            .handle = kb->dma_vm, .write = 0,
+        };
+        kb->vm_n++;
+    }
     /* split up front: the list's worst case can never be resident at
      * once, so the residency pass at schedule time would only fail */
     kb->split_upfront = k->split_policy != KMEM_SPLIT_SCHEDULE &&
@@ -433,7 +444,9 @@ static void slot_handles(const struct kbuffer *kb,
         map[i] = 0;
     }
     for (unsigned i = 0; i < kb->vm_n; i++) {
-        map[kb->vm_slot[i]] = kb->vm_list[i].handle;
+        if (kb->vm_slot[i] != KDMA_SLOT) {
+            map[kb->vm_slot[i]] = kb->vm_list[i].handle;
+        }
     }
 }
 
@@ -446,6 +459,7 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     struct ddi_alloc_desc d[DDI_MAX_ALLOC_LIST];
     uint32_t map[DDI_MAX_ALLOC_LIST];
     struct vidmm_residency res = { 0 };
+    struct kdma_pass dp;
     struct kpaging *p;
     int rc;
 
@@ -462,6 +476,9 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     if (kb->split_upfront && !patched) {
         /* decided at submit time: no residency pass, only whether each
          * portion can fit (or the buffer is refused before any runs) */
+        if (kb->dma_vm) {
+            return DDI_ENOMEM;  /* a pageable buffer is not split */
+        }
         slot_handles(kb, map);
         if (!vidmm_splittable(k->vm, buf, map)) {
             return DDI_ENOMEM;
@@ -471,12 +488,21 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
         return VIDSCH_RESIDENT_SPLIT;
     }
     for (unsigned i = 0; i < kb->vm_n; i++) {
-        d[i] = alloc[kb->vm_slot[i]];
+        /* the buffer's own entry: patched once, at its address */
+        d[i] = kb->vm_slot[i] == KDMA_SLOT
+               ? (struct ddi_alloc_desc){ .size = kb->dma_bytes,
+                                          .gpu_addr = buf->gpu_addr }
+               : alloc[kb->vm_slot[i]];
+    }
+    rc = kdma_resident_begin(k, kb, &dp);
+    if (rc != DDI_OK) {
+        return rc;              /* DDI_EBUSY: a paging buffer moves it */
     }
     res.paging = &p->dmabuf;
     rc = vidmm_make_resident(k->vm, 0, kb->vm_list, kb->vm_n, d, patched,
                              &res);
-    if (rc == DDI_ENOMEM && !patched &&
+    kdma_resident_end(k, kb, &dp, patched, rc);
+    if (rc == DDI_ENOMEM && !patched && !kb->dma_vm &&
         k->split_policy != KMEM_SPLIT_UPFRONT) {
         /* the whole list cannot be resident at once: in portions, if
          * each of them can (WDDM's DMA buffer splitting) */
@@ -490,7 +516,9 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
         return rc;
     }
     for (unsigned i = 0; i < kb->vm_n; i++) {
-        alloc[kb->vm_slot[i]].gpu_addr = d[i].gpu_addr;
+        if (kb->vm_slot[i] != KDMA_SLOT) {
+            alloc[kb->vm_slot[i]].gpu_addr = d[i].gpu_addr;
+        }
     }
     paging_give(k, p, &res, out);
     return DDI_OK;
@@ -582,6 +610,7 @@ bool kmem_paging_done(struct kernel *k, uint64_t cookie, int status)
         vidmm_paging_done(k->vm, p->ticket);
     }
     p->used = false;                /* its packets' VRAM stays reserved */
+    kdma_reap(k);                   /* DMA buffers freed while it ran */
     k->stats.paging_buffers_done++;
     return true;
 }
