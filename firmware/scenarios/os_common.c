@@ -2,6 +2,7 @@
 #include "scenarios/os_common.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "kernel/kdma.h"
 #include "kernel/kloop.h"
@@ -433,8 +434,17 @@ void os_check_dmabuf(struct os_scenario *s)
     const struct kernel *k = &s->boot.k;
     const struct kernel_stats *st = &k->stats;
     uint64_t moved = 0;
+    char asked[16];
 
-    if (k->dma_placement == KAPI_DMA_KERNEL) {
+    /* what the command line asked for, not what the kernel took: a
+     * kernel that ignored dmabuf= fails here */
+    if (!cmdline_get(s->cmdline, "dmabuf", asked, sizeof(asked)) ||
+        !strcmp(asked, "kernel")) {
+        return;
+    }
+    if (!report(&s->r, kdma_placement_name(k->dma_placement) &&
+                !strcmp(asked, kdma_placement_name(k->dma_placement)),
+                "dmabuf=%s: the kernel's default placement", asked)) {
         return;
     }
     if (cmdline_get_u64(s->cmdline, "dma_moved", &moved) < 0) {
