@@ -478,8 +478,10 @@ void os_print_dmabuf_json(const struct os_scenario *s)
     kprintf(",\"dmabuf\":\"%s\",\"dma_kseg_peak\":%lu,"
             "\"dma_vram_peak\":%lu,\"dma_pageable\":%lu,"
             "\"dma_brought_in\":%lu,\"dma_back_patched\":%lu,"
-            "\"dma_busy_waits\":%lu",
+            "\"dma_busy_waits\":%lu,\"kseg_kib\":%lu,"
+            "\"app_vram_kib\":%lu,\"aperture_kib\":%lu",
             kdma_placement_name(k->dma_placement), st->dma_kseg_peak,
             st->dma_vram_peak, st->dma_pageable, st->dma_brought_in,
-            st->dma_back_patched, st->dma_busy_waits);
+            st->dma_back_patched, st->dma_busy_waits, k->seg.size >> 10,
+            kernel_app_vram_bytes(k) >> 10, k->caps.aperture_size >> 10);
 }
