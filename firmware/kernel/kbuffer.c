@@ -86,7 +86,7 @@ int kbuffer_render(struct kproc *p, struct kcontext *c,
      * for (kquota.h); in GPU-VA mode the copy goes to the process's own
      * arena, the only OS VRAM its space maps (bounded by its size) */
     kb->placement = (uint8_t)kdma_placement(k, p, a->placement,
-                                            c->dev->gpuva);
+                                            c->dev->gpuva, a->nalloc);
     kb->dma_vm = 0;
     st = a->placement >= KAPI_DMA_PLACEMENTS ? DDI_EINVAL
          : kquota_charge(k, p, KQ_BUFFERS, 1);

@@ -26,7 +26,7 @@ const char *kdma_placement_name(unsigned placement)
 }
 
 unsigned kdma_placement(const struct kernel *k, const struct kproc *p,
-                        unsigned asked, bool gpuva)
+                        unsigned asked, bool gpuva, unsigned nalloc)
 {
     unsigned pl = asked ? asked
                   : p && p->dma_placement ? p->dma_placement
@@ -35,6 +35,7 @@ unsigned kdma_placement(const struct kernel *k, const struct kproc *p,
     /* pageable buffers are vidmm allocations of the packet-based mode;
      * the aperture placement needs an aperture */
     if (!k->vm || gpuva || pl == KAPI_DMA_DEFAULT ||
+        nalloc >= DDI_MAX_ALLOC_LIST ||
         (pl == KAPI_DMA_APERTURE && !k->caps.aperture_size)) {
         return KAPI_DMA_KERNEL;
     }

@@ -31,9 +31,11 @@ struct kbuffer;
 const char *kdma_placement_name(unsigned placement);
 /* The placement a render of p asking for asked gets: its own, else p's,
  * else the kernel's; KAPI_DMA_KERNEL where vidmm's packet-based mode
- * does not run (no vidmm, GPU-VA devices). */
+ * does not run (no vidmm, GPU-VA devices) and for a full allocation list
+ * of nalloc = DDI_MAX_ALLOC_LIST entries (the buffer's own entry rides
+ * on its list: vidmm takes at most that many). */
 unsigned kdma_placement(const struct kernel *k, const struct kproc *p,
-                        unsigned asked, bool gpuva);
+                        unsigned asked, bool gpuva, unsigned nalloc);
 
 /* A pageable DMA buffer of bytes for kb (kb->placement set): its vidmm
  * allocation, charged to p as backing store, locked where it is for the
