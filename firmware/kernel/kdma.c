@@ -61,6 +61,12 @@ int kdma_create(struct kernel *k, struct kproc *p, struct kbuffer *kb,
         .segments = kb->placement == KAPI_DMA_VRAM ? VIDMM_SEG_VRAM
                                                    : VIDMM_SEG_APERTURE,
         .owner = 0, .cpu_visible = true,
+        /* in VRAM from its residency on, not while it waits in a queue:
+         * buffers queued by the dozen would otherwise take VRAM page by
+         * page among the allocations, and making room would mean
+         * evicting them one by one (more moves than one paging buffer
+         * holds) */
+        .place_on_use = true,
     };
     enum vidmm_where where;
     struct vidmm_alloc_state st;
