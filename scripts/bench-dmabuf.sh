@@ -26,6 +26,11 @@ qr=$build/qemu-run
 status=0
 dur=${DURATION_MS:-500}
 icount=(-icount shift=0,sleep=off)
+# make check's short form (bench.sh --short): every code path once
+pcts="50 150 200" lat_pls="kernel aperture vram" splits="schedule upfront both"
+if [ -n "${BENCH_SHORT:-}" ]; then
+    pcts=150 lat_pls=vram splits=upfront
+fi
 
 run() {     # name image device append...
     local name=$1 image=$2 dev=$3
@@ -55,7 +60,7 @@ echo "oversubscribe: 3 memory apps, vram=16M, ${dur} ms each, per DMA buffer pla
 printf '%-9s %5s %8s %14s %14s %10s %12s %18s\n' placement pct frames \
     kseg_dma_kib dma_vram_kib brought_in back_patched procs_in_flight
 for pl in kernel aperture vram; do
-    for pc in 50 150 200; do
+    for pc in $pcts; do
         m=$(run "over-$pl-$pc" oversubscribe copro,vram=16M \
                 "percent=$pc duration_ms=$dur dmabuf=$pl")
         printf '%s\n' "$m" | "$py" -c '
@@ -88,7 +93,7 @@ echo "kernel segment could hold (derived: segment / peak per process)"
 echo
 echo "desktop and hog latency per placement (submit to start)"
 printf '%-9s %-10s %-14s %10s %10s %8s\n' placement scenario app p50_us p99_us frames
-for pl in kernel aperture vram; do
+for pl in $lat_pls; do
     for sc in desktop hog; do
         if [ $sc = desktop ]; then
             a="duration_ms=$((dur * 2)) dmabuf=$pl"
@@ -113,7 +118,7 @@ done
 echo
 echo "split: one buffer of 1.5x VRAM in portions, per split policy (vram=16M)"
 printf '%-9s %-10s %8s %10s %10s %12s %8s\n' split app portions p50_us p99_us gpu_ms frames
-for sp in schedule upfront both; do
+for sp in $splits; do
     m=$(run "split-$sp" split copro,vram=16M "split=$sp")
     printf '%s\n' "$m" | "$py" -c '
 import json, sys
