@@ -36,7 +36,7 @@ unsigned kdma_placement(const struct kernel *k, const struct kproc *p,
      * the aperture placement needs an aperture */
     if (!k->vm || gpuva || pl == KAPI_DMA_DEFAULT ||
         nalloc >= DDI_MAX_ALLOC_LIST ||
-        (pl == KAPI_DMA_APERTURE && !k->caps.aperture_size)) {
+        (pl == KAPI_DMA_APERTURE && !k->vm_aperture_size)) {
         return KAPI_DMA_KERNEL;
     }
     return pl;

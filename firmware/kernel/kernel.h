@@ -162,6 +162,7 @@ struct kernel {
     uint64_t vram_base, vram_size;      /* the whole OS segment ... */
     volatile uint8_t *vram_cpu;         /* ... as the CPU sees it */
     uint64_t vm_vram_size;              /* vidmm's part of it */
+    uint64_t vm_aperture_size;          /* the aperture vidmm manages */
     unsigned split_policy;              /* enum kmem_split_policy */
     unsigned dma_placement;             /* KAPI_DMA_*: the default */
     /* pageable DMA buffers freed while a paging buffer still moved

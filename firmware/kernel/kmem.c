@@ -137,6 +137,7 @@ const char *kmem_start(struct kernel *k, uint64_t seg_base,
     k->pool = vc->pool;
     k->copy_engine = vc->copy_engine;
     k->vm_vram_size = seg_size - kbytes;
+    k->vm_aperture_size = vc->aperture_size;
     k->vm = vidmm_create(storage, bytes, &cfg, &env, &k->dev);
     return k->vm ? NULL : "vidmm_create refused its configuration";
 }
