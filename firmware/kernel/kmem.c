@@ -477,9 +477,6 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     if (kb->split_upfront && !patched) {
         /* decided at submit time: no residency pass, only whether each
          * portion can fit (or the buffer is refused before any runs) */
-        if (kb->dma_vm) {
-            return DDI_ENOMEM;  /* a pageable buffer is not split */
-        }
         slot_handles(kb, map);
         if (!vidmm_splittable(k->vm, buf, map)) {
             return DDI_ENOMEM;
@@ -503,7 +500,7 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     rc = vidmm_make_resident(k->vm, 0, kb->vm_list, kb->vm_n, d, patched,
                              &res);
     kdma_resident_end(k, kb, &dp, patched, rc);
-    if (rc == DDI_ENOMEM && !patched && !kb->dma_vm &&
+    if (rc == DDI_ENOMEM && !patched &&
         k->split_policy != KMEM_SPLIT_UPFRONT) {
         /* the whole list cannot be resident at once: in portions, if
          * each of them can (WDDM's DMA buffer splitting) */
@@ -523,6 +520,52 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     }
     paging_give(k, p, &res, out);
     return DDI_OK;
+}
+
+/* vidmm_make_resident_portion for a pageable DMA buffer: the portion's
+ * sub-list and the buffer's own entry, which every portion needs (each
+ * runs from the buffer). Between portions it may move like any idle
+ * allocation: the portions that ran are done with it, and the patches
+ * they wrote move with its contents; a portion handed back (patched)
+ * gets it back at its address. */
+static int dma_portion(struct kernel *k, struct kbuffer *kb,
+                       const uint32_t map[DDI_MAX_ALLOC_LIST],
+                       struct ddi_alloc_desc *alloc,
+                       const struct vidmm_split_range *r, bool patched,
+                       struct vidmm_residency *res)
+{
+    struct ddi_alloc_ref list[DDI_MAX_ALLOC_LIST + 1];
+    struct ddi_alloc_desc d[DDI_MAX_ALLOC_LIST + 1];
+    unsigned slot[DDI_MAX_ALLOC_LIST], n = 0;
+    struct kdma_pass dp;
+    int rc;
+
+    for (unsigned i = 0; i < kb->dmabuf.nalloc && i < DDI_MAX_ALLOC_LIST;
+         i++) {
+        if (map[i] && (r->slots & (1u << i))) {
+            slot[n] = i;
+            list[n] = (struct ddi_alloc_ref){
+                .handle = map[i], .write = kb->dmabuf.alloc[i].write,
+            };
+            d[n] = alloc[i];
+            n++;
+        }
+    }
+    list[n] = (struct ddi_alloc_ref){ .handle = kb->dma_vm };
+    d[n] = (struct ddi_alloc_desc){ .size = kb->dma_bytes,
+                                    .gpu_addr = kb->dmabuf.gpu_addr };
+    rc = kdma_resident_begin(k, kb, &dp);
+    if (rc != DDI_OK) {
+        return rc;
+    }
+    rc = vidmm_make_resident(k->vm, 0, list, n + 1, d, patched, res);
+    kdma_resident_end(k, kb, &dp, patched, rc);
+    if (rc == DDI_OK) {
+        for (unsigned j = 0; j < n; j++) {
+            alloc[slot[j]] = d[j];
+        }
+    }
+    return rc;
 }
 
 int kmem_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
@@ -558,8 +601,9 @@ int kmem_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
         }
     }
     res.paging = &p->dmabuf;
-    rc = vidmm_make_resident_portion(k->vm, 0, buf, map, alloc, &r, patched,
-                                     &res);
+    rc = kb->dma_vm ? dma_portion(k, kb, map, alloc, &r, patched, &res)
+                    : vidmm_make_resident_portion(k->vm, 0, buf, map, alloc,
+                                                  &r, patched, &res);
     if (rc != DDI_OK) {
         return rc;
     }
@@ -580,6 +624,11 @@ void kmem_release_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     if (kb && part) {
         slot_handles(kb, map);
         vidmm_release_portion(k->vm, buf, map, part->slots, engine, fence);
+        if (kb->dma_vm) {
+            struct ddi_alloc_ref own = { .handle = kb->dma_vm };
+
+            vidmm_release(k->vm, &own, 1, engine, fence);
+        }
     }
 }
 
