@@ -97,6 +97,10 @@ DURATION_MS=$(pick 500 100) bash "$here/bench-fighting.sh" \
     "$build/qemu-run" "$build/firmware/fighting.elf"
 
 echo
+echo "== DMA buffer placements (kernel segment, aperture, VRAM) and split policies (virtual time) =="
+DURATION_MS=$(pick 500 100) bash "$here/bench-dmabuf.sh" "$build"
+
+echo
 bash "$here/bench-linux.sh" "$build"
 
 echo

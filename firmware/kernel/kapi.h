@@ -262,6 +262,28 @@ struct kapi_render_args {
     unsigned nalloc;
     const struct ddi_patch_loc *patch;
     unsigned npatch;
+    /* where the DMA buffer lives (KAPI_DMA_*; 0: the kernel's default,
+     * dmabuf= on the command line) [US 7,444,637: DMA buffers placed by
+     * where they are allocated and whether they are pageable] */
+    unsigned placement;
+};
+
+/* DMA buffer placements (kapi_render_args.placement; kernel/kmem.h):
+ *   KERNEL    a block of the kernel's fixed VRAM segment (never moves)
+ *   APERTURE  a vidmm allocation in guest pages, mapped into the GART
+ *             aperture before the GPU runs it, unmapped when room is
+ *             needed while it is not on the GPU
+ *   VRAM      a vidmm allocation that runs from VRAM (local only):
+ *             copied in before it runs, evicted like any allocation
+ *             while it is not on the GPU
+ * APERTURE and VRAM need vidmm's packet-based mode; elsewhere the
+ * buffer is placed in the kernel's segment. */
+enum {
+    KAPI_DMA_DEFAULT = 0,
+    KAPI_DMA_KERNEL,
+    KAPI_DMA_APERTURE,
+    KAPI_DMA_VRAM,
+    KAPI_DMA_PLACEMENTS,
 };
 
 /*
@@ -278,6 +300,12 @@ struct kapi_render_args {
  */
 int kapi_render(struct kproc *p, uint32_t hcontext,
                 const struct kapi_render_args *a);
+
+/* p's DMA buffers from now on go where placement says (KAPI_DMA_*;
+ * KAPI_DMA_DEFAULT: the kernel's default again) unless a render names
+ * its own. DDI_EINVAL for anything else. Buffers in flight stay where
+ * they are. */
+int kapi_set_dma_placement(struct kproc *p, unsigned placement);
 
 /*
  * Records an application event in the GPU's timeline, for the context

@@ -5,6 +5,7 @@
 
 #include <copro/copro_tiler.h>
 
+#include "kernel/kdma.h"
 #include "kernel/kmem.h"
 #include "kmd/copro_bringup.h"
 #include "lib/cmdline.h"
@@ -359,6 +360,28 @@ bool kboot_start(struct kboot *b, struct report *r,
             }
         }
         b->k.split_policy = p;
+    }
+    /* dmabuf=kernel|aperture|vram: where DMA buffers live by default
+     * (kdma.h) */
+    {
+        char arg[16];
+        unsigned p = KAPI_DMA_KERNEL;
+
+        if (cmdline_get(boot->cmdline, "dmabuf", arg, sizeof(arg))) {
+            while (p < KAPI_DMA_PLACEMENTS &&
+                   strcmp(arg, kdma_placement_name(p))) {
+                p++;
+            }
+            if (p >= KAPI_DMA_PLACEMENTS) {
+                return report(r, false, "command line: dmabuf=%s (kernel, "
+                              "aperture, vram)", arg);
+            }
+            if (p != KAPI_DMA_KERNEL && !b->k.vm) {
+                return report(r, false, "command line: dmabuf=%s needs "
+                              "vidmm's packet-based mode", arg);
+            }
+        }
+        b->k.dma_placement = p;
     }
     kitem_init(&b->dpc, run_dpc, b);
     b->k.cycles = cpu_cycles;

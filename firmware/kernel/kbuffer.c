@@ -9,6 +9,7 @@
 #include <copro/copro_cmd.h>
 
 #include "kernel/kalloc.h"
+#include "kernel/kdma.h"
 #include "kernel/kernel.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/kisolate.h"
@@ -84,9 +85,23 @@ int kbuffer_render(struct kproc *p, struct kcontext *c,
     /* the buffer record and its copy in VRAM are the process's to pay
      * for (kquota.h); in GPU-VA mode the copy goes to the process's own
      * arena, the only OS VRAM its space maps (bounded by its size) */
-    st = kquota_charge(k, p, KQ_BUFFERS, 1);
+    kb->placement = (uint8_t)kdma_placement(k, p, a->placement,
+                                            c->dev->gpuva, a->nalloc);
+    kb->dma_vm = 0;
+    st = a->placement >= KAPI_DMA_PLACEMENTS ? DDI_EINVAL
+         : kquota_charge(k, p, KQ_BUFFERS, 1);
+    if (st == DDI_EINVAL) {
+        k->stats.render_refusals++;
+        k->stats.last_refusal = st;
+        return st;
+    }
+    dma = 0;
     if (st == DDI_OK) {
-        if (c->dev->gpuva) {
+        if (kb->placement != KAPI_DMA_KERNEL) {
+            /* pageable: a vidmm allocation of its own (kdma.h) */
+            kb->dma_seg = NULL;
+            st = kdma_create(k, p, kb, a->cmd_bytes);
+        } else if (c->dev->gpuva) {
             kb->dma_seg = kgpuva_dma_segment(k, p);
             st = kb->dma_seg &&
                  vidmm_segment_alloc(kb->dma_seg, a->cmd_bytes,
@@ -106,9 +121,17 @@ int kbuffer_render(struct kproc *p, struct kcontext *c,
          * process waits for its own to retire (kthrottle.h) */
         return kthrottle_refused(k, p, st);
     }
-    kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(kb->dma_seg, dma);
-    kb->dmabuf.gpu_addr = dma;
-    kb->dmabuf.cap_bytes = a->cmd_bytes;
+    if (!kb->dma_vm) {
+        kb->dmabuf.dw = (uint32_t *)vidmm_segment_cpu(kb->dma_seg, dma);
+        kb->dmabuf.gpu_addr = dma;
+        kb->dmabuf.cap_bytes = a->cmd_bytes;
+        if (kb->dma_seg == &k->seg) {
+            k->stats.dma_kseg_bytes += a->cmd_bytes;
+            if (k->stats.dma_kseg_bytes > k->stats.dma_kseg_peak) {
+                k->stats.dma_kseg_peak = k->stats.dma_kseg_bytes;
+            }
+        }
+    }
     args = (struct ddi_render_args){
         .engine = c->engine, .cmd = a->cmd, .cmd_bytes = a->cmd_bytes,
         .alloc = a->alloc, .nalloc = a->nalloc, .patch = a->patch,
@@ -116,9 +139,13 @@ int kbuffer_render(struct kproc *p, struct kcontext *c,
         .gpuva = c->dev->gpuva,
     };
     st = k->dev.ops->render(k->dev.drv, &args, &kb->dmabuf);
+    kdma_filled(k, kb);
     if (st != DDI_OK) {
-        if (kb->dma_seg == &k->seg) {
+        if (kb->dma_vm) {
+            kdma_free(k, p, kb);
+        } else if (kb->dma_seg == &k->seg) {
             kquota_seg_free(k, p, dma);
+            k->stats.dma_kseg_bytes -= a->cmd_bytes;
         } else {
             vidmm_segment_free(kb->dma_seg, dma);
         }
@@ -164,10 +191,13 @@ void kbuffer_free(struct kernel *k, struct kbuffer *kb)
             kalloc_release(k, kb->alloc[j]);
         }
     }
-    if (kb->dma_gpu) {
+    if (kb->dma_vm) {
+        kdma_free(k, kb->ctx ? kb->ctx->proc : NULL, kb);
+    } else if (kb->dma_gpu) {
         /* a GPU-VA process's arena is bounded by its own size */
         if (kb->dma_seg == &k->seg) {
             kquota_seg_free(k, kb->ctx->proc, kb->dma_gpu);
+            k->stats.dma_kseg_bytes -= kb->dmabuf.cap_bytes;
         } else {
             vidmm_segment_free(kb->dma_seg, kb->dma_gpu);
         }

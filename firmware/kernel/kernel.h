@@ -82,6 +82,20 @@ struct kernel_stats {
     uint64_t paging_buffers_done;   /* vidmm's, retired on the GPU */
     uint64_t split_buffers;         /* DMA buffers run in portions */
     uint64_t split_upfront;         /* of those, split at submit time */
+    /* pageable DMA buffers (kmem.h, KAPI_DMA_APERTURE / _VRAM) */
+    uint64_t dma_pageable;          /* rendered into a vidmm allocation */
+    uint64_t dma_brought_in;        /* made resident from system memory
+                                       (mapped, or copied into VRAM) */
+    uint64_t dma_back_patched;      /* of those, patched before: taken
+                                       out while preempted or handed
+                                       back, brought back to the same
+                                       address */
+    uint64_t dma_busy_waits;        /* residency asked again: a paging
+                                       buffer was still moving it */
+    uint64_t dma_kseg_bytes, dma_kseg_peak; /* the kernel segment's
+                                       bytes held by DMA buffers */
+    uint64_t dma_vram_peak;         /* vidmm VRAM held by pageable DMA
+                                       buffers (at their residency) */
     uint64_t buffers_done, buffers_lost;
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */
@@ -148,7 +162,12 @@ struct kernel {
     uint64_t vram_base, vram_size;      /* the whole OS segment ... */
     volatile uint8_t *vram_cpu;         /* ... as the CPU sees it */
     uint64_t vm_vram_size;              /* vidmm's part of it */
+    uint64_t vm_aperture_size;          /* the aperture vidmm manages */
     unsigned split_policy;              /* enum kmem_split_policy */
+    unsigned dma_placement;             /* KAPI_DMA_*: the default */
+    /* pageable DMA buffers freed while a paging buffer still moved
+     * them: destroyed once it retired (kmem_paging_done) */
+    uint32_t dma_dying[KERNEL_MAX_BUFFERS];
     bool reap_allocs;                   /* some kalloc is dying */
     struct kpaging paging[KERNEL_MAX_PAGING];
 

@@ -23,6 +23,7 @@
 
 #include <copro/copro_cmd.h>
 
+#include "kernel/kdma.h"
 #include "kernel/kernel_internal.h"
 
 static void fill_zero(volatile void *cpu, uint64_t bytes)
@@ -71,7 +72,8 @@ static void vm_config(const struct kernel_vidmm_config *vc, uint64_t base,
         .vram_base = base, .vram_size = size,
         .aperture_base = vc->aperture_base,
         .aperture_size = vc->aperture_size,
-        .max_allocs = KERNEL_MAX_ALLOCS,
+        /* applications' allocations and pageable DMA buffers */
+        .max_allocs = KERNEL_MAX_ALLOCS + KERNEL_MAX_BUFFERS,
         .max_blocks = KERNEL_SEGMENT_BLOCKS,
         .max_pages = vc->pool ? vc->pool->pages : 0,
         .copy_engine = vc->copy_engine,
@@ -135,6 +137,7 @@ const char *kmem_start(struct kernel *k, uint64_t seg_base,
     k->pool = vc->pool;
     k->copy_engine = vc->copy_engine;
     k->vm_vram_size = seg_size - kbytes;
+    k->vm_aperture_size = vc->aperture_size;
     k->vm = vidmm_create(storage, bytes, &cfg, &env, &k->dev);
     return k->vm ? NULL : "vidmm_create refused its configuration";
 }
@@ -359,6 +362,15 @@ void kmem_render_list(struct kernel *k, struct kbuffer *kb)
             kb->desc[i].gpu_addr = 0;   /* placed at schedule time */
         }
     }
+    if (kb->dma_vm) {
+        /* a pageable DMA buffer is made resident with its own list
+         * (kdma.h): the last entry, read by the GPU only */
+        kb->vm_slot[kb->vm_n] = KDMA_SLOT;
+        kb->vm_list[kb->vm_n] = (struct ddi_alloc_ref){
+            .handle = kb->dma_vm, .write = 0,
+        };
+        kb->vm_n++;
+    }
     /* split up front: the list's worst case can never be resident at
      * once, so the residency pass at schedule time would only fail */
     kb->split_upfront = k->split_policy != KMEM_SPLIT_SCHEDULE &&
@@ -433,7 +445,9 @@ static void slot_handles(const struct kbuffer *kb,
         map[i] = 0;
     }
     for (unsigned i = 0; i < kb->vm_n; i++) {
-        map[kb->vm_slot[i]] = kb->vm_list[i].handle;
+        if (kb->vm_slot[i] != KDMA_SLOT) {
+            map[kb->vm_slot[i]] = kb->vm_list[i].handle;
+        }
     }
 }
 
@@ -446,6 +460,7 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     struct ddi_alloc_desc d[DDI_MAX_ALLOC_LIST];
     uint32_t map[DDI_MAX_ALLOC_LIST];
     struct vidmm_residency res = { 0 };
+    struct kdma_pass dp;
     struct kpaging *p;
     int rc;
 
@@ -471,11 +486,20 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
         return VIDSCH_RESIDENT_SPLIT;
     }
     for (unsigned i = 0; i < kb->vm_n; i++) {
-        d[i] = alloc[kb->vm_slot[i]];
+        /* the buffer's own entry: patched once, at its address */
+        d[i] = kb->vm_slot[i] == KDMA_SLOT
+               ? (struct ddi_alloc_desc){ .size = kb->dma_bytes,
+                                          .gpu_addr = buf->gpu_addr }
+               : alloc[kb->vm_slot[i]];
+    }
+    rc = kdma_resident_begin(k, kb, &dp);
+    if (rc != DDI_OK) {
+        return rc;              /* DDI_EBUSY: a paging buffer moves it */
     }
     res.paging = &p->dmabuf;
     rc = vidmm_make_resident(k->vm, 0, kb->vm_list, kb->vm_n, d, patched,
                              &res);
+    kdma_resident_end(k, kb, &dp, patched, rc);
     if (rc == DDI_ENOMEM && !patched &&
         k->split_policy != KMEM_SPLIT_UPFRONT) {
         /* the whole list cannot be resident at once: in portions, if
@@ -490,10 +514,58 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
         return rc;
     }
     for (unsigned i = 0; i < kb->vm_n; i++) {
-        alloc[kb->vm_slot[i]].gpu_addr = d[i].gpu_addr;
+        if (kb->vm_slot[i] != KDMA_SLOT) {
+            alloc[kb->vm_slot[i]].gpu_addr = d[i].gpu_addr;
+        }
     }
     paging_give(k, p, &res, out);
     return DDI_OK;
+}
+
+/* vidmm_make_resident_portion for a pageable DMA buffer: the portion's
+ * sub-list and the buffer's own entry, which every portion needs (each
+ * runs from the buffer). Between portions it may move like any idle
+ * allocation: the portions that ran are done with it, and the patches
+ * they wrote move with its contents; a portion handed back (patched)
+ * gets it back at its address. */
+static int dma_portion(struct kernel *k, struct kbuffer *kb,
+                       const uint32_t map[DDI_MAX_ALLOC_LIST],
+                       struct ddi_alloc_desc *alloc,
+                       const struct vidmm_split_range *r, bool patched,
+                       struct vidmm_residency *res)
+{
+    struct ddi_alloc_ref list[DDI_MAX_ALLOC_LIST + 1];
+    struct ddi_alloc_desc d[DDI_MAX_ALLOC_LIST + 1];
+    unsigned slot[DDI_MAX_ALLOC_LIST], n = 0;
+    struct kdma_pass dp;
+    int rc;
+
+    for (unsigned i = 0; i < kb->dmabuf.nalloc && i < DDI_MAX_ALLOC_LIST;
+         i++) {
+        if (map[i] && (r->slots & (1u << i))) {
+            slot[n] = i;
+            list[n] = (struct ddi_alloc_ref){
+                .handle = map[i], .write = kb->dmabuf.alloc[i].write,
+            };
+            d[n] = alloc[i];
+            n++;
+        }
+    }
+    list[n] = (struct ddi_alloc_ref){ .handle = kb->dma_vm };
+    d[n] = (struct ddi_alloc_desc){ .size = kb->dma_bytes,
+                                    .gpu_addr = kb->dmabuf.gpu_addr };
+    rc = kdma_resident_begin(k, kb, &dp);
+    if (rc != DDI_OK) {
+        return rc;
+    }
+    rc = vidmm_make_resident(k->vm, 0, list, n + 1, d, patched, res);
+    kdma_resident_end(k, kb, &dp, patched, rc);
+    if (rc == DDI_OK) {
+        for (unsigned j = 0; j < n; j++) {
+            alloc[slot[j]] = d[j];
+        }
+    }
+    return rc;
 }
 
 int kmem_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
@@ -529,8 +601,9 @@ int kmem_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
         }
     }
     res.paging = &p->dmabuf;
-    rc = vidmm_make_resident_portion(k->vm, 0, buf, map, alloc, &r, patched,
-                                     &res);
+    rc = kb->dma_vm ? dma_portion(k, kb, map, alloc, &r, patched, &res)
+                    : vidmm_make_resident_portion(k->vm, 0, buf, map, alloc,
+                                                  &r, patched, &res);
     if (rc != DDI_OK) {
         return rc;
     }
@@ -551,6 +624,11 @@ void kmem_release_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     if (kb && part) {
         slot_handles(kb, map);
         vidmm_release_portion(k->vm, buf, map, part->slots, engine, fence);
+        if (kb->dma_vm) {
+            struct ddi_alloc_ref own = { .handle = kb->dma_vm };
+
+            vidmm_release(k->vm, &own, 1, engine, fence);
+        }
     }
 }
 
@@ -582,6 +660,7 @@ bool kmem_paging_done(struct kernel *k, uint64_t cookie, int status)
         vidmm_paging_done(k->vm, p->ticket);
     }
     p->used = false;                /* its packets' VRAM stays reserved */
+    kdma_reap(k);                   /* DMA buffers freed while it ran */
     k->stats.paging_buffers_done++;
     return true;
 }

@@ -46,6 +46,7 @@ struct kproc {
     /* kernel/kisolate.h: KAPI_PRIV_*, and per handle slot the
      * KAPI_ACCESS_* rights the handle lacks (its locks: locked[]) */
     unsigned privileges;
+    uint8_t dma_placement;  /* KAPI_DMA_* of its DMA buffers (kbuffer.c) */
     uint8_t handle_denied[KERNEL_PROC_HANDLES];
     uint64_t retired;       /* its DMA buffers retired (or dropped) so
                                far: what ends a throttle wait

@@ -215,8 +215,10 @@ static const struct ktable list[] = {
     /* fields of one record */
     REC("kbuffer.desc", DDI_MAX_ALLOC_LIST, "a buffer's allocation list"),
     REC("kbuffer.alloc", DDI_MAX_ALLOC_LIST, "a buffer's allocation list"),
-    REC("kbuffer.vm_list", DDI_MAX_ALLOC_LIST, "a buffer's list"),
-    REC("kbuffer.vm_slot", DDI_MAX_ALLOC_LIST, "a buffer's list"),
+    REC("kbuffer.vm_list", DDI_MAX_ALLOC_LIST + 1,
+        "a buffer's list and its own pageable DMA buffer"),
+    REC("kbuffer.vm_slot", DDI_MAX_ALLOC_LIST + 1,
+        "a buffer's list and its own pageable DMA buffer"),
     REC("kscene_pb.partial", KSCENE_PARTIAL_DW, "a partial render"),
     REC("kscene.check_dw", KSCENE_PARTIAL_DW, "the partial render check"),
     REC("kernel.quota_pool", KQ_COUNT, "per quota kind"),

@@ -292,6 +292,7 @@ int scenario_main(const struct boot_info *boot)
     if (s.boot.k.vs) {
         es0 = *vidsch_engine_stats(s.boot.k.vs, COPRO_ENGINE_RENDER);
     }
+    os_check_dmabuf(&s);
     kprintf("METRICS {\"scenario\":\"desktop\",\"policy\":\"%s\","
             "\"quantum_us\":%lu,\"duration_ms\":%lu,\"hog_ms\":%lu,"
             "\"hog_done_ns\":%lu,\"busy_permille\":%u,"
@@ -318,6 +319,7 @@ int scenario_main(const struct boot_info *boot)
                 "\"tile_resumed\":%lu}", tiled.frames_checked,
                 tiled_cs.preemptions, tiled_cs.resumed);
     }
+    os_print_dmabuf_json(&s);
     os_print_apps_json(&s);
     os_print_mem_json(&s);
     os_print_sched_json(&s);

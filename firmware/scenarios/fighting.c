@@ -141,6 +141,7 @@ int scenario_main(const struct boot_info *boot)
             }
         }
     }
+    os_check_dmabuf(&s);
     kprintf("METRICS {\"scenario\":\"fighting\",\"policy\":\"%s\","
             "\"duration_ms\":%lu,\"percent\":%lu,\"fight_kib\":%lu,"
             "\"working_set_kib\":%lu,\"vram_kib\":%lu,\"frames\":%lu,"
@@ -151,6 +152,7 @@ int scenario_main(const struct boot_info *boot)
             s.sched.fight_bytes >> 10, bytes >> 10, seg_bytes >> 10, frames,
             vs.bytes_moved, vs.paging_buffers, vs.evictions, es.turns,
             es.fight_turns, es.fight_episodes, s.sched.fight_factor, local);
+    os_print_dmabuf_json(&s);
     os_print_apps_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);
     return report_summary(&s.r);

@@ -341,6 +341,7 @@ int scenario_main(const struct boot_info *boot)
                    s.boot.k.stats.cirq_on);
         }
     }
+    os_check_dmabuf(&s);
     kprintf("METRICS {\"scenario\":\"hog\",\"mode\":\"%s\",\"hog_ms\":%lu,"
             "\"frames_ms\":%lu,\"period_us\":%lu,\"work_us\":%lu,"
             "\"policy\":\"%s\",\"frames\":%u,\"frames_started\":%u,"
@@ -358,6 +359,7 @@ int scenario_main(const struct boot_info *boot)
             hog.first_done_ns, requests, hs ? hs->preemptions : 0,
             hs ? hs->resumed : 0, hs ? hs->resubmitted : 0,
             s.boot.ddi.npreempt_log, dev_max, kboot_interrupts(&s.boot));
+    os_print_dmabuf_json(&s);
     os_print_apps_json(&s);
     os_print_sched_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);

@@ -150,6 +150,7 @@ int scenario_main(const struct boot_info *boot)
         report(&s.r, k->stats.quota_underflows == 0, "quota bookkeeping "
                "balanced (%lu underflows)", k->stats.quota_underflows);
     }
+    os_check_dmabuf(&s);
     kprintf("METRICS {\"scenario\":\"lifetimes\",\"policy\":\"%s\","
             "\"lives\":%lu,\"created\":%lu,\"killed\":%lu,"
             "\"exited\":%lu,\"freed\":%lu,\"reads\":%lu,\"bad_reads\":%lu,"
@@ -157,6 +158,7 @@ int scenario_main(const struct boot_info *boot)
             lives, churn.started, churn.finished, k->stats.processes_exited,
             k->stats.processes_freed, churn.reads_ok, churn.reads_bad,
             k->stats.quota_refusals);
+    os_print_dmabuf_json(&s);
     os_print_apps_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);
     return report_summary(&s.r);

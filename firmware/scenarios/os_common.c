@@ -2,7 +2,9 @@
 #include "scenarios/os_common.h"
 
 #include <stddef.h>
+#include <string.h>
 
+#include "kernel/kdma.h"
 #include "kernel/kloop.h"
 #include "lib/cmdline.h"
 #include "lib/console.h"
@@ -425,4 +427,61 @@ unsigned os_busy_permille(const struct os_scenario *s)
     busy = s->busy_at_stop - s->busy_at_t0;
     occ = s->occ_at_stop - s->occ_at_t0;
     return (unsigned)((busy < occ ? busy : occ) * 1000 / dur);
+}
+
+void os_check_dmabuf(struct os_scenario *s)
+{
+    const struct kernel *k = &s->boot.k;
+    const struct kernel_stats *st = &k->stats;
+    uint64_t moved = 0;
+    char asked[16];
+
+    /* what the command line asked for, not what the kernel took: a
+     * kernel that ignored dmabuf= fails here */
+    if (!cmdline_get(s->cmdline, "dmabuf", asked, sizeof(asked)) ||
+        !strcmp(asked, "kernel")) {
+        return;
+    }
+    if (!report(&s->r, kdma_placement_name(k->dma_placement) &&
+                !strcmp(asked, kdma_placement_name(k->dma_placement)),
+                "dmabuf=%s: the kernel's default placement", asked)) {
+        return;
+    }
+    if (cmdline_get_u64(s->cmdline, "dma_moved", &moved) < 0) {
+        report(&s->r, false, "command line: dma_moved= must be a decimal "
+               "number");
+        return;
+    }
+    report(&s->r, st->dma_pageable > 0 && st->dma_pageable >= st->renders &&
+           st->dma_kseg_peak == 0,
+           "dmabuf=%s: every DMA buffer a vidmm allocation (%lu of %lu "
+           "renders), none in the kernel's segment (%lu bytes at most)",
+           kdma_placement_name(k->dma_placement), st->dma_pageable,
+           st->renders, st->dma_kseg_peak);
+    if (k->dma_placement == KAPI_DMA_APERTURE) {
+        report(&s->r, st->dma_vram_peak == 0, "dmabuf=aperture: no DMA "
+               "buffer in VRAM (%lu bytes at most)", st->dma_vram_peak);
+    }
+    if (moved) {
+        report(&s->r, st->dma_brought_in > 0 && st->dma_back_patched > 0,
+               "DMA buffers brought in at a switch: %lu, of them %lu "
+               "preempted or handed back, taken out and brought back to "
+               "their address", st->dma_brought_in, st->dma_back_patched);
+    }
+}
+
+void os_print_dmabuf_json(const struct os_scenario *s)
+{
+    const struct kernel *k = &s->boot.k;
+    const struct kernel_stats *st = &k->stats;
+
+    kprintf(",\"dmabuf\":\"%s\",\"dma_kseg_peak\":%lu,"
+            "\"dma_vram_peak\":%lu,\"dma_pageable\":%lu,"
+            "\"dma_brought_in\":%lu,\"dma_back_patched\":%lu,"
+            "\"dma_busy_waits\":%lu,\"kseg_kib\":%lu,"
+            "\"app_vram_kib\":%lu,\"aperture_kib\":%lu",
+            kdma_placement_name(k->dma_placement), st->dma_kseg_peak,
+            st->dma_vram_peak, st->dma_pageable, st->dma_brought_in,
+            st->dma_back_patched, st->dma_busy_waits, k->seg.size >> 10,
+            kernel_app_vram_bytes(k) >> 10, k->caps.aperture_size >> 10);
 }

@@ -117,6 +117,17 @@ void os_print_sched_json(const struct os_scenario *s);
  * bytes each engine's packets moved in GPU memory while the apps ran. */
 void os_print_mem_json(const struct os_scenario *s);
 
+/*
+ * Pageable DMA buffers (dmabuf=aperture|vram, kernel/kdma.h): checks
+ * that every DMA buffer was a vidmm allocation and none used the
+ * kernel's segment; with dma_moved=1 on the command line also that some
+ * were brought in at a switch, among them preempted (patched) ones taken
+ * out and brought back. Nothing to check with dmabuf=kernel.
+ * os_print_dmabuf_json: the figures, for METRICS.
+ */
+void os_check_dmabuf(struct os_scenario *s);
+void os_print_dmabuf_json(const struct os_scenario *s);
+
 /* Hardware scheduling's own checks (nothing in software mode): the OS
  * asked for no preemption (the device makes every switch), the device's
  * log came (frames, switches) and no log entry was refused. */

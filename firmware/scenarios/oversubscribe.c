@@ -113,6 +113,7 @@ int scenario_main(const struct boot_info *boot)
                    "restored (%lu)", vs.evictions, vs.restores);
         }
     }
+    os_check_dmabuf(&s);
     kprintf("METRICS {\"scenario\":\"oversubscribe\",\"policy\":\"%s\","
             "\"duration_ms\":%lu,\"percent\":%lu,\"working_set_kib\":%lu,"
             "\"vram_kib\":%lu,\"frames\":%lu,\"paging_bytes\":%lu,"
@@ -120,6 +121,7 @@ int scenario_main(const struct boot_info *boot)
             vidsch_policy_name(s.sched.policy), duration_ms, percent,
             bytes >> 10, seg_bytes >> 10, frames, vs.bytes_moved,
             vs.paging_buffers, vs.evictions, vs.restores);
+    os_print_dmabuf_json(&s);
     os_print_apps_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);
     return report_summary(&s.r);

@@ -112,6 +112,7 @@ int scenario_main(const struct boot_info *boot)
                kmem_split_policy_name(k->split_policy),
                k->stats.split_upfront, k->stats.split_buffers);
     }
+    os_check_dmabuf(&s);
     kprintf("METRICS {\"scenario\":\"split\",\"policy\":\"%s\","
             "\"percent\":%lu,\"alloc_kib\":%lu,\"vram_kib\":%lu,"
             "\"split_buffers\":%lu,\"portions\":%lu",
@@ -123,6 +124,7 @@ int scenario_main(const struct boot_info *boot)
                 kmem_split_policy_name(k->split_policy),
                 k->stats.split_upfront);
     }
+    os_print_dmabuf_json(&s);
     os_print_apps_json(&s);
     kprintf(",\"tests\":%u,\"failures\":%u}\n", s.r.tests, s.r.failures);
     return report_summary(&s.r);

@@ -109,6 +109,12 @@ struct vidmm_alloc_info {
     uint32_t owner;                     /* process id */
     bool cpu_visible;                   /* lock gives a CPU pointer */
     bool primary;                       /* scanout: VRAM, pinned */
+    bool place_on_use;                  /* starts in its backing pages
+                                           even if VRAM has room: placed
+                                           by the first list that uses
+                                           it (a pageable DMA buffer: in
+                                           VRAM only from just before it
+                                           runs, not while it waits) */
 };
 
 struct vidmm_stats {

@@ -89,7 +89,7 @@ int vidmm_alloc_create(struct vidmm *vm, const struct vidmm_alloc_info *info,
      * read back as zeros after its eviction). Then it starts in its
      * backing pages, and its first list places it after that copy; a
      * primary (VRAM now or never) is refused for now. */
-    if ((segs & VIDMM_SEG_VRAM) &&
+    if ((segs & VIDMM_SEG_VRAM) && !info->place_on_use &&
         vidmm_segment_alloc_best(&vm->vram, info->size, align, &addr)) {
         if (vacating(vm, addr, npages * VIDMM_PAGE_SIZE)) {
             vidmm_segment_free(&vm->vram, addr);

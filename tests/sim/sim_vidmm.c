@@ -25,6 +25,8 @@
 #define PAGING_COOKIE   (1ull << 63)
 #define PAGE            4096ull
 #define MAX_APAGES      (256 * 1024 / PAGE)
+#define DMA_BYTES       512u
+#define DMA_SLOT        LIST_MAX    /* its entry in the lists below */
 
 struct svm_alloc {
     uint32_t handle;
@@ -37,7 +39,11 @@ struct svm_alloc {
 
 struct svm_buf {
     struct ddi_dmabuf dma;
-    struct ddi_alloc_desc desc[LIST_MAX];
+    struct ddi_alloc_desc desc[LIST_MAX + 1];   /* + its pageable DMA
+                                                   buffer (DMA_SLOT) */
+    uint32_t dma_handle;                /* pageable: its vidmm handle */
+    uint32_t cmd[DMA_BYTES / 4];        /* the commands as built */
+    uint64_t dma_patched;               /* its address when patched */
     unsigned ctx;
     unsigned aidx[LIST_MAX];
     uint32_t version;
@@ -75,7 +81,7 @@ struct run {
 
 static struct run R;
 static uint32_t pinned_handle;      /* aperture runs: VRAM held pinned */
-static uint64_t vidmm_storage[1 << 15];
+static uint64_t vidmm_storage[1 << 17];
 
 static void fail(const char *fmt, ...)
 {
@@ -128,7 +134,29 @@ static void check_resident_buffers(const char *when)
                      b->aidx[k], st.gpu_addr, b->desc[k].gpu_addr);
             }
         }
+        if (b->resident && b->dma_handle) {
+            struct vidmm_alloc_state st;
+
+            vidmm_alloc_state(R.vm, b->dma_handle, &st);
+            if (st.where == VIDMM_IN_SYSMEM ||
+                st.gpu_addr != b->dma.gpu_addr) {
+                fail("%s: buffer %u's own DMA buffer moved while in use "
+                     "(at %#" PRIx64 ", runs at %#" PRIx64 ")", when, i,
+                     st.gpu_addr, b->dma.gpu_addr);
+            }
+        }
     }
+}
+
+/* A paging op that touches [at, at + n). */
+static bool op_hits(const struct ddi_paging_op *op, uint64_t at, uint64_t n)
+{
+    bool hit = op->dst < at + n && at < op->dst + op->size;
+
+    if (op->kind == DDI_PAGING_TRANSFER) {
+        hit |= op->src < at + n && at < op->src + op->size;
+    }
+    return hit;
 }
 
 /*
@@ -162,6 +190,14 @@ static void check_ops_spare_busy(const struct ddi_paging_op *ops,
                          op->kind, at, b->aidx[k], i);
                     return;
                 }
+            }
+        }
+        for (unsigned o = 0; b->resident && b->dma_handle && o < nops; o++) {
+            if (op_hits(&ops[o], b->dma.gpu_addr, PAGE)) {
+                fail("paging op %u (kind %u) touches %#" PRIx64 ", buffer "
+                     "%u's own DMA buffer, in use there", o, ops[o].kind,
+                     b->dma.gpu_addr, i);
+                return;
             }
         }
     }
@@ -205,6 +241,11 @@ static int hook_make_resident(void *arg, uint64_t cookie,
     struct svm_paging *p = NULL;
     struct vidmm_residency res = { 0 };
     struct vidmm_alloc_state before[MAX_ALLOCS];
+    struct ddi_alloc_ref list[LIST_MAX + 1];
+    struct ddi_alloc_desc d[LIST_MAX + 1];
+    enum vidmm_where dma_where = VIDMM_IN_SYSMEM;
+    bool dma_locked = false;
+    unsigned n;
     int rc;
 
     (void)arg;
@@ -222,8 +263,58 @@ static int hook_make_resident(void *arg, uint64_t cookie,
     for (unsigned a = 0; a < R.nalloc; a++) {
         vidmm_alloc_state(R.vm, R.alloc[a].handle, &before[a]);
     }
-    rc = vidmm_make_resident(R.vm, b->ctx + 1, b->dma.alloc, b->dma.nalloc,
-                             desc, patched, &res);
+    n = b->dma.nalloc;
+    for (unsigned k = 0; k < n; k++) {
+        list[k] = b->dma.alloc[k];
+        d[k] = desc[k];
+    }
+    if (b->dma_handle) {
+        enum vidmm_where where;
+        uint64_t at;
+
+        /* as kernel/kdma.c: not while a paging buffer moves it; kept at
+         * its VRAM address through the plan (the patch goes there) */
+        if (vidmm_lock(R.vm, b->dma_handle, &where, &at) != DDI_OK) {
+            return DDI_EBUSY;
+        }
+        dma_where = where;
+        dma_locked = where == VIDMM_IN_VRAM;
+        if (!dma_locked) {
+            vidmm_unlock(R.vm, b->dma_handle);
+        }
+        list[n] = (struct ddi_alloc_ref){ .handle = b->dma_handle };
+        d[n] = (struct ddi_alloc_desc){ .size = DMA_BYTES,
+                                        .gpu_addr = b->dma.gpu_addr };
+        n++;
+    }
+    rc = vidmm_make_resident(R.vm, b->ctx + 1, list, n, d, patched, &res);
+    if (dma_locked) {
+        vidmm_unlock(R.vm, b->dma_handle);
+    }
+    for (unsigned k = 0; rc == DDI_OK && k < b->dma.nalloc; k++) {
+        desc[k] = d[k];
+    }
+    if (rc == DDI_OK && b->dma_handle) {
+        struct vidmm_alloc_state st;
+
+        vidmm_alloc_state(R.vm, b->dma_handle, &st);
+        if (patched && st.gpu_addr != b->dma_patched) {
+            fail("buffer %u's DMA buffer came back at %#" PRIx64
+                 ", patched at %#" PRIx64, (unsigned)cookie, st.gpu_addr,
+                 b->dma_patched);
+        }
+        b->dma.gpu_addr = st.gpu_addr;
+        b->dma.dw = st.where == VIDMM_IN_VRAM && dma_locked
+                    ? sim_gpu_ptr(R.h->gpu, st.gpu_addr)
+                    : (uint32_t *)sim_gpu_sys_ptr(R.h->gpu, st.pages[0]);
+        if (!patched) {
+            b->dma_patched = st.gpu_addr;
+        }
+        if (dma_where == VIDMM_IN_SYSMEM) {
+            R.r->dma_brought_in++;
+            R.r->dma_back_patched += patched;
+        }
+    }
     if (rc == DDI_EBUSY) {
         return rc;
     }
@@ -304,6 +395,11 @@ static void hook_release(void *arg, uint64_t cookie, struct ddi_dmabuf *dma,
     }
     b->resident = false;
     vidmm_release(R.vm, b->dma.alloc, b->dma.nalloc, engine, fence);
+    if (b->dma_handle) {
+        struct ddi_alloc_ref own = { .handle = b->dma_handle };
+
+        vidmm_release(R.vm, &own, 1, engine, fence);
+    }
 }
 
 static void on_done(void *arg, uint64_t cookie, int status)
@@ -323,6 +419,9 @@ static void on_done(void *arg, uint64_t cookie, int status)
         p->used = false;
         R.r->paging_buffers++;
         return;
+    }
+    if (R.buf[cookie].done) {
+        fail("buffer %u completed twice", (unsigned)cookie);
     }
     if (status == DDI_ENOMEM && R.cfg->evict_own_only) {
         R.buf[cookie].done = true;      /* never ran: writes nothing */
@@ -345,6 +444,12 @@ static void on_done(void *arg, uint64_t cookie, int status)
     }
     R.buf[cookie].done = true;
     R.r->buffers++;
+    /* the kernel frees a pageable DMA buffer once it retired (kdma.c);
+     * one a paging buffer still moves goes at the end */
+    if (R.buf[cookie].dma_handle &&
+        vidmm_alloc_destroy(R.vm, R.buf[cookie].dma_handle) == DDI_OK) {
+        R.buf[cookie].dma_handle = 0;
+    }
     R.r->gpu_ns = R.h->clk.now;
 }
 
@@ -360,11 +465,55 @@ static void obs_loaded(void *arg, unsigned engine,
     for (unsigned i = 0; i < R.nbuf; i++) {
         struct svm_buf *b = &R.buf[i];
 
-        if (b->dma.gpu_addr != d->dma_addr) {
+        if (b->dma.gpu_addr != d->dma_addr || b->done ||
+            (b->dma_handle && !b->resident)) {
+            /* a pageable buffer not resident has no address: another's
+             * DMA buffer may be where it was */
             continue;
         }
         if (!b->resident) {
             fail("buffer %u runs without residency", i);
+        }
+        if (b->dma_handle) {
+            /* what the engine reads there is what was built, patched */
+            static uint32_t seen[DMA_BYTES / 4];
+
+            if (!sim_gpu_read(R.h->gpu, d->dma_addr, seen,
+                              b->dma.len_bytes)) {
+                fail("buffer %u's DMA buffer at %#" PRIx64 " not backed",
+                     i, d->dma_addr);
+                return;
+            }
+            for (unsigned w = 0; w < b->dma.len_bytes / 4; w++) {
+                bool patch = false;
+
+                for (unsigned p = 0; p < b->dma.npatch; p++) {
+                    unsigned f = b->dma.patch[p].patch_offset / 4;
+
+                    patch |= w == f || w == f + 1;
+                }
+                if (!patch && seen[w] != b->cmd[w]) {
+                    fail("buffer %u's DMA buffer word %u: %#x, built %#x",
+                         i, w, seen[w], b->cmd[w]);
+                    return;
+                }
+            }
+            for (unsigned p = 0; p < b->dma.npatch; p++) {
+                const struct ddi_patch_loc *pl = &b->dma.patch[p];
+                uint64_t v = seen[pl->patch_offset / 4] |
+                             (uint64_t)seen[pl->patch_offset / 4 + 1] << 32;
+                struct vidmm_alloc_state st;
+
+                vidmm_alloc_state(R.vm, R.alloc[b->aidx[pl->slot]].handle,
+                                  &st);
+                if (v != st.gpu_addr + pl->alloc_offset) {
+                    fail("buffer %u loaded with %#" PRIx64 " patched, "
+                         "allocation at %#" PRIx64, i, v,
+                         st.gpu_addr + pl->alloc_offset);
+                    return;
+                }
+            }
+            R.r->dma_loads_checked++;
         }
         if (b->wait_ticket > R.paging_done) {
             fail("buffer %u runs before paging buffer %" PRIu64, i,
@@ -407,9 +556,9 @@ static void make_buffer(unsigned ctx, uint32_t version)
     memset(b, 0, sizeof(*b));
     b->ctx = ctx;
     b->version = version;
-    b->dma.dw = sim_gpu_ptr(R.h->gpu, addr);
+    b->dma.dw = R.cfg->dma ? b->cmd : sim_gpu_ptr(R.h->gpu, addr);
     b->dma.gpu_addr = addr;
-    b->dma.cap_bytes = 512;
+    b->dma.cap_bytes = DMA_BYTES;
     b->dma.engine = 0;
     for (unsigned k = 0; k < n && nmine; k++) {
         unsigned j = (unsigned)sim_rand_range(&R.rng, 0, nmine - 1);
@@ -437,6 +586,28 @@ static void make_buffer(unsigned ctx, uint32_t version)
     }
     at = sim_emit_work(b->dma.dw, at, R.cfg->work_ns);
     b->dma.len_bytes = at * 4;
+    if (R.cfg->dma) {
+        /* pageable: a vidmm allocation of the process, filled where
+         * creation put it (VRAM, or its backing page) */
+        struct vidmm_alloc_info info = {
+            .size = DMA_BYTES, .owner = ctx + 1, .cpu_visible = true,
+            .place_on_use = true,
+            .segments = R.cfg->dma == SVM_DMA_VRAM ? VIDMM_SEG_VRAM
+                                                   : VIDMM_SEG_APERTURE,
+        };
+        struct vidmm_alloc_state st;
+
+        if (vidmm_alloc_create(R.vm, &info, &b->dma_handle) != DDI_OK) {
+            fail("DMA buffer %u: no allocation", R.nbuf);
+            return;
+        }
+        vidmm_alloc_state(R.vm, b->dma_handle, &st);
+        b->dma.dw = st.where == VIDMM_IN_VRAM
+                    ? sim_gpu_ptr(R.h->gpu, st.gpu_addr)
+                    : (uint32_t *)sim_gpu_sys_ptr(R.h->gpu, st.pages[0]);
+        b->dma.gpu_addr = st.gpu_addr;
+        memcpy(b->dma.dw, b->cmd, b->dma.len_bytes);
+    }
     R.nbuf++;
 }
 
@@ -514,7 +685,8 @@ bool svm_run(struct sim_host *h, const struct svm_config *c,
     struct vidmm_config mc = {
         .vram_base = VRAM_BASE, .vram_size = SVM_VRAM_BYTES,
         .aperture_base = AP_BASE, .aperture_size = AP_BYTES,
-        .max_allocs = MAX_ALLOCS, .max_blocks = 2 * MAX_ALLOCS,
+        .max_allocs = MAX_ALLOCS + NCTX * MAX_BUFS,
+        .max_blocks = 2 * (MAX_ALLOCS + NCTX * MAX_BUFS),
         .max_pages = SYS_PAGES, .copy_engine = 1,
         .evict_own_only = c->evict_own_only,
     };
@@ -643,6 +815,12 @@ bool svm_run(struct sim_host *h, const struct svm_config *c,
 
         if (rc != DDI_OK) {
             fail("destroy of allocation %u: %s", a, ddi_status_name(rc));
+        }
+    }
+    for (unsigned i = 0; i < R.nbuf && !R.failed; i++) {
+        if (R.buf[i].dma_handle &&
+            vidmm_alloc_destroy(R.vm, R.buf[i].dma_handle) != DDI_OK) {
+            fail("destroy of buffer %u's DMA buffer", i);
         }
     }
     if (pinned_handle &&

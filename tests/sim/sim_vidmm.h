@@ -55,8 +55,19 @@ struct svm_config {
      * level), fight_bytes the scheduler's threshold (0: policy off) */
     bool fight;
     uint64_t fight_bytes;
+    /* pageable DMA buffers (the kernel's dmabuf=, kernel/kdma.h): 0 in
+     * fixed memory; SVM_DMA_APERTURE / SVM_DMA_VRAM each buffer a vidmm
+     * allocation of its own, the last entry of its list, made resident
+     * with it, evicted while not in use and brought back to the address
+     * it was patched with; checked when the engine loads it: its bytes
+     * there are the commands built, its patches its allocations' places,
+     * and no paging op touches it while it is in use */
+    unsigned dma;
     bool verbose;
 };
+
+#define SVM_DMA_APERTURE    1
+#define SVM_DMA_VRAM        2
 
 struct svm_result {
     char msg[256];              /* the first violation, "" if none */
@@ -68,6 +79,11 @@ struct svm_result {
     uint64_t turns, fight_turns;    /* the render engine's (vidsch) */
     uint64_t paging_reported;   /* paging bytes vidsch was told of */
     uint64_t promotions;        /* aperture -> VRAM moves seen */
+    uint64_t dma_brought_in;    /* pageable DMA buffers made resident
+                                   from system memory */
+    uint64_t dma_back_patched;  /* of those, patched before (handed back,
+                                   taken out, brought back) */
+    uint64_t dma_loads_checked; /* loads whose bytes were compared */
 };
 
 /* The host the runs share (sim memory, scheduler tables). */

@@ -30,30 +30,36 @@ struct tcase {
     unsigned ws_pct;
     bool own;
     bool aperture;              /* allocations may live in the aperture */
+    unsigned dma;               /* pageable DMA buffers: SVM_DMA_* */
 };
 
 static void test_case(gconstpointer data)
 {
     const struct tcase *t = data;
     uint64_t evictions = 0, handed_back = 0, buffers = 0, enomem = 0;
-    uint64_t promotions = 0;
+    uint64_t promotions = 0, brought_in = 0, back = 0, loads = 0;
     unsigned failed = 0;
 
     for (uint64_t s = 0; s < count; s++) {
         struct svm_config c = { .seed = s + 1, .ws_pct = t->ws_pct,
                                 .buffers = 40, .work_ns = 200000,
                                 .evict_own_only = t->own,
-                                .aperture = t->aperture };
+                                .aperture = t->aperture, .dma = t->dma };
         struct svm_result r;
 
         if (!svm_run(&host, &c, &r)) {
-            printf("# seed %" PRIu64 " ws %u%%%s%s FAILED: %s\n# reproduce: "
-                   "test-sim-vidmm --seed=%" PRIu64 " --ws=%u%s%s\n", c.seed,
+            printf("# seed %" PRIu64 " ws %u%%%s%s dma %u FAILED: %s\n# "
+                   "reproduce: test-sim-vidmm --seed=%" PRIu64
+                   " --ws=%u%s%s --dma=%u\n", c.seed,
                    t->ws_pct, t->own ? " own" : "",
-                   t->aperture ? " aperture" : "", r.msg, c.seed, t->ws_pct,
-                   t->own ? " --own" : "", t->aperture ? " --aperture" : "");
+                   t->aperture ? " aperture" : "", t->dma, r.msg, c.seed,
+                   t->ws_pct, t->own ? " --own" : "",
+                   t->aperture ? " --aperture" : "", t->dma);
             failed++;
         }
+        brought_in += r.dma_brought_in;
+        back += r.dma_back_patched;
+        loads += r.dma_loads_checked;
         promotions += r.promotions;
         evictions += r.evictions;
         handed_back += r.handed_back;
@@ -68,7 +74,19 @@ static void test_case(gconstpointer data)
         printf("# %" PRIu64 " promotions from the aperture into VRAM\n",
                promotions);
     }
+    if (t->dma) {
+        printf("# pageable DMA buffers: %" PRIu64 " brought in, %" PRIu64
+               " of them taken out and brought back to their patched "
+               "address, %" PRIu64 " loads compared byte for byte\n",
+               brought_in, back, loads);
+    }
     g_assert_cmpuint(failed, ==, 0);
+    if (t->dma) {
+        g_assert_cmpuint(loads, >, 0);  /* the checks ran */
+    }
+    if (t->dma == SVM_DMA_VRAM && t->ws_pct >= 150 && !t->own) {
+        g_assert_cmpuint(back, >, 0);   /* moved out and back */
+    }
     if (t->ws_pct > 100) {
         g_assert_cmpuint(evictions, >, 0);      /* the test tests paging */
     }
@@ -172,10 +190,18 @@ int main(int argc, char **argv)
         { 200, false, false }, { 150, true, false }, { 200, true, false },
         { 110, false, true }, { 150, false, true }, { 200, false, true },
         { 200, true, true },
+        { 150, false, false, SVM_DMA_APERTURE },
+        { 200, false, true, SVM_DMA_APERTURE },
+        { 110, false, false, SVM_DMA_VRAM },
+        { 150, false, false, SVM_DMA_VRAM },
+        { 200, false, false, SVM_DMA_VRAM },
+        { 200, true, false, SVM_DMA_VRAM },
+        { 200, false, true, SVM_DMA_VRAM },
     };
     uint64_t seed = 0;
     unsigned ws = 150;
     bool own = false, aperture = false;
+    unsigned dma = 0;
     int fight = -1;
 
     for (int i = 1; i < argc; i++) {
@@ -189,6 +215,8 @@ int main(int argc, char **argv)
             own = true;
         } else if (!strcmp(argv[i], "--aperture")) {
             aperture = true;
+        } else if (!strncmp(argv[i], "--dma=", 6)) {
+            dma = (unsigned)strtoul(argv[i] + 6, NULL, 0);
         } else if (!strncmp(argv[i], "--fight", 7)) {
             fight = !strcmp(argv[i], "--fight=on");
         }
@@ -197,7 +225,8 @@ int main(int argc, char **argv)
     if (seed) {
         struct svm_config c = { .seed = seed, .ws_pct = ws, .buffers = 40,
                                 .work_ns = 200000, .evict_own_only = own,
-                                .aperture = aperture, .verbose = true };
+                                .aperture = aperture, .dma = dma,
+                                .verbose = true };
 
         if (fight >= 0) {
             c.buffers = 120;
@@ -214,9 +243,11 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
         char name[64];
 
-        snprintf(name, sizeof(name), "/sim-vidmm/ws-%u%s%s", cases[i].ws_pct,
-                 cases[i].own ? "-own-process" : "",
-                 cases[i].aperture ? "-aperture" : "");
+        snprintf(name, sizeof(name), "/sim-vidmm/ws-%u%s%s%s",
+                 cases[i].ws_pct, cases[i].own ? "-own-process" : "",
+                 cases[i].aperture ? "-aperture" : "",
+                 cases[i].dma == SVM_DMA_VRAM ? "-dmabuf-vram"
+                 : cases[i].dma ? "-dmabuf-aperture" : "");
         g_test_add_data_func(name, &cases[i], test_case);
     }
     g_test_add_func("/sim-vidmm/fighting", test_fight);

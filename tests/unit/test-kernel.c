@@ -954,6 +954,68 @@ static void test_vidmm_oversubscribe(void)
     g_assert_cmpuint(kern.seg.count, ==, KERNEL_MAX_PAGING);
 }
 
+/* Pageable DMA buffers (kernel/kdma.h): a placement per process or per
+ * buffer; the buffer is a vidmm allocation, not a block of the kernel's
+ * segment, starts in its backing pages, is brought in (copied into
+ * VRAM, or mapped in the aperture) before it runs, and everything is
+ * given back once it retired. A bad placement is refused. */
+static void test_dma_placement(void)
+{
+    struct kapi_render_args r;
+    struct proc a;
+    unsigned kseg;
+
+    setup_vidmm();
+    make_proc(&a, "a");
+    /* a first buffer in the kernel's segment: what the context takes
+     * there on its first render stays (counted in kseg) */
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 4096), ==, DDI_OK);
+    run();
+    kseg = kern.seg.count;
+    g_assert_cmpint(kapi_set_dma_placement(a.p, KAPI_DMA_PLACEMENTS), ==,
+                    DDI_EINVAL);
+    umd_init(&cb, cmd, sizeof(cmd));
+    umd_fill(&cb, a.buf, 0, 4096, 0x12345678);
+    r = (struct kapi_render_args){
+        .cmd = umd_words(&cb), .cmd_bytes = umd_bytes(&cb),
+        .alloc = cb.alloc, .nalloc = cb.nalloc, .patch = cb.patch,
+        .npatch = cb.npatch, .placement = KAPI_DMA_PLACEMENTS,
+    };
+    g_assert_cmpint(kapi_render(a.p, a.ctx, &r), ==, DDI_EINVAL);
+    g_assert_cmpuint(kern.stats.dma_pageable, ==, 0);
+    /* the process's placement: VRAM */
+    g_assert_cmpint(kapi_set_dma_placement(a.p, KAPI_DMA_VRAM), ==, DDI_OK);
+    g_assert_cmpint(fill(&a, a.ctx, a.buf, 4096), ==, DDI_OK);
+    g_assert_cmpuint(kern.stats.dma_pageable, ==, 1);
+    g_assert_cmpuint(kern.seg.count, ==, kseg);     /* not the kernel's */
+    run();
+    g_assert_cmpuint(kern.stats.buffers_done, ==, 2);
+    g_assert_cmpuint(kern.stats.dma_brought_in, ==, 1);
+    g_assert_cmpuint(kern.stats.dma_vram_peak, ==, 4096);
+    g_assert_cmpuint(kernel_vidmm_stats(&kern)->restores, >=, 1);
+    /* one buffer's own: the aperture */
+    r.placement = KAPI_DMA_APERTURE;
+    g_assert_cmpint(kapi_render(a.p, a.ctx, &r), ==, DDI_OK);
+    g_assert_cmpuint(kern.seg.count, ==, kseg);
+    run();
+    g_assert_cmpuint(kern.stats.buffers_done, ==, 3);
+    g_assert_cmpuint(kern.stats.dma_brought_in, ==, 2);
+    g_assert_cmpuint(kern.stats.dma_vram_peak, ==, 4096);
+    /* the kernel's segment again */
+    r.placement = KAPI_DMA_KERNEL;
+    g_assert_cmpint(kapi_render(a.p, a.ctx, &r), ==, DDI_OK);
+    g_assert_cmpuint(kern.seg.count, ==, kseg + 1);
+    run();
+    g_assert_cmpuint(kern.stats.buffers_done, ==, 4);
+    g_assert_cmpuint(kern.stats.dma_pageable, ==, 2);
+    /* nothing left behind */
+    g_assert_cmpint(kapi_destroy_device(a.p, a.dev), ==, DDI_OK);
+    run();
+    g_assert_cmpuint(pool.free, ==, pool.pages);
+    g_assert_cmpuint(vidmm_vram_used(kern.vm), ==, 0);
+    g_assert_cmpuint(kern.seg.count, ==, KERNEL_MAX_PAGING);
+}
+
 /* Destroyed while a paging buffer still moves it: vidmm refuses the
  * free, the kernel frees it once that buffer retired. */
 static void test_vidmm_free_while_paging(void)
@@ -5597,6 +5659,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kernel/deferred-free", test_deferred_free);
     g_test_add_func("/kernel/destroy-device", test_destroy_device);
     g_test_add_func("/kernel/vidmm/oversubscribe", test_vidmm_oversubscribe);
+    g_test_add_func("/kernel/vidmm/dma-placement", test_dma_placement);
     g_test_add_func("/kernel/vidmm/free-while-paging",
                     test_vidmm_free_while_paging);
     g_test_add_func("/kernel/lost", test_lost);

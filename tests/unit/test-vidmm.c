@@ -195,6 +195,38 @@ static void test_placement(void)
     g_free(x);
 }
 
+/* place_on_use (a pageable DMA buffer, kernel/kdma.c): created in its
+ * backing pages although VRAM has room, placed in VRAM by the first list
+ * that uses it (a paging buffer copies its contents in); in the
+ * aperture only, mapped there by that list. */
+static void test_place_on_use(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct vidmm_alloc_info info = { .size = 8 * KIB, .owner = 1,
+                                     .segments = VIDMM_SEG_VRAM,
+                                     .place_on_use = true };
+    uint32_t a = 0, b = 0;
+    struct vidmm_residency r;
+
+    setup(x, 64 * KIB, 64 * KIB, false);
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &a), ==, DDI_OK);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpuint(vidmm_vram_used(x->vm), ==, 0);
+    g_assert_cmpint(use(x, 1, a, &r, false), ==, DDI_OK);
+    g_assert_true(r.paging_built);
+    g_assert_cmpuint(r.paging_bytes, ==, 8 * KIB);
+    g_assert_cmpuint(st(x, a).where, ==, VIDMM_IN_VRAM);
+    info.segments = VIDMM_SEG_APERTURE;
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &b), ==, DDI_OK);
+    g_assert_cmpuint(st(x, b).where, ==, VIDMM_IN_SYSMEM);
+    g_assert_cmpint(use(x, 1, b, &r, false), ==, DDI_OK);
+    g_assert_cmpuint(st(x, b).where, ==, VIDMM_IN_APERTURE);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, a), ==, DDI_OK);
+    g_assert_cmpint(vidmm_alloc_destroy(x->vm, b), ==, DDI_OK);
+    g_assert_cmpuint(vidmm_vram_used(x->vm), ==, 0);
+    g_free(x);
+}
+
 /* A locked allocation in system memory (the CPU holds a pointer to its
  * backing pages) is used by the GPU where it is: mapped in the aperture,
  * never copied into VRAM, even when VRAM has room; unlocked, it moves
@@ -1191,6 +1223,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/vidmm/placement", test_placement);
+    g_test_add_func("/vidmm/place-on-use", test_place_on_use);
     g_test_add_func("/vidmm/paging-ops", test_paging_ops);
     g_test_add_func("/vidmm/locked-stays", test_locked_stays);
     g_test_add_func("/vidmm/busy-not-promoted", test_busy_not_promoted);
