@@ -11,7 +11,7 @@ SAN_BUILD ?= $(BUILD)/sanitize
 # Seconds of coverage-guided fuzzing for `make fuzz`.
 FUZZ_SECONDS ?= 120
 
-.PHONY: all deps build run show linux check-linux check-linux-long check check-sanitize fuzz fuzz-coverage compare sweep \
+.PHONY: all deps build run show linux check-linux check-linux-long check check-sanitize fuzz fuzz-deps fuzz-coverage compare sweep \
 	bench soak clean distclean
 
 all: build
@@ -124,11 +124,15 @@ check-sanitize: deps $(SAN_BUILD)/build.ninja
 # Coverage-guided fuzzing of the device (QEMU's generic-fuzz with the copro
 # config, libFuzzer, ASan and UBSan) for FUZZ_SECONDS, from seeds recorded
 # from the qtests; fails on any crash. FUZZ_ARGS go to libFuzzer.
-fuzz: build
+# clang and llvm (scripts/install-deps.sh fuzz): only these two need them.
+fuzz-deps:
+	$(STEP) 'packages fuzz' $(LOGS)/packages-fuzz.log bash scripts/install-deps.sh fuzz
+
+fuzz: build fuzz-deps
 	@bash scripts/fuzz.sh $(BUILD) $(FUZZ_SECONDS)
 
 # Line coverage of hw/copro/*.c reached by the fuzz corpus.
-fuzz-coverage: build
+fuzz-coverage: build fuzz-deps
 	@bash scripts/fuzz-coverage.sh $(BUILD)
 
 bench: build

@@ -5,35 +5,59 @@
 # Idempotent: packages already present are not reinstalled, and apt is not
 # touched at all when nothing is missing, so a second `make` stays fast.
 #
+#   install-deps.sh          what make, make run and make check need
+#   install-deps.sh fuzz     clang and llvm too, for make fuzz and make
+#                            fuzz-coverage (they run this as a step)
+#
 # QEMU 10.0 needs meson >= 1.5, which bookworm only has in backports, and its
 # source package comes from trixie (deb-src only: no trixie binaries are ever
 # installed).
 set -euo pipefail
 
+# QEMU (scripts/build-qemu.sh: x86_64-softmmu, no fdt, so neither flex nor
+# bison): build-essential, pkg-config, ninja-build, meson, python3 and
+# python3-venv (its configure makes a venv), libglib2.0-dev,
+# libpixman-1-dev, libpng-dev (PNG screendumps), libsdl2-dev (the window of
+# make show and make linux), ccache (the QEMU builds compile through it when
+# it is there); seabios and qemu-system-data are the machine's firmware at
+# run time; dpkg-dev, xz-utils and ca-certificates fetch and unpack QEMU's
+# source (scripts/fetch-qemu.sh).
+#
 # libdrm-dev, libdrm-tests, drm-info, fbset and busybox-static build and
 # fill the Linux guest's initramfs (guest-tools/, scripts/build-linux.sh);
 # its kernels and headers come from scripts/fetch-linux.sh (make deps runs
 # it as a step of its own), which builds a trixie tree with mmdebstrap and
 # unpacks trixie's zstd-compressed kernels with zstd.
 #
+# make check: python3-docutils checks docs/ (the style suite);
+# python3-matplotlib draws make bench's pictures (its short form runs in
+# make check) and make compare's plots; python3-distributed (Dask) runs
+# tools/copro-sweep on a cluster (--scheduler) and its test's local one
+# (the test is skipped without it).
+#
 # What this changes on the host: the packages below and what they depend
 # on (apt may upgrade an installed library to the version a new package
 # needs, e.g. libudev1 and udev for libsdl2-dev on a stock image), and one
-# apt sources file, /etc/apt/sources.list.d/copro.sources: bookworm-backports for meson and deb-src
-# entries (bookworm, trixie) for QEMU's and the kernel's source.
-# clang, libclang-rt-dev (libFuzzer and clang's sanitizer and profile
-# runtimes) and llvm (llvm-symbolizer for sanitizer stacks, llvm-profdata
-# and llvm-cov) are for make fuzz and make fuzz-coverage; gcc's own ASan and
-# UBSan runtimes, for make check-sanitize, come with build-essential.
-# python3-matplotlib draws make compare's plots; python3-distributed (Dask)
-# runs tools/copro-sweep on a cluster (--scheduler) and its test's local one.
+# apt sources file, /etc/apt/sources.list.d/copro.sources: bookworm-backports
+# for meson and deb-src entries (bookworm, trixie) for QEMU's and the
+# kernel's source.
 PKGS=(build-essential pkg-config ninja-build libglib2.0-dev libpixman-1-dev
-      python3 python3-venv flex bison seabios dpkg-dev ccache
-      libjson-glib-dev xz-utils ca-certificates python3-docutils
+      python3 python3-venv seabios dpkg-dev ccache
+      xz-utils ca-certificates python3-docutils
       libpng-dev libsdl2-dev python3-matplotlib python3-distributed
-      clang libclang-rt-dev llvm
       libdrm-dev libdrm-tests drm-info fbset busybox-static mmdebstrap zstd)
 BPO_PKGS=(meson qemu-system-data)
+# make fuzz and make fuzz-coverage only: clang, libclang-rt-dev (libFuzzer
+# and clang's sanitizer and profile runtimes) and llvm (llvm-symbolizer for
+# sanitizer stacks, llvm-profdata and llvm-cov). gcc's own ASan and UBSan
+# runtimes, for make check-sanitize, come with build-essential.
+FUZZ_PKGS=(clang libclang-rt-dev llvm)
+
+case "${1:-}" in
+'') ;;
+fuzz) PKGS=("${FUZZ_PKGS[@]}") ;;
+*) echo "install-deps: unknown set '$1' (none, or fuzz)" >&2; exit 1 ;;
+esac
 
 SRC_LIST=/etc/apt/sources.list.d/copro.sources
 
@@ -96,7 +120,7 @@ if [ -z "$miss" ] && [ -z "$bpo_miss" ] && meson_ok && [ -f "$SRC_LIST" ]; then
     echo "copro-step: all $(( ${#PKGS[@]} + ${#BPO_PKGS[@]} )) packages present"
     exit 0
 fi
-need_root $miss $bpo_miss
+need_root "$miss" "$bpo_miss"
 add_sources
 apt_update
 export DEBIAN_FRONTEND=noninteractive

@@ -30,7 +30,7 @@
  * becomes ready in front of the owner's.
  *
  * Pure C over the DDI (part of the kernel proper): unit-tested on the
- * host with a fake display (tests/unit/test-kernel.c).
+ * host with a fake display (tests/unit/test-kernel-display.c).
  */
 #ifndef FW_KERNEL_KDISPLAY_H
 #define FW_KERNEL_KDISPLAY_H

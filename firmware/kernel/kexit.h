@@ -46,7 +46,7 @@ unsigned kexit_take_locks(struct kproc *p, uint32_t h);
  * use, handles, the kernel's VRAM, vidmm's VRAM and aperture, the page
  * pool, the scheduler, and what every table of kernel/ktables.h holds
  * (tables[i] for its i-th entry). A process that came and went must
- * leave it exactly as it was (tests/unit/test-kernel.c, the lifetimes
+ * leave it exactly as it was (tests/unit/test-kernel-exit.c, the lifetimes
  * scenario).
  */
 struct kernel_census {

@@ -36,7 +36,7 @@
  * Limits default to half of each pool, three quarters of the backing
  * store (kquota_set_limit lowers or raises them, never above the pool).
  *
- * Pure C (kernel/, host-tested in tests/unit/test-kernel.c).
+ * Pure C (kernel/, host-tested in tests/unit/test-kernel-quota.c).
  */
 #ifndef FW_KERNEL_KQUOTA_H
 #define FW_KERNEL_KQUOTA_H

@@ -22,6 +22,11 @@
  *
  * Timing checks need the guest under -icount: the vblank timestamps are
  * then the device's exact virtual vsync times.
+ *
+ * One program past a thousand lines: one KMS client of the driver (one
+ * open card, one set of framebuffers, one CRC model of what is scanned
+ * out) that the Linux tests run one check at a time; scripts/build-linux.sh
+ * builds it, with tap.c, into the Linux guest's initramfs.
  */
 #include <errno.h>
 #include <fcntl.h>

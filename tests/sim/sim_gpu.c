@@ -497,8 +497,9 @@ static uint64_t gpu_time(void *drv)
  * set_pointer_position) are NULL. vidsch never calls them (presents are
  * the kernel's, kernel/kdisplay.c, and build no DMA buffer), so the
  * scheduler's properties do not depend on a display; the kernel's
- * display half is tested over a fake display in tests/unit/test-kernel.c
- * and on the device by the desktop scenario.
+ * display half is tested over a fake display in
+ * tests/unit/test-kernel-display.c and on the device by the desktop
+ * scenario.
  */
 const struct ddi_ops sim_gpu_ops = {
     .query_caps = gpu_query_caps,

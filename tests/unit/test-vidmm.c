@@ -3,6 +3,11 @@
  * vidmm's packet-based mode on a fake DDI that records the paging
  * operations it is asked to build: placement, eviction choice, paging-op
  * generation, the patched-once rule, split points, out of memory.
+ *
+ * One program past a thousand lines: the packet-based mode's rules, each
+ * a case over one fake DDI and one fixture (setup, mk, use); residency
+ * lists, segments, tiles and paging buffers have programs of their own
+ * (test-vidmm-*.c).
  */
 #include <glib.h>
 #include <string.h>
