@@ -486,6 +486,9 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
             return VIDSCH_RESIDENT_SPLIT;
         }
     }
+    if (rc == DDI_EBUSY && res.paging_built) {
+        paging_give(k, p, &res, out);   /* a step: runs, then ask again */
+    }
     if (rc != DDI_OK) {
         return rc;
     }
@@ -531,6 +534,9 @@ int kmem_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     res.paging = &p->dmabuf;
     rc = vidmm_make_resident_portion(k->vm, 0, buf, map, alloc, &r, patched,
                                      &res);
+    if (rc == DDI_EBUSY && res.paging_built) {
+        paging_give(k, p, &res, out);   /* a step: runs, then ask again */
+    }
     if (rc != DDI_OK) {
         return rc;
     }

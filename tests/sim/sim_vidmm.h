@@ -68,6 +68,8 @@ struct svm_result {
     uint64_t turns, fight_turns;    /* the render engine's (vidsch) */
     uint64_t paging_reported;   /* paging bytes vidsch was told of */
     uint64_t promotions;        /* aperture -> VRAM moves seen */
+    uint64_t paging_steps;      /* DDI_EBUSY with a paging buffer: a list
+                                   made resident over several */
 };
 
 /* The host the runs share (sim memory, scheduler tables). */
