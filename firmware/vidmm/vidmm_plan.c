@@ -616,7 +616,7 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         for (unsigned i = 0; i < n; i++) {
             member[i]->plan.in_list = false;
             if (member[i]->st.where == VIDMM_IN_VRAM) {
-                member[i]->st.lru = ++vm->lru_clock;
+                vm_state_touch(&member[i]->st, &vm->lru_clock);
             }
         }
         return DDI_EBUSY;
