@@ -510,6 +510,9 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
             return VIDSCH_RESIDENT_SPLIT;
         }
     }
+    if (rc == DDI_EBUSY && res.paging_built) {
+        paging_give(k, p, &res, out);   /* a step: runs, then ask again */
+    }
     if (rc != DDI_OK) {
         return rc;
     }
@@ -604,6 +607,9 @@ int kmem_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
     rc = kb->dma_vm ? dma_portion(k, kb, map, alloc, &r, patched, &res)
                     : vidmm_make_resident_portion(k->vm, 0, buf, map, alloc,
                                                   &r, patched, &res);
+    if (rc == DDI_EBUSY && res.paging_built) {
+        paging_give(k, p, &res, out);   /* a step: runs, then ask again */
+    }
     if (rc != DDI_OK) {
         return rc;
     }

@@ -124,6 +124,9 @@ struct vidmm_stats {
     uint64_t paging_buffers;            /* built */
     uint64_t bytes_moved;
     uint64_t enomem;                    /* lists that did not fit */
+    uint64_t paging_steps;              /* paging buffers of a list that
+                                           needed more aperture than one
+                                           maps (DDI_EBUSY after each) */
 };
 
 struct vidmm;   /* opaque; vidmm_create gives one */
@@ -198,7 +201,15 @@ int vidmm_alloc_state(const struct vidmm *vm, uint32_t handle,
  * eviction; DDI_EINVAL bad arguments or the moves do not fit one paging
  * buffer (DDI_MAX_PAGING_OPS); DDI_ENOTSUP moves needed and the GPU
  * cannot page; or the DDI error of build_paging_buffer. Nothing changes
- * on any error.
+ * on any error, with one exception, residency in steps: each move maps
+ * its system pages at an aperture range that stays taken until its paging
+ * buffer retired, so a list whose moves need more aperture than that
+ * (evictions and restores together) is made resident over several paging
+ * buffers. Then DDI_EBUSY comes with *paging_built true: the moves that
+ * fit were committed (the list is not resident, nothing is busy); the
+ * caller submits that paging buffer like any other and asks again once
+ * it retired (each step moves something: no livelock). A list whose
+ * single member's moves exceed the aperture is DDI_ENOMEM.
  */
 struct vidmm_residency {
     struct ddi_dmabuf *paging;          /* in: room for the moves */

@@ -21,6 +21,7 @@
  *   locks          vidmm_lock, vidmm_unlock       vm_state_lock/unlock
  *   busy, lru,     vidmm_make_resident,           vm_state_hold,
  *   last_fence     vidmm_release                  vm_state_unhold
+ *   lru            a step of make_resident        vm_state_touch
  *   lost           vidmm_paging_lost              vm_state_lose
  *   offered        vidmm_offer                    vm_state_offer
  *
@@ -125,6 +126,13 @@ static inline bool vm_state_unlock(struct vm_state *st)
 static inline void vm_state_hold(struct vm_state *st, uint64_t *lru_clock)
 {
     st->busy++;
+    st->lru = ++*lru_clock;
+}
+
+/* Brought in by a step of a list's residency (not held yet): counts as
+ * just used, so that other lists evict it last meanwhile. */
+static inline void vm_state_touch(struct vm_state *st, uint64_t *lru_clock)
+{
     st->lru = ++*lru_clock;
 }
 

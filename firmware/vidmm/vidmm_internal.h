@@ -45,6 +45,10 @@ struct vidmm {
     bool ops_overflow;
     bool skipped_busy;                      /* a victim was refused only
                                                for being in use now */
+    bool ap_own_short;                      /* the aperture fell short
+                                               only for ranges this plan
+                                               itself holds until its
+                                               paging buffer retired */
     struct vidmm_stats stats;
 };
 

@@ -81,6 +81,7 @@ static bool plan_release_ap(struct vidmm *vm, uint64_t addr, uint64_t bytes)
 {
     op(vm, DDI_PAGING_UNMAP_APERTURE, 0, addr, bytes, NULL);
     if (vm->s_nunmap == vm->max_unmap) {
+        vm->ops_overflow = true;    /* the plan is torn: never committed */
         return false;
     }
     vm->s_unmaps[vm->s_nunmap++] = (struct vm_unmap){
@@ -90,18 +91,43 @@ static bool plan_release_ap(struct vidmm *vm, uint64_t addr, uint64_t bytes)
     return true;
 }
 
-/* A free aperture range of `bytes` in the plan. Ranges released by
- * paging buffers still in flight come free when those retire: then the
- * answer is "not now" (DDI_EBUSY), not "never". */
+/*
+ * The aperture fell short for a range the plan wanted. Ranges released by
+ * paging buffers in flight (committed before this plan) come free when
+ * those retire: "not now" (DDI_EBUSY), asked again then. Ranges this plan
+ * took (its own temporary mappings, its unmaps of destroyed allocations)
+ * come free only once its own paging buffer has retired: waiting cannot
+ * help (that was the livelock: a list whose moves need more aperture than
+ * one paging buffer can map, DDI_EBUSY for ever), so the plan stops there
+ * and the moves made so far go out as a paging buffer of their own
+ * (vidmm_make_resident: residency in steps). overlap_only: only ranges
+ * overlapping [at, at + bytes) matter (a fixed address).
+ */
+static void plan_ap_short(struct vidmm *vm, uint64_t at, uint64_t bytes,
+                          bool overlap_only)
+{
+    for (unsigned k = 0; k < vm->s_nunmap; k++) {
+        const struct vm_unmap *u = &vm->s_unmaps[k];
+
+        if (overlap_only && !(u->addr < at + bytes && u->addr + u->size > at)) {
+            continue;
+        }
+        if (u->ticket < plan_ticket(vm)) {
+            vm->skipped_busy = true;
+        } else {
+            vm->ap_own_short = true;
+        }
+    }
+}
+
+/* A free aperture range of `bytes` in the plan (plan_ap_short if none). */
 static bool plan_ap_range(struct vidmm *vm, uint64_t bytes, uint64_t *addr)
 {
     if (vm->cfg.aperture_size &&
         vidmm_segment_alloc_best(&vm->s_ap, bytes, VIDMM_PAGE_SIZE, addr)) {
         return true;
     }
-    if (vm->s_nunmap) {
-        vm->skipped_busy = true;
-    }
+    plan_ap_short(vm, 0, bytes, false);
     return false;
 }
 
@@ -130,13 +156,15 @@ static bool plan_vram_to_sys(struct vidmm *vm, struct vm_alloc *a)
 }
 
 /* Brings a (system memory or aperture, in the plan) into VRAM at `at`
- * (taken by the caller). */
+ * (taken by the caller; given back if no aperture range can carry it, so
+ * the plan stays one a partial commit may take). */
 static bool plan_to_vram(struct vidmm *vm, struct vm_alloc *a, uint64_t at)
 {
     uint64_t from = a->plan.addr;
 
     if (a->plan.where == VIDMM_IN_SYSMEM) {
         if (!plan_ap_range(vm, ap_bytes(a), &from)) {
+            vidmm_segment_free(&vm->s_vram, at);
             return false;
         }
         op(vm, DDI_PAGING_MAP_APERTURE, 0, from, ap_bytes(a),
@@ -251,13 +279,7 @@ static bool plan_take_ap(struct vidmm *vm, uint64_t at, uint64_t bytes)
     if (vidmm_segment_alloc_at(&vm->s_ap, at, bytes)) {
         return true;
     }
-    for (unsigned k = 0; k < vm->s_nunmap; k++) {
-        struct vm_unmap *u = &vm->s_unmaps[k];
-
-        if (u->addr < at + bytes && u->addr + u->size > at) {
-            vm->skipped_busy = true;
-        }
-    }
+    plan_ap_short(vm, at, bytes, true);
     return false;
 }
 
@@ -316,6 +338,7 @@ static void plan_begin(struct vidmm *vm)
     vm->nops = 0;
     vm->ops_overflow = false;
     vm->skipped_busy = false;
+    vm->ap_own_short = false;
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         struct vm_alloc *a = &vm->a[i];
 
@@ -434,6 +457,11 @@ static bool plan_pack(struct vidmm *vm, struct vm_alloc *a, uint32_t process)
            plan_to_vram(vm, a, at);
 }
 
+/* plan_list's answer when it stopped only for want of aperture ranges
+ * its own paging buffer holds (plan_ap_short): the moves planned so far
+ * are whole and may be committed. */
+#define PLAN_PARTIAL    1
+
 /* Plans list member[0 .. n) (see vidmm_make_resident). repack: first
  * move the members in VRAM that may move out to their pages, then place
  * those that want VRAM with plan_pack. A pinned (locked) member is never
@@ -466,6 +494,7 @@ static int plan_list(struct vidmm *vm, uint32_t process,
             if (fixed != (pass == 0)) {
                 continue;
             }
+            vm->ap_own_short = false;   /* what stops the plan, if any */
             if (fixed ? !plan_place_at(vm, a, desc[i].gpu_addr, process)
                 : repack && (a->segments & VIDMM_SEG_VRAM) &&
                   a->plan.where != VIDMM_IN_VRAM &&
@@ -474,6 +503,13 @@ static int plan_list(struct vidmm *vm, uint32_t process,
                 ? !plan_pack(vm, a, process) && !plan_place(vm, a, process)
                 : !plan_place(vm, a, process)) {
                 rc = vm->skipped_busy ? DDI_EBUSY : DDI_ENOMEM;
+                if (vm->ap_own_short && !vm->skipped_busy && !repack &&
+                    !vm->ops_overflow) {
+                    /* nothing on the GPU holds what is short: only this
+                     * plan's own aperture ranges, which no retirement but
+                     * its own paging buffer's frees */
+                    rc = PLAN_PARTIAL;
+                }
             }
         }
     }
@@ -487,7 +523,7 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
 {
     struct vm_alloc *member[DDI_MAX_ALLOC_LIST];
     struct vidmm_stats saved;
-    bool moves = false;
+    bool moves = false, partial;
     uint64_t ticket = 0, wait = 0;
     int rc = DDI_OK;
 
@@ -506,6 +542,13 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         if (member[i]->st.lost) {
             return DDI_ELOST;   /* would run on whatever is there */
         }
+        if (member[i]->st.where == VIDMM_IN_SYSMEM &&
+            ap_bytes(member[i]) > vm->cfg.aperture_size) {
+            /* its pages reach the GPU only through one aperture range,
+             * in any number of steps: never (and evict nothing for it) */
+            vm->stats.enomem++;
+            return DDI_ENOMEM;
+        }
     }
     saved = vm->stats;
     rc = plan_list(vm, process, member, n, desc, patched, false);
@@ -516,12 +559,24 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         vm->stats = saved;
         rc = plan_list(vm, process, member, n, desc, patched, true);
     }
+    partial = rc == PLAN_PARTIAL;
+    if (partial) {
+        /* the list needs more aperture than one paging buffer maps: the
+         * moves planned so far go out now; the rest once it retired */
+        rc = DDI_OK;
+    }
     if (rc == DDI_OK && vm->ops_overflow) {
         rc = DDI_EINVAL;
     }
     for (unsigned i = 0; rc == DDI_OK && i < vm->cfg.max_allocs; i++) {
         moves |= vm->a[i].used && vm->a[i].plan.moved;
     }
+    if (partial && !moves && !vm->nops) {
+        /* nothing planned before the aperture fell short: one member's
+         * own moves exceed the aperture, so no number of steps helps */
+        rc = DDI_ENOMEM;
+    }
+    moves |= partial && rc == DDI_OK;  /* unmaps alone free ranges too */
     if (rc == DDI_OK && moves) {
         ticket = vm->ticket_next + 1;
         if (!vm->dev || !vm->dev->ops->build_paging_buffer) {
@@ -553,6 +608,18 @@ int vidmm_make_resident(struct vidmm *vm, uint32_t process,
         res->paging_ticket = ticket;
         /* the plan counted every transfer it made into the stats */
         res->paging_bytes = vm->stats.bytes_moved - saved.bytes_moved;
+    }
+    if (partial) {
+        /* a step: not resident yet. The members brought in count as just
+         * used, so that another list evicts them last meanwhile */
+        vm->stats.paging_steps++;
+        for (unsigned i = 0; i < n; i++) {
+            member[i]->plan.in_list = false;
+            if (member[i]->st.where == VIDMM_IN_VRAM) {
+                vm_state_touch(&member[i]->st, &vm->lru_clock);
+            }
+        }
+        return DDI_EBUSY;
     }
     for (unsigned i = 0; i < n; i++) {
         struct vm_alloc *a = member[i];

@@ -193,7 +193,9 @@ struct vidsch_env {
      * allocations must come back to alloc[i].gpu_addr (patched once).
      * DDI_OK; DDI_EBUSY: not now (memory held by buffers on the GPU), the
      * scheduler asks again after the next buffer finishes or is handed
-     * back; any other error: the buffer is reported finished with it and
+     * back; DDI_EBUSY may come with a paging buffer in *out (a step of a
+     * residency that needs more than one: the scheduler queues it as
+     * with DDI_OK and asks again once a buffer finished); any other error: the buffer is reported finished with it and
      * never runs. Called from the worker; it must not call vidsch.
      *
      * release_resident: the buffer that make_resident placed retired

@@ -67,22 +67,17 @@ static int make_resident(struct vidsch *s, struct vidsch_engine *e,
             vs_ctx_update(s, b->ctx);
         }
     }
-    if (rc == DDI_EBUSY) {
-        e->resident_wait = true;
-        e->resident_wait_gen = s->release_gen;
+    if (rc != DDI_OK && rc != DDI_EBUSY) {
         return rc;
     }
-    if (rc != DDI_OK) {
-        return rc;
-    }
-    b->resident = true;
-    b->wait_ticket = r.wait_ticket;
     /* charged to the engine's current turn (the buffer was elected in
      * it): what eviction fighting is measured by */
     b->ctx->stats.paging_bytes += r.paging_bytes;
     e->stats.paging_bytes += r.paging_bytes;
     e->turn_paging += r.paging_bytes;
     if (r.paging) {
+        /* also with DDI_EBUSY: one step of a residency that takes more
+         * than one paging buffer; its retirement asks again */
         struct vidsch_buf *p = vs_buf_alloc(s);
         unsigned pe = r.paging_engine < s->nengines ? r.paging_engine
                                                     : e->index;
@@ -90,6 +85,13 @@ static int make_resident(struct vidsch *s, struct vidsch_engine *e,
         vs_paging_enqueue(s, p, pe, r.paging, r.paging_cookie,
                        r.paging_ticket);
     }
+    if (rc == DDI_EBUSY) {
+        e->resident_wait = true;
+        e->resident_wait_gen = s->release_gen;
+        return rc;
+    }
+    b->resident = true;
+    b->wait_ticket = r.wait_ticket;
     if (bad) {
         /* not a portion of the buffer: give back what the hook placed
          * (its paging buffer runs anyway, harmless) and refuse */

@@ -270,13 +270,18 @@ static struct spaging *paging_slot(void)
     return NULL;
 }
 
+/* The residency vidmm made (DDI_OK: b resident) or a step of it
+ * (DDI_EBUSY with a paging buffer built): its paging buffer, if any, goes
+ * to the scheduler. */
 static void hand_paging(struct sbuf *b, struct spaging *p,
                         const struct vidmm_residency *res,
-                        struct vidsch_residency *out)
+                        struct vidsch_residency *out, int rc)
 {
-    b->resident = true;
-    b->wait_ticket = res->wait_ticket;
-    out->wait_ticket = res->wait_ticket;
+    if (rc == DDI_OK) {
+        b->resident = true;
+        b->wait_ticket = res->wait_ticket;
+        out->wait_ticket = res->wait_ticket;
+    }
     if (res->paging_built) {
         p->used = true;
         p->ticket = res->paging_ticket;
@@ -310,8 +315,8 @@ static int hook_make_resident(void *arg, uint64_t cookie,
     if (rc == DDI_ENOMEM && vidmm_splittable(S.vm, dma, NULL)) {
         return VIDSCH_RESIDENT_SPLIT;
     }
-    if (rc == DDI_OK) {
-        hand_paging(b, p, &res, out);
+    if (rc == DDI_OK || rc == DDI_EBUSY) {
+        hand_paging(b, p, &res, out, rc);
     }
     return rc;
 }
@@ -354,8 +359,11 @@ static int hook_make_portion(void *arg, uint64_t cookie,
     res.paging = &p->dma;
     rc = vidmm_make_resident_portion(S.vm, b->ctx + 1, dma, NULL, desc, &r,
                                      patched, &res);
+    if (rc == DDI_EBUSY) {
+        hand_paging(b, p, &res, out, rc);
+    }
     if (rc == DDI_OK) {
-        hand_paging(b, p, &res, out);
+        hand_paging(b, p, &res, out, rc);
         part->end = r.end;
         part->slots = r.slots;
     }

@@ -232,6 +232,23 @@ static int checked_build(void *drv, const struct ddi_paging_op *ops,
 
 /* ---- the scheduler's residency hook ---- */
 
+/* The paging buffer vidmm built into p goes to the scheduler. */
+static void give_paging(struct svm_paging *p,
+                        const struct vidmm_residency *res,
+                        struct vidsch_residency *out)
+{
+    p->used = true;
+    p->ticket = res->paging_ticket;
+    *out = (struct vidsch_residency){
+        .paging = &p->dma, .paging_engine = 1,
+        .paging_cookie = PAGING_COOKIE | (uint64_t)(p - R.paging),
+        .paging_ticket = res->paging_ticket,
+        .wait_ticket = res->wait_ticket,
+        .paging_bytes = res->paging_bytes,
+    };
+    R.r->paging_reported += res->paging_bytes;
+}
+
 static int hook_make_resident(void *arg, uint64_t cookie,
                               struct ddi_dmabuf *dma,
                               struct ddi_alloc_desc *desc, bool patched,
@@ -316,6 +333,11 @@ static int hook_make_resident(void *arg, uint64_t cookie,
         }
     }
     if (rc == DDI_EBUSY) {
+        if (res.paging_built) {
+            /* a step of a residency that takes several paging buffers */
+            give_paging(p, &res, out);
+            R.r->paging_steps++;
+        }
         return rc;
     }
     if (rc == DDI_ENOMEM && R.cfg->evict_own_only) {
@@ -359,16 +381,7 @@ static int hook_make_resident(void *arg, uint64_t cookie,
     b->resident = true;
     b->wait_ticket = res.wait_ticket;
     if (res.paging_built) {
-        p->used = true;
-        p->ticket = res.paging_ticket;
-        *out = (struct vidsch_residency){
-            .paging = &p->dma, .paging_engine = 1,
-            .paging_cookie = PAGING_COOKIE | (uint64_t)(p - R.paging),
-            .paging_ticket = res.paging_ticket,
-            .wait_ticket = res.wait_ticket,
-            .paging_bytes = res.paging_bytes,
-        };
-        R.r->paging_reported += res.paging_bytes;
+        give_paging(p, &res, out);
     } else {
         out->wait_ticket = res.wait_ticket;
     }

@@ -84,6 +84,8 @@ struct svm_result {
     uint64_t dma_back_patched;  /* of those, patched before (handed back,
                                    taken out, brought back) */
     uint64_t dma_loads_checked; /* loads whose bytes were compared */
+    uint64_t paging_steps;      /* DDI_EBUSY with a paging buffer: a list
+                                   made resident over several */
 };
 
 /* The host the runs share (sim memory, scheduler tables). */

@@ -237,6 +237,9 @@ int main(int argc, char **argv)
         bool ok = svm_run(&host, &c, &r);
 
         printf("%s%s\n", ok ? "ok" : "FAILED: ", r.msg);
+        printf("# %" PRIu64 " paging buffers (%" PRIu64 " of them steps of "
+               "a residency), %" PRIu64 " bytes moved\n", r.paging_buffers,
+               r.paging_steps, r.bytes_moved);
         return ok ? 0 : 1;
     }
     g_test_init(&argc, &argv, NULL);

@@ -1224,6 +1224,85 @@ static void test_estimate_never_below(void)
     g_rand_free(rnd);
 }
 
+/*
+ * Residency in steps (the fighting scenario on a 64 MiB device): each
+ * move maps its pages at an aperture range that stays taken until its
+ * paging buffer retired, so one paging buffer moves at most the
+ * aperture's worth. Process 2's list needs 4 evictions and 4 restores
+ * (8 ranges) through an aperture of 4: no single plan can do it. vidmm
+ * said DDI_EBUSY for ever, with nothing in flight to wait for (a
+ * livelock: the scenario never drained). Now every DDI_EBUSY comes with a
+ * paging buffer that moved part of it, and a few steps make it resident.
+ * A list one member of which cannot be moved even alone is DDI_ENOMEM.
+ */
+static void test_residency_in_steps(void)
+{
+    struct fixture x;
+    struct ddi_alloc_ref list[6];
+    struct ddi_alloc_desc d[6];
+    struct vidmm_residency r;
+    uint32_t other[6];
+    unsigned steps = 0;
+    int rc;
+
+    setup(&x, 384 * KIB, 256 * KIB, false);
+    for (unsigned i = 0; i < 6; i++) {
+        other[i] = mk(&x, 64 * KIB, 1, VIDMM_SEG_VRAM);
+        g_assert_cmpuint(st(&x, other[i]).where, ==, VIDMM_IN_VRAM);
+    }
+    for (unsigned i = 0; i < 6; i++) {
+        list[i] = (struct ddi_alloc_ref){ .handle = mk(&x, 64 * KIB, 2,
+                                                       VIDMM_SEG_VRAM) };
+        g_assert_cmpuint(st(&x, list[i].handle).where, ==, VIDMM_IN_SYSMEM);
+    }
+    for (;;) {
+        memset(d, 0, sizeof(d));
+        r = (struct vidmm_residency){ .paging = &x.paging };
+        rc = vidmm_make_resident(x.vm, 2, list, 6, d, false, &r);
+        if (rc != DDI_EBUSY) {
+            break;
+        }
+        /* nothing of process 1 is busy, no paging buffer is in flight:
+         * a DDI_EBUSY must be a step, with its paging buffer */
+        g_assert_true(r.paging_built);
+        g_assert_cmpuint(r.paging_bytes, >, 0);
+        g_assert_cmpuint(r.paging_bytes, <=, 256 * KIB);
+        g_assert_cmpuint(++steps, <, 6);
+        vidmm_paging_done(x.vm, r.paging_ticket);
+        for (unsigned i = 0; i < 6; i++) {
+            g_assert_cmpuint(st(&x, list[i].handle).busy, ==, 0);
+        }
+    }
+    g_assert_cmpint(rc, ==, DDI_OK);
+    g_assert_cmpuint(steps, >=, 1);
+    g_assert_cmpuint(vidmm_stats(x.vm)->paging_steps, ==, steps);
+    for (unsigned i = 0; i < 6; i++) {
+        struct vidmm_alloc_state s = st(&x, list[i].handle);
+
+        g_assert_cmpuint(s.where, ==, VIDMM_IN_VRAM);
+        g_assert_cmpuint(d[i].gpu_addr, ==, s.gpu_addr);
+        g_assert_cmpuint(st(&x, other[i]).where, ==, VIDMM_IN_SYSMEM);
+    }
+    if (r.paging_built) {
+        vidmm_paging_done(x.vm, r.paging_ticket);
+    }
+    vidmm_release(x.vm, list, 6, 0, 1);
+
+    /* one allocation larger than the aperture can never be moved in:
+     * DDI_ENOMEM, nothing changed, not a step */
+    {
+        uint32_t big = mk(&x, 320 * KIB, 2, VIDMM_SEG_VRAM);
+        struct ddi_alloc_ref ref = { .handle = big };
+
+        g_assert_cmpuint(st(&x, big).where, ==, VIDMM_IN_SYSMEM);
+        r = (struct vidmm_residency){ .paging = &x.paging };
+        g_assert_cmpint(vidmm_make_resident(x.vm, 2, &ref, 1, d, false, &r),
+                        ==, DDI_ENOMEM);
+        g_assert_false(r.paging_built);
+        g_assert_cmpuint(vidmm_stats(x.vm)->paging_steps, ==, steps);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1240,6 +1319,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/patched-once", test_patched_once);
     g_test_add_func("/vidmm/deferred-unmap", test_deferred_unmap);
     g_test_add_func("/vidmm/unmap-reuse-waits", test_unmap_reuse_waits);
+    g_test_add_func("/vidmm/residency-in-steps", test_residency_in_steps);
     g_test_add_func("/vidmm/split", test_split);
     g_test_add_func("/vidmm/split-packets", test_split_packets);
     g_test_add_func("/vidmm/split-portions", test_split_portions);

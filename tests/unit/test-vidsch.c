@@ -1169,6 +1169,48 @@ static void test_resident_wait_memory_changed(void)
     fake_fini(&f);
 }
 
+/*
+ * Residency in steps: vidmm answers DDI_EBUSY with a paging buffer (the
+ * list needs more aperture than one paging buffer maps). The paging
+ * buffer goes on the copy engine at once and the slot is asked again
+ * once it retired. It was dropped before: its ticket never retired and
+ * the slot waited for ever (fighting on a 64 MiB device).
+ */
+static void test_resident_step(void)
+{
+    struct fake f;
+    struct vidsch_ctx *l;
+
+    fake_init_residency(&f, 2, COPRO_PREEMPT_MID_COMMAND,
+                        VIDSCH_POLICY_QUANTUM);
+    l = fake_ctx(&f, 1, E0, VIDSCH_PRIO_NORMAL);
+    f.buf[30].engine = 1;
+    f.resident_paging = &f.buf[30];
+    f.resident_paging_cookie = 30;
+    f.resident_ticket = 1;
+    f.resident_rc = DDI_EBUSY;
+    f.resident_step = true;
+    fake_submit(&f, l, 0);
+    fake_work(&f);
+    fake_work(&f);
+    g_assert_cmpuint(f.nresident, ==, 1);
+    ASSERT_SUBS(&f, 0, 30);                 /* the step, not l0 */
+    g_assert_cmphex(f.sub[0].flags, ==, COPRO_SUBMIT_PAGING);
+    g_assert_cmpuint(f.sub[0].engine, ==, 1);
+    f.resident_rc = DDI_OK;
+    fake_work(&f);
+    g_assert_cmpuint(f.nresident, ==, 1);   /* not before it retired */
+    fake_complete(&f, 1, 1);
+    g_assert_cmpint(fake_status(&f, 30), ==, DDI_OK);
+    fake_work(&f);
+    g_assert_cmpuint(f.nresident, ==, 2);
+    ASSERT_SUBS(&f, 0, 30, 0);
+    fake_complete(&f, E0, 1);
+    g_assert_cmpint(fake_status(&f, 0), ==, DDI_OK);
+    g_assert_true(vidsch_idle(f.s));
+    fake_fini(&f);
+}
+
 /* ---- paging buffers ---- */
 
 static void test_paging_first_and_fence_kept(void)
@@ -2180,6 +2222,7 @@ int main(int argc, char **argv)
                     test_dma_buffer_own_head);
     g_test_add_func("/vidsch/residency/wait-memory-changed",
                     test_resident_wait_memory_changed);
+    g_test_add_func("/vidsch/residency/step", test_resident_step);
     g_test_add_func("/vidsch/tdr/reset-blames-the-culprit",
                     test_tdr_reset_blames_the_culprit);
     g_test_add_func("/vidsch/tdr/preemption-honoured",

@@ -164,10 +164,14 @@ static int env_make_resident(void *os, uint64_t cookie,
     g_assert_cmpuint(f->nresident, <, FAKE_MAX_SUBS);
     f->resident[f->nresident].cookie = cookie;
     f->resident[f->nresident++].patched = patched;
-    if (f->resident_rc != DDI_OK) {
+    if (f->resident_rc != DDI_OK &&
+        !(f->resident_rc == DDI_EBUSY && f->resident_step)) {
         return f->resident_rc;
     }
-    out->wait_ticket = f->resident_wait;
+    if (f->resident_rc == DDI_OK) {
+        out->wait_ticket = f->resident_wait;
+    }
+    f->resident_step = false;
     if (f->resident_bytes) {
         out->paging_bytes = f->resident_bytes(f, cookie);
     }
@@ -178,7 +182,7 @@ static int env_make_resident(void *os, uint64_t cookie,
         out->paging_ticket = f->resident_ticket;
         f->resident_paging = NULL;
     }
-    return DDI_OK;
+    return f->resident_rc;
 }
 
 static int env_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,

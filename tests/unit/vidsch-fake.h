@@ -65,6 +65,9 @@ struct fake {
                                                (then cleared), cookie
                                                resident_paging_cookie */
     uint64_t resident_paging_cookie, resident_ticket, resident_wait;
+    bool resident_step;                     /* the next DDI_EBUSY carries
+                                               resident_paging (a step of
+                                               residency; then cleared) */
     struct { uint64_t cookie; bool patched; } resident[FAKE_MAX_SUBS];
     unsigned nresident;                     /* make_resident calls */
     struct { uint64_t cookie; uint64_t fence; } released[FAKE_MAX_SUBS];
