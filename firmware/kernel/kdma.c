@@ -123,7 +123,7 @@ void kdma_free(struct kernel *k, struct kproc *p, struct kbuffer *kb)
     if (vidmm_alloc_destroy(k->vm, kb->dma_vm) == DDI_EBUSY) {
         /* a paging buffer took it out after it retired: its pages go
          * once that one retired */
-        for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+        for (unsigned i = 0; i < KDMA_DYING_MAX; i++) {
             if (!k->dma_dying[i]) {
                 k->dma_dying[i] = kb->dma_vm;
                 break;
@@ -138,7 +138,7 @@ void kdma_free(struct kernel *k, struct kproc *p, struct kbuffer *kb)
 
 void kdma_reap(struct kernel *k)
 {
-    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+    for (unsigned i = 0; i < KDMA_DYING_MAX; i++) {
         if (k->dma_dying[i] &&
             vidmm_alloc_destroy(k->vm, k->dma_dying[i]) != DDI_EBUSY) {
             k->dma_dying[i] = 0;
@@ -202,7 +202,7 @@ void kdma_resident_end(struct kernel *k, struct kbuffer *kb,
         }
     }
     /* VRAM that pageable DMA buffers hold now */
-    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
+    for (unsigned i = 0; i < KDMA_DYING_MAX; i++) {
         const struct kbuffer *b = &k->buffers[i];
 
         if (b->used && b->dma_vm &&

@@ -166,8 +166,9 @@ struct kernel {
     unsigned split_policy;              /* enum kmem_split_policy */
     unsigned dma_placement;             /* KAPI_DMA_*: the default */
     /* pageable DMA buffers freed while a paging buffer still moved
-     * them: destroyed once it retired (kmem_paging_done) */
-    uint32_t dma_dying[KERNEL_MAX_BUFFERS];
+     * them: destroyed once it retired (kmem_paging_done). Only what the
+     * paging buffers in flight move can be here, so it never fills */
+    uint32_t dma_dying[KDMA_DYING_MAX];
     bool reap_allocs;                   /* some kalloc is dying */
     struct kpaging paging[KERNEL_MAX_PAGING];
 

@@ -26,6 +26,9 @@ _Static_assert(KERNEL_MAX_DEVICES <= 32, "ksync.devs is a 32-bit set");
 #define KERNEL_SEGMENT_BLOCKS   512
 #define KERNEL_TRACE            512     /* scheduler decisions kept */
 #define KERNEL_MAX_PAGING       8       /* paging buffers in flight */
+/* freed pageable DMA buffers still moved by paging buffers in flight:
+ * at most every move of each of them (DDI_MAX_PAGING_OPS a buffer) */
+#define KDMA_DYING_MAX          (KERNEL_MAX_PAGING * DDI_MAX_PAGING_OPS)
 /* One paging buffer's packets: DDI_MAX_PAGING_OPS operations of a few
  * packets each fit with room to spare. */
 #define KERNEL_PAGING_BYTES     8192u

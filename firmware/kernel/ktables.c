@@ -33,6 +33,7 @@ COUNT_USED(n_shared, shared, KERNEL_MAX_SHARED, k->shared[i].obj != NULL)
 COUNT_USED(n_grants, grants, KISOLATE_GRANTS, k->grants[i].name != 0)
 COUNT_USED(n_vamaps, vamaps, KVAMAP_MAX, k->vamaps[i].used)
 COUNT_USED(n_paging, paging, KERNEL_MAX_PAGING, k->paging[i].used)
+COUNT_USED(n_dma_dying, dma_dying, KDMA_DYING_MAX, k->dma_dying[i] != 0)
 COUNT_USED(n_vwaits, vwait, KDISPLAY_VSYNC_WAITS,
            k->display.vwait[i].fn != NULL)
 COUNT_USED(n_pbs, pb, KSCENE_MAX_PB, k->scene.pb[i].used)
@@ -206,6 +207,10 @@ static const struct ktable list[] = {
          "of theirs", n_procs),
     KERN("kernel.paging", KERNEL_MAX_PAGING,
          "vidmm's paging buffers, held until they retire", n_paging),
+    KERN("kernel.dma_dying", KDMA_DYING_MAX,
+         "freed pageable DMA buffers that a paging buffer in flight still "
+         "moves, destroyed when it retires: at most every move of the "
+         "KERNEL_MAX_PAGING paging buffers", n_dma_dying),
     KERN("kgpuva.paging", KGPUVA_MAX_PAGING,
          "the GPU-VA pager's buffers, held until they retire",
          n_gv_paging),
