@@ -202,7 +202,7 @@ void kdma_resident_end(struct kernel *k, struct kbuffer *kb,
         }
     }
     /* VRAM that pageable DMA buffers hold now */
-    for (unsigned i = 0; i < KDMA_DYING_MAX; i++) {
+    for (unsigned i = 0; i < KERNEL_MAX_BUFFERS; i++) {
         const struct kbuffer *b = &k->buffers[i];
 
         if (b->used && b->dma_vm &&
