@@ -28,6 +28,12 @@
 
 struct kproc *kapi_process_create(struct kernel *k, const char *name)
 {
+    /* admitted first, as every call that changes state: a callback the
+     * kernel runs inside another call may not make a process (it has no
+     * process of its own to pass, hence kcall_check and not KCALL) */
+    if (kcall_check(k, NULL, KCALL_CHANGE) != DDI_OK) {
+        return NULL;
+    }
     return kproc_create(k, name);
 }
 

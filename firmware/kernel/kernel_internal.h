@@ -21,8 +21,11 @@
  * call (residency's lists being walked, another process's MakeResident
  * under way), and a call that destroys, creates, submits or exits there
  * would change what the outer call holds. Each kapi call says its class
- * first; a refused one fails with DDI_EACCESS and changes nothing (and
- * the callback is told so: it must not take it as done).
+ * first, before it changes anything (a handle made, a reference taken):
+ * only lookups may come before KCALL. A refused one fails with DDI_EACCESS
+ * and changes nothing (and the callback is told so: it must not take it
+ * as done). A call that changes state without a process of its own
+ * (kapi_process_create) asks kcall_check with none.
  */
 enum kcall_class {
     KCALL_QUERY = 1u << 0,      /* reads state only: always allowed */

@@ -149,7 +149,8 @@ static bool gv_in_vram(const struct gv_app *a, unsigned i)
 /* A hostile trim callback: tries a call a trim callback may not make
  * (what), then evicts as asked. */
 enum ht_what { HT_DESTROY_ALLOC, HT_DESTROY_DEVICE, HT_EXIT, HT_RESIDENT,
-               HT_RENDER, HT_OPEN_SYNC, HT_OPEN_ALLOC, HT_COUNT };
+               HT_RENDER, HT_OPEN_SYNC, HT_OPEN_ALLOC, HT_CREATE_PROCESS,
+               HT_COUNT };
 
 struct hostile_trim {
     struct gv_app *a;
@@ -188,6 +189,10 @@ static void ht_on_trim(void *arg, uint64_t bytes)
     case HT_OPEN_ALLOC:
         t->st = kapi_open_allocation(a->p, t->dev2, t->name, &t->opened);
         break;
+    case HT_CREATE_PROCESS:
+        /* a process made here would be the kernel's, not the callback's */
+        t->st = kapi_process_create(&kern, "spawned") ? DDI_OK : DDI_EACCESS;
+        break;
     default:
         t->st = gv_render_va(a, a->va[0]);
         break;
@@ -204,8 +209,9 @@ static void ht_on_trim(void *arg, uint64_t bytes)
  * Item 3 and the suspected trim paths: a trim callback runs inside
  * another process's MakeResident and may only evict. Destroying the
  * allocation it is asked to evict, its device, exiting its process,
- * MakeResident, render, opening a shared sync object or allocation: each
- * refused (DDI_EACCESS, nothing changed, no handle made),
+ * MakeResident, render, opening a shared sync object or allocation,
+ * creating a process: each refused (DDI_EACCESS, nothing changed, no
+ * handle made),
  * so the allocation's record is never freed under residency's
  * reference, its evict goes through, and the victim's MakeResident
  * pages out only what the trimmed process let go of: the victim's
