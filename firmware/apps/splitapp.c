@@ -20,12 +20,51 @@ static uint32_t colour(const struct splitapp *m, uint64_t n, unsigned k)
            (uint32_t)(n & 0xffff);
 }
 
+/* vary: frame n's share of the working set, in thirds (3: whole); the
+ * last frame is whole */
+static unsigned thirds(const struct splitapp *m, uint64_t n)
+{
+    static const unsigned cycle[3] = { 3, 1, 2 };
+
+    return m->cfg.vary && n <= m->cfg.max_frames
+           ? cycle[(m->cfg.max_frames - n) % 3] : 3;
+}
+
+/* A partial frame (vary): the same packets on its allocations only. */
+static void build_part(struct splitapp *m, uint64_t n, unsigned third,
+                       struct umd_cmdbuf *b)
+{
+    const uint32_t *h = m->halloc;
+    uint64_t size = m->cfg.alloc_bytes, half = size / 2;
+
+    umd_fill(b, h[0], 0, size, body(m, 0, n));
+    umd_fill(b, h[3], 0, size, body(m, 3, n));
+    if (third == 2) {
+        umd_fill(b, h[1], 0, size, body(m, 1, n));
+        umd_copy(b, h[4], 0, h[0], 0, half);
+        umd_fill(b, h[4], half, half, body(m, 4, n));
+    }
+    umd_copy(b, h[0], 0, h[3], 0, size);
+}
+
 static bool build(struct frameapp *f, uint64_t n, struct umd_cmdbuf *b)
 {
     struct splitapp *m = (struct splitapp *)f;
     const uint32_t *h = m->halloc;
     uint64_t size = m->cfg.alloc_bytes, half = size / 2;
+    unsigned third = thirds(m, n);
 
+    if (third < 3) {
+        build_part(m, n, third, b);
+        if (m->cfg.work_ns) {
+            umd_work(b, m->cfg.work_ns);
+        }
+        if (!umd_ok(b)) {
+            app_fail(&f->app, "build", DDI_ENOMEM);
+            return false;
+        }
+        return true;
+    }
     umd_fill(b, h[0], 0, size, body(m, 0, n));
     umd_fill(b, h[1], 0, size, body(m, 1, n));
     umd_fill(b, h[2], 0, size, body(m, 2, n));
@@ -150,7 +189,8 @@ int splitapp_init(struct splitapp *m, struct kernel *k, const char *name,
     for (unsigned i = 0; i < SPLITAPP_ALLOCS; i++) {
         m->halloc[i] = 0;
     }
-    if (cfg->alloc_bytes < (128u << 10) || cfg->alloc_bytes % (64u << 10)) {
+    if (cfg->alloc_bytes < (128u << 10) || cfg->alloc_bytes % (64u << 10) ||
+        (cfg->vary && !cfg->max_frames)) {
         return DDI_EINVAL;
     }
     /* the target: as many 256-pixel rows as fit, at most 1024 */

@@ -37,6 +37,13 @@ struct splitapp_config {
     uint64_t alloc_bytes;       /* a multiple of 64 KiB, >= 128 KiB */
     uint64_t work_ns;           /* WORK per frame */
     uint64_t max_frames;        /* 0: until stopped */
+    /* a working set that varies (split=schedule|upfront|both compared,
+     * issue 29): frames cycle through the whole set (6 allocations),
+     * a third of it (a0, a3) and two thirds (a0, a1, a3, a4), the last
+     * frame (max_frames, which must be set) whole; the partial frames
+     * write only their allocations and the last frame every byte, so
+     * the content check is the same */
+    bool vary;
 };
 
 struct splitapp {

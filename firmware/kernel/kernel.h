@@ -100,6 +100,12 @@ struct kernel_stats {
     uint64_t contexts_lost, waits_done;
     int last_refusal;       /* DDI_E* of the last refused render */
     uint64_t quota_refusals;        /* calls refused with DDI_EQUOTA */
+    /* every charge a pool refused (DDI_EQUOTA: the process's limit;
+     * DDI_ENOMEM: the pool, others' guarantees kept), and the last one's
+     * kind (KQ_*) and code: what a throttled DDI_EBUSY stood for */
+    uint64_t quota_denials;
+    unsigned quota_last_kind;
+    int quota_last_status;
     uint64_t throttled;             /* calls answered DDI_EBUSY: their
                                        process's work in flight was at
                                        a limit (kernel/kthrottle.h) */

@@ -478,7 +478,7 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
         /* decided at submit time: no residency pass, only whether each
          * portion can fit (or the buffer is refused before any runs) */
         slot_handles(kb, map);
-        if (!vidmm_splittable(k->vm, buf, map)) {
+        if (!vidmm_splittable(k->vm, buf, map, kb->dma_vm)) {
             return DDI_ENOMEM;
         }
         k->stats.split_buffers++;
@@ -505,7 +505,7 @@ int kmem_make_resident(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
         /* the whole list cannot be resident at once: in portions, if
          * each of them can (WDDM's DMA buffer splitting) */
         slot_handles(kb, map);
-        if (vidmm_splittable(k->vm, buf, map)) {
+        if (vidmm_splittable(k->vm, buf, map, kb->dma_vm)) {
             k->stats.split_buffers++;
             return VIDSCH_RESIDENT_SPLIT;
         }
@@ -598,7 +598,7 @@ int kmem_make_portion(void *os, uint64_t cookie, struct ddi_dmabuf *buf,
                                         .end = part->end,
                                         .slots = part->slots };
     } else {
-        rc = vidmm_portion(k->vm, buf, map, first, &r);
+        rc = vidmm_portion(k->vm, buf, map, kb->dma_vm, first, &r);
         if (rc != DDI_OK) {
             return rc;
         }

@@ -200,6 +200,15 @@ int kquota_set_limit(struct kernel *k, struct kproc *p,
     return DDI_OK;
 }
 
+/* A refused charge, noted (kernel.h: quota_denials). */
+static int denied(struct kernel *k, enum kquota_kind kind, int status)
+{
+    k->stats.quota_denials++;
+    k->stats.quota_last_kind = kind;
+    k->stats.quota_last_status = status;
+    return status;
+}
+
 int kquota_charge(struct kernel *k, struct kproc *p, enum kquota_kind kind,
                   uint64_t n)
 {
@@ -207,12 +216,12 @@ int kquota_charge(struct kernel *k, struct kproc *p, enum kquota_kind kind,
 
     if (p->quota.used[kind] + n > p->quota.limit[kind]) {
         k->stats.quota_refusals++;
-        return DDI_EQUOTA;
+        return denied(k, kind, DDI_EQUOTA);
     }
     /* every other live process's unused guarantee stays free for it */
     others(k, p, kind, &used, &held);
     if (used + p->quota.used[kind] + n + held > size) {
-        return DDI_ENOMEM;
+        return denied(k, kind, DDI_ENOMEM);
     }
     p->quota.used[kind] += n;
     return DDI_OK;

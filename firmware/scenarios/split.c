@@ -15,7 +15,9 @@
  * fits, e.g. with percent=360: the split application's context must be
  * put in error with ENOMEM and the other must not notice), split=
  * (schedule, upfront, both: when the buffer is split, kernel/kmem.h),
- * the scheduler options.
+ * vary= (1: the working set varies, frames cycle through the whole set,
+ * a third and two thirds of it, apps/splitapp.h: only the whole frames
+ * must be split; frames= then counts them all), the scheduler options.
  */
 #include <stdint.h>
 
@@ -32,8 +34,8 @@ static struct memapp small;
 int scenario_main(const struct boot_info *boot)
 {
     uint64_t duration_ms = 300, percent = 150, frames = 3, work_us = 1000,
-             refused = 0;
-    uint64_t seg_bytes = 0, each = 0;
+             refused = 0, vary = 0;
+    uint64_t seg_bytes = 0, each = 0, whole = 0;
     struct kernel *k = &s.boot.k;
     struct vidsch_engine_stats es = { 0 };
 
@@ -43,6 +45,7 @@ int scenario_main(const struct boot_info *boot)
         os_option(&s, boot, "frames", &frames) &&
         os_option(&s, boot, "work_us", &work_us) &&
         os_option(&s, boot, "refused", &refused) &&
+        os_option(&s, boot, "vary", &vary) &&
         report(&s.r, percent >= 10 && percent <= 400 && frames >= 1,
                "options: percent=%lu (10..400), frames=%lu (>= 1)", percent,
                frames) &&
@@ -59,6 +62,7 @@ int scenario_main(const struct boot_info *boot)
         sc.alloc_bytes = each;
         sc.max_frames = frames;
         sc.work_ns = work_us * US;
+        sc.vary = vary != 0;
         st = splitapp_init(&big, k, "split", &sc);
         report(&s.r, st == DDI_OK, "split: %u allocations of %lu KiB (%lu %% "
                "of %lu KiB of VRAM) (%s)", SPLITAPP_ALLOCS, each >> 10,
@@ -92,11 +96,13 @@ int scenario_main(const struct boot_info *boot)
                "small: kept rendering (%lu frames)",
                memapp_app(&small)->completed);
         es = *vidsch_engine_stats(k->vs, COPRO_ENGINE_RENDER);
+        whole = vary ? (frames + 2) / 3 : frames;
         /* what makes this the split scenario: the list did not fit, the
          * buffers ran in portions (more than one each) */
+        /* (vary: a third of the frames are whole, the others may fit) */
         report(&s.r, percent <= 100 || refused ||
-               (k->stats.split_buffers >= frames &&
-                es.split_buffers >= frames && es.portions > es.split_buffers),
+               (k->stats.split_buffers >= whole &&
+                es.split_buffers >= whole && es.portions > es.split_buffers),
                "split: the kernel ran %lu buffers in portions, the render "
                "engine retired %lu portions of %lu split buffers",
                k->stats.split_buffers, es.portions, es.split_buffers);
@@ -104,10 +110,15 @@ int scenario_main(const struct boot_info *boot)
          * never be resident at once, so every split was decided then and
          * no residency pass was tried at schedule time; at schedule time
          * only, none was */
+        /* (vary: the whole frames are split up front, the partial ones
+         * may be split at schedule time under split=both) */
         report(&s.r, percent <= 100 || refused ||
                (k->split_policy == KMEM_SPLIT_SCHEDULE
                 ? k->stats.split_upfront == 0
-                : k->stats.split_upfront == k->stats.split_buffers),
+                : vary ? k->stats.split_upfront == whole &&
+                         (k->split_policy == KMEM_SPLIT_BOTH ||
+                          k->stats.split_buffers == whole)
+                       : k->stats.split_upfront == k->stats.split_buffers),
                "split=%s: %lu of %lu split buffers split up front",
                kmem_split_policy_name(k->split_policy),
                k->stats.split_upfront, k->stats.split_buffers);
@@ -118,6 +129,10 @@ int scenario_main(const struct boot_info *boot)
             "\"split_buffers\":%lu,\"portions\":%lu",
             vidsch_policy_name(s.sched.policy), percent, each >> 10,
             seg_bytes >> 10, es.split_buffers, es.portions);
+    if (vary) {
+        kprintf(",\"vary\":1,\"lists_waited\":%lu",
+                kernel_vidmm_stats(k) ? kernel_vidmm_stats(k)->enomem : 0);
+    }
     if (k->split_policy != KMEM_SPLIT_SCHEDULE) {
         /* only when asked for: the default's METRICS stay as they were */
         kprintf(",\"split\":\"%s\",\"split_upfront\":%lu",

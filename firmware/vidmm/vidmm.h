@@ -310,12 +310,20 @@ int vidmm_estimate(const struct vidmm *vm, const struct ddi_alloc_ref *list,
  * costs nothing and is never made resident); NULL: buf->alloc[i].handle
  * are vidmm's handles already.
  *
+ * own: vidmm's handle of the DMA buffer itself when it is pageable
+ * (kernel/kdma.c), 0 when it lives in the kernel's fixed segment. Every
+ * portion runs from the buffer, so each portion is made resident with
+ * it: when own may only be in VRAM, its pages come off every portion's
+ * capacity (a portion that filled VRAM to the byte without them could
+ * never be made resident).
+ *
  * vidmm_portion plans the range of buf that begins at first (0 or a
  * split offset, the previous range's end) as vidmm_split would, with
  * vidmm's own sizes (each allocation rounded to its pages and alignment)
- * and capacity (VRAM less the allocations pinned there). DDI_ENOMEM: the
- * packet at first cannot fit even alone; DDI_EHANDLE unknown handle;
- * DDI_EINVAL bad buffer or first not a split point.
+ * and capacity (VRAM less the allocations pinned there, less own's
+ * VRAM). DDI_ENOMEM: the packet at first cannot fit even alone;
+ * DDI_EHANDLE unknown handle (own included); DDI_EINVAL bad buffer or
+ * first not a split point.
  *
  * vidmm_splittable: the list does not fit at once (the caller's
  * vidmm_make_resident said DDI_ENOMEM) but the buffer can run in two or
@@ -329,10 +337,10 @@ int vidmm_estimate(const struct vidmm *vm, const struct ddi_alloc_ref *list,
  * sub-list.
  */
 int vidmm_portion(const struct vidmm *vm, const struct ddi_dmabuf *buf,
-                  const uint32_t *handles, uint32_t first,
+                  const uint32_t *handles, uint32_t own, uint32_t first,
                   struct vidmm_split_range *out);
 bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf,
-                      const uint32_t *handles);
+                      const uint32_t *handles, uint32_t own);
 int vidmm_make_resident_portion(struct vidmm *vm, uint32_t process,
                                 const struct ddi_dmabuf *buf,
                                 const uint32_t *handles,

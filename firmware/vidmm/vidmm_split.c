@@ -133,20 +133,28 @@ static uint32_t slot_handle(const struct ddi_dmabuf *buf,
     return handles ? handles[i] : buf->alloc[i].handle;
 }
 
-/* What a portion is planned with: each allocation's size as the VRAM
- * allocator rounds it (pages, alignment; 0 for a slot that is not
- * vidmm's), and VRAM less what is pinned there (those never make room).
- * DDI_EHANDLE for an unknown handle. */
-static int split_sizes(const struct vidmm *vm, const struct ddi_dmabuf *buf,
-                       const uint32_t *handles, uint64_t *slot_size,
-                       uint64_t *capacity)
+/* a's size as the VRAM allocator rounds it (pages, alignment) */
+static uint64_t vram_rounded(const struct vm_alloc *a)
 {
-    uint64_t pinned = 0;
+    uint64_t al = a->align > VIDMM_PAGE_SIZE ? a->align : VIDMM_PAGE_SIZE;
+
+    return (a->size + al - 1) & ~(al - 1);
+}
+
+/* What a portion is planned with: each allocation's size as the VRAM
+ * allocator rounds it (0 for a slot that is not vidmm's), and VRAM less
+ * what is pinned there (those never make room) and less the DMA buffer's
+ * own pages when it may only be in VRAM (every portion is made resident
+ * with it, see vidmm.h). DDI_EHANDLE for an unknown handle. */
+static int split_sizes(const struct vidmm *vm, const struct ddi_dmabuf *buf,
+                       const uint32_t *handles, uint32_t own,
+                       uint64_t *slot_size, uint64_t *capacity)
+{
+    uint64_t pinned = 0, own_vram = 0;
 
     for (unsigned i = 0; i < buf->nalloc; i++) {
         uint32_t h = slot_handle(buf, handles, i);
         const struct vm_alloc *a = lookup(vm, h);
-        uint64_t al;
 
         if (!h) {
             slot_size[i] = 0;       /* fixed placement: costs nothing */
@@ -155,8 +163,19 @@ static int split_sizes(const struct vidmm *vm, const struct ddi_dmabuf *buf,
         if (!a) {
             return DDI_EHANDLE;
         }
-        al = a->align > VIDMM_PAGE_SIZE ? a->align : VIDMM_PAGE_SIZE;
-        slot_size[i] = (a->size + al - 1) & ~(al - 1);
+        slot_size[i] = vram_rounded(a);
+    }
+    if (own) {
+        const struct vm_alloc *a = lookup(vm, own);
+
+        if (!a) {
+            return DDI_EHANDLE;
+        }
+        /* (pinned in VRAM, it is counted below with the pinned) */
+        if (!(a->segments & VIDMM_SEG_APERTURE) &&
+            !(vm_state_pinned(&a->st) && a->st.where == VIDMM_IN_VRAM)) {
+            own_vram = vram_rounded(a);
+        }
     }
     for (unsigned i = 0; i < vm->cfg.max_allocs; i++) {
         const struct vm_alloc *a = &vm->a[i];
@@ -166,12 +185,13 @@ static int split_sizes(const struct vidmm *vm, const struct ddi_dmabuf *buf,
             pinned += pages_of(a->size) * VIDMM_PAGE_SIZE;
         }
     }
+    pinned += own_vram;
     *capacity = vm->cfg.vram_size > pinned ? vm->cfg.vram_size - pinned : 0;
     return DDI_OK;
 }
 
 int vidmm_portion(const struct vidmm *vm, const struct ddi_dmabuf *buf,
-                  const uint32_t *handles, uint32_t first,
+                  const uint32_t *handles, uint32_t own, uint32_t first,
                   struct vidmm_split_range *out)
 {
     uint64_t slot_size[DDI_MAX_ALLOC_LIST], capacity;
@@ -181,20 +201,20 @@ int vidmm_portion(const struct vidmm *vm, const struct ddi_dmabuf *buf,
         (first && first >= buf->len_bytes)) {
         return DDI_EINVAL;
     }
-    rc = split_sizes(vm, buf, handles, slot_size, &capacity);
+    rc = split_sizes(vm, buf, handles, own, slot_size, &capacity);
     return rc == DDI_OK ? split_from(buf, slot_size, capacity, first, out)
                         : rc;
 }
 
 bool vidmm_splittable(const struct vidmm *vm, const struct ddi_dmabuf *buf,
-                      const uint32_t *handles)
+                      const uint32_t *handles, uint32_t own)
 {
     uint64_t slot_size[DDI_MAX_ALLOC_LIST], capacity;
     struct vidmm_split_range r = { 0 };
     unsigned n = 0;
 
     if (!vm || !split_args_ok(buf) ||
-        split_sizes(vm, buf, handles, slot_size, &capacity) != DDI_OK) {
+        split_sizes(vm, buf, handles, own, slot_size, &capacity) != DDI_OK) {
         return false;
     }
     /* every portion must fit, or none runs: a buffer half run and then

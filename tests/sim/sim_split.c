@@ -312,7 +312,7 @@ static int hook_make_resident(void *arg, uint64_t cookie,
     res.paging = &p->dma;
     rc = vidmm_make_resident(S.vm, b->ctx + 1, dma->alloc, dma->nalloc, desc,
                              patched, &res);
-    if (rc == DDI_ENOMEM && vidmm_splittable(S.vm, dma, NULL)) {
+    if (rc == DDI_ENOMEM && vidmm_splittable(S.vm, dma, NULL, 0)) {
         return VIDSCH_RESIDENT_SPLIT;
     }
     if (rc == DDI_OK || rc == DDI_EBUSY) {
@@ -351,7 +351,7 @@ static int hook_make_portion(void *arg, uint64_t cookie,
                                         .end = part->end,
                                         .slots = part->slots };
     } else {
-        rc = vidmm_portion(S.vm, dma, NULL, first, &r);
+        rc = vidmm_portion(S.vm, dma, NULL, 0, first, &r);
         if (rc != DDI_OK) {
             return rc;
         }

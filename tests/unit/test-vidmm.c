@@ -824,9 +824,9 @@ static void test_split_portions(void)
     r = (struct vidmm_residency){ .paging = &x->paging };
     g_assert_cmpint(vidmm_make_resident(x->vm, 1, buf->alloc, 3, desc, false,
                                         &r), ==, DDI_ENOMEM);
-    g_assert_true(vidmm_splittable(x->vm, buf, NULL));
+    g_assert_true(vidmm_splittable(x->vm, buf, NULL, 0));
 
-    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_OK);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, 0, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.end, ==, 64);
     g_assert_cmpuint(pr.slots, ==, 0x3);
     g_assert_cmpuint(pr.bytes, ==, 10 * 4096);
@@ -842,8 +842,8 @@ static void test_split_portions(void)
     g_assert_cmpuint(desc[2].gpu_addr, ==, 0);  /* not this portion's */
     g_assert_cmpuint(st(x, h[2]).busy, ==, 0);
     /* not a split point / the next one while the first holds VRAM */
-    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 40, &pr), ==, DDI_EINVAL);
-    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 64, &pr), ==, DDI_OK);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, 40, &pr), ==, DDI_EINVAL);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, 64, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.first, ==, 64);
     g_assert_cmpuint(pr.end, ==, 96);
     g_assert_cmpuint(pr.slots, ==, 0x4);
@@ -862,19 +862,106 @@ static void test_split_portions(void)
 
     /* unpinned, the budget is all of VRAM: one portion, the whole */
     g_assert_cmpint(vidmm_unpin(x->vm, pin), ==, DDI_OK);
-    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_OK);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, 0, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.end, ==, 96);
-    g_assert_false(vidmm_splittable(x->vm, buf, NULL));
+    g_assert_false(vidmm_splittable(x->vm, buf, NULL, 0));
 
     /* larger than VRAM: no portion can hold it */
     big = mk(x, 17 * 4096, 1, 0);
     buf->alloc[1].handle = big;
-    g_assert_false(vidmm_splittable(x->vm, buf, NULL));
-    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 32, &pr), ==, DDI_ENOMEM);
-    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_OK);
+    g_assert_false(vidmm_splittable(x->vm, buf, NULL, 0));
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, 32, &pr), ==, DDI_ENOMEM);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, 0, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.end, ==, 32);
     buf->alloc[1].handle = 0xdead;
-    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==, DDI_EHANDLE);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, 0, &pr), ==, DDI_EHANDLE);
+    g_free(buf);
+    g_free(x);
+}
+
+/*
+ * A pageable DMA buffer in VRAM (kernel/kdma.c) is made resident with
+ * every portion of itself: the planner takes its page off each
+ * portion's budget. Without it the first portion fills VRAM to the byte
+ * (two 4-page allocations in 8 pages) and cannot be made resident with
+ * the buffer; with it, each portion is one allocation and runs. A
+ * buffer in the aperture takes no VRAM: the portions are as without it.
+ */
+static void test_split_own_buffer(void)
+{
+    struct fixture *x = g_new0(struct fixture, 1);
+    struct ddi_dmabuf *buf = g_new0(struct ddi_dmabuf, 1);
+    struct ddi_alloc_ref list[2];
+    struct ddi_alloc_desc desc[2] = { 0 };
+    struct vidmm_residency r;
+    struct vidmm_split_range pr;
+    struct vidmm_alloc_info info = { .size = 100, .owner = 1,
+                                     .segments = VIDMM_SEG_VRAM,
+                                     .place_on_use = true };
+    uint32_t own = 0, own_ap = 0;
+
+    setup(x, 8 * 4096, 64 * 4096, false);
+    for (unsigned i = 0; i < 3; i++) {
+        buf->alloc[i].handle = mk(x, 4 * 4096, 1, 0);
+        buf->patch[i] = (struct ddi_patch_loc){ .slot = i,
+                                                .split_offset = 16 * i };
+    }
+    buf->nalloc = 3;
+    buf->npatch = 3;
+    buf->len_bytes = 48;
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &own), ==, DDI_OK);
+    info.segments = VIDMM_SEG_APERTURE;
+    g_assert_cmpint(vidmm_alloc_create(x->vm, &info, &own_ap), ==, DDI_OK);
+
+    /* in the kernel's segment (own 0) or the aperture: 8 pages a portion */
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, 0, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.end, ==, 32);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, own_ap, 0, &pr), ==,
+                    DDI_OK);
+    g_assert_cmpuint(pr.end, ==, 32);
+
+    /* in VRAM: 4 pages and the buffer's own page, three portions */
+    g_assert_true(vidmm_splittable(x->vm, buf, NULL, own));
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, own, 0, &pr), ==, DDI_OK);
+    g_assert_cmpuint(pr.end, ==, 16);
+    g_assert_cmpuint(pr.slots, ==, 0x1);
+    /* what the kernel's dma_portion makes resident: the portion and own */
+    list[0] = (struct ddi_alloc_ref){ .handle = buf->alloc[0].handle };
+    list[1] = (struct ddi_alloc_ref){ .handle = own };
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    g_assert_cmpint(vidmm_make_resident(x->vm, 1, list, 2, desc, false, &r),
+                    ==, DDI_OK);
+    if (r.paging_built) {
+        vidmm_paging_done(x->vm, r.paging_ticket);
+    }
+    g_assert_cmpuint(st(x, own).where, ==, VIDMM_IN_VRAM);
+    vidmm_release(x->vm, list, 2, 0, 1);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, own, 16, &pr), ==,
+                    DDI_OK);
+    g_assert_cmpuint(pr.end, ==, 32);
+
+    /* the one-portion plan of before (slots 0 and 1 with own) never fits */
+    list[0] = (struct ddi_alloc_ref){ .handle = buf->alloc[1].handle };
+    r = (struct vidmm_residency){ .paging = &x->paging };
+    {
+        struct ddi_alloc_ref three[3] = {
+            { .handle = buf->alloc[0].handle }, list[0], list[1],
+        };
+        struct ddi_alloc_desc d3[3] = { 0 };
+
+        g_assert_cmpint(vidmm_make_resident(x->vm, 1, three, 3, d3, false,
+                                            &r), ==, DDI_ENOMEM);
+    }
+
+    /* a packet that needs all of VRAM alone cannot run beside its buffer:
+     * refused before any portion runs */
+    buf->alloc[1].handle = mk(x, 8 * 4096, 1, 0);
+    g_assert_false(vidmm_splittable(x->vm, buf, NULL, own));
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, own, 16, &pr), ==,
+                    DDI_ENOMEM);
+    g_assert_true(vidmm_splittable(x->vm, buf, NULL, own_ap));
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0xdead, 0, &pr), ==,
+                    DDI_EHANDLE);
     g_free(buf);
     g_free(x);
 }
@@ -946,12 +1033,12 @@ static void test_split_handles(void)
     buf->nalloc = 4;
     buf->npatch = 4;
     buf->len_bytes = 64;
-    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, &pr), ==,
+    g_assert_cmpint(vidmm_portion(x->vm, buf, NULL, 0, 0, &pr), ==,
                     DDI_EHANDLE);
-    g_assert_true(vidmm_splittable(x->vm, buf, map));
-    g_assert_cmpint(vidmm_portion(x->vm, buf, map, 0, &pr), ==, DDI_OK);
+    g_assert_true(vidmm_splittable(x->vm, buf, map, 0));
+    g_assert_cmpint(vidmm_portion(x->vm, buf, map, 0, 0, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.end, ==, 32);
-    g_assert_cmpint(vidmm_portion(x->vm, buf, map, 32, &pr), ==, DDI_OK);
+    g_assert_cmpint(vidmm_portion(x->vm, buf, map, 0, 32, &pr), ==, DDI_OK);
     g_assert_cmpuint(pr.slots, ==, 0xc);    /* slot 2 and the fixed one */
     g_assert_cmpuint(pr.bytes, ==, 4 * 4096);
     r.paging = &x->paging;
@@ -1328,6 +1415,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vidmm/bad-input", test_bad_input);
     g_test_add_func("/vidmm/segment-best-fit", test_segment_best_fit);
     g_test_add_func("/vidmm/pins-and-locks", test_pins_and_locks);
+    g_test_add_func("/vidmm/split-own-buffer", test_split_own_buffer);
     g_test_add_func("/vidmm/estimate/basic", test_estimate_basic);
     g_test_add_func("/vidmm/estimate/never-below", test_estimate_never_below);
     return g_test_run();
