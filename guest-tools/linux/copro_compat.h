@@ -13,7 +13,7 @@
  * - 7.x's fb_create is handed the format's drm_format_info, which
  *   drm_gem_fb_create takes too (COPRO_FB_CREATE_INFO: copro_kms.c).
  * - 7.x's atomic_async_check says whether the update is a page flip
- *   (COPRO_ASYNC_CHECK_FLIP: copro_kms.c).
+ *   (COPRO_ASYNC_CHECK_FLIP: copro_plane.c).
  * - 7.x's connector mode_valid takes a const mode (COPRO_CONST_MODE).
  * - hrtimer_setup replaced hrtimer_init in 6.13: 6.12 gets it here.
  * - 7.x has the CRTC's BACKGROUND_COLOR property (6.12: black only).

@@ -4,8 +4,9 @@
  *
  * The driver is split along the device's blocks: copro_drv.c owns the PCI
  * function (BARs, interrupt vectors, dispatch of the cause register),
- * copro_kms.c the display block (one CRTC with its primary and cursor
- * planes), copro_debugfs.c what a developer reads. The render half (GEM
+ * copro_kms.c, copro_crtc.c and copro_plane.c the display block (one CRTC
+ * with its primary and cursor planes), copro_debugfs.c what a developer
+ * reads. The render half (GEM
  * objects for the engines, submission through drm_sched) adds its own
  * file and its per-engine state to struct copro_engine; interrupt
  * dispatch already routes each engine's causes there.
