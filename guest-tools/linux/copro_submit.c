@@ -29,6 +29,7 @@
 #include "uapi/copro_drm.h"
 #include "copro_render.h"
 #include "copro_trace.h"
+#include "copro_vm.h"
 
 struct copro_check {
 	u32 *cmd;
@@ -177,6 +178,7 @@ void copro_job_free(struct copro_job *job)
 		copro_pool_free(job->cdev, &job->mem);
 		copro_uncharge(job->proc, COPRO_RES_POOL, size);
 	}
+	copro_vm_job_release(job);
 	copro_proc_put(job->proc);
 	if (job->hw)
 		dma_fence_put(job->hw);
@@ -439,6 +441,30 @@ out:
 	return ret;
 }
 
+/*
+ * By VA (COPRO_SUBMIT_VA): the device runs the process's buffer in its VM
+ * as it is. The pool holds only the job's end-time slot, which no packet
+ * writes (the job is charged up to the interrupt that retires it); the
+ * pool charge still bounds a process's queued jobs.
+ */
+static int copro_job_va(struct copro_job *job, struct drm_copro_submit *a)
+{
+	struct copro_device *cdev = job->cdev;
+	int ret;
+
+	ret = copro_vm_job_prepare(job, a->cmds, a->cmds_size);
+	if (ret)
+		return ret;
+	ret = copro_pool_charge(job, COPRO_END_AREA);
+	if (ret)
+		return ret;
+	job->end_off = job->mem.start;
+	down_read(&cdev->reset_sem);
+	iosys_map_wr(&cdev->pool.map, job->end_off, u64, 0);
+	up_read(&cdev->reset_sem);
+	return 0;
+}
+
 int copro_ioctl_submit(struct drm_device *drm, void *data,
 		       struct drm_file *file)
 {
@@ -451,6 +477,8 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	struct dma_fence *fence;
 	struct copro_job *job;
 	struct copro_ctx *ctx;
+	bool by_va = a->flags & COPRO_SUBMIT_VA;
+	struct copro_vm *vm = NULL;
 	bool inited = false;
 	u64 *tables = NULL;
 	int fd = -1;
@@ -458,10 +486,11 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	int ret;
 
 	a->bad_offset = U32_MAX;
-	if ((a->flags & ~COPRO_SUBMIT_FENCE_FD_OUT) || a->pad ||
-	    a->engine >= cdev->num_engines || !a->cmds_size ||
-	    a->cmds_size % 4 || a->cmds_size > COPRO_SUBMIT_MAX_CMDS ||
-	    a->bo_count > COPRO_SUBMIT_MAX_BOS ||
+	if ((a->flags & ~(COPRO_SUBMIT_FENCE_FD_OUT | COPRO_SUBMIT_VA)) ||
+	    a->pad || a->engine >= cdev->num_engines || !a->cmds_size ||
+	    a->cmds_size % 4 ||
+	    a->cmds_size > (by_va ? COPRO_DMA_MAX : COPRO_SUBMIT_MAX_CMDS) ||
+	    a->bo_count > (by_va ? 0 : COPRO_SUBMIT_MAX_BOS) ||
 	    a->in_sync_count > COPRO_SUBMIT_MAX_SYNCS ||
 	    a->out_sync_count > COPRO_SUBMIT_MAX_SYNCS)
 		return -EINVAL;
@@ -471,6 +500,11 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	if (READ_ONCE(ctx->banned)) {
 		copro_ctx_put(ctx);
 		return -ECANCELED;
+	}
+	/* a VM's context runs VAs only; a physical one patched streams */
+	if (by_va != !!ctx->vm) {
+		copro_ctx_put(ctx);
+		return -EINVAL;
 	}
 	job = kzalloc_obj(*job);
 	if (!job) {
@@ -510,11 +544,15 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	c.gpu = tables;
 	c.size = tables + COPRO_SUBMIT_MAX_BOS;
 	c.flags = (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS);
-	ret = copro_job_bos(job, file, a, tables, tables + COPRO_SUBMIT_MAX_BOS,
-			    (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS));
-	if (ret)
-		goto err;
-	ret = copro_job_stream(job, a, &c);
+	if (by_va) {
+		ret = copro_job_va(job, a);
+	} else {
+		ret = copro_job_bos(job, file, a, tables,
+				    tables + COPRO_SUBMIT_MAX_BOS,
+				    (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS));
+		if (!ret)
+			ret = copro_job_stream(job, a, &c);
+	}
 	if (ret)
 		goto err;
 
@@ -557,6 +595,16 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		}
 	}
 
+	vm = job->vm;
+	if (vm) {
+		ret = copro_vm_job_lock(job);
+		if (ret) {
+			drm_gem_unlock_reservations(job->bos, job->bo_count,
+						    &acquire);
+			goto err;
+		}
+	}
+
 	mutex_lock(&ctx->submit_lock);
 	drm_sched_job_arm(&job->base);
 	fence = dma_fence_get(&job->base.s_fence->finished);
@@ -566,9 +614,14 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		dma_resv_add_fence(job->bos[i]->resv, fence,
 				   c.flags[i] & COPRO_BO_WRITE ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	if (vm)
+		copro_vm_job_publish(job, fence);
 	/* the job may retire and be freed from here on */
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&ctx->submit_lock);
+	/* the file's VM outlives the ioctl; the job may be gone */
+	if (vm)
+		copro_vm_job_unlock(vm);
 	drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
 
 	for (i = 0; i < a->out_sync_count; i++) {

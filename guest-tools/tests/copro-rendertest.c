@@ -19,6 +19,8 @@
  *   copro-rendertest limits W  a hostile process takes all it can of one
  *                              shared pool (W: pool, clone, contexts, gart,
  *                              vram); another's job still runs
+ *   copro-rendertest vm        a GPU VM per file: map, unmap, submit by VA,
+ *                              faults ban only their context, bad binds
  *   copro-rendertest kms       a page flip waits for the rendering into its
  *                              framebuffer (dma_resv implicit sync)
  *   copro-rendertest hang      (x-fault-injection=on) a long healthy job
@@ -131,9 +133,11 @@ int main(int argc, char **argv)
 		return t_hang();
 	if (!strcmp(what, "kms"))
 		return t_kms();
+	if (!strcmp(what, "vm"))
+		return t_vm();
 	if (!strcmp(what, "limits"))
 		return t_limits(argc > 2 ? argv[2] : "pool");
-	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|limits W\n");
+	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|limits W|vm\n");
 	return 2;
 }
 

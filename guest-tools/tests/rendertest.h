@@ -30,5 +30,6 @@ int t_preempt(void);
 int t_hang(void);
 int t_starve(void);
 int t_limits(const char *what);
+int t_vm(void);
 
 #endif

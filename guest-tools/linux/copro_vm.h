@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * copro DRM driver: GPU virtual memory, one VM per DRM file
+ * (copro_vm.c: the VM and its page tables; copro_vm_bind.c: the
+ * VM_BIND ioctl and the drm_gpuvm operations).
+ */
+#ifndef COPRO_VM_H
+#define COPRO_VM_H
+
+#include <linux/iosys-map.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include <drm/drm_gpuvm.h>
+
+#include "copro/copro_cmd.h"
+#include "copro_render.h"
+
+/*
+ * The top 2 MiB of every VM are the kernel's: the VM's kernel area (save
+ * areas of its preempted jobs) is mapped at COPRO_VM_KERNEL_VA; user
+ * binds end below it.
+ */
+#define COPRO_VM_END		BIT_ULL(COPRO_VA_BITS)
+#define COPRO_VM_KERNEL_VA	(COPRO_VM_END - SZ_2M)
+#define COPRO_VM_KERNEL_SIZE	SZ_64K
+#define COPRO_VM_SAVE_SLOTS	(COPRO_VM_KERNEL_SIZE / COPRO_SAVE_AREA)
+/* page tables of one VM: 4 MiB of VRAM, enough to map 2 GiB densely */
+#define COPRO_VM_MAX_TABLES	1024u
+
+struct copro_pt;
+
+struct copro_vm {
+	struct drm_gpuvm base;	/* its resv: jobs on the VM (BOOKKEEP) */
+	struct copro_device *cdev;
+	/* charged for the page tables (the process that created the VM) */
+	struct copro_proc *proc;
+	struct mutex lock;	/* binds, the page tables */
+	struct copro_pt *root;	/* level 2 */
+	unsigned int tables;
+	/* the kernel area: save areas, one slot per job */
+	struct drm_gem_vram_object *kbo;
+	struct iosys_map kmap;
+	u64 kgpu;
+	spinlock_t save_lock;	/* @save_used */
+	DECLARE_BITMAP(save_used, COPRO_VM_SAVE_SLOTS);
+	wait_queue_head_t save_wq;
+};
+
+static inline struct copro_vm *to_copro_vm(struct drm_gpuvm *gpuvm)
+{
+	return container_of(gpuvm, struct copro_vm, base);
+}
+
+int copro_vm_init(struct copro_device *cdev);
+void copro_vm_fini(struct copro_device *cdev);
+void copro_vm_program(struct copro_device *cdev);
+u64 copro_vm_va_end(struct copro_device *cdev);
+
+struct copro_vm *copro_vm_of_file(struct copro_device *cdev,
+				  struct copro_file *cfile);
+void copro_vm_file_close(struct copro_file *cfile);
+
+int copro_vm_ctx_attach(struct copro_ctx *ctx, struct copro_file *cfile);
+void copro_vm_ctx_detach(struct copro_ctx *ctx);
+
+int copro_vm_job_prepare(struct copro_job *job, u64 va, u32 len);
+int copro_vm_job_lock(struct copro_job *job);
+void copro_vm_job_publish(struct copro_job *job, struct dma_fence *fence);
+void copro_vm_job_unlock(struct copro_vm *vm);
+void copro_vm_job_release(struct copro_job *job);
+
+/* the page tables (copro_vm.c), for copro_vm_bind.c; vm->lock held */
+int copro_vm_pt_alloc(struct copro_vm *vm, u64 va, u64 range);
+void copro_vm_pt_write(struct copro_vm *vm, u64 va, u64 range, u64 pte,
+		       u64 step);
+void copro_vm_flush(struct copro_vm *vm);
+extern const struct drm_gpuvm_ops copro_gpuvm_ops;
+void copro_vm_free(struct drm_gpuvm *gpuvm);
+void copro_vm_unmap_all(struct copro_vm *vm);
+
+#endif

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * copro-rendertest vm: a GPU VM per DRM file (DRM_IOCTL_COPRO_VM_BIND,
+ * COPRO_CTX_CREATE_VM, COPRO_SUBMIT_VA).
+ *
+ * - command buffers named by GPU VA fill and draw into mapped buffers;
+ * - a partial unmap leaves the rest of a mapping working;
+ * - a VA the process did not map (where another process has its buffer)
+ *   faults: that context alone is banned and its fence carries -EIO,
+ *   while the other process's job completes and its buffer is intact;
+ * - a write to a READ_ONLY mapping faults;
+ * - bad binds and submissions are refused with their errnos, and a bind
+ *   with a malformed operation does nothing;
+ * - an unmap while a job uses the mapping waits for the job, which
+ *   completes with its result.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "rendertest.h"
+#include "copro/copro_cmd.h"
+
+#define PAGE		4096u
+#define VA_CMD		0x100000ull	/* the command buffer */
+#define VA_DST		0x400000ull	/* the buffer written */
+#define SECRET		0x5ec7e7u
+
+/* copy @c into @cmd (mapped at VA_CMD) and run it by VA; the fence status */
+static int run_va(struct copro_dev *d, uint32_t ctx, struct copro_bo *cmd,
+		  struct copro_cmd *c, int *fence_status)
+{
+	int fd = -1, ret;
+	struct copro_submit_opts o = { .fence_fd = &fd };
+
+	memcpy(cmd->map, c->dw, c->n * 4);
+	ret = copro_submit_va(d, ctx, 0, VA_CMD, c->n * 4, &o);
+	if (ret)
+		return ret;
+	/* a sync_file's status once it signalled */
+	for (int i = 0; i < 5000 && copro_fence_status(fd) == 0; i++)
+		usleep(1000);
+	*fence_status = copro_fence_status(fd);
+	close(fd);
+	return 0;
+}
+
+static bool banned(struct copro_dev *d, uint32_t ctx)
+{
+	struct drm_copro_ctx_query q;
+
+	return !copro_ctx_query(d, ctx, &q) && (q.flags & COPRO_CTX_BANNED);
+}
+
+static void vm_render(uint32_t ctx, struct copro_bo *cmd)
+{
+	struct copro_bo dst;
+	struct copro_cmd c;
+	uint32_t *px;
+	int st = 0, ret;
+
+	bo_new(3 * PAGE, &dst);
+	ret = copro_vm_map(&dev, &dst, 0, VA_DST, 3 * PAGE, 0);
+	check(!ret, "map a buffer (%d)", ret);
+	copro_cmd_init(&c);
+	copro_cmd_fill_va(&c, VA_DST, 3 * PAGE, 0x11223344);
+	/* 16x16 XRGB8888, pitch 64: a 4x4 square at (2, 3) */
+	copro_cmd_target_va(&c, 0, VA_DST + PAGE, 64, 16, 16, COPRO_FMT_XRGB8888);
+	copro_cmd_rect(&c, 0, 2, 3, 4, 4, 0x00ff8800);
+	ret = run_va(&dev, ctx, cmd, &c, &st);
+	px = (uint32_t *)((char *)dst.map + PAGE);
+	check(!ret && st == 1 && all_u32(dst.map, PAGE, 0x11223344) &&
+	      px[3 * 16 + 2] == 0x00ff8800 && px[6 * 16 + 5] == 0x00ff8800 &&
+	      px[2 * 16 + 2] == 0x11223344 && px[3 * 16 + 6] == 0x11223344,
+	      "a buffer run by VA fills and draws (submit %d, fence %d)",
+	      ret, st);
+
+	/* the middle page goes: the others stay mapped */
+	ret = copro_vm_unmap(&dev, VA_DST + PAGE, PAGE);
+	copro_cmd_reset(&c);
+	copro_cmd_fill_va(&c, VA_DST, PAGE, 1);
+	copro_cmd_fill_va(&c, VA_DST + 2 * PAGE, PAGE, 3);
+	ret = ret ?: run_va(&dev, ctx, cmd, &c, &st);
+	check(!ret && st == 1 && all_u32(dst.map, PAGE, 1) &&
+	      all_u32((char *)dst.map + 2 * PAGE, PAGE, 3),
+	      "a partial unmap keeps the rest of the mapping (%d, fence %d)",
+	      ret, st);
+	copro_cmd_fini(&c);
+	copro_vm_unmap(&dev, VA_DST, 3 * PAGE);
+	copro_bo_free(&dev, &dst);
+}
+
+/*
+ * Another process maps its buffer at VA_DST and keeps the engine busy;
+ * this one writes VA_DST, which it never mapped: it faults, it alone.
+ */
+static void t_isolation(struct copro_bo *cmd)
+{
+	int pipe_ready[2], pipe_go[2];
+	char b;
+	pid_t pid;
+	int status = 0;
+
+	if (pipe(pipe_ready) || pipe(pipe_go))
+		die("pipe", -errno);
+	pid = fork();
+	if (pid == 0) {
+		struct copro_dev d2;
+		struct copro_bo cmd2, buf;
+		struct copro_cmd c;
+		uint32_t ctx2;
+		int st = 0, ok;
+
+		if (copro_dev_open(&d2, NULL) || copro_ctx_new_vm(&d2, 1, &ctx2) ||
+		    copro_bo_new(&d2, PAGE, &cmd2) || copro_bo_map(&d2, &cmd2) ||
+		    copro_bo_new(&d2, PAGE, &buf) || copro_bo_map(&d2, &buf) ||
+		    copro_vm_map(&d2, &cmd2, 0, VA_CMD, PAGE, 0) ||
+		    copro_vm_map(&d2, &buf, 0, VA_DST, PAGE, 0))
+			_exit(3);
+		copro_cmd_init(&c);
+		copro_cmd_fill_va(&c, VA_DST, PAGE, SECRET);
+		if (run_va(&d2, ctx2, &cmd2, &c, &st) || st != 1)
+			_exit(4);
+		/* a job that runs across the other's fault */
+		copro_cmd_reset(&c);
+		copro_cmd_work(&c, 20000000);
+		copro_cmd_fill_va(&c, VA_DST + 64, 64, SECRET + 1);
+		if (write(pipe_ready[1], "r", 1) != 1 ||
+		    read(pipe_go[0], &b, 1) != 1)
+			_exit(5);
+		if (run_va(&d2, ctx2, &cmd2, &c, &st))
+			_exit(6);
+		ok = st == 1 && !banned(&d2, ctx2) &&
+		     all_u32(buf.map, 64, SECRET) &&
+		     all_u32((char *)buf.map + 64, 64, SECRET + 1) &&
+		     all_u32((char *)buf.map + 128, PAGE - 128, SECRET);
+		_exit(ok ? 0 : 7);
+	}
+	{
+		uint32_t ctx;
+		struct copro_cmd c;
+		int st = 0, ret;
+
+		if (read(pipe_ready[0], &b, 1) != 1)
+			die("child", -EIO);
+		if (copro_ctx_new_vm(&dev, 1, &ctx))
+			die("vm context", -EIO);
+		memset((char *)cmd->map + 2048, 0, 64);
+		if (write(pipe_go[1], "g", 1) != 1)
+			die("pipe", -errno);
+		copro_cmd_init(&c);
+		/* reads the other process's VA: not mapped here */
+		copro_cmd_copy_va(&c, VA_CMD + 2048, VA_DST, 64);
+		ret = run_va(&dev, ctx, cmd, &c, &st);
+		check(!ret && st == -EIO && banned(&dev, ctx),
+		      "reading another process's VA faults, the context is banned (fence %d)",
+		      st);
+		check(all_u32((char *)cmd->map + 2048, 64, 0),
+		      "nothing of the other process's buffer was read");
+		ret = copro_submit_va(&dev, ctx, 0, VA_CMD, 8, NULL);
+		check(ret == -ECANCELED, "a banned context takes no more jobs (%d)",
+		      ret);
+		copro_cmd_fini(&c);
+		copro_ctx_free(&dev, ctx);
+	}
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "the other process's job completed, its buffer intact (status %d)",
+	      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+static void t_read_only(struct copro_bo *cmd)
+{
+	struct copro_bo dst;
+	struct copro_cmd c;
+	uint32_t ctx;
+	int st = 0, ret;
+
+	if (copro_ctx_new_vm(&dev, 1, &ctx))
+		die("vm context", -EIO);
+	bo_new(PAGE, &dst);
+	memset(dst.map, 0x5a, PAGE);
+	ret = copro_vm_map(&dev, &dst, 0, VA_DST, PAGE, COPRO_VM_BIND_READ_ONLY);
+	copro_cmd_init(&c);
+	copro_cmd_copy_va(&c, VA_CMD + 2048, VA_DST, 64);
+	ret = ret ?: run_va(&dev, ctx, cmd, &c, &st);
+	check(!ret && st == 1 && all_u32((char *)cmd->map + 2048, 64, 0x5a5a5a5a),
+	      "a READ_ONLY mapping is read (%d, fence %d)", ret, st);
+	copro_cmd_reset(&c);
+	copro_cmd_fill_va(&c, VA_DST, PAGE, 0);
+	ret = run_va(&dev, ctx, cmd, &c, &st);
+	check(!ret && st == -EIO && banned(&dev, ctx) &&
+	      all_u32(dst.map, PAGE, 0x5a5a5a5a),
+	      "a write to a READ_ONLY mapping faults and writes nothing (fence %d)",
+	      st);
+	copro_cmd_fini(&c);
+	copro_ctx_free(&dev, ctx);
+	copro_vm_unmap(&dev, VA_DST, PAGE);
+	copro_bo_free(&dev, &dst);
+}
+
+static int bind1(uint32_t op, uint32_t flags, uint32_t handle, uint64_t off,
+		 uint64_t va, uint64_t range)
+{
+	struct drm_copro_vm_bind_op o = {
+		.op = op, .flags = flags, .handle = handle,
+		.bo_offset = off, .va = va, .range = range,
+	};
+
+	return copro_vm_bind(&dev, &o, 1, NULL);
+}
+
+static void vm_bad(uint32_t vm_ctx, uint32_t phys_ctx, uint64_t end)
+{
+	const uint32_t M = COPRO_VM_BIND_OP_MAP, U = COPRO_VM_BIND_OP_UNMAP;
+	struct drm_copro_vm_bind_op two[2] = {
+		{ .op = M, .va = VA_DST, .range = PAGE },
+		{ .op = M, .va = VA_DST + 1, .range = PAGE },
+	};
+	struct drm_copro_vm_bind_op pad = { .op = U, .va = 0, .range = PAGE,
+					    .pad = 1 };
+	struct copro_bo bo;
+	struct copro_cmd c;
+	uint32_t failed = 0;
+	int ret;
+
+	bo_new(2 * PAGE, &bo);
+	two[0].handle = bo.handle;
+	two[1].handle = bo.handle;
+	check(bind1(M, 0, bo.handle, 0, VA_DST + 8, PAGE) == -EINVAL,
+	      "an unaligned VA is refused");
+	check(bind1(M, 0, bo.handle, 0, VA_DST, 100) == -EINVAL,
+	      "an unaligned range is refused");
+	check(bind1(M, 0, bo.handle, 0, VA_DST, 0) == -EINVAL,
+	      "an empty range is refused");
+	check(bind1(M, 0, bo.handle, 512, VA_DST, PAGE) == -EINVAL,
+	      "an unaligned buffer offset is refused");
+	check(bind1(M, 0, bo.handle, PAGE, VA_DST, 2 * PAGE) == -ERANGE,
+	      "a range past the buffer's end is refused");
+	check(bind1(M, 0, bo.handle, ~0ull & ~(uint64_t)(PAGE - 1), VA_DST,
+		    2 * PAGE) == -ERANGE,
+	      "an offset that wraps is refused");
+	check(bind1(M, 0, bo.handle, 0, end - PAGE, 2 * PAGE) == -ERANGE,
+	      "a range into the kernel's VAs is refused");
+	check(bind1(M, 0, bo.handle, 0, end, PAGE) == -ERANGE,
+	      "the kernel's VAs are refused");
+	check(bind1(M, 0, bo.handle, 0, 1ull << 39, PAGE) == -ERANGE,
+	      "a VA past 2^39 is refused");
+	check(bind1(U, 0, 0, 0, ~0ull & ~(uint64_t)(PAGE - 1), 2 * PAGE) ==
+	      -ERANGE, "a range that wraps around 2^64 is refused");
+	check(bind1(M, 0, 0x7fff, 0, VA_DST, PAGE) == -ENOENT,
+	      "an unknown handle is refused");
+	check(bind1(7, 0, bo.handle, 0, VA_DST, PAGE) == -EINVAL,
+	      "an unknown operation is refused");
+	check(bind1(M, 0x80, bo.handle, 0, VA_DST, PAGE) == -EINVAL,
+	      "an unknown flag is refused");
+	check(bind1(U, 0, bo.handle, 0, VA_DST, PAGE) == -EINVAL,
+	      "an UNMAP with a handle is refused");
+	check(copro_vm_bind(&dev, &pad, 1, NULL) == -EINVAL,
+	      "a non-zero pad is refused");
+	check(copro_vm_bind(&dev, &pad, 0, NULL) == -EINVAL,
+	      "no operations are refused");
+	ret = copro_vm_bind(&dev, two, 2, &failed);
+	check(ret == -EINVAL && failed == 1, "a bad second operation is named (%d, %u)",
+	      ret, failed);
+	/* nothing was mapped: a job at VA_DST faults */
+	copro_cmd_init(&c);
+	ret = copro_submit_va(&dev, phys_ctx, 0, VA_CMD, 16, NULL);
+	check(ret == -EINVAL, "a physical context takes no VA submission (%d)",
+	      ret);
+	copro_cmd_fill(&c, &bo, 0, 64, 0);
+	ret = copro_submit(&dev, vm_ctx, 0, &c, NULL);
+	check(ret == -EINVAL, "a VM context takes no patched stream (%d)", ret);
+	ret = copro_submit_va(&dev, vm_ctx, 0, VA_CMD + 2, 16, NULL);
+	check(ret == -ERANGE, "an unaligned command buffer is refused (%d)",
+	      ret);
+	ret = copro_submit_va(&dev, vm_ctx, 0, end, 16, NULL);
+	check(ret == -ERANGE, "a command buffer in the kernel's VAs is refused (%d)",
+	      ret);
+	copro_cmd_fini(&c);
+	copro_bo_free(&dev, &bo);
+}
+
+/* the nothing-mapped check of vm_bad's two-op bind */
+static void t_nothing_done(struct copro_bo *cmd)
+{
+	struct copro_cmd c;
+	uint32_t ctx;
+	int st = 0, ret;
+
+	if (copro_ctx_new_vm(&dev, 1, &ctx))
+		die("vm context", -EIO);
+	copro_cmd_init(&c);
+	copro_cmd_fill_va(&c, VA_DST, 64, 0);
+	ret = run_va(&dev, ctx, cmd, &c, &st);
+	check(!ret && st == -EIO,
+	      "a refused bind mapped nothing: its VA faults (fence %d)", st);
+	copro_cmd_fini(&c);
+	copro_ctx_free(&dev, ctx);
+}
+
+/* an unmap while a job writes the mapping waits for the job */
+static void t_unmap_busy(uint32_t ctx, struct copro_bo *cmd)
+{
+	struct copro_bo dst;
+	struct copro_cmd c;
+	uint32_t sync;
+	struct drm_copro_sync out = { 0 };
+	struct copro_submit_opts o = { .out = &out, .nout = 1 };
+	int ret;
+
+	bo_new(PAGE, &dst);
+	if (copro_vm_map(&dev, &dst, 0, VA_DST, PAGE, 0) ||
+	    copro_syncobj_new(&dev, &sync))
+		die("map", -EIO);
+	out.handle = sync;
+	copro_cmd_init(&c);
+	copro_cmd_work(&c, 50000000);	/* 50 ms of device time */
+	copro_cmd_fill_va(&c, VA_DST, PAGE, 0xabcdef);
+	memcpy(cmd->map, c.dw, c.n * 4);
+	ret = copro_submit_va(&dev, ctx, 0, VA_CMD, c.n * 4, &o);
+	check(!ret && copro_syncobj_wait(&dev, sync, 0, 0) == -ETIME,
+	      "a long job by VA is running (%d)", ret);
+	ret = copro_vm_unmap(&dev, VA_DST, PAGE);
+	check(!ret && copro_syncobj_wait(&dev, sync, 0, 0) == 0,
+	      "the unmap returned after the job finished (%d)", ret);
+	check(!banned(&dev, ctx) && all_u32(dst.map, PAGE, 0xabcdef),
+	      "the job wrote its result through the mapping");
+	/* the handle goes while mapped: the buffer lives on */
+	ret = copro_vm_map(&dev, &dst, 0, VA_DST, PAGE, 0);
+	copro_bo_free(&dev, &dst);
+	copro_cmd_reset(&c);
+	copro_cmd_fill_va(&c, VA_DST, PAGE, 0x77);
+	{
+		int st = 0;
+
+		ret = ret ?: run_va(&dev, ctx, cmd, &c, &st);
+		check(!ret && st == 1,
+		      "a mapping outlives its buffer's handle (%d, fence %d)",
+		      ret, st);
+	}
+	copro_vm_unmap(&dev, VA_DST, PAGE);
+	copro_syncobj_free(&dev, sync);
+	copro_cmd_fini(&c);
+}
+
+int t_vm(void)
+{
+	struct copro_bo cmd;
+	uint32_t ctx, phys;
+	uint64_t end = 0;
+	int ret;
+
+	ret = copro_param(&dev, COPRO_PARAM_VM_VA_END, &end);
+	check(!ret && end == (1ull << 39) - (2ull << 20),
+	      "the user VA ends 2 MiB below 2^39 (%#llx)",
+	      (unsigned long long)end);
+	ret = copro_ctx_new_vm(&dev, 1, &ctx);
+	if (ret)
+		die("vm context", ret);
+	phys = ctx_new(1);
+	bo_new(PAGE, &cmd);
+	ret = copro_vm_map(&dev, &cmd, 0, VA_CMD, PAGE, 0);
+	if (ret)
+		die("map the command buffer", ret);
+	vm_render(ctx, &cmd);
+	vm_bad(ctx, phys, end);
+	t_nothing_done(&cmd);
+	t_read_only(&cmd);
+	t_unmap_busy(ctx, &cmd);
+	t_isolation(&cmd);
+	copro_ctx_free(&dev, ctx);
+	copro_ctx_free(&dev, phys);
+	copro_vm_unmap(&dev, VA_CMD, PAGE);
+	copro_bo_free(&dev, &cmd);
+	return done();
+}
