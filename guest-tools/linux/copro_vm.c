@@ -264,8 +264,10 @@ void copro_vm_free(struct drm_gpuvm *gpuvm)
 	 * at the tables any more (each held a reference).
 	 */
 	copro_pt_free(vm, vm->root, 2);
-	if (vm->kbo)
+	if (vm->kbo) {
 		copro_kbo_destroy(vm->kbo, &vm->kmap);
+		copro_uncharge(vm->proc, COPRO_RES_VRAM, COPRO_VM_KERNEL_SIZE);
+	}
 	mutex_destroy(&vm->lock);
 	copro_proc_put(vm->proc);
 	kfree(vm);
@@ -306,9 +308,15 @@ static struct copro_vm *copro_vm_create(struct copro_device *cdev)
 		vm->root = NULL;
 		goto err_unlock;
 	}
+	/* pinned VRAM like the tables: no process makes VMs without bound */
+	if (copro_charge(vm->proc, COPRO_RES_VRAM, COPRO_VM_KERNEL_SIZE)) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
 	ret = copro_kbo_create(cdev, COPRO_VM_KERNEL_SIZE, &vm->kbo, &vm->kmap,
 			       &vm->kgpu);
 	if (ret) {
+		copro_uncharge(vm->proc, COPRO_RES_VRAM, COPRO_VM_KERNEL_SIZE);
 		vm->kbo = NULL;
 		goto err_unlock;
 	}

@@ -12,7 +12,9 @@
  * - bad binds and submissions are refused with their errnos, and a bind
  *   with a malformed operation does nothing;
  * - an unmap while a job uses the mapping waits for the job, which
- *   completes with its result.
+ *   completes with its result;
+ * - a VM job preempted mid-buffer resumes from its save area in the VM;
+ * - faults in a row never reset the device.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -349,6 +351,103 @@ static void t_unmap_busy(uint32_t ctx, struct copro_bo *cmd)
 	copro_cmd_fini(&c);
 }
 
+/*
+ * A high-priority job preempts a VM context's long job in mid-buffer: its
+ * state is saved in the VM's kernel area (the context's address space)
+ * and the job resumes from it, with its result.
+ */
+static void vm_preempt(uint32_t ctx, struct copro_bo *cmd)
+{
+	struct drm_copro_sync out = { 0 };
+	struct copro_submit_opts o = { .out = &out, .nout = 1 };
+	struct copro_bo dst, hbuf;
+	struct copro_cmd c;
+	uint64_t p0, r0;
+	uint32_t hi;
+	int ret;
+
+	bo_new(PAGE, &dst);
+	bo_new(PAGE, &hbuf);
+	hi = ctx_new(COPRO_CTX_PRIORITY_HIGH);
+	if (copro_vm_map(&dev, &dst, 0, VA_DST, PAGE, 0) ||
+	    copro_syncobj_new(&dev, &out.handle))
+		die("map", -EIO);
+	p0 = debugfs_value("copro_engines", "preemptions ");
+	r0 = debugfs_value("copro_engines", "resumes ");
+	copro_cmd_init(&c);
+	copro_cmd_fill_va(&c, VA_DST, PAGE / 2, 0x1111);
+	copro_cmd_work(&c, 30000000);
+	copro_cmd_fill_va(&c, VA_DST + PAGE / 2, PAGE / 2, 0x2222);
+	memcpy(cmd->map, c.dw, c.n * 4);
+	ret = copro_submit_va(&dev, ctx, 0, VA_CMD, c.n * 4, &o);
+	/* 5 ms into it, the high-priority job */
+	{
+		uint64_t until = copro_gpu_time(&dev) + 5000000;
+
+		while (copro_gpu_time(&dev) < until)
+			usleep(500);
+	}
+	copro_cmd_reset(&c);
+	copro_cmd_fill(&c, &hbuf, 0, PAGE, 0x3333);
+	ret = ret ?: copro_run(&dev, hi, 0, &c);
+	check(!ret && copro_syncobj_wait(&dev, out.handle, 0, 0) == -ETIME &&
+	      all_u32(hbuf.map, PAGE, 0x3333),
+	      "a high-priority job ran inside a VM job (%d)", ret);
+	ret = copro_syncobj_wait(&dev, out.handle, 0, 10000000000ll);
+	check(!ret && !banned(&dev, ctx) && all_u32(dst.map, PAGE / 2, 0x1111) &&
+	      all_u32((char *)dst.map + PAGE / 2, PAGE / 2, 0x2222),
+	      "the VM job resumed and finished its work (%d)", ret);
+	check(debugfs_value("copro_engines", "preemptions ") > p0 &&
+	      debugfs_value("copro_engines", "resumes ") > r0,
+	      "it was preempted mid-buffer and resumed from its save area");
+	copro_vm_unmap(&dev, VA_DST, PAGE);
+	copro_syncobj_free(&dev, out.handle);
+	copro_ctx_free(&dev, hi);
+	copro_cmd_fini(&c);
+	copro_bo_free(&dev, &dst);
+	copro_bo_free(&dev, &hbuf);
+}
+
+/*
+ * Any process can fault in its own VM at will: faults, one after the
+ * other, ban their contexts but never add up to a device reset, and the
+ * next job runs.
+ */
+static void t_fault_storm(uint32_t ctx, struct copro_bo *cmd)
+{
+	uint64_t r0 = debugfs_value("copro_engines", "device_recoveries: ");
+	struct copro_bo dst;
+	struct copro_cmd c;
+	int st = 0, n = 0, ret;
+
+	copro_cmd_init(&c);
+	for (int i = 0; i < 6; i++) {
+		uint32_t bad;
+
+		if (copro_ctx_new_vm(&dev, 1, &bad))
+			die("vm context", -EIO);
+		copro_cmd_reset(&c);
+		copro_cmd_fill_va(&c, VA_DST + 64 * PAGE, 64, 0);
+		if (!run_va(&dev, bad, cmd, &c, &st) && st == -EIO &&
+		    banned(&dev, bad))
+			n++;
+		copro_ctx_free(&dev, bad);
+	}
+	bo_new(PAGE, &dst);
+	copro_cmd_reset(&c);
+	copro_cmd_fill_va(&c, VA_DST, PAGE, 0x4444);
+	ret = copro_vm_map(&dev, &dst, 0, VA_DST, PAGE, 0);
+	ret = ret ?: run_va(&dev, ctx, cmd, &c, &st);
+	check(n == 6 && !ret && st == 1 && all_u32(dst.map, PAGE, 0x4444),
+	      "six faults in a row each ban their context; the next job runs (%d, fence %d)",
+	      n, st);
+	check(debugfs_value("copro_engines", "device_recoveries: ") == r0,
+	      "faults never reset the device");
+	copro_vm_unmap(&dev, VA_DST, PAGE);
+	copro_bo_free(&dev, &dst);
+	copro_cmd_fini(&c);
+}
+
 int t_vm(void)
 {
 	struct copro_bo cmd;
@@ -373,6 +472,8 @@ int t_vm(void)
 	t_nothing_done(&cmd);
 	t_read_only(&cmd);
 	t_unmap_busy(ctx, &cmd);
+	vm_preempt(ctx, &cmd);
+	t_fault_storm(ctx, &cmd);
 	t_isolation(&cmd);
 	copro_ctx_free(&dev, ctx);
 	copro_ctx_free(&dev, phys);
