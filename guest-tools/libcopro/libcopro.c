@@ -419,6 +419,29 @@ int copro_vm_bind(struct copro_dev *d, const struct drm_copro_vm_bind_op *ops,
     return ret;
 }
 
+int copro_vm_bind_async(struct copro_dev *d,
+                        const struct drm_copro_vm_bind_op *ops, uint32_t n,
+                        const struct drm_copro_sync *in, uint32_t nin,
+                        const struct drm_copro_sync *out, uint32_t nout,
+                        uint32_t *failed_op)
+{
+    struct drm_copro_vm_bind a = {
+        .ops = (uintptr_t)ops,
+        .op_count = n,
+        .flags = COPRO_VM_BIND_ASYNC,
+        .in_syncs = (uintptr_t)in,
+        .in_sync_count = nin,
+        .out_syncs = (uintptr_t)out,
+        .out_sync_count = nout,
+    };
+    int ret = io(d, DRM_IOCTL_COPRO_VM_BIND, &a);
+
+    if (failed_op) {
+        *failed_op = a.failed_op;
+    }
+    return ret;
+}
+
 int copro_vm_map(struct copro_dev *d, const struct copro_bo *bo,
                  uint64_t bo_offset, uint64_t va, uint64_t range,
                  uint32_t flags)

@@ -102,6 +102,12 @@ int copro_run(struct copro_dev *d, uint32_t ctx, uint32_t engine,
 int copro_ctx_new_vm(struct copro_dev *d, uint32_t priority, uint32_t *ctx);
 int copro_vm_bind(struct copro_dev *d, const struct drm_copro_vm_bind_op *ops,
                   uint32_t n, uint32_t *failed_op);
+/* COPRO_VM_BIND_ASYNC: after @in, signalling @out */
+int copro_vm_bind_async(struct copro_dev *d,
+                        const struct drm_copro_vm_bind_op *ops, uint32_t n,
+                        const struct drm_copro_sync *in, uint32_t nin,
+                        const struct drm_copro_sync *out, uint32_t nout,
+                        uint32_t *failed_op);
 int copro_vm_map(struct copro_dev *d, const struct copro_bo *bo,
                  uint64_t bo_offset, uint64_t va, uint64_t range,
                  uint32_t flags);

@@ -291,6 +291,7 @@ static struct copro_vm *copro_vm_create(struct copro_device *cdev)
 	mutex_init(&vm->lock);
 	spin_lock_init(&vm->save_lock);
 	init_waitqueue_head(&vm->save_wq);
+	copro_vm_async_init(vm);
 	drm_gpuvm_init(&vm->base, "copro", 0, &cdev->drm, r_obj, 0,
 		       COPRO_VM_END, COPRO_VM_KERNEL_VA,
 		       COPRO_VM_END - COPRO_VM_KERNEL_VA, &copro_gpuvm_ops);
@@ -369,6 +370,7 @@ void copro_vm_file_close(struct copro_file *cfile)
 	if (!vm)
 		return;
 	cfile->vm = NULL;
+	copro_vm_async_flush(vm);
 	copro_vm_unmap_all(vm);
 	drm_gpuvm_put(&vm->base);
 }

@@ -16,6 +16,7 @@
 #include <drm/drm_gpuvm.h>
 
 #include "copro/copro_cmd.h"
+#include "uapi/copro_drm.h"
 #include "copro_render.h"
 
 /*
@@ -47,7 +48,18 @@ struct copro_vm {
 	spinlock_t save_lock;	/* @save_used */
 	DECLARE_BITMAP(save_used, COPRO_VM_SAVE_SLOTS);
 	wait_queue_head_t save_wq;
+	/* asynchronous binds, run in order (copro_vm_async.c) */
+	spinlock_t bind_lock;	/* @binds */
+	struct list_head binds;
+	struct work_struct bind_work;
+	wait_queue_head_t bind_wq;	/* @binds emptied */
+	u64 bind_context;	/* their fences' timeline */
+	u64 bind_seqno;		/* vm->lock */
+	unsigned int bind_pending;	/* @bind_lock */
+	bool bind_closing;	/* the file closes: cancel what waits */
 };
+
+#define COPRO_VM_BIND_MAX_PENDING	16
 
 static inline struct copro_vm *to_copro_vm(struct drm_gpuvm *gpuvm)
 {
@@ -77,6 +89,31 @@ int copro_vm_pt_alloc(struct copro_vm *vm, u64 va, u64 range);
 void copro_vm_pt_write(struct copro_vm *vm, u64 va, u64 range, u64 pte,
 		       u64 step);
 void copro_vm_flush(struct copro_vm *vm);
+/* one operation of a VM_BIND, prepared (copro_vm_bind.c) */
+#define COPRO_BIND_SPARES	4	/* a map and up to two remaps */
+
+struct copro_bind_op {
+	struct drm_copro_vm_bind_op op;
+	struct drm_gem_object *obj;	/* MAP: the buffer */
+	struct drm_gem_vram_object *gbo;	/* MAP, VRAM: pinned while run */
+	u64 pte;		/* MAP: the first leaf */
+	struct drm_gpuva *spare[COPRO_BIND_SPARES];
+};
+
+int copro_bind_op_prepare(struct copro_vm *vm, struct drm_file *file,
+			  struct copro_bind_op *bop);
+int copro_bind_op_run(struct copro_vm *vm, struct copro_bind_op *bop,
+		      bool intr, bool wait);
+void copro_bind_op_release(struct copro_bind_op *bop);
+
+/* asynchronous binds (copro_vm_async.c) */
+struct drm_copro_vm_bind;
+int copro_vm_bind_async(struct copro_vm *vm, struct drm_file *file,
+			struct drm_copro_vm_bind *a, struct copro_bind_op *ops);
+int copro_vm_bind_wait_async(struct copro_vm *vm);
+void copro_vm_async_init(struct copro_vm *vm);
+void copro_vm_async_flush(struct copro_vm *vm);
+
 extern const struct drm_gpuvm_ops copro_gpuvm_ops;
 void copro_vm_free(struct drm_gpuvm *gpuvm);
 void copro_vm_unmap_all(struct copro_vm *vm);

@@ -51,7 +51,7 @@ struct copro_bind {
 	struct copro_vm *vm;
 	struct drm_gpuvm_bo *vm_bo;	/* MAP: the buffer in the VM */
 	u64 pte;		/* MAP: first leaf */
-	struct drm_gpuva *spare[4];	/* a map and up to two remaps */
+	struct drm_gpuva **spare;	/* the operation's (copro_bind_op) */
 	bool cleared;		/* leaves were cleared: flush */
 };
 
@@ -79,7 +79,7 @@ static struct drm_gpuva *copro_bind_va(struct copro_bind *b)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(b->spare); i++) {
+	for (i = 0; i < COPRO_BIND_SPARES; i++) {
 		struct drm_gpuva *va = b->spare[i];
 
 		if (va) {
@@ -158,16 +158,16 @@ const struct drm_gpuvm_ops copro_gpuvm_ops = {
 
 /*
  * Lock the VM's dma_resv, @obj's and those of the buffers mapped in
- * [@addr, @addr + @range), then wait for the VM's jobs if @wait: no job
- * can be submitted on the VM while its dma_resv is held.
+ * [@addr, @addr + @range), then, if @wait and the range holds mappings,
+ * wait for the VM's jobs: no job can be submitted on the VM while its
+ * dma_resv is held.
  */
 static int copro_bind_lock(struct drm_exec *exec, struct copro_vm *vm,
 			   struct drm_gem_object *obj, u64 addr, u64 range,
-			   bool intr)
+			   bool intr, bool wait)
 {
 	struct drm_gpuva *va;
-	long wait;
-	int ret;
+	long ret;
 
 	drm_exec_until_all_locked(exec) {
 		ret = drm_exec_lock_obj(exec, drm_gpuvm_resv_obj(&vm->base));
@@ -187,142 +187,140 @@ static int copro_bind_lock(struct drm_exec *exec, struct copro_vm *vm,
 				return ret;
 		}
 	}
-	if (drm_gpuvm_interval_empty(&vm->base, addr, range))
+	if (!wait || drm_gpuvm_interval_empty(&vm->base, addr, range))
 		return 0;
-	wait = dma_resv_wait_timeout(drm_gpuvm_resv(&vm->base),
-				     DMA_RESV_USAGE_BOOKKEEP, intr,
-				     MAX_SCHEDULE_TIMEOUT);
-	return wait < 0 ? wait : 0;
+	ret = dma_resv_wait_timeout(drm_gpuvm_resv(&vm->base),
+				    DMA_RESV_USAGE_BOOKKEEP, intr,
+				    MAX_SCHEDULE_TIMEOUT);
+	return ret < 0 ? ret : 0;
 }
 
-static int copro_bind_spares(struct copro_bind *b)
+/*
+ * Check an operation against its buffer and make what it needs: the
+ * page tables of its range, spare drm_gpuvas. vm->lock held. Nothing of
+ * the VM changes: copro_bind_op_release undoes it.
+ */
+int copro_bind_op_prepare(struct copro_vm *vm, struct drm_file *file,
+			  struct copro_bind_op *bop)
 {
+	const struct drm_copro_vm_bind_op *op = &bop->op;
+	struct copro_device *cdev = vm->cdev;
+	struct drm_gem_object *obj;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(b->spare); i++) {
-		b->spare[i] = kzalloc_obj(*b->spare[i]);
-		if (!b->spare[i])
+	lockdep_assert_held(&vm->lock);
+	for (i = 0; i < COPRO_BIND_SPARES; i++) {
+		bop->spare[i] = kzalloc_obj(*bop->spare[i]);
+		if (!bop->spare[i])
 			return -ENOMEM;
 	}
-	return 0;
-}
-
-static void copro_bind_done(struct copro_bind *b, struct drm_exec *exec)
-{
-	unsigned int i;
-
-	/* before the buffers' locks go: see DOC above */
-	if (b->cleared)
-		copro_vm_flush(b->vm);
-	drm_exec_fini(exec);
-	for (i = 0; i < ARRAY_SIZE(b->spare); i++)
-		kfree(b->spare[i]);
-}
-
-static int copro_bind_unmap(struct copro_vm *vm, u64 addr, u64 range,
-			    bool intr)
-{
-	struct copro_bind b = { .vm = vm };
-	struct drm_exec exec;
-	int ret;
-
-	ret = copro_bind_spares(&b);
-	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES |
-		      (intr ? DRM_EXEC_INTERRUPTIBLE_WAIT : 0), 0);
-	if (!ret)
-		ret = copro_bind_lock(&exec, vm, NULL, addr, range, intr);
-	if (!ret)
-		ret = drm_gpuvm_sm_unmap(&vm->base, &b, addr, range);
-	copro_bind_done(&b, &exec);
-	return ret;
-}
-
-static int copro_bind_map(struct copro_vm *vm, struct drm_file *file,
-			  const struct drm_copro_vm_bind_op *op)
-{
-	struct copro_device *cdev = vm->cdev;
-	struct copro_bind b = { .vm = vm };
-	struct drm_gem_vram_object *gbo = NULL;
-	struct drm_gpuvm_bo *vm_bo;
-	struct copro_vm_bo *vbo;
-	struct drm_gem_object *obj;
-	struct drm_exec exec;
-	u64 pte;
-	int ret;
-
+	if (op->op == COPRO_VM_BIND_OP_UNMAP)
+		return 0;
 	obj = drm_gem_object_lookup(file, op->handle);
 	if (!obj)
 		return -ENOENT;
-	if (op->bo_offset > obj->size || op->range > obj->size - op->bo_offset) {
-		ret = -ERANGE;
-		goto out_put;
-	}
-	pte = COPRO_PTE_VALID;
+	bop->obj = obj;
+	if (op->bo_offset > obj->size || op->range > obj->size - op->bo_offset)
+		return -ERANGE;
+	bop->pte = COPRO_PTE_VALID;
 	if (!(op->flags & COPRO_VM_BIND_READ_ONLY))
-		pte |= COPRO_PTE_WRITABLE;
+		bop->pte |= COPRO_PTE_WRITABLE;
 	if (copro_is_gtt(obj)) {
 		/* in the aperture for its whole life */
-		pte |= COPRO_PTE_APERTURE |
-		       ((copro_gtt_gpu(obj) - cdev->gart.aperture +
-			 op->bo_offset) & COPRO_PTE_ADDR_MASK);
-	} else {
+		bop->pte |= COPRO_PTE_APERTURE |
+			    ((copro_gtt_gpu(obj) - cdev->gart.aperture +
+			      op->bo_offset) & COPRO_PTE_ADDR_MASK);
+	}
+	return copro_vm_pt_alloc(vm, op->va, op->range);
+}
+
+void copro_bind_op_release(struct copro_bind_op *bop)
+{
+	unsigned int i;
+
+	if (bop->obj)
+		drm_gem_object_put(bop->obj);
+	for (i = 0; i < COPRO_BIND_SPARES; i++)
+		kfree(bop->spare[i]);
+	memset(bop, 0, sizeof(*bop));
+}
+
+/*
+ * Carry a prepared operation out. @wait: first wait for the VM's jobs
+ * (the synchronous ioctl; an asynchronous bind waited for the jobs
+ * before it already). vm->lock held.
+ */
+int copro_bind_op_run(struct copro_vm *vm, struct copro_bind_op *bop,
+		      bool intr, bool wait)
+{
+	const struct drm_copro_vm_bind_op *op = &bop->op;
+	struct copro_bind b = { .vm = vm, .spare = bop->spare };
+	struct drm_gpuvm_bo *vm_bo;
+	struct copro_vm_bo *vbo;
+	struct drm_exec exec;
+	int ret;
+
+	lockdep_assert_held(&vm->lock);
+	if (bop->obj && !copro_is_gtt(bop->obj)) {
+		struct drm_gem_vram_object *gbo = drm_gem_vram_of_gem(bop->obj);
 		s64 off;
 
-		/* in VRAM, where it stays while we read its offset */
-		gbo = drm_gem_vram_of_gem(obj);
+		/* in VRAM, where it stays while its leaves are written */
 		ret = copro_bo_pin_vram(gbo, false);
-		if (ret) {
-			gbo = NULL;
-			goto out_put;
-		}
+		if (ret)
+			return ret;
 		off = drm_gem_vram_offset(gbo);
 		if (off < 0) {
-			ret = off;
-			goto out_unpin;
+			copro_bo_unpin(gbo);
+			return off;
 		}
-		pte |= (off + op->bo_offset) & COPRO_PTE_ADDR_MASK;
+		bop->gbo = gbo;
+		b.pte |= (off + op->bo_offset) & COPRO_PTE_ADDR_MASK;
 	}
-	ret = copro_bind_spares(&b);
-	if (!ret)
-		ret = copro_vm_pt_alloc(vm, op->va, op->range);
-	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
-		      DRM_EXEC_IGNORE_DUPLICATES, 0);
-	if (!ret)
-		ret = copro_bind_lock(&exec, vm, obj, op->va, op->range, true);
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES |
+		      (intr ? DRM_EXEC_INTERRUPTIBLE_WAIT : 0), 0);
+	ret = copro_bind_lock(&exec, vm, bop->obj, op->va, op->range, intr,
+			      wait);
 	if (ret)
-		goto out_done;
-	vm_bo = copro_gpuvm_bo_obtain(&vm->base, obj);
+		goto out;
+	if (op->op == COPRO_VM_BIND_OP_UNMAP) {
+		ret = drm_gpuvm_sm_unmap(&vm->base, &b, op->va, op->range);
+		goto out;
+	}
+	vm_bo = copro_gpuvm_bo_obtain(&vm->base, bop->obj);
 	if (IS_ERR(vm_bo)) {
 		ret = PTR_ERR(vm_bo);
-		goto out_done;
+		goto out;
 	}
 	vbo = container_of(vm_bo, struct copro_vm_bo, base);
-	if (gbo && !vbo->pinned) {
+	if (bop->gbo && !vbo->pinned) {
 		/* the buffer's first mapping in the VM pins it for them all */
 		if (!vbo->proc)
-			vbo->proc = copro_proc_get(cdev);
+			vbo->proc = copro_proc_get(vm->cdev);
 		if (!vbo->proc ||
-		    copro_charge(vbo->proc, COPRO_RES_VRAM, obj->size)) {
+		    copro_charge(vbo->proc, COPRO_RES_VRAM, bop->obj->size)) {
 			ret = -ENOSPC;
 			goto out_vm_bo;
 		}
-		ttm_bo_pin(&gbo->bo);
+		ttm_bo_pin(&bop->gbo->bo);
 		vbo->pinned = true;
 	}
 	b.vm_bo = vm_bo;
-	b.pte = pte;
-	ret = copro_gpuvm_sm_map(&vm->base, &b, op->va, op->range, obj,
+	b.pte |= bop->pte;
+	ret = copro_gpuvm_sm_map(&vm->base, &b, op->va, op->range, bop->obj,
 				 op->bo_offset);
 out_vm_bo:
 	/* the buffer's lock is held: a last put unpins it (vm_bo_free) */
 	drm_gpuvm_bo_put(vm_bo);
-out_done:
-	copro_bind_done(&b, &exec);
-out_unpin:
-	if (gbo)
-		copro_bo_unpin(gbo);
-out_put:
-	drm_gem_object_put(obj);
+out:
+	/* before the buffers' locks go: see DOC above */
+	if (b.cleared)
+		copro_vm_flush(vm);
+	drm_exec_fini(&exec);
+	if (bop->gbo) {
+		copro_bo_unpin(bop->gbo);
+		bop->gbo = NULL;
+	}
 	return ret;
 }
 
@@ -358,51 +356,60 @@ int copro_ioctl_vm_bind(struct drm_device *drm, void *data,
 {
 	struct copro_device *cdev = to_copro(drm);
 	struct drm_copro_vm_bind *a = data;
-	struct drm_copro_vm_bind_op *ops;
+	bool async = a->flags & COPRO_VM_BIND_ASYNC;
+	struct copro_bind_op *ops;
 	struct copro_vm *vm;
 	unsigned int i;
 	int ret = 0;
 
 	a->failed_op = U32_MAX;
-	if (a->flags || a->pad || !a->op_count ||
-	    a->op_count > COPRO_VM_BIND_MAX_OPS)
+	if ((a->flags & ~COPRO_VM_BIND_ASYNC) || a->pad || !a->op_count ||
+	    a->op_count > COPRO_VM_BIND_MAX_OPS ||
+	    a->in_sync_count > (async ? COPRO_SUBMIT_MAX_SYNCS : 0) ||
+	    a->out_sync_count > (async ? COPRO_SUBMIT_MAX_SYNCS : 0))
 		return -EINVAL;
 	vm = copro_vm_of_file(cdev, file->driver_priv);
 	if (IS_ERR(vm))
 		return PTR_ERR(vm);
-	ops = kvmalloc_array(a->op_count, sizeof(*ops), GFP_KERNEL);
+	ops = kvcalloc(a->op_count, sizeof(*ops), GFP_KERNEL);
 	if (!ops)
 		return -ENOMEM;
-	if (copy_from_user(ops, u64_to_user_ptr(a->ops),
-			   a->op_count * sizeof(*ops))) {
-		ret = -EFAULT;
-		goto out;
+	for (i = 0; i < a->op_count; i++) {
+		if (copy_from_user(&ops[i].op, u64_to_user_ptr(a->ops) +
+				   i * sizeof(ops[i].op), sizeof(ops[i].op))) {
+			ret = -EFAULT;
+			goto out_free;
+		}
 	}
 	/* a malformed operation anywhere: nothing is done */
 	for (i = 0; i < a->op_count; i++) {
-		ret = copro_bind_check(&ops[i]);
+		ret = copro_bind_check(&ops[i].op);
 		if (ret) {
 			a->failed_op = i;
-			goto out;
+			goto out_free;
 		}
 	}
+	if (async)
+		return copro_vm_bind_async(vm, file, a, ops);
+	/* after the asynchronous binds the file asked for before */
+	ret = copro_vm_bind_wait_async(vm);
+	if (ret)
+		goto out_free;
 	ret = mutex_lock_interruptible(&vm->lock);
 	if (ret)
-		goto out;
+		goto out_free;
 	for (i = 0; i < a->op_count; i++) {
-		const struct drm_copro_vm_bind_op *op = &ops[i];
-
-		if (op->op == COPRO_VM_BIND_OP_MAP)
-			ret = copro_bind_map(vm, file, op);
-		else
-			ret = copro_bind_unmap(vm, op->va, op->range, true);
+		ret = copro_bind_op_prepare(vm, file, &ops[i]);
+		if (!ret)
+			ret = copro_bind_op_run(vm, &ops[i], true, true);
+		copro_bind_op_release(&ops[i]);
 		if (ret) {
 			a->failed_op = i;
 			break;
 		}
 	}
 	mutex_unlock(&vm->lock);
-out:
+out_free:
 	kvfree(ops);
 	return ret;
 }
@@ -410,7 +417,20 @@ out:
 /* the file closes: every mapping goes, once the VM's jobs are done */
 void copro_vm_unmap_all(struct copro_vm *vm)
 {
+	struct copro_bind_op bop = {
+		.op = {
+			.op = COPRO_VM_BIND_OP_UNMAP,
+			.va = 0,
+			.range = COPRO_VM_KERNEL_VA,
+		},
+	};
+	int ret;
+
 	mutex_lock(&vm->lock);
-	WARN_ON(copro_bind_unmap(vm, 0, COPRO_VM_KERNEL_VA, false));
+	ret = copro_bind_op_prepare(vm, NULL, &bop);
+	if (!ret)
+		ret = copro_bind_op_run(vm, &bop, false, true);
+	copro_bind_op_release(&bop);
 	mutex_unlock(&vm->lock);
+	WARN_ON(ret);
 }

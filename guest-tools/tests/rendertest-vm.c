@@ -14,7 +14,9 @@
  * - an unmap while a job uses the mapping waits for the job, which
  *   completes with its result;
  * - a VM job preempted mid-buffer resumes from its save area in the VM;
- * - faults in a row never reset the device.
+ * - faults in a row never reset the device;
+ * - asynchronous binds wait for their in-syncs and signal their
+ *   out-syncs; a synchronous bind comes after them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -448,6 +450,108 @@ static void t_fault_storm(uint32_t ctx, struct copro_bo *cmd)
 	copro_cmd_fini(&c);
 }
 
+/*
+ * Asynchronous binds: a map waits for its in-sync (a job's), a job waits
+ * for the map's out-sync and uses the mapping; an unmap signals when the
+ * mapping is gone; a synchronous bind comes after the asynchronous ones.
+ */
+static void t_async(uint32_t ctx, uint32_t phys, struct copro_bo *cmd)
+{
+	const uint64_t va = VA_DST + 16 * PAGE;
+	struct drm_copro_vm_bind_op op = {
+		.op = COPRO_VM_BIND_OP_MAP, .va = va, .range = PAGE,
+	};
+	struct drm_copro_sync gate = { 0 }, bound = { 0 }, job = { 0 };
+	struct copro_submit_opts go = { .out = &gate, .nout = 1 };
+	struct copro_submit_opts jo = { .in = &bound, .nin = 1,
+					.out = &job, .nout = 1 };
+	struct copro_bo dst, scratch;
+	struct copro_cmd c;
+	uint32_t bad;
+	int st = 0, ret;
+
+	bo_new(PAGE, &dst);
+	bo_new(PAGE, &scratch);
+	if (copro_syncobj_new(&dev, &gate.handle) ||
+	    copro_syncobj_new(&dev, &bound.handle) ||
+	    copro_syncobj_new(&dev, &job.handle))
+		die("syncobj", -EIO);
+	op.handle = dst.handle;
+	/* the gate: a 20 ms job of another context */
+	copro_cmd_init(&c);
+	copro_cmd_work(&c, 20000000);
+	copro_cmd_fill(&c, &scratch, 0, 64, 1);
+	ret = copro_submit(&dev, phys, 0, &c, &go);
+	ret = ret ?: copro_vm_bind_async(&dev, &op, 1, &gate, 1, &bound, 1, NULL);
+	check(!ret && copro_syncobj_wait(&dev, bound.handle, 0, 0) == -ETIME,
+	      "an asynchronous map returns before its in-sync signalled (%d)",
+	      ret);
+	copro_cmd_reset(&c);
+	copro_cmd_fill_va(&c, va, PAGE, 0x5151);
+	memcpy((char *)cmd->map + 1024, c.dw, c.n * 4);
+	ret = copro_submit_va(&dev, ctx, 0, VA_CMD + 1024, c.n * 4, &jo);
+	ret = ret ?: copro_syncobj_wait(&dev, job.handle, 0, 10000000000ll);
+	check(!ret && !banned(&dev, ctx) && all_u32(dst.map, PAGE, 0x5151) &&
+	      !copro_syncobj_wait(&dev, gate.handle, 0, 0),
+	      "a job waiting for the map's out-sync used the mapping (%d)", ret);
+
+	/* an unmap: the out-sync says the VA is gone */
+	op.op = COPRO_VM_BIND_OP_UNMAP;
+	op.handle = 0;
+	ret = copro_vm_bind_async(&dev, &op, 1, NULL, 0, &bound, 1, NULL);
+	ret = ret ?: copro_syncobj_wait(&dev, bound.handle, 0, 10000000000ll);
+	if (copro_ctx_new_vm(&dev, 1, &bad))
+		die("vm context", -EIO);
+	copro_cmd_reset(&c);
+	copro_cmd_fill_va(&c, va, 64, 0);
+	ret = ret ?: run_va(&dev, bad, cmd, &c, &st);
+	check(!ret && st == -EIO && all_u32(dst.map, PAGE, 0x5151),
+	      "after an asynchronous unmap's out-sync the VA faults (%d, fence %d)",
+	      ret, st);
+	copro_ctx_free(&dev, bad);
+
+	/* a synchronous unmap after an asynchronous map that still waits */
+	op.op = COPRO_VM_BIND_OP_MAP;
+	op.handle = dst.handle;
+	copro_cmd_reset(&c);
+	copro_cmd_work(&c, 20000000);
+	copro_cmd_fill(&c, &scratch, 0, 64, 2);
+	ret = copro_submit(&dev, phys, 0, &c, &go);
+	ret = ret ?: copro_vm_bind_async(&dev, &op, 1, &gate, 1, &bound, 1, NULL);
+	ret = ret ?: copro_vm_unmap(&dev, va, PAGE);
+	check(!ret && !copro_syncobj_wait(&dev, bound.handle, 0, 0),
+	      "a synchronous bind runs after the asynchronous one before it (%d)",
+	      ret);
+
+	/* sync objects only with ASYNC; flags checked */
+	{
+		struct drm_copro_vm_bind a = {
+			.ops = (uintptr_t)&op, .op_count = 1,
+			.in_syncs = (uintptr_t)&gate, .in_sync_count = 1,
+		};
+		struct drm_copro_sync none = { .handle = 0x7777 };
+
+		ret = drmIoctl(dev.fd, DRM_IOCTL_COPRO_VM_BIND, &a) ? -errno : 0;
+		check(ret == -EINVAL, "a synchronous bind takes no sync objects (%d)",
+		      ret);
+		a.in_sync_count = 0;
+		a.flags = 0x80;
+		ret = drmIoctl(dev.fd, DRM_IOCTL_COPRO_VM_BIND, &a) ? -errno : 0;
+		check(ret == -EINVAL, "an unknown bind flag is refused (%d)", ret);
+		a.flags = COPRO_VM_BIND_ASYNC;
+		a.out_syncs = (uintptr_t)&none;
+		a.out_sync_count = 1;
+		ret = drmIoctl(dev.fd, DRM_IOCTL_COPRO_VM_BIND, &a) ? -errno : 0;
+		check(ret == -ENOENT, "an unknown out-sync is refused (%d)", ret);
+	}
+	copro_cmd_fini(&c);
+	copro_syncobj_free(&dev, gate.handle);
+	copro_syncobj_free(&dev, bound.handle);
+	copro_syncobj_free(&dev, job.handle);
+	copro_bo_free(&dev, &dst);
+	copro_bo_free(&dev, &scratch);
+}
+
 int t_vm(void)
 {
 	struct copro_bo cmd;
@@ -474,6 +578,7 @@ int t_vm(void)
 	t_unmap_busy(ctx, &cmd);
 	vm_preempt(ctx, &cmd);
 	t_fault_storm(ctx, &cmd);
+	t_async(ctx, phys, &cmd);
 	t_isolation(&cmd);
 	copro_ctx_free(&dev, ctx);
 	copro_ctx_free(&dev, phys);

@@ -172,7 +172,8 @@ struct drm_copro_submit {
  *
  * VAs from COPRO_PARAM_VM_VA_END up to 2^39 are the kernel's (the save
  * areas of preempted jobs) and cannot be bound. The binds of one ioctl
- * run in order, synchronously: when it returns they are in effect. An
+ * run in order, synchronously (when it returns they are in effect) or,
+ * with COPRO_VM_BIND_ASYNC, in the background between sync objects. An
  * UNMAP (or a MAP over mapped VAs) first waits for every job submitted
  * on the VM so far, so that no job can reach memory through a mapping
  * that is gone. A mapped buffer stays alive (and, for a VRAM buffer,
@@ -213,13 +214,33 @@ struct drm_copro_vm_bind_op {
 
 #define COPRO_VM_BIND_MAX_OPS		256
 
+/*
+ * COPRO_VM_BIND_ASYNC: the ioctl checks the operations, looks the buffers
+ * up, makes the page tables and returns; the operations then run in the
+ * background, in order with the file's other asynchronous binds, once
+ * the in-syncs have signalled and the jobs submitted on the VM before
+ * the ioctl have finished (an unmap does not wait for jobs submitted
+ * after it, which may wait for its out-syncs); then the out-syncs
+ * signal, with an error if an operation failed (the ones after it are
+ * not run). A synchronous bind runs after the asynchronous ones before
+ * it. Sync objects are for asynchronous binds only.
+ */
+#define COPRO_VM_BIND_ASYNC		(1u << 0)
+
 /**
  * struct drm_copro_vm_bind - argument of DRM_IOCTL_COPRO_VM_BIND
  * @ops: user pointer to @op_count struct drm_copro_vm_bind_op.
  * @op_count: 1 to COPRO_VM_BIND_MAX_OPS.
- * @flags: must be 0.
+ * @flags: COPRO_VM_BIND_ASYNC or 0.
  * @failed_op: out: index of the operation that failed (the ones before it
  *	are in effect, the ones after it were not tried), or U32_MAX.
+ * @pad: must be 0.
+ * @in_syncs: user pointer to @in_sync_count struct drm_copro_sync: what
+ *	an asynchronous bind waits for (at most COPRO_SUBMIT_MAX_SYNCS).
+ * @out_syncs: user pointer to @out_sync_count struct drm_copro_sync:
+ *	signalled when an asynchronous bind is done.
+ * @in_sync_count: 0 unless COPRO_VM_BIND_ASYNC.
+ * @out_sync_count: 0 unless COPRO_VM_BIND_ASYNC.
  *
  * Errors: EINVAL for a malformed operation (alignment, zero or
  * overflowing range, unknown op or flag, non-zero pad), ERANGE for a
@@ -234,6 +255,10 @@ struct drm_copro_vm_bind {
 	__u32 flags;
 	__u32 failed_op;
 	__u32 pad;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 in_sync_count;
+	__u32 out_sync_count;
 };
 
 #define DRM_IOCTL_COPRO_GET_PARAM \
