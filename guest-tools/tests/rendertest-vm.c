@@ -94,8 +94,25 @@ static void vm_render(uint32_t ctx, struct copro_bo *cmd)
 	      all_u32((char *)dst.map + 2 * PAGE, PAGE, 3),
 	      "a partial unmap keeps the rest of the mapping (%d, fence %d)",
 	      ret, st);
-	copro_cmd_fini(&c);
 	copro_vm_unmap(&dev, VA_DST, 3 * PAGE);
+	copro_bo_free(&dev, &dst);
+
+	/* a GTT buffer: its leaves point into the aperture (the GART) */
+	ret = copro_bo_new_flags(&dev, 2 * PAGE, COPRO_GEM_GTT, &dst);
+	ret = ret ?: copro_bo_map(&dev, &dst);
+	if (ret)
+		die("GTT buffer", ret);
+	memset(dst.map, 0, 2 * PAGE);
+	ret = copro_vm_map(&dev, &dst, PAGE, VA_DST, PAGE, 0);
+	copro_cmd_reset(&c);
+	copro_cmd_fill_va(&c, VA_DST, PAGE, 0x6161);
+	ret = ret ?: run_va(&dev, ctx, cmd, &c, &st);
+	check(!ret && st == 1 && all_u32(dst.map, PAGE, 0) &&
+	      all_u32((char *)dst.map + PAGE, PAGE, 0x6161),
+	      "a GTT buffer's second page mapped by VA is written (%d, fence %d)",
+	      ret, st);
+	copro_cmd_fini(&c);
+	copro_vm_unmap(&dev, VA_DST, PAGE);
 	copro_bo_free(&dev, &dst);
 }
 
