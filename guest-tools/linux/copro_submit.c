@@ -479,6 +479,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	struct copro_ctx *ctx;
 	bool by_va = a->flags & COPRO_SUBMIT_VA;
 	struct copro_vm *vm = NULL;
+	struct drm_exec *vexec = NULL;
 	bool inited = false;
 	u64 *tables = NULL;
 	int fd = -1;
@@ -576,8 +577,18 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		}
 	}
 
-	/* implicit sync: wait for other writers (readers, when writing) */
-	ret = drm_gem_lock_reservations(job->bos, job->bo_count, &acquire);
+	/*
+	 * implicit sync: wait for other writers (readers, when writing); a
+	 * VM job's buffers are those mapped in its VM (it lists none)
+	 */
+	vm = job->vm;
+	if (vm) {
+		vexec = copro_vm_job_lock(job);
+		ret = PTR_ERR_OR_ZERO(vexec);
+	} else {
+		ret = drm_gem_lock_reservations(job->bos, job->bo_count,
+						&acquire);
+	}
 	if (ret)
 		goto err;
 	for (i = 0; i < job->bo_count; i++) {
@@ -595,16 +606,6 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		}
 	}
 
-	vm = job->vm;
-	if (vm) {
-		ret = copro_vm_job_lock(job);
-		if (ret) {
-			drm_gem_unlock_reservations(job->bos, job->bo_count,
-						    &acquire);
-			goto err;
-		}
-	}
-
 	mutex_lock(&ctx->submit_lock);
 	drm_sched_job_arm(&job->base);
 	fence = dma_fence_get(&job->base.s_fence->finished);
@@ -615,14 +616,15 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 				   c.flags[i] & COPRO_BO_WRITE ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
 	if (vm)
-		copro_vm_job_publish(job, fence);
+		copro_vm_job_publish(vm, vexec, fence);
 	/* the job may retire and be freed from here on */
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&ctx->submit_lock);
 	/* the file's VM outlives the ioctl; the job may be gone */
 	if (vm)
-		copro_vm_job_unlock(vm);
-	drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
+		copro_vm_job_unlock(vexec);
+	else
+		drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
 
 	for (i = 0; i < a->out_sync_count; i++) {
 		if (out[i].chain) {

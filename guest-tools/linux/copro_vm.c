@@ -33,10 +33,14 @@
  * The VM's dma_resv (drm_gpuvm's resv object) carries the finished fence
  * of every job submitted on it (DMA_RESV_USAGE_BOOKKEEP): an unmap waits
  * for them, so a running job never sees its memory disappear, and a job
- * pins nothing: the mappings hold their buffers.
+ * pins nothing: the mappings hold their buffers. Every mapped buffer is
+ * one of drm_gpuvm's external objects (it has a dma_resv of its own): a
+ * VM job waits for the buffers' earlier users and puts its fence in each
+ * as a write, so KMS and the patched path see it (implicit sync).
  */
 #include <linux/slab.h>
 
+#include <drm/drm_exec.h>
 #include <drm/drm_gem_vram_helper.h>
 
 #include "copro_vm.h"
@@ -440,30 +444,67 @@ int copro_vm_job_prepare(struct copro_job *job, u64 va, u32 len)
 	return 0;
 }
 
-int copro_vm_job_lock(struct copro_job *job)
+/*
+ * Lock the VM's dma_resv and those of the buffers mapped in it, and make
+ * the job wait for their earlier users (implicit sync, as a patched job
+ * waits for its listed buffers; a VM job may write any of them). The
+ * returned drm_exec holds the locks until copro_vm_job_unlock.
+ */
+struct drm_exec *copro_vm_job_lock(struct copro_job *job)
 {
-	struct dma_resv *resv = drm_gpuvm_resv(&job->vm->base);
+	struct copro_vm *vm = job->vm;
+	struct drm_exec *exec;
+	unsigned int i;
 	int ret;
 
-	ret = dma_resv_lock_interruptible(resv, NULL);
-	if (ret)
-		return ret;
-	ret = dma_resv_reserve_fences(resv, 1);
-	if (ret)
-		dma_resv_unlock(resv);
-	return ret;
+	exec = kmalloc_obj(*exec);
+	if (!exec)
+		return ERR_PTR(-ENOMEM);
+	drm_exec_init(exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, 0);
+	drm_exec_until_all_locked(exec) {
+		ret = drm_gpuvm_prepare_vm(&vm->base, exec, 1);
+		drm_exec_retry_on_contention(exec);
+		if (!ret) {
+			ret = drm_gpuvm_prepare_objects(&vm->base, exec, 1);
+			drm_exec_retry_on_contention(exec);
+		}
+		if (ret)
+			goto err;
+	}
+	for (i = 0; i < exec->num_objects; i++) {
+		struct drm_gem_object *obj = exec->objects[i];
+
+		if (obj == drm_gpuvm_resv_obj(&vm->base))
+			continue;
+		ret = drm_sched_job_add_implicit_dependencies(&job->base, obj,
+							      true);
+		if (ret)
+			goto err;
+	}
+	return exec;
+
+err:
+	drm_exec_fini(exec);
+	kfree(exec);
+	return ERR_PTR(ret);
 }
 
-/* an unmap waits for it (copro_vm_bind.c) */
-void copro_vm_job_publish(struct copro_job *job, struct dma_fence *fence)
+/*
+ * The job's fence: in the VM's dma_resv (an unmap waits for it) and, as
+ * a write, in each mapped buffer's (KMS and other devices' users wait).
+ */
+void copro_vm_job_publish(struct copro_vm *vm, struct drm_exec *exec,
+			  struct dma_fence *fence)
 {
-	dma_resv_add_fence(drm_gpuvm_resv(&job->vm->base), fence,
-			   DMA_RESV_USAGE_BOOKKEEP);
+	drm_gpuvm_resv_add_fence(&vm->base, exec, fence,
+				 DMA_RESV_USAGE_BOOKKEEP, DMA_RESV_USAGE_WRITE);
 }
 
-void copro_vm_job_unlock(struct copro_vm *vm)
+void copro_vm_job_unlock(struct drm_exec *exec)
 {
-	dma_resv_unlock(drm_gpuvm_resv(&vm->base));
+	drm_exec_fini(exec);
+	kfree(exec);
 }
 
 void copro_vm_job_release(struct copro_job *job)

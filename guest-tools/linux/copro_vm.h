@@ -79,9 +79,11 @@ int copro_vm_ctx_attach(struct copro_ctx *ctx, struct copro_file *cfile);
 void copro_vm_ctx_detach(struct copro_ctx *ctx);
 
 int copro_vm_job_prepare(struct copro_job *job, u64 va, u32 len);
-int copro_vm_job_lock(struct copro_job *job);
-void copro_vm_job_publish(struct copro_job *job, struct dma_fence *fence);
-void copro_vm_job_unlock(struct copro_vm *vm);
+struct drm_exec;
+struct drm_exec *copro_vm_job_lock(struct copro_job *job);
+void copro_vm_job_publish(struct copro_vm *vm, struct drm_exec *exec,
+			  struct dma_fence *fence);
+void copro_vm_job_unlock(struct drm_exec *exec);
 void copro_vm_job_release(struct copro_job *job);
 
 /* the page tables (copro_vm.c), for copro_vm_bind.c; vm->lock held */

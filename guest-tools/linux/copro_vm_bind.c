@@ -292,6 +292,8 @@ int copro_bind_op_run(struct copro_vm *vm, struct copro_bind_op *bop,
 		ret = PTR_ERR(vm_bo);
 		goto out;
 	}
+	/* its own dma_resv: jobs on the VM add their fences there too */
+	drm_gpuvm_bo_extobj_add(vm_bo);
 	vbo = container_of(vm_bo, struct copro_vm_bo, base);
 	if (bop->gbo && !vbo->pinned) {
 		/* the buffer's first mapping in the VM pins it for them all */

@@ -16,7 +16,9 @@
  * - a VM job preempted mid-buffer resumes from its save area in the VM;
  * - faults in a row never reset the device;
  * - asynchronous binds wait for their in-syncs and signal their
- *   out-syncs; a synchronous bind comes after them.
+ *   out-syncs; a synchronous bind comes after them;
+ * - a job that reads a buffer a VM job writes waits for it (implicit
+ *   sync through the mapped buffer's dma_resv).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -569,6 +571,49 @@ static void t_async(uint32_t ctx, uint32_t phys, struct copro_bo *cmd)
 	copro_bo_free(&dev, &scratch);
 }
 
+/*
+ * Implicit sync: a patched job on the copy engine that reads a buffer a
+ * VM job on the render engine writes (after 20 ms of work) waits for it,
+ * through the buffer's dma_resv: the VM job lists no buffer.
+ */
+static void t_implicit(uint32_t ctx, uint32_t phys, struct copro_bo *cmd)
+{
+	struct drm_copro_sync out = { 0 };
+	struct copro_submit_opts o = { .out = &out, .nout = 1 };
+	struct copro_bo dst, copy;
+	struct copro_cmd c;
+	int ret;
+
+	if (dev.engines < 2) {
+		check(true, "# SKIP one engine");
+		return;
+	}
+	bo_new(PAGE, &dst);
+	bo_new(PAGE, &copy);
+	memset(dst.map, 0, PAGE);
+	memset(copy.map, 0, PAGE);
+	if (copro_vm_map(&dev, &dst, 0, VA_DST, PAGE, 0) ||
+	    copro_syncobj_new(&dev, &out.handle))
+		die("map", -EIO);
+	copro_cmd_init(&c);
+	copro_cmd_work(&c, 20000000);
+	copro_cmd_fill_va(&c, VA_DST, PAGE, 0x7171);
+	memcpy(cmd->map, c.dw, c.n * 4);
+	ret = copro_submit_va(&dev, ctx, 0, VA_CMD, c.n * 4, NULL);
+	copro_cmd_reset(&c);
+	copro_cmd_copy(&c, &copy, 0, &dst, 0, PAGE);
+	ret = ret ?: copro_submit(&dev, phys, 1, &c, &o);
+	ret = ret ?: copro_syncobj_wait(&dev, out.handle, 0, 10000000000ll);
+	check(!ret && all_u32(copy.map, PAGE, 0x7171),
+	      "a job reading a buffer waits for the VM job writing it (%d)",
+	      ret);
+	copro_cmd_fini(&c);
+	copro_vm_unmap(&dev, VA_DST, PAGE);
+	copro_syncobj_free(&dev, out.handle);
+	copro_bo_free(&dev, &dst);
+	copro_bo_free(&dev, &copy);
+}
+
 int t_vm(void)
 {
 	struct copro_bo cmd;
@@ -596,6 +641,7 @@ int t_vm(void)
 	vm_preempt(ctx, &cmd);
 	t_fault_storm(ctx, &cmd);
 	t_async(ctx, phys, &cmd);
+	t_implicit(ctx, phys, &cmd);
 	t_isolation(&cmd);
 	copro_ctx_free(&dev, ctx);
 	copro_ctx_free(&dev, phys);
