@@ -18,7 +18,8 @@
  * - asynchronous binds wait for their in-syncs and signal their
  *   out-syncs; a synchronous bind comes after them;
  * - a job that reads a buffer a VM job writes waits for it (implicit
- *   sync through the mapped buffer's dma_resv).
+ *   sync through the mapped buffer's dma_resv);
+ * - mappings pin VRAM only up to the process's share.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -614,6 +615,60 @@ static void t_implicit(uint32_t ctx, uint32_t phys, struct copro_bo *cmd)
 	copro_bo_free(&dev, &copy);
 }
 
+/*
+ * Mappings pin VRAM: a process that binds buffer after buffer gets
+ * ENOSPC at its share (proc_vram_pin_pct), and another process's job
+ * still pins its buffer and runs.
+ */
+static void t_pin_bound(void)
+{
+	uint64_t vram = 0, pinned = 0;
+	struct copro_bo bos[64];
+	unsigned int n = 0;
+	pid_t pid;
+	int ret = 0, status = 0;
+
+	copro_param(&dev, COPRO_PARAM_VRAM_SIZE, &vram);
+	while (n < 64) {
+		ret = copro_bo_new(&dev, 4u << 20, &bos[n]);
+		if (ret)
+			break;
+		ret = copro_vm_map(&dev, &bos[n], 0, VA_DST + (uint64_t)n * (4u << 20),
+				   4u << 20, 0);
+		n++;
+		if (ret)
+			break;
+		pinned += 4u << 20;
+	}
+	check(ret == -ENOSPC && pinned < vram / 2,
+	      "binding pins VRAM up to the process's share, then ENOSPC (%d, %llu MiB of %llu)",
+	      ret, (unsigned long long)(pinned >> 20),
+	      (unsigned long long)(vram >> 20));
+	pid = fork();
+	if (pid == 0) {
+		struct copro_dev d2;
+		struct copro_bo b;
+		struct copro_cmd c;
+		uint32_t ctx2;
+
+		if (copro_dev_open(&d2, NULL) || copro_ctx_new(&d2, 1, &ctx2) ||
+		    copro_bo_new(&d2, 1u << 20, &b) || copro_bo_map(&d2, &b))
+			_exit(3);
+		copro_cmd_init(&c);
+		copro_cmd_fill(&c, &b, 0, 1u << 20, 0x9191);
+		if (copro_run(&d2, ctx2, 0, &c) || !all_u32(b.map, 1u << 20, 0x9191))
+			_exit(4);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "another process's job still pins its buffer and runs (status %d)",
+	      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	copro_vm_unmap(&dev, VA_DST, 64ull * (4u << 20));
+	while (n--)
+		copro_bo_free(&dev, &bos[n]);
+}
+
 int t_vm(void)
 {
 	struct copro_bo cmd;
@@ -642,6 +697,7 @@ int t_vm(void)
 	t_fault_storm(ctx, &cmd);
 	t_async(ctx, phys, &cmd);
 	t_implicit(ctx, phys, &cmd);
+	t_pin_bound();
 	t_isolation(&cmd);
 	copro_ctx_free(&dev, ctx);
 	copro_ctx_free(&dev, phys);
