@@ -358,6 +358,30 @@ void copro_cmd_wait(struct copro_cmd *c, const struct copro_bo *bo,
     copro_cmd_raw(c, p, COPRO_LEN_WAIT);
 }
 
+static int submit(struct copro_dev *d, struct drm_copro_submit *a,
+                  const struct copro_submit_opts *o)
+{
+    int ret;
+
+    if (o) {
+        a->in_syncs = (uintptr_t)o->in;
+        a->in_sync_count = o->nin;
+        a->out_syncs = (uintptr_t)o->out;
+        a->out_sync_count = o->nout;
+        if (o->fence_fd) {
+            a->flags |= COPRO_SUBMIT_FENCE_FD_OUT;
+        }
+    }
+    ret = io(d, DRM_IOCTL_COPRO_SUBMIT, a);
+    if (o && o->bad_offset) {
+        *o->bad_offset = a->bad_offset;
+    }
+    if (!ret && o && o->fence_fd) {
+        *o->fence_fd = a->fence_fd;
+    }
+    return ret;
+}
+
 int copro_submit(struct copro_dev *d, uint32_t ctx, uint32_t engine,
                  const struct copro_cmd *c,
                  const struct copro_submit_opts *o)
@@ -370,28 +394,137 @@ int copro_submit(struct copro_dev *d, uint32_t ctx, uint32_t engine,
         .bo_count = c->nbo,
         .bos = (uintptr_t)c->bos,
     };
-    int ret;
 
     if (c->err) {
         return c->err;
     }
-    if (o) {
-        a.in_syncs = (uintptr_t)o->in;
-        a.in_sync_count = o->nin;
-        a.out_syncs = (uintptr_t)o->out;
-        a.out_sync_count = o->nout;
-        if (o->fence_fd) {
-            a.flags |= COPRO_SUBMIT_FENCE_FD_OUT;
-        }
-    }
-    ret = io(d, DRM_IOCTL_COPRO_SUBMIT, &a);
-    if (o && o->bad_offset) {
-        *o->bad_offset = a.bad_offset;
-    }
-    if (!ret && o && o->fence_fd) {
-        *o->fence_fd = a.fence_fd;
+    return submit(d, &a, o);
+}
+
+int copro_submit_va(struct copro_dev *d, uint32_t ctx, uint32_t engine,
+                    uint64_t va, uint32_t size,
+                    const struct copro_submit_opts *o)
+{
+    struct drm_copro_submit a = {
+        .ctx = ctx,
+        .engine = engine,
+        .cmds = va,
+        .cmds_size = size,
+        .flags = COPRO_SUBMIT_VA,
+    };
+
+    return submit(d, &a, o);
+}
+
+int copro_ctx_new_vm(struct copro_dev *d, uint32_t priority, uint32_t *ctx)
+{
+    struct drm_copro_ctx_create a = {
+        .priority = priority,
+        .flags = COPRO_CTX_CREATE_VM,
+    };
+    int ret = io(d, DRM_IOCTL_COPRO_CTX_CREATE, &a);
+
+    *ctx = a.handle;
+    return ret;
+}
+
+int copro_vm_bind(struct copro_dev *d, const struct drm_copro_vm_bind_op *ops,
+                  uint32_t n, uint32_t *failed_op)
+{
+    struct drm_copro_vm_bind a = {
+        .ops = (uintptr_t)ops,
+        .op_count = n,
+    };
+    int ret = io(d, DRM_IOCTL_COPRO_VM_BIND, &a);
+
+    if (failed_op) {
+        *failed_op = a.failed_op;
     }
     return ret;
+}
+
+int copro_vm_bind_async(struct copro_dev *d,
+                        const struct drm_copro_vm_bind_op *ops, uint32_t n,
+                        const struct drm_copro_sync *in, uint32_t nin,
+                        const struct drm_copro_sync *out, uint32_t nout,
+                        uint32_t *failed_op)
+{
+    struct drm_copro_vm_bind a = {
+        .ops = (uintptr_t)ops,
+        .op_count = n,
+        .flags = COPRO_VM_BIND_ASYNC,
+        .in_syncs = (uintptr_t)in,
+        .in_sync_count = nin,
+        .out_syncs = (uintptr_t)out,
+        .out_sync_count = nout,
+    };
+    int ret = io(d, DRM_IOCTL_COPRO_VM_BIND, &a);
+
+    if (failed_op) {
+        *failed_op = a.failed_op;
+    }
+    return ret;
+}
+
+int copro_vm_map(struct copro_dev *d, const struct copro_bo *bo,
+                 uint64_t bo_offset, uint64_t va, uint64_t range,
+                 uint32_t flags)
+{
+    struct drm_copro_vm_bind_op op = {
+        .op = COPRO_VM_BIND_OP_MAP,
+        .flags = flags,
+        .handle = bo->handle,
+        .bo_offset = bo_offset,
+        .va = va,
+        .range = range,
+    };
+
+    return copro_vm_bind(d, &op, 1, NULL);
+}
+
+int copro_vm_unmap(struct copro_dev *d, uint64_t va, uint64_t range)
+{
+    struct drm_copro_vm_bind_op op = {
+        .op = COPRO_VM_BIND_OP_UNMAP,
+        .va = va,
+        .range = range,
+    };
+
+    return copro_vm_bind(d, &op, 1, NULL);
+}
+
+void copro_cmd_fill_va(struct copro_cmd *c, uint64_t va, uint64_t size,
+                       uint32_t pattern)
+{
+    uint32_t p[] = {
+        COPRO_PKT_HDR(COPRO_OP_FILL, 0, COPRO_LEN_FILL), LO(va), HI(va),
+        LO(size), HI(size), pattern,
+    };
+
+    copro_cmd_raw(c, p, COPRO_LEN_FILL);
+}
+
+void copro_cmd_copy_va(struct copro_cmd *c, uint64_t dst, uint64_t src,
+                       uint64_t size)
+{
+    uint32_t p[] = {
+        COPRO_PKT_HDR(COPRO_OP_COPY, 0, COPRO_LEN_COPY), LO(dst), HI(dst),
+        LO(src), HI(src), LO(size), HI(size),
+    };
+
+    copro_cmd_raw(c, p, COPRO_LEN_COPY);
+}
+
+void copro_cmd_target_va(struct copro_cmd *c, uint32_t slot, uint64_t va,
+                         uint32_t pitch, uint32_t width, uint32_t height,
+                         uint32_t format)
+{
+    uint32_t p[] = {
+        COPRO_PKT_HDR(COPRO_OP_SET_TARGET, slot, COPRO_LEN_SET_TARGET),
+        LO(va), HI(va), pitch, width, height, format,
+    };
+
+    copro_cmd_raw(c, p, COPRO_LEN_SET_TARGET);
 }
 
 int copro_run(struct copro_dev *d, uint32_t ctx, uint32_t engine,

@@ -98,6 +98,35 @@ int copro_submit(struct copro_dev *d, uint32_t ctx, uint32_t engine,
 int copro_run(struct copro_dev *d, uint32_t ctx, uint32_t engine,
               const struct copro_cmd *c);
 
+/*
+ * GPU VMs (DRM_IOCTL_COPRO_VM_BIND): a context on the file's VM runs
+ * command buffers named by GPU VA; the *_va builders put VAs in packets
+ * (the stream is then copied into a mapped buffer and submitted by VA).
+ */
+int copro_ctx_new_vm(struct copro_dev *d, uint32_t priority, uint32_t *ctx);
+int copro_vm_bind(struct copro_dev *d, const struct drm_copro_vm_bind_op *ops,
+                  uint32_t n, uint32_t *failed_op);
+/* COPRO_VM_BIND_ASYNC: after @in, signalling @out */
+int copro_vm_bind_async(struct copro_dev *d,
+                        const struct drm_copro_vm_bind_op *ops, uint32_t n,
+                        const struct drm_copro_sync *in, uint32_t nin,
+                        const struct drm_copro_sync *out, uint32_t nout,
+                        uint32_t *failed_op);
+int copro_vm_map(struct copro_dev *d, const struct copro_bo *bo,
+                 uint64_t bo_offset, uint64_t va, uint64_t range,
+                 uint32_t flags);
+int copro_vm_unmap(struct copro_dev *d, uint64_t va, uint64_t range);
+int copro_submit_va(struct copro_dev *d, uint32_t ctx, uint32_t engine,
+                    uint64_t va, uint32_t size,
+                    const struct copro_submit_opts *o);
+void copro_cmd_fill_va(struct copro_cmd *c, uint64_t va, uint64_t size,
+                       uint32_t pattern);
+void copro_cmd_copy_va(struct copro_cmd *c, uint64_t dst, uint64_t src,
+                       uint64_t size);
+void copro_cmd_target_va(struct copro_cmd *c, uint32_t slot, uint64_t va,
+                         uint32_t pitch, uint32_t width, uint32_t height,
+                         uint32_t format);
+
 int copro_syncobj_new(struct copro_dev *d, uint32_t *h);
 void copro_syncobj_free(struct copro_dev *d, uint32_t h);
 /* wait for @point (0: binary) at most timeout_ns (relative); -ETIME */

@@ -18,6 +18,14 @@
  * - hrtimer_setup replaced hrtimer_init in 6.13: 6.12 gets it here.
  * - 7.x has the CRTC's BACKGROUND_COLOR property (6.12: black only).
  *
+ * And drm_gpuvm (copro_vm_bind.c): 7.x's drm_gpuvm_sm_map takes its
+ * request in a struct drm_gpuvm_map_req (COPRO_GPUVM_MAP_REQ), and
+ * drm_gpuvm_bo_obtain is called drm_gpuvm_bo_obtain_locked
+ * (COPRO_GPUVM_OBTAIN_LOCKED); copro_gpuvm_sm_map and
+ * copro_gpuvm_bo_obtain are both. 6.12 gives GEM objects their drm_gpuva
+ * list only for a driver with DRIVER_GEM_GPUVA, which 7.x dropped
+ * (COPRO_HAVE_DRIVER_GEM_GPUVA: COPRO_DRIVER_GEM_GPUVA).
+ *
  * And drm_sched:
  *
  * A job that outlives its timeout but is only long (the engine honoured
@@ -36,6 +44,7 @@
 #include <linux/hrtimer.h>
 #include <drm/drm_blend.h>
 #include <drm/drm_crtc.h>
+#include <drm/drm_gpuvm.h>
 #include <drm/gpu_scheduler.h>
 
 #ifdef COPRO_DRM_ATOMIC_COMMIT
@@ -87,6 +96,36 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 	hrtimer_init(timer, clock_id, mode);
 	timer->function = function;
 }
+#endif
+
+static inline int copro_gpuvm_sm_map(struct drm_gpuvm *gpuvm, void *priv,
+				     u64 addr, u64 range,
+				     struct drm_gem_object *obj, u64 offset)
+{
+#ifdef COPRO_GPUVM_MAP_REQ
+	struct drm_gpuvm_map_req req = {
+		.map.va.addr = addr,
+		.map.va.range = range,
+		.map.gem.obj = obj,
+		.map.gem.offset = offset,
+	};
+
+	return drm_gpuvm_sm_map(gpuvm, priv, &req);
+#else
+	return drm_gpuvm_sm_map(gpuvm, priv, addr, range, obj, offset);
+#endif
+}
+
+#ifdef COPRO_HAVE_DRIVER_GEM_GPUVA
+#define COPRO_DRIVER_GEM_GPUVA DRIVER_GEM_GPUVA
+#else
+#define COPRO_DRIVER_GEM_GPUVA 0
+#endif
+
+#ifdef COPRO_GPUVM_OBTAIN_LOCKED
+#define copro_gpuvm_bo_obtain drm_gpuvm_bo_obtain_locked
+#else
+#define copro_gpuvm_bo_obtain drm_gpuvm_bo_obtain
 #endif
 
 #ifdef COPRO_SCHED_NO_HANG

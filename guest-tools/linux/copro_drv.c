@@ -232,6 +232,7 @@ static const struct drm_ioctl_desc copro_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(COPRO_CTX_DESTROY, copro_ioctl_ctx_destroy, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(COPRO_CTX_QUERY, copro_ioctl_ctx_query, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(COPRO_SUBMIT, copro_ioctl_submit, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(COPRO_VM_BIND, copro_ioctl_vm_bind, DRM_RENDER_ALLOW),
 };
 
 static int copro_dumb_create(struct drm_file *file, struct drm_device *drm,
@@ -247,7 +248,7 @@ static int copro_dumb_create(struct drm_file *file, struct drm_device *drm,
 static const struct drm_driver copro_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_MODESET | DRIVER_ATOMIC |
 			   DRIVER_RENDER | DRIVER_SYNCOBJ |
-			   DRIVER_SYNCOBJ_TIMELINE,
+			   DRIVER_SYNCOBJ_TIMELINE | COPRO_DRIVER_GEM_GPUVA,
 	.fops = &copro_fops,
 	.show_fdinfo = copro_show_fdinfo,
 	.ioctls = copro_ioctls,

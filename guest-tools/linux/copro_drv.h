@@ -48,6 +48,7 @@ enum copro_irq_mode {
 
 struct copro_device;
 struct drm_gem_vram_object;
+struct copro_ctxt;
 struct seq_file;
 struct drm_printer;
 struct drm_gem_object;
@@ -207,6 +208,7 @@ struct copro_device {
 	u32 preempt_caps;	/* PREEMPT_CAPS */
 	struct copro_pool pool;
 	struct copro_gart gart;
+	struct copro_ctxt *ctxt;	/* the context table (copro_vm.c) */
 	struct copro_limits limits;
 	struct ida ctx_ids;	/* device context ids (descriptor field) */
 	atomic_t jobs;		/* copro_jobs alive: drm_sched_fini waits */
@@ -306,6 +308,8 @@ int copro_ioctl_ctx_query(struct drm_device *drm, void *data,
 			  struct drm_file *file);
 int copro_ioctl_submit(struct drm_device *drm, void *data,
 		       struct drm_file *file);
+int copro_ioctl_vm_bind(struct drm_device *drm, void *data,
+			struct drm_file *file);
 int copro_open(struct drm_device *drm, struct drm_file *file);
 void copro_postclose(struct drm_device *drm, struct drm_file *file);
 void copro_show_fdinfo(struct drm_printer *p, struct drm_file *file);

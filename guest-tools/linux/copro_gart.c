@@ -21,6 +21,7 @@
 #include "copro/copro_cmd.h"
 #include "copro_render.h"
 #include "copro_trace.h"
+#include "copro_vm.h"
 
 /* the GART range of each GTT object, by object */
 struct copro_gtt {
@@ -216,11 +217,15 @@ int copro_gart_init(struct copro_device *cdev)
 
 	mutex_init(&gart->lock);
 	xa_init(&gart->objs);
+	/* the context table of the GPU VMs (copro_vm.c) */
+	ret = copro_vm_init(cdev);
+	if (ret)
+		return ret;
 	if (!(cdev->caps & COPRO_CAP_GART) || !aperture)
 		return 0;
 	ret = dma_set_mask_and_coherent(cdev->drm.dev, DMA_BIT_MASK(52));
 	if (ret)
-		return ret;
+		goto err;
 	/* at most 256 MiB of aperture: a 512 KiB table */
 	gart->entries = min_t(u64, aperture, SZ_256M) / COPRO_GPU_PAGE_SIZE;
 	gart->aperture = copro_rd64(cdev, COPRO_REG_APERTURE_BASE);
@@ -236,12 +241,14 @@ int copro_gart_init(struct copro_device *cdev)
 err:
 	gart->gbo = NULL;
 	gart->entries = 0;
+	copro_vm_fini(cdev);
 	return ret;
 }
 
 /* also after a device reset, which clears the registers (VRAM stays) */
 void copro_gart_program(struct copro_device *cdev)
 {
+	copro_vm_program(cdev);
 	if (!cdev->gart.entries)
 		return;
 	copro_wr64(cdev, COPRO_REG_GART_BASE, cdev->gart.base);
@@ -252,6 +259,7 @@ void copro_gart_program(struct copro_device *cdev)
 /* the device goes away: it reaches no guest page from here on */
 void copro_gart_disable(struct copro_device *cdev)
 {
+	copro_vm_disable(cdev);
 	if (cdev->gart.entries)
 		copro_wr32(cdev, COPRO_REG_GART_ENTRIES, 0);
 }
@@ -261,6 +269,7 @@ void copro_gart_fini(struct copro_device *cdev)
 {
 	struct copro_gart *gart = &cdev->gart;
 
+	copro_vm_fini(cdev);
 	if (!gart->gbo)
 		return;
 	drm_mm_takedown(&gart->mm);

@@ -24,6 +24,7 @@
 
 #include "uapi/copro_drm.h"
 #include "copro_render.h"
+#include "copro_vm.h"
 
 int copro_ioctl_get_param(struct drm_device *drm, void *data,
 			  struct drm_file *file)
@@ -55,6 +56,9 @@ int copro_ioctl_get_param(struct drm_device *drm, void *data,
 		break;
 	case COPRO_PARAM_JOB_TIMEOUT_MS:
 		a->value = jiffies_to_msecs(cdev->engines[0].sched.timeout);
+		break;
+	case COPRO_PARAM_VM_VA_END:
+		a->value = copro_vm_va_end(cdev);
 		break;
 	default:
 		ret = -EINVAL;
@@ -175,6 +179,7 @@ void copro_postclose(struct drm_device *drm, struct drm_file *file)
 		xa_erase(&cfile->ctxs, id);
 		copro_ctx_teardown(ctx);
 	}
+	copro_vm_file_close(cfile);
 	file->driver_priv = NULL;
 	copro_file_put(cfile);
 }
@@ -185,6 +190,8 @@ static void copro_ctx_release(struct kref *ref)
 {
 	struct copro_ctx *ctx = container_of(ref, struct copro_ctx, ref);
 
+	/* its context-table entry goes before its id can be reused */
+	copro_vm_ctx_detach(ctx);
 	ida_free(&ctx->cdev->ctx_ids, ctx->id);
 	copro_uncharge(ctx->proc, COPRO_RES_CTX, 1);
 	copro_proc_put(ctx->proc);
@@ -214,7 +221,8 @@ int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
 	int ret, id;
 	u32 handle;
 
-	if (a->flags || a->pad || a->priority >= ARRAY_SIZE(prios))
+	if ((a->flags & ~COPRO_CTX_CREATE_VM) || a->pad ||
+	    a->priority >= ARRAY_SIZE(prios))
 		return -EINVAL;
 	/* as amdgpu: above normal needs CAP_SYS_NICE or the DRM master */
 	if (a->priority > COPRO_CTX_PRIORITY_NORMAL &&
@@ -253,6 +261,13 @@ int copro_ioctl_ctx_create(struct drm_device *drm, void *data,
 	ctx->fence_context = dma_fence_context_alloc(COPRO_MAX_ENGINES);
 	kref_get(&cfile->ref);
 	ctx->cfile = cfile;
+	if (a->flags & COPRO_CTX_CREATE_VM) {
+		ret = copro_vm_ctx_attach(ctx, cfile);
+		if (ret) {
+			e = 0;
+			goto err;
+		}
+	}
 	for (e = 0; e < cdev->num_engines; e++) {
 		struct drm_gpu_scheduler *sched = &cdev->engines[e].sched;
 

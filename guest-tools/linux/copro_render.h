@@ -25,6 +25,7 @@
 
 struct copro_file;
 struct copro_proc;
+struct copro_vm;
 
 struct copro_ctx {
 	struct kref ref;
@@ -32,6 +33,7 @@ struct copro_ctx {
 	struct copro_file *cfile;	/* statistics of the DRM file */
 	struct copro_proc *proc;	/* its creator: charged for its id */
 	u32 id;			/* the device's context id (descriptors) */
+	struct copro_vm *vm;	/* its address space, NULL: physical */
 	enum drm_sched_priority prio;
 	bool banned;		/* a job hung or faulted: no more submits */
 	bool dead;		/* its process was killed: jobs dropped */
@@ -78,6 +80,7 @@ struct copro_file {
 	struct xarray ctxs;	/* handle -> copro_ctx */
 	u64 busy_ns[COPRO_MAX_ENGINES];	/* of retired jobs (fdinfo) */
 	spinlock_t stat_lock;	/* busy_ns */
+	struct copro_vm *vm;	/* GPU VM, made at first use (copro_vm.c) */
 };
 
 struct copro_job {
@@ -109,6 +112,8 @@ struct copro_job {
 	unsigned int bo_pinned;	/* bos[0..bo_pinned) went through the pin */
 	bool pins_charged;	/* its VRAM buffers counted in limits.pins */
 	struct drm_gem_object **bos;	/* pinned in VRAM while the job lives */
+	struct copro_vm *vm;	/* by VA: its VM and its save slot there */
+	unsigned int save_slot;
 };
 
 static inline struct copro_job *to_copro_job(struct drm_sched_job *j)

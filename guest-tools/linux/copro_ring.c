@@ -340,6 +340,13 @@ void copro_engine_irq(struct copro_engine *eng, u32 causes)
 
 		if (kind) {
 			eng->faults++;
+			/*
+			 * A fault names its job and the engine reset clears
+			 * it: the faulting context's problem alone (any
+			 * process can fault in its own GPU VM at will), so it
+			 * never adds up to a device reset (hang_limit).
+			 */
+			eng->hangs_in_row = 0;
 			drm_dbg(&eng->cdev->drm,
 				"engine %u: fault %u at %#x of fence %llu\n",
 				eng->id, kind,

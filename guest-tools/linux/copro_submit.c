@@ -30,6 +30,7 @@
 #include "uapi/copro_drm.h"
 #include "copro_render.h"
 #include "copro_trace.h"
+#include "copro_vm.h"
 
 struct copro_check {
 	u32 *cmd;
@@ -180,6 +181,7 @@ void copro_job_free(struct copro_job *job)
 		copro_pool_free(job->cdev, &job->mem);
 		copro_uncharge(job->proc, COPRO_RES_POOL, size);
 	}
+	copro_vm_job_release(job);
 	copro_proc_put(job->proc);
 	if (job->hw)
 		dma_fence_put(job->hw);
@@ -453,6 +455,30 @@ out:
 	return ret;
 }
 
+/*
+ * By VA (COPRO_SUBMIT_VA): the device runs the process's buffer in its VM
+ * as it is. The pool holds only the job's end-time slot, which no packet
+ * writes (the job is charged up to the interrupt that retires it); the
+ * pool charge still bounds a process's queued jobs.
+ */
+static int copro_job_va(struct copro_job *job, struct drm_copro_submit *a)
+{
+	struct copro_device *cdev = job->cdev;
+	int ret;
+
+	ret = copro_vm_job_prepare(job, a->cmds, a->cmds_size);
+	if (ret)
+		return ret;
+	ret = copro_pool_charge(job, COPRO_END_AREA);
+	if (ret)
+		return ret;
+	job->end_off = job->mem.start;
+	down_read(&cdev->reset_sem);
+	iosys_map_wr(&cdev->pool.map, job->end_off, u64, 0);
+	up_read(&cdev->reset_sem);
+	return 0;
+}
+
 int copro_ioctl_submit(struct drm_device *drm, void *data,
 		       struct drm_file *file)
 {
@@ -465,6 +491,9 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	struct dma_fence *fence;
 	struct copro_job *job;
 	struct copro_ctx *ctx;
+	bool by_va = a->flags & COPRO_SUBMIT_VA;
+	struct copro_vm *vm = NULL;
+	struct drm_exec *vexec = NULL;
 	bool inited = false;
 	u64 *tables = NULL;
 	int fd = -1;
@@ -472,10 +501,11 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	int ret;
 
 	a->bad_offset = U32_MAX;
-	if ((a->flags & ~COPRO_SUBMIT_FENCE_FD_OUT) || a->pad ||
-	    a->engine >= cdev->num_engines || !a->cmds_size ||
-	    a->cmds_size % 4 || a->cmds_size > COPRO_SUBMIT_MAX_CMDS ||
-	    a->bo_count > COPRO_SUBMIT_MAX_BOS ||
+	if ((a->flags & ~(COPRO_SUBMIT_FENCE_FD_OUT | COPRO_SUBMIT_VA)) ||
+	    a->pad || a->engine >= cdev->num_engines || !a->cmds_size ||
+	    a->cmds_size % 4 ||
+	    a->cmds_size > (by_va ? COPRO_DMA_MAX : COPRO_SUBMIT_MAX_CMDS) ||
+	    a->bo_count > (by_va ? 0 : COPRO_SUBMIT_MAX_BOS) ||
 	    a->in_sync_count > COPRO_SUBMIT_MAX_SYNCS ||
 	    a->out_sync_count > COPRO_SUBMIT_MAX_SYNCS)
 		return -EINVAL;
@@ -485,6 +515,11 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	if (READ_ONCE(ctx->banned)) {
 		copro_ctx_put(ctx);
 		return -ECANCELED;
+	}
+	/* a VM's context runs VAs only; a physical one patched streams */
+	if (by_va != !!ctx->vm) {
+		copro_ctx_put(ctx);
+		return -EINVAL;
 	}
 	job = kzalloc_obj(*job);
 	if (!job) {
@@ -527,11 +562,15 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	c.gpu = tables;
 	c.size = tables + COPRO_SUBMIT_MAX_BOS;
 	c.flags = (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS);
-	ret = copro_job_bos(job, file, a, tables, tables + COPRO_SUBMIT_MAX_BOS,
-			    (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS));
-	if (ret)
-		goto err;
-	ret = copro_job_stream(job, a, &c);
+	if (by_va) {
+		ret = copro_job_va(job, a);
+	} else {
+		ret = copro_job_bos(job, file, a, tables,
+				    tables + COPRO_SUBMIT_MAX_BOS,
+				    (u32 *)(tables + 2 * COPRO_SUBMIT_MAX_BOS));
+		if (!ret)
+			ret = copro_job_stream(job, a, &c);
+	}
 	if (ret)
 		goto err;
 
@@ -560,8 +599,18 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		}
 	}
 
-	/* implicit sync: wait for other writers (readers, when writing) */
-	ret = drm_gem_lock_reservations(job->bos, job->bo_count, &acquire);
+	/*
+	 * implicit sync: wait for other writers (readers, when writing); a
+	 * VM job's buffers are those mapped in its VM (it lists none)
+	 */
+	vm = job->vm;
+	if (vm) {
+		vexec = copro_vm_job_lock(job);
+		ret = PTR_ERR_OR_ZERO(vexec);
+	} else {
+		ret = drm_gem_lock_reservations(job->bos, job->bo_count,
+						&acquire);
+	}
 	if (ret)
 		goto err;
 	for (i = 0; i < job->bo_count; i++) {
@@ -587,7 +636,11 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	 */
 	if (ctx->closed) {
 		mutex_unlock(&ctx->submit_lock);
-		drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
+		if (vm)
+			copro_vm_job_unlock(vexec);
+		else
+			drm_gem_unlock_reservations(job->bos, job->bo_count,
+						    &acquire);
 		ret = -ENOENT;
 		goto err;
 	}
@@ -599,11 +652,16 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		dma_resv_add_fence(job->bos[i]->resv, fence,
 				   c.flags[i] & COPRO_BO_WRITE ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	if (vm)
+		copro_vm_job_publish(vm, vexec, fence);
 	/*
 	 * Unlock before the push: the job, its buffer array and its
 	 * references may retire and be freed as soon as it is pushed.
 	 */
-	drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
+	if (vm)
+		copro_vm_job_unlock(vexec);
+	else
+		drm_gem_unlock_reservations(job->bos, job->bo_count, &acquire);
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&ctx->submit_lock);
 

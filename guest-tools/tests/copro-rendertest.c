@@ -19,6 +19,8 @@
  *   copro-rendertest limits W  a hostile process takes all it can of one
  *                              shared pool (W: pool, clone, contexts, gart,
  *                              vram); another's job still runs
+ *   copro-rendertest vm        a GPU VM per file: map, unmap, submit by VA,
+ *                              faults ban only their context, bad binds
  *   copro-rendertest kms       a page flip waits for the rendering into its
  *                              framebuffer (dma_resv implicit sync)
  *   copro-rendertest hang      (x-fault-injection=on) a long healthy job
@@ -142,6 +144,8 @@ int main(int argc, char **argv)
 		return t_hang();
 	if (!strcmp(what, "kms"))
 		return t_kms();
+	if (!strcmp(what, "vm"))
+		return t_vm();
 	if (!strcmp(what, "prime"))
 		return t_prime();
 	if (!strcmp(what, "limits"))
@@ -155,7 +159,7 @@ int main(int argc, char **argv)
 			      atoi(argv[4]), strtoul(argv[5], NULL, 0));
 	if (!strcmp(what, "render-until-gone"))
 		return t_until_gone();
-	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|prime|limits W|ctxrace|gartreset|fuzz SEED PROCS THREADS OPS|render-until-gone\n");
+	fprintf(stderr, "usage: copro-rendertest basic|bad|fences|multi N|preempt|starve|hang|kms|vm|prime|limits W|ctxrace|gartreset|fuzz SEED PROCS THREADS OPS|render-until-gone\n");
 	return 2;
 }
 

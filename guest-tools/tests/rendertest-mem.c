@@ -547,7 +547,7 @@ int t_bad(void)
 		EXPECT(drmIoctl(dev.fd, DRM_IOCTL_COPRO_CTX_CREATE, &cc) ? -errno : 0,
 		       -EINVAL, "a priority above HIGH");
 		cc.priority = 0;
-		cc.flags = 1;
+		cc.flags = 2;	/* 1 is COPRO_CTX_CREATE_VM */
 		EXPECT(drmIoctl(dev.fd, DRM_IOCTL_COPRO_CTX_CREATE, &cc) ? -errno : 0,
 		       -EINVAL, "context flags");
 		EXPECT(drmIoctl(dev.fd, DRM_IOCTL_COPRO_CTX_DESTROY, &cd) ? -errno : 0,

@@ -32,6 +32,7 @@ extern "C" {
 #define DRM_COPRO_CTX_DESTROY		0x04
 #define DRM_COPRO_CTX_QUERY		0x05
 #define DRM_COPRO_SUBMIT		0x06
+#define DRM_COPRO_VM_BIND		0x07
 
 /* GET_PARAM: one value of the device or driver */
 #define COPRO_PARAM_NUM_ENGINES		1
@@ -40,6 +41,9 @@ extern "C" {
 #define COPRO_PARAM_VRAM_SIZE		4
 #define COPRO_PARAM_CTX_SWITCH_NS	5
 #define COPRO_PARAM_JOB_TIMEOUT_MS	6
+#define COPRO_PARAM_VM_VA_END		7	/* end of a file VM's user VA
+						 * range; 0: no GPU VMs
+						 */
 
 struct drm_copro_get_param {
 	__u32 param;		/* in: COPRO_PARAM_* */
@@ -74,9 +78,15 @@ struct drm_copro_gem_info {
 #define COPRO_CTX_PRIORITY_NORMAL	1
 #define COPRO_CTX_PRIORITY_HIGH		2	/* CAP_SYS_NICE or DRM master */
 
+/*
+ * COPRO_CTX_CREATE_VM: the context runs in the file's GPU VM (see
+ * DRM_IOCTL_COPRO_VM_BIND) and takes only COPRO_SUBMIT_VA submissions.
+ */
+#define COPRO_CTX_CREATE_VM		(1u << 0)
+
 struct drm_copro_ctx_create {
 	__u32 priority;		/* in: COPRO_CTX_PRIORITY_* */
-	__u32 flags;		/* in: must be 0 */
+	__u32 flags;		/* in: COPRO_CTX_CREATE_VM or 0 */
 	__u32 handle;		/* out */
 	__u32 pad;
 };
@@ -119,11 +129,21 @@ struct drm_copro_sync {
 #define COPRO_SUBMIT_MAX_WORK_NS	(60ull * 1000000000ull)
 
 #define COPRO_SUBMIT_FENCE_FD_OUT	(1u << 0)	/* a sync_file in fence_fd */
+/*
+ * COPRO_SUBMIT_VA: cmds is the GPU virtual address of the command buffer
+ * in the file's VM (4-aligned, cmds_size bytes, at most COPRO_DMA_MAX,
+ * below COPRO_PARAM_VM_VA_END), run as it is by the device, whose MMU
+ * keeps it inside the VM; bo_count must be 0. Only on a context created
+ * with COPRO_CTX_CREATE_VM, which takes nothing else.
+ */
+#define COPRO_SUBMIT_VA			(1u << 1)
 
 struct drm_copro_submit {
 	__u32 ctx;		/* context handle */
 	__u32 engine;		/* 0 render, 1 copy, ... */
-	__u64 cmds;		/* user pointer: the stream (dwords) */
+	__u64 cmds;		/* user pointer: the stream (dwords); GPU VA
+				 * with COPRO_SUBMIT_VA
+				 */
 	__u32 cmds_size;	/* bytes: a multiple of 4, at most MAX_CMDS */
 	__u32 bo_count;
 	__u64 bos;		/* user pointer: struct drm_copro_bo_ref[] */
@@ -131,10 +151,114 @@ struct drm_copro_submit {
 	__u64 out_syncs;	/* user pointer: struct drm_copro_sync[] */
 	__u32 in_sync_count;
 	__u32 out_sync_count;
-	__u32 flags;		/* COPRO_SUBMIT_FENCE_FD_OUT */
+	__u32 flags;		/* COPRO_SUBMIT_FENCE_FD_OUT, _VA */
 	__s32 fence_fd;		/* out */
 	__u32 bad_offset;	/* out: byte offset of a refused packet */
 	__u32 pad;		/* must be 0 */
+};
+
+/**
+ * DOC: GPU virtual memory (VM_BIND)
+ *
+ * Each DRM file has one GPU virtual address space (VM) on the device's
+ * per-context page tables: a 39-bit VA, 4 KiB pages. DRM_IOCTL_COPRO_VM_BIND
+ * maps ranges of the file's buffers into it and unmaps them; contexts
+ * created with COPRO_CTX_CREATE_VM run in it, and their submissions name
+ * their command buffer by VA (COPRO_SUBMIT_VA). The device's MMU, not a
+ * stream checker, keeps such a job inside its VM: an access to a VA that
+ * is not mapped (or a write to a read-only mapping) is a GPU page fault,
+ * which bans the faulting context alone (its jobs' fences get -EIO, later
+ * submissions -ECANCELED); every other context runs on.
+ *
+ * VAs from COPRO_PARAM_VM_VA_END up to 2^39 are the kernel's (the save
+ * areas of preempted jobs) and cannot be bound. The binds of one ioctl
+ * run in order, synchronously (when it returns they are in effect) or,
+ * with COPRO_VM_BIND_ASYNC, in the background between sync objects. An
+ * UNMAP (or a MAP over mapped VAs) first waits for every job submitted
+ * on the VM so far, so that no job can reach memory through a mapping
+ * that is gone. A mapped buffer stays alive (and, for a VRAM buffer,
+ * resident in VRAM) while it is mapped, also after its handle is closed;
+ * the pinned VRAM is charged to the process that bound it.
+ */
+
+/**
+ * struct drm_copro_vm_bind_op - one map or unmap of a VM_BIND
+ * @op: COPRO_VM_BIND_OP_MAP or COPRO_VM_BIND_OP_UNMAP.
+ * @flags: MAP: COPRO_VM_BIND_READ_ONLY or 0 (the device may write the
+ *	range); UNMAP: 0.
+ * @handle: MAP: the buffer (of this file); UNMAP: 0.
+ * @pad: must be 0.
+ * @bo_offset: MAP: byte offset in the buffer, 4 KiB aligned, with
+ *	@bo_offset + @range at most the buffer's size; UNMAP: 0.
+ * @va: first GPU VA, 4 KiB aligned.
+ * @range: bytes, a non-zero multiple of 4 KiB; [@va, @va + @range) must
+ *	lie below COPRO_PARAM_VM_VA_END.
+ *
+ * A MAP replaces whatever was mapped in its range; an UNMAP of VAs that
+ * are not mapped is not an error.
+ */
+struct drm_copro_vm_bind_op {
+	__u32 op;
+	__u32 flags;
+	__u32 handle;
+	__u32 pad;
+	__u64 bo_offset;
+	__u64 va;
+	__u64 range;
+};
+
+#define COPRO_VM_BIND_OP_MAP		0
+#define COPRO_VM_BIND_OP_UNMAP		1
+
+#define COPRO_VM_BIND_READ_ONLY		(1u << 0)
+
+#define COPRO_VM_BIND_MAX_OPS		256
+
+/*
+ * COPRO_VM_BIND_ASYNC: the ioctl checks the operations, looks the buffers
+ * up, makes the page tables and returns; the operations then run in the
+ * background, in order with the file's other asynchronous binds, once
+ * the in-syncs have signalled and the jobs submitted on the VM before
+ * the ioctl have finished (an unmap does not wait for jobs submitted
+ * after it, which may wait for its out-syncs); then the out-syncs
+ * signal, with an error if an operation failed (the ones after it are
+ * not run). A synchronous bind runs after the asynchronous ones before
+ * it. Sync objects are for asynchronous binds only.
+ */
+#define COPRO_VM_BIND_ASYNC		(1u << 0)
+
+/**
+ * struct drm_copro_vm_bind - argument of DRM_IOCTL_COPRO_VM_BIND
+ * @ops: user pointer to @op_count struct drm_copro_vm_bind_op.
+ * @op_count: 1 to COPRO_VM_BIND_MAX_OPS.
+ * @flags: COPRO_VM_BIND_ASYNC or 0.
+ * @failed_op: out: index of the operation that failed (the ones before it
+ *	are in effect, the ones after it were not tried), or U32_MAX.
+ * @pad: must be 0.
+ * @in_syncs: user pointer to @in_sync_count struct drm_copro_sync: what
+ *	an asynchronous bind waits for (at most COPRO_SUBMIT_MAX_SYNCS).
+ * @out_syncs: user pointer to @out_sync_count struct drm_copro_sync:
+ *	signalled when an asynchronous bind is done.
+ * @in_sync_count: 0 unless COPRO_VM_BIND_ASYNC.
+ * @out_sync_count: 0 unless COPRO_VM_BIND_ASYNC.
+ *
+ * Errors: EINVAL for a malformed operation (alignment, zero or
+ * overflowing range, unknown op or flag, non-zero pad), ERANGE for a
+ * range outside the user VA or outside the buffer, ENOENT for an unknown
+ * handle, ENODEV when the device has no per-context page tables, ENOSPC
+ * when the process's share of pinned VRAM or the VM's page tables is
+ * used up, EINTR/ERESTARTSYS when a wait was interrupted.
+ */
+struct drm_copro_vm_bind {
+	__u64 ops;
+	__u32 op_count;
+	__u32 flags;
+	__u32 failed_op;
+	__u32 pad;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 in_sync_count;
+	__u32 out_sync_count;
 };
 
 #define DRM_IOCTL_COPRO_GET_PARAM \
@@ -151,6 +275,8 @@ struct drm_copro_submit {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_CTX_QUERY, struct drm_copro_ctx_query)
 #define DRM_IOCTL_COPRO_SUBMIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_SUBMIT, struct drm_copro_submit)
+#define DRM_IOCTL_COPRO_VM_BIND \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_COPRO_VM_BIND, struct drm_copro_vm_bind)
 
 #if defined(__cplusplus)
 }

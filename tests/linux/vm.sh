@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A GPU VM per DRM file on the device's per-context page tables (issue 27):
+# buffers mapped with DRM_IOCTL_COPRO_VM_BIND, command buffers submitted by
+# GPU VA; a process reaching a VA it did not map faults and only its
+# context is banned while another process's job completes; bad binds get
+# their errnos; an unmap waits for the job using the mapping.
+. /bin/tap.sh
+run_tap copro-rendertest vm
+# every job retired, every mapping gone with its file: nothing pinned
+left() {
+    grep -q "^engine0: run \([0-9]*\) done \1 on_ring 0 held 0" \
+        /sys/kernel/debug/dri/0/copro_engines
+}
+i=0
+while ! left && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+grep -E "^engine|^limit" /sys/kernel/debug/dri/0/copro_engines | sed 's/^/# /'
+check "no job left behind" left
+check "no pinned VRAM left" grep -q "^limit vram_pinned_bytes: used 0 " \
+    /sys/kernel/debug/dri/0/copro_engines
+check "dmesg clean" dmesg_clean
+tap_done
