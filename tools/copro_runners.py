@@ -34,6 +34,13 @@ PREEMPT = ("none", "dma-buffer", "command", "mid-command")
 PACKETS_NS = 5000
 VSYNC_NS = 1_000_000_000 // 60      # the device's default refresh
 COPRO_ICOUNT = "shift=0,sleep=off"
+# what else a Linux guest under -icount draws from the host: the random
+# numbers QEMU gives it (RDRAND, its seeds) and the wall clock; and what
+# it randomizes with them (the kernel's and processes' addresses)
+LINUX_REPEATABLE = ["--qemu-arg=-seed", "--qemu-arg=1",
+                    "--qemu-arg=-rtc",
+                    "--qemu-arg=base=2026-01-01T00:00:00,clock=vm",
+                    "--append", "nokaslr norandmaps"]
 WLCLIENT_MAX_WS = 28                # firmware/apps/wlclient.h
 LINUX_MAX_WS = 60                   # guest-tools/tools/copro-workload.c
 
@@ -193,7 +200,7 @@ def run_linux(w, build, kernel, policy=None, timeout=900):
            "--run", "copro-workload " + " ".join(linux_args(w)),
            # the device's byte counters and vsync times are read from its
            # register BAR, which the driver holds (sysfs resource0)
-           "--append", "iomem=relaxed"]
+           "--append", "iomem=relaxed"] + LINUX_REPEATABLE
     if policy:
         cmd += ["--append", "gpu_sched.sched_policy=%d" %
                 LINUX_POLICIES[policy]]
