@@ -109,17 +109,23 @@ struct shared {
 /* A decimal field up to the next ':' or the end. */
 static int field(const char **s, uint64_t *v)
 {
-    char *end;
+    const char *p = *s;
+    uint64_t x = 0;
 
-    if (**s < '0' || **s > '9') {
+    if (*p < '0' || *p > '9') {
         return -1;
     }
-    errno = 0;
-    *v = strtoull(*s, &end, 10);
-    if (errno || (*end != ':' && *end)) {
+    while (*p >= '0' && *p <= '9') {
+        if (x > (UINT64_MAX - 9) / 10) {
+            return -1;
+        }
+        x = x * 10 + (uint64_t)(*p++ - '0');
+    }
+    if (*p != ':' && *p) {
         return -1;
     }
-    *s = *end ? end + 1 : end;
+    *s = *p ? p + 1 : p;
+    *v = x;
     return 0;
 }
 
@@ -193,6 +199,7 @@ static int parse(const char *s, struct client *c, int n)
 
 /* ---- the device's registers (sysfs resource0 of card0) ---- */
 
+/* volatile: device registers, read afresh at every access */
 static volatile uint8_t *regs;
 
 static void regs_map(void)
@@ -212,12 +219,12 @@ static void regs_map(void)
 
 static uint32_t rd32(uint32_t off)
 {
-    return *(volatile uint32_t *)(regs + off);
+    return *(volatile uint32_t *)(regs + off);  /* a register */
 }
 
 static uint64_t rd64(uint32_t off)
 {
-    return *(volatile uint64_t *)(regs + off);
+    return *(volatile uint64_t *)(regs + off);  /* a register */
 }
 
 /* the last vsync's count and device time, read consistently */
@@ -594,12 +601,54 @@ static int run_presents(struct run *r, uint64_t begin, uint64_t end,
         }
         if (!c->async) {
             reap(r, true);
-            /* the vblanks that passed meanwhile are counted as dropped at
-             * the next release (count > seen + 1) */
+            /*
+             * the vblanks that passed meanwhile are counted as dropped
+             * at the next release (count > seen + 1)
+             */
         }
     }
     reap(r, true);
     return 0;
+}
+
+/* the client's context, buffers and sync objects; 0 or it said why */
+static int client_objects(struct run *r, const int *tl_fds)
+{
+    const struct client *c = r->c;
+    const char *what = "a context";
+    int err = copro_ctx_new(&r->d, c->prio, &r->ctx);
+
+    if (!err) {
+        what = "the timestamp buffer";
+        err = copro_bo_new(&r->d, SLOTS * MAX_JPC * 16, &r->ts);
+    }
+    if (!err) {
+        err = copro_bo_map(&r->d, &r->ts);
+    }
+    if (!err && c->kind != WORK) {
+        what = "the job's buffer";
+        err = copro_bo_new(&r->d, c->value, &r->dst);
+    }
+    if (!err && c->kind == COPY) {
+        what = "the copy's source";
+        err = copro_bo_new(&r->d, c->value, &r->src);
+    }
+    for (unsigned i = 0; !err && i < c->ws_allocs; i++) {
+        what = "a working-set buffer";
+        err = copro_bo_new(&r->d, c->ws_bytes, &r->ws[i]);
+    }
+    for (unsigned s = 0; !err && s < SLOTS; s++) {
+        what = "a sync object";
+        err = copro_syncobj_new(&r->d, &r->sync[s]);
+    }
+    if (!err) {
+        what = "the shared timeline sync objects";
+        err = copro_syncobj_import(&r->d, tl_fds[r->idx], &r->tl);
+    }
+    if (!err && c->dep >= 0) {
+        err = copro_syncobj_import(&r->d, tl_fds[c->dep], &r->dep_tl);
+    }
+    return err ? fail(c, what, err) : 0;
 }
 
 static int client_main(const struct client *c, int idx, uint64_t t0,
@@ -618,8 +667,10 @@ static int client_main(const struct client *c, int idx, uint64_t t0,
         return fail(c, "memory", ENOMEM);
     }
     if (master_fd >= 0) {
-        /* the presenting client that holds card0: render on it too, so
-         * that its buffers are the framebuffers' */
+        /*
+         * the presenting client that holds card0: render on it too, so
+         * that its buffers are the framebuffers'
+         */
         uint64_t v = 0;
 
         r.d.fd = master_fd;
@@ -632,8 +683,11 @@ static int client_main(const struct client *c, int idx, uint64_t t0,
             return fail(c, "mode set on card0 (DRM master)", err);
         }
         r.vfd = master_fd;
-    } else if ((err = copro_dev_open(&r.d, NULL))) {
-        return fail(c, "open the device", err);
+    } else {
+        err = copro_dev_open(&r.d, NULL);
+        if (err) {
+            return fail(c, "open the device", err);
+        }
     }
     if (c->present && r.vfd < 0) {
         r.vfd = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
@@ -645,31 +699,9 @@ static int client_main(const struct client *c, int idx, uint64_t t0,
         return fail(c, "the vsync registers (sysfs resource0: root and "
                     "iomem=relaxed)", EACCES);
     }
-    if ((err = copro_ctx_new(&r.d, c->prio, &r.ctx)) ||
-        (err = copro_bo_new(&r.d, SLOTS * MAX_JPC * 16, &r.ts)) ||
-        (err = copro_bo_map(&r.d, &r.ts))) {
-        return fail(c, "a context or the timestamp buffer", err);
-    }
-    if (c->kind != WORK && (err = copro_bo_new(&r.d, c->value, &r.dst))) {
-        return fail(c, "the job's buffer", err);
-    }
-    if (c->kind == COPY && (err = copro_bo_new(&r.d, c->value, &r.src))) {
-        return fail(c, "the copy's source", err);
-    }
-    for (unsigned i = 0; i < c->ws_allocs; i++) {
-        if ((err = copro_bo_new(&r.d, c->ws_bytes, &r.ws[i]))) {
-            return fail(c, "a working-set buffer", err);
-        }
-    }
-    for (unsigned s = 0; s < SLOTS; s++) {
-        if ((err = copro_syncobj_new(&r.d, &r.sync[s]))) {
-            return fail(c, "a sync object", err);
-        }
-    }
-    if ((err = copro_syncobj_import(&r.d, tl_fds[idx], &r.tl)) ||
-        (c->dep >= 0 &&
-         (err = copro_syncobj_import(&r.d, tl_fds[c->dep], &r.dep_tl)))) {
-        return fail(c, "the shared timeline sync objects", err);
+    err = client_objects(&r, tl_fds);
+    if (err) {
+        return 1;
     }
     copro_cmd_init(&r.cmd);
     err = c->present ? run_presents(&r, begin, end, &last_end)
@@ -743,8 +775,10 @@ int main(int argc, char **argv)
             presenter = i;
         }
     }
-    /* card0 before anyone else: the first presenting client's, as DRM
-     * master, for its page flips */
+    /*
+     * card0 before anyone else: the first presenting client's, as DRM
+     * master, for its page flips
+     */
     if (presenter >= 0) {
         master_fd = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
         if (master_fd < 0 || drmSetMaster(master_fd)) {
