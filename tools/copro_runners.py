@@ -34,55 +34,66 @@ PREEMPT = ("none", "dma-buffer", "command", "mid-command")
 PACKETS_NS = 5000
 VSYNC_NS = 1_000_000_000 // 60      # the device's default refresh
 COPRO_ICOUNT = "shift=0,sleep=off"
+# what else a Linux guest under -icount draws from the host: the random
+# numbers QEMU gives it (RDRAND, its seeds) and the wall clock; and what
+# it randomizes with them (the kernel's and processes' addresses)
+LINUX_REPEATABLE = ["--qemu-arg=-seed", "--qemu-arg=1",
+                    "--qemu-arg=-rtc",
+                    "--qemu-arg=base=2026-01-01T00:00:00,clock=vm",
+                    "--append", "nokaslr norandmaps"]
 WLCLIENT_MAX_WS = 28                # firmware/apps/wlclient.h
+LINUX_MAX_WS = 60                   # guest-tools/tools/copro-workload.c
 
 
 class RunError(RuntimeError):
     """A run that did not complete: its output's tail says why."""
 
 
+def _client_fields(w, i, c):
+    """Client C's encoding (NAME:P:JPC:KVALUE:SLEEP:S:DEADLINE:START:STOP:
+    CYCLES:WS_ALLOCS:WS_BYTES:DEP), the same for both runners."""
+    names = [x.name for x in w.clients]
+    kind = {"work_ns": "w", "fill_bytes": "f", "copy_bytes": "c"}
+    return "%s:%s:%d:%s%d:%d:%s:%s:%d:%d:%d:%d:%d:%s" % (
+        c.name, c.priority[0], c.jobs_per_cycle, kind[c.job.kind],
+        c.job.value, c.sleep_us, c.submit[0],
+        str(c.deadline_us) if c.present else "-", c.start_ms, c.stop_ms,
+        c.cycles, c.allocations, c.allocation_bytes if c.allocations
+        else 0, str(names.index(c.depends_on)) if c.depends_on else "-")
+
+
+def _refuse(w, i, field, why):
+    raise cw.WorkloadError(w.path, 0, "client[%d].%s" % (i, field), why)
+
+
 def copro_args(w):
     """The workload image's command line for W (workload.c,
     wlclient_parse), or WorkloadError for what it does not take yet."""
     out = ["duration_ms=%d" % w.duration_ms, "wn=%d" % len(w.clients)]
-    names = [c.name for c in w.clients]
     for i, c in enumerate(w.clients):
-        for field, unsupported in (
-                ("job.rect", c.job.kind == "rect"),
-                ("working_set", c.allocations > WLCLIENT_MAX_WS)):
-            if unsupported:
-                raise cw.WorkloadError(w.path, 0, "client[%d].%s" % (i, field),
-                                       "not supported by the copro OS "
-                                       "runner yet" if field == "job.rect"
-                                       else "at most %d allocations on the "
-                                       "copro OS (one DMA buffer's list)" %
-                                       WLCLIENT_MAX_WS)
-        kind = {"work_ns": "w", "fill_bytes": "f", "copy_bytes": "c"}
-        out.append("wc%d=%s:%s:%d:%s%d:%d:%s:%s:%d:%d:%d:%d:%d:%s" % (
-            i, c.name, c.priority[0], c.jobs_per_cycle, kind[c.job.kind],
-            c.job.value, c.sleep_us, c.submit[0],
-            str(c.deadline_us) if c.present else "-", c.start_ms, c.stop_ms,
-            c.cycles, c.allocations, c.allocation_bytes if c.allocations
-            else 0, str(names.index(c.depends_on)) if c.depends_on else "-"))
+        if c.job.kind == "rect":
+            _refuse(w, i, "job.rect", "not supported by the copro OS "
+                    "runner yet")
+        if c.allocations > WLCLIENT_MAX_WS:
+            _refuse(w, i, "working_set", "at most %d allocations on the "
+                    "copro OS (one DMA buffer's list)" % WLCLIENT_MAX_WS)
+        out.append("wc%d=%s" % (i, _client_fields(w, i, c)))
     return out
 
 
 def linux_args(w):
-    """copro-workload's arguments for W, or WorkloadError for what the
-    Linux runner does not take yet."""
+    """copro-workload's arguments for W (the copro OS image's encoding of
+    each client), or WorkloadError for what the Linux runner does not
+    take yet."""
     out = [str(w.duration_ms)]
     for i, c in enumerate(w.clients):
-        for field, unsupported in (("job", c.job.kind != "work_ns"),
-                                   ("present", c.present),
-                                   ("working_set", c.allocations),
-                                   ("depends_on", c.depends_on)):
-            if unsupported:
-                raise cw.WorkloadError(w.path, 0, "client[%d].%s" % (i, field),
-                                       "not supported by the Linux runner "
-                                       "yet")
-        out.append("%s:%s:%d:%d:%d:%s:%d:%d:%d" % (
-            c.name, c.priority, c.jobs_per_cycle, c.job.value, c.sleep_us,
-            c.submit, c.start_ms, c.stop_ms, c.cycles))
+        if c.job.kind == "rect":
+            _refuse(w, i, "job.rect", "not supported by the Linux runner "
+                    "yet")
+        if c.allocations > LINUX_MAX_WS:
+            _refuse(w, i, "working_set", "at most %d allocations on Linux "
+                    "(one submit's buffer list)" % LINUX_MAX_WS)
+        out.append(_client_fields(w, i, c))
     return out
 
 
@@ -186,7 +197,10 @@ def run_linux(w, build, kernel, policy=None, timeout=900):
            "--quiet", "--qemu-python", os.path.join(build, "qemu", "src",
                                                     "python"),
            "--icount", "shift=1,sleep=off", "--timeout", str(timeout),
-           "--run", "copro-workload " + " ".join(linux_args(w))]
+           "--run", "copro-workload " + " ".join(linux_args(w)),
+           # the device's byte counters and vsync times are read from its
+           # register BAR, which the driver holds (sysfs resource0)
+           "--append", "iomem=relaxed"] + LINUX_REPEATABLE
     if policy:
         cmd += ["--append", "gpu_sched.sched_policy=%d" %
                 LINUX_POLICIES[policy]]
@@ -194,14 +208,22 @@ def run_linux(w, build, kernel, policy=None, timeout=900):
             os.path.join(build, "linux-" + kernel)]
     out = subprocess.run(cmd, capture_output=True, text=True)
     metrics = _lines(out.stdout, "WORKLOAD")
-    if out.returncode or len(metrics) != len(w.clients):
+    run = _lines(out.stdout, "WORKLOAD-RUN")
+    if out.returncode or len(metrics) != len(w.clients) or len(run) != 1:
         raise RunError("the Linux run failed:\n" +
                        "\n".join(out.stdout.splitlines()[-15:]) + out.stderr)
+    samples = {x["client"]: x["latency_ns"]
+               for x in _lines(out.stdout, "WORKLOAD-SAMPLES")}
+    # the processes print in the order they end: the file's order
+    order = [c.name for c in w.clients]
+    metrics.sort(key=lambda m: order.index(m["client"]))
     for m in metrics:
         m.pop("os", None)
+        m["latency_samples_ns"] = samples.get(m["client"], [])
+    run[0]["policy"] = policy or "default"
     return {"workload": w.name, "os": "linux", "kernel": kernel,
             "policy": policy or "default", "hwsched": 0,
-            "preempt": "default", "device": "",
+            "preempt": "default", "device": "", "run": run[0],
             "clients": add_ideals(w, metrics)}
 
 

@@ -571,6 +571,16 @@ int copro_syncobj_wait(struct copro_dev *d, uint32_t h, uint64_t point,
     return ret ? -errno : 0;
 }
 
+int copro_syncobj_export(struct copro_dev *d, uint32_t h, int *fd)
+{
+    return drmSyncobjHandleToFD(d->fd, h, fd) ? -errno : 0;
+}
+
+int copro_syncobj_import(struct copro_dev *d, int fd, uint32_t *h)
+{
+    return drmSyncobjFDToHandle(d->fd, fd, h) ? -errno : 0;
+}
+
 int copro_fence_status(int fd)
 {
     struct sync_file_info info;

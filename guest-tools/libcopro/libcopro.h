@@ -132,6 +132,10 @@ void copro_syncobj_free(struct copro_dev *d, uint32_t h);
 /* wait for @point (0: binary) at most timeout_ns (relative); -ETIME */
 int copro_syncobj_wait(struct copro_dev *d, uint32_t h, uint64_t point,
                        int64_t timeout_ns);
+/* a sync object shared between files (processes): an fd of it
+ * (close-on-exec), and a handle in this file for such an fd */
+int copro_syncobj_export(struct copro_dev *d, uint32_t h, int *fd);
+int copro_syncobj_import(struct copro_dev *d, int fd, uint32_t *h);
 /* a sync_file's status: 1 signalled, 0 pending, < 0 its error */
 int copro_fence_status(int fd);
 
