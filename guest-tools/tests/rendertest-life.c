@@ -338,6 +338,62 @@ static void fuzz_submit(struct fuzz_proc *p, unsigned int *seed)
 	fio(p->fd, DRM_IOCTL_COPRO_SUBMIT, &a);
 }
 
+/*
+ * The GPU VM (DRM_IOCTL_COPRO_VM_BIND): map a slot's buffer (perhaps
+ * closed, perhaps read-only, perhaps asynchronously after a sync object
+ * nobody may ever signal) or unmap a range, at VAs that overlap each
+ * other's, racing the jobs that use them.
+ */
+static void fuzz_bind(struct fuzz_proc *p, unsigned int *seed)
+{
+	uint32_t s = rand_r(seed) % FUZZ_SLOTS;
+	uint64_t size = __atomic_load_n(&p->bo_size[s], __ATOMIC_RELAXED);
+	struct drm_copro_vm_bind_op op = {
+		.op = rand_r(seed) % 3 ? COPRO_VM_BIND_OP_MAP :
+		      COPRO_VM_BIND_OP_UNMAP,
+		.flags = rand_r(seed) % 4 ? 0 : COPRO_VM_BIND_READ_ONLY,
+		.handle = __atomic_load_n(&p->bo[s], __ATOMIC_RELAXED),
+		.va = (uint64_t)(rand_r(seed) % 64) << 16,
+		.range = size ? size : 4096,
+	};
+	struct drm_copro_sync out = { 0 };
+	struct drm_copro_vm_bind a = {
+		.ops = (uintptr_t)&op,
+		.op_count = 1,
+	};
+	struct drm_syncobj_create sc = { 0 };
+
+	if (op.op == COPRO_VM_BIND_OP_UNMAP)
+		op.handle = 0;
+	if (rand_r(seed) % 3 == 0 &&
+	    !fio(p->fd, DRM_IOCTL_SYNCOBJ_CREATE, &sc)) {
+		struct drm_syncobj_destroy sd = { .handle = sc.handle };
+
+		out.handle = sc.handle;
+		a.flags = COPRO_VM_BIND_ASYNC;
+		a.out_syncs = (uintptr_t)&out;
+		a.out_sync_count = 1;
+		fio(p->fd, DRM_IOCTL_COPRO_VM_BIND, &a);
+		fio(p->fd, DRM_IOCTL_SYNCOBJ_DESTROY, &sd);
+		return;
+	}
+	fio(p->fd, DRM_IOCTL_COPRO_VM_BIND, &a);
+}
+
+/* a job named by GPU VA: whatever the VM maps there (or a fault) */
+static void fuzz_submit_va(struct fuzz_proc *p, unsigned int *seed)
+{
+	struct drm_copro_submit a = {
+		.ctx = p->ctx[rand_r(seed) % FUZZ_SLOTS],
+		.engine = rand_r(seed) % 2,
+		.cmds = (uint64_t)(rand_r(seed) % 64) << 16,
+		.cmds_size = 4 * (1 + rand_r(seed) % 64),
+		.flags = COPRO_SUBMIT_VA,
+	};
+
+	fio(p->fd, DRM_IOCTL_COPRO_SUBMIT, &a);
+}
+
 static void *fuzz_thread(void *arg)
 {
 	struct fuzz_thread *t = arg;
@@ -351,6 +407,9 @@ static void *fuzz_thread(void *arg)
 		if (op < 15) {
 			struct drm_copro_ctx_create a = {
 				.priority = rand_r(&t->seed) % 2,
+				/* a third on the file's GPU VM */
+				.flags = rand_r(&t->seed) % 3 ? 0 :
+					 COPRO_CTX_CREATE_VM,
 			};
 
 			if (!fio(fd, DRM_IOCTL_COPRO_CTX_CREATE, &a))
@@ -383,6 +442,10 @@ static void *fuzz_thread(void *arg)
 			};
 
 			fio(fd, DRM_IOCTL_GEM_CLOSE, &a);
+		} else if (op < 60) {
+			fuzz_bind(p, &t->seed);
+		} else if (op < 66) {
+			fuzz_submit_va(p, &t->seed);
 		} else if (op < 90) {
 			fuzz_submit(p, &t->seed);
 		} else if (op < 97) {
@@ -468,7 +531,9 @@ int t_fuzz(unsigned int seed, int procs, int threads, unsigned int ops)
 		held = debugfs_value("copro_engines", "held ");
 		if (!on && !held && !debugfs_value("copro_engines",
 						   "pool_used_bytes: ") &&
-		    !debugfs_value("copro_engines", "gart_used_pages: "))
+		    !debugfs_value("copro_engines", "gart_used_pages: ") &&
+		    !debugfs_value("copro_engines",
+				   "limit vram_pinned_bytes: used "))
 			break;
 		usleep(1000);
 	}
@@ -477,6 +542,15 @@ int t_fuzz(unsigned int seed, int procs, int threads, unsigned int ops)
 	      "the kernel pool is free");
 	check(!debugfs_value("copro_engines", "gart_used_pages: "),
 	      "no GART entry left");
+	/* the VMs went with their files: no mapping, table or save area
+	 * holds VRAM, no context id is left
+	 */
+	check(!debugfs_value("copro_engines", "limit vram_pinned_bytes: used ") &&
+	      !debugfs_value("copro_engines", "limit contexts: used "),
+	      "no VRAM pinned by a VM and no context left (%" PRIu64
+	      " bytes, %" PRIu64 " contexts)",
+	      debugfs_value("copro_engines", "limit vram_pinned_bytes: used "),
+	      debugfs_value("copro_engines", "limit contexts: used "));
 	return done();
 }
 
