@@ -86,6 +86,8 @@ njobs=${short:+200}
 njobs=${njobs:-2000}
 fair_ms=${short:+100}
 fair_ms=${fair_ms:-500}
+nbind=${short:+50}
+nbind=${nbind:-1000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 COPRO_TIMEOUT=900 bash "$here/run-firmware.sh" "$build/qemu-run" \
@@ -115,7 +117,8 @@ for k in $kernels; do
     run_on "$k" --quiet --timeout 900 --icount shift=0,sleep=off \
         --device copro,preempt=mid-command --append copro.job_timeout_ms=10000 \
         --run "copro-bench hog $hog_ms $frames_ms; copro-bench jobs $njobs 1;
-               copro-bench jobs $njobs 8; copro-bench fair 8 $fair_ms" |
+               copro-bench jobs $njobs 8; copro-bench fair 8 $fair_ms;
+               copro-bench vmbind $nbind" |
         stamp > "$tmp/linux-$k.out"
     # the column's label: the kernel's release (build/linux-<suite>/kernel)
     linux_outs+=("Linux $(cut -d' ' -f1 "$build/linux-$k/kernel" | cut -d+ -f1)=$tmp/linux-$k.out")
@@ -214,6 +217,11 @@ if not fwj or any(r[0].get("failures") for r in fwj):
 failed = False
 for name, lines, lx in cols:
     for m in lx:
+        if m["scenario"] == "vmbind":
+            print("  %s: VM_BIND (64 KiB map + unmap, %d pairs): %d ops per "
+                  "virtual s synchronous, %d asynchronous" %
+                  (name, m["pairs"], m["sync_ops_per_s"],
+                   m["async_ops_per_s"]))
         if m["scenario"] == "fair":
             print("  %s: %d equal contexts (two 1 ms jobs in flight each, "
                   "%d ms): Jain's index of device time %.4f" %

@@ -315,6 +315,58 @@ static int fair(unsigned nctx, uint64_t ms)
     return 0;
 }
 
+/*
+ * VM_BIND: n synchronous MAP + UNMAP pairs of a 64 KiB VRAM buffer in the
+ * file's VM (each UNMAP waits for the VM's jobs: none here), then n
+ * asynchronous pairs chained on one sync object; per virtual second.
+ */
+static int vmbind(unsigned n)
+{
+    struct copro_bo bo;
+    uint32_t ctx, s;
+    uint64_t t0, t1, t2;
+    const uint64_t va = 1ull << 30;
+
+    if (copro_ctx_new_vm(&d, COPRO_CTX_PRIORITY_NORMAL, &ctx) ||
+        copro_bo_new(&d, 65536, &bo) || copro_syncobj_new(&d, &s)) {
+        fprintf(stderr, "copro-bench: no GPU VM (COPRO_CAP_GPUVA?)\n");
+        return 1;
+    }
+    printf("BENCH-MARK start\n");
+    fflush(stdout);
+    t0 = copro_gpu_time(&d);
+    for (unsigned i = 0; i < n; i++) {
+        if (copro_vm_map(&d, &bo, 0, va, bo.size, 0) ||
+            copro_vm_unmap(&d, va, bo.size)) {
+            fprintf(stderr, "copro-bench: VM_BIND failed\n");
+            return 1;
+        }
+    }
+    t1 = copro_gpu_time(&d);
+    for (unsigned i = 0; i < n; i++) {
+        struct drm_copro_vm_bind_op ops[2] = {
+            { .op = COPRO_VM_BIND_OP_MAP, .handle = bo.handle, .va = va,
+              .range = bo.size },
+            { .op = COPRO_VM_BIND_OP_UNMAP, .va = va, .range = bo.size },
+        };
+        struct drm_copro_sync out = { .handle = s };
+
+        if (copro_vm_bind_async(&d, ops, 2, NULL, 0, &out, 1, NULL)) {
+            fprintf(stderr, "copro-bench: async VM_BIND failed\n");
+            return 1;
+        }
+    }
+    copro_syncobj_wait(&d, s, 0, INT64_MAX);
+    t2 = copro_gpu_time(&d);
+    printf("BENCH-MARK end\n");
+    printf("# METRICS {\"scenario\":\"vmbind\",\"os\":\"linux\","
+           "\"pairs\":%u,\"sync_ns\":%" PRIu64 ",\"async_ns\":%" PRIu64
+           ",\"sync_ops_per_s\":%.0f,\"async_ops_per_s\":%.0f}\n", n,
+           t1 - t0, t2 - t1, 2 * n * 1e9 / (t1 - t0),
+           2 * n * 1e9 / (t2 - t1));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "hog";
@@ -336,7 +388,10 @@ int main(int argc, char **argv)
         return fair(argc > 2 ? atoi(argv[2]) : 8,
                     argc > 3 ? strtoull(argv[3], NULL, 0) : 500);
     }
+    if (!strcmp(what, "vmbind")) {
+        return vmbind(argc > 2 ? atoi(argv[2]) : 500);
+    }
     fprintf(stderr, "usage: copro-bench hog [HOG_MS [FRAMES_MS [PERIOD_US]]]"
-            " | jobs N CTXS | fair CTXS MS\n");
+            " | jobs N CTXS | fair CTXS MS | vmbind PAIRS\n");
     return 2;
 }
