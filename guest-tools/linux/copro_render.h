@@ -151,4 +151,17 @@ void copro_limits_show(struct copro_device *cdev, struct seq_file *m);
 unsigned int copro_ring_reserve(void);
 void copro_job_free(struct copro_job *job);
 
+/* copro_syncobj.c: the sync objects a submit or an async bind signals */
+struct copro_out_sync {
+	struct drm_syncobj *obj;
+	struct dma_fence_chain *chain;
+	u64 point;
+};
+
+int copro_out_syncs_get(struct drm_file *file, u64 uptr, u32 count,
+			struct copro_out_sync **outp);
+void copro_out_syncs_signal(struct copro_out_sync *out, u32 count,
+			    struct dma_fence *fence);
+void copro_out_syncs_put(struct copro_out_sync *out, u32 count);
+
 #endif

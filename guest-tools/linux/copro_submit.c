@@ -276,12 +276,6 @@ out:
 	return ret;
 }
 
-struct copro_out_sync {
-	struct drm_syncobj *obj;
-	struct dma_fence_chain *chain;
-	u64 point;
-};
-
 static int copro_syncs_in(struct copro_job *job, struct drm_file *file,
 			  const struct drm_copro_submit *a)
 {
@@ -303,52 +297,6 @@ static int copro_syncs_in(struct copro_job *job, struct drm_file *file,
 		ret = drm_sched_job_add_dependency(&job->base, f);
 		if (ret)
 			return ret;
-	}
-	return 0;
-}
-
-static void copro_syncs_out_free(struct copro_out_sync *out, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (out[i].obj)
-			drm_syncobj_put(out[i].obj);
-		dma_fence_chain_free(out[i].chain);
-	}
-	kvfree(out);
-}
-
-static int copro_syncs_out(struct drm_file *file,
-			   const struct drm_copro_submit *a,
-			   struct copro_out_sync **outp)
-{
-	struct copro_out_sync *out;
-	struct drm_copro_sync s;
-	unsigned int i;
-
-	*outp = NULL;
-	if (!a->out_sync_count)
-		return 0;
-	out = kvcalloc(a->out_sync_count, sizeof(*out), GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	*outp = out;
-	for (i = 0; i < a->out_sync_count; i++) {
-		if (copy_from_user(&s, u64_to_user_ptr(a->out_syncs) +
-				   i * sizeof(s), sizeof(s)))
-			return -EFAULT;
-		if (s.flags)
-			return -EINVAL;
-		out[i].obj = drm_syncobj_find(file, s.handle);
-		if (!out[i].obj)
-			return -ENOENT;
-		out[i].point = s.point;
-		if (s.point) {
-			out[i].chain = dma_fence_chain_alloc();
-			if (!out[i].chain)
-				return -ENOMEM;
-		}
 	}
 	return 0;
 }
@@ -588,7 +536,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	ret = copro_syncs_in(job, file, a);
 	if (ret)
 		goto err;
-	ret = copro_syncs_out(file, a, &out);
+	ret = copro_out_syncs_get(file, a->out_syncs, a->out_sync_count, &out);
 	if (ret)
 		goto err;
 	if (a->flags & COPRO_SUBMIT_FENCE_FD_OUT) {
@@ -665,15 +613,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&ctx->submit_lock);
 
-	for (i = 0; i < a->out_sync_count; i++) {
-		if (out[i].chain) {
-			drm_syncobj_add_point(out[i].obj, out[i].chain, fence,
-					      out[i].point);
-			out[i].chain = NULL;
-		} else {
-			drm_syncobj_replace_fence(out[i].obj, fence);
-		}
-	}
+	copro_out_syncs_signal(out, a->out_sync_count, fence);
 	if (fd >= 0) {
 		struct sync_file *sf = sync_file_create(fence);
 
@@ -686,7 +626,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 		}
 	}
 	dma_fence_put(fence);
-	copro_syncs_out_free(out, a->out_sync_count);
+	copro_out_syncs_put(out, a->out_sync_count);
 	kvfree(tables);
 	copro_ctx_put(ctx);
 	return ret;
@@ -694,8 +634,7 @@ int copro_ioctl_submit(struct drm_device *drm, void *data,
 err:
 	if (fd >= 0)
 		put_unused_fd(fd);
-	if (out)
-		copro_syncs_out_free(out, a->out_sync_count);
+	copro_out_syncs_put(out, a->out_sync_count);
 	if (inited)
 		drm_sched_job_cleanup(&job->base);
 	copro_job_free(job);

@@ -225,55 +225,11 @@ static int copro_bind_waits(struct copro_bind_job *job, struct drm_file *file,
 	return 0;
 }
 
-struct copro_bind_out {
-	struct drm_syncobj *obj;
-	struct dma_fence_chain *chain;
-	u64 point;
-};
-
-static int copro_bind_outs(struct drm_file *file,
-			   const struct drm_copro_vm_bind *a,
-			   struct copro_bind_out *out)
-{
-	struct drm_copro_sync s;
-	unsigned int i;
-
-	for (i = 0; i < a->out_sync_count; i++) {
-		if (copy_from_user(&s, u64_to_user_ptr(a->out_syncs) +
-				   i * sizeof(s), sizeof(s)))
-			return -EFAULT;
-		if (s.flags)
-			return -EINVAL;
-		out[i].obj = drm_syncobj_find(file, s.handle);
-		if (!out[i].obj)
-			return -ENOENT;
-		out[i].point = s.point;
-		if (s.point) {
-			out[i].chain = dma_fence_chain_alloc();
-			if (!out[i].chain)
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-static void copro_bind_outs_free(struct copro_bind_out *out, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (out[i].obj)
-			drm_syncobj_put(out[i].obj);
-		dma_fence_chain_free(out[i].chain);
-	}
-	kvfree(out);
-}
-
 /* @ops checked; they become the job's, freed here on every path */
 int copro_vm_bind_async(struct copro_vm *vm, struct drm_file *file,
 			struct drm_copro_vm_bind *a, struct copro_bind_op *ops)
 {
-	struct copro_bind_out *out = NULL;
+	struct copro_out_sync *out = NULL;
 	struct copro_bind_job *job;
 	unsigned int i;
 	int ret;
@@ -288,13 +244,12 @@ int copro_vm_bind_async(struct copro_vm *vm, struct drm_file *file,
 	job->ops = ops;
 	job->op_count = a->op_count;
 	job->done = kzalloc_obj(*job->done);
-	out = kvcalloc(a->out_sync_count ?: 1, sizeof(*out), GFP_KERNEL);
-	if (!job->done || !out) {
+	if (!job->done) {
 		ret = -ENOMEM;
 		goto err;
 	}
 	spin_lock_init(&job->done->lock);
-	ret = copro_bind_outs(file, a, out);
+	ret = copro_out_syncs_get(file, a->out_syncs, a->out_sync_count, &out);
 	if (ret)
 		goto err;
 	/* a bounded queue: past it the caller waits for its own binds */
@@ -322,27 +277,18 @@ int copro_vm_bind_async(struct copro_vm *vm, struct drm_file *file,
 	/* the VM's lock orders the binds' fences and their queue */
 	dma_fence_init(&job->done->base, &copro_bind_fence_ops,
 		       &job->done->lock, vm->bind_context, ++vm->bind_seqno);
-	for (i = 0; i < a->out_sync_count; i++) {
-		if (out[i].chain) {
-			drm_syncobj_add_point(out[i].obj, out[i].chain,
-					      &job->done->base, out[i].point);
-			out[i].chain = NULL;
-		} else {
-			drm_syncobj_replace_fence(out[i].obj, &job->done->base);
-		}
-	}
+	copro_out_syncs_signal(out, a->out_sync_count, &job->done->base);
 	spin_lock(&vm->bind_lock);
 	list_add_tail(&job->link, &vm->binds);
 	vm->bind_pending++;
 	spin_unlock(&vm->bind_lock);
 	mutex_unlock(&vm->lock);
 	queue_work(system_unbound_wq, &vm->bind_work);
-	copro_bind_outs_free(out, a->out_sync_count);
+	copro_out_syncs_put(out, a->out_sync_count);
 	return 0;
 
 err:
-	if (out)
-		copro_bind_outs_free(out, a->out_sync_count);
+	copro_out_syncs_put(out, a->out_sync_count);
 	if (job->done && !job->done->base.ops) {
 		/* never initialised: not a fence yet */
 		kfree(job->done);
