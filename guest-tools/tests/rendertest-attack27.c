@@ -12,6 +12,10 @@
  *   goes into every mapped buffer as a WRITE);
  * - a process with a long (preemptible) job on its VM must be able to exit,
  *   and be killed (the close waits uninterruptibly for the VM's jobs);
+ * - a newcomer holding nothing gets a VM while other processes hold the
+ *   VRAM pin pool up to its reserve (the VM's several charges: only the
+ *   first is let into the reserve); async binds of mine run while
+ *   hundreds of other processes' binds sleep on the shared workqueue;
  * - binds at the edges of the VA (the kernel's VAs, 2^39, wrap,
  *   bo_offset + range overflow) are refused.
  */
@@ -382,8 +386,137 @@ static void t_readonly_fence(void)
 	copro_bo_free(&dev, &c);
 }
 
+#define STARVE_PROCS	3
+#define STARVE_FILES	340
+
+/*
+ * One attacker: a long job's out-sync, shared with many files of its own,
+ * each of which queues an asynchronous bind waiting for it. Each such
+ * bind is a work item asleep on the shared system_unbound_wq.
+ */
+static void starve_attacker(int wfd)
+{
+	static struct copro_dev f[STARVE_FILES];
+	struct copro_dev d0;
+	struct drm_copro_sync s = { 0 };
+	struct drm_copro_vm_bind_op op = {
+		.op = COPRO_VM_BIND_OP_UNMAP, .va = 0, .range = PAGE,
+	};
+	struct copro_bo cmd;
+	struct copro_cmd c;
+	int n = 0, nf = 0, sfd = -1, ret;
+	uint32_t ctx;
+
+	ret = copro_dev_open(&d0, NULL);
+	for (nf = 0; !ret && nf < STARVE_FILES; nf++)
+		if (copro_dev_open(&f[nf], NULL))
+			break;
+	if (ret)
+		_exit(2);
+	drop_privileges();
+	ret = copro_ctx_new_vm(&d0, 1, &ctx);
+	ret = ret ?: copro_syncobj_new(&d0, &s.handle);
+	ret = ret ?: copro_bo_new(&d0, PAGE, &cmd);
+	ret = ret ?: copro_bo_map(&d0, &cmd);
+	ret = ret ?: copro_vm_map(&d0, &cmd, 0, VA_CMD, PAGE, 0);
+	if (!ret) {
+		struct copro_submit_opts o = { .out = &s, .nout = 1 };
+
+		copro_cmd_init(&c);
+		copro_cmd_work(&c, 600000000000ull);
+		memcpy(cmd.map, c.dw, c.n * 4);
+		ret = copro_submit_va(&d0, ctx, 0, VA_CMD, c.n * 4, &o);
+	}
+	ret = ret ?: copro_syncobj_export(&d0, s.handle, &sfd);
+	for (int i = 0; !ret && i < nf; i++) {
+		struct drm_copro_sync in = { 0 };
+
+		if (copro_syncobj_import(&f[i], sfd, &in.handle))
+			break;
+		if (copro_vm_bind_async(&f[i], &op, 1, &in, 1, NULL, 0, NULL))
+			break;
+		n++;
+	}
+	if (write(wfd, &n, sizeof(n)) != sizeof(n))
+		_exit(3);
+	pause();
+	_exit(0);
+}
+
+/*
+ * Other processes' asynchronous binds wait for fences that take long: a
+ * bind of mine that waits for nothing must still run.
+ */
+static void t_bind_wq_starve(void)
+{
+	struct drm_copro_sync out = { 0 };
+	struct drm_copro_vm_bind_op op = {
+		.op = COPRO_VM_BIND_OP_UNMAP, .va = 0x7000000000ull,
+		.range = PAGE,
+	};
+	pid_t pid[STARVE_PROCS];
+	int pip[2], total = 0, n, ret;
+	uint64_t t0;
+
+	/* my VM exists before they come */
+	ret = copro_vm_unmap(&dev, 0x7000000000ull, PAGE);
+	check(!ret, "my VM is made (%d)", ret);
+	if (pipe(pip))
+		die("pipe", -errno);
+	for (int i = 0; i < STARVE_PROCS; i++) {
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			close(pip[0]);
+			starve_attacker(pip[1]);
+		}
+	}
+	close(pip[1]);
+	for (int i = 0; i < STARVE_PROCS; i++)
+		if (read(pip[0], &n, sizeof(n)) == sizeof(n))
+			total += n;
+	close(pip[0]);
+	printf("# %d asynchronous binds of other processes wait\n", total);
+	if (copro_syncobj_new(&dev, &out.handle))
+		die("syncobj", -EIO);
+	t0 = mono_ns();
+	ret = copro_vm_bind_async(&dev, &op, 1, NULL, 0, &out, 1, NULL);
+	ret = ret ?: copro_syncobj_wait(&dev, out.handle, 0, 3000000000ll);
+	check(!ret, "my asynchronous bind that waits for nothing runs while "
+	      "%d of other processes' wait (%d after %llu ms)", total, ret,
+	      (unsigned long long)((mono_ns() - t0) / 1000000));
+	/* a newcomer that holds nothing still gets a VM (the reserve) */
+	{
+		pid_t np = fork();
+		int status = 0;
+
+		if (np == 0) {
+			struct copro_dev d;
+			uint32_t ctx;
+
+			ret = copro_dev_open(&d, NULL);
+			if (!ret)
+				drop_privileges();
+			ret = ret ?: copro_ctx_new_vm(&d, 1, &ctx);
+			_exit(-ret);
+		}
+		waitpid(np, &status, 0);
+		check(WIFEXITED(status) && !WEXITSTATUS(status),
+		      "a newcomer with nothing pinned gets a VM while %d VMs of "
+		      "others exist (errno %d)", total + STARVE_PROCS,
+		      WEXITSTATUS(status));
+	}
+	for (int i = 0; i < STARVE_PROCS; i++)
+		kill(pid[i], SIGKILL);
+	for (int i = 0; i < STARVE_PROCS; i++)
+		waitpid(pid[i], NULL, 0);
+	ret = copro_syncobj_wait(&dev, out.handle, 0, 10000000000ll);
+	check(!ret, "... and once they are killed (%d)", ret);
+	copro_syncobj_free(&dev, out.handle);
+}
+
 int t_attack27(void)
 {
+	t_bind_wq_starve();
 	t_readonly_fence();
 	t_close_unkillable();
 	t_edges();
