@@ -514,8 +514,88 @@ static void t_bind_wq_starve(void)
 	copro_syncobj_free(&dev, out.handle);
 }
 
+static long meminfo_kib(const char *key)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = atol(line + strlen(key));
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * Kernel memory per mapping: one 4 KiB buffer mapped at many pages of
+ * the VM. What is charged is the page tables (4 KiB of VRAM each, 512
+ * leaves); every mapping is a drm_gpuva of kernel memory, uncharged.
+ */
+#define SLAB_MAPS	(128 * 1024)
+
+static void t_mapping_slab(void)
+{
+	pid_t pid;
+	int pip[2];
+	long r[3] = { 0 };
+
+	if (pipe(pip))
+		die("pipe", -errno);
+	pid = fork();
+	if (pid == 0) {
+		static struct drm_copro_vm_bind_op ops[256];
+		struct copro_dev d;
+		struct copro_bo bo;
+		long before, after;
+		int ret, n = 0;
+
+		ret = copro_dev_open(&d, NULL);
+		if (!ret)
+			drop_privileges();
+		ret = ret ?: copro_bo_new(&d, PAGE, &bo);
+		ret = ret ?: copro_vm_map(&d, &bo, 0, 0x1000000000ull, PAGE, 0);
+		before = meminfo_kib("Slab:");
+		for (int i = 0; !ret && i < SLAB_MAPS / 256; i++) {
+			for (int j = 0; j < 256; j++)
+				ops[j] = (struct drm_copro_vm_bind_op){
+					.op = COPRO_VM_BIND_OP_MAP,
+					.handle = bo.handle,
+					/* every other page: no two touch */
+					.va = 0x2000000000ull +
+					      (uint64_t)(i * 256 + j) * 2 * PAGE,
+					.range = PAGE,
+				};
+			ret = copro_vm_bind(&d, ops, 256, NULL);
+			if (!ret)
+				n += 256;
+		}
+		after = meminfo_kib("Slab:");
+		r[0] = n;
+		r[1] = after - before;
+		r[2] = ret;
+		if (write(pip[1], r, sizeof(r)) != sizeof(r))
+			_exit(3);
+		_exit(0);
+	}
+	close(pip[1]);
+	if (read(pip[0], r, sizeof(r)) != sizeof(r))
+		r[2] = -EIO;
+	close(pip[0]);
+	waitpid(pid, NULL, 0);
+	/* the tables charged: one leaf table per 512 leaves (1 MiB here) */
+	printf("# %ld mappings (stopped at %ld): slab +%ld KiB for %ld KiB of "
+	       "charged page tables; MemTotal %ld KiB\n", r[0], r[2], r[1],
+	       (r[0] * 2 / 512 + 1) * 4, meminfo_kib("MemTotal:"));
+	check(r[1] < 4 * (r[0] * 2 / 512 + 1) * 4,
+	      "kernel memory of mappings stays within 4x what they are charged "
+	      "(%ld KiB for %ld mappings)", r[1], r[0]);
+}
+
 int t_attack27(void)
 {
+	t_mapping_slab();
 	t_bind_wq_starve();
 	t_readonly_fence();
 	t_close_unkillable();
