@@ -144,6 +144,8 @@ int main(int argc, char **argv)
 		return t_hang();
 	if (!strcmp(what, "kms"))
 		return t_kms();
+	if (!strcmp(what, "attack27"))
+		return t_attack27();
 	if (!strcmp(what, "vm"))
 		return t_vm();
 	if (!strcmp(what, "prime"))
