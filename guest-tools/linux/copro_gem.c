@@ -164,6 +164,14 @@ static void copro_ctx_teardown(struct copro_ctx *ctx)
 	if (fatal_signal_pending(current) ||
 	    ((current->flags & PF_EXITING) && current->exit_code == SIGKILL))
 		copro_ctx_cancel(ctx);
+	/*
+	 * A context on the file's VM: its jobs cannot outlive the VM, whose
+	 * mappings go at the file's close (copro_vm_file_close waits for its
+	 * jobs, uninterruptibly): they are cancelled, as a killed process's,
+	 * so that no close waits for a long job to end.
+	 */
+	else if (ctx->vm && !READ_ONCE(ctx->dead))
+		copro_ctx_cancel(ctx);
 	for (e = 0; e < ctx->cdev->num_engines; e++)
 		drm_sched_entity_destroy(&ctx->entity[e]);
 	copro_ctx_put(ctx);

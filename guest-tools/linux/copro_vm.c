@@ -320,7 +320,7 @@ static struct copro_vm *copro_vm_create(struct copro_device *cdev)
 {
 	struct drm_gem_object *r_obj;
 	struct copro_vm *vm;
-	int ret;
+	int ret, idx;
 
 	vm = kzalloc_obj(*vm);
 	if (!vm)
@@ -363,6 +363,11 @@ static struct copro_vm *copro_vm_create(struct copro_device *cdev)
 		copro_uncharge(vm->proc, COPRO_RES_VRAM, COPRO_VM_KERNEL_SIZE);
 		vm->kbo = NULL;
 		goto err_unlock;
+	}
+	/* the save areas start clean: freed VRAM may hold another's data */
+	if (copro_vm_hw_begin(cdev, &idx)) {
+		iosys_map_memset(&vm->kmap, 0, 0, COPRO_VM_KERNEL_SIZE);
+		copro_vm_hw_end(cdev, idx);
 	}
 	ret = copro_vm_pt_alloc(vm, COPRO_VM_KERNEL_VA, COPRO_VM_KERNEL_SIZE);
 	if (ret)

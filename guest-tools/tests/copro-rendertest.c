@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "kms"))
 		return t_kms();
 	if (!strcmp(what, "attack27"))
-		return t_attack27();
+		return t_attack27(argc - 2, argv + 2);
 	if (!strcmp(what, "vm"))
 		return t_vm();
 	if (!strcmp(what, "prime"))

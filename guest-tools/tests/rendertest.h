@@ -37,6 +37,6 @@ int t_gartreset(void);
 int t_fuzz(unsigned int seed, int procs, int threads, unsigned int ops);
 int t_until_gone(void);
 int t_vm(void);
-int t_attack27(void);
+int t_attack27(int argc, char **argv);
 
 #endif
