@@ -488,6 +488,22 @@ int copro_vm_job_prepare(struct copro_job *job, u64 va, u32 len)
 	return 0;
 }
 
+/* Whether @vm maps @obj writable anywhere; @obj's dma_resv is held. */
+static bool copro_vm_writes(struct copro_vm *vm, struct drm_gem_object *obj)
+{
+	struct drm_gpuvm_bo *vm_bo;
+	struct drm_gpuva *va;
+
+	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
+		if (vm_bo->vm != &vm->base)
+			continue;
+		drm_gpuvm_bo_for_each_va(va, vm_bo)
+			if (!(va->flags & COPRO_GPUVA_READ_ONLY))
+				return true;
+	}
+	return false;
+}
+
 /*
  * Lock the VM's dma_resv and those of the buffers mapped in it, and make
  * the job wait for their earlier users (implicit sync, as a patched job
@@ -522,7 +538,7 @@ struct drm_exec *copro_vm_job_lock(struct copro_job *job)
 		if (obj == drm_gpuvm_resv_obj(&vm->base))
 			continue;
 		ret = drm_sched_job_add_implicit_dependencies(&job->base, obj,
-							      true);
+							      copro_vm_writes(vm, obj));
 		if (ret)
 			goto err;
 	}
@@ -535,14 +551,25 @@ err:
 }
 
 /*
- * The job's fence: in the VM's dma_resv (an unmap waits for it) and, as
- * a write, in each mapped buffer's (KMS and other devices' users wait).
+ * The job's fence: in the VM's dma_resv (an unmap waits for it) and in
+ * each mapped buffer's, as a write where the VM maps it writable and as
+ * a read where it maps it read-only: a process that maps a shared buffer
+ * read-only holds up neither the owner's readers nor its flips.
  */
 void copro_vm_job_publish(struct copro_vm *vm, struct drm_exec *exec,
 			  struct dma_fence *fence)
 {
-	drm_gpuvm_resv_add_fence(&vm->base, exec, fence,
-				 DMA_RESV_USAGE_BOOKKEEP, DMA_RESV_USAGE_WRITE);
+	unsigned int i;
+
+	for (i = 0; i < exec->num_objects; i++) {
+		struct drm_gem_object *obj = exec->objects[i];
+
+		dma_resv_add_fence(obj->resv, fence,
+				   obj == drm_gpuvm_resv_obj(&vm->base) ?
+				   DMA_RESV_USAGE_BOOKKEEP :
+				   copro_vm_writes(vm, obj) ?
+				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	}
 }
 
 void copro_vm_job_unlock(struct drm_exec *exec)

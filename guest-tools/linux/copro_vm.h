@@ -67,6 +67,9 @@ static inline struct copro_vm *to_copro_vm(struct drm_gpuvm *gpuvm)
 }
 
 int copro_vm_init(struct copro_device *cdev);
+/* a mapping the VM's jobs may only read (COPRO_VM_BIND_READ_ONLY) */
+#define COPRO_GPUVA_READ_ONLY	DRM_GPUVA_USERBITS
+
 void copro_vm_disable(struct copro_device *cdev);
 void copro_vm_fini(struct copro_device *cdev);
 void copro_vm_program(struct copro_device *cdev);

@@ -98,6 +98,8 @@ static int copro_step_map(struct drm_gpuva_op *op, void *priv)
 	if (WARN_ON(!va))
 		return -ENOMEM;
 	drm_gpuva_map(&b->vm->base, va, &op->map);
+	if (!(b->pte & COPRO_PTE_WRITABLE))
+		va->flags |= COPRO_GPUVA_READ_ONLY;
 	drm_gpuva_link(va, b->vm_bo);
 	copro_vm_pt_write(b->vm, op->map.va.addr, op->map.va.range, b->pte,
 			  COPRO_GPU_PAGE_SIZE);
@@ -125,10 +127,14 @@ static int copro_step_remap(struct drm_gpuva_op *op, void *priv)
 	b->cleared = true;
 	drm_gpuva_remap(prev, next, &op->remap);
 	/* link the pieces first: the buffer's vm_bo (and pin) stays */
-	if (prev)
+	if (prev) {
+		prev->flags |= old->flags & COPRO_GPUVA_READ_ONLY;
 		drm_gpuva_link(prev, old->vm_bo);
-	if (next)
+	}
+	if (next) {
+		next->flags |= old->flags & COPRO_GPUVA_READ_ONLY;
 		drm_gpuva_link(next, old->vm_bo);
+	}
 	drm_gpuva_unlink(old);
 	kfree(old);
 	return 0;

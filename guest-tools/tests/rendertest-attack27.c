@@ -595,9 +595,9 @@ static void t_mapping_slab(void)
 
 /*
  * copro-rendertest attack27 [NAME...]: the attacks named (all without a
- * name). linux-*-vm runs those the driver withstands; readonly, bindwq,
- * newcomer (in bindwq) and slab are open findings (docs/linux.rst, "Not
- * yet") and fail today.
+ * name). linux-*-vm runs those the driver withstands; bindwq, newcomer
+ * (in bindwq) and slab are open findings (docs/linux.rst, "Not yet") and
+ * fail today.
  */
 int t_attack27(int argc, char **argv)
 {

@@ -8,9 +8,11 @@
 run_tap copro-rendertest vm
 # an unprivileged attacker (rendertest-attack27.c): a process that exits
 # with a 600 s job on its VM is gone at once (it sat in D state, past
-# SIGKILL); binds at the VA's edges refused; a new VM's kernel area holds
+# SIGKILL); a process that maps a shared buffer read-only does not hold
+# up the owner's readers (its jobs' fences were writes in every mapped
+# buffer); binds at the VA's edges refused; a new VM's kernel area holds
 # no other process's data
-run_tap copro-rendertest attack27 close edges kernel-area
+run_tap copro-rendertest attack27 close readonly edges kernel-area
 # every job retired, every mapping gone with its file: nothing pinned
 left() {
     grep -q "^engine0: run \([0-9]*\) done \1 on_ring 0 held 0" \
