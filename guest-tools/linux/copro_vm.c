@@ -170,7 +170,10 @@ static struct copro_pt *copro_pt_new(struct copro_vm *vm, unsigned int level)
 		     GFP_KERNEL);
 	if (!pt)
 		return ERR_PTR(-ENOMEM);
-	if (copro_charge(vm->proc, COPRO_RES_VRAM, COPRO_GPU_PAGE_SIZE)) {
+	if (vm->prepaid >= COPRO_GPU_PAGE_SIZE) {
+		vm->prepaid -= COPRO_GPU_PAGE_SIZE;
+	} else if (copro_charge(vm->proc, COPRO_RES_VRAM,
+				COPRO_GPU_PAGE_SIZE)) {
 		kfree(pt);
 		return ERR_PTR(-ENOSPC);
 	}
@@ -311,6 +314,9 @@ void copro_vm_free(struct drm_gpuvm *gpuvm)
 		copro_kbo_destroy(vm->kbo, &vm->kmap);
 		copro_uncharge(vm->proc, COPRO_RES_VRAM, COPRO_VM_KERNEL_SIZE);
 	}
+	/* what a creation that failed half-way had not spent yet */
+	if (vm->prepaid)
+		copro_uncharge(vm->proc, COPRO_RES_VRAM, vm->prepaid);
 	mutex_destroy(&vm->lock);
 	copro_proc_put(vm->proc);
 	kfree(vm);
@@ -346,24 +352,25 @@ static struct copro_vm *copro_vm_create(struct copro_device *cdev)
 		goto err;
 	}
 	mutex_lock(&vm->lock);
+	if (copro_charge(vm->proc, COPRO_RES_VRAM, COPRO_VM_FIXED_COST)) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	vm->prepaid = COPRO_VM_FIXED_COST;
 	vm->root = copro_pt_new(vm, 2);
 	if (IS_ERR(vm->root)) {
 		ret = PTR_ERR(vm->root);
 		vm->root = NULL;
 		goto err_unlock;
 	}
-	/* pinned VRAM like the tables: no process makes VMs without bound */
-	if (copro_charge(vm->proc, COPRO_RES_VRAM, COPRO_VM_KERNEL_SIZE)) {
-		ret = -ENOSPC;
-		goto err_unlock;
-	}
+	/* pinned VRAM like the tables (prepaid): no VMs without bound */
 	ret = copro_kbo_create(cdev, COPRO_VM_KERNEL_SIZE, &vm->kbo, &vm->kmap,
 			       &vm->kgpu);
 	if (ret) {
-		copro_uncharge(vm->proc, COPRO_RES_VRAM, COPRO_VM_KERNEL_SIZE);
 		vm->kbo = NULL;
 		goto err_unlock;
 	}
+	vm->prepaid -= COPRO_VM_KERNEL_SIZE;
 	/* the save areas start clean: freed VRAM may hold another's data */
 	if (copro_vm_hw_begin(cdev, &idx)) {
 		iosys_map_memset(&vm->kmap, 0, 0, COPRO_VM_KERNEL_SIZE);

@@ -28,6 +28,8 @@
 #define COPRO_VM_KERNEL_VA	(COPRO_VM_END - SZ_2M)
 #define COPRO_VM_KERNEL_SIZE	SZ_64K
 #define COPRO_VM_SAVE_SLOTS	(COPRO_VM_KERNEL_SIZE / COPRO_SAVE_AREA)
+/* a VM's own VRAM: its root, the kernel area and the area's two tables */
+#define COPRO_VM_FIXED_COST	(COPRO_VM_KERNEL_SIZE + 3 * COPRO_GPU_PAGE_SIZE)
 /* page tables of one VM: 4 MiB of VRAM, enough to map 2 GiB densely */
 #define COPRO_VM_MAX_TABLES	1024u
 
@@ -41,6 +43,13 @@ struct copro_vm {
 	struct mutex lock;	/* binds, the page tables */
 	struct copro_pt *root;	/* level 2 */
 	unsigned int tables;
+	/*
+	 * @prepaid: VRAM bytes of the VM's fixed cost (its root, the kernel
+	 * area and that area's two tables) charged at once at its creation,
+	 * not yet spent on them: one charge, so that a process holding
+	 * nothing makes its first VM out of the pool's reserve.
+	 */
+	u64 prepaid;
 	/* the kernel area: save areas, one slot per job */
 	struct drm_gem_vram_object *kbo;
 	struct iosys_map kmap;

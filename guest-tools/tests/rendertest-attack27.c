@@ -593,11 +593,97 @@ static void t_mapping_slab(void)
 	      "(%ld KiB for %ld mappings)", r[1], r[0]);
 }
 
+/* a process that maps VRAM buffers into its VM until refused */
+static void pin_hog(int ready)
+{
+	struct copro_dev d;
+	struct copro_bo bo;
+	uint32_t ctx;
+	char c = 1;
+
+	if (copro_dev_open(&d, NULL))
+		_exit(2);
+	drop_privileges();
+	/* each says whether it got its VM: a later one holds nothing yet
+	 * while the earlier ones hold the pool up to its reserve
+	 */
+	if (copro_ctx_new_vm(&d, COPRO_CTX_PRIORITY_NORMAL, &ctx)) {
+		c = 0;
+		if (write(ready, &c, 1) != 1)
+			_exit(4);
+		_exit(3);
+	}
+	for (int i = 0; i < 64; i++)
+		if (copro_bo_new(&d, 1u << 20, &bo) ||
+		    copro_vm_map(&d, &bo, 0, VA_DST + ((uint64_t)i << 20),
+				 1u << 20, 0))
+			break;
+	/* then page by page: the pool is left within a page of its reserve */
+	for (int i = 0; i < 512; i++)
+		if (copro_bo_new(&d, PAGE, &bo) ||
+		    copro_vm_map(&d, &bo, 0, (1ull << 32) + (uint64_t)i * PAGE,
+				 PAGE, 0))
+			break;
+	if (write(ready, &c, 1) != 1)
+		_exit(4);
+	pause();
+	_exit(0);
+}
+
+/*
+ * A newcomer that holds nothing makes its first VM while three others
+ * hold the VRAM pin pool up to its reserve: the VM's fixed cost is one charge
+ * (it was several, and only the first was let into the reserve).
+ */
+static void t_newcomer(void)
+{
+	pid_t hog[3], pid;
+	int p[2], status = 0, got = 0;
+	char c;
+
+	if (pipe(p))
+		die("pipe", -errno);
+	for (int i = 0; i < 3; i++) {
+		hog[i] = fork();
+		if (!hog[i])
+			pin_hog(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			die("hog", -EIO);
+		got += c;
+	}
+	check(got == 3, "three processes holding nothing make a VM each while "
+	      "the pool fills (%d did)", got);
+	printf("# %s", "pin pool: ");
+	fflush(stdout);
+	system("grep 'limit vram_pinned_bytes' /sys/kernel/debug/dri/0/copro_engines");
+	pid = fork();
+	if (!pid) {
+		struct copro_dev d;
+		uint32_t ctx;
+		int ret;
+
+		if (copro_dev_open(&d, NULL))
+			_exit(2);
+		drop_privileges();
+		ret = copro_ctx_new_vm(&d, COPRO_CTX_PRIORITY_NORMAL, &ctx);
+		_exit(ret ? 100 - ret : 0);
+	}
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "a newcomer makes a VM while others hold the pin pool to its "
+	      "reserve (status %#x)", status);
+	for (int i = 0; i < 3; i++) {
+		kill(hog[i], SIGKILL);
+		waitpid(hog[i], NULL, 0);
+	}
+	close(p[0]);
+	close(p[1]);
+}
+
 /*
  * copro-rendertest attack27 [NAME...]: the attacks named (all without a
- * name). linux-*-vm runs those the driver withstands; bindwq, newcomer
- * (in bindwq) and slab are open findings (docs/linux.rst, "Not yet") and
- * fail today.
+ * name). linux-*-vm runs those the driver withstands; bindwq and slab
+ * are open findings (docs/linux.rst, "Not yet") and fail today.
  */
 int t_attack27(int argc, char **argv)
 {
@@ -611,6 +697,7 @@ int t_attack27(int argc, char **argv)
 		{ "close", t_close_unkillable },
 		{ "edges", t_edges },
 		{ "kernel-area", t_kernel_area_leak },
+		{ "newcomer", t_newcomer },
 	};
 
 	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {

@@ -10,9 +10,11 @@ run_tap copro-rendertest vm
 # with a 600 s job on its VM is gone at once (it sat in D state, past
 # SIGKILL); a process that maps a shared buffer read-only does not hold
 # up the owner's readers (its jobs' fences were writes in every mapped
-# buffer); binds at the VA's edges refused; a new VM's kernel area holds
-# no other process's data
-run_tap copro-rendertest attack27 close readonly edges kernel-area
+# buffer); a process holding nothing makes a VM while others hold the
+# pin pool to its reserve (its fixed cost was several charges); binds at
+# the VA's edges refused; a new VM's kernel area holds no other
+# process's data
+run_tap copro-rendertest attack27 close readonly newcomer edges kernel-area
 # every job retired, every mapping gone with its file: nothing pinned
 left() {
     grep -q "^engine0: run \([0-9]*\) done \1 on_ring 0 held 0" \
