@@ -103,6 +103,50 @@ uint64_t debugfs_value(const char *file, const char *key)
 	return v;
 }
 
+/* The first connected connector of card0 (@fd), with its resources. */
+drmModeConnectorPtr kms_connector(int fd, drmModeResPtr *res)
+{
+	drmModeConnectorPtr conn = NULL;
+
+	*res = drmModeGetResources(fd);
+	for (int i = 0; *res && i < (*res)->count_connectors && !conn; i++) {
+		conn = drmModeGetConnector(fd, (*res)->connectors[i]);
+		if (conn && (conn->connection != DRM_MODE_CONNECTED ||
+			     !conn->count_modes)) {
+			drmModeFreeConnector(conn);
+			conn = NULL;
+		}
+	}
+	if (!conn)
+		die("no connected connector", -ENODEV);
+	return conn;
+}
+
+static void on_flip(int fd, unsigned int seq, unsigned int sec,
+		    unsigned int usec, void *data)
+{
+	(void)fd;
+	(void)seq;
+	*(uint64_t *)data = sec * 1000000000ull + usec * 1000ull;
+}
+
+/*
+ * Handle @fd's events until the flip queued with @flip_at as its user
+ * data completed: *@flip_at is then its event's time (the vblank's).
+ * The poll's timeout only guards against a hang.
+ */
+void kms_wait_flip(int fd, uint64_t *flip_at)
+{
+	drmEventContext ev = {
+		.version = 2,
+		.page_flip_handler = on_flip,
+	};
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	while (!*flip_at && poll(&p, 1, 5000) > 0)
+		drmHandleEvent(fd, &ev);
+}
+
 uint64_t mono_ns(void)
 {
 	struct timespec ts;

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -63,21 +62,13 @@ static void t_implicit(struct copro_dev *wd, uint32_t wctx,
 	copro_cmd_fini(&r);
 }
 
-static void on_flip(int fd, unsigned int seq, unsigned int sec,
-		    unsigned int usec, void *data)
-{
-	(void)fd;
-	(void)seq;
-	*(uint64_t *)data = sec * 1000000000ull + usec * 1000ull;
-}
-
 /* The compositor (card0) scans out a buffer client B renders into. */
 static void t_scanout(struct copro_bo *bvram, struct copro_bo *bgtt,
 		      struct copro_bo *bts, uint32_t bctx)
 {
 	struct copro_dev k;
 	drmModeResPtr res;
-	drmModeConnectorPtr conn = NULL;
+	drmModeConnectorPtr conn;
 	struct copro_bo own, shared, gtt;
 	uint32_t h[4] = { 0 }, p[4] = { 0 }, o[4] = { 0 }, fb_own, fb_shared;
 	uint32_t fb_gtt, crtc, w, hgt;
@@ -87,17 +78,7 @@ static void t_scanout(struct copro_bo *bvram, struct copro_bo *bgtt,
 
 	if (copro_dev_open(&k, "/dev/dri/card0"))
 		die("card0", -ENODEV);
-	res = drmModeGetResources(k.fd);
-	for (int i = 0; res && i < res->count_connectors && !conn; i++) {
-		conn = drmModeGetConnector(k.fd, res->connectors[i]);
-		if (conn && (conn->connection != DRM_MODE_CONNECTED ||
-			     !conn->count_modes)) {
-			drmModeFreeConnector(conn);
-			conn = NULL;
-		}
-	}
-	if (!conn)
-		die("no connected connector", -ENODEV);
+	conn = kms_connector(k.fd, &res);
 	crtc = res->crtcs[0];
 	w = conn->modes[0].hdisplay;
 	hgt = conn->modes[0].vdisplay;
@@ -142,16 +123,7 @@ static void t_scanout(struct copro_bo *bvram, struct copro_bo *bgtt,
 	ret = drmModePageFlip(k.fd, crtc, fb_shared, DRM_MODE_PAGE_FLIP_EVENT,
 			      &flip_at);
 	check(!ret, "the compositor's flip to it is queued at once");
-	{
-		drmEventContext ev = {
-			.version = 2,
-			.page_flip_handler = on_flip,
-		};
-		struct pollfd pf = { k.fd, POLLIN, 0 };
-
-		while (!flip_at && poll(&pf, 1, 5000) > 0)
-			drmHandleEvent(k.fd, &ev);
-	}
+	kms_wait_flip(k.fd, &flip_at);
 	t = bts->map;
 	printf("# the flip at %.3f ms after B's submit\n",
 	       (flip_at - sub) / 1e6);

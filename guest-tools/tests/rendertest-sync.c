@@ -296,21 +296,11 @@ int t_multi(int n)
 
 /* ---- implicit sync with KMS ---- */
 
-static void on_flip(int fd, unsigned int seq, unsigned int sec,
-		    unsigned int usec, void *data)
-{
-	uint64_t *t = data;
-
-	(void)fd;
-	(void)seq;
-	*t = sec * 1000000000ull + usec * 1000ull;
-}
-
 int t_kms(void)
 {
 	struct copro_dev k;
 	drmModeResPtr res;
-	drmModeConnectorPtr conn = NULL;
+	drmModeConnectorPtr conn;
 	drmModeModeInfo mode;
 	struct copro_bo fb_bo[2], ts;
 	uint32_t fb[2], crtc, ctx, pitch;
@@ -321,17 +311,7 @@ int t_kms(void)
 
 	if (copro_dev_open(&k, "/dev/dri/card0"))
 		die("card0", -ENODEV);
-	res = drmModeGetResources(k.fd);
-	for (int i = 0; res && i < res->count_connectors && !conn; i++) {
-		conn = drmModeGetConnector(k.fd, res->connectors[i]);
-		if (conn && (conn->connection != DRM_MODE_CONNECTED ||
-			     !conn->count_modes)) {
-			drmModeFreeConnector(conn);
-			conn = NULL;
-		}
-	}
-	if (!conn)
-		die("no connected connector", -ENODEV);
+	conn = kms_connector(k.fd, &res);
 	mode = conn->modes[0];
 	crtc = res->crtcs[0];
 	pitch = mode.hdisplay * 4;
@@ -380,16 +360,7 @@ int t_kms(void)
 	ret = drmModePageFlip(k.fd, crtc, fb[1], DRM_MODE_PAGE_FLIP_EVENT,
 			      &flip_at);
 	check(!ret, "the flip to its buffer is queued at once (%d)", ret);
-	{
-		drmEventContext ev = {
-			.version = 2,
-			.page_flip_handler = on_flip,
-		};
-		struct pollfd p = { k.fd, POLLIN, 0 };
-
-		while (!flip_at && poll(&p, 1, 5000) > 0)
-			drmHandleEvent(k.fd, &ev);
-	}
+	kms_wait_flip(k.fd, &flip_at);
 	printf("# rendering done %.3f ms after the submit, the flip at %.3f ms\n",
 	       (t[0] + off - sub_mono) / 1e6, (flip_at - sub_mono) / 1e6);
 	check(copro_fence_status(fd) == 1, "the job's sync_file signalled");
@@ -462,16 +433,7 @@ int t_kms(void)
 		check(plane && p_fence && !ret,
 		      "an atomic flip with the job's sync_file as IN_FENCE_FD "
 		      "(%d)", ret);
-		{
-			drmEventContext ev = {
-				.version = 2,
-				.page_flip_handler = on_flip,
-			};
-			struct pollfd p = { k.fd, POLLIN, 0 };
-
-			while (!flip_at && poll(&p, 1, 5000) > 0)
-				drmHandleEvent(k.fd, &ev);
-		}
+		kms_wait_flip(k.fd, &flip_at);
 		printf("# rendering done %.3f ms after the submit, the flip at "
 		       "%.3f ms\n", (t[1] + off - sub_mono) / 1e6,
 		       (flip_at - sub_mono) / 1e6);

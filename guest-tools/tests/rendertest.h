@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <xf86drmMode.h>
+
 #include "libcopro.h"
 #include "tap.h"
 
@@ -21,6 +23,8 @@ uint32_t ctx_new(uint32_t prio);
 uint64_t debugfs_value(const char *file, const char *key);
 bool all_u32(const void *p, size_t bytes, uint32_t v);
 uint64_t mono_ns(void);	/* CLOCK_MONOTONIC */
+drmModeConnectorPtr kms_connector(int fd, drmModeResPtr *res);
+void kms_wait_flip(int fd, uint64_t *flip_at);
 
 int t_basic(void);
 int t_bad(void);
